@@ -1,0 +1,132 @@
+"""Error codes, diagnostics and their rendering (file:line:col, source line, carets)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from dsl.source import SourceFile, Span
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorCode:
+    """A registered diagnostic code with a one-line description."""
+
+    code: str
+    description: str
+
+
+REGISTRY: dict[str, ErrorCode] = {}
+
+
+def _code(code: str, description: str) -> ErrorCode:
+    entry = ErrorCode(code, description)
+    REGISTRY[code] = entry
+    return entry
+
+
+SYNTAX = _code("syntax", "The text does not follow the grammar")
+INPUT = _code("input", "The file cannot be read, is not UTF-8 text, or exceeds a size limit")
+TOO_DEEP = _code("too-deep", "Nesting or expression size beyond the documented limits")
+UNDEFINED_NAME = _code("undefined-name", "A name is used that no declaration defines")
+DUPLICATE = _code("duplicate", "A name is declared twice in one scope")
+BAD_NAME = _code("bad-name", "An identifier is reserved or not a plain ASCII identifier")
+TYPE = _code("type", "An expression has the wrong type for where it is used")
+ARGUMENTS = _code("arguments", "A call has the wrong number or kind of arguments")
+NOT_FINITE = _code("not-finite", "A choice domain is not a finite collection")
+ASSIGN = _code("assign", "Assignment to something that cannot be assigned")
+PURITY = _code("purity", "A function or guard changes the state or waits for a decision")
+VISIBILITY = _code("visibility", "Private or hidden data would reach a public place")
+PATCH = _code("patch", "A variant or expansion patch names nothing, or breaks the base")
+RESOLVE = _code("resolve", "A used file, map, variant or base game cannot be found")
+MAP_DATA = _code("map-data", "Map data does not satisfy the game's map schema")
+MAP_CHECK = _code("map-check", "A map fails one of the game's declared checks")
+MAP_DISCONNECTED = _code("map-disconnected", "A map graph is not connected")
+STRUCTURE = _code("structure", "A declaration is missing, misplaced or malformed")
+SCENARIO = _code("scenario", "A scenario or invariant is malformed")
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    """One finding: code, severity, message, where, and optional notes."""
+
+    code: ErrorCode
+    message: str
+    span: Span
+    severity: str = "error"
+    notes: tuple[str, ...] = ()
+
+    def render(self, sources: dict[str, SourceFile] | None = None) -> str:
+        """`file:line:col: error[code]: message`, the source line, and a caret underline."""
+        head = f"{self.span}: {self.severity}[{self.code.code}]: {self.message}"
+        lines = [head]
+        source = (sources or {}).get(self.span.file)
+        if source is not None and self.span.line >= 1:
+            text = source.line(self.span.line)
+            if text or self.span.line <= len(source.lines):
+                shown = text.expandtabs(1)
+                start = max(self.span.col, 1)
+                if self.span.end_line == self.span.line:
+                    width = max(self.span.end_col - start, 1)
+                else:
+                    width = max(len(shown) - start + 1, 1)
+                width = min(width, max(len(shown) - start + 1, 1))
+                gutter = f"{self.span.line:>5} | "
+                lines.append(gutter + _printable(shown))
+                lines.append(" " * (len(gutter) + start - 1) + "^" + "~" * (width - 1))
+        lines.extend(f"  note: {note}" for note in self.notes)
+        return "\n".join(lines)
+
+
+def _printable(text: str) -> str:
+    # Control characters would garble a terminal; show them escaped instead.
+    return "".join(c if c.isprintable() or c == " " else "?" for c in text)
+
+
+@dataclass(slots=True)
+class Diagnostics:
+    """A collector: passes add findings; a stage raises CompileError once at its end."""
+
+    items: list[Diagnostic] = field(default_factory=list)
+
+    def error(self, code: ErrorCode, message: str, span: Span, *notes: str) -> None:
+        """Record an error."""
+        self.items.append(Diagnostic(code, message, span, "error", tuple(notes)))
+
+    def warning(self, code: ErrorCode, message: str, span: Span, *notes: str) -> None:
+        """Record a warning."""
+        self.items.append(Diagnostic(code, message, span, "warning", tuple(notes)))
+
+    @property
+    def has_errors(self) -> bool:
+        """True if any error (not warning) was recorded."""
+        return any(d.severity == "error" for d in self.items)
+
+    def raise_if_errors(self, sources: dict[str, SourceFile]) -> None:
+        """Raise CompileError carrying every finding, if any is an error."""
+        if self.has_errors:
+            raise CompileError(sorted_diagnostics(self.items), sources)
+
+
+def sorted_diagnostics(items: list[Diagnostic]) -> list[Diagnostic]:
+    """Diagnostics in file/line/column order, duplicates removed."""
+    seen: set[tuple] = set()
+    out = []
+    for d in sorted(items, key=lambda d: (d.span.file, d.span.line, d.span.col, d.message)):
+        key = (d.span.file, d.span.line, d.span.col, d.code.code, d.message)
+        if key not in seen:
+            seen.add(key)
+            out.append(d)
+    return out
+
+
+class CompileError(Exception):
+    """Raised at the end of a stage that found errors; carries all diagnostics."""
+
+    def __init__(self, diagnostics: list[Diagnostic], sources: dict[str, SourceFile]):
+        self.diagnostics = diagnostics
+        self.sources = sources
+        super().__init__(self.render())
+
+    def render(self) -> str:
+        """All diagnostics rendered, separated by blank lines."""
+        return "\n\n".join(d.render(self.sources) for d in self.diagnostics)

@@ -1,0 +1,426 @@
+"""Polycube geometry: shapes, their orientations, and stacking pieces into buildings.
+
+A building grows inside a frame of ground sites. A placement is legal when the piece stays
+inside the frame, overlaps nothing, rests on occupied cells (no overhang), and touches the
+existing cells of every floor it shares with the building.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from itertools import permutations, product
+
+Cell = tuple[int, int, int]
+Site = tuple[int, int]
+Offset = tuple[int, int, int]
+
+OUTSIDE_FRAME = "outside-frame"
+OVERLAP = "overlap"
+OVERHANG = "overhang"
+NO_CONTACT = "no-contact"
+
+_STEPS = ((1, 0), (-1, 0), (0, 1), (0, -1))
+
+# Signed axis permutations: the 24 rotations of the cube together with their mirror images.
+_SYMMETRIES = tuple(
+    (perm, signs) for perm in permutations(range(3)) for signs in product((1, -1), repeat=3)
+)
+
+
+def _normalise(cells: Iterable[Cell]) -> tuple[Cell, ...]:
+    points = {(x, y, z) for x, y, z in cells}
+    if not points:
+        raise ValueError("a shape needs at least one cell")
+    mx = min(p[0] for p in points)
+    my = min(p[1] for p in points)
+    mz = min(p[2] for p in points)
+    return tuple(sorted((x - mx, y - my, z - mz) for x, y, z in points))
+
+
+@dataclass(frozen=True, slots=True)
+class Shape:
+    """A non-empty set of unit cubes, translated so its minimum x, y and z are 0."""
+
+    cells: tuple[Cell, ...]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "cells", _normalise(self.cells))
+
+    @classmethod
+    def from_cells(cls, cells: Iterable[Cell]) -> Shape:
+        """Build a shape from any cubes; duplicates are merged and the result normalised."""
+        return cls(tuple(cells))
+
+    @classmethod
+    def parse(cls, layers: Sequence[str] | str) -> Shape:
+        """Build a shape from drawings of its floors, ground first: rows split by '/', '#' = cube."""
+        if isinstance(layers, str):
+            layers = [layers]
+        cells = []
+        for z, layer in enumerate(layers):
+            for y, row in enumerate(layer.split("/")):
+                for x, char in enumerate(row.strip()):
+                    if char == "#":
+                        cells.append((x, y, z))
+                    elif char != ".":
+                        raise ValueError(f"unexpected {char!r} in shape drawing {layer!r}")
+        return cls(tuple(cells))
+
+    @property
+    def size(self) -> int:
+        """Number of cubes."""
+        return len(self.cells)
+
+    @property
+    def dims(self) -> tuple[int, int, int]:
+        """Extent along x, y and z."""
+        return (
+            max(c[0] for c in self.cells) + 1,
+            max(c[1] for c in self.cells) + 1,
+            max(c[2] for c in self.cells) + 1,
+        )
+
+
+@lru_cache(maxsize=4096)
+def _orientations(cells: tuple[Cell, ...]) -> tuple[Shape, ...]:
+    seen = set()
+    for (i, j, k), (a, b, c) in _SYMMETRIES:
+        seen.add(_normalise([(a * p[i], b * p[j], c * p[k]) for p in cells]))
+    return tuple(Shape(found) for found in sorted(seen))
+
+
+def orientations(shape: Shape) -> tuple[Shape, ...]:
+    """All distinct rotations and mirror images of `shape`, normalised, in sorted order."""
+    # Every orientation of a shape yields the same sorted tuple, so indices are stable.
+    return _orientations(shape.cells)
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """The ground sites a building may cover; any arrangement, possibly disconnected."""
+
+    cells: tuple[Site, ...]
+    _sites: frozenset[Site] = field(init=False, repr=False, compare=False)
+    _bounds: tuple[int, int, int, int] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        sites = frozenset((x, y) for x, y in self.cells)
+        if not sites:
+            raise ValueError("a frame needs at least one site")
+        object.__setattr__(self, "cells", tuple(sorted(sites)))
+        object.__setattr__(self, "_sites", sites)
+        xs = [s[0] for s in sites]
+        ys = [s[1] for s in sites]
+        object.__setattr__(self, "_bounds", (min(xs), min(ys), max(xs), max(ys)))
+
+    @classmethod
+    def rect(cls, x0: int, y0: int, w: int, h: int) -> Frame:
+        """A w-by-h rectangle whose lowest corner is (x0, y0)."""
+        return cls(tuple((x, y) for x in range(x0, x0 + w) for y in range(y0, y0 + h)))
+
+    @classmethod
+    def parse(cls, text: str) -> Frame:
+        """A frame drawn as rows split by '/', '#' for a site and '.' for none; row index is y."""
+        cells = []
+        for y, row in enumerate(text.split("/")):
+            for x, char in enumerate(row.strip()):
+                if char == "#":
+                    cells.append((x, y))
+                elif char != ".":
+                    raise ValueError(f"unexpected {char!r} in frame drawing {text!r}")
+        return cls(tuple(cells))
+
+    def __contains__(self, site: object) -> bool:
+        return site in self._sites
+
+
+@dataclass(frozen=True, slots=True)
+class Placement:
+    """An oriented shape moved by an offset."""
+
+    shape: Shape
+    offset: Offset
+
+    @classmethod
+    def of(cls, shape: Shape, orientation: int, offset: Offset) -> Placement:
+        """Turn `shape` to `orientations(shape)[orientation]` and move it by `offset`."""
+        return cls(orientations(shape)[orientation], tuple(offset))
+
+    @property
+    def cells(self) -> tuple[Cell, ...]:
+        """The concrete cubes covered, sorted."""
+        dx, dy, dz = self.offset
+        return tuple((x + dx, y + dy, z + dz) for x, y, z in self.shape.cells)
+
+
+def _cells_of(cells: Placement | Iterable[Cell]) -> tuple[Cell, ...]:
+    if isinstance(cells, Placement):
+        return cells.cells
+    return tuple(sorted({(x, y, z) for x, y, z in cells}))
+
+
+@dataclass(frozen=True, slots=True)
+class Building:
+    """Stacked pieces: the sorted cells of each piece, in the order the pieces were added."""
+
+    pieces: tuple[tuple[Cell, ...], ...] = ()
+    # Derived indexes, kept beside the pieces so that checks and enumeration are lookups.
+    _owner: dict[Cell, int] = field(init=False, repr=False, compare=False)
+    _heights: dict[Site, int] = field(init=False, repr=False, compare=False)
+    _levels: frozenset[int] = field(init=False, repr=False, compare=False)
+    _floors: int = field(init=False, repr=False, compare=False)
+    _solid: bool = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        pieces = tuple(_cells_of(p) for p in self.pieces)
+        owner: dict[Cell, int] = {}
+        heights: dict[Site, int] = {}
+        for index, cells in enumerate(pieces):
+            for cell in cells:
+                if cell in owner:
+                    raise ValueError(f"cell {cell} belongs to two pieces")
+                if cell[2] < 0:
+                    raise ValueError(f"cell {cell} is below the ground")
+                owner[cell] = index
+                site = (cell[0], cell[1])
+                if heights.get(site, 0) <= cell[2]:
+                    heights[site] = cell[2] + 1
+        object.__setattr__(self, "pieces", pieces)
+        self._fill(owner, heights, frozenset(c[2] for c in owner))
+
+    def _fill(self, owner: dict[Cell, int], heights: dict[Site, int], levels: frozenset[int]):
+        object.__setattr__(self, "_owner", owner)
+        object.__setattr__(self, "_heights", heights)
+        object.__setattr__(self, "_levels", levels)
+        object.__setattr__(self, "_floors", max(heights.values(), default=0))
+        # A column holds at most `height` cells, so equal totals mean every column is filled
+        # from the ground up: nothing is unsupported and placement can use the height map.
+        object.__setattr__(self, "_solid", sum(heights.values()) == len(owner))
+
+    @classmethod
+    def empty(cls) -> Building:
+        """A building with no pieces."""
+        return cls()
+
+    def add(self, placement: Placement | Iterable[Cell]) -> Building:
+        """A new building with the piece added as the next index; only overlap is checked."""
+        cells = _cells_of(placement)
+        old = self._owner
+        index = len(self.pieces)
+        owner = dict(old)
+        heights = dict(self._heights)
+        for cell in cells:
+            if cell in old:
+                raise ValueError(f"cell {cell} is already occupied")
+            if cell[2] < 0:
+                raise ValueError(f"cell {cell} is below the ground")
+            owner[cell] = index
+            site = (cell[0], cell[1])
+            if heights.get(site, 0) <= cell[2]:
+                heights[site] = cell[2] + 1
+        # Bypass __post_init__: the indexes are updated incrementally instead of rebuilt.
+        new = object.__new__(Building)
+        object.__setattr__(new, "pieces", (*self.pieces, cells))
+        new._fill(owner, heights, self._levels.union(c[2] for c in cells))
+        return new
+
+    def remove(self, index: int) -> Building:
+        """A new building without piece `index`; later pieces move down one index."""
+        if not 0 <= index < len(self.pieces):
+            raise IndexError(f"no piece {index}")
+        return Building(self.pieces[:index] + self.pieces[index + 1 :])
+
+    @property
+    def floors(self) -> int:
+        """Number of levels in use: highest z + 1, or 0 when empty."""
+        return self._floors
+
+    @property
+    def piece_count(self) -> int:
+        """Number of pieces."""
+        return len(self.pieces)
+
+    @property
+    def cells(self) -> frozenset[Cell]:
+        """All occupied cells."""
+        return frozenset(self._owner)
+
+    @property
+    def supported(self) -> bool:
+        """True when every cell above the ground rests on an occupied cell."""
+        return self._solid
+
+    def owner(self, cell: Cell) -> int | None:
+        """Index of the piece occupying `cell`, or None."""
+        return self._owner.get(cell)
+
+    def height(self, x: int, y: int) -> int:
+        """Highest occupied z + 1 above site (x, y), or 0."""
+        return self._heights.get((x, y), 0)
+
+
+def check_placement(
+    building: Building, frame: Frame, cells: Placement | Iterable[Cell]
+) -> str | None:
+    """None if the cubes may be added to the building, else a reason code."""
+    cells = _cells_of(cells)
+    sites = frame._sites
+    for x, y, z in cells:
+        if z < 0 or (x, y) not in sites:
+            return OUTSIDE_FRAME
+    owner = building._owner
+    for cell in cells:
+        if cell in owner:
+            return OVERLAP
+    own = set(cells)
+    for x, y, z in cells:
+        if z > 0 and (x, y, z - 1) not in owner and (x, y, z - 1) not in own:
+            return OVERHANG
+    levels = building._levels
+    for level in {c[2] for c in cells} & levels:
+        if not any(
+            (x + sx, y + sy, z) in owner for x, y, z in cells if z == level for sx, sy in _STEPS
+        ):
+            return NO_CONTACT
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class _Pose:
+    cells: tuple[Cell, ...]
+    height: int
+    # (x, y, lowest z) per column, or None when some column has a gap: such a pose can never
+    # rest on a building whose columns are filled from the ground.
+    columns: tuple[Cell, ...] | None
+    # Per level of the pose: sites edge-adjacent to its cubes on that level, outside them.
+    rims: tuple[tuple[Site, ...], ...]
+    # Offsets (dx, dy) that keep the footprint inside the frame, sorted.
+    anchors: tuple[Site, ...]
+
+
+@lru_cache(maxsize=1024)
+def _poses(cells: tuple[Cell, ...], frame: Frame) -> tuple[_Pose, ...]:
+    poses = []
+    x0, y0, x1, y1 = frame._bounds
+    for shape in _orientations(cells):
+        cubes = shape.cells
+        height = max(c[2] for c in cubes) + 1
+        column_levels: dict[Site, list[int]] = {}
+        for x, y, z in cubes:
+            column_levels.setdefault((x, y), []).append(z)
+        columns: tuple[Cell, ...] | None = tuple(
+            (x, y, min(zs)) for (x, y), zs in sorted(column_levels.items())
+        )
+        if any(max(zs) - min(zs) + 1 != len(zs) for zs in column_levels.values()):
+            columns = None
+        rims = []
+        for level in range(height):
+            layer = {(x, y) for x, y, z in cubes if z == level}
+            rim = {(x + sx, y + sy) for x, y in layer for sx, sy in _STEPS} - layer
+            rims.append(tuple(sorted(rim)))
+        w = max(c[0] for c in cubes)
+        d = max(c[1] for c in cubes)
+        anchors = tuple(
+            (dx, dy)
+            for dx in range(x0, x1 - w + 1)
+            for dy in range(y0, y1 - d + 1)
+            if all((x + dx, y + dy) in frame._sites for x, y in column_levels)
+        )
+        poses.append(_Pose(cubes, height, columns, tuple(rims), anchors))
+    return tuple(poses)
+
+
+def placements(
+    shape: Shape, frame: Frame, building: Building, max_floors: int | None = None
+) -> list[tuple[int, Offset]]:
+    """Every legal (orientation index, offset) for `shape`, sorted; no cube reaches max_floors."""
+    poses = _poses(shape.cells, frame)
+    floors = building._floors
+    found: list[tuple[int, Offset]] = []
+    if not building._solid:
+        # Rare: a building assembled without the rules. Test every height a piece could rest at.
+        for index, pose in enumerate(poses):
+            top = floors if max_floors is None else min(floors, max_floors - pose.height)
+            for dx, dy in pose.anchors:
+                for dz in range(top + 1):
+                    cubes = [(x + dx, y + dy, z + dz) for x, y, z in pose.cells]
+                    if check_placement(building, frame, cubes) is None:
+                        found.append((index, (dx, dy, dz)))
+        return found
+    # Every column is filled from the ground, so a piece rests legally only when each of its
+    # gap-free columns starts exactly at that column's height: at most one dz per (dx, dy).
+    heights = building._heights.get
+    for index, pose in enumerate(poses):
+        columns = pose.columns
+        if columns is None:
+            continue
+        limit = floors if max_floors is None else max_floors - pose.height
+        rims = pose.rims
+        (fx, fy, fz), rest = columns[0], columns[1:]
+        for dx, dy in pose.anchors:
+            dz = heights((fx + dx, fy + dy), 0) - fz
+            if dz < 0 or dz > limit:
+                continue
+            for x, y, z in rest:
+                if heights((x + dx, y + dy), 0) - z != dz:
+                    break
+            else:
+                # Floors below `floors` all hold cells; the piece must touch each it shares.
+                for level in range(min(pose.height, floors - dz)):
+                    z = dz + level
+                    for x, y in rims[level]:
+                        if heights((x + dx, y + dy), 0) > z:
+                            break
+                    else:
+                        break
+                else:
+                    found.append((index, (dx, dy, dz)))
+    return found
+
+
+def is_complete(building: Building, floors: int, pieces: int) -> bool:
+    """True when the building has exactly `floors` levels and `pieces` pieces."""
+    return building.floors == floors and building.piece_count == pieces
+
+
+def removable(building: Building) -> list[int]:
+    """Indices of pieces whose removal leaves every remaining cell supported."""
+    owner = building._owner
+    if building._solid:
+        # Only cubes resting directly on the removed piece can lose their support.
+        return [
+            index
+            for index, cells in enumerate(building.pieces)
+            if all(owner.get((x, y, z + 1), index) == index for x, y, z in cells)
+        ]
+    result = []
+    for index, cells in enumerate(building.pieces):
+        gone = set(cells)
+        if all(
+            z == 0 or ((x, y, z - 1) in owner and (x, y, z - 1) not in gone)
+            for (x, y, z), piece in owner.items()
+            if piece != index
+        ):
+            result.append(index)
+    return result
+
+
+if __name__ == "__main__":
+    import timeit
+
+    frame = Frame.rect(0, 0, 4, 3)
+    building = (
+        Building.empty()
+        .add(Placement(Shape.parse("###/#.."), (0, 0, 0)))
+        .add(Placement(Shape.parse("###"), (1, 2, 0)))
+        .add(Placement(Shape.parse("#"), (0, 0, 1)))
+    )
+    piece = Shape.parse("###/#..")
+    start = timeit.default_timer()
+    first = placements(piece, frame, building)
+    cold = timeit.default_timer() - start
+    runs = 2000
+    warm = timeit.timeit(lambda: placements(piece, frame, building), number=runs) / runs
+    print(f"{len(first)} placements; first call {cold * 1e6:.0f} us, then {warm * 1e6:.1f} us")
