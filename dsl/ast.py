@@ -736,9 +736,10 @@ class ActionDecl(Decl):
 
 @dataclass(frozen=True, slots=True)
 class FlowDecl(Decl):
-    """`flow {…}`: the game from setup to the end."""
+    """`flow {…} [final {…}]`: the game from setup to the end; `final` also runs after `end game`."""
 
     body: Block
+    final: Block | None
     span: Span = _span()
 
     @property

@@ -48,7 +48,7 @@ def parse(text: str, filename: str) -> ast.File:
                     Span.point(filename, line, col))
         diags.raise_if_errors({filename: source})
     try:
-        tree = metro_parser().parse(text)
+        tree = metro_parser().parse(text, on_error=_soft_keyword)
     except UnexpectedInput as error:
         diags.items.append(_syntax_diagnostic(error, text, filename))
         diags.raise_if_errors({filename: source})
@@ -64,6 +64,29 @@ def parse(text: str, filename: str) -> ast.File:
         return AstBuilder(filename).transform(tree)
     finally:
         sys.setrecursionlimit(old_limit)
+
+
+# Words that must stay reserved: they are values or the current player.
+HARD_KEYWORDS = {"none", "true", "false", "me", "players", "super"}
+
+
+def _soft_keyword(error: UnexpectedInput) -> bool:
+    """Keywords are soft: where a keyword is not acceptable but a name is, read it as a name.
+
+    The contextual lexer sees a keyword wherever LALR lookahead sets (merged across
+    states) allow one, so a field named `score` after an expression would otherwise
+    be read as the `score` declaration keyword.
+    """
+    if not isinstance(error, UnexpectedToken):
+        return False
+    token = error.token
+    value = str(token)
+    if "NAME" not in error.expected or token.type in ("NAME", "$END") or value in HARD_KEYWORDS:
+        return False
+    if not (value.isascii() and value.isidentifier()):
+        return False
+    error.interactive_parser.feed_token(Token.new_borrow_pos("NAME", value, token))
+    return True
 
 
 def read_source(path: str) -> str:
@@ -339,7 +362,7 @@ class AstBuilder(Transformer):
         return ast.ActionDecl(str(ch[0]), ch[1] or (), ch[2], ch[3], self.span(meta))
 
     def flow_decl(self, meta, ch):
-        return ast.FlowDecl(ch[0], self.span(meta))
+        return ast.FlowDecl(ch[0], ch[1], self.span(meta))
 
     def score_decl(self, meta, ch):
         return ast.ScoreDecl(str(ch[0]), ch[1], self.span(meta))

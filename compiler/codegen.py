@@ -1,0 +1,657 @@
+"""Pass `emit_python`: the checked program as one Python module for the runtime.
+
+Expressions and plain statements become Python directly; procedures that wait for
+decisions are lowered into state machines (`lower_frame`): a program counter and the
+locals live in a `Frame`, so a game can stop at any decision and resume from data.
+Every literal from a rule file reaches the output through `repr` and every identifier
+is validated and prefixed, so no rule text is ever executed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from compiler.checker import CheckedProgram
+from compiler.consteval import Evaluator, MapData
+from compiler.pywriter import PyWriter
+from compiler.types import (
+    AnyT,
+    BoolT,
+    CollT,
+    ElemT,
+    EnumT,
+    IntT,
+    MapT,
+    OptT,
+    PlayerT,
+    StrT,
+    TupleT,
+    Type,
+    is_finite,
+)
+from dsl import ast
+from dsl.source import Span
+from dsl.visitor import walk
+
+CHOOSE_NODES = (ast.Choose, ast.EachChoose, ast.ChooseAction)
+
+
+def ident(name: str) -> str:
+    """A validated identifier fragment (the checker already refused anything else)."""
+    if not (name.isascii() and name.replace("_", "a").isalnum()):
+        raise ValueError(f"unsafe identifier {name!r}")
+    return name
+
+
+def lit(value) -> str:
+    """A Python literal for a safe value (ints, bools, None, str, and containers of them)."""
+    if value is None or isinstance(value, bool | int | str):
+        return repr(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(lit(v) for v in value) + "]"
+    if isinstance(value, tuple):
+        return "(" + "".join(lit(v) + ", " for v in value) + ")"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{lit(k)}: {lit(v)}" for k, v in value.items()) + "}"
+    raise TypeError(f"cannot emit a literal of type {type(value).__name__}")
+
+
+@dataclass
+class Env:
+    """How locals are reached in the code being generated."""
+
+    frame: bool
+    names: dict[str, str] = field(default_factory=dict)
+    me: str = "me"
+
+    def local(self, name: str) -> str:
+        """Python code reading local `name`."""
+        code = self.names.get(name)
+        if code is not None:
+            return code
+        return f"L[{name!r}]" if self.frame else f"v_{ident(name)}"
+
+    def bind(self, name: str, code: str | None = None) -> Env:
+        """A copy where `name` is a Python-level variable."""
+        names = dict(self.names)
+        names[name] = code or f"v_{ident(name)}"
+        return Env(self.frame, names, self.me)
+
+
+class Generator:
+    """Emits the module for one checked program and its map data."""
+
+    def __init__(self, cp: CheckedProgram, data: MapData, evaluator: Evaluator):
+        self.cp = cp
+        self.p = cp.program
+        self.data = data
+        self.evaluator = evaluator
+        self.sites: list[dict] = []
+        self.frame_procs: list[tuple[str, PyWriter]] = []
+        self.functions: list[PyWriter] = []
+        self.descs: dict[str, str] = {}
+        self.desc_lines: list[str] = []
+        self.action_descs: dict[str, tuple[str, int]] = {}
+        self.counter = 0
+        self.action_rank = {name: 2 * i for i, name in enumerate(self.p.actions)}
+        self.current_versions: tuple[str, int] = ("", 0)
+
+    # ------------------------------------------------------------ names
+
+    def fresh(self) -> int:
+        """A new number for synthetic locals."""
+        self.counter += 1
+        return self.counter
+
+    def version_name(self, prefix: str, name: str, version: int) -> str:
+        """Python name of one version of a function/procedure."""
+        return f"{prefix}_{ident(name)}__{version}"
+
+    def callable_name(self, name: str) -> tuple[str, bool]:
+        """(Python name, waits-for-decisions) of the active version of a function/procedure."""
+        if name in self.p.functions:
+            return self.version_name("f", name, len(self.p.functions[name].versions) - 1), False
+        versions = self.p.procedures[name].versions
+        if name in self.cp.suspends:
+            return self.version_name("s", name, len(versions) - 1), True
+        return self.version_name("p", name, len(versions) - 1), False
+
+    def size_of(self, t: Type) -> str:
+        """Number of values of a finite type, as code."""
+        if isinstance(t, EnumT):
+            return str(len(self.cp.enum_values[t.name]))
+        if isinstance(t, ElemT):
+            return str(self.data.count(t.kind))
+        if isinstance(t, BoolT):
+            return "2"
+        return "S.n"
+
+    def desc(self, t: Type) -> str:
+        """A module-level descriptor constant for a type."""
+        key = repr(t)
+        if key in self.descs:
+            return self.descs[key]
+        if isinstance(t, IntT | AnyT):
+            code = "_v.INT"
+        elif isinstance(t, BoolT):
+            code = "_v.BOOL"
+        elif isinstance(t, StrT):
+            code = "_v.STR"
+        elif isinstance(t, PlayerT):
+            code = "_v.PLAYER"
+        elif isinstance(t, EnumT):
+            code = f"_v.NamedD(E_{ident(t.name)})"
+        elif isinstance(t, ElemT):
+            code = f"_v.NamedD(K_{ident(t.kind)})"
+        elif isinstance(t, OptT):
+            code = f"_v.OptD({self.desc(t.inner)})"
+        elif isinstance(t, CollT) and t.kind == "bag":
+            size = self.size_of(t.item)
+            code = f"_v.BagD({self.desc(t.item)}, {size if size != 'S.n' else self.p.players.hi})"
+        elif isinstance(t, CollT) and t.kind == "set":
+            code = f"_v.SetD({self.desc(t.item)})"
+        elif isinstance(t, CollT):
+            code = f"_v.ListD({self.desc(t.item)})"
+        elif isinstance(t, MapT):
+            size = self.size_of(t.key) if is_finite(t.key) else "None"
+            code = f"_v.MapD({self.desc(t.key)}, {self.desc(t.value)}, {0 if size == 'S.n' else size})"
+        elif isinstance(t, TupleT):
+            code = "_v.TupleD((" + "".join(self.desc(i) + ", " for i in t.items) + "))"
+        else:
+            code = "_v.INT"
+        name = f"D{len(self.descs)}"
+        self.descs[key] = name
+        self.desc_lines.append(f"{name} = {code}")
+        return name
+
+    def t(self, node: ast.Expr) -> Type:
+        """The checked type of an expression."""
+        return self.cp.type_of(node)
+
+    def checker_type(self, node: ast.TypeExpr) -> Type:
+        """The type a written type denotes (recorded by the checker)."""
+        return self.cp.types[id(node)]
+
+    def register_choice(self, name: str, desc: str, rank: int, span: Span) -> None:
+        """Record how a choice's values are labelled, so ids can be parsed back."""
+        self.action_descs.setdefault(name, (f"({desc},)", rank))
+
+    def add_site(self, kind, players, legal: PyWriter, resume: PyWriter, node, rule: str,
+                 where=None, why: PyWriter | None = None) -> None:
+        """Register a decision site with its functions."""
+        index = len(self.sites)
+        if why is None:
+            why = PyWriter()
+            why.line(f"def site{index}_why(S, F, p, a):")
+            with why.indented():
+                text = source_text(self.p, where.span) if where is not None else ""
+                reason = f"not a legal choice here" + (f": `{text}` must hold" if text else "")
+                why.line(f"return ({reason!r}, {rule!r}, {node.span.file!r}, {node.span.line!r})")
+        self.sites.append({"index": index, "kind": kind, "players": players, "legal": legal,
+                           "resume": resume, "why": why, "file": node.span.file,
+                           "line": node.span.line, "rule": rule})
+
+    # ------------------------------------------------------------ expressions
+
+    def expr(self, node: ast.Expr, env: Env) -> str:
+        """Python code for an expression."""
+        return getattr(self, f"x_{type(node).__name__}")(node, env)
+
+    def x_IntLit(self, node, env):
+        return repr(node.value)
+
+    def x_StrLit(self, node, env):
+        return repr(node.value)
+
+    def x_BoolLit(self, node, env):
+        return repr(node.value)
+
+    def x_NoneLit(self, node, env):
+        return "None"
+
+    def x_PlayersLit(self, node, env):
+        return "range(S.n)"
+
+    def x_MeLit(self, node, env):
+        return env.local("me") if env.frame and "me" not in env.names else env.me
+
+    def x_Name(self, node: ast.Name, env: Env) -> str:
+        ref = self.cp.refs.get(id(node), ("",))
+        kind = ref[0]
+        if kind == "local":
+            return env.local(node.name)
+        if kind == "global":
+            return f"S.g_{ident(node.name)}"
+        if kind == "const":
+            return f"C_{ident(node.name)}"
+        if kind == "enum_value":
+            return repr(ref[2])
+        if kind == "enum_all":
+            return f"range({len(self.cp.enum_values[ref[1]])})"
+        if kind == "kind_all":
+            return f"range({self.data.count(ref[1])})"
+        raise AssertionError(f"unresolved name {node.name}")
+
+    def x_Field(self, node: ast.Field, env: Env) -> str:
+        ref = self.cp.refs.get(id(node), ("",))
+        if ref[0] == "enum_value":
+            return repr(ref[2])
+        obj = self.expr(node.obj, env)
+        if ref[0] == "player_field":
+            return f"S.p_{ident(node.name)}[{obj}]"
+        if ref[0] == "elem_field":
+            return f"K_{ident(ref[1])}__{ident(ref[2])}[{obj}]"
+        raise AssertionError("unresolved field")
+
+    def x_Index(self, node: ast.Index, env: Env) -> str:
+        ref = self.cp.refs.get(id(node), ("",))
+        if ref[0] == "elem_by_id":
+            ids = self.data.ids.get(ref[1], [])
+            if ref[2] not in ids:
+                return f"_l.no_element({ref[1]!r}, {ref[2]!r})"
+            return repr(ids.index(ref[2]))
+        return f"{self.expr(node.obj, env)}[{self.expr(node.index, env)}]"
+
+    def items(self, node: ast.Expr, env: Env, snapshot: bool = False) -> str:
+        """Code iterating the items of a collection expression in a defined order."""
+        t = self.t(node)
+        if isinstance(node, ast.RangeExpr):
+            return f"range({self.expr(node.lo, env)}, ({self.expr(node.hi, env)}) + 1)"
+        code = self.expr(node, env)
+        if isinstance(t, CollT):
+            if t.kind == "bag":
+                return f"_l.bag_items({code})"
+            if t.kind == "set":
+                return f"sorted({code})"
+            if snapshot and code.startswith(("S.", "L[")):
+                return f"tuple({code})"
+        return code
+
+    def x_RangeExpr(self, node, env):
+        return f"list(range({self.expr(node.lo, env)}, ({self.expr(node.hi, env)}) + 1))"
+
+    def comp(self, elem: ast.Expr, fors, env: Env) -> tuple[str, Env]:
+        """`elem for … in … if …` clauses, and the env inside them."""
+        parts = []
+        inner = env
+        for c in fors:
+            iterable = self.items(c.iterable, inner)
+            inner = inner.bind(c.var)
+            parts.append(f"for {inner.local(c.var)} in {iterable}")
+            if c.where is not None:
+                parts.append(f"if {self.expr(c.where, inner)}")
+        return " ".join(parts), inner
+
+    def x_ListComp(self, node, env):
+        clauses, inner = self.comp(node.elem, node.fors, env)
+        return f"[{self.expr(node.elem, inner)} {clauses}]"
+
+    def x_GenCall(self, node: ast.GenCall, env: Env) -> str:
+        clauses, inner = self.comp(node.elem, node.fors, env)
+        elem = self.expr(node.elem, inner)
+        func = node.func
+        if func == "count":
+            if isinstance(self.t(node.elem), BoolT):
+                return f"sum(1 {clauses} if {elem})"
+            return f"sum(1 {clauses})"
+        if func in ("sum", "any", "all"):
+            return f"{func}({elem} {clauses})"
+        if func == "min":
+            return f"_l.least({elem} {clauses})"
+        if func == "max":
+            return f"_l.greatest({elem} {clauses})"
+        if func == "sorted":
+            return f"sorted({elem} {clauses})"
+        return f"_l.distinct({elem} {clauses})"
+
+    def x_ListLit(self, node, env):
+        return "[" + ", ".join(self.expr(i, env) for i in node.items) + "]"
+
+    def x_TupleLit(self, node, env):
+        return "(" + "".join(self.expr(i, env) + ", " for i in node.items) + ")"
+
+    def x_DictLit(self, node, env):
+        return "{" + ", ".join(f"{self.expr(k, env)}: {self.expr(v, env)}" for k, v in node.entries) + "}"
+
+    def x_BinOp(self, node: ast.BinOp, env: Env) -> str:
+        left, right = self.expr(node.left, env), self.expr(node.right, env)
+        if isinstance(self.t(node.left), CollT):
+            return f"[*{left}, *{right}]"
+        op = "//" if node.op == "/" else node.op
+        return f"({left} {op} {right})"
+
+    def x_Neg(self, node, env):
+        return f"(-{self.expr(node.operand, env)})"
+
+    def x_Compare(self, node: ast.Compare, env: Env) -> str:
+        left, right = self.expr(node.left, env), self.expr(node.right, env)
+        if node.op in ("in", "not in"):
+            rt = self.t(node.right)
+            if isinstance(rt, CollT) and rt.kind == "bag":
+                return f"({right}[{left}] {'>' if node.op == 'in' else '<='} 0)"
+            return f"({left} {node.op} {right})"
+        return f"({left} {node.op} {right})"
+
+    def x_IsNone(self, node, env):
+        return f"({self.expr(node.operand, env)} is {'not ' if node.negated else ''}None)"
+
+    def x_Not(self, node, env):
+        return f"(not {self.expr(node.operand, env)})"
+
+    def x_BoolOp(self, node, env):
+        return f"({self.expr(node.left, env)} {node.op} {self.expr(node.right, env)})"
+
+    def x_CondExpr(self, node, env):
+        return f"({self.expr(node.then, env)} if {self.expr(node.cond, env)} else {self.expr(node.orelse, env)})"
+
+    def x_SuperCall(self, node: ast.SuperCall, env: Env) -> str:
+        name, version = self.current_versions
+        prefix = "f" if name in self.p.functions else "p"
+        args = "".join(", " + self.expr(a, env) for a in node.args)
+        return f"{self.version_name(prefix, name, version - 1)}(S{args})"
+
+    def x_Call(self, node: ast.Call, env: Env) -> str:
+        ref = self.cp.refs.get(id(node), ("",))
+        args = [self.expr(a, env) for a in node.args]
+        if ref[0] in ("function", "procedure"):
+            pyname, waits = self.callable_name(node.func)
+            if waits:
+                raise AssertionError("waiting calls are lowered as statements")
+            return f"{pyname}(S{''.join(', ' + a for a in args)})"
+        return self.builtin(node, args, env)
+
+    def builtin(self, node: ast.Call, args: list[str], env: Env) -> str:
+        """Code for a library call."""
+        name = node.func
+        types = [self.t(a) for a in node.args]
+        kind = types[0].kind if types and isinstance(types[0], CollT) else None
+        if name == "size":
+            if kind == "bag":
+                return f"sum({args[0]})"
+            return f"len({args[0]})"
+        if name in ("min", "max") and len(args) == 2:
+            return f"{name}({args[0]}, {args[1]})"
+        if name in ("min", "max"):
+            return f"_l.{'least' if name == 'min' else 'greatest'}({self.items(node.args[0], env)})"
+        if name == "sum":
+            return f"sum({self.items(node.args[0], env)})"
+        if name == "count":
+            return f"len({self.items(node.args[0], env)})" if kind != "bag" else f"sum({args[0]})"
+        if name in ("any", "all"):
+            return f"{name}({self.items(node.args[0], env)})"
+        if name == "abs":
+            return f"abs({args[0]})"
+        if name == "ceil_to":
+            return f"(-(-({args[0]}) // ({args[1]})) * ({args[1]}))"
+        if name == "floor_to":
+            return f"(({args[0]}) // ({args[1]}) * ({args[1]}))"
+        if name == "ceil_div":
+            return f"(-(-({args[0]}) // ({args[1]})))"
+        if name == "seat":
+            return f"_l.seat(S, {args[0]})"
+        if name == "next_player":
+            return f"(({args[0]}) + 1) % S.n"
+        if name == "seat_number":
+            return f"(({args[0]}) + 1)"
+        if name == "to_move":
+            return "S.to_move"
+        if name == "game_over":
+            return "S.over"
+        if name == "name":
+            t = types[0].inner if isinstance(types[0], OptT) else types[0]
+            if isinstance(t, EnumT):
+                return f"E_{ident(t.name)}[{args[0]}]"
+            if isinstance(t, ElemT):
+                return f"K_{ident(t.kind)}[{args[0]}]"
+            if isinstance(t, PlayerT):
+                return f"_v.PLAYER.label({args[0]})"
+            return f"str({args[0]})"
+        if name == "top":
+            return f"(({args[0]}) or [None])[-1]"
+        if name == "sorted":
+            return f"sorted({self.items(node.args[0], env)})"
+        if name == "reversed":
+            return f"list(reversed({self.items(node.args[0], env)}))"
+        if name == "distinct":
+            return f"_l.distinct({self.items(node.args[0], env)})"
+        if name == "index_of":
+            return f"_l.index_of({args[0]}, {args[1]})"
+        if name == "connected":
+            return f"_g.connected({args[0]}, {args[1]}, {args[2]})"
+        if name == "graph_connected":
+            return f"_l.graph_connected({args[0]}, {args[1]})"
+        if name == "longest_trail":
+            return f"_g.longest_trail({args[0]})"
+        if name == "roll":
+            return f"_l.roll(S, {args[0]})"
+        if name == "take_top":
+            return f"_l.take_top({args[0]})"
+        if name == "add":
+            if kind == "bag":
+                return f"_l.bag_add({args[0]}, {args[1]})"
+            if kind == "set":
+                return f"{args[0]}.add({args[1]})"
+            return f"{args[0]}.append({args[1]})"
+        if name == "remove":
+            if kind == "bag":
+                return f"_l.bag_remove({args[0]}, {args[1]})"
+            if kind == "set":
+                return f"_l.set_remove({args[0]}, {args[1]})"
+            return f"_l.list_remove({args[0]}, {args[1]})"
+        if name == "put_bottom":
+            return f"{args[0]}.insert(0, {args[1]})"
+        if name == "clear":
+            if kind == "bag":
+                return f"{args[0]}.__setitem__(slice(None), [0] * len({args[0]}))"
+            return f"{args[0]}.clear()"
+        raise AssertionError(f"builtin {name}")
+
+    def convert(self, code: str, src: Type, dst: Type) -> str:
+        """Code storing a value of type src where dst is declared (copies collections)."""
+        if isinstance(dst, CollT):
+            if dst.kind == "bag":
+                if isinstance(src, CollT) and src.kind == "bag":
+                    return f"list({code})"
+                return f"_l.to_bag({code}, {self.size_of(dst.item)})"
+            if dst.kind == "set":
+                return f"set({code})"
+            if isinstance(src, CollT) and src.kind == "bag":
+                return f"_l.bag_items({code})"
+            return f"list({code})"
+        if isinstance(dst, MapT):
+            return f"list({code})" if is_finite(dst.key) else f"dict({code})"
+        return code
+
+    # ------------------------------------------------------------ plain statements
+
+    def stmts(self, stmts, w: PyWriter, env: Env, returns: bool = False) -> None:
+        """Plain Python for statements that never wait for a decision."""
+        wrote = False
+        for stmt in stmts:
+            self.stmt(stmt, w, env)
+            wrote = True
+        if returns:
+            w.line("return _l.ret(F)" if env.frame else "return None")
+            wrote = True
+        if not wrote:
+            w.line("pass")
+
+    def stmt(self, node: ast.Stmt, w: PyWriter, env: Env) -> None:
+        """One plain statement."""
+        getattr(self, f"s_{type(node).__name__}")(node, w, env)
+
+    def s_Let(self, node: ast.Let, w, env):
+        value = self.expr(node.value, env)
+        declared = self.cp.types.get(id(node))
+        if node.type is not None and isinstance(declared, CollT | MapT):
+            value = self.convert(value, self.t(node.value), declared)
+        w.line(f"{env.local(node.name)} = {value}", node.span)
+
+    def s_Assign(self, node: ast.Assign, w, env):
+        target = self.expr(node.target, env)
+        value = self.expr(node.value, env)
+        tt, vt = self.t(node.target), self.t(node.value)
+        if node.op == "=":
+            if isinstance(tt, CollT | MapT):
+                value = self.convert(value, vt, tt)
+            w.line(f"{target} = {value}", node.span)
+        elif isinstance(tt, CollT):
+            if tt.kind == "bag":
+                fn = "bag_add_all" if node.op == "+=" else "bag_remove_all"
+                items = f"_l.bag_items({value})" if isinstance(vt, CollT) and vt.kind == "bag" else value
+                w.line(f"_l.{fn}({target}, {items})", node.span)
+            elif tt.kind == "set":
+                w.line(f"{target} {'|=' if node.op == '+=' else '-='} set({value})", node.span)
+            else:
+                w.line(f"{target}.extend({value})", node.span)
+        else:
+            w.line(f"{target} {node.op} {value}", node.span)
+
+    def s_ExprStmt(self, node: ast.ExprStmt, w, env):
+        w.line(self.expr(node.expr, env), node.span)
+
+    def s_Return(self, node: ast.Return, w, env):
+        value = self.expr(node.value, env) if node.value is not None else "None"
+        w.line(f"return _l.ret(F, {value})" if env.frame else f"return {value}", node.span)
+
+    def s_Break(self, node, w, env):
+        w.line("break", node.span)
+
+    def s_Continue(self, node, w, env):
+        w.line("continue", node.span)
+
+    def s_EndGame(self, node, w, env):
+        w.line("raise _EndGame()", node.span)
+
+    def s_Draw(self, node: ast.Draw, w, env):
+        count = self.expr(node.count, env) if node.count is not None else "1"
+        source = self.expr(node.source, env)
+        items = f"_l.draw({source}, {count})"
+        self.add_items(node.dest, items, w, env, node.span)
+
+    def add_items(self, dest: ast.Expr, items: str, w, env, span: Span) -> None:
+        """Append drawn items to a destination collection."""
+        code = self.expr(dest, env)
+        t = self.t(dest)
+        if isinstance(t, CollT) and t.kind == "bag":
+            w.line(f"_l.bag_add_all({code}, {items})", span)
+        elif isinstance(t, CollT) and t.kind == "set":
+            w.line(f"{code}.update({items})", span)
+        else:
+            w.line(f"{code}.extend({items})", span)
+
+    def s_Move(self, node: ast.Move, w, env):
+        item = self.expr(node.item, env)
+        source, dest = self.expr(node.source, env), self.expr(node.dest, env)
+        st, dt = self.t(node.source), self.t(node.dest)
+        tmp = f"_m{self.fresh()}"
+        w.line(f"{tmp} = {item}", node.span)
+        skind = st.kind if isinstance(st, CollT) else "list"
+        dkind = dt.kind if isinstance(dt, CollT) else "list"
+        remove = {"bag": "_l.bag_remove", "set": "_l.set_remove"}.get(skind, "_l.list_remove")
+        w.line(f"{remove}({source}, {tmp})", node.span)
+        if dkind == "bag":
+            w.line(f"{dest}[{tmp}] += 1", node.span)
+        elif dkind == "set":
+            w.line(f"{dest}.add({tmp})", node.span)
+        else:
+            w.line(f"{dest}.append({tmp})", node.span)
+
+    def s_Shuffle(self, node, w, env):
+        w.line(f"_l.shuffle(S, {self.expr(node.target, env)})", node.span)
+
+    def s_If(self, node: ast.If, w, env):
+        for i, (cond, body) in enumerate(node.branches):
+            w.line(f"{'if' if i == 0 else 'elif'} {self.expr(cond, env)}:", cond.span)
+            with w.indented():
+                self.stmts(body.stmts, w, env, body.returns)
+        if node.orelse is not None:
+            w.line("else:")
+            with w.indented():
+                self.stmts(node.orelse.stmts, w, env, node.orelse.returns)
+
+    def s_For(self, node: ast.For, w, env):
+        iterable = self.items(node.iterable, env, snapshot=True)
+        w.line(f"for {env.local(node.var)} in {iterable}:", node.span)
+        with w.indented():
+            if node.where is not None:
+                w.line(f"if not {self.expr(node.where, env)}:", node.where.span)
+                with w.indented():
+                    w.line("continue")
+            self.stmts(node.body.stmts, w, env, node.body.returns)
+
+    def s_Repeat(self, node: ast.Repeat, w, env):
+        w.line(f"for _r{self.fresh()} in range({self.expr(node.count, env)}):", node.span)
+        with w.indented():
+            self.stmts(node.body.stmts, w, env, node.body.returns)
+
+    def s_While(self, node: ast.While, w, env):
+        w.line(f"while {self.expr(node.cond, env)}:", node.span)
+        with w.indented():
+            w.line("_l.tick(S)")
+            self.stmts(node.body.stmts, w, env, node.body.returns)
+
+    def s_Loop(self, node: ast.Loop, w, env):
+        w.line("while True:", node.span)
+        with w.indented():
+            w.line("_l.tick(S)")
+            self.stmts(node.body.stmts, w, env, node.body.returns)
+
+    def s_Play(self, node: ast.Play, w, env):
+        self._step("play", node, w, env)
+
+    def s_Refuse(self, node: ast.Refuse, w, env):
+        self._step("refuse", node, w, env)
+
+    def _step(self, fn: str, node, w, env):
+        args = "".join(self.expr(a, env) + ", " for a in node.args)
+        w.line(f"_l.{fn}(S, {self.expr(node.player, env)}, {node.action!r}, ({args}), "
+               f"{node.span.file!r}, {node.span.line!r})", node.span)
+
+    def s_Expect(self, node: ast.Expect, w, env):
+        text = source_text(self.p, node.expr.span)
+        detail = "''"
+        if isinstance(node.expr, ast.Compare):
+            left = self.expr(node.expr.left, env)
+            right = self.expr(node.expr.right, env)
+            detail = (f"'found ' + _l.show({left}, {self.desc(self.t(node.expr.left))}) + "
+                      f"' and ' + _l.show({right}, {self.desc(self.t(node.expr.right))})")
+        w.line(f"_l.expect({self.expr(node.expr, env)}, {text!r}, {detail}, {node.span.file!r}, "
+               f"{node.span.line!r})", node.span)
+
+    # ------------------------------------------------------------ suspension analysis
+
+    def waits(self, node: ast.Node) -> bool:
+        """True if executing this statement may stop for a decision."""
+        for sub in walk(node):
+            if isinstance(sub, CHOOSE_NODES):
+                return True
+            if isinstance(sub, ast.Call) and sub.func in self.cp.suspends and sub.func in self.p.procedures:
+                return True
+            if isinstance(sub, ast.SuperCall) and self.current_versions[0] in self.cp.suspends:
+                return True
+        return False
+
+    def escapes(self, node: ast.Node) -> bool:
+        """True if a break/continue inside leaves this statement."""
+        if isinstance(node, ast.Break | ast.Continue):
+            return True
+        if isinstance(node, ast.For | ast.Repeat | ast.While | ast.Loop):
+            return False
+        if isinstance(node, ast.If):
+            blocks = [b for _, b in node.branches] + ([node.orelse] if node.orelse else [])
+            return any(self.escapes(s) for b in blocks for s in b.stmts)
+        if isinstance(node, ast.ChooseAction) and node.orelse is not None:
+            return any(self.escapes(s) for s in node.orelse.stmts)
+        return False
+
+
+def source_text(program, span: Span) -> str:
+    """The .metro text of a one-line span (for messages)."""
+    source = program.sources.get(span.file)
+    if source is None or span.line < 1:
+        return ""
+    line = source.line(span.line)
+    if span.end_line == span.line:
+        return line[span.col - 1: span.end_col - 1]
+    return line[span.col - 1:]

@@ -1,0 +1,257 @@
+"""Compile-time evaluation of constants and map checks (an interpreter, never Python `eval`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import networkx as nx
+
+from compiler.checker import CheckedProgram
+from dsl import ast
+from runtime import graph
+
+
+class EvalError(Exception):
+    """An expression could not be evaluated at compile time."""
+
+    def __init__(self, message: str, node: ast.Node):
+        super().__init__(message)
+        self.node = node
+
+
+@dataclass
+class MapData:
+    """Elements of each map kind: ids, per-field value tuples, and their declarations."""
+
+    ids: dict[str, list[str]]
+    fields: dict[str, dict[str, list]]
+    items: dict[str, list[ast.MapItem]]
+
+    def count(self, kind: str) -> int:
+        """Number of elements of a kind."""
+        return len(self.ids.get(kind, []))
+
+
+class Evaluator:
+    """Evaluates pure expressions over consts and map data."""
+
+    def __init__(self, cp: CheckedProgram, data: MapData):
+        self.cp = cp
+        self.data = data
+        self.consts: dict[str, object] = {}
+        self.busy: set[str] = set()
+
+    def const(self, name: str, node: ast.Node):
+        """The value of a const (evaluated once)."""
+        if name not in self.consts:
+            if name in self.busy:
+                raise EvalError(f"const '{name}' depends on itself", node)
+            self.busy.add(name)
+            self.consts[name] = self.eval(self.cp.program.consts[name].active.value, {})
+            self.busy.discard(name)
+        return self.consts[name]
+
+    def eval(self, node: ast.Expr, env: dict):
+        """Evaluate an expression with local bindings `env`."""
+        method = getattr(self, f"e_{type(node).__name__}", None)
+        if method is None:
+            raise EvalError("this expression cannot be computed before the game starts", node)
+        return method(node, env)
+
+    def e_IntLit(self, node, env):
+        return node.value
+
+    def e_StrLit(self, node, env):
+        return node.value
+
+    def e_BoolLit(self, node, env):
+        return node.value
+
+    def e_NoneLit(self, node, env):
+        return None
+
+    def e_Name(self, node, env):
+        ref = self.cp.refs.get(id(node), ("",))
+        if ref[0] == "local":
+            return env[node.name]
+        if ref[0] == "const":
+            return self.const(node.name, node)
+        if ref[0] == "enum_value":
+            return ref[2]
+        if ref[0] == "enum_all":
+            return list(range(len(self.cp.enum_values[ref[1]])))
+        if ref[0] == "kind_all":
+            return list(range(self.data.count(ref[1])))
+        raise EvalError(f"'{node.name}' is not known before the game starts", node)
+
+    def e_Field(self, node, env):
+        ref = self.cp.refs.get(id(node), ("",))
+        if ref[0] == "enum_value":
+            return ref[2]
+        if ref[0] == "elem_field":
+            index = self.eval(node.obj, env)
+            if index is None:
+                raise EvalError("field of none", node)
+            return self.data.fields[ref[1]][ref[2]][index]
+        raise EvalError("this field is not known before the game starts", node)
+
+    def e_Index(self, node, env):
+        ref = self.cp.refs.get(id(node), ("",))
+        if ref[0] == "elem_by_id":
+            ids = self.data.ids.get(ref[1], [])
+            if ref[2] not in ids:
+                raise EvalError(f"no {ref[1]} '{ref[2]}' in the map", node)
+            return ids.index(ref[2])
+        obj = self.eval(node.obj, env)
+        key = self.eval(node.index, env)
+        try:
+            return obj[key]
+        except (KeyError, IndexError, TypeError):
+            raise EvalError(f"no entry for {key!r}", node) from None
+
+    def e_TupleLit(self, node, env):
+        return tuple(self.eval(i, env) for i in node.items)
+
+    def e_ListLit(self, node, env):
+        return [self.eval(i, env) for i in node.items]
+
+    def e_DictLit(self, node, env):
+        return {self.eval(k, env): self.eval(v, env) for k, v in node.entries}
+
+    def e_RangeExpr(self, node, env):
+        return list(range(self.eval(node.lo, env), self.eval(node.hi, env) + 1))
+
+    def _iterate(self, fors, env):
+        if not fors:
+            yield env
+            return
+        first, rest = fors[0], fors[1:]
+        for value in self._items(self.eval(first.iterable, env)):
+            inner = dict(env)
+            inner[first.var] = value
+            if first.where is None or self.eval(first.where, inner):
+                yield from self._iterate(rest, inner)
+
+    def _items(self, value):
+        return sorted(value) if isinstance(value, set) else value
+
+    def e_ListComp(self, node, env):
+        return [self.eval(node.elem, e) for e in self._iterate(node.fors, env)]
+
+    def e_GenCall(self, node, env):
+        values = [self.eval(node.elem, e) for e in self._iterate(node.fors, env)]
+        return self._aggregate(node.func, values, node)
+
+    def _aggregate(self, func, values, node):
+        if func == "sum":
+            return sum(values)
+        if func == "count":
+            return sum(1 for v in values if v is not False)
+        if func == "any":
+            return any(values)
+        if func == "all":
+            return all(values)
+        if func in ("min", "max"):
+            if not values:
+                raise EvalError(f"{func}() of nothing", node)
+            return min(values) if func == "min" else max(values)
+        if func == "sorted":
+            return sorted(values)
+        if func == "distinct":
+            return sorted(set(values))
+        raise EvalError(f"{func}() is not known before the game starts", node)
+
+    def e_Call(self, node, env):
+        ref = self.cp.refs.get(id(node), ("",))
+        args = [self.eval(a, env) for a in node.args]
+        name = node.func
+        if ref[0] == "builtin":
+            if name == "size":
+                return len(args[0])
+            if name in ("min", "max") and len(args) == 2:
+                return min(args) if name == "min" else max(args)
+            if name in ("min", "max", "sum", "sorted", "distinct", "any", "all", "count"):
+                return self._aggregate(name, list(args[0]), node)
+            if name == "abs":
+                return abs(args[0])
+            if name == "ceil_to":
+                return -(-args[0] // args[1]) * args[1]
+            if name == "floor_to":
+                return args[0] // args[1] * args[1]
+            if name == "ceil_div":
+                return -(-args[0] // args[1])
+            if name == "connected":
+                return edges_connected(list(args[0]), args[1], args[2])
+            if name == "graph_connected":
+                return graph_connected(list(args[0]), list(args[1]))
+            if name == "longest_trail":
+                return graph.longest_trail(list(args[0]))
+            if name == "name":
+                return str(args[0])
+        raise EvalError(f"{name}() cannot be computed before the game starts", node)
+
+    def e_BinOp(self, node, env):
+        a, b = self.eval(node.left, env), self.eval(node.right, env)
+        if node.op == "+":
+            return a + b
+        if node.op == "-":
+            return a - b
+        if node.op == "*":
+            return a * b
+        if b == 0:
+            raise EvalError("division by zero", node)
+        return a // b if node.op == "/" else a % b
+
+    def e_Neg(self, node, env):
+        return -self.eval(node.operand, env)
+
+    def e_Compare(self, node, env):
+        a, b = self.eval(node.left, env), self.eval(node.right, env)
+        op = node.op
+        if op == "in":
+            return a in b
+        if op == "not in":
+            return a not in b
+        if op == "==":
+            return a == b
+        if op == "!=":
+            return a != b
+        if a is None or b is None:
+            raise EvalError("cannot order none", node)
+        return {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[op]
+
+    def e_IsNone(self, node, env):
+        value = self.eval(node.operand, env)
+        return (value is not None) if node.negated else (value is None)
+
+    def e_Not(self, node, env):
+        return not self.eval(node.operand, env)
+
+    def e_BoolOp(self, node, env):
+        left = self.eval(node.left, env)
+        if node.op == "and":
+            return left and self.eval(node.right, env)
+        return left or self.eval(node.right, env)
+
+    def e_CondExpr(self, node, env):
+        return self.eval(node.then if self.eval(node.cond, env) else node.orelse, env)
+
+
+def _graph(edges: list, vertices: list = ()) -> nx.MultiGraph:
+    g = nx.MultiGraph()
+    g.add_nodes_from(vertices)
+    g.add_edges_from((a, b) for a, b, *_ in edges)
+    return g
+
+
+def edges_connected(edges: list, a, b) -> bool:
+    """True if a path of edges joins a and b (networkx)."""
+    g = _graph(edges, [a, b])
+    return nx.has_path(g, a, b)
+
+
+def graph_connected(edges: list, vertices: list) -> bool:
+    """True if the edges join every listed vertex to every other (networkx)."""
+    if len(vertices) <= 1:
+        return True
+    return nx.is_connected(_graph(edges, vertices))

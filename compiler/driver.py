@@ -1,0 +1,126 @@
+"""The compiler façade: named stages over one context, `compile_game` and `load_game`."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from compiler import cache
+from compiler.checker import CheckedProgram, Checker
+from compiler.consteval import Evaluator, MapData
+from compiler.emit import emit_module
+from compiler.maps import build_map_data, run_checks
+from compiler.program import Program
+from compiler.resolve import find_game_file, resolve
+from dsl.diagnostics import STRUCTURE, CompileError, Diagnostics
+from dsl.source import Span
+from runtime.machine import Game, load_module
+
+
+@dataclass
+class CompileContext:
+    """Everything the stages share: inputs, diagnostics and each stage's result."""
+
+    game_path: str
+    expansions: tuple[str, ...] = ()
+    variants: tuple[str, ...] = ()
+    map_path: str | None = None
+    diags: Diagnostics = field(default_factory=Diagnostics)
+    program: Program | None = None
+    checked: CheckedProgram | None = None
+    data: MapData | None = None
+    evaluator: Evaluator | None = None
+    python: str | None = None
+    line_map: dict[int, tuple[str, int]] = field(default_factory=dict)
+
+    @property
+    def sources(self):
+        """Source files read so far (for rendering diagnostics)."""
+        return self.program.sources if self.program else {}
+
+
+def stage_resolve(ctx: CompileContext) -> None:
+    """Read every file and merge patches."""
+    ctx.program = resolve(ctx.game_path, list(ctx.expansions), list(ctx.variants), ctx.map_path)
+
+
+def stage_check(ctx: CompileContext) -> None:
+    """Names, types, finiteness, purity."""
+    ctx.checked = Checker(ctx.program, ctx.diags).run()
+
+
+def stage_validate_maps(ctx: CompileContext) -> None:
+    """Map data against the schema, then the declared checks (networkx graphs)."""
+    ctx.data = build_map_data(ctx.checked, ctx.diags)
+    ctx.evaluator = Evaluator(ctx.checked, ctx.data)
+    if not ctx.diags.has_errors:
+        run_checks(ctx.checked, ctx.data, ctx.evaluator, ctx.diags)
+
+
+def stage_emit_python(ctx: CompileContext) -> None:
+    """Generate the module text, then make sure Python accepts it."""
+    inputs = [os.path.relpath(f) if not os.path.isabs(f) else f for f in sorted(ctx.program.sources)]
+    ctx.python, ctx.line_map = emit_module(ctx.checked, ctx.data, ctx.evaluator, ctx.diags,
+                                           inputs, ctx.variants)
+    if ctx.diags.has_errors:
+        return
+    try:
+        compile(ctx.python, f"<metro:{ctx.program.game_file}>", "exec")
+    except (SyntaxError, RecursionError, MemoryError, ValueError) as error:
+        ctx.diags.error(STRUCTURE, f"the rules are too large or deep to compile ({type(error).__name__})",
+                        Span.point(ctx.program.game_file, 1, 1))
+
+
+STAGES: list[tuple[str, Callable[[CompileContext], None]]] = [
+    ("resolve", stage_resolve),
+    ("check", stage_check),
+    ("validate_maps", stage_validate_maps),
+    ("emit_python", stage_emit_python),
+]
+
+
+def run_stages(ctx: CompileContext, stop_after: str | None = None) -> CompileContext:
+    """Run the stages in order, raising CompileError at the end of the first failing stage."""
+    old_limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old_limit, 10_000))
+    try:
+        for name, stage in STAGES:
+            stage(ctx)
+            ctx.diags.raise_if_errors(ctx.sources)
+            if name == stop_after:
+                break
+    finally:
+        sys.setrecursionlimit(old_limit)
+    return ctx
+
+
+def compile_game(path: str, expansions=(), variants=(), map: str | None = None,
+                 stop_after: str | None = None) -> CompileContext:
+    """Compile a game (with expansions/variants/map) and return the context."""
+    ctx = CompileContext(path, tuple(expansions), tuple(variants), map)
+    return run_stages(ctx, stop_after)
+
+
+def generate_python(path: str, expansions=(), variants=(), map: str | None = None) -> str:
+    """The generated Python module for a game."""
+    return compile_game(path, expansions, variants, map).python
+
+
+def load_game(path: str, expansions=(), variants=(), map: str | None = None, use_cache: bool = True) -> Game:
+    """Compile (or load from the cache) and return a runnable Game."""
+    game_file = find_game_file(path)
+    extra = [*expansions, *variants, map or ""]
+    options = repr((tuple(expansions), tuple(variants), map))
+    key = cache.cache_key(game_file, [e for e in extra if e], options) if use_cache else ""
+    source = cache.load(key) if use_cache else None
+    if source is None:
+        source = generate_python(path, expansions, variants, map)
+        if use_cache:
+            cache.store(key, source)
+    module = load_module(source, f"<metro:{game_file}>", f"metro_game_{key[:12] or 'nocache'}")
+    return Game(module, tuple(variants))
+
+
+__all__ = ["CompileContext", "CompileError", "STAGES", "compile_game", "generate_python", "load_game"]

@@ -1,0 +1,453 @@
+"""Pass `lower`: procedures that wait for decisions become resumable state machines.
+
+A body is cut into numbered blocks at every decision and at every call of a waiting
+procedure. The function for a body runs `while True: dispatch on F.pc`, and each
+block ends by jumping (`F.pc = k; continue`), suspending at a decision site
+(`return SUSPEND`), pushing a callee frame (`return CALL`) or returning. Loops that
+contain decisions keep their iterator and index in the frame's locals.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from compiler.codegen import Env, Generator, source_text
+from compiler.pywriter import PyWriter
+from compiler.types import BoolT, CollT, ElemT, EnumT, OptT, PlayerT, Type
+from dsl import ast
+
+
+@dataclass
+class LoopTargets:
+    """Where `break` and `continue` jump inside a lowered loop."""
+
+    exit: int
+    head: int
+
+
+class FrameLowerer:
+    """Lowers one body into a frame procedure."""
+
+    def __init__(self, gen: Generator, pyname: str, rule: str):
+        self.gen = gen
+        self.pyname = pyname
+        self.rule = rule
+        self.blocks: list[PyWriter] = []
+        self.w = self.new_block_writer()
+        self.env = Env(frame=True)
+
+    def new_block_writer(self) -> PyWriter:
+        writer = PyWriter(indent=3)
+        self.blocks.append(writer)
+        return writer
+
+    def new_block(self) -> int:
+        """Allocate a block; returns its number."""
+        self.new_block_writer()
+        return len(self.blocks) - 1
+
+    def goto(self, block: int) -> None:
+        """Write code that continues at a block."""
+        self.w = self.blocks[block]
+
+    def jump(self, target: int, span=None) -> None:
+        """End the current path with a jump."""
+        self.w.line(f"F.pc = {target}", span)
+        self.w.line("continue")
+
+    def lower(self, block: ast.Block) -> PyWriter:
+        """The whole frame procedure for a body."""
+        self.body(block, [])
+        self.w.line("return _l.ret(F)")
+        out = PyWriter()
+        out.line(f"def {self.pyname}(S, F):")
+        with out.indented():
+            out.line("L = F.L")
+            out.line("while True:")
+            with out.indented():
+                out.line("pc = F.pc")
+                for number, writer in enumerate(self.blocks):
+                    out.line(f"{'if' if number == 0 else 'elif'} pc == {number}:")
+                    with out.indented():
+                        if not writer.lines:
+                            writer.line("return _l.ret(F)")
+                        out.extend(writer)
+                out.line("else:")
+                with out.indented():
+                    out.line("raise AssertionError('bad program counter')")
+        return out
+
+    def body(self, block: ast.Block, loops: list[LoopTargets]) -> None:
+        """Lower a block's statements into the current and new blocks."""
+        for stmt in block.stmts:
+            self.stmt(stmt, loops)
+        if block.returns:
+            self.w.line("return _l.ret(F)", block.span)
+
+    def stmt(self, node: ast.Stmt, loops: list[LoopTargets]) -> None:
+        """Lower one statement (plain Python if it neither waits nor jumps out)."""
+        gen = self.gen
+        if not gen.waits(node) and not (loops and gen.escapes(node)):
+            gen.stmt(node, self.w, self.env)
+            return
+        getattr(self, f"l_{type(node).__name__}")(node, loops)
+
+    # ------------------------------------------------------------ control flow
+
+    def l_Break(self, node, loops):
+        self.jump(loops[-1].exit, node.span)
+
+    def l_Continue(self, node, loops):
+        self.jump(loops[-1].head, node.span)
+
+    def l_If(self, node: ast.If, loops):
+        targets = [self.new_block() for _ in node.branches]
+        other = self.new_block() if node.orelse is not None else None
+        join = self.new_block()
+        for i, (cond, _) in enumerate(node.branches):
+            self.w.line(f"{'if' if i == 0 else 'elif'} {self.gen.expr(cond, self.env)}:", cond.span)
+            with self.w.indented():
+                self.jump(targets[i])
+        self.jump(other if other is not None else join)
+        for target, (_, body) in zip(targets, node.branches, strict=True):
+            self.goto(target)
+            self.body(body, loops)
+            self.jump(join)
+        if other is not None:
+            self.goto(other)
+            self.body(node.orelse, loops)
+            self.jump(join)
+        self.goto(join)
+
+    def l_For(self, node: ast.For, loops):
+        k = self.gen.fresh()
+        it, i = f"L['_it{k}']", f"L['_i{k}']"
+        head, exit_ = self.new_block(), self.new_block()
+        self.w.line(f"{it} = list({self.gen.items(node.iterable, self.env)})", node.span)
+        self.w.line(f"{i} = 0")
+        self.jump(head)
+        self.goto(head)
+        self.w.line(f"if {i} >= len({it}):")
+        with self.w.indented():
+            self.jump(exit_)
+        self.w.line(f"{self.env.local(node.var)} = {it}[{i}]")
+        self.w.line(f"{i} += 1")
+        if node.where is not None:
+            self.w.line(f"if not {self.gen.expr(node.where, self.env)}:", node.where.span)
+            with self.w.indented():
+                self.jump(head)
+        self.body(node.body, loops + [LoopTargets(exit_, head)])
+        self.jump(head)
+        self.goto(exit_)
+
+    def l_Repeat(self, node: ast.Repeat, loops):
+        k = self.gen.fresh()
+        n, i = f"L['_n{k}']", f"L['_i{k}']"
+        head, exit_ = self.new_block(), self.new_block()
+        self.w.line(f"{n} = {self.gen.expr(node.count, self.env)}", node.span)
+        self.w.line(f"{i} = 0")
+        self.jump(head)
+        self.goto(head)
+        self.w.line(f"if {i} >= {n}:")
+        with self.w.indented():
+            self.jump(exit_)
+        self.w.line(f"{i} += 1")
+        self.body(node.body, loops + [LoopTargets(exit_, head)])
+        self.jump(head)
+        self.goto(exit_)
+
+    def l_While(self, node: ast.While, loops):
+        head, exit_ = self.new_block(), self.new_block()
+        self.jump(head)
+        self.goto(head)
+        self.w.line("_l.tick(S)")
+        self.w.line(f"if not {self.gen.expr(node.cond, self.env)}:", node.span)
+        with self.w.indented():
+            self.jump(exit_)
+        self.body(node.body, loops + [LoopTargets(exit_, head)])
+        self.jump(head)
+        self.goto(exit_)
+
+    def l_Loop(self, node: ast.Loop, loops):
+        head, exit_ = self.new_block(), self.new_block()
+        self.jump(head)
+        self.goto(head)
+        self.w.line("_l.tick(S)", node.span)
+        self.body(node.body, loops + [LoopTargets(exit_, head)])
+        self.jump(head)
+        self.goto(exit_)
+
+    # ------------------------------------------------------------ calls of waiting procedures
+
+    def _call(self, call: ast.Expr, after_target: str | None, span) -> None:
+        gen = self.gen
+        if isinstance(call, ast.SuperCall):
+            name, version = gen.current_versions
+            callee = gen.version_name("s", name, version - 1)
+            decl = gen.p.procedures[name].versions[version - 1]
+        else:
+            callee, _ = gen.callable_name(call.func)
+            decl = gen.p.procedures[call.func].active
+        params = ", ".join(f"{p.name!r}: {gen.expr(a, self.env)}"
+                           for p, a in zip(decl.params, call.args, strict=True))
+        resume = self.new_block()
+        self.w.line(f"S.stack.append(_Frame({callee!r}, {{{params}}}))", span)
+        self.w.line(f"F.pc = {resume}")
+        self.w.line("return _CALL")
+        self.goto(resume)
+        if after_target is not None:
+            self.w.line(f"{after_target} = F.ret", span)
+
+    def l_ExprStmt(self, node: ast.ExprStmt, loops):
+        self._call(node.expr, None, node.span)
+
+    def l_Let(self, node: ast.Let, loops):
+        self._call(node.value, self.env.local(node.name), node.span)
+
+    def l_Assign(self, node: ast.Assign, loops):
+        self._call(node.value, self.gen.expr(node.target, self.env), node.span)
+
+    # ------------------------------------------------------------ decisions
+
+    def l_Choose(self, node: ast.Choose, loops):
+        gen = self.gen
+        k = gen.fresh()
+        by = f"L['_by{k}']"
+        value_t = gen.cp.types.get(id(node), None) or self._choice_type(node)
+        desc = gen.desc(OptT(value_t) if node.optional else value_t)
+        rank = 0
+        gen.register_choice(node.name, desc, rank, node.span)
+        resume = self.new_block()
+        site = len(gen.sites)
+        guard_env = self.env.bind(node.name).bind("me", "me")
+        legal = PyWriter()
+        legal.line(f"def site{site}_legal(S, F, me):")
+        with legal.indented():
+            legal.line("L = F.L")
+            legal.line("out = []")
+            legal.line(f"for {guard_env.local(node.name)} in {self.domain_iter(node.domain, self.env)}:",
+                       node.span)
+            with legal.indented():
+                if node.where is not None:
+                    legal.line(f"if {gen.expr(node.where, guard_env)}:", node.where.span)
+                    with legal.indented():
+                        legal.line(f"out.append(_A(({rank}, {node.name!r}, ({guard_env.local(node.name)},), "
+                                   f"({desc},))))")
+                else:
+                    legal.line(f"out.append(_A(({rank}, {node.name!r}, ({guard_env.local(node.name)},), ({desc},))))")
+            if node.optional:
+                legal.line(f"out.append(_A(({rank + 1}, {node.name!r}, (None,), ({desc},))))")
+            legal.line("return out")
+        resume_fn = PyWriter()
+        resume_fn.line(f"def site{site}_resume(S, F, p, a):")
+        with resume_fn.indented():
+            resume_fn.line(f"F.L[{node.name!r}] = a[2][0]")
+            resume_fn.line(f"F.pc = {resume}")
+            resume_fn.line("return True")
+        players = f"lambda S, F: [F.L['_by{k}']]"
+        gen.add_site("value", players, legal, resume_fn, node, self.rule, where=node.where)
+        self.w.line(f"{by} = {gen.expr(node.by, self.env)}", node.span)
+        self.w.line(f"_acts = site{site}_legal(S, F, {by})")
+        self.w.line("if not _acts:")
+        with self.w.indented():
+            self.w.line(f"raise _RuleError('nothing to choose for {node.name}', {node.span.file!r}, "
+                        f"{node.span.line!r})")
+        self.w.line(f"S._legal = ({by}, len(S.history), _acts)")
+        self.w.line(f"S.site = {site}")
+        self.w.line(f"F.pc = {resume}")
+        self.w.line("return _SUSPEND")
+        self.goto(resume)
+
+    def _choice_type(self, node) -> Type:
+        gen = self.gen
+        domain = node.domain
+        if isinstance(domain, ast.TypeDomain):
+            if isinstance(domain.type, ast.RangeType):
+                from compiler.types import INT
+                return INT
+            return gen.checker_type(domain.type)
+        if isinstance(domain, ast.InDomain):
+            t = gen.t(domain.collection)
+            return t.item if isinstance(t, CollT) else t
+        t = gen.t(domain.collection)
+        return CollT("list", t.item if isinstance(t, CollT) else t)
+
+    def domain_iter(self, domain, env: Env) -> str:
+        """Code iterating a choice domain in ascending order, without repeats."""
+        gen = self.gen
+        if isinstance(domain, ast.TypeDomain):
+            tnode = domain.type
+            if isinstance(tnode, ast.RangeType):
+                step = gen.expr(tnode.step, env) if tnode.step is not None else "1"
+                return f"range({gen.expr(tnode.lo, env)}, ({gen.expr(tnode.hi, env)}) + 1, {step})"
+            t = gen.checker_type(tnode)
+            if isinstance(t, BoolT):
+                return "(False, True)"
+            if isinstance(t, EnumT | ElemT | PlayerT):
+                return f"range({gen.size_of(t)})"
+            raise AssertionError("infinite domain")
+        if isinstance(domain, ast.InDomain):
+            t = gen.t(domain.collection)
+            code = gen.expr(domain.collection, env)
+            if isinstance(t, CollT) and t.kind == "bag":
+                return f"_l.bag_distinct({code})"
+            if isinstance(domain.collection, ast.RangeExpr):
+                return code
+            return f"_l.distinct({code})"
+        t = gen.t(domain.collection)
+        items = gen.items(domain.collection, env)
+        lo = gen.expr(domain.lo, env) if domain.lo is not None else "0"
+        hi = gen.expr(domain.hi, env) if domain.hi is not None else "10 ** 6"
+        return f"_l.subsets({items}, {lo}, {hi})"
+
+    def l_EachChoose(self, node: ast.EachChoose, loops):
+        gen = self.gen
+        k = gen.fresh()
+        who, sub = f"_who{k}", f"_sub{k}"
+        inner = self.env.bind(node.var, "me")
+        value_t = self._choice_type(node)
+        desc = gen.desc(value_t)
+        gen.register_choice(node.name, desc, 0, node.span)
+        resume = self.new_block()
+        site = len(gen.sites)
+        guard_env = inner.bind(node.name).bind("me", "me")
+        legal = PyWriter()
+        legal.line(f"def site{site}_legal(S, F, me):")
+        with legal.indented():
+            legal.line("L = F.L")
+            legal.line("out = []")
+            legal.line(f"for {guard_env.local(node.name)} in {self.domain_iter(node.domain, inner)}:", node.span)
+            with legal.indented():
+                cond = gen.expr(node.where, guard_env) if node.where is not None else "True"
+                legal.line(f"if {cond}:")
+                with legal.indented():
+                    legal.line(f"out.append(_A((0, {node.name!r}, ({guard_env.local(node.name)},), ({desc},))))")
+            legal.line("return out")
+        resume_fn = PyWriter()
+        resume_fn.line(f"def site{site}_resume(S, F, p, a):")
+        with resume_fn.indented():
+            resume_fn.line(f"if _l.submit(S, F, p, a[2][0], {who!r}, {sub!r}, {node.name!r}):")
+            with resume_fn.indented():
+                resume_fn.line(f"F.pc = {resume}")
+                resume_fn.line("return True")
+            resume_fn.line("return False")
+        players = f"lambda S, F: [p for p in F.L[{who!r}] if p not in F.L[{sub!r}]]"
+        gen.add_site("each", players, legal, resume_fn, node, self.rule, where=node.where)
+        self.w.line(f"L[{who!r}] = list({gen.items(node.players, self.env)})", node.span)
+        self.w.line(f"L[{sub!r}] = {{}}")
+        self.w.line(f"if _l.start_each(S, F, site{site}_legal, {who!r}, {sub!r}, {node.name!r}):")
+        with self.w.indented():
+            self.w.line(f"S.site = {site}")
+            self.w.line(f"F.pc = {resume}")
+            self.w.line("return _SUSPEND")
+        self.jump(resume)
+        self.goto(resume)
+
+    def l_ChooseAction(self, node: ast.ChooseAction, loops):
+        gen = self.gen
+        k = gen.fresh()
+        by = f"L['_by{k}']"
+        resume = self.new_block()
+        other = self.new_block() if node.orelse is not None else None
+        site = len(gen.sites)
+        offered = sorted(node.actions, key=lambda a: gen.action_rank.get(a, 0))
+        legal = PyWriter()
+        legal.line(f"def site{site}_legal(S, F, me):")
+        with legal.indented():
+            legal.line("out = []")
+            for name in offered:
+                if name in gen.p.actions:
+                    legal.line(f"A_{name}_legal(S, me, out)")
+            legal.line("return out")
+        resume_fn = PyWriter()
+        resume_fn.line(f"def site{site}_resume(S, F, p, a):")
+        with resume_fn.indented():
+            resume_fn.line(f"F.pc = {resume}")
+            resume_fn.line("S.stack.append(ACTION_FRAMES[a[1]](p, a[2]))")
+            resume_fn.line("return True")
+        why = PyWriter()
+        why.line(f"def site{site}_why(S, F, p, a):")
+        with why.indented():
+            why.line(f"if a[1] not in {tuple(offered)!r}:")
+            with why.indented():
+                why.line(f"return (f'{{a[1]!r}} is not offered here (offered: {', '.join(offered)})', "
+                         f"{self.rule!r}, {node.span.file!r}, {node.span.line!r})")
+            why.line("return ACTION_WHY[a[1]](S, p, a[2])")
+        players = f"lambda S, F: [F.L['_by{k}']]"
+        gen.add_site("actions", players, legal, resume_fn, node, self.rule, why=why)
+        self.w.line(f"{by} = {gen.expr(node.by, self.env)}", node.span)
+        self.w.line(f"_acts = site{site}_legal(S, F, {by})")
+        self.w.line("if _acts:")
+        with self.w.indented():
+            self.w.line(f"S._legal = ({by}, len(S.history), _acts)")
+            self.w.line(f"S.site = {site}")
+            self.w.line(f"F.pc = {resume}")
+            self.w.line("return _SUSPEND")
+        self.jump(other if other is not None else resume)
+        if other is not None:
+            self.goto(other)
+            self.body(node.orelse, loops)
+            self.jump(resume)
+        self.goto(resume)
+
+
+def action_functions(gen: Generator, name: str, decl: ast.ActionDecl, version: int) -> list[PyWriter]:
+    """`A_<name>_legal` (enumerates legal argument tuples) and `A_<name>_why` (explains a refusal)."""
+    rank = gen.action_rank[name]
+    types = [gen.cp.signatures[name].params[i][1] for i in range(len(decl.params))]
+    descs = "(" + "".join(gen.desc(t) + ", " for t in types) + ")"
+    gen.action_descs[name] = (descs, rank)
+    env = Env(frame=False).bind("me", "me")
+    legal = PyWriter()
+    legal.line(f"def A_{name}_legal(S, me, out):", decl.span)
+    with legal.indented():
+        if decl.when is not None:
+            legal.line(f"if not {gen.expr(decl.when, env)}:", decl.when.span)
+            with legal.indented():
+                legal.line("return")
+        lowerer = FrameLowerer(gen, "", name)
+        depth = 0
+        for param in decl.params:
+            env = env.bind(param.name)
+            legal.line(f"for {env.local(param.name)} in {lowerer.domain_iter(param.domain, env)}:", param.span)
+            legal.level += 1
+            depth += 1
+            if param.where is not None:
+                legal.line(f"if not {gen.expr(param.where, env)}:", param.where.span)
+                with legal.indented():
+                    legal.line("continue")
+        args = "".join(env.local(p.name) + ", " for p in decl.params)
+        legal.line(f"out.append(_A(({rank}, {name!r}, ({args}), {descs})))")
+        legal.level -= depth
+    why = PyWriter()
+    why.line(f"def A_{name}_why(S, me, args):", decl.span)
+    env = Env(frame=False).bind("me", "me")
+    with why.indented():
+        why.line(f"if len(args) != {len(decl.params)}:")
+        with why.indented():
+            why.line(f"return ('{name} takes {len(decl.params)} argument(s)', {name!r}, "
+                     f"{decl.span.file!r}, {decl.span.line!r})")
+        if decl.when is not None:
+            text = source_text(gen.p, decl.when.span)
+            why.line(f"if not {gen.expr(decl.when, env)}:", decl.when.span)
+            with why.indented():
+                why.line(f"return ({f'{name} is not allowed now: `{text}` does not hold'!r}, {name!r}, "
+                         f"{decl.when.span.file!r}, {decl.when.span.line!r})")
+        lowerer = FrameLowerer(gen, "", name)
+        for i, param in enumerate(decl.params):
+            env = env.bind(param.name)
+            var = env.local(param.name)
+            why.line(f"{var} = args[{i}]")
+            why.line(f"if {var} not in {lowerer.domain_iter(param.domain, env)}:", param.span)
+            with why.indented():
+                why.line(f"return (f'{name}: {{{var}!r}} is not a possible {param.name}', {name!r}, "
+                         f"{param.span.file!r}, {param.span.line!r})")
+            if param.where is not None:
+                text = source_text(gen.p, param.where.span)
+                why.line(f"if not {gen.expr(param.where, env)}:", param.where.span)
+                with why.indented():
+                    why.line(f"return ({f'{name}: `{text}` does not hold for this {param.name}'!r}, "
+                             f"{name!r}, {param.where.span.file!r}, {param.where.span.line!r})")
+        why.line("return None")
+    body = FrameLowerer(gen, f"a_{name}__{version}", name)
+    return [legal, why, body.lower(decl.body)]

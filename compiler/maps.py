@@ -1,0 +1,156 @@
+"""Pass `validate_maps`: map data against the game's schema, then the game's checks."""
+
+from __future__ import annotations
+
+from compiler.checker import CheckedProgram
+from compiler.consteval import EvalError, Evaluator, MapData
+from compiler.types import BoolT, ElemT, EnumT, IntT, OptT, StrT, Type
+from dsl import ast
+from dsl.diagnostics import MAP_CHECK, MAP_DATA, Diagnostics
+
+
+def build_map_data(cp: CheckedProgram, diags: Diagnostics) -> MapData:
+    """Element tables for every kind, checked against the schema."""
+    program = cp.program
+    data = MapData({k: [] for k in program.kinds}, {k: {} for k in program.kinds},
+                   {k: [] for k in program.kinds})
+    if program.map_file is None:
+        return data
+    items = program.map_file.items
+    for item in items:
+        if item.kind not in program.kinds:
+            known = ", ".join(program.kinds) or "none"
+            diags.error(MAP_DATA, f"unknown map kind '{item.kind}' (the schema declares: {known})", item.span)
+            continue
+        if item.ident in data.ids[item.kind]:
+            diags.error(MAP_DATA, f"{item.kind} '{item.ident}' is declared twice", item.span)
+            continue
+        data.ids[item.kind].append(item.ident)
+        data.items[item.kind].append(item)
+    index = {kind: {ident: i for i, ident in enumerate(ids)} for kind, ids in data.ids.items()}
+    for kind, decl in program.kinds.items():
+        fields = cp.kind_fields.get(kind, [])
+        columns: dict[str, list] = {name: [] for name, _ in fields}
+        for item in data.items[kind]:
+            values = _bind_args(item, decl, fields, diags)
+            for (name, t), fdecl in zip(fields, decl.fields, strict=True):
+                expr = values.get(name)
+                columns[name].append(_value(cp, expr, t, fdecl, item, index, diags))
+        data.fields[kind] = columns
+    return data
+
+
+def _bind_args(item: ast.MapItem, decl: ast.KindDecl, fields, diags: Diagnostics) -> dict:
+    names = [name for name, _ in fields]
+    bound: dict[str, ast.Expr] = {}
+    positional = True
+    for i, arg in enumerate(item.args):
+        if arg.name is None:
+            if not positional:
+                diags.error(MAP_DATA, "a value without a field name after named ones", arg.span)
+                continue
+            if i >= len(names):
+                diags.error(MAP_DATA, f"{item.kind} takes {len(names)} values", arg.span)
+                continue
+            bound[names[i]] = arg.value
+        else:
+            positional = False
+            if arg.name not in names:
+                diags.error(MAP_DATA, f"{item.kind} has no field '{arg.name}'", arg.span)
+            elif arg.name in bound:
+                diags.error(MAP_DATA, f"field '{arg.name}' given twice", arg.span)
+            else:
+                bound[arg.name] = arg.value
+    return bound
+
+
+def _value(cp, expr, t: Type, fdecl: ast.FieldDecl, item, index, diags: Diagnostics):
+    where = expr.span if expr is not None else item.span
+    if expr is None:
+        if fdecl.default is not None:
+            expr = fdecl.default
+        elif isinstance(t, OptT):
+            return None
+        else:
+            diags.error(MAP_DATA, f"{item.kind} '{item.ident}' needs a value for '{fdecl.name}'", item.span)
+            return None
+    if isinstance(expr, ast.NoneLit):
+        if not isinstance(t, OptT):
+            diags.error(MAP_DATA, f"'{fdecl.name}' cannot be none", where)
+        return None
+    base = t.inner if isinstance(t, OptT) else t
+    if isinstance(base, ElemT):
+        name = _ident(expr)
+        if name is None:
+            diags.error(MAP_DATA, f"'{fdecl.name}' names a {base.kind}", where)
+            return None
+        found = index.get(base.kind, {}).get(name)
+        if found is None:
+            diags.error(MAP_DATA, f"no {base.kind} '{name}' in the map", where)
+        return found
+    if isinstance(base, EnumT):
+        name = _ident(expr)
+        values = cp.enum_values.get(base.name, [])
+        if name not in values:
+            diags.error(MAP_DATA, f"'{name}' is not a value of {base.name} ({' '.join(values)})", where)
+            return None
+        return values.index(name)
+    if isinstance(base, IntT):
+        number = _int(expr)
+        if number is None:
+            diags.error(MAP_DATA, f"'{fdecl.name}' is a number", where)
+            return None
+        if isinstance(fdecl.type, ast.RangeType):
+            lo, hi = _int(fdecl.type.lo), _int(fdecl.type.hi)
+            if lo is not None and hi is not None and not lo <= number <= hi:
+                diags.error(MAP_DATA, f"'{fdecl.name}' must be in {lo}..{hi}, not {number}", where)
+        return number
+    if isinstance(base, BoolT):
+        if isinstance(expr, ast.BoolLit):
+            return expr.value
+        diags.error(MAP_DATA, f"'{fdecl.name}' is true or false", where)
+        return None
+    if isinstance(base, StrT):
+        if isinstance(expr, ast.StrLit):
+            return expr.value
+        diags.error(MAP_DATA, f"'{fdecl.name}' is text", where)
+        return None
+    diags.error(MAP_DATA, f"map fields of type {t} are not supported", fdecl.span)
+    return None
+
+
+def _ident(expr) -> str | None:
+    if isinstance(expr, ast.Name):
+        return expr.name
+    if isinstance(expr, ast.StrLit):
+        return expr.value
+    return None
+
+
+def _int(expr) -> int | None:
+    if isinstance(expr, ast.IntLit):
+        return expr.value
+    if isinstance(expr, ast.Neg) and isinstance(expr.operand, ast.IntLit):
+        return -expr.operand.value
+    return None
+
+
+def run_checks(cp: CheckedProgram, data: MapData, evaluator: Evaluator, diags: Diagnostics) -> None:
+    """Evaluate every `check` of the schema; a failure points at the offending map element."""
+    for check in cp.program.checks.values():
+        try:
+            if check.var is None:
+                if not evaluator.eval(check.cond, {}):
+                    where = cp.program.map_file.span if cp.program.map_file else check.span
+                    diags.error(MAP_CHECK, f"map check failed: {check.message}", where,
+                                f"declared at {check.span}")
+                continue
+            for i, item in enumerate(data.items.get(check.kind, [])):
+                env = {check.var: i}
+                if check.where is not None and not evaluator.eval(check.where, env):
+                    continue
+                if not evaluator.eval(check.cond, env):
+                    diags.error(MAP_CHECK, f"{check.kind} '{item.ident}': {check.message}", item.span,
+                                f"check declared at {check.span}")
+        except EvalError as error:
+            diags.error(MAP_CHECK, f"cannot evaluate check '{check.message}': {error}", error.node.span)

@@ -1,0 +1,324 @@
+"""Pass `resolve`: read the game, its parts, map, expansions and variants into one Program."""
+
+from __future__ import annotations
+
+import os
+
+from compiler.program import PatchRecord, Program, Versions
+from dsl import ast
+from dsl.diagnostics import DUPLICATE, PATCH, RESOLVE, STRUCTURE, CompileError, Diagnostics
+from dsl.parser import parse, read_source
+from dsl.source import SourceFile, Span
+
+GAME_FILE_NAMES = ("rules.metro", "game.metro")
+
+
+def find_game_file(path: str) -> str:
+    """The game file for a path: the file itself, or rules.metro/game.metro in a directory."""
+    if os.path.isdir(path):
+        for name in GAME_FILE_NAMES:
+            candidate = os.path.join(path, name)
+            if os.path.isfile(candidate):
+                return candidate
+        _fail(f"no {' or '.join(GAME_FILE_NAMES)} in directory {path}", path)
+    return path
+
+
+def find_patch_file(game_dir: str, name: str, folder: str) -> str:
+    """A variant or expansion by path, or by name under the game's directory."""
+    if name.endswith(".metro") or os.sep in name or "/" in name:
+        return name
+    candidates = [os.path.join(game_dir, folder, f"{name}.metro"),
+                  os.path.join(game_dir, name, "expansion.metro"),
+                  os.path.join(game_dir, name, f"{name}.metro")]
+    for candidate in candidates:
+        if os.path.isfile(candidate):
+            return candidate
+    known = sorted(available_patches(game_dir, folder))
+    hint = f" (known: {', '.join(known)})" if known else ""
+    _fail(f"no {folder[:-1]} named '{name}' for this game{hint}", game_dir)
+    return ""
+
+
+def available_patches(game_dir: str, folder: str) -> list[str]:
+    """Names of the variants (or expansions) shipped beside a game."""
+    names = []
+    where = os.path.join(game_dir, folder)
+    if os.path.isdir(where):
+        names += [f[:-6] for f in os.listdir(where) if f.endswith(".metro")]
+    if folder == "expansions" and os.path.isdir(game_dir):
+        for entry in os.listdir(game_dir):
+            if os.path.isfile(os.path.join(game_dir, entry, "expansion.metro")):
+                names.append(entry)
+    return sorted(names)
+
+
+def _fail(message: str, path: str) -> None:
+    diags = Diagnostics()
+    diags.error(RESOLVE, message, Span.point(path, 1, 1))
+    diags.raise_if_errors({})
+
+
+def load_file(path: str, program: Program | None = None) -> tuple[ast.File, SourceFile]:
+    """Read and parse one file (CompileError on failure)."""
+    text = read_source(path)
+    source = SourceFile(path, text)
+    if program is not None:
+        program.sources[path] = source
+    try:
+        tree = parse(text, path)
+    except CompileError as error:
+        error.sources.setdefault(path, source)
+        raise
+    return tree, source
+
+
+def resolve(game_path: str, expansions: list[str] = (), variants: list[str] = (),
+            map_path: str | None = None) -> Program:
+    """Build the merged Program, raising CompileError with every resolution finding."""
+    game_file = find_game_file(game_path)
+    tree, _ = _load(game_file, None)
+    if not isinstance(tree, ast.GameFile):
+        _fail(f"{game_file} is not a game file (it should start with `game \"Name\" {{`)", game_file)
+    program = Program(tree.name, game_file)
+    diags = Diagnostics()
+    _load(game_file, program)
+    game_dir = os.path.dirname(game_file)
+    merger = _Merger(program, diags)
+    merger.add_all(tree.decls, game_file, patching=False, seen={os.path.abspath(game_file)})
+    diags.raise_if_errors(program.sources)
+    for name in expansions:
+        merger.apply_patch(find_patch_file(game_dir, name, "expansions"), "expansion")
+    for name in variants:
+        merger.apply_patch(find_patch_file(game_dir, name, "variants"), "variant")
+    diags.raise_if_errors(program.sources)
+    chosen_map = map_path
+    if chosen_map is None and program.default_map is not None:
+        decl = program.default_map
+        chosen_map = os.path.join(os.path.dirname(decl.span.file), decl.path)
+    if chosen_map is not None:
+        map_tree, _ = _load(chosen_map, program)
+        if not isinstance(map_tree, ast.MapFile):
+            _fail(f"{chosen_map} is not a map file (`map \"Name\" for \"Game\" {{`)", chosen_map)
+        if map_tree.game != program.game_name:
+            diags.error(RESOLVE, f"map '{map_tree.name}' is for '{map_tree.game}', "
+                        f"not '{program.game_name}'", map_tree.span)
+        program.map_file = map_tree
+        program.map_path = chosen_map
+    diags.raise_if_errors(program.sources)
+    return program
+
+
+def _load(path: str, program: Program | None):
+    if program is not None and path in program.sources:
+        return parse(program.sources[path].text, path), program.sources[path]
+    return load_file(path, program)
+
+
+class _Merger:
+    """Adds declarations to the program with base or patch semantics."""
+
+    def __init__(self, program: Program, diags: Diagnostics):
+        self.program = program
+        self.diags = diags
+        self.patching = False
+
+    def apply_patch(self, path: str, expected: str) -> None:
+        tree, _ = _load(path, self.program)
+        if not isinstance(tree, ast.PatchFile):
+            self.diags.error(RESOLVE, f"{path} is not a variant or expansion file", Span.point(path, 1, 1))
+            return
+        if tree.game != self.program.game_name:
+            self.diags.error(RESOLVE, f"{tree.kind} '{tree.name}' is for '{tree.game}', "
+                             f"not '{self.program.game_name}'", tree.span)
+            return
+        self.program.applied.append(f"{tree.kind} {tree.name}")
+        self.add_all(tree.decls, path, patching=True, seen={os.path.abspath(path)})
+
+    def add_all(self, decls, path: str, patching: bool, seen: set[str]) -> None:
+        self.patching = patching
+        for decl in decls:
+            if isinstance(decl, ast.UseDecl):
+                self._use(decl, path, patching, seen)
+            elif isinstance(decl, ast.OverrideDecl):
+                self._override(decl, path)
+            elif isinstance(decl, ast.RemoveDecl):
+                self._remove(decl, path)
+            else:
+                self._add(decl, path, patching)
+
+    def _use(self, decl: ast.UseDecl, path: str, patching: bool, seen: set[str]) -> None:
+        target = os.path.join(os.path.dirname(path), decl.path)
+        key = os.path.abspath(target)
+        if key in seen:
+            self.diags.error(RESOLVE, f"'{decl.path}' is used twice (or uses itself)", decl.span)
+            return
+        seen.add(key)
+        if not os.path.isfile(target):
+            self.diags.error(RESOLVE, f"cannot find used file '{decl.path}'", decl.span)
+            return
+        tree, _ = _load(target, self.program)
+        if not isinstance(tree, ast.PartFile):
+            self.diags.error(RESOLVE, f"'{decl.path}' is not a part file (`part \"Name\" for \"Game\" {{`)",
+                             decl.span)
+            return
+        if tree.game != self.program.game_name:
+            self.diags.error(RESOLVE, f"part '{tree.name}' is for '{tree.game}'", tree.span)
+            return
+        self.add_all(tree.decls, target, patching, seen)
+
+    def _record(self, verb: str, what: str, name: str, span: Span) -> None:
+        if self.patching:
+            self.program.patches.append(PatchRecord(span.file, verb, what, name, span.line))
+
+    def _table(self, decl: ast.Decl):
+        p = self.program
+        if isinstance(decl, ast.ConstDecl):
+            return p.consts, "const"
+        if isinstance(decl, ast.FunctionDecl):
+            return p.functions, "function"
+        if isinstance(decl, ast.ProcedureDecl):
+            return p.procedures, "procedure"
+        if isinstance(decl, ast.ActionDecl):
+            return p.actions, "action"
+        return None, None
+
+    def _add(self, decl: ast.Decl, path: str, patching: bool) -> None:
+        p = self.program
+        table, what = self._table(decl)
+        if table is not None:
+            if decl.name in table:
+                hint = " (use `override` to replace it)" if patching else ""
+                self.diags.error(DUPLICATE, f"{what} '{decl.name}' is already declared{hint}", decl.span)
+                return
+            table[decl.name] = Versions([decl])
+            self._record("adds", what, decl.name, decl.span)
+            return
+        if isinstance(decl, ast.PlayersDecl):
+            self._single("players", decl, patching)
+        elif isinstance(decl, ast.DefaultMapDecl):
+            self._single("default_map", decl, patching)
+        elif isinstance(decl, ast.DefaultBotDecl):
+            p.default_bot = decl.bot
+        elif isinstance(decl, ast.MaxDecisionsDecl):
+            p.max_decisions = decl.count
+        elif isinstance(decl, ast.EnumDecl):
+            if decl.name in p.enums:
+                self.diags.error(DUPLICATE, f"enum '{decl.name}' is already declared", decl.span)
+            else:
+                p.enums[decl.name] = decl
+                self._record("adds", "enum", decl.name, decl.span)
+        elif isinstance(decl, ast.ExtendEnumDecl):
+            if decl.name not in p.enums:
+                self.diags.error(PATCH, f"there is no enum '{decl.name}' to extend", decl.span)
+            else:
+                p.enum_extra.setdefault(decl.name, []).extend(decl.values)
+                self._record("extends", "enum", decl.name, decl.span)
+        elif isinstance(decl, ast.SchemaDecl):
+            for kind in decl.kinds:
+                if kind.name in p.kinds:
+                    self.diags.error(DUPLICATE, f"map kind '{kind.name}' is already declared", kind.span)
+                else:
+                    p.kinds[kind.name] = kind
+            for check in decl.checks:
+                self._add_named(p.checks, "check", check)
+        elif isinstance(decl, ast.CheckDecl):
+            self._add_named(p.checks, "check", decl)
+        elif isinstance(decl, ast.StateDecl):
+            fields = p.per_player if decl.per_player else p.state
+            for spec in decl.fields:
+                if spec.name in fields:
+                    self.diags.error(DUPLICATE, f"state field '{spec.name}' is already declared", spec.span)
+                else:
+                    fields[spec.name] = spec
+                    self._record("adds", "player field" if decl.per_player else "state field",
+                                 spec.name, spec.span)
+        elif isinstance(decl, ast.FlowDecl | ast.ScoreDecl | ast.RankDecl):
+            attr = {ast.FlowDecl: "flow", ast.ScoreDecl: "score", ast.RankDecl: "rank"}[type(decl)]
+            if getattr(p, attr) is not None:
+                self.diags.error(DUPLICATE, f"the {attr} is already declared (use `override {attr}`)",
+                                 decl.span)
+            else:
+                setattr(p, attr, Versions([decl]))
+        elif isinstance(decl, ast.InvariantDecl):
+            self._add_named(p.invariants, "invariant", decl)
+        elif isinstance(decl, ast.ScenarioDecl):
+            self._add_named(p.scenarios, "scenario", decl)
+        else:
+            self.diags.error(STRUCTURE, "this declaration is not allowed here", decl.span)
+
+    def _add_named(self, table: dict, what: str, decl) -> None:
+        if decl.name in table:
+            self.diags.error(DUPLICATE, f"{what} '{decl.name}' is already declared", decl.span)
+        else:
+            table[decl.name] = decl
+            self._record("adds", what, decl.name, decl.span)
+
+    def _single(self, attr: str, decl: ast.Decl, patching: bool) -> None:
+        if getattr(self.program, attr) is not None:
+            self.diags.error(DUPLICATE, f"'{attr.replace('_', ' ')}' is declared twice "
+                             f"(use `override` in a variant)", decl.span)
+        else:
+            setattr(self.program, attr, decl)
+
+    def _override(self, wrapper: ast.OverrideDecl, path: str) -> None:
+        decl = wrapper.decl
+        p = self.program
+        table, what = self._table(decl)
+        if table is not None:
+            if decl.name not in table:
+                self.diags.error(PATCH, f"`override` names no existing {what} '{decl.name}'", wrapper.span)
+                return
+            table[decl.name].versions.append(decl)
+            self._record("replaces", what, decl.name, wrapper.span)
+            return
+        if isinstance(decl, ast.FlowDecl | ast.ScoreDecl | ast.RankDecl):
+            attr = {ast.FlowDecl: "flow", ast.ScoreDecl: "score", ast.RankDecl: "rank"}[type(decl)]
+            current = getattr(p, attr)
+            if current is None:
+                self.diags.error(PATCH, f"`override` names no existing {attr}", wrapper.span)
+            else:
+                current.versions.append(decl)
+                self._record("replaces", attr, attr, wrapper.span)
+        elif isinstance(decl, ast.PlayersDecl | ast.DefaultMapDecl):
+            attr = "players" if isinstance(decl, ast.PlayersDecl) else "default_map"
+            setattr(p, attr, decl)
+            self._record("replaces", attr.replace("_", " "), attr, wrapper.span)
+        elif isinstance(decl, ast.DefaultBotDecl):
+            p.default_bot = decl.bot
+        elif isinstance(decl, ast.MaxDecisionsDecl):
+            p.max_decisions = decl.count
+        elif isinstance(decl, ast.StateDecl):
+            fields = p.per_player if decl.per_player else p.state
+            for spec in decl.fields:
+                if spec.name not in fields:
+                    self.diags.error(PATCH, f"`override` names no existing state field '{spec.name}'",
+                                     spec.span)
+                else:
+                    fields[spec.name] = spec
+                    self._record("replaces", "state field", spec.name, spec.span)
+        elif isinstance(decl, ast.InvariantDecl | ast.ScenarioDecl | ast.CheckDecl):
+            table = {ast.InvariantDecl: p.invariants, ast.ScenarioDecl: p.scenarios,
+                     ast.CheckDecl: p.checks}[type(decl)]
+            if decl.name not in table:
+                self.diags.error(PATCH, f"`override` names nothing called '{decl.name}'", wrapper.span)
+            else:
+                table[decl.name] = decl
+                self._record("replaces", type(decl).__name__.removesuffix("Decl").lower(), decl.name,
+                             wrapper.span)
+        else:
+            self.diags.error(PATCH, "this declaration cannot be overridden", wrapper.span)
+
+    def _remove(self, decl: ast.RemoveDecl, path: str) -> None:
+        p = self.program
+        table = {"action": p.actions, "function": p.functions, "procedure": p.procedures,
+                 "const": p.consts, "scenario": p.scenarios, "invariant": p.invariants,
+                 "check": p.checks}[decl.what]
+        if decl.name not in table:
+            self.diags.error(PATCH, f"`remove` names no existing {decl.what} '{decl.name}'", decl.span)
+            return
+        del table[decl.name]
+        self._record("removes", decl.what, decl.name, decl.span)
+
+
+__all__ = ["resolve", "find_game_file", "available_patches", "PatchRecord"]

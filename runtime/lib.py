@@ -1,0 +1,300 @@
+"""Small helpers generated code calls: collections, piles, bags, randomness, scenario steps."""
+
+from __future__ import annotations
+
+from runtime import rng as _rng
+from runtime.errors import IllegalAction, RuleError, ScenarioFailure
+from runtime.graph import components
+from runtime.machine import ITERATION_BUDGET, RETURN, Action, Frame
+
+__all__ = ["Action", "Frame"]
+
+
+def ret(frame: Frame, value=None) -> int:
+    """Finish a frame with a result."""
+    frame.ret = value
+    return RETURN
+
+
+def tick(state) -> None:
+    """Count one iteration of an open loop; fail clearly instead of hanging."""
+    state._iters += 1
+    if state._iters > ITERATION_BUDGET:
+        raise RuleError(f"a `loop`/`while` ran more than {ITERATION_BUDGET} times without a decision")
+
+
+def reset_ticks(state) -> None:
+    """Open-loop iterations are counted between decisions."""
+    state._iters = 0
+
+
+def seat(state, number: int) -> int:
+    """The player in 1-based seat `number`."""
+    if not 1 <= number <= state.n:
+        raise RuleError(f"there is no seat {number} with {state.n} players")
+    return number - 1
+
+
+def roll(state, sides: int) -> int:
+    """A number from 1 to `sides` from the state's generator."""
+    state.rng, value = _rng.below(state.rng, sides)
+    return value + 1
+
+
+def shuffle(state, items: list) -> None:
+    """Shuffle a pile with the state's generator."""
+    state.rng = _rng.shuffle(state.rng, items)
+
+
+def take_top(pile: list):
+    """Remove and return the top of a pile."""
+    if not pile:
+        raise RuleError("cannot take from an empty pile")
+    return pile.pop()
+
+
+def draw(source: list, count: int) -> list:
+    """Take `count` items from the top of a pile (first drawn first)."""
+    if count < 0 or count > len(source):
+        raise RuleError(f"cannot draw {count} from a pile of {len(source)}")
+    if count == 0:
+        return []
+    taken = source[-count:]
+    del source[-count:]
+    taken.reverse()
+    return taken
+
+
+def bag_add(bag: list, item, count: int = 1) -> None:
+    """Put items into a bag."""
+    bag[item] += count
+
+
+def bag_add_all(bag: list, items) -> None:
+    """Put every item of a collection into a bag."""
+    for item in items:
+        bag[item] += 1
+
+
+def bag_remove(bag: list, item) -> None:
+    """Take one item out of a bag."""
+    if bag[item] <= 0:
+        raise RuleError("the bag holds no such item")
+    bag[item] -= 1
+
+
+def bag_remove_all(bag: list, items) -> None:
+    """Take every item of a collection out of a bag."""
+    for item in items:
+        bag_remove(bag, item)
+
+
+def bag_items(bag: list) -> list:
+    """The items of a bag with repeats, in value order."""
+    out = []
+    for item, count in enumerate(bag):
+        if count:
+            out.extend([item] * count)
+    return out
+
+
+def bag_distinct(bag: list) -> list:
+    """The values a bag holds at least once, in order."""
+    return [item for item, count in enumerate(bag) if count]
+
+
+def to_bag(items, size: int) -> list:
+    """A bag (list of counts) holding the given items."""
+    counts = [0] * size
+    for item in items:
+        counts[item] += 1
+    return counts
+
+
+def list_remove(items: list, item) -> None:
+    """Remove the first occurrence of an item."""
+    try:
+        items.remove(item)
+    except ValueError:
+        raise RuleError("the collection holds no such item") from None
+
+
+def set_remove(items: set, item) -> None:
+    """Remove an item from a set."""
+    if item not in items:
+        raise RuleError("the set holds no such item")
+    items.discard(item)
+
+
+def distinct(items) -> list:
+    """Distinct items in ascending order (None first)."""
+    return sorted(set(items), key=_none_first)
+
+
+def _none_first(value):
+    return (value is not None, value)
+
+
+def index_of(items, item) -> int:
+    """Position of an item, -1 if absent."""
+    for i, value in enumerate(items):
+        if value == item:
+            return i
+    return -1
+
+
+def least(values, what: str = "min"):
+    """Minimum of a non-empty collection."""
+    values = list(values)
+    if not values:
+        raise RuleError(f"{what}() of an empty collection")
+    return min(values)
+
+
+def greatest(values):
+    """Maximum of a non-empty collection."""
+    values = list(values)
+    if not values:
+        raise RuleError("max() of an empty collection")
+    return max(values)
+
+
+def subsets(items, lo: int, hi: int) -> list[tuple]:
+    """Sub-collections (as sorted tuples of positions' values) with size in lo..hi."""
+    from itertools import combinations
+
+    values = sorted(items)
+    seen: set[tuple] = set()
+    out: list[tuple] = []
+    for size in range(max(lo, 0), min(hi, len(values)) + 1):
+        for combo in combinations(values, size):
+            if combo not in seen:
+                seen.add(combo)
+                out.append(combo)
+    out.sort(key=lambda c: (len(c), c))
+    return out
+
+
+def is_subset(chosen, items) -> bool:
+    """True if every chosen item is available (with repeats)."""
+    pool = list(items)
+    for item in chosen:
+        if item in pool:
+            pool.remove(item)
+        else:
+            return False
+    return True
+
+
+def graph_connected(edges, vertices) -> bool:
+    """True if the edges join every vertex to every other."""
+    vertices = list(vertices)
+    if len(vertices) <= 1:
+        return True
+    home = {v: i for i, comp in enumerate(components(list(edges))) for v in comp}
+    first = home.get(vertices[0])
+    return first is not None and all(home.get(v) == first for v in vertices)
+
+
+# ---------------------------------------------------------------- simultaneous choices
+
+
+def start_each(state, frame, legal, who_key: str, sub_key: str, result: str) -> bool:
+    """Begin a simultaneous choice; players without options are skipped. True if anyone decides."""
+    local_vars = frame.L
+    submitted = local_vars[sub_key]
+    for player in local_vars[who_key]:
+        if not legal(state, frame, player):
+            submitted[player] = None
+    if all(p in submitted for p in local_vars[who_key]):
+        local_vars[result] = [submitted.get(p) for p in range(state.n)]
+        return False
+    return True
+
+
+def submit(state, frame, player: int, value, who_key: str, sub_key: str, result: str) -> bool:
+    """Record one secret choice; True when everyone has chosen (the choices are then revealed)."""
+    local_vars = frame.L
+    submitted = local_vars[sub_key]
+    submitted[player] = value
+    if all(p in submitted for p in local_vars[who_key]):
+        local_vars[result] = [submitted.get(p) for p in range(state.n)]
+        return True
+    return False
+
+
+# ---------------------------------------------------------------- scenario steps
+
+
+def play(state, player: int, name: str, args: tuple, file: str, line: int) -> None:
+    """Scenario step: apply the named action, failing the scenario if it is not legal."""
+    state._legal = None
+    action = _match(state, player, name, args)
+    if action is None:
+        legal = ", ".join(a.id for a in state.legal_actions(player)[:12]) or "none"
+        raise ScenarioFailure(f"{name}{_show(args)} is not legal for P{player + 1}; legal: {legal}", file, line)
+    state.apply(player, action)
+
+
+def refuse(state, player: int, name: str, args: tuple, file: str, line: int) -> None:
+    """Scenario step: the named action must be refused, and the state left unchanged."""
+    state._legal = None
+    before = state.to_json()
+    action = _match(state, player, name, args)
+    if action is not None:
+        raise ScenarioFailure(f"{name}{_show(args)} was expected to be illegal for P{player + 1}, "
+                              "but it is legal", file, line)
+    probe = Action((0, name, tuple(args), ()))
+    try:
+        state.apply(player, probe)
+    except IllegalAction:
+        pass
+    else:
+        raise ScenarioFailure(f"{name}{_show(args)} was applied", file, line)
+    if state.to_json() != before:
+        raise ScenarioFailure("a refused action changed the state", file, line)
+
+
+def _match(state, player: int, name: str, args: tuple):
+    wanted = tuple(tuple(a) if isinstance(a, list) else a for a in args)
+    for action in state.legal_actions(player):
+        if action.name == name and _same_args(action.args, wanted):
+            return action
+    return None
+
+
+def _same_args(have: tuple, wanted: tuple) -> bool:
+    if len(have) != len(wanted):
+        return False
+    for a, b in zip(have, wanted, strict=True):
+        if isinstance(a, tuple) and isinstance(b, tuple):
+            if sorted(a) != sorted(b):
+                return False
+        elif a != b:
+            return False
+    return True
+
+
+def _show(args: tuple) -> str:
+    return "(" + ", ".join(map(str, args)) + ")" if args else ""
+
+
+def show(value, desc) -> str:
+    """A value as readable JSON text (for scenario messages)."""
+    import json
+
+    try:
+        return json.dumps(desc.encode(value), ensure_ascii=False)
+    except Exception:  # a scenario message must never hide the real failure
+        return repr(value)
+
+
+def no_element(kind: str, ident: str):
+    """A rule named a map element the map does not have."""
+    raise RuleError(f"the map has no {kind} '{ident}'")
+
+
+def expect(ok: bool, text: str, detail: str, file: str, line: int) -> None:
+    """Scenario step: a condition that must hold."""
+    if not ok:
+        raise ScenarioFailure(f"expected {text}" + (f"; {detail}" if detail else ""), file, line)

@@ -1,0 +1,419 @@
+"""The generic executor of compiled games: frames, decision sites, actions, states and games.
+
+A compiled game is a module of plain functions. Procedures that wait for decisions are
+state machines over a `Frame` (program counter + locals), so the whole game position —
+including the middle of a procedure — is data that can be cloned, saved and replayed.
+"""
+
+from __future__ import annotations
+
+import json
+import linecache
+from types import ModuleType
+
+from runtime import rng as _rng
+from runtime.errors import EndGame, IllegalAction, MetroRuntimeError, RuleError
+from runtime.values import PLAYER, copy_any, decode_any, encode_any
+
+# What a frame procedure returns to the runner.
+SUSPEND = 0  # a decision is pending: the state's `site` says which
+RETURN = 1  # the frame finished; its result is in `frame.ret`
+CALL = 2  # a new frame was pushed on top
+
+ITERATION_BUDGET = 5_000_000
+
+
+class Action(tuple):
+    """A legal move: (rank, name, args, descriptors); ordered, hashable, with a stable id."""
+
+    __slots__ = ()
+
+    @property
+    def name(self) -> str:
+        """The action's (or choice's) name."""
+        return self[1]
+
+    @property
+    def args(self) -> tuple:
+        """Argument values (runtime representation)."""
+        return self[2]
+
+    @property
+    def id(self) -> str:
+        """Stable text id, e.g. `claim_route(R001,red,0)`."""
+        args = self[2]
+        if not args:
+            return self[1]
+        return self[1] + "(" + ",".join(d.label(a) for d, a in zip(self[3], args, strict=True)) + ")"
+
+    @property
+    def label(self) -> str:
+        """Readable text, e.g. `claim route R001 red 0`."""
+        words = [self[1].replace("_", " ")]
+        words += [d.label(a) for d, a in zip(self[3], self[2], strict=True)]
+        return " ".join(words)
+
+    def __str__(self) -> str:
+        return self.id
+
+    def __repr__(self) -> str:
+        return f"Action({self.id})"
+
+
+class Frame:
+    """One running procedure: which, where it stopped, its locals and the last call's result."""
+
+    __slots__ = ("proc", "pc", "L", "ret")
+
+    def __init__(self, proc: str, local_vars: dict, pc: int = 0):
+        self.proc = proc
+        self.pc = pc
+        self.L = local_vars
+        self.ret = None
+
+    def copy(self) -> Frame:
+        """An independent copy."""
+        frame = Frame(self.proc, copy_any(self.L), self.pc)
+        frame.ret = copy_any(self.ret)
+        return frame
+
+    def to_doc(self) -> dict:
+        """Tagged JSON form."""
+        return {"proc": self.proc, "pc": self.pc, "locals": encode_any(self.L), "ret": encode_any(self.ret)}
+
+    @staticmethod
+    def from_doc(doc: dict) -> Frame:
+        """Inverse of to_doc."""
+        frame = Frame(doc["proc"], decode_any(doc["locals"]), doc["pc"])
+        frame.ret = decode_any(doc["ret"])
+        return frame
+
+
+class Site:
+    """A decision point: who decides, the legal actions, why one is refused, how it resumes."""
+
+    __slots__ = ("index", "kind", "players", "legal", "why", "resume", "file", "line", "rule")
+
+    def __init__(self, index, kind, players, legal, why, resume, file, line, rule):
+        self.index = index
+        self.kind = kind
+        self.players = players
+        self.legal = legal
+        self.why = why
+        self.resume = resume
+        self.file = file
+        self.line = line
+        self.rule = rule
+
+
+class State:
+    """A game position. Generated games subclass it with one slot per declared field."""
+
+    __slots__ = ("game", "n", "seed", "rng", "stack", "site", "history", "over", "_legal", "_iters")
+
+    # ------------------------------------------------------------ the public contract
+
+    @property
+    def to_move(self) -> list[int]:
+        """Players who must decide now (several at a simultaneous choice); empty when over."""
+        if self.over:
+            return []
+        return self.game.sites[self.site].players(self, self.stack[-1])
+
+    def legal_actions(self, player: int) -> list[Action]:
+        """The sorted, finite list of actions `player` may take now (empty if not to move)."""
+        cached = self._legal
+        if cached is not None and cached[0] == player and cached[1] == len(self.history):
+            return cached[2]
+        if self.over:
+            return []
+        frame = self.stack[-1]
+        site = self.game.sites[self.site]
+        if player not in site.players(self, frame):
+            return []
+        actions = self._guarded(site.legal, self, frame, player)
+        self._legal = (player, len(self.history), actions)
+        return actions
+
+    def apply(self, player: int, action) -> None:
+        """Take an action; an illegal one raises IllegalAction and leaves the state unchanged."""
+        if self.over:
+            raise IllegalAction("the game is over")
+        if not isinstance(player, int) or isinstance(player, bool) or not 0 <= player < self.n:
+            raise IllegalAction(f"there is no player {player!r}")
+        frame = self.stack[-1]
+        site = self.game.sites[self.site]
+        if player not in site.players(self, frame):
+            raise IllegalAction(f"it is not {PLAYER.label(player)}'s decision now", site.rule, site.file,
+                                site.line)
+        legal = self.legal_actions(player)
+        if isinstance(action, str):
+            action = self._find(legal, action, site)
+        if action not in legal:
+            reason = self._guarded(site.why, self, frame, player, action)
+            if reason is None:
+                reason = (f"{action!s} is not one of the {len(legal)} legal choices", site.rule, site.file,
+                          site.line)
+            raise IllegalAction(*reason)
+        self.history.append((player, action))
+        self._legal = None
+        if self._guarded(site.resume, self, frame, player, action):
+            self._run()
+        if len(self.history) > self.game.max_decisions and not self.over:
+            raise RuleError(f"the game exceeded its budget of {self.game.max_decisions} decisions "
+                            "(`max decisions`)")
+
+    def _find(self, legal: list[Action], text: str, site: Site) -> Action:
+        for action in legal:
+            if action.id == text:
+                return action
+        raise IllegalAction(f"'{text}' is not a legal choice now", site.rule, site.file, site.line)
+
+    @property
+    def is_over(self) -> bool:
+        """True once the game has ended."""
+        return self.over
+
+    def scores(self) -> list[int]:
+        """Each player's score (from the game's `score` declaration)."""
+        return [self.game.module.score(self, p) for p in range(self.n)]
+
+    def ranking(self) -> list[int]:
+        """Each player's place (1 = best); players tied on every ranking key share a place."""
+        keys = [self.game.module.rank_key(self, p) for p in range(self.n)]
+        order = sorted(range(self.n), key=lambda p: keys[p])
+        places = [0] * self.n
+        for position, p in enumerate(order):
+            if position and keys[p] == keys[order[position - 1]]:
+                places[p] = places[order[position - 1]]
+            else:
+                places[p] = position + 1
+        return places
+
+    def winners(self) -> list[int]:
+        """Players in first place."""
+        return [p for p, place in enumerate(self.ranking()) if place == 1]
+
+    def clone(self) -> State:
+        """An independent copy (equal until one of them changes)."""
+        other = object.__new__(type(self))
+        other.game = self.game
+        other.n = self.n
+        other.seed = self.seed
+        other.rng = self.rng
+        other.stack = [frame.copy() for frame in self.stack]
+        other.site = self.site
+        other.history = list(self.history)
+        other.over = self.over
+        other._legal = self._legal
+        other._iters = 0
+        self.game.module.copy_fields(self, other)
+        return other
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, State) and self.to_doc() == other.to_doc()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def to_doc(self) -> dict:
+        """The whole position as JSON-able data."""
+        module = self.game.module
+        return {
+            "game": self.game.name,
+            "players": self.n,
+            "seed": self.seed,
+            "rng": str(self.rng),
+            "over": self.over,
+            "site": self.site,
+            "state": module.encode_fields(self),
+            "player_state": [module.encode_player(self, p) for p in range(self.n)],
+            "stack": [frame.to_doc() for frame in self.stack],
+            "history": [[p, a.id] for p, a in self.history],
+        }
+
+    def to_json(self) -> str:
+        """Canonical JSON text of the whole position (byte-identical for equal states)."""
+        return json.dumps(self.to_doc(), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+    def view(self, player: int) -> dict:
+        """What `player` may see: no hidden data, no other player's private data."""
+        module = self.game.module
+        return {
+            "game": self.game.name,
+            "players": self.n,
+            "you": PLAYER.label(player),
+            "over": self.over,
+            "to_move": [PLAYER.label(p) for p in self.to_move],
+            "state": module.view_fields(self),
+            "player_state": [module.view_player(self, p, p == player) for p in range(self.n)],
+        }
+
+    # ------------------------------------------------------------ running
+
+    def _run(self) -> None:
+        """Run frames until a decision is pending or the game is over."""
+        procs = self.game.procs
+        stack = self.stack
+        try:
+            while stack:
+                frame = stack[-1]
+                signal = procs[frame.proc](self, frame)
+                if signal == SUSPEND:
+                    return
+                if signal == RETURN:
+                    stack.pop()
+                    if stack:
+                        stack[-1].ret = frame.ret
+        except EndGame:
+            stack.clear()
+            final = self.game.final_proc
+            if final is not None and not getattr(self, "_ending", False):
+                stack.append(Frame(final, {}))
+                self._run()
+                return
+        except MetroRuntimeError:
+            raise
+        except Exception as error:  # a failure inside generated code: name the .metro line
+            raise self.game.rule_error(error) from error
+        if not stack:
+            self.over = True
+
+    def _guarded(self, fn, *args):
+        try:
+            return fn(*args)
+        except MetroRuntimeError:
+            raise
+        except Exception as error:
+            raise self.game.rule_error(error) from error
+
+
+class Game:
+    """A compiled game: creates states, restores them, and knows its scenarios and invariants."""
+
+    def __init__(self, module: ModuleType, variants: tuple[str, ...] = ()):
+        self.module = module
+        self.name: str = module.GAME_NAME
+        self.min_players, self.max_players = module.PLAYERS
+        self.max_decisions: int = module.MAX_DECISIONS
+        self.sites: list[Site] = module.SITES
+        self.procs: dict = module.PROCS
+        self.final_proc: str | None = module.FINAL_PROC
+        self.scenarios = module.SCENARIOS
+        self.invariants = module.INVARIANTS
+        self.default_bot: str | None = module.DEFAULT_BOT
+        self.variants = variants
+        self.source_file: str = module.SOURCE_FILE
+
+    def new_game(self, players: int, seed: int | str = 0) -> State:
+        """A new game, run to the first decision."""
+        if not self.min_players <= players <= self.max_players:
+            raise ValueError(f"{self.name} takes {self.min_players}-{self.max_players} players, not {players}")
+        state = self.module.State()
+        state.game = self
+        state.n = players
+        state.seed = seed
+        state.rng = _rng.seed_state(seed)
+        state.stack = [Frame(self.module.FLOW_PROC, {})]
+        state.site = -1
+        state.history = []
+        state.over = False
+        state._legal = None
+        state._iters = 0
+        self.module.init_fields(state)
+        state._run()
+        return state
+
+    def state_from_json(self, doc: str | dict) -> State:
+        """Restore a state from `State.to_json()` (or its parsed form)."""
+        if isinstance(doc, str):
+            doc = json.loads(doc)
+        if doc.get("game") != self.name:
+            raise ValueError(f"this state is of '{doc.get('game')}', not '{self.name}'")
+        state = self.module.State()
+        state.game = self
+        state.n = doc["players"]
+        state.seed = doc["seed"]
+        state.rng = int(doc["rng"])
+        state.over = doc["over"]
+        state.site = doc["site"]
+        state.stack = [Frame.from_doc(f) for f in doc["stack"]]
+        state._legal = None
+        state._iters = 0
+        self.module.decode_fields(state, doc["state"], doc["player_state"])
+        state.history = [(p, self.parse_action(text)) for p, text in doc["history"]]
+        return state
+
+    def parse_action(self, text: str) -> Action:
+        """Rebuild an action from its id."""
+        name, _, rest = text.partition("(")
+        descs, rank = self.module.ACTION_DESCS[name]
+        if not rest:
+            return Action((rank, name, (), descs))
+        parts = _split_args(rest[:-1])
+        args = tuple(d.parse(part) for d, part in zip(descs, parts, strict=True))
+        return Action((rank, name, args, descs))
+
+    def replay(self, players: int, seed, history: list[tuple[int, str]]) -> State:
+        """Replay a recorded game from its seed and actions."""
+        state = self.new_game(players, seed)
+        for player, action in history:
+            state.apply(player, action if isinstance(action, str) else action.id)
+        return state
+
+    def rule_error(self, error: Exception) -> RuleError:
+        """Translate an exception inside generated code into a RuleError at its .metro line."""
+        file, line = self.locate(error.__traceback__)
+        message = _describe(error)
+        return RuleError(message, file, line)
+
+    def locate(self, tb) -> tuple[str, int]:
+        """The deepest .metro position in a traceback."""
+        found = ("", 0)
+        lines = self.module.METRO_LINES
+        filename = self.module.__file__
+        while tb is not None:
+            code = tb.tb_frame.f_code
+            if code.co_filename == filename:
+                where = lines.get(tb.tb_lineno)
+                if where is not None:
+                    found = where
+            tb = tb.tb_next
+        return found
+
+
+def _describe(error: Exception) -> str:
+    if isinstance(error, ZeroDivisionError):
+        return "division by zero"
+    if isinstance(error, IndexError):
+        return "an index is out of range (an empty pile or list?)"
+    if isinstance(error, TypeError) and "NoneType" in str(error):
+        return "a value is none where a value is needed"
+    if isinstance(error, KeyError):
+        return f"no entry for {error.args[0]!r}"
+    return f"{type(error).__name__}: {error}"
+
+
+def _split_args(text: str) -> list[str]:
+    parts, depth, current = [], 0, []
+    for char in text:
+        if char in "[(":
+            depth += 1
+        elif char in "])":
+            depth -= 1
+        if char == "," and depth == 0:
+            parts.append("".join(current))
+            current = []
+        else:
+            current.append(char)
+    parts.append("".join(current))
+    return parts
+
+
+def load_module(source: str, filename: str, name: str) -> ModuleType:
+    """Turn generated Python text into a module (tracebacks show the generated lines)."""
+    module = ModuleType(name)
+    module.__file__ = filename
+    code = compile(source, filename, "exec")
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    exec(code, module.__dict__)  # noqa: S102 - our own generated code, literals emitted with repr
+    return module

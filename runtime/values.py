@@ -1,0 +1,309 @@
+"""Value descriptors: how each declared type is labelled, parsed, serialised, copied and hidden."""
+
+from __future__ import annotations
+
+
+class Desc:
+    """Base descriptor: values are immutable scalars stored as themselves."""
+
+    __slots__ = ()
+    mutable = False  # class default; OptD stores its own
+
+    def encode(self, value):
+        """JSON form."""
+        return value
+
+    def decode(self, doc):
+        """Value from its JSON form."""
+        return doc
+
+    def label(self, value) -> str:
+        """Short readable text (used in action ids)."""
+        return str(value)
+
+    def parse(self, text: str):
+        """Inverse of label."""
+        return int(text)
+
+    def copy(self, value):
+        """An independent copy."""
+        return value
+
+    def size(self, value) -> int | None:
+        """How many items a collection holds (shown when its content is hidden)."""
+        return None
+
+
+class IntD(Desc):
+    """Integers."""
+
+    __slots__ = ()
+
+
+class BoolD(Desc):
+    """Truth values."""
+
+    __slots__ = ()
+
+    def label(self, value) -> str:
+        return "yes" if value else "no"
+
+    def parse(self, text: str):
+        if text not in ("yes", "no"):
+            raise ValueError(text)
+        return text == "yes"
+
+    def decode(self, doc):
+        return bool(doc)
+
+
+class StrD(Desc):
+    """Text."""
+
+    __slots__ = ()
+
+    def parse(self, text: str):
+        return text
+
+
+class NamedD(Desc):
+    """Enum values and map elements: an index at run time, a name outside."""
+
+    __slots__ = ("names", "index")
+
+    def __init__(self, names: tuple[str, ...]):
+        self.names = names
+        self.index = {name: i for i, name in enumerate(names)}
+
+    def encode(self, value):
+        return self.names[value]
+
+    def decode(self, doc):
+        return self.index[doc]
+
+    def label(self, value) -> str:
+        return self.names[value]
+
+    def parse(self, text: str):
+        return self.index[text]
+
+
+class PlayerD(Desc):
+    """Players: 0-based seats inside, P1…Pn outside."""
+
+    __slots__ = ()
+
+    def encode(self, value):
+        return f"P{value + 1}"
+
+    def decode(self, doc):
+        if not (isinstance(doc, str) and doc[:1] == "P" and doc[1:].isdigit()):
+            raise ValueError(f"not a player: {doc!r}")
+        return int(doc[1:]) - 1
+
+    label = encode
+    parse = decode
+
+
+class OptD(Desc):
+    """A value or none."""
+
+    __slots__ = ("inner", "mutable")
+
+    def __init__(self, inner: Desc):
+        self.inner = inner
+        self.mutable = inner.mutable
+
+    def encode(self, value):
+        return None if value is None else self.inner.encode(value)
+
+    def decode(self, doc):
+        return None if doc is None else self.inner.decode(doc)
+
+    def label(self, value) -> str:
+        return "none" if value is None else self.inner.label(value)
+
+    def parse(self, text: str):
+        return None if text == "none" else self.inner.parse(text)
+
+    def copy(self, value):
+        return None if value is None else self.inner.copy(value)
+
+
+class ListD(Desc):
+    """Lists and piles (a pile's top is the list's end)."""
+
+    __slots__ = ("item",)
+    mutable = True
+
+    def __init__(self, item: Desc):
+        self.item = item
+
+    def encode(self, value):
+        return [self.item.encode(v) for v in value]
+
+    def decode(self, doc):
+        return [self.item.decode(v) for v in doc]
+
+    def label(self, value) -> str:
+        return "[" + " ".join(self.item.label(v) for v in value) + "]"
+
+    def parse(self, text: str):
+        body = text.strip()
+        if not (body.startswith("[") and body.endswith("]")):
+            raise ValueError(text)
+        return tuple(self.item.parse(part) for part in body[1:-1].split())
+
+    def copy(self, value):
+        if self.item.mutable:
+            return [self.item.copy(v) for v in value]
+        return list(value)
+
+    def size(self, value) -> int:
+        return len(value)
+
+
+class BagD(Desc):
+    """A multiset of enum values/elements/players: a list of counts inside, {name: count} outside."""
+
+    __slots__ = ("item", "n")
+    mutable = True
+
+    def __init__(self, item: Desc, n: int):
+        self.item = item
+        self.n = n
+
+    def encode(self, value):
+        return {self.item.encode(i): c for i, c in enumerate(value) if c}
+
+    def decode(self, doc):
+        counts = [0] * self.n
+        for key, count in doc.items():
+            counts[self.item.decode(key)] = count
+        return counts
+
+    def copy(self, value):
+        return list(value)
+
+    def size(self, value) -> int:
+        return sum(value)
+
+
+class SetD(Desc):
+    """A set, written as a sorted list."""
+
+    __slots__ = ("item",)
+    mutable = True
+
+    def __init__(self, item: Desc):
+        self.item = item
+
+    def encode(self, value):
+        return [self.item.encode(v) for v in sorted(value)]
+
+    def decode(self, doc):
+        return {self.item.decode(v) for v in doc}
+
+    def copy(self, value):
+        return set(value)
+
+    def size(self, value) -> int:
+        return len(value)
+
+
+class MapD(Desc):
+    """A table: a list indexed by a finite key inside, or a dict for number keys."""
+
+    __slots__ = ("key", "value", "n")
+    mutable = True
+
+    def __init__(self, key: Desc, value: Desc, n: int | None):
+        self.key = key
+        self.value = value
+        self.n = n
+
+    def encode(self, value):
+        if self.n is None:
+            return [[self.key.encode(k), self.value.encode(v)] for k, v in sorted(value.items())]
+        return {self.key.encode(k): self.value.encode(v) for k, v in enumerate(value)}
+
+    def decode(self, doc):
+        if self.n is None:
+            return {self.key.decode(k): self.value.decode(v) for k, v in doc}
+        out = [None] * self.n
+        for k, v in doc.items():
+            out[self.key.decode(k)] = self.value.decode(v)
+        return out
+
+    def copy(self, value):
+        if self.n is None:
+            return {k: self.value.copy(v) for k, v in value.items()}
+        if self.value.mutable:
+            return [self.value.copy(v) for v in value]
+        return list(value)
+
+    def size(self, value) -> int:
+        return len(value)
+
+
+class TupleD(Desc):
+    """A fixed-length tuple."""
+
+    __slots__ = ("items",)
+
+    def __init__(self, items: tuple[Desc, ...]):
+        self.items = items
+
+    def encode(self, value):
+        return [d.encode(v) for d, v in zip(self.items, value, strict=True)]
+
+    def decode(self, doc):
+        return tuple(d.decode(v) for d, v in zip(self.items, doc, strict=True))
+
+    def label(self, value) -> str:
+        return "(" + " ".join(d.label(v) for d, v in zip(self.items, value, strict=True)) + ")"
+
+
+INT = IntD()
+BOOL = BoolD()
+STR = StrD()
+PLAYER = PlayerD()
+
+
+def encode_any(value):
+    """Tagged JSON for values of unknown type (procedure frames): keeps tuples, sets, dict keys."""
+    if value is None or isinstance(value, bool | int | str):
+        return value
+    if isinstance(value, list):
+        return [encode_any(v) for v in value]
+    if isinstance(value, tuple):
+        return {"t": [encode_any(v) for v in value]}
+    if isinstance(value, set | frozenset):
+        return {"s": [encode_any(v) for v in sorted(value)]}
+    if isinstance(value, dict):
+        return {"d": [[encode_any(k), encode_any(v)] for k, v in sorted(value.items())]}
+    raise TypeError(f"cannot serialise {type(value).__name__}")
+
+
+def decode_any(doc):
+    """Inverse of encode_any."""
+    if doc is None or isinstance(doc, bool | int | str):
+        return doc
+    if isinstance(doc, list):
+        return [decode_any(v) for v in doc]
+    if "t" in doc:
+        return tuple(decode_any(v) for v in doc["t"])
+    if "s" in doc:
+        return {decode_any(v) for v in doc["s"]}
+    return {decode_any(k): decode_any(v) for k, v in doc["d"]}
+
+
+def copy_any(value):
+    """Deep copy of frame values (lists, dicts and sets are copied; scalars shared)."""
+    if isinstance(value, list):
+        return [copy_any(v) for v in value]
+    if isinstance(value, dict):
+        return {k: copy_any(v) for k, v in value.items()}
+    if isinstance(value, set):
+        return set(value)
+    return value
