@@ -63,19 +63,20 @@ class Env:
     frame: bool
     names: dict[str, str] = field(default_factory=dict)
     me: str = "me"
+    tag: str = ""
 
     def local(self, name: str) -> str:
         """Python code reading local `name`."""
         code = self.names.get(name)
         if code is not None:
             return code
-        return f"L[{name!r}]" if self.frame else f"v_{ident(name)}"
+        return f"L[{name!r}]" if self.frame else f"v_{ident(name)}{self.tag}"
 
     def bind(self, name: str, code: str | None = None) -> Env:
         """A copy where `name` is a Python-level variable."""
         names = dict(self.names)
-        names[name] = code or f"v_{ident(name)}"
-        return Env(self.frame, names, self.me)
+        names[name] = code or f"v_{ident(name)}{self.tag}"
+        return Env(self.frame, names, self.me, self.tag)
 
 
 class Generator:
@@ -95,6 +96,18 @@ class Generator:
         self.counter = 0
         self.action_rank = {name: 2 * i for i, name in enumerate(self.p.actions)}
         self.current_versions: tuple[str, int] = ("", 0)
+        # While generating a read-only enumeration, state reads become locals bound once.
+        self.hoist: dict[str, str] | None = None
+        self.inline_depth = 0
+
+    def hoisted(self, code: str) -> str:
+        """An alias for a state read inside a read-only enumeration."""
+        if self.hoist is None:
+            return code
+        alias = self.hoist.get(code)
+        if alias is None:
+            alias = self.hoist[code] = f"_h{len(self.hoist)}"
+        return alias
 
     # ------------------------------------------------------------ names
 
@@ -221,7 +234,7 @@ class Generator:
         if kind == "local":
             return env.local(node.name)
         if kind == "global":
-            return f"S.g_{ident(node.name)}"
+            return self.hoisted(f"S.g_{ident(node.name)}")
         if kind == "const":
             return f"C_{ident(node.name)}"
         if kind == "enum_value":
@@ -238,6 +251,8 @@ class Generator:
             return repr(ref[2])
         obj = self.expr(node.obj, env)
         if ref[0] == "player_field":
+            if obj.strip("()") == "me":
+                return self.hoisted(f"S.p_{ident(node.name)}[me]")
             return f"S.p_{ident(node.name)}[{obj}]"
         if ref[0] == "elem_field":
             return f"K_{ident(ref[1])}__{ident(ref[2])}[{obj}]"
@@ -286,7 +301,24 @@ class Generator:
         clauses, inner = self.comp(node.elem, node.fors, env)
         return f"[{self.expr(node.elem, inner)} {clauses}]"
 
+    def invariant(self, node: ast.Expr, env: Env) -> bool:
+        """True if an expression reads only the state and `me` (so a read-only loop may compute it once)."""
+        bound = {c.var for sub in walk(node) if isinstance(sub, ast.GenCall | ast.ListComp) for c in sub.fors}
+        for sub in walk(node):
+            if isinstance(sub, ast.Name) and self.cp.refs.get(id(sub), ("",))[0] == "local":
+                if sub.name not in bound and env.local(sub.name).strip("()") != "me":
+                    return False
+            if isinstance(sub, ast.Call) and sub.func in ("roll", "take_top", "add", "remove", "clear",
+                                                           "put_bottom", "to_move"):
+                return False
+        return True
+
     def x_GenCall(self, node: ast.GenCall, env: Env) -> str:
+        if self.hoist is not None and self.invariant(node, env):
+            return self.hoisted(self._gen_call(node, env))
+        return self._gen_call(node, env)
+
+    def _gen_call(self, node: ast.GenCall, env: Env) -> str:
         clauses, inner = self.comp(node.elem, node.fors, env)
         elem = self.expr(node.elem, inner)
         func = node.func
@@ -353,6 +385,10 @@ class Generator:
     def x_Call(self, node: ast.Call, env: Env) -> str:
         ref = self.cp.refs.get(id(node), ("",))
         args = [self.expr(a, env) for a in node.args]
+        if ref[0] == "function":
+            inlined = self.inline(node.func, node.args, args, env)
+            if inlined is not None:
+                return inlined
         if ref[0] in ("function", "procedure"):
             pyname, waits = self.callable_name(node.func)
             if waits:
@@ -360,12 +396,33 @@ class Generator:
             return f"{pyname}(S{''.join(', ' + a for a in args)})"
         return self.builtin(node, args, env)
 
+    def inline(self, name: str, arg_nodes, args: list[str], env: Env) -> str | None:
+        """The body of a small one-expression function with its arguments substituted, if safe."""
+        versions = self.p.functions[name].versions
+        decl = versions[-1]
+        if decl.expr is None or len(versions) > 1 or self.inline_depth > 4:
+            return None
+        if any(not isinstance(a, ast.Name | ast.MeLit | ast.IntLit | ast.Field) for a in arg_nodes):
+            return None
+        if sum(1 for _ in walk(decl.expr)) > 80:
+            return None
+        inner = Env(frame=False, tag=f"_{self.fresh()}")
+        for param, code in zip(decl.params, args, strict=True):
+            inner = inner.bind(param.name, f"({code})")
+        self.inline_depth += 1
+        try:
+            return f"({self.expr(decl.expr, inner)})"
+        finally:
+            self.inline_depth -= 1
+
     def builtin(self, node: ast.Call, args: list[str], env: Env) -> str:
         """Code for a library call."""
         name = node.func
         types = [self.t(a) for a in node.args]
         kind = types[0].kind if types and isinstance(types[0], CollT) else None
         if name == "size":
+            if isinstance(node.args[0], ast.PlayersLit):
+                return "S.n"
             if kind == "bag":
                 return f"sum({args[0]})"
             return f"len({args[0]})"

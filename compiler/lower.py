@@ -400,6 +400,8 @@ def action_functions(gen: Generator, name: str, decl: ast.ActionDecl, version: i
     env = Env(frame=False).bind("me", "me")
     legal = PyWriter()
     legal.line(f"def A_{name}_legal(S, me, out):", decl.span)
+    gen.hoist = {}
+    aliases_at = len(legal.lines)
     with legal.indented():
         if decl.when is not None:
             legal.line(f"if not {gen.expr(decl.when, env)}:", decl.when.span)
@@ -419,6 +421,10 @@ def action_functions(gen: Generator, name: str, decl: ast.ActionDecl, version: i
         args = "".join(env.local(p.name) + ", " for p in decl.params)
         legal.line(f"out.append(_A(({rank}, {name!r}, ({args}), {descs})))")
         legal.level -= depth
+    # Guards cannot change the state, so each state read is done once, before the loops.
+    aliases = [(1, f"{alias} = {code}", None) for code, alias in gen.hoist.items()]
+    legal.lines[aliases_at:aliases_at] = aliases
+    gen.hoist = None
     why = PyWriter()
     why.line(f"def A_{name}_why(S, me, args):", decl.span)
     env = Env(frame=False).bind("me", "me")

@@ -1,0 +1,27 @@
+"""Shared fixtures: compiled games (from the on-disk cache) and the list of shipped games."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from compiler import load_game
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+GAMES_DIR = os.path.join(ROOT, "games")
+
+
+def game_dirs() -> list[str]:
+    """Every shipped game directory (those with a rules.metro)."""
+    return sorted(
+        os.path.join("games", name)
+        for name in os.listdir(GAMES_DIR)
+        if os.path.isfile(os.path.join(GAMES_DIR, name, "rules.metro"))
+    )
+
+
+@pytest.fixture(scope="session")
+def ttr():
+    """Ticket to Ride, compiled."""
+    return load_game(os.path.join(ROOT, "games", "ticket_to_ride"))
