@@ -560,7 +560,8 @@ class Generator:
             elif tt.kind == "set":
                 w.line(f"{target} {'|=' if node.op == '+=' else '-='} set({value})", node.span)
             else:
-                w.line(f"{target}.extend({value})", node.span)
+                items = f"_l.bag_items({value})" if isinstance(vt, CollT) and vt.kind == "bag" else value
+                w.line(f"{target}.extend({items})", node.span)
         else:
             w.line(f"{target} {node.op} {value}", node.span)
 

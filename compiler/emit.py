@@ -85,6 +85,8 @@ def emit_module(cp: CheckedProgram, data: MapData, evaluator: Evaluator, diags: 
         max_decisions=p.max_decisions, default_bot=p.default_bot, variants=list(variants),
         enums=[(n, tuple(v)) for n, v in cp.enum_values.items()], kinds=kinds, consts=consts,
         desc_lines=[Py(line) for line in gen.desc_lines], slots=slots,
+        state_visibility={n: f.visibility for n, f in p.state.items()},
+        player_visibility={n: f.visibility for n, f in p.per_player.items()},
     )
     marker = "# <<code>>"
     template = environment().get_template("module.py.jinja")

@@ -19,7 +19,7 @@ __all__ = [
     "shortest_path_length",
 ]
 
-# Upper bound on the number of (vertex, used-edge set) states remembered by one search.
+# Number of remembered search states above which the memo is cleared between start vertices.
 _MEMO_LIMIT = 1 << 21
 
 
@@ -169,7 +169,7 @@ def _component_trail(edges: list[tuple]) -> int:
     total = sum(weights)
     if min(weights) < 0:
         # Negative weights break the shortcuts below: search from every vertex.
-        return max(0, _search(nv, ends, weights, range(nv), None))
+        return _search(nv, ends, weights, range(nv), None)
     degree = [0] * nv
     for u, v in ends:
         degree[u] += 1
@@ -182,7 +182,9 @@ def _component_trail(edges: list[tuple]) -> int:
     # ends at two odd-degree vertices, and it uses both edges at a degree-2 vertex or
     # neither, so chains through degree-2 vertices can be merged into single edges.
     ends, weights = _merge_chains(nv, ends, weights, degree)
-    return _pruned_search(nv, ends, weights, odd)
+    # Each unused edge fixes the parity of at most two of the surplus odd vertices.
+    bound = total - sum(sorted(weights)[: (len(odd) - 2) // 2])
+    return _search(nv, ends, weights, odd, bound)
 
 
 def _merge_chains(
@@ -225,95 +227,27 @@ def _search(nv: int, ends: list[tuple[int, int]], weights: list, starts, bound) 
         adj[u].append((bit, v, w))
         if v != u:
             adj[v].append((bit, u, w))
+    # A state is (current vertex, set of used edges as a bit mask); what can still be
+    # added depends only on the state, so each state needs exploring once.
     seen: set[int] = set()
     best = 0
-    limit = _MEMO_LIMIT
-
-    def dfs(v: int, mask: int, length) -> None:
-        nonlocal best
-        if length > best:
-            best = length
-        for bit, u, w in adj[v]:
-            if not mask & bit:
-                child = mask | bit
-                key = child * nv + u
-                if key in seen:
-                    continue
-                if len(seen) < limit:
-                    seen.add(key)
-                dfs(u, child, length + w)
-                if best == bound:
-                    return
-
     for s in starts:
-        dfs(s, 0, 0)
-        if best == bound:
-            break
-    return best
-
-
-def _pruned_search(nv: int, ends: list[tuple[int, int]], weights: list, starts) -> int:
-    """Trail DFS for weights >= 0, cut short by an Euler bound on the reachable unused edges."""
-    adj: list[list[tuple[int, int, Any]]] = [[] for _ in range(nv)]
-    for e, (u, v) in enumerate(ends):
-        bit = 1 << e
-        w = weights[e]
-        adj[u].append((bit, v, w))
-        if v != u:
-            adj[v].append((bit, u, w))
-    # parity[x] is the parity of x's degree in the graph of still unused edges.
-    parity = [len(adj[x]) & 1 for x in range(nv)]
-    for u, v in ends:
-        if u == v:
-            parity[u] ^= 1  # a self-loop adds 2 to the degree but sits once in adj
-    seen: set[int] = set()
-    best = 0
-    limit = _MEMO_LIMIT
-
-    def dfs(v: int, mask: int, length) -> None:
-        nonlocal best
-        # Explore the unused edges reachable from v: their weight, lightest edge, odd vertices.
-        reach = mask
-        found = 1 << v
-        stack = [v]
-        rest = 0
-        lightest = None
-        odd = 0
+        stack = [(s, 0, 0)]
+        pop = stack.pop
+        push = stack.append
         while stack:
-            x = stack.pop()
-            odd += parity[x]
-            for bit, y, w in adj[x]:
-                if not reach & bit:
-                    reach |= bit
-                    rest += w
-                    if lightest is None or w < lightest:
-                        lightest = w
-                    if not found >> y & 1:
-                        found |= 1 << y
-                        stack.append(y)
-        if odd == 0 or (odd == 2 and parity[v]):
-            # Euler: the trail can go on to use every reachable unused edge.
-            if length + rest > best:
-                best = length + rest
-            return
-        # Each unused edge left at the end fixes the parity of at most two odd vertices.
-        spare = (odd - 2) // 2 if parity[v] else odd // 2
-        if length + rest - spare * lightest <= best:
-            return
-        for bit, u, w in adj[v]:
-            if not mask & bit:
-                child = mask | bit
-                key = child * nv + u
-                if key in seen:
-                    continue
-                if len(seen) < limit:
-                    seen.add(key)
-                parity[v] ^= 1
-                parity[u] ^= 1
-                dfs(u, child, length + w)
-                parity[v] ^= 1
-                parity[u] ^= 1
-
-    for s in starts:
-        dfs(s, 0, 0)
+            v, mask, length = pop()
+            if length > best:
+                best = length
+                if best == bound:
+                    return best
+            for bit, u, w in adj[v]:
+                if not mask & bit:
+                    child = mask | bit
+                    key = child * nv + u
+                    if key not in seen:
+                        seen.add(key)
+                        push((u, child, length + w))
+        if len(seen) > _MEMO_LIMIT:
+            seen.clear()  # forgetting states only costs repeated work
     return best

@@ -171,7 +171,7 @@ def subsets(items, lo: int, hi: int) -> list[tuple]:
             if combo not in seen:
                 seen.add(combo)
                 out.append(combo)
-    out.sort(key=lambda c: (len(c), c))
+    out.sort()
     return out
 
 
