@@ -154,6 +154,7 @@ class Checker:
         self._signatures()
         self._bodies()
         self._suspension()
+        self._visibility()
         self._structure()
         return self.cp
 
@@ -245,6 +246,13 @@ class Checker:
             decl = versions.active
             self.current_decl = name
             self.cp.const_types[name] = self.expr(decl.value, scope)
+            if len(versions.versions) > 1:
+                # An override keeps the base's type, and the error belongs to the override's line.
+                base_t = self.expr(versions.versions[0].value, scope)
+                if not self.sub.assignable(self.cp.const_types[name], base_t):
+                    self.error(TYPE, f"override of const '{name}' has type {self.cp.const_types[name]}, "
+                               f"but the base declares {base_t}", decl)
+                    self.cp.const_types[name] = base_t
             for node in walk(decl.value):
                 if isinstance(node, ast.Name) and self.cp.refs.get(id(node), ("",))[0] in ("global",):
                     self.error(TYPE, "a const may not read the game state", node)
@@ -459,6 +467,55 @@ class Checker:
                 self._check_waiting_calls(decl)
         if self.p.flow is not None:
             self._check_waiting_calls(self.p.flow.active)
+
+    def _visibility(self) -> None:
+        """Legal choices are shown to the chooser, so their guards may not read secrets."""
+        for versions in self.p.actions.values():
+            decl = versions.active
+            guards = [decl.when] + [p.where for p in decl.params] + [_domain_expr(p.domain) for p in decl.params]
+            for guard in guards:
+                self._guard_reads(guard, set())
+        bodies = [v for t in (self.p.procedures, self.p.actions) for vs in t.values() for v in vs.versions]
+        if self.p.flow is not None:
+            bodies += self.p.flow.versions
+        for body in bodies:
+            for node in walk(body):
+                if isinstance(node, ast.Choose):
+                    for guard in (node.where, _domain_expr(node.domain)):
+                        self._guard_reads(guard, set())
+                elif isinstance(node, ast.EachChoose):
+                    for guard in (node.where, _domain_expr(node.domain)):
+                        self._guard_reads(guard, {node.var})
+
+    def _guard_reads(self, guard: ast.Expr | None, choosers: set[str], seen: set[str] | None = None) -> None:
+        if guard is None:
+            return
+        seen = set() if seen is None else seen
+        for node in walk(guard):
+            # Functions a guard calls are read through too (for hidden state; their player
+            # parameters are not tracked, so owner fields read inside them are not checked).
+            if isinstance(node, ast.Call) and node.func in self.p.functions and node.func not in seen:
+                seen.add(node.func)
+                decl = self.p.functions[node.func].active
+                self._guard_reads(decl.expr or decl.body, {p.name for p in decl.params}, seen)
+        counted: set[int] = set()
+        for node in walk(guard):
+            if isinstance(node, ast.Call) and node.func == "size":
+                counted.update(id(n) for n in node.args)
+        for node in walk(guard):
+            ref = self.cp.refs.get(id(node), ("",))
+            if ref[0] == "global" and id(node) not in counted:
+                spec = self.p.state.get(node.name)
+                if spec is not None and spec.visibility != "public":
+                    self.error(VISIBILITY, f"the legal choices would reveal the {spec.visibility} field "
+                               f"'{node.name}' (only its size() may be used here)", node)
+            if ref[0] == "player_field" and id(node) not in counted:
+                spec = self.p.per_player.get(node.name)
+                obj = node.obj
+                own = isinstance(obj, ast.MeLit) or (isinstance(obj, ast.Name) and obj.name in choosers)
+                if spec is not None and (spec.visibility == "hidden" or (spec.visibility == "owner" and not own)):
+                    self.error(VISIBILITY, f"the legal choices would reveal another player's "
+                               f"{spec.visibility} field '{node.name}'", node)
 
     def _check_waiting_calls(self, decl: ast.Node) -> None:
         allowed: set[int] = set()
@@ -1154,6 +1211,12 @@ class Checker:
         if isinstance(joined, AnyT) and not isinstance(a, AnyT) and not isinstance(b, AnyT):
             self.error(TYPE, f"the two branches differ: {a} and {b}", node)
         return joined
+
+
+def _domain_expr(domain) -> ast.Expr | None:
+    if isinstance(domain, ast.InDomain | ast.SubsetDomain):
+        return domain.collection
+    return None
 
 
 def _file_span(program: Program):

@@ -157,18 +157,17 @@ def _syntax_diagnostic(error: UnexpectedInput, text: str, filename: str):
             message += " (names and keywords use ASCII letters, digits and '_')"
         return Diagnostic(SYNTAX, message, Span.point(filename, error.line, error.column))
     expected = set(error.expected) if getattr(error, "expected", None) else set()
-    if isinstance(error, UnexpectedEOF):
+    token = getattr(error, "token", None)
+    if isinstance(error, UnexpectedEOF) or (token is not None and token.type == "$END"):
         lines = text.split("\n")
         span = Span.point(filename, len(lines), len(lines[-1]) + 1)
+        opener = _unclosed_brace(text)
+        if opener is not None:
+            return Diagnostic(SYNTAX, "the file ends before a '{' is closed", span,
+                              notes=(f"the unclosed '{{' is at {filename}:{opener[0]}:{opener[1]}",))
         return Diagnostic(SYNTAX, "the file ends too early; expected "
                           + describe_expected(expected, _literal_of), span)
     assert isinstance(error, UnexpectedToken)
-    token = error.token
-    if token.type == "$END":
-        lines = text.split("\n")
-        span = Span.point(filename, len(lines), len(lines[-1]) + 1)
-        return Diagnostic(SYNTAX, "the file ends too early; expected "
-                          + describe_expected(expected, _literal_of), span)
     literals = {_literal_of(name) for name in expected}
     missing = [SEPARATORS[lit] for lit in SEPARATORS if lit in literals]
     previous = _previous_token_end(text, token.start_pos)
@@ -196,6 +195,21 @@ def _previous_token_end(text: str, pos: int) -> tuple[int, int, str] | None:
             word = code.split()[-1][-20:]
             return back + 1, len(code) + 1, word
     return None
+
+
+def _unclosed_brace(text: str) -> tuple[int, int] | None:
+    """Line and column of the innermost '{' that is never closed."""
+    stack: list[tuple[int, int]] = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        in_string = False
+        for col, char in enumerate(_strip_comment(line), start=1):
+            if char == '"' and (col == 1 or line[col - 2] != "\\"):
+                in_string = not in_string
+            elif not in_string and char == "{":
+                stack.append((number, col))
+            elif not in_string and char == "}" and stack:
+                stack.pop()
+    return stack[-1] if stack else None
 
 
 def _strip_comment(line: str) -> str:
