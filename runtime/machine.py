@@ -271,6 +271,10 @@ class State:
                 stack.append(Frame(final, {}))
                 self._run()
                 return
+        except RuleError as error:
+            if error.file:
+                raise
+            raise self.game.rule_error(error) from error
         except MetroRuntimeError:
             raise
         except Exception as error:  # a failure inside generated code: name the .metro line
@@ -281,6 +285,10 @@ class State:
     def _guarded(self, fn, *args):
         try:
             return fn(*args)
+        except RuleError as error:
+            if error.file:
+                raise
+            raise self.game.rule_error(error) from error
         except MetroRuntimeError:
             raise
         except Exception as error:
@@ -382,6 +390,8 @@ class Game:
 
 
 def _describe(error: Exception) -> str:
+    if isinstance(error, RuleError):
+        return str(error)
     if isinstance(error, ZeroDivisionError):
         return "division by zero"
     if isinstance(error, IndexError):
