@@ -58,6 +58,8 @@ BUILTINS = {
         Builtin("index_of", (2, 2), False, "position (0-based) of an item in a list, -1 if absent"),
         Builtin("connected", (3, 3), False, "true if two vertices are joined by a list of edges"),
         Builtin("graph_connected", (2, 2), False, "true if every vertex is joined to every other"),
+        Builtin("grid_edges", (1, 1), False, "pairs of orthogonally adjacent cells from (cell, x, y) tuples"),
+        Builtin("reachable", (4, 4), False, "vertices within n steps over edges, avoiding blocked ones"),
         Builtin("longest_trail", (1, 1), False, "heaviest trail (no edge twice) over (a, b, weight) edges"),
         Builtin("roll", (1, 1), True, "a random number from 1 to n, from the state's generator"),
         Builtin("take_top", (1, 1), True, "remove and return the top item of a pile"),
@@ -122,6 +124,18 @@ def builtin_result(name: str, args: list[Type]) -> Type | str:
         return INT
     if name in ("connected", "graph_connected"):
         return BOOL
+    if name == "grid_edges":
+        item = coll(0)
+        if not isinstance(item, TupleT | AnyT) or (isinstance(item, TupleT) and len(item.items) != 3):
+            return "grid_edges() needs a list of (cell, x, y) tuples"
+        cell = item.items[0] if isinstance(item, TupleT) else ANY
+        return CollT("list", TupleT((cell, cell)))
+    if name == "reachable":
+        item = coll(2)
+        if item is None:
+            return "reachable(edges, start, blocked, steps) needs a collection of blocked vertices"
+        start = args[1].inner if isinstance(args[1], OptT) else args[1]
+        return CollT("list", start)
     if name == "longest_trail":
         item = coll(0)
         if item is None or not (isinstance(item, TupleT | AnyT)):

@@ -538,7 +538,7 @@ class Checker:
             self.error(STRUCTURE, "players must be a range within 1..64", p.players)
         if p.flow is None:
             self.diags.error(STRUCTURE, "the game has no `flow`", _file_span(p))
-        if p.kinds and p.map_file is None:
+        if p.kinds and not p.map_files:
             self.diags.error(STRUCTURE, "the game declares a map schema but no map was given "
                              "(`default map \"file.metro\"` or --map)", _file_span(p))
 
@@ -1139,6 +1139,13 @@ class Checker:
             kt, vt = self.expr(k, scope), self.expr(v, scope)
             key = kt if i == 0 else self.sub.join(key, kt)
             value = vt if i == 0 else self.sub.join(value, vt)
+        if not (is_finite(key) or isinstance(key, IntT | AnyT)):
+            self.error(TYPE, f"table keys must be numbers, enum values, elements or players, not {key}", node)
+        return MapT(key, value)
+
+    def e_DictComp(self, node: ast.DictComp, scope: Scope) -> Type:
+        inner = self._comp_scope(node.fors, scope)
+        key, value = self.expr(node.key, inner), self.expr(node.value, inner)
         if not (is_finite(key) or isinstance(key, IntT | AnyT)):
             self.error(TYPE, f"table keys must be numbers, enum values, elements or players, not {key}", node)
         return MapT(key, value)

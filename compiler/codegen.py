@@ -345,6 +345,10 @@ class Generator:
     def x_DictLit(self, node, env):
         return "{" + ", ".join(f"{self.expr(k, env)}: {self.expr(v, env)}" for k, v in node.entries) + "}"
 
+    def x_DictComp(self, node: ast.DictComp, env: Env) -> str:
+        clauses, inner = self.comp(node.key, node.fors, env)
+        return f"{{{self.expr(node.key, inner)}: {self.expr(node.value, inner)} {clauses}}}"
+
     def x_BinOp(self, node: ast.BinOp, env: Env) -> str:
         left, right = self.expr(node.left, env), self.expr(node.right, env)
         if isinstance(self.t(node.left), CollT):
@@ -479,6 +483,10 @@ class Generator:
             return f"_l.graph_connected({args[0]}, {args[1]})"
         if name == "longest_trail":
             return f"_g.longest_trail({args[0]})"
+        if name == "grid_edges":
+            return f"_grid.grid_edges({args[0]})"
+        if name == "reachable":
+            return f"_grid.reachable({args[0]}, {args[1]}, {args[2]}, {args[3]})"
         if name == "roll":
             return f"_l.roll(S, {args[0]})"
         if name == "take_top":
@@ -516,7 +524,9 @@ class Generator:
                 return f"_l.bag_items({code})"
             return f"list({code})"
         if isinstance(dst, MapT):
-            return f"list({code})" if is_finite(dst.key) else f"dict({code})"
+            if is_finite(dst.key):
+                return f"_l.table_to_list({code}, {self.size_of(dst.key)})"
+            return f"dict({code})"
         return code
 
     # ------------------------------------------------------------ plain statements

@@ -8,7 +8,7 @@ import networkx as nx
 
 from compiler.checker import CheckedProgram
 from dsl import ast
-from runtime import graph
+from runtime import graph, grid
 
 
 class EvalError(Exception):
@@ -138,6 +138,9 @@ class Evaluator:
     def e_ListComp(self, node, env):
         return [self.eval(node.elem, e) for e in self._iterate(node.fors, env)]
 
+    def e_DictComp(self, node, env):
+        return {self.eval(node.key, e): self.eval(node.value, e) for e in self._iterate(node.fors, env)}
+
     def e_GenCall(self, node, env):
         values = [self.eval(node.elem, e) for e in self._iterate(node.fors, env)]
         return self._aggregate(node.func, values, node)
@@ -184,6 +187,8 @@ class Evaluator:
                 return edges_connected(list(args[0]), args[1], args[2])
             if name == "graph_connected":
                 return graph_connected(list(args[0]), list(args[1]))
+            if name == "grid_edges":
+                return grid.grid_edges(list(args[0]))
             if name == "longest_trail":
                 return graph.longest_trail(list(args[0]))
             if name == "name":

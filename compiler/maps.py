@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from compiler.checker import CheckedProgram
 from compiler.consteval import EvalError, Evaluator, MapData
-from compiler.types import BoolT, ElemT, EnumT, IntT, OptT, StrT, Type
+from compiler.types import BoolT, CollT, ElemT, EnumT, IntT, OptT, StrT, Type
 from dsl import ast
 from dsl.diagnostics import MAP_CHECK, MAP_DATA, Diagnostics
 
@@ -14,13 +14,15 @@ def build_map_data(cp: CheckedProgram, diags: Diagnostics) -> MapData:
     program = cp.program
     data = MapData({k: [] for k in program.kinds}, {k: {} for k in program.kinds},
                    {k: [] for k in program.kinds})
-    if program.map_file is None:
-        return data
-    items = program.map_file.items
+    items = [item for map_file in program.map_files for item in map_file.items]
     for item in items:
         if item.kind not in program.kinds:
             known = ", ".join(program.kinds) or "none"
             diags.error(MAP_DATA, f"unknown map kind '{item.kind}' (the schema declares: {known})", item.span)
+            continue
+        if any(c in item.ident for c in ",()[]") or item.ident != item.ident.strip() or not item.ident:
+            diags.error(MAP_DATA, f"'{item.ident}' cannot name an element (no commas, brackets or "
+                        "surrounding spaces)", item.span)
             continue
         if item.ident in data.ids[item.kind]:
             diags.error(MAP_DATA, f"{item.kind} '{item.ident}' is declared twice", item.span)
@@ -79,6 +81,13 @@ def _value(cp, expr, t: Type, fdecl: ast.FieldDecl, item, index, diags: Diagnost
             diags.error(MAP_DATA, f"'{fdecl.name}' cannot be none", where)
         return None
     base = t.inner if isinstance(t, OptT) else t
+    if isinstance(base, CollT) and base.kind == "list":
+        if not isinstance(expr, ast.ListLit):
+            diags.error(MAP_DATA, f"'{fdecl.name}' is a list: [a, b, …]", where)
+            return ()
+        item_decl = ast.FieldDecl(fdecl.name, fdecl.type.item if isinstance(fdecl.type, ast.CollectionType)
+                                  else fdecl.type, None, fdecl.span)
+        return tuple(_value(cp, e, base.item, item_decl, item, index, diags) for e in expr.items)
     if isinstance(base, ElemT):
         name = _ident(expr)
         if name is None:
@@ -141,7 +150,7 @@ def run_checks(cp: CheckedProgram, data: MapData, evaluator: Evaluator, diags: D
         try:
             if check.var is None:
                 if not evaluator.eval(check.cond, {}):
-                    where = cp.program.map_file.span if cp.program.map_file else check.span
+                    where = cp.program.map_files[0].span if cp.program.map_files else check.span
                     diags.error(MAP_CHECK, f"map check failed: {check.message}", where,
                                 f"declared at {check.span}")
                 continue

@@ -57,8 +57,8 @@ class Program:
     rank: Versions | None = None
     invariants: dict[str, ast.InvariantDecl] = field(default_factory=dict)
     scenarios: dict[str, ast.ScenarioDecl] = field(default_factory=dict)
-    map_file: ast.MapFile | None = None
-    map_path: str | None = None
+    map_files: list[ast.MapFile] = field(default_factory=list)
+    map_paths: list[str] = field(default_factory=list)
     patches: list[PatchRecord] = field(default_factory=list)
     applied: list[str] = field(default_factory=list)
 

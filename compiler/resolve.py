@@ -92,19 +92,21 @@ def resolve(game_path: str, expansions: list[str] = (), variants: list[str] = ()
     for name in variants:
         merger.apply_patch(find_patch_file(game_dir, name, "variants"), "variant")
     diags.raise_if_errors(program.sources)
-    chosen_map = map_path
-    if chosen_map is None and program.default_map is not None:
+    chosen: list[str] = []
+    if map_path is not None:
+        chosen = [map_path]
+    elif program.default_map is not None:
         decl = program.default_map
-        chosen_map = os.path.join(os.path.dirname(decl.span.file), decl.path)
-    if chosen_map is not None:
-        map_tree, _ = _load(chosen_map, program)
+        chosen = [os.path.join(os.path.dirname(decl.span.file), path) for path in decl.paths]
+    for path in chosen:
+        map_tree, _ = _load(path, program)
         if not isinstance(map_tree, ast.MapFile):
-            _fail(f"{chosen_map} is not a map file (`map \"Name\" for \"Game\" {{`)", chosen_map)
+            _fail(f"{path} is not a map file (`map \"Name\" for \"Game\" {{`)", path)
         if map_tree.game != program.game_name:
             diags.error(RESOLVE, f"map '{map_tree.name}' is for '{map_tree.game}', "
                         f"not '{program.game_name}'", map_tree.span)
-        program.map_file = map_tree
-        program.map_path = chosen_map
+        program.map_files.append(map_tree)
+        program.map_paths.append(path)
     diags.raise_if_errors(program.sources)
     return program
 

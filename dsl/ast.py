@@ -331,6 +331,16 @@ class DictLit(Expr):
 
 
 @dataclass(frozen=True, slots=True)
+class DictComp(Expr):
+    """`{key: value for x in C where …}`: a table built by a comprehension."""
+
+    key: Expr
+    value: Expr
+    fors: tuple[CompFor, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
 class RangeExpr(Expr):
     """`lo..hi`: the integers from lo to hi inclusive."""
 
@@ -558,9 +568,9 @@ class PlayersDecl(Decl):
 
 @dataclass(frozen=True, slots=True)
 class DefaultMapDecl(Decl):
-    """`default map "file.metro"`."""
+    """`default map "a.metro", "b.metro"`: the data files (map, cards, …) a game loads."""
 
-    path: str
+    paths: tuple[str, ...]
     span: Span = _span()
 
 

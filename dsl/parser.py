@@ -305,7 +305,7 @@ class AstBuilder(Transformer):
         return ast.PlayersDecl(int(ch[0]), int(ch[1]), self.span(meta))
 
     def default_map_decl(self, meta, ch):
-        return ast.DefaultMapDecl(_unquote(ch[0]), self.span(meta))
+        return ast.DefaultMapDecl(tuple(_unquote(c) for c in ch), self.span(meta))
 
     def default_bot_decl(self, meta, ch):
         return ast.DefaultBotDecl(_unquote(ch[0]), self.span(meta))
@@ -607,6 +607,9 @@ class AstBuilder(Transformer):
 
     def dict_lit(self, meta, ch):
         return ast.DictLit(_present(ch), self.span(meta))
+
+    def dict_comp(self, meta, ch):
+        return ast.DictComp(ch[0], ch[1], tuple(ch[2:]), self.span(meta))
 
     def dict_entry(self, meta, ch):
         return (ch[0], ch[1])

@@ -245,7 +245,7 @@ def _search(nv: int, ends: list[tuple[int, int]], weights: list, starts, bound) 
                 if not mask & bit:
                     child = mask | bit
                     key = child * nv + u
-                    if True:
+                    if key not in seen:
                         seen.add(key)
                         push((u, child, length + w))
         if len(seen) > _MEMO_LIMIT:

@@ -111,6 +111,13 @@ def to_bag(items, size: int) -> list:
     return counts
 
 
+def table_to_list(table, size: int) -> list:
+    """A table over a finite key as the list the runtime keeps (missing keys are none)."""
+    if isinstance(table, dict):
+        return [table.get(key) for key in range(size)]
+    return list(table)
+
+
 def list_remove(items: list, item) -> None:
     """Remove the first occurrence of an item."""
     try:

@@ -1,0 +1,328 @@
+"""The `metro` command line: check, compile, simulate and play games written as .metro files."""
+
+from __future__ import annotations
+
+import json
+import random
+import traceback
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from compiler import compile_game, generate_python, load_game
+from dsl.diagnostics import CompileError
+from runtime.bots import BOTS, make_bot
+from runtime.errors import MetroRuntimeError
+from runtime.machine import Action, Game, State
+from runtime.simulate import SimulationStats, simulate
+from runtime.values import PLAYER
+
+GAME_PATH = click.Path(exists=True, path_type=str)
+PLACES = {1: "1st", 2: "2nd", 3: "3rd"}
+MENU_LIMIT = 40  # longer lists of legal actions are summarised by action name
+
+
+class Failure(click.ClickException):
+    """An error already worded for the user: printed as it is to stderr, exit status 1."""
+
+    def show(self, file=None) -> None:
+        """Print the message alone (no "Error:" prefix; diagnostics carry their own)."""
+        click.echo(self.message, err=True)
+
+
+@contextmanager
+def reported() -> Iterator[None]:
+    """Turn rule, runtime and unexpected errors into one clean message (never a traceback)."""
+    try:
+        yield
+    except (click.ClickException, click.exceptions.Exit, click.Abort):
+        raise
+    except CompileError as error:
+        raise Failure(error.render()) from None
+    except MetroRuntimeError as error:
+        raise Failure(f"error: {error}") from None
+    except Exception as error:
+        where = traceback.extract_tb(error.__traceback__)[-1]
+        raise Failure(f"internal error: {type(error).__name__}: {error} "
+                      f"(at {where.filename}:{where.lineno}; please report it)") from None
+
+
+class MetroGroup(click.Group):
+    """The command group; every subcommand runs inside `reported`."""
+
+    def invoke(self, ctx: click.Context):
+        """Run the chosen subcommand with errors reported cleanly."""
+        with reported():
+            return super().invoke(ctx)
+
+
+@click.group(cls=MetroGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="metro-games", prog_name="metro")
+def main() -> None:
+    """Check, compile, simulate and play board games written as .metro rule files."""
+
+
+def game_options(command: Callable) -> Callable:
+    """The options that choose which rules a game runs with: variants, expansions, map."""
+    options = [
+        click.option("--variant", "variants", multiple=True, metavar="NAME",
+                     help="Apply a variant (a name under the game's variants/ or a .metro file). Repeatable."),
+        click.option("--with", "expansions", multiple=True, metavar="EXPANSION",
+                     help="Add an expansion (a name beside the game or a .metro file). Repeatable."),
+        click.option("--map", "map_path", type=click.Path(exists=True, dir_okay=False, path_type=str),
+                     help="Play on this map file instead of the game's default map."),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+
+
+@main.command()
+@click.argument("paths", nargs=-1, required=True, type=GAME_PATH)
+@game_options
+def check(paths: tuple[str, ...], variants, expansions, map_path) -> None:
+    """Compile games and print their diagnostics (PATH: a game directory or rules file)."""
+    failed = False
+    for path in paths:
+        try:
+            ctx = compile_game(path, expansions, variants, map_path)
+        except CompileError as error:
+            click.echo(error.render(), err=True)
+            failed = True
+            continue
+        for diagnostic in ctx.diags.items:
+            click.echo(diagnostic.render(ctx.sources), err=True)
+        program = ctx.program
+        click.echo(f"ok: {program.game_name} ({_plural(len(program.scenarios), 'scenario')}, "
+                   f"{_plural(len(program.invariants), 'invariant')})")
+    if failed:
+        raise click.exceptions.Exit(1)
+
+
+@main.command("compile")
+@click.argument("path", type=GAME_PATH)
+@click.option("-o", "--output", required=True, type=click.File("w", encoding="utf-8", lazy=True),
+              help="Where to write the generated Python module ('-' for standard output).")
+@game_options
+def compile_command(path: str, output, variants, expansions, map_path) -> None:
+    """Write the Python module that the compiler generates for a game."""
+    output.write(generate_python(path, expansions, variants, map_path))
+
+
+def _load(path: str, variants, expansions, map_path, players: int | None) -> tuple[Game, int]:
+    game = load_game(path, expansions=expansions, variants=variants, map=map_path)
+    if players is None:
+        return game, game.min_players
+    if not game.min_players <= players <= game.max_players:
+        raise click.BadParameter(f"{game.name} takes {game.min_players} to {game.max_players} "
+                                 f"players, not {players}.", param_hint="'--players'")
+    return game, players
+
+
+def _bot_name(game: Game, chosen: str | None) -> str:
+    if chosen is not None:
+        return chosen
+    if game.default_bot is None:
+        return "random"
+    if game.default_bot not in BOTS:
+        click.echo(f"warning: the game's default bot '{game.default_bot}' is not available; "
+                   "using 'random'", err=True)
+        return "random"
+    return game.default_bot
+
+
+def _seed(text: str) -> int | str:
+    # `--seed 7` means the same game as `new_game(seed=7)` in Python.
+    return int(text) if text.lstrip("-").isdigit() else text
+
+
+PLAYERS_OPTION = click.option("--players", type=click.IntRange(min=1),
+                              help="Number of players [default: the game's minimum].")
+BOT_OPTION = click.option("--bot", type=click.Choice(sorted(BOTS)),
+                          help="Bot for the seats no person plays [default: the game's default bot, else random].")
+
+
+@main.command("simulate")
+@click.argument("path", type=GAME_PATH)
+@PLAYERS_OPTION
+@click.option("--games", type=click.IntRange(min=1), default=100, show_default=True,
+              help="How many games to play.")
+@click.option("--seed", default="1", show_default=True, help="Base seed: game i is seeded with SEED/i.")
+@BOT_OPTION
+@click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Worker processes (results do not depend on it).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")
+@game_options
+def simulate_command(path: str, players, games: int, seed: str, bot, jobs: int, as_json: bool,
+                     variants, expansions, map_path) -> None:
+    """Play seeded bot games; report wins, scores and speed."""
+    game, players = _load(path, variants, expansions, map_path, players)
+    bot = _bot_name(game, bot)
+    console = Console(stderr=True)
+    with Progress(TextColumn("simulating"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                  console=console, transient=True, disable=as_json or not console.is_terminal) as bar:
+        task = bar.add_task("games", total=games)
+        stats = simulate(path, players, games, seed, bot, variants, expansions, map_path, jobs,
+                         progress=lambda n: bar.advance(task, n))
+    if as_json:
+        summary = stats.to_dict() | {"variants": list(variants), "expansions": list(expansions), "jobs": jobs}
+        click.echo(json.dumps(summary))
+    else:
+        _print_stats(stats, jobs)
+
+
+def _number(value: float) -> str:
+    return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.2f}"
+
+
+def _print_stats(stats: SimulationStats, jobs: int) -> None:
+    table = Table(title=f"{stats.game}: {_plural(stats.games, 'game')}, {stats.players} players, "
+                        f"seed {stats.seed}, bot {stats.bot}")
+    for heading in ("Seat", "Wins", "Win rate", "95% interval", "Mean score"):
+        table.add_column(heading, justify="left" if heading == "Seat" else "right")
+    for seat in range(stats.players):
+        low, high = stats.win_interval(seat)
+        table.add_row(PLAYER.label(seat), _number(stats.wins[seat]), f"{stats.win_rate(seat):.1%}",
+                      f"{low:.1%} - {high:.1%}", f"{stats.mean_scores[seat]:,.2f}")
+    console = Console()
+    console.print(table)
+    console.print(f"Mean decisions per game: {stats.mean_decisions:,.1f}")
+    console.print(f"Speed: {stats.games_per_second:,.1f} games/s, {stats.decisions_per_second:,.0f} "
+                  f"decisions/s ({stats.seconds:.2f} s, {_plural(jobs, 'job')})")
+    if stats.unfinished:
+        console.print(f"Unfinished games (nobody could move): {stats.unfinished}")
+
+
+@main.command()
+@click.argument("path", type=GAME_PATH)
+@PLAYERS_OPTION
+@click.option("--human", "humans", type=click.IntRange(min=1), multiple=True, default=(1,),
+              show_default=True, help="Seat played by a person at this terminal (1-based). Repeatable.")
+@click.option("--seed", help="Seed of the game [default: a random one, printed at the start].")
+@BOT_OPTION
+@game_options
+def play(path: str, players, humans: tuple[int, ...], seed, bot, variants, expansions, map_path) -> None:
+    """Play a game in the terminal against bots."""
+    game, players = _load(path, variants, expansions, map_path, players)
+    seats = sorted({h - 1 for h in humans})
+    if seats[-1] >= players:
+        raise click.BadParameter(f"there is no seat {seats[-1] + 1} in a {players}-player game.",
+                                 param_hint="'--human'")
+    seed = seed if seed is not None else str(random.randrange(1_000_000))
+    bot = _bot_name(game, bot)
+    state = game.new_game(players, _seed(seed))
+    bots = {p: make_bot(bot, f"{seed}/{p}") for p in range(players) if p not in seats}
+    you = ", ".join(PLAYER.label(p) for p in seats)
+    click.echo(f"{game.name}: {players} players, seed {seed}. You play {you}; the others are {bot} bots.")
+    click.echo("Answer with a number or an action id; q quits.")
+    while state.to_move:
+        player = state.to_move[0]
+        if player in bots:
+            action = bots[player].choose(state, player)
+            click.echo(f"{PLAYER.label(player)}: {_public_label(state, action)}")
+        else:
+            action = _ask(state, player)
+            if action is None:
+                click.echo("You left the game.")
+                return
+        state.apply(player, action)
+    _show_end(state, seats)
+
+
+def _public_label(state: State, action: Action) -> str:
+    # Only menu actions (`choose by p { ... }`) are public moves; other choices may pick
+    # private things (e.g. which secret cards to keep), so only their name is shown.
+    if state.game.sites[state.site].kind == "actions":
+        return action.label
+    return f"chose {action.name.replace('_', ' ')}"
+
+
+def _ask(state: State, player: int) -> Action | None:
+    _show_view(state.view(player), player)
+    actions = state.legal_actions(player)
+    _show_menu(actions)
+    while True:
+        answer = click.prompt(f"{PLAYER.label(player)}, your move", prompt_suffix="> ").strip()
+        if answer.lower() in ("q", "quit"):
+            return None
+        if answer.isdigit() and 1 <= int(answer) <= len(actions):
+            return actions[int(answer) - 1]
+        for action in actions:
+            if answer == action.id:
+                return action
+        matches = [(n, a) for n, a in enumerate(actions, 1) if answer.lower() in a.label.lower()]
+        if matches and not answer.isdigit():
+            for number, action in matches:
+                click.echo(f"{number:>4}. {action.label}")
+            continue
+        click.echo(f"'{answer}' is not one of the choices: type a number from 1 to {len(actions)}, "
+                   f"an action id such as {actions[0].id}, or q to quit.")
+
+
+def _show_menu(actions: list[Action]) -> None:
+    if len(actions) <= MENU_LIMIT:
+        for number, action in enumerate(actions, 1):
+            click.echo(f"{number:>4}. {action.label}")
+        return
+    # Long menus are shown as runs of one action name; typing a word lists its members.
+    first = 0
+    for number in range(1, len(actions) + 1):
+        if number == len(actions) or actions[number].name != actions[first].name:
+            if number - first == 1:
+                click.echo(f"{first + 1:>9}. {actions[first].label}")
+            else:
+                name = actions[first].name.replace("_", " ")
+                click.echo(f"{f'{first + 1}-{number}':>9}. {name} ({number - first} choices)")
+            first = number
+    click.echo("Type part of a choice, such as its name, to list the matching ones with their numbers.")
+
+
+def _show_view(view: dict, player: int) -> None:
+    click.echo("")
+    click.echo(f"== {view['game']}: you are {view['you']}; to move: {', '.join(view['to_move'])} ==")
+    click.echo("Table:")
+    for name, value in view["state"].items():
+        click.echo(f"  {name}: {_text(value)}")
+    click.echo(f"You ({view['you']}):")
+    for name, value in view["player_state"][player].items():
+        click.echo(f"  {name}: {_text(value)}")
+    for other, fields in enumerate(view["player_state"]):
+        if other != player:
+            shown = "; ".join(f"{name} {_text(value)}" for name, value in fields.items())
+            click.echo(f"{PLAYER.label(other)}: {shown}")
+
+
+def _text(value, nested: bool = False) -> str:
+    """A view value as short readable text (entries that are none are left out of maps)."""
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, dict):
+        if value.get("hidden") is True:
+            return "hidden" if value.get("size") is None else f"hidden ({value['size']})"
+        items = [f"{key}={_text(item, True)}" for key, item in value.items() if item is not None]
+        text = ", ".join(items) or "-"
+    elif isinstance(value, list):
+        text = ", ".join(_text(item, True) for item in value) or "-"
+    else:
+        return str(value)
+    return f"[{text}]" if nested else text
+
+
+def _show_end(state: State, seats: list[int]) -> None:
+    click.echo("")
+    click.echo("Game over." if state.is_over else "The game stopped: nobody can move.")
+    scores, places = state.scores(), state.ranking()
+    for player in sorted(range(state.n), key=lambda p: (places[p], p)):
+        place = PLACES.get(places[player], f"{places[player]}th")
+        mark = " (you)" if player in seats else ""
+        click.echo(f"  {place:>4}  {PLAYER.label(player)}{mark}: {scores[player]} points")
