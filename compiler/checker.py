@@ -7,7 +7,6 @@ code generator reads.
 
 from __future__ import annotations
 
-import keyword
 from dataclasses import dataclass, field
 
 from compiler.builtins import BUILTINS, builtin_result, item_type
@@ -171,18 +170,24 @@ class Checker:
         for table in groups:
             for name, entry in table.items():
                 decl = entry.active if hasattr(entry, "active") else entry
-                if not valid_identifier(name) or name in RESERVED or keyword.iskeyword(name):
+                if not valid_identifier(name) or name in RESERVED:
                     self.error(BAD_NAME, f"'{name[:40]}' cannot be used as a name", decl)
+        # Values, state, kinds and enums share one namespace; functions, procedures and actions
+        # are only ever called or offered by name, so they live in their own.
         owners: dict[str, str] = {}
         for label, table in [("enum", p.enums), ("const", p.consts), ("map kind", p.kinds),
-                             ("state field", p.state), ("function", p.functions),
-                             ("procedure", p.procedures), ("action", p.actions)]:
+                             ("state field", p.state)]:
             for name, entry in table.items():
                 if name in owners:
                     decl = entry.active if hasattr(entry, "active") else entry
                     self.error(DUPLICATE, f"'{name}' names both a {owners[name]} and a {label}", decl)
                 owners[name] = label
         self.global_names = owners
+        for label, table in [("function", p.functions), ("procedure", p.procedures)]:
+            for name, entry in table.items():
+                other = "function" if label == "procedure" else "procedure"
+                if name in (p.procedures if label == "function" else p.functions):
+                    self.error(DUPLICATE, f"'{name}' names both a {label} and a {other}", entry.active)
 
     def _enums(self) -> None:
         for name, decl in self.p.enums.items():
@@ -215,7 +220,7 @@ class Checker:
                     continue
                 self.cp.value_enum[value] = (home, self.cp.enum_values[home].index(value)
                                              if value in self.cp.enum_values.get(home, []) else index)
-                if not valid_identifier(value) or keyword.iskeyword(value):
+                if not valid_identifier(value):
                     self.error(BAD_NAME, f"'{value[:40]}' cannot be used as an enum value", self.p.enums[name])
                 elif value in self.global_names:
                     self.error(DUPLICATE, f"enum value '{value}' is also a {self.global_names[value]}",
@@ -1071,7 +1076,11 @@ class Checker:
         if len(args) != len(sig.params):
             self.error(ARGUMENTS, f"expected {len(sig.params)} argument(s), got {len(args)}", node)
         for arg, (pname, ptype) in zip(args, sig.params, strict=False):
-            self.expect_assignable(self.expr(arg, scope), ptype, arg, f"argument '{pname}'")
+            t = self.expr(arg, scope)
+            # An optional value passes where its value is expected (none there is a runtime error).
+            if isinstance(t, OptT) and not isinstance(ptype, OptT):
+                t = t.inner
+            self.expect_assignable(t, ptype, arg, f"argument '{pname}'")
         for arg in args[len(sig.params):]:
             self.expr(arg, scope)
 
@@ -1097,6 +1106,7 @@ class Checker:
             self.error(TYPE, f"{node.func}() needs truth values, not {elem}", node.elem)
         if node.func in ("sum",) and not isinstance(elem, IntT | AnyT):
             self.error(TYPE, f"sum() needs numbers, not {elem}", node.elem)
+        elem = self._narrowed(node.elem, node.fors, elem)
         return {"sum": INT, "count": INT, "any": BOOL, "all": BOOL}.get(
             node.func, CollT("list", elem) if node.func in ("sorted", "distinct") else elem)
 
@@ -1118,7 +1128,14 @@ class Checker:
 
     def e_ListComp(self, node: ast.ListComp, scope: Scope) -> Type:
         inner = self._comp_scope(node.fors, scope)
-        return CollT("list", self.expr(node.elem, inner))
+        return CollT("list", self._narrowed(node.elem, node.fors, self.expr(node.elem, inner)))
+
+    def _narrowed(self, elem: ast.Expr, fors, t: Type) -> Type:
+        """`[x for … where x is not none]` holds values, not optional values."""
+        where = fors[-1].where
+        if isinstance(t, OptT) and isinstance(where, ast.IsNone) and where.negated and where.operand == elem:
+            return t.inner
+        return t
 
     def e_ListLit(self, node: ast.ListLit, scope: Scope) -> Type:
         item: Type = ANY

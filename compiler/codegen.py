@@ -223,7 +223,7 @@ class Generator:
         return "None"
 
     def x_PlayersLit(self, node, env):
-        return "range(S.n)"
+        return "list(range(S.n))"
 
     def x_MeLit(self, node, env):
         return env.local("me") if env.frame and "me" not in env.names else env.me
@@ -240,9 +240,9 @@ class Generator:
         if kind == "enum_value":
             return repr(ref[2])
         if kind == "enum_all":
-            return f"range({len(self.cp.enum_values[ref[1]])})"
+            return f"list(range({len(self.cp.enum_values[ref[1]])}))"
         if kind == "kind_all":
-            return f"range({self.data.count(ref[1])})"
+            return f"list(range({self.data.count(ref[1])}))"
         raise AssertionError(f"unresolved name {node.name}")
 
     def x_Field(self, node: ast.Field, env: Env) -> str:
@@ -272,6 +272,13 @@ class Generator:
         t = self.t(node)
         if isinstance(node, ast.RangeExpr):
             return f"range({self.expr(node.lo, env)}, ({self.expr(node.hi, env)}) + 1)"
+        if isinstance(node, ast.PlayersLit):
+            return "range(S.n)"
+        ref = self.cp.refs.get(id(node), ("",))
+        if ref[0] == "enum_all":
+            return f"range({len(self.cp.enum_values[ref[1]])})"
+        if ref[0] == "kind_all":
+            return f"range({self.data.count(ref[1])})"
         code = self.expr(node, env)
         if isinstance(t, CollT):
             if t.kind == "bag":

@@ -89,7 +89,11 @@ def _plural(count: int, word: str) -> str:
 @click.argument("paths", nargs=-1, required=True, type=GAME_PATH)
 @game_options
 def check(paths: tuple[str, ...], variants, expansions, map_path) -> None:
-    """Compile games and print their diagnostics (PATH: a game directory or rules file)."""
+    """Compile games and print their diagnostics.
+
+    Each PATH is a game directory (holding rules.metro) or a rules file. Exit status 1
+    if any game has errors.
+    """
     failed = False
     for path in paths:
         try:
@@ -109,12 +113,17 @@ def check(paths: tuple[str, ...], variants, expansions, map_path) -> None:
 
 @main.command("compile")
 @click.argument("path", type=GAME_PATH)
-@click.option("-o", "--output", required=True, type=click.File("w", encoding="utf-8", lazy=True),
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, path_type=str),
               help="Where to write the generated Python module ('-' for standard output).")
 @game_options
-def compile_command(path: str, output, variants, expansions, map_path) -> None:
+def compile_command(path: str, output: str, variants, expansions, map_path) -> None:
     """Write the Python module that the compiler generates for a game."""
-    output.write(generate_python(path, expansions, variants, map_path))
+    text = generate_python(path, expansions, variants, map_path)  # nothing is written on errors
+    try:
+        with click.open_file(output, "w", encoding="utf-8") as handle:
+            handle.write(text)
+    except OSError as error:
+        raise Failure(f"error: cannot write {output}: {error.strerror or error}") from None
 
 
 def _load(path: str, variants, expansions, map_path, players: int | None) -> tuple[Game, int]:
