@@ -7,7 +7,9 @@ from dataclasses import dataclass
 from compiler.types import (
     ANY,
     BOOL,
+    BUILDING,
     INT,
+    PLACEMENT,
     PLAYER,
     STR,
     AnyT,
@@ -61,6 +63,14 @@ BUILTINS = {
         Builtin("grid_edges", (1, 1), False, "pairs of orthogonally adjacent cells from (cell, x, y) tuples"),
         Builtin("reachable", (4, 4), False, "vertices within n steps over edges, avoiding blocked ones"),
         Builtin("longest_trail", (1, 1), False, "heaviest trail (no edge twice) over (a, b, weight) edges"),
+        Builtin("placements", (4, 4), False, "legal placements of a shape in a frame on a building (max floors, 0: any)"),
+        Builtin("fits", (4, 4), False, "true if a shape may be placed there on the building"),
+        Builtin("place", (3, 3), False, "the building with a shape added at a placement"),
+        Builtin("without", (2, 2), False, "the building with piece i taken away"),
+        Builtin("removable", (1, 1), False, "pieces that can be taken away leaving the rest supported"),
+        Builtin("floor_count", (1, 1), False, "number of floors of a building"),
+        Builtin("piece_count", (1, 1), False, "number of pieces of a building"),
+        Builtin("remove_at", (2, 2), True, "remove the item at a position of a list"),
         Builtin("roll", (1, 1), True, "a random number from 1 to n, from the state's generator"),
         Builtin("take_top", (1, 1), True, "remove and return the top item of a pile"),
         Builtin("add", (2, 2), True, "add an item to a collection"),
@@ -141,6 +151,18 @@ def builtin_result(name: str, args: list[Type]) -> Type | str:
         if item is None or not (isinstance(item, TupleT | AnyT)):
             return "longest_trail() needs a list of (a, b, weight) tuples"
         return INT
+    if name == "placements":
+        return CollT("list", PLACEMENT)
+    if name in ("fits",):
+        return BOOL
+    if name in ("place", "without"):
+        return BUILDING
+    if name == "removable":
+        return CollT("list", INT)
+    if name in ("floor_count", "piece_count"):
+        return INT
+    if name == "remove_at":
+        return ANY
     if name == "roll":
         return INT
     if name == "take_top":

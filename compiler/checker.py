@@ -14,7 +14,11 @@ from compiler.program import Program
 from compiler.types import (
     ANY,
     BOOL,
+    BUILDING,
+    FRAME,
     INT,
+    PLACEMENT,
+    SHAPE,
     NONE,
     PLAYER,
     STR,
@@ -53,7 +57,17 @@ from dsl.diagnostics import (
 from dsl.visitor import walk
 
 RESERVED = {"me", "players", "none", "true", "false", "super"}
-CHOOSE_NODES = (ast.Choose, ast.EachChoose, ast.ChooseAction)
+GEOMETRY_ARGS = {
+    "placements": (SHAPE, FRAME, BUILDING, INT),
+    "fits": (BUILDING, FRAME, SHAPE, PLACEMENT),
+    "place": (BUILDING, SHAPE, PLACEMENT),
+    "without": (BUILDING, INT),
+    "removable": (BUILDING,),
+    "floor_count": (BUILDING,),
+    "piece_count": (BUILDING,),
+    "remove_at": (None, INT),
+}
+CHOOSE_NODES = (ast.Choose, ast.EachChoose, ast.ChooseAction, ast.EachChooseAction)
 
 
 @dataclass
@@ -369,6 +383,15 @@ class Checker:
         for decl in p.invariants.values():
             self.current_decl = decl.name
             self.condition(decl.expr, Scope([{}], pure=True))
+        for decl in p.bots.values():
+            for rule in decl.rules:
+                if rule.action not in p.actions:
+                    self.error(UNDEFINED_NAME, f"bot '{decl.name}' scores unknown action '{rule.action}'", rule)
+                    continue
+                scope = Scope([{}], pure=True, me=True)
+                for name, t in self.cp.signatures[rule.action].params:
+                    scope.frames[-1][name] = Local(t, False)
+                self.expect_assignable(self.expr(rule.score, scope), INT, rule.score, "a bot's score")
         for decl in p.scenarios.values():
             self.current_decl = decl.name
             lo, hi = (p.players.lo, p.players.hi) if p.players else (1, 99)
@@ -557,7 +580,8 @@ class Checker:
 
     def _type_expr(self, node: ast.TypeExpr, data: bool) -> Type:
         if isinstance(node, ast.NamedType):
-            builtin = {"int": INT, "bool": BOOL, "text": STR}.get(node.name)
+            builtin = {"int": INT, "bool": BOOL, "text": STR, "shape": SHAPE, "frame": FRAME,
+                       "building": BUILDING, "placement": PLACEMENT}.get(node.name)
             if builtin is not None:
                 return builtin
             if node.name in self.p.enums:
@@ -565,7 +589,8 @@ class Checker:
             if node.name in self.p.kinds:
                 return ElemT(node.name)
             self.error(UNDEFINED_NAME, f"unknown type '{node.name}'", node,
-                       "types are int, bool, text, player, enums, map kinds and collections of them")
+                       "types are int, bool, text, player, shape, frame, building, placement, enums, "
+                       "map kinds and collections of them")
             return ANY
         if isinstance(node, ast.PlayerType):
             return PLAYER
@@ -650,8 +675,7 @@ class Checker:
     def stmt(self, node: ast.Stmt, scope: Scope) -> None:
         """Check one statement."""
         method = getattr(self, f"s_{type(node).__name__}")
-        if scope.pure and isinstance(node, ast.Draw | ast.Move | ast.Shuffle | ast.EndGame | ast.Choose
-                                     | ast.EachChoose | ast.ChooseAction):
+        if scope.pure and isinstance(node, ast.Draw | ast.Move | ast.Shuffle | ast.EndGame | CHOOSE_NODES):
             self.error(PURITY, "a function or guard may not change the game or wait for a decision", node)
         if not scope.scenario and isinstance(node, ast.Play | ast.Refuse | ast.Expect):
             self.error(SCENARIO, "`play`, `refuse` and `expect` belong in scenarios", node)
@@ -842,6 +866,14 @@ class Checker:
             seen.add(name)
         if node.orelse is not None:
             self.block(node.orelse, scope)
+
+    def s_EachChooseAction(self, node: ast.EachChooseAction, scope: Scope) -> None:
+        t = self.expr(node.players, scope)
+        if not (isinstance(t, CollT) and self.sub.assignable(t.item, PLAYER)) and not isinstance(t, AnyT):
+            self.error(TYPE, f"`each … in` needs a collection of players, not {t}", node.players)
+        for name in node.actions:
+            if name not in self.p.actions:
+                self.error(UNDEFINED_NAME, f"unknown action '{name}'", node, *self._suggest(name, self.p.actions))
 
     def s_If(self, node: ast.If, scope: Scope) -> None:
         for cond, body in node.branches:
@@ -1066,6 +1098,11 @@ class Checker:
                     self.expect_assignable(args[1], coll.item, node.args[1], "the item")
                 elif not isinstance(coll, AnyT):
                     self.error(TYPE, f"{name}() needs a collection, not {coll}", node.args[0])
+        expected = GEOMETRY_ARGS.get(name)
+        if expected is not None:
+            for arg, want, node_arg in zip(args, expected, node.args, strict=True):
+                if want is not None and not self.sub.assignable(arg, want):
+                    self.error(TYPE, f"{name}() expects {want} here, not {arg}", node_arg)
         result = builtin_result(name, args)
         if isinstance(result, str):
             self.error(TYPE, result, node)

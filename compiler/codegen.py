@@ -20,6 +20,7 @@ from compiler.types import (
     CollT,
     ElemT,
     EnumT,
+    GeoT,
     IntT,
     MapT,
     OptT,
@@ -32,8 +33,9 @@ from compiler.types import (
 from dsl import ast
 from dsl.source import Span
 from dsl.visitor import walk
+from runtime.geometry import Building, Frame, Shape
 
-CHOOSE_NODES = (ast.Choose, ast.EachChoose, ast.ChooseAction)
+CHOOSE_NODES = (ast.Choose, ast.EachChoose, ast.ChooseAction, ast.EachChooseAction)
 
 
 def ident(name: str) -> str:
@@ -44,9 +46,15 @@ def ident(name: str) -> str:
 
 
 def lit(value) -> str:
-    """A Python literal for a safe value (ints, bools, None, str, and containers of them)."""
+    """A Python literal for a safe value (ints, bools, None, str, geometry, and containers of them)."""
     if value is None or isinstance(value, bool | int | str):
         return repr(value)
+    if isinstance(value, Shape):
+        return f"_shapes.Shape({lit(value.cells)})"
+    if isinstance(value, Frame):
+        return f"_shapes.Frame({lit(value.cells)})"
+    if isinstance(value, Building):
+        return f"_shapes.Building({lit(value.pieces)})"
     if isinstance(value, list):
         return "[" + ", ".join(lit(v) for v in value) + "]"
     if isinstance(value, tuple):
@@ -170,6 +178,8 @@ class Generator:
             code = f"_v.MapD({self.desc(t.key)}, {self.desc(t.value)}, {0 if size == 'S.n' else size})"
         elif isinstance(t, TupleT):
             code = "_v.TupleD((" + "".join(self.desc(i) + ", " for i in t.items) + "))"
+        elif isinstance(t, GeoT):
+            code = f"_v.GeoD({t.kind!r})"
         else:
             code = "_v.INT"
         name = f"D{len(self.descs)}"
@@ -490,6 +500,22 @@ class Generator:
             return f"_l.graph_connected({args[0]}, {args[1]})"
         if name == "longest_trail":
             return f"_g.longest_trail({args[0]})"
+        if name == "placements":
+            return f"_shapes.legal_placements({args[0]}, {args[1]}, {args[2]}, {args[3]})"
+        if name == "fits":
+            return f"_shapes.fits({args[0]}, {args[1]}, {args[2]}, {args[3]})"
+        if name == "place":
+            return f"_shapes.place({args[0]}, {args[1]}, {args[2]})"
+        if name == "without":
+            return f"_shapes.without({args[0]}, {args[1]})"
+        if name == "removable":
+            return f"_shapes.removable_pieces({args[0]})"
+        if name == "floor_count":
+            return f"({args[0]}).floors"
+        if name == "piece_count":
+            return f"({args[0]}).piece_count"
+        if name == "remove_at":
+            return f"_l.remove_at({args[0]}, {args[1]})"
         if name == "grid_edges":
             return f"_grid.grid_edges({args[0]})"
         if name == "reachable":

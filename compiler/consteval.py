@@ -187,6 +187,8 @@ class Evaluator:
                 return edges_connected(list(args[0]), args[1], args[2])
             if name == "graph_connected":
                 return graph_connected(list(args[0]), list(args[1]))
+            if name in ("placements", "fits", "place", "without", "removable", "floor_count", "piece_count"):
+                return _geometry(name, args)
             if name == "grid_edges":
                 return grid.grid_edges(list(args[0]))
             if name == "longest_trail":
@@ -240,6 +242,24 @@ class Evaluator:
 
     def e_CondExpr(self, node, env):
         return self.eval(node.then if self.eval(node.cond, env) else node.orelse, env)
+
+
+def _geometry(name: str, args: list):
+    from runtime import shapes
+
+    if name == "placements":
+        return shapes.legal_placements(*args)
+    if name == "fits":
+        return shapes.fits(*args)
+    if name == "place":
+        return shapes.place(*args)
+    if name == "without":
+        return shapes.without(*args)
+    if name == "removable":
+        return shapes.removable_pieces(args[0])
+    if name == "floor_count":
+        return args[0].floors
+    return args[0].piece_count
 
 
 def _graph(edges: list, vertices: list = ()) -> nx.MultiGraph:

@@ -11,7 +11,21 @@ from compiler.codegen import Env, Generator, ident, lit
 from compiler.consteval import EvalError, Evaluator, MapData
 from compiler.lower import FrameLowerer, action_functions
 from compiler.pywriter import PyWriter
-from compiler.types import BoolT, CollT, ElemT, EnumT, IntT, MapT, OptT, PlayerT, StrT, TupleT, Type, is_finite
+from compiler.types import (
+    BoolT,
+    CollT,
+    ElemT,
+    EnumT,
+    GeoT,
+    IntT,
+    MapT,
+    OptT,
+    PlayerT,
+    StrT,
+    TupleT,
+    Type,
+    is_finite,
+)
 from dsl.diagnostics import TYPE, Diagnostics
 
 COMPILER_VERSION = "metro-0.1.0/codegen-1"
@@ -75,6 +89,7 @@ def emit_module(cp: CheckedProgram, data: MapData, evaluator: Evaluator, diags: 
     _callables(gen, code)
     _scoring(gen, code)
     _tests(gen, code)
+    _bots(gen, code)
     _registry(gen, code)
     slots = tuple(f"g_{ident(n)}" for n in p.state) + tuple(f"p_{ident(n)}" for n in p.per_player)
     kinds = [(kind, tuple(data.ids[kind]), [(f, tuple(v)) for f, v in data.fields[kind].items()])
@@ -124,6 +139,8 @@ def _init_code(gen: Generator, t: Type, init) -> str:
         return f"[{_init_code(gen, t.value, None)} for _k in range({gen.size_of(t.key)})]"
     if isinstance(t, TupleT):
         return "(" + "".join(_init_code(gen, i, None) + ", " for i in t.items) + ")"
+    if isinstance(t, GeoT):
+        return {"building": "_shapes.Building.empty()", "frame": "_shapes.Frame(())"}.get(t.kind, "None")
     return "0"
 
 
@@ -150,7 +167,7 @@ def _immutable(t: Type) -> bool:
         return _immutable(t.inner)
     if isinstance(t, TupleT):
         return all(_immutable(i) for i in t.items)
-    return isinstance(t, IntT | BoolT | StrT | EnumT | ElemT | PlayerT)
+    return isinstance(t, IntT | BoolT | StrT | EnumT | ElemT | PlayerT | GeoT)
 
 
 def _fields(gen: Generator, w: PyWriter) -> None:
@@ -335,6 +352,24 @@ def _tests(gen: Generator, w: PyWriter) -> None:
         w.line("")
 
 
+def _bots(gen: Generator, w: PyWriter) -> None:
+    p = gen.p
+    for bot_index, decl in enumerate(p.bots.values()):
+        for rule in decl.rules:
+            if rule.action not in p.actions:
+                continue
+            params = p.actions[rule.action].active.params
+            env = Env(frame=False).bind("me", "me")
+            w.line(f"def bot{bot_index}_{ident(rule.action)}(S, me, args):", rule.span)
+            with w.indented():
+                for i, param in enumerate(params):
+                    env = env.bind(param.name)
+                    w.line(f"{env.local(param.name)} = args[{i}]")
+                w.line(f"return {gen.expr(rule.score, env)}", rule.score.span)
+            w.line("")
+            w.line("")
+
+
 def _registry(gen: Generator, w: PyWriter) -> None:
     p = gen.p
     for site in gen.sites:
@@ -367,6 +402,13 @@ def _registry(gen: Generator, w: PyWriter) -> None:
     with w.indented():
         for name, (descs, rank) in gen.action_descs.items():
             w.line(f"{name!r}: ({descs}, {rank!r}),")
+    w.line("}")
+    w.line("BOTS = {")
+    with w.indented():
+        for bot_index, decl in enumerate(p.bots.values()):
+            entries = ", ".join(f"{r.action!r}: bot{bot_index}_{ident(r.action)}" for r in decl.rules
+                                if r.action in p.actions)
+            w.line(f"{decl.name!r}: {{{entries}}},")
     w.line("}")
     w.line("SCENARIOS = [")
     with w.indented():

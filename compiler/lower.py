@@ -391,6 +391,51 @@ class FrameLowerer:
         self.goto(resume)
 
 
+    def l_EachChooseAction(self, node: ast.EachChooseAction, loops):
+        gen = self.gen
+        k = gen.fresh()
+        who, sub = f"_who{k}", f"_sub{k}"
+        resume = self.new_block()
+        site = len(gen.sites)
+        offered = sorted(node.actions, key=lambda a: gen.action_rank.get(a, 0))
+        legal = PyWriter()
+        legal.line(f"def site{site}_legal(S, F, me):")
+        with legal.indented():
+            legal.line("out = []")
+            for name in offered:
+                if name in gen.p.actions:
+                    legal.line(f"A_{name}_legal(S, me, out)")
+            legal.line("return out")
+        resume_fn = PyWriter()
+        resume_fn.line(f"def site{site}_resume(S, F, p, a):")
+        with resume_fn.indented():
+            resume_fn.line(f"if _l.submit_action(S, F, p, a, {who!r}, {sub!r}, ACTION_FRAMES):")
+            with resume_fn.indented():
+                resume_fn.line(f"F.pc = {resume}")
+                resume_fn.line("return True")
+            resume_fn.line("return False")
+        why = PyWriter()
+        why.line(f"def site{site}_why(S, F, p, a):")
+        with why.indented():
+            why.line(f"if a[1] not in {tuple(offered)!r}:")
+            with why.indented():
+                why.line(f"return (f'{{a[1]!r}} is not offered here (offered: {', '.join(offered)})', "
+                         f"{self.rule!r}, {node.span.file!r}, {node.span.line!r})")
+            why.line("return ACTION_WHY[a[1]](S, p, a[2])")
+        players = f"lambda S, F: [p for p in F.L[{who!r}] if p not in F.L[{sub!r}]]"
+        gen.add_site("each_actions", players, legal, resume_fn, node, self.rule, why=why)
+        self.w.line(f"L[{who!r}] = list({gen.items(node.players, self.env)})", node.span)
+        self.w.line(f"L[{sub!r}] = {{}}")
+        self.w.line(f"if _l.start_each_action(S, F, site{site}_legal, {who!r}, {sub!r}, ACTION_FRAMES):")
+        with self.w.indented():
+            self.w.line(f"S.site = {site}")
+            self.w.line(f"F.pc = {resume}")
+            self.w.line("return _SUSPEND")
+        self.w.line(f"F.pc = {resume}")
+        self.w.line("return _CALL")
+        self.goto(resume)
+
+
 def action_functions(gen: Generator, name: str, decl: ast.ActionDecl, version: int) -> list[PyWriter]:
     """`A_<name>_legal` (enumerates legal argument tuples) and `A_<name>_why` (explains a refusal)."""
     rank = gen.action_rank[name]

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from compiler.checker import CheckedProgram
 from compiler.consteval import EvalError, Evaluator, MapData
-from compiler.types import BoolT, CollT, ElemT, EnumT, IntT, OptT, StrT, Type
+from compiler.types import BoolT, CollT, ElemT, EnumT, GeoT, IntT, OptT, StrT, Type
+from runtime.geometry import Frame, Shape
 from dsl import ast
 from dsl.diagnostics import MAP_CHECK, MAP_DATA, Diagnostics
 
@@ -119,6 +120,20 @@ def _value(cp, expr, t: Type, fdecl: ast.FieldDecl, item, index, diags: Diagnost
             return expr.value
         diags.error(MAP_DATA, f"'{fdecl.name}' is true or false", where)
         return None
+    if isinstance(base, GeoT) and base.kind in ("shape", "frame"):
+        if not isinstance(expr, ast.StrLit):
+            diags.error(MAP_DATA, f"'{fdecl.name}' is drawn as text, e.g. \"##/#.\"", where)
+            return None
+        try:
+            if base.kind == "shape":
+                return Shape.parse(expr.value.split("|"))
+            frame = Frame.parse(expr.value)
+            if not frame.cells:
+                diags.error(MAP_DATA, f"'{fdecl.name}' is an empty frame", where)
+            return frame
+        except ValueError as error:
+            diags.error(MAP_DATA, f"cannot read the drawing of '{fdecl.name}': {error}", where)
+            return None
     if isinstance(base, StrT):
         if isinstance(expr, ast.StrLit):
             return expr.value

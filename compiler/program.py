@@ -56,6 +56,7 @@ class Program:
     score: Versions | None = None
     rank: Versions | None = None
     invariants: dict[str, ast.InvariantDecl] = field(default_factory=dict)
+    bots: dict[str, ast.BotDecl] = field(default_factory=dict)
     scenarios: dict[str, ast.ScenarioDecl] = field(default_factory=dict)
     map_files: list[ast.MapFile] = field(default_factory=list)
     map_paths: list[str] = field(default_factory=list)

@@ -244,6 +244,8 @@ class _Merger:
                 setattr(p, attr, Versions([decl]))
         elif isinstance(decl, ast.InvariantDecl):
             self._add_named(p.invariants, "invariant", decl)
+        elif isinstance(decl, ast.BotDecl):
+            self._add_named(p.bots, "bot", decl)
         elif isinstance(decl, ast.ScenarioDecl):
             self._add_named(p.scenarios, "scenario", decl)
         else:
@@ -299,9 +301,9 @@ class _Merger:
                 else:
                     fields[spec.name] = spec
                     self._record("replaces", "state field", spec.name, spec.span)
-        elif isinstance(decl, ast.InvariantDecl | ast.ScenarioDecl | ast.CheckDecl):
+        elif isinstance(decl, ast.InvariantDecl | ast.ScenarioDecl | ast.CheckDecl | ast.BotDecl):
             table = {ast.InvariantDecl: p.invariants, ast.ScenarioDecl: p.scenarios,
-                     ast.CheckDecl: p.checks}[type(decl)]
+                     ast.CheckDecl: p.checks, ast.BotDecl: p.bots}[type(decl)]
             if decl.name not in table:
                 self.diags.error(PATCH, f"`override` names nothing called '{decl.name}'", wrapper.span)
             else:

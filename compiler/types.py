@@ -108,12 +108,26 @@ class TupleT(Type):
         return "(" + ", ".join(str(t) for t in self.items) + ")"
 
 
+@dataclass(frozen=True, slots=True)
+class GeoT(Type):
+    """Geometry values: a `shape` (polycube), a `frame` (ground cells) or a `building`."""
+
+    kind: str
+
+    def __str__(self) -> str:
+        return self.kind
+
+
 ANY = AnyT()
 INT = IntT()
 BOOL = BoolT()
 STR = StrT()
 NONE = NoneT()
 PLAYER = PlayerT()
+SHAPE = GeoT("shape")
+FRAME = GeoT("frame")
+BUILDING = GeoT("building")
+PLACEMENT = TupleT((IntT(), IntT(), IntT(), IntT()))
 
 
 def is_finite(t: Type) -> bool:

@@ -481,6 +481,16 @@ class ChooseAction(Stmt):
 
 
 @dataclass(frozen=True, slots=True)
+class EachChooseAction(Stmt):
+    """`each p in ps choose { a, b }`: everyone picks an action in secret; they then run in ps order."""
+
+    var: str
+    players: Expr
+    actions: tuple[str, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
 class If(Stmt):
     """`if/elif/else`."""
 
@@ -801,6 +811,24 @@ class InvariantDecl(Decl):
 
     name: str
     expr: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class BotRule(Node):
+    """`action: score` — how much a bot likes taking that action (its parameters are in scope)."""
+
+    action: str
+    score: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class BotDecl(Decl):
+    """`bot "name" { action: score … }`: a bot that takes the legal action it scores highest."""
+
+    name: str
+    rules: tuple[BotRule, ...]
     span: Span = _span()
 
 

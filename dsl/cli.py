@@ -176,11 +176,18 @@ def simulate_command(path: str, players, games: int, seed: str, bot, jobs: int, 
     game, players = _load(path, variants, expansions, map_path, players)
     bot = _bot_name(game, bot)
     console = Console(stderr=True)
+    # No refresh thread: worker processes may be forked, and forking a threaded process is unsafe.
     with Progress(TextColumn("simulating"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                  console=console, transient=True, disable=as_json or not console.is_terminal) as bar:
+                  console=console, transient=True, auto_refresh=False,
+                  disable=as_json or not console.is_terminal) as bar:
         task = bar.add_task("games", total=games)
+
+        def advance(finished: int) -> None:
+            bar.advance(task, finished)
+            bar.refresh()
+
         stats = simulate(path, players, games, seed, bot, variants, expansions, map_path, jobs,
-                         progress=lambda n: bar.advance(task, n))
+                         progress=advance)
     if as_json:
         summary = stats.to_dict() | {"variants": list(variants), "expansions": list(expansions), "jobs": jobs}
         click.echo(json.dumps(summary))
@@ -201,7 +208,7 @@ def _print_stats(stats: SimulationStats, jobs: int) -> None:
         low, high = stats.win_interval(seat)
         table.add_row(PLAYER.label(seat), _number(stats.wins[seat]), f"{stats.win_rate(seat):.1%}",
                       f"{low:.1%} - {high:.1%}", f"{stats.mean_scores[seat]:,.2f}")
-    console = Console()
+    console = Console(highlight=False)
     console.print(table)
     console.print(f"Mean decisions per game: {stats.mean_decisions:,.1f}")
     console.print(f"Speed: {stats.games_per_second:,.1f} games/s, {stats.decisions_per_second:,.0f} "

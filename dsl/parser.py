@@ -387,6 +387,12 @@ class AstBuilder(Transformer):
     def rank_key(self, meta, ch):
         return ast.RankKey(ch[0], ch[1] == "desc", self.span(meta))
 
+    def bot_decl(self, meta, ch):
+        return ast.BotDecl(_unquote(ch[0]), tuple(ch[1:]), self.span(meta))
+
+    def bot_rule(self, meta, ch):
+        return ast.BotRule(str(ch[0]), ch[1], self.span(meta))
+
     def invariant_decl(self, meta, ch):
         return ast.InvariantDecl(_unquote(ch[0]), ch[1], self.span(meta))
 
@@ -492,6 +498,9 @@ class AstBuilder(Transformer):
         orelse = ch[-1]
         names = tuple(str(t) for t in ch[1:-1])
         return ast.ChooseAction(ch[0], names, orelse, self.span(meta))
+
+    def each_choose_action_stmt(self, meta, ch):
+        return ast.EachChooseAction(str(ch[0]), ch[1], tuple(str(t) for t in ch[2:]), self.span(meta))
 
     def if_stmt(self, meta, ch):
         branches = [(ch[0], ch[1])]

@@ -118,6 +118,13 @@ def table_to_list(table, size: int) -> list:
     return list(table)
 
 
+def remove_at(items: list, index: int) -> None:
+    """Remove the item at a position."""
+    if not 0 <= index < len(items):
+        raise RuleError(f"no item at position {index}")
+    del items[index]
+
+
 def list_remove(items: list, item) -> None:
     """Remove the first occurrence of an item."""
     try:
@@ -228,6 +235,42 @@ def submit(state, frame, player: int, value, who_key: str, sub_key: str, result:
         local_vars[result] = [submitted.get(p) for p in range(state.n)]
         return True
     return False
+
+
+def start_each_action(state, frame, legal, who_key: str, sub_key: str, frames) -> bool:
+    """Begin a simultaneous action choice; True if anyone has something to choose.
+
+    If nobody has, the (empty) set of choices is resolved at once: nothing is pushed.
+    """
+    local_vars = frame.L
+    submitted = local_vars[sub_key]
+    for player in local_vars[who_key]:
+        if not legal(state, frame, player):
+            submitted[player] = None
+    if all(p in submitted for p in local_vars[who_key]):
+        _push_actions(state, local_vars[who_key], submitted, frames)
+        return False
+    return True
+
+
+def submit_action(state, frame, player: int, action, who_key: str, sub_key: str, frames) -> bool:
+    """Record one secret action; when all are in, push them so they run in the players' order."""
+    local_vars = frame.L
+    submitted = local_vars[sub_key]
+    submitted[player] = [action[1], list(action[2])]
+    if all(p in submitted for p in local_vars[who_key]):
+        _push_actions(state, local_vars[who_key], submitted, frames)
+        return True
+    return False
+
+
+def _push_actions(state, order, submitted, frames) -> None:
+    # The stack runs its top first, so the last player in order is pushed first.
+    for player in reversed(order):
+        choice = submitted.get(player)
+        if choice is not None:
+            name, args = choice
+            state.stack.append(frames[name](player, tuple(args)))
 
 
 # ---------------------------------------------------------------- scenario steps

@@ -9,7 +9,6 @@ and load the game themselves (compiled modules are cached on disk).
 from __future__ import annotations
 
 import math
-import multiprocessing
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -248,9 +247,9 @@ def _merge(tally: Tally, part: Tally, progress: Callable[[int], None] | None) ->
 
 def _run_pool(setup: Setup, parts: list[tuple[int, int]], jobs: int, tally: Tally,
               progress: Callable[[int], None] | None) -> None:
-    # spawn, not fork: forking a process that runs threads (a progress bar) can deadlock.
-    context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+    # The platform's start method: fork on Linux (workers inherit the loaded game), spawn or
+    # forkserver elsewhere (workers load it; scripts then need an `if __name__ == "__main__":`).
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
         futures = [pool.submit(run_batch, setup, start, count) for start, count in parts]
         try:
             for future in as_completed(futures):

@@ -263,6 +263,41 @@ class TupleD(Desc):
     def label(self, value) -> str:
         return "(" + " ".join(d.label(v) for d, v in zip(self.items, value, strict=True)) + ")"
 
+    def parse(self, text: str):
+        body = text.strip()
+        if not (body.startswith("(") and body.endswith(")")):
+            raise ValueError(text)
+        parts = body[1:-1].split()
+        return tuple(d.parse(part) for d, part in zip(self.items, parts, strict=True))
+
+
+class GeoD(Desc):
+    """Shapes, frames and buildings: lists of cells outside."""
+
+    __slots__ = ("kind",)
+
+    def __init__(self, kind: str):
+        self.kind = kind
+
+    def encode(self, value):
+        from runtime.geometry import Building
+
+        if isinstance(value, Building):
+            return [[list(cell) for cell in piece] for piece in value.pieces]
+        return [list(cell) for cell in value.cells]
+
+    def decode(self, doc):
+        from runtime.geometry import Building, Frame, Shape
+
+        if self.kind == "building":
+            return Building(tuple(tuple(tuple(cell) for cell in piece) for piece in doc))
+        if self.kind == "frame":
+            return Frame(tuple(tuple(cell) for cell in doc))
+        return Shape(tuple(tuple(cell) for cell in doc))
+
+    def size(self, value) -> int:
+        return len(value.pieces) if hasattr(value, "pieces") else len(value.cells)
+
 
 INT = IntD()
 BOOL = BoolD()

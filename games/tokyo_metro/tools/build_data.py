@@ -1,0 +1,639 @@
+"""Build the reconstructed Tokyo Metro component data: tokyo.metro (board) and cards.metro.
+
+We do not have the printed components, so this script RECONSTRUCTS them from public facts and
+writes them as map files for games/tokyo_metro/schema.metro.  Run it from anywhere:
+
+    python games/tokyo_metro/tools/build_data.py [--data DIR] [--out DIR]
+
+``--data`` is the folder holding ``tokyo_subway_lines.tsv`` (the 12 lines, stations in order,
+transfers) and ``tokyo_station_coords.tsv`` (a WGS84 point per station name); it defaults to
+``shared/data`` next to the repository.  ``--out`` defaults to ``games/tokyo_metro``.  The
+output is deterministic: the same inputs always give byte-identical files.
+
+How the board is reconstructed
+------------------------------
+1. Stops.  Every transfer station is kept: a row whose ``transfers`` column is not empty, or a
+   station name served by two or more of the game's lines.  The Marunouchi branch (Mb03-Mb05) is
+   dropped.  The board area is the bounding box of the transfer stations; lines with fewer than
+   ``TARGET_STOPS`` stops get minor stations from inside that box, one at a time, each time
+   splitting the longest stretch of track (measured along the line, including the stretch from
+   the last kept stop to the last station still inside the box).  Stops are numbered 1..n in real
+   order.  The Oedo line (E) is taken two-ended, in the data's order E01 Shinjuku-nishiguchi ...
+   E27 Shinjuku, E28 Tochomae, ... Hikarigaoka; it has 16 transfer stations, so it keeps exactly
+   those and nothing else (more than the 14 the other lines are held to).
+2. Stations.  Stops at one real station complex form one station: same name, or a transfer
+   listed in the data to a differently named station within ``COMPLEX_RADIUS_KM`` (e.g.
+   Akasaka-mitsuke / Nagatacho).  A station holds at most three stops, so larger complexes are
+   split into neighbouring stations: by name where that is enough, otherwise as listed in
+   ``SPLITS``.  ``SAME_LINE_STATIONS`` merges two consecutive stops of one line into one station
+   (the rulebook's H6-H7 / T6-T7 case).
+3. Grid.  Station points are projected (equirectangular, km), each axis is warped halfway towards
+   rank order (so the dense centre gets room and the sparse outskirts shrink), and scaled onto the
+   interior grid points of a ``COLUMNS`` x ``ROWS`` rectangle of squares.  Every station gets its
+   own grid point by a minimum-cost assignment (squared displacement).  The first stop of a
+   station sits on that grid point and touches the 4 squares around it; a second / third stop sits
+   on the street just east/south/west/north of it and touches the 2 squares along that street (a
+   third stop takes the perpendicular street, so all stops of a station share a square).  No
+   street or grid point is used twice, so no two stops touch exactly the same squares.
+4. Lines.  ``spots`` (disc spots on the income track) is 4, 3 or 2 by how many transfer
+   connections a line has (top, middle and bottom third); ``stocks`` is 3 for every line.
+5. Income track.  For v = 0, 100, ... 6000: high = 2/3 of v rounded up to ¥100, low = v - high.
+   This reproduces the rulebook's examples (2,900 -> 2,000 / 900 and 1,400 -> 1,000 / 400).
+
+The action cards (``DECKS`` below) are a hand-made table: six decks of nine cards, three cards
+with each number of back dots, each deck with exactly two action types (loan and repay count as
+one), values rising with the dots and more spots for the stronger version of an action.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+GAME_DIR = os.path.dirname(HERE)
+REPO = os.path.dirname(os.path.dirname(GAME_DIR))
+DEFAULT_DATA = os.path.join(os.path.dirname(REPO), "shared", "data")
+LINES_FILE = "tokyo_subway_lines.tsv"
+COORDS_FILE = "tokyo_station_coords.tsv"
+
+LINE_ORDER = "GMHTCYZNAISE"
+TARGET_STOPS = 10  # lines with fewer transfer stations are filled up to this many stops
+MAX_STOPS = 14  # no minor stop is added beyond this
+COMPLEX_RADIUS_KM = 0.8  # a transfer to a differently named station must be this close
+COLUMNS, ROWS = 18, 13  # the grid of squares
+WARP = 0.5  # 0 = plain projection, 1 = pure rank order (per axis)
+
+# Complexes too big for one station (more than 3 stops) are split by station name.  Where one
+# name alone has more than 3 stops, the stations are given here, for the stops of that name:
+# (station id, printed name, lines, nudge east km, nudge north km).
+SPLITS: dict[str, list[tuple[str, str, str, float, float]]] = {
+    # Chiyoda and Mita run under Hibiya-dori on the palace side; Marunouchi, Tozai and Hanzomon
+    # lie to the east, towards Tokyo station and Eitai-dori.
+    "Otemachi": [
+        ("Otemachi West", "Otemachi (west)", "CI", -0.3, 0.0),
+        ("Otemachi East", "Otemachi (east)", "MTZ", 0.3, 0.0),
+    ],
+    # Yurakucho and Namboku share the platforms along the outer moat (west); Tozai and Oedo cross
+    # east-west under Mejiro-dori / Okubo-dori (east).
+    "Iidabashi": [
+        ("Iidabashi West", "Iidabashi (west)", "YN", -0.3, 0.0),
+        ("Iidabashi East", "Iidabashi (east)", "TE", 0.3, 0.0),
+    ],
+}
+# Two consecutive stops of one line in one station (the rulebook's H6-H7 / T6-T7 case): the
+# Yurakucho line's Yurakucho (Y18) and Ginza-itchome (Y19) are 440 m apart under the same
+# Yurakucho/Ginza shopping street.  Taking them out of the Hibiya and Ginza complexes also
+# brings those two four-line complexes down to three stops each.
+SAME_LINE_STATIONS: dict[str, tuple[str, str, str]] = {
+    "Yurakucho": ("Y", "Yurakucho", "Ginza-itchome"),
+}
+
+Act = str
+# The action cards.  Per deck: nine cards as (dots, [(act, spots, value), ...]); the cards are
+# listed in dot order and numbered 1..9 within their deck.
+DECKS: list[tuple[str, str, str, list[tuple[int, list[tuple[Act, int, int]]]]]] = [
+    ("GM", "G/M",
+     "Station and Move: building costs ¥100-¥300 a circle, walks of 1-3 squares.",
+     [(1, [("station", 2, 100)]),
+      (1, [("move", 1, 1), ("station", 1, 200)]),
+      (1, [("move", 2, 2)]),
+      (2, [("station", 2, 200)]),
+      (2, [("move", 1, 2), ("station", 1, 200)]),
+      (2, [("move", 2, 3)]),
+      (3, [("station", 3, 200)]),
+      (3, [("move", 1, 2), ("station", 1, 300)]),
+      (3, [("move", 2, 3), ("station", 1, 300)])]),
+    ("HT", "H/T",
+     "Invest and Discount: shares for ¥200-¥600 (plus the printed ¥300/¥600 surcharge for a "
+     "'2'/'3' share), discounts of ¥100-¥300.",
+     [(1, [("invest", 2, 200)]),
+      (1, [("invest", 1, 300), ("discount", 1, 100)]),
+      (1, [("discount", 1, 100)]),
+      (2, [("invest", 2, 300)]),
+      (2, [("invest", 1, 400), ("discount", 1, 200)]),
+      (2, [("discount", 2, 200)]),
+      (3, [("invest", 2, 500)]),
+      (3, [("invest", 1, 600), ("discount", 1, 200)]),
+      (3, [("discount", 2, 300)])]),
+    ("CY", "C/Y",
+     "Start and Speed: a new train raises its line by ¥100-¥400; 1-3 speed tokens.",
+     [(1, [("start", 1, 100)]),
+      (1, [("start", 2, 200), ("speed", 1, 1)]),
+      (1, [("speed", 1, 1)]),
+      (2, [("start", 1, 200)]),
+      (2, [("start", 2, 300), ("speed", 1, 1)]),
+      (2, [("speed", 2, 2)]),
+      (3, [("start", 2, 300)]),
+      (3, [("start", 3, 400), ("speed", 2, 2)]),
+      (3, [("speed", 3, 3)])]),
+    ("ZN", "Z/N",
+     "Bid and Action: a ¥200-¥600 bonus for the next turn-order bid; an extra action chip "
+     "for ¥0-¥400.",
+     [(1, [("bid", 1, 200)]),
+      (1, [("bid", 2, 300), ("chip", 2, 0)]),
+      (1, [("chip", 1, 100)]),
+      (2, [("bid", 1, 300)]),
+      (2, [("bid", 2, 400), ("chip", 2, 200)]),
+      (2, [("chip", 1, 300)]),
+      (3, [("bid", 2, 500)]),
+      (3, [("bid", 3, 600), ("chip", 1, 300)]),
+      (3, [("chip", 1, 400)])]),
+    ("AI", "A/I",
+     "Loan and Card: take a ¥1,000 loan (some cards also let you repay one for ¥1,000); take "
+     "the top discarded card for ¥0-¥300.",
+     [(1, [("loan", 1, 1000)]),
+      (1, [("loan", 1, 1000), ("repay", 1, 1000)]),
+      (1, [("card", 2, 0)]),
+      (2, [("loan", 1, 1000), ("card", 1, 100)]),
+      (2, [("loan", 1, 1000), ("repay", 1, 1000)]),
+      (2, [("card", 2, 100)]),
+      (3, [("loan", 1, 1000), ("card", 1, 300)]),
+      (3, [("loan", 1, 1000), ("repay", 1, 1000)]),
+      (3, [("card", 2, 200)])]),
+    ("SE", "S/E",
+     "Speculate and Bike: speculation (the stake is the player's, at least the track's low "
+     "number); the bike (value 0).",
+     [(1, [("speculate", 1, 0)]),
+      (1, [("speculate", 2, 0), ("bike", 1, 0)]),
+      (1, [("bike", 2, 0)]),
+      (2, [("speculate", 1, 0)]),
+      (2, [("speculate", 2, 0), ("bike", 1, 0)]),
+      (2, [("bike", 1, 0)]),
+      (3, [("speculate", 1, 0)]),
+      (3, [("speculate", 2, 0), ("bike", 1, 0)]),
+      (3, [("speculate", 3, 0)])]),
+]
+ACTS = ("move", "station", "invest", "start", "speed", "bike", "discount", "bid", "loan",
+        "repay", "speculate", "chip", "card")
+
+
+# ---------------------------------------------------------------------------------------- input
+
+@dataclass(frozen=True)
+class Row:
+    """One row of the lines file: a station on a line, in line order."""
+
+    line: str
+    line_name: str
+    code: str
+    name: str
+    transfers: tuple[str, ...]
+
+
+def read_tsv(path: str) -> list[list[str]]:
+    """Rows of a tab-separated file without '#' comments and without its header row."""
+    with open(path, encoding="utf-8") as handle:
+        rows = [line.rstrip("\n").split("\t") for line in handle
+                if line.strip() and not line.startswith("#")]
+    return rows[1:]
+
+
+def read_lines(path: str) -> dict[str, list[Row]]:
+    """The lines file: line letter -> its rows in order (the M branch dropped)."""
+    lines: dict[str, list[Row]] = {letter: [] for letter in LINE_ORDER}
+    for fields in read_tsv(path):
+        fields += [""] * (5 - len(fields))
+        letter, line_name, code, name, transfers = fields[:5]
+        if code.startswith("Mb"):
+            continue
+        lines[letter].append(Row(letter, line_name, code, name,
+                                 tuple(t for t in transfers.split(",") if t)))
+    return lines
+
+
+def read_coords(path: str) -> dict[str, tuple[float, float]]:
+    """The coordinates file: station name -> (lat, lon)."""
+    return {fields[0]: (float(fields[1]), float(fields[2])) for fields in read_tsv(path)}
+
+
+# ---------------------------------------------------------------------------------------- stops
+
+class Geo:
+    """Equirectangular projection around the mean latitude: km east and km north."""
+
+    def __init__(self, coords: dict[str, tuple[float, float]]):
+        self.coords = coords
+        self.lat0 = sum(lat for lat, _ in coords.values()) / len(coords)
+        self.kx = 111.32 * math.cos(math.radians(self.lat0))
+
+    def km(self, name: str) -> tuple[float, float]:
+        lat, lon = self.coords[name]
+        return (lon - 139.75) * self.kx, (lat - self.lat0) * 111.32
+
+    def dist(self, a: str, b: str) -> float:
+        (ax, ay), (bx, by) = self.km(a), self.km(b)
+        return math.hypot(ax - bx, ay - by)
+
+
+def is_transfer(row: Row, served: dict[str, set[str]]) -> bool:
+    return bool(row.transfers) or len(served[row.name]) > 1
+
+
+def select_stops(lines: dict[str, list[Row]], geo: Geo) -> dict[str, list[Row]]:
+    """The kept rows of every line: all transfer stations, then minor ones up to TARGET_STOPS."""
+    served: dict[str, set[str]] = defaultdict(set)
+    for rows in lines.values():
+        for row in rows:
+            served[row.name].add(row.line)
+    transfer_points = [geo.coords[r.name] for rows in lines.values() for r in rows
+                       if is_transfer(r, served)]
+    lat_lo, lat_hi = min(p[0] for p in transfer_points), max(p[0] for p in transfer_points)
+    lon_lo, lon_hi = min(p[1] for p in transfer_points), max(p[1] for p in transfer_points)
+
+    def on_board(row: Row) -> bool:
+        lat, lon = geo.coords[row.name]
+        return lat_lo <= lat <= lat_hi and lon_lo <= lon <= lon_hi
+
+    kept_lines = {}
+    for letter, rows in lines.items():
+        keep = {i for i, r in enumerate(rows) if is_transfer(r, served)}
+        # the stretch of the line on the board: out from the transfer stations while inside
+        first, last = min(keep), max(keep)
+        while first > 0 and on_board(rows[first - 1]):
+            first -= 1
+        while last < len(rows) - 1 and on_board(rows[last + 1]):
+            last += 1
+        along = [0.0]
+        for a, b in zip(rows, rows[1:], strict=False):
+            along.append(along[-1] + geo.dist(a.name, b.name))
+        while len(keep) < min(TARGET_STOPS, MAX_STOPS):
+            candidates = [i for i in range(first, last + 1) if i not in keep]
+            if not candidates:
+                break
+            marks = sorted(keep | {first, last})
+
+            def worst_gap(extra: int, marks=marks) -> tuple[float, int]:
+                cuts = sorted({*marks, extra})
+                return max(along[b] - along[a] for a, b in zip(cuts, cuts[1:], strict=False)), extra
+
+            # the candidate that leaves the shortest longest stretch (ties: earlier in line order)
+            keep.add(min(candidates, key=worst_gap))
+        kept_lines[letter] = [rows[i] for i in sorted(keep)]
+    return kept_lines
+
+
+# ------------------------------------------------------------------------------------- stations
+
+@dataclass
+class Station:
+    """A station of the board: its id, printed name, stops (rows) and projected point (km)."""
+
+    ident: str
+    name: str
+    rows: list[Row]
+    point: tuple[float, float] = (0.0, 0.0)
+
+
+def group_stations(kept: dict[str, list[Row]], geo: Geo) -> tuple[list[Station], list[list[str]]]:
+    """Stops grouped into stations of 1-3 stops (see the module docstring), and the splits: for
+    every real complex spread over several stations, those stations' ids."""
+    rows = [r for letter in LINE_ORDER for r in kept[letter]]
+    parent = {r.code: r.code for r in rows}
+
+    def find(code: str) -> str:
+        while parent[code] != code:
+            parent[code] = parent[parent[code]]
+            code = parent[code]
+        return code
+
+    def union(a: str, b: str) -> None:
+        ra, rb = find(a), find(b)
+        if ra != rb:
+            parent[max(ra, rb)] = min(ra, rb)
+
+    for row in rows:
+        for other in rows:  # one name served by several lines
+            if other.name == row.name:
+                union(row.code, other.code)
+        for letter in row.transfers:  # a transfer to a differently named station close by
+            partners = [r for r in kept[letter] if row.line in r.transfers
+                        and geo.dist(r.name, row.name) <= COMPLEX_RADIUS_KM]
+            if partners and all(r.name != row.name for r in kept[letter]):
+                union(row.code, min(partners, key=lambda r: geo.dist(r.name, row.name)).code)
+    complexes: dict[str, list[Row]] = defaultdict(list)
+    for row in rows:
+        complexes[find(row.code)].append(row)
+
+    pinned = {row.code: ident for ident, (letter, *names) in SAME_LINE_STATIONS.items()
+              for row in kept[letter] if row.name in names}
+    groups: dict[str, list[Row]] = defaultdict(list)  # station id -> its stops
+    printed: dict[str, str] = {}
+    nudges: dict[str, tuple[float, float]] = {}
+    splits: list[list[str]] = []
+    for members in complexes.values():
+        free = [r for r in members if r.code not in pinned]
+        placed: list[str] = []
+        for row in free:
+            if len(free) <= 3:
+                ident = free[0].name
+            elif row.name in SPLITS:
+                ident, name, _letters, east, north = next(
+                    split for split in SPLITS[row.name] if row.line in split[2])
+                printed[ident], nudges[ident] = name, (east, north)
+            else:
+                ident = row.name
+            groups[ident].append(row)
+            placed.append(ident)
+        placed += [pinned[r.code] for r in members if r.code in pinned]
+        if len(set(placed)) > 1:
+            splits.append(list(dict.fromkeys(placed)))
+    for code, ident in pinned.items():
+        groups[ident].append(next(r for r in rows if r.code == code))
+
+    stations = []
+    for ident, group in groups.items():
+        names = list(dict.fromkeys(r.name for r in group))
+        points = [geo.km(n) for n in names]
+        east, north = nudges.get(ident, (0.0, 0.0))
+        point = (sum(p[0] for p in points) / len(points) + east,
+                 sum(p[1] for p in points) / len(points) + north)
+        stations.append(Station(ident, printed.get(ident, " / ".join(names)), group, point))
+        if not 1 <= len(group) <= 3:
+            raise ValueError(f"station {ident} has {len(group)} stops: "
+                             f"{[r.code for r in group]}; add it to SPLITS")
+    return stations, splits
+
+
+# ----------------------------------------------------------------------------------------- grid
+
+def warp(values: list[float]) -> list[float]:
+    """Map values to 0..1: WARP of the way from linear towards their rank order."""
+    lo, hi = min(values), max(values)
+    ordered = sorted(set(values))
+    rank = {v: i / (len(ordered) - 1) for i, v in enumerate(ordered)}
+    return [(1 - WARP) * (v - lo) / (hi - lo) + WARP * rank[v] for v in values]
+
+
+def assign(cost: list[list[float]]) -> list[int]:
+    """Minimum-cost assignment of n rows to distinct columns (n <= m): the column of each row.
+
+    The Hungarian method with potentials, O(n^2 m).
+    """
+    n, m = len(cost), len(cost[0])
+    inf = float("inf")
+    u, v = [0.0] * (n + 1), [0.0] * (m + 1)
+    owner, way = [0] * (m + 1), [0] * (m + 1)
+    for i in range(1, n + 1):
+        owner[0], j0 = i, 0
+        slack, used = [inf] * (m + 1), [False] * (m + 1)
+        while owner[j0]:
+            used[j0], i0, delta, j1 = True, owner[j0], inf, 0
+            for j in range(1, m + 1):
+                if not used[j]:
+                    reduced = cost[i0 - 1][j - 1] - u[i0] - v[j]
+                    if reduced < slack[j]:
+                        slack[j], way[j] = reduced, j0
+                    if slack[j] < delta:
+                        delta, j1 = slack[j], j
+            for j in range(m + 1):
+                if used[j]:
+                    u[owner[j]] += delta
+                    v[j] -= delta
+                else:
+                    slack[j] -= delta
+            j0 = j1
+        while j0:
+            j1 = way[j0]
+            owner[j0] = owner[j1]
+            j0 = j1
+    result = [0] * n
+    for j in range(1, m + 1):
+        if owner[j]:
+            result[owner[j] - 1] = j - 1
+    return result
+
+
+def square_id(x: int, y: int) -> str:
+    return f"x{x}y{y}"
+
+
+# A stop's slot: ("v", x, y) is the grid point (x, y) (the corner shared by squares x-1..x,
+# y-1..y); ("h", x, y) the street from point (x, y) east to (x+1, y); ("u", x, y) the street from
+# (x, y) south to (x, y+1).
+STREETS = {"E": ("h", 0, 0), "S": ("u", 0, 0), "W": ("h", -1, 0), "N": ("u", 0, -1)}
+PERPENDICULAR = {"E": "SN", "W": "SN", "S": "EW", "N": "EW"}
+
+
+def slot_squares(slot: tuple[str, int, int]) -> list[tuple[int, int]]:
+    kind, x, y = slot
+    if kind == "v":
+        cells = [(x - 1, y - 1), (x, y - 1), (x - 1, y), (x, y)]
+    elif kind == "h":
+        cells = [(x, y - 1), (x, y)]
+    else:
+        cells = [(x - 1, y), (x, y)]
+    return [(cx, cy) for cx, cy in cells if 0 <= cx < COLUMNS and 0 <= cy < ROWS]
+
+
+def lay_out(stations: list[Station]) -> dict[str, list[tuple[int, int]]]:
+    """Grid points for the stations and the touching squares of every stop (by stop code)."""
+    xs = warp([s.point[0] for s in stations])
+    ys = warp([-s.point[1] for s in stations])  # y grows to the south
+    points = [(x, y) for y in range(1, ROWS) for x in range(1, COLUMNS)]
+    targets = [(1 + wx * (COLUMNS - 2), 1 + wy * (ROWS - 2)) for wx, wy in zip(xs, ys, strict=True)]
+    cost = [[(px - tx) ** 2 + (py - ty) ** 2 for px, py in points] for tx, ty in targets]
+    chosen = [points[j] for j in assign(cost)]
+    occupied = set(chosen)
+    used_streets: set[tuple[str, int, int]] = set()
+    touching: dict[str, list[tuple[int, int]]] = {}
+    order = sorted(range(len(stations)), key=lambda i: (-len(stations[i].rows), stations[i].ident))
+    for i in order:
+        station, (x, y) = stations[i], chosen[i]
+        tx, ty = targets[i]
+
+        def street(direction: str, x=x, y=y) -> tuple[str, int, int]:
+            kind, dx, dy = STREETS[direction]
+            return kind, x + dx, y + dy
+
+        def preference(direction: str, x=x, y=y, tx=tx, ty=ty) -> tuple[bool, float, str]:
+            # streets towards an empty grid point first, then towards the projected point
+            step = {"E": (1, 0), "W": (-1, 0), "S": (0, 1), "N": (0, -1)}[direction]
+            towards = (tx - x) * step[0] + (ty - y) * step[1]
+            return (x + step[0], y + step[1]) in occupied, -towards, direction
+
+        free = sorted((d for d in "ESWN" if street(d) not in used_streets), key=preference)
+        extra = len(station.rows) - 1
+        picked: list[str] = []
+        if extra == 1:
+            picked = free[:1]
+        elif extra == 2:
+            picked = next(([a, b] for a in free for b in free if b in PERPENDICULAR[a]), [])
+        if len(picked) != extra:
+            raise ValueError(f"no free streets around station {station.ident}")
+        slots = [("v", x, y)] + [street(d) for d in picked]
+        used_streets.update(slots[1:])
+        for row, slot in zip(station.rows, slots, strict=True):
+            touching[row.code] = sorted(slot_squares(slot), key=lambda c: (c[1], c[0]))
+    return touching
+
+
+# --------------------------------------------------------------------------------------- output
+
+def quote(ident: str) -> str:
+    """An element id as written in a map file (quoted unless a plain name)."""
+    return ident if ident.replace("_", "a").isalnum() and not ident[0].isdigit() else f'"{ident}"'
+
+
+def line_spots(kept: dict[str, list[Row]]) -> dict[str, int]:
+    """Income-track disc spots: 4 / 3 / 2 for the lines with the most / middling / fewest
+    transfer connections (ties broken by income-track order)."""
+    weight = {letter: sum(len(r.transfers) for r in kept[letter]) for letter in LINE_ORDER}
+    ranked = sorted(LINE_ORDER, key=lambda letter: (-weight[letter], LINE_ORDER.index(letter)))
+    third = len(ranked) // 3
+    return {letter: 4 if i < third else 3 if i < 2 * third else 2
+            for i, letter in enumerate(ranked)}
+
+
+def track_row(value: int) -> tuple[int, int]:
+    """The two numbers beside income value `value`: 2/3 rounded up to ¥100, and the rest."""
+    high = -(-2 * value // 300) * 100
+    return high, value - high
+
+
+def board_text(lines: dict[str, list[Row]], kept: dict[str, list[Row]], stations: list[Station],
+               splits: list[list[str]], touching: dict[str, list[tuple[int, int]]]) -> str:
+    """The text of tokyo.metro."""
+    spots = line_spots(kept)
+    station_of = {r.code: s for s in stations for r in s.rows}
+    number = {r.code: i for rows in kept.values() for i, r in enumerate(rows, start=1)}
+
+    def stop_list(station: Station) -> str:
+        return " + ".join(f"{r.line}{number[r.code]} {r.name}" for r in station.rows)
+
+    out = [
+        "# Tokyo Metro board: 12 lines, their stops and stations, the grid of squares and the",
+        "# income track.  RECONSTRUCTED, not copied from the printed board: station order and",
+        "# transfers from shared/data/tokyo_subway_lines.tsv, positions from",
+        "# shared/data/tokyo_station_coords.tsv, laid out on the grid by",
+        "# games/tokyo_metro/tools/build_data.py (a generated file: change the script and rerun it).",
+        f"# Kept: every transfer station, and minor stations up to {TARGET_STOPS} stops a line.  The Oedo",
+        "# line (E) is two-ended: Shinjuku-nishiguchi, round the loop to Shinjuku, on to",
+        "# Nakano-sakaue.  The Marunouchi branch is left out.",
+        "# A station holds at most 3 stops; real complexes split over neighbouring stations:",
+        *(f"#   {' | '.join(ids)}" for ids in splits),
+        "# Two stops of the same line in one station (the rulebook's H6-H7 / T6-T7 case):",
+        *(f"#   {ident}: {stop_list(next(s for s in stations if s.ident == ident))}"
+          for ident in SAME_LINE_STATIONS),
+        'map "Tokyo" for "Tokyo Metro" {',
+        "  # lines in income-track order: kind line(name, spots, stocks); spots = income-track disc",
+        "  # spots, reconstructed: 4 / 3 / 2 by the line's number of transfer connections",
+    ]
+    for letter in LINE_ORDER:
+        name = lines[letter][0].line_name
+        out.append(f'  line {letter}(name: "{name} Line", spots: {spots[letter]}, stocks: 3)'
+                   f"   # {len(kept[letter])} stops")
+    out += ["", f"  # squares: kind square(x, y); a {COLUMNS} x {ROWS} rectangle, x east, y south"]
+    for y in range(ROWS):
+        out.append("  " + " ".join(f"square {square_id(x, y)}(x: {x}, y: {y})"
+                                   for x in range(COLUMNS)))
+    out += ["", "  # stations: kind station(name); comment: its stops"]
+    for s in sorted(stations, key=lambda s: s.ident):
+        out.append(f'  station {quote(s.ident)}(name: "{s.name}")   # {stop_list(s)}')
+    out += ["", "  # stops: kind stop(line, number, station, squares); comment: the real station"]
+    for letter in LINE_ORDER:
+        for row in kept[letter]:
+            squares = ", ".join(square_id(*c) for c in touching[row.code])
+            out.append(f"  stop {letter}{number[row.code]}(line: {letter}, number: {number[row.code]}, "
+                       f"station: {quote(station_of[row.code].ident)}, squares: [{squares}])"
+                       f"   # {row.code} {row.name}")
+        out.append("")
+    out.append("  # income track, reconstructed: high = 2/3 of the value rounded up to ¥100, low = the"
+               " rest")
+    for value in range(0, 6001, 100):
+        high, low = track_row(value)
+        out.append(f"  track_row V{value}(value: {value}, high: {high}, low: {low})")
+    out.append("}")
+    return "\n".join(out) + "\n"
+
+
+def schema_acts(schema_path: str) -> dict[str, str]:
+    """The schema's Act values, by lower-case name (so the table does not depend on their case)."""
+    with open(schema_path, encoding="utf-8") as handle:
+        match = re.search(r"enum\s+Act\s*\{([^}]*)\}", handle.read())
+    if match is None:
+        raise ValueError(f"no 'enum Act {{ ... }}' in {schema_path}")
+    values = {value.lower(): value for value in match.group(1).split()}
+    missing = [act for act in ACTS if act not in values]
+    if missing:
+        raise ValueError(f"the schema's Act has no {missing}")
+    return values
+
+
+def cards_text(acts: dict[str, str]) -> str:
+    """The text of cards.metro (`acts`: our action names -> the schema's Act values)."""
+    out = [
+        "# Tokyo Metro action cards: 6 decks (colour pairs G/M H/T C/Y Z/N A/I S/E) of 9 cards.",
+        "# RECONSTRUCTED, not copied from the printed cards: each deck offers two action types",
+        "# (loan with repay counting as one); 3 cards of each back-dot count (1, 2, 3); values",
+        "# rise with the dots; the stronger version of an action takes more spots.",
+        "# Generated by games/tokyo_metro/tools/build_data.py (change the script and rerun it).",
+        "# value: Move = squares, Station = cost a circle, Invest / Chip / Card = cost,",
+        "# Start = line value increase, Speed = tokens, Discount = amount off, Bid = bonus,",
+        "# Loan / Repay = 1000, Bike / Speculate = 0 (the speculation stake is the player's).",
+        'map "Tokyo cards" for "Tokyo Metro" {',
+    ]
+    for deck, name, _about, _cards in DECKS:
+        out.append(f'  deck {deck}(name: "{name}")')
+    for deck, name, about, cards in DECKS:
+        out += ["", f"  # {name}: {about}"]
+        for number, (dots, offers) in enumerate(cards, start=1):
+            out.append(f"  card {deck}{number}(deck: {deck}, dots: {dots})")
+            for letter, (act, spots, value) in zip("ab", offers, strict=False):
+                out.append(f"    offer {deck}{number}{letter}(card: {deck}{number}, "
+                           f"act: {acts[act]}, spots: {spots}, value: {value})")
+    out.append("}")
+    return "\n".join(out) + "\n"
+
+
+def check_cards() -> None:
+    """The card table's own rules (so a hand edit cannot break them silently)."""
+    seen: set[str] = set()
+    for deck, _name, _about, cards in DECKS:
+        if len(cards) != 9 or sorted(d for d, _ in cards) != [1, 1, 1, 2, 2, 2, 3, 3, 3]:
+            raise ValueError(f"deck {deck}: nine cards, three of each dot count")
+        acts = {("loan" if act == "repay" else act) for _, offers in cards for act, _, _ in offers}
+        if len(acts) != 2:
+            raise ValueError(f"deck {deck}: exactly two action types, not {sorted(acts)}")
+        for _dots, offers in cards:
+            if not 1 <= len(offers) <= 2 or any(not 1 <= s <= 3 for _, s, _ in offers):
+                raise ValueError(f"deck {deck}: one or two offers of 1-3 spots a card")
+            if any(a == "repay" for a, _, _ in offers) and all(a != "loan" for a, _, _ in offers):
+                raise ValueError(f"deck {deck}: repay only beside loan")
+        seen |= {act for _, offers in cards for act, _, _ in offers}
+    if seen != set(ACTS):
+        raise ValueError(f"action types missing: {sorted(set(ACTS) - seen)}")
+
+
+# ----------------------------------------------------------------------------------------- main
+
+def build(data_dir: str, schema_path: str = os.path.join(GAME_DIR, "schema.metro")) -> dict[str, str]:
+    """File name -> text of every generated file."""
+    lines = read_lines(os.path.join(data_dir, LINES_FILE))
+    geo = Geo(read_coords(os.path.join(data_dir, COORDS_FILE)))
+    kept = select_stops(lines, geo)
+    stations, splits = group_stations(kept, geo)
+    touching = lay_out(stations)
+    check_cards()
+    return {"tokyo.metro": board_text(lines, kept, stations, splits, touching),
+            "cards.metro": cards_text(schema_acts(schema_path))}
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", default=DEFAULT_DATA, help="folder with the two TSV files")
+    parser.add_argument("--out", default=GAME_DIR, help="folder to write the .metro files to")
+    args = parser.parse_args(argv)
+    for name, text in build(args.data).items():
+        path = os.path.join(args.out, name)
+        with open(path, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+        print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()

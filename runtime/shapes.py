@@ -1,0 +1,41 @@
+"""Geometry for generated code: placements as plain tuples (orientation, dx, dy, dz)."""
+
+from __future__ import annotations
+
+from runtime.geometry import Building, Frame, Placement, Shape, check_placement, placements, removable
+
+__all__ = ["Building", "Frame", "Shape", "legal_placements", "place", "fits", "without", "removable_pieces"]
+
+
+def legal_placements(shape: Shape, frame: Frame, building: Building, max_floors: int | None) -> list[tuple]:
+    """Every legal placement of a shape, as sorted (orientation, dx, dy, dz) tuples."""
+    limit = max_floors if max_floors and max_floors > 0 else None
+    return [(o, dx, dy, dz) for o, (dx, dy, dz) in placements(shape, frame, building, limit)]
+
+
+def _placement(shape: Shape, where: tuple) -> Placement:
+    orientation, dx, dy, dz = where
+    return Placement.of(shape, orientation, (dx, dy, dz))
+
+
+def fits(building: Building, frame: Frame, shape: Shape, where: tuple) -> bool:
+    """True if placing the shape there obeys every building rule."""
+    try:
+        return check_placement(building, frame, _placement(shape, where)) is None
+    except (IndexError, ValueError):
+        return False
+
+
+def place(building: Building, shape: Shape, where: tuple) -> Building:
+    """The building with the piece added."""
+    return building.add(_placement(shape, where))
+
+
+def without(building: Building, index: int) -> Building:
+    """The building with piece `index` taken away (later pieces move down one index)."""
+    return building.remove(index)
+
+
+def removable_pieces(building: Building) -> list[int]:
+    """Pieces whose removal leaves everything else supported."""
+    return removable(building)
