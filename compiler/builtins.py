@@ -16,6 +16,7 @@ from compiler.types import (
     CollT,
     ElemT,
     EnumT,
+    GeoT,
     IntT,
     OptT,
     TupleT,
@@ -70,6 +71,10 @@ BUILTINS = {
         Builtin("removable", (1, 1), False, "pieces that can be taken away leaving the rest supported"),
         Builtin("floor_count", (1, 1), False, "number of floors of a building"),
         Builtin("piece_count", (1, 1), False, "number of pieces of a building"),
+        Builtin("build", (2, 2), False, "stack (shape, placement) pieces in order in a frame; none if a step is illegal"),
+        Builtin("empty_building", (0, 0), False, "a building with no pieces"),
+        Builtin("first", (1, 1), False, "the first item of a collection, none if it is empty"),
+        Builtin("cells_of", (1, 1), False, "the (x, y) ground cells of a frame"),
         Builtin("remove_at", (2, 2), True, "remove the item at a position of a list"),
         Builtin("roll", (1, 1), True, "a random number from 1 to n, from the state's generator"),
         Builtin("take_top", (1, 1), True, "remove and return the top item of a pile"),
@@ -89,6 +94,8 @@ def item_type(t: Type) -> Type | None:
         return ANY
     if isinstance(t, CollT):
         return t.item
+    if isinstance(t, GeoT) and t.kind == "frame":
+        return TupleT((INT, INT))
     return None
 
 
@@ -163,6 +170,15 @@ def builtin_result(name: str, args: list[Type]) -> Type | str:
         return INT
     if name == "remove_at":
         return ANY
+    if name == "build":
+        return OptT(BUILDING)
+    if name == "empty_building":
+        return BUILDING
+    if name == "first":
+        item = coll(0)
+        return OptT(item) if item is not None else "first() needs a collection"
+    if name == "cells_of":
+        return CollT("list", TupleT((INT, INT)))
     if name == "roll":
         return INT
     if name == "take_top":

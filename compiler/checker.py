@@ -66,6 +66,8 @@ GEOMETRY_ARGS = {
     "floor_count": (BUILDING,),
     "piece_count": (BUILDING,),
     "remove_at": (None, INT),
+    "build": (FRAME, None),
+    "cells_of": (FRAME,),
 }
 CHOOSE_NODES = (ast.Choose, ast.EachChoose, ast.ChooseAction, ast.EachChooseAction)
 
@@ -1095,12 +1097,14 @@ class Checker:
             if name in ("add", "remove", "put_bottom"):
                 coll = args[0]
                 if isinstance(coll, CollT):
-                    self.expect_assignable(args[1], coll.item, node.args[1], "the item")
+                    item = args[1].inner if isinstance(args[1], OptT) and not isinstance(coll.item, OptT) else args[1]
+                    self.expect_assignable(item, coll.item, node.args[1], "the item")
                 elif not isinstance(coll, AnyT):
                     self.error(TYPE, f"{name}() needs a collection, not {coll}", node.args[0])
         expected = GEOMETRY_ARGS.get(name)
         if expected is not None:
             for arg, want, node_arg in zip(args, expected, node.args, strict=True):
+                arg = arg.inner if isinstance(arg, OptT) else arg
                 if want is not None and not self.sub.assignable(arg, want):
                     self.error(TYPE, f"{name}() expects {want} here, not {arg}", node_arg)
         result = builtin_result(name, args)

@@ -290,6 +290,8 @@ class Generator:
         if ref[0] == "kind_all":
             return f"range({self.data.count(ref[1])})"
         code = self.expr(node, env)
+        if isinstance(t, GeoT):
+            return f"({code}).cells"
         if isinstance(t, CollT):
             if t.kind == "bag":
                 return f"_l.bag_items({code})"
@@ -514,6 +516,14 @@ class Generator:
             return f"({args[0]}).floors"
         if name == "piece_count":
             return f"({args[0]}).piece_count"
+        if name == "build":
+            return f"_shapes.build({args[0]}, {args[1]})"
+        if name == "empty_building":
+            return "_shapes.Building.empty()"
+        if name == "first":
+            return f"next(iter({self.items(node.args[0], env)}), None)"
+        if name == "cells_of":
+            return f"list(({args[0]}).cells)"
         if name == "remove_at":
             return f"_l.remove_at({args[0]}, {args[1]})"
         if name == "grid_edges":

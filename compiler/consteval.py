@@ -168,6 +168,11 @@ class Evaluator:
         ref = self.cp.refs.get(id(node), ("",))
         args = [self.eval(a, env) for a in node.args]
         name = node.func
+        if ref[0] == "function":
+            decl = self.cp.program.functions[name].active
+            if decl.expr is None:
+                raise EvalError(f"{name}() has statements; only `= expression` functions run before the game", node)
+            return self.eval(decl.expr, {p.name: v for p, v in zip(decl.params, args, strict=True)})
         if ref[0] == "builtin":
             if name == "size":
                 return len(args[0])
@@ -187,7 +192,8 @@ class Evaluator:
                 return edges_connected(list(args[0]), args[1], args[2])
             if name == "graph_connected":
                 return graph_connected(list(args[0]), list(args[1]))
-            if name in ("placements", "fits", "place", "without", "removable", "floor_count", "piece_count"):
+            if name in ("placements", "fits", "place", "without", "removable", "floor_count", "piece_count",
+                        "build", "cells_of"):
                 return _geometry(name, args)
             if name == "grid_edges":
                 return grid.grid_edges(list(args[0]))
@@ -195,6 +201,8 @@ class Evaluator:
                 return graph.longest_trail(list(args[0]))
             if name == "name":
                 return str(args[0])
+            if name == "first":
+                return next(iter(self._items(args[0])), None)
         raise EvalError(f"{name}() cannot be computed before the game starts", node)
 
     def e_BinOp(self, node, env):
@@ -257,6 +265,10 @@ def _geometry(name: str, args: list):
         return shapes.without(*args)
     if name == "removable":
         return shapes.removable_pieces(args[0])
+    if name == "build":
+        return shapes.build(args[0], list(args[1]))
+    if name == "cells_of":
+        return list(args[0].cells)
     if name == "floor_count":
         return args[0].floors
     return args[0].piece_count

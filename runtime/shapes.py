@@ -31,6 +31,16 @@ def place(building: Building, shape: Shape, where: tuple) -> Building:
     return building.add(_placement(shape, where))
 
 
+def build(frame: Frame, pieces: list[tuple]) -> Building | None:
+    """Stack (shape, placement) pieces in order; None if any step breaks a building rule."""
+    building = Building.empty()
+    for shape, where in pieces:
+        if not fits(building, frame, shape, where):
+            return None
+        building = place(building, shape, where)
+    return building
+
+
 def without(building: Building, index: int) -> Building:
     """The building with piece `index` taken away (later pieces move down one index)."""
     return building.remove(index)

@@ -63,7 +63,6 @@ COORDS_FILE = "tokyo_station_coords.tsv"
 
 LINE_ORDER = "GMHTCYZNAISE"
 TARGET_STOPS = 10  # lines with fewer transfer stations are filled up to this many stops
-MAX_STOPS = 14  # no minor stop is added beyond this
 COMPLEX_RADIUS_KM = 0.8  # a transfer to a differently named station must be this close
 COLUMNS, ROWS = 18, 13  # the grid of squares
 WARP = 0.5  # 0 = plain projection, 1 = pure rank order (per axis)
@@ -93,83 +92,93 @@ SAME_LINE_STATIONS: dict[str, tuple[str, str, str]] = {
     "Yurakucho": ("Y", "Yurakucho", "Ginza-itchome"),
 }
 
-Act = str
-# The action cards.  Per deck: nine cards as (dots, [(act, spots, value), ...]); the cards are
-# listed in dot order and numbered 1..9 within their deck.
-DECKS: list[tuple[str, str, str, list[tuple[int, list[tuple[Act, int, int]]]]]] = [
-    ("GM", "G/M",
-     "Station and Move: building costs ¥100-¥300 a circle, walks of 1-3 squares.",
-     [(1, [("station", 2, 100)]),
-      (1, [("move", 1, 1), ("station", 1, 200)]),
-      (1, [("move", 2, 2)]),
-      (2, [("station", 2, 200)]),
-      (2, [("move", 1, 2), ("station", 1, 200)]),
-      (2, [("move", 2, 3)]),
-      (3, [("station", 3, 200)]),
-      (3, [("move", 1, 2), ("station", 1, 300)]),
-      (3, [("move", 2, 3), ("station", 1, 300)])]),
-    ("HT", "H/T",
-     "Invest and Discount: shares for ¥200-¥600 (plus the printed ¥300/¥600 surcharge for a "
-     "'2'/'3' share), discounts of ¥100-¥300.",
-     [(1, [("invest", 2, 200)]),
-      (1, [("invest", 1, 300), ("discount", 1, 100)]),
-      (1, [("discount", 1, 100)]),
-      (2, [("invest", 2, 300)]),
-      (2, [("invest", 1, 400), ("discount", 1, 200)]),
-      (2, [("discount", 2, 200)]),
-      (3, [("invest", 2, 500)]),
-      (3, [("invest", 1, 600), ("discount", 1, 200)]),
-      (3, [("discount", 2, 300)])]),
-    ("CY", "C/Y",
-     "Start and Speed: a new train raises its line by ¥100-¥400; 1-3 speed tokens.",
-     [(1, [("start", 1, 100)]),
-      (1, [("start", 2, 200), ("speed", 1, 1)]),
-      (1, [("speed", 1, 1)]),
-      (2, [("start", 1, 200)]),
-      (2, [("start", 2, 300), ("speed", 1, 1)]),
-      (2, [("speed", 2, 2)]),
-      (3, [("start", 2, 300)]),
-      (3, [("start", 3, 400), ("speed", 2, 2)]),
-      (3, [("speed", 3, 3)])]),
-    ("ZN", "Z/N",
-     "Bid and Action: a ¥200-¥600 bonus for the next turn-order bid; an extra action chip "
-     "for ¥0-¥400.",
-     [(1, [("bid", 1, 200)]),
-      (1, [("bid", 2, 300), ("chip", 2, 0)]),
-      (1, [("chip", 1, 100)]),
-      (2, [("bid", 1, 300)]),
-      (2, [("bid", 2, 400), ("chip", 2, 200)]),
-      (2, [("chip", 1, 300)]),
-      (3, [("bid", 2, 500)]),
-      (3, [("bid", 3, 600), ("chip", 1, 300)]),
-      (3, [("chip", 1, 400)])]),
-    ("AI", "A/I",
-     "Loan and Card: take a ¥1,000 loan (some cards also let you repay one for ¥1,000); take "
-     "the top discarded card for ¥0-¥300.",
-     [(1, [("loan", 1, 1000)]),
-      (1, [("loan", 1, 1000), ("repay", 1, 1000)]),
-      (1, [("card", 2, 0)]),
-      (2, [("loan", 1, 1000), ("card", 1, 100)]),
-      (2, [("loan", 1, 1000), ("repay", 1, 1000)]),
-      (2, [("card", 2, 100)]),
-      (3, [("loan", 1, 1000), ("card", 1, 300)]),
-      (3, [("loan", 1, 1000), ("repay", 1, 1000)]),
-      (3, [("card", 2, 200)])]),
-    ("SE", "S/E",
-     "Speculate and Bike: speculation (the stake is the player's, at least the track's low "
-     "number); the bike (value 0).",
-     [(1, [("speculate", 1, 0)]),
-      (1, [("speculate", 2, 0), ("bike", 1, 0)]),
-      (1, [("bike", 2, 0)]),
-      (2, [("speculate", 1, 0)]),
-      (2, [("speculate", 2, 0), ("bike", 1, 0)]),
-      (2, [("bike", 1, 0)]),
-      (3, [("speculate", 1, 0)]),
-      (3, [("speculate", 2, 0), ("bike", 1, 0)]),
-      (3, [("speculate", 3, 0)])]),
+# The action cards.  Each deck: id, printed name, what it offers (a comment in the file), and
+# nine cards as (dots, [(action, spots, value), ...]) in dot order, numbered 1..9 in the deck.
+# Guidelines: values rise with the dots (players have more money later); the stronger version
+# of an action takes more spots (a cheaper station / share / chip / card, a larger start / bid
+# / speed); bike and speculation (value 0) take more spots early, when they are worth most.
+Card = tuple[int, list[tuple[str, int, int]]]
+DECKS: list[tuple[str, str, str, list[Card]]] = [
+    ("GM", "G/M", "Station and Move: build for ¥100-¥300 a circle; walk 1-3 squares.", [
+        (1, [("station", 2, 100)]),
+        (1, [("move", 1, 1), ("station", 1, 200)]),
+        (1, [("move", 1, 2)]),
+        (2, [("station", 1, 200), ("move", 1, 1)]),
+        (2, [("station", 1, 200)]),
+        (2, [("move", 1, 2), ("station", 1, 300)]),
+        (3, [("station", 1, 300)]),
+        (3, [("move", 2, 3), ("station", 1, 300)]),
+        (3, [("move", 2, 3)]),
+    ]),
+    ("HT", "H/T", "Invest and Discount: a share for ¥200-¥600 (plus the ¥300 / ¥600 surcharge "
+     "of a '2' / '3' share); ¥100-¥300 off a later action.", [
+        (1, [("invest", 2, 200)]),
+        (1, [("invest", 2, 300), ("discount", 1, 100)]),
+        (1, [("discount", 1, 100)]),
+        (2, [("invest", 1, 400)]),
+        (2, [("invest", 2, 300), ("discount", 1, 200)]),
+        (2, [("discount", 1, 200)]),
+        (3, [("invest", 1, 500)]),
+        (3, [("invest", 1, 600), ("discount", 2, 300)]),
+        (3, [("discount", 2, 300)]),
+    ]),
+    ("CY", "C/Y", "Start and Speed: a train enters and its line rises ¥100-¥400; take 1-3 "
+     "speed tokens.", [
+        (1, [("start", 1, 100)]),
+        (1, [("start", 1, 200), ("speed", 1, 1)]),
+        (1, [("speed", 1, 1)]),
+        (2, [("start", 1, 200)]),
+        (2, [("start", 2, 300), ("speed", 1, 1)]),
+        (2, [("speed", 2, 2)]),
+        (3, [("start", 2, 300)]),
+        (3, [("start", 2, 400), ("speed", 2, 2)]),
+        (3, [("speed", 3, 3)]),
+    ]),
+    ("ZN", "Z/N", "Bid and Action: a ¥200-¥600 bonus to the next turn-order bid; an extra "
+     "action chip for ¥0-¥400.", [
+        (1, [("bid", 1, 200)]),
+        (1, [("bid", 1, 300), ("chip", 3, 0)]),
+        (1, [("chip", 2, 100)]),
+        (2, [("bid", 1, 300)]),
+        (2, [("bid", 2, 400), ("chip", 2, 200)]),
+        (2, [("chip", 2, 200)]),
+        (3, [("bid", 2, 500)]),
+        (3, [("bid", 3, 600), ("chip", 1, 300)]),
+        (3, [("chip", 1, 400)]),
+    ]),
+    ("AI", "A/I", "Loan and Card: take a ¥1,000 loan (three cards also repay one for ¥1,000); "
+     "take the top card of a discard pile for ¥0-¥300.", [
+        (1, [("loan", 1, 1000)]),
+        (1, [("loan", 1, 1000), ("repay", 1, 1000)]),
+        (1, [("card", 2, 0)]),
+        (2, [("loan", 1, 1000), ("card", 2, 100)]),
+        (2, [("loan", 1, 1000), ("repay", 1, 1000)]),
+        (2, [("card", 2, 100)]),
+        (3, [("loan", 1, 1000), ("card", 1, 300)]),
+        (3, [("loan", 1, 1000), ("repay", 1, 1000)]),
+        (3, [("card", 1, 200)]),
+    ]),
+    ("SE", "S/E", "Speculate and Bike: a speculation disc (the player stakes at least the "
+     "track's smaller number); a bike.", [
+        (1, [("speculate", 2, 0)]),
+        (1, [("speculate", 2, 0), ("bike", 2, 0)]),
+        (1, [("bike", 2, 0)]),
+        (2, [("speculate", 1, 0)]),
+        (2, [("speculate", 1, 0), ("bike", 1, 0)]),
+        (2, [("bike", 1, 0)]),
+        (3, [("speculate", 1, 0)]),
+        (3, [("speculate", 1, 0), ("bike", 1, 0)]),
+        (3, [("speculate", 1, 0)]),
+    ]),
 ]
-ACTS = ("move", "station", "invest", "start", "speed", "bike", "discount", "bid", "loan",
-        "repay", "speculate", "chip", "card")
+# Every action type with the values it may print.  'repay' appears only beside 'loan'.
+ACTS: dict[str, range] = {
+    "move": range(1, 4), "station": range(100, 301, 100), "invest": range(200, 601, 100),
+    "start": range(100, 401, 100), "speed": range(1, 4), "bike": range(0, 1),
+    "discount": range(100, 301, 100), "bid": range(200, 601, 100), "loan": range(1000, 1001),
+    "repay": range(1000, 1001), "speculate": range(0, 1), "chip": range(0, 401, 100),
+    "card": range(0, 301, 100),
+}
 
 
 # ---------------------------------------------------------------------------------------- input
@@ -214,16 +223,17 @@ def read_coords(path: str) -> dict[str, tuple[float, float]]:
 # ---------------------------------------------------------------------------------------- stops
 
 class Geo:
-    """Equirectangular projection around the mean latitude: km east and km north."""
+    """Equirectangular projection around the mean point: km east and km north."""
 
     def __init__(self, coords: dict[str, tuple[float, float]]):
         self.coords = coords
         self.lat0 = sum(lat for lat, _ in coords.values()) / len(coords)
+        self.lon0 = sum(lon for _, lon in coords.values()) / len(coords)
         self.kx = 111.32 * math.cos(math.radians(self.lat0))
 
     def km(self, name: str) -> tuple[float, float]:
         lat, lon = self.coords[name]
-        return (lon - 139.75) * self.kx, (lat - self.lat0) * 111.32
+        return (lon - self.lon0) * self.kx, (lat - self.lat0) * 111.32
 
     def dist(self, a: str, b: str) -> float:
         (ax, ay), (bx, by) = self.km(a), self.km(b)
@@ -261,13 +271,13 @@ def select_stops(lines: dict[str, list[Row]], geo: Geo) -> dict[str, list[Row]]:
         along = [0.0]
         for a, b in zip(rows, rows[1:], strict=False):
             along.append(along[-1] + geo.dist(a.name, b.name))
-        while len(keep) < min(TARGET_STOPS, MAX_STOPS):
+        while len(keep) < TARGET_STOPS:
             candidates = [i for i in range(first, last + 1) if i not in keep]
             if not candidates:
                 break
             marks = sorted(keep | {first, last})
 
-            def worst_gap(extra: int, marks=marks) -> tuple[float, int]:
+            def worst_gap(extra: int, marks=marks, along=along) -> tuple[float, int]:
                 cuts = sorted({*marks, extra})
                 return max(along[b] - along[a] for a, b in zip(cuts, cuts[1:], strict=False)), extra
 
@@ -591,19 +601,30 @@ def cards_text(acts: dict[str, str]) -> str:
 
 
 def check_cards() -> None:
-    """The card table's own rules (so a hand edit cannot break them silently)."""
+    """The card table's own rules, so that an edit cannot break them silently."""
     seen: set[str] = set()
     for deck, _name, _about, cards in DECKS:
-        if len(cards) != 9 or sorted(d for d, _ in cards) != [1, 1, 1, 2, 2, 2, 3, 3, 3]:
-            raise ValueError(f"deck {deck}: nine cards, three of each dot count")
-        acts = {("loan" if act == "repay" else act) for _, offers in cards for act, _, _ in offers}
-        if len(acts) != 2:
-            raise ValueError(f"deck {deck}: exactly two action types, not {sorted(acts)}")
-        for _dots, offers in cards:
-            if not 1 <= len(offers) <= 2 or any(not 1 <= s <= 3 for _, s, _ in offers):
-                raise ValueError(f"deck {deck}: one or two offers of 1-3 spots a card")
-            if any(a == "repay" for a, _, _ in offers) and all(a != "loan" for a, _, _ in offers):
+        if sorted(dots for dots, _ in cards) != [1, 1, 1, 2, 2, 2, 3, 3, 3]:
+            raise ValueError(f"deck {deck}: nine cards, three with each number of dots")
+        types = {"loan" if act == "repay" else act for _, offers in cards for act, _, _ in offers}
+        if len(types) != 2:
+            raise ValueError(f"deck {deck}: exactly two action types, not {sorted(types)}")
+        by_dots: dict[str, dict[int, list[int]]] = defaultdict(lambda: defaultdict(list))
+        for dots, offers in cards:
+            acts = [act for act, _, _ in offers]
+            if not 1 <= len(offers) <= 2 or len(set(acts)) != len(acts):
+                raise ValueError(f"deck {deck}: one or two different actions a card")
+            if "repay" in acts and "loan" not in acts:
                 raise ValueError(f"deck {deck}: repay only beside loan")
+            for act, spots, value in offers:
+                if act not in ACTS or value not in ACTS[act] or not 1 <= spots <= 3:
+                    raise ValueError(f"deck {deck}: {act} {spots} spots, value {value}")
+                by_dots[act][dots].append(value)
+        for act, values in by_dots.items():  # the lowest and highest values never fall
+            levels = [values[d] for d in sorted(values)]
+            for lower, upper in zip(levels, levels[1:], strict=False):
+                if min(upper) < min(lower) or max(upper) < max(lower):
+                    raise ValueError(f"deck {deck}: {act} values fall with the dots")
         seen |= {act for _, offers in cards for act, _, _ in offers}
     if seen != set(ACTS):
         raise ValueError(f"action types missing: {sorted(set(ACTS) - seen)}")
