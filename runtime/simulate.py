@@ -98,13 +98,18 @@ class Tally:
         self.score_sums = [a + b for a, b in zip(self.score_sums, other.score_sums, strict=True)]
 
 
-@lru_cache(maxsize=4)
-def _load(path: str, variants: tuple[str, ...], expansions: tuple[str, ...], map: str | None) -> Game:
-    # The one compiler import of the runtime: workers must compile (or load from the
-    # on-disk cache) by themselves, since classes made by exec do not pickle.
+def load(setup: Setup) -> Game:
+    """Compile the game, or load it from the on-disk module cache (CompileError on bad rules)."""
+    # The runtime's one import of the compiler: a worker gets the game's path, not its
+    # compiled module (classes made by exec do not pickle), and loads the game itself.
     from compiler import load_game
 
-    return load_game(path, expansions=expansions, variants=variants, map=map)
+    return load_game(setup.path, expansions=setup.expansions, variants=setup.variants, map=setup.map)
+
+
+@lru_cache(maxsize=1)
+def _worker_game(setup: Setup) -> Game:
+    return load(setup)  # once per worker process and simulation
 
 
 def play_batch(game: Game, setup: Setup, start: int, count: int) -> Tally:
@@ -122,7 +127,7 @@ def play_batch(game: Game, setup: Setup, start: int, count: int) -> Tally:
 
 def run_batch(setup: Setup, start: int, count: int) -> Tally:
     """Load the game (once per process) and play one batch; the process-pool task."""
-    return play_batch(_load(setup.path, setup.variants, setup.expansions, setup.map), setup, start, count)
+    return play_batch(_worker_game(setup), setup, start, count)
 
 
 @dataclass(frozen=True)
@@ -219,7 +224,7 @@ def simulate(game_path: str, players: int, games: int, seed: int | str, bot: str
     if games < 1:
         raise ValueError(f"the number of games must be at least 1, not {games}")
     setup = Setup(game_path, players, str(seed), bot, tuple(variants), tuple(expansions), map)
-    game = _load(setup.path, setup.variants, setup.expansions, setup.map)  # compile errors surface here
+    game = load(setup)  # compile errors surface here, and workers then find the module cached
     if not game.min_players <= players <= game.max_players:
         raise ValueError(f"{game.name} takes {game.min_players}-{game.max_players} players, not {players}")
     make_bot(bot, 0)  # an unknown bot fails here, before any game is played

@@ -67,6 +67,12 @@ def test_twelve_lines_in_income_track_order(ctx):
     assert len({line["spots"] for line in lines}) > 1  # busier lines have more spots
 
 
+def test_one_train_a_line_entering_at_stop_1(ctx):
+    vehicles = table(ctx, "vehicle")
+    assert sorted(v["line"] for v in vehicles) == list(range(len(LINE_ORDER)))
+    assert all(v["home"] == 1 for v in vehicles)
+
+
 def test_stops_per_line_numbered_in_order(ctx):
     lines = ctx.data.ids["line"]
     numbers = defaultdict(list)

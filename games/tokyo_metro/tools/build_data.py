@@ -36,7 +36,8 @@ How the board is reconstructed
    third stop takes the perpendicular street, so all stops of a station share a square).  No
    street or grid point is used twice, so no two stops touch exactly the same squares.
 4. Lines.  ``spots`` (disc spots on the income track) is 4, 3 or 2 by how many transfer
-   connections a line has (top, middle and bottom third); ``stocks`` is 3 for every line.
+   connections a line has (top, middle and bottom third); ``stocks`` is 3 for every line.  Each
+   line has one train (vehicle ``Train<letter>``) that enters the map at the line's stop 1.
 5. Income track.  For v = 0, 100, ... 6000: high = 2/3 of v rounded up to ¥100, low = v - high.
    This reproduces the rulebook's examples (2,900 -> 2,000 / 900 and 1,400 -> 1,000 / 400).
 
@@ -537,6 +538,9 @@ def board_text(lines: dict[str, list[Row]], kept: dict[str, list[Row]], stations
         name = lines[letter][0].line_name
         out.append(f'  line {letter}(name: "{name} Line", spots: {spots[letter]}, stocks: 3)'
                    f"   # {len(kept[letter])} stops")
+    out += ["", "  # vehicles: kind vehicle(line, home); one train a line, entering at its stop 1"]
+    for letter in LINE_ORDER:
+        out.append(f"  vehicle Train{letter}(line: {letter}, home: 1)")
     out += ["", f"  # squares: kind square(x, y); a {COLUMNS} x {ROWS} rectangle, x east, y south"]
     for y in range(ROWS):
         out.append("  " + " ".join(f"square {square_id(x, y)}(x: {x}, y: {y})"

@@ -1,0 +1,97 @@
+"""`metro testgen`: a standalone pytest module per game, rendered from a jinja2 template.
+
+The module runs the game's scenarios, checks its invariants over random playouts that
+Hypothesis drives (failures shrink to a short, printed replay record) and runs the engine
+battery. It imports only `compiler`, `runtime`, `pytest` and `hypothesis`. Every value taken
+from the rules reaches the template through the `pyrepr` filter, so it stays an inert literal.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+
+from compiler.driver import load_game
+from compiler.emit import COMPILER_VERSION, environment
+from compiler.resolve import find_game_file
+from runtime.machine import Game
+
+TEMPLATE = "testgen.py.jinja"
+
+# How hard the generated tests work, per profile (METRO_PROFILE=ci|nightly).
+CI_EXAMPLES, NIGHTLY_EXAMPLES = 25, 2_500
+CI_BATTERY, NIGHTLY_BATTERY = 3, 300
+CI_LOCKSTEP, NIGHTLY_LOCKSTEP = 2, 100
+
+
+def generate_tests(game_path: str, out_dir: str, variants=(), expansions=()) -> list[str]:
+    """Compile the game, write its test module into `out_dir` and return the paths written."""
+    game = load_game(game_path, expansions=expansions, variants=variants)
+    text = render_tests(game, game_path, out_dir, variants, expansions)
+    os.makedirs(out_dir, exist_ok=True)
+    path = os.path.join(out_dir, test_file_name(game_path, variants, expansions))
+    fd, tmp = tempfile.mkstemp(dir=out_dir, suffix=".tmp")
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    os.replace(tmp, path)
+    return [path]
+
+
+def render_tests(game: Game, game_path: str, out_dir: str, variants=(), expansions=()) -> str:
+    """The text of the test module for a compiled game."""
+    context = dict(
+        source_file=find_game_file(game_path),
+        version=COMPILER_VERSION,
+        game_path=_relative(game_path, out_dir),
+        variants=[_patch_ref(v, out_dir) for v in variants],
+        expansions=[_patch_ref(e, out_dir) for e in expansions],
+        game_name=game.name,
+        player_counts=list(range(game.min_players, game.max_players + 1)),
+        scenarios=[(_test_id(i, entry[0]), entry[0]) for i, entry in enumerate(game.scenarios)],
+        invariants=[entry[0] for entry in game.invariants],
+        ci_examples=CI_EXAMPLES, nightly_examples=NIGHTLY_EXAMPLES,
+        ci_battery=CI_BATTERY, nightly_battery=NIGHTLY_BATTERY,
+        ci_lockstep=CI_LOCKSTEP, nightly_lockstep=NIGHTLY_LOCKSTEP,
+    )
+    return environment().get_template(TEMPLATE).render(**context)
+
+
+def test_file_name(game_path: str, variants=(), expansions=()) -> str:
+    """`test_metro_<game>[__<variant>...].py`, from the paths only (never from rule text)."""
+    path = os.path.abspath(game_path)
+    stem = os.path.basename(path) if os.path.isdir(path) else os.path.splitext(os.path.basename(path))[0]
+    if stem in ("rules", "game"):
+        stem = os.path.basename(os.path.dirname(path))
+    parts = [stem] + [os.path.splitext(os.path.basename(p))[0] for p in (*expansions, *variants)]
+    slug = "__".join(_slug(part) for part in parts)[:100]
+    return f"test_metro_{slug}.py"
+
+
+# Keep pytest from collecting the function above as a test when this module is imported by one.
+test_file_name.__test__ = False  # type: ignore[attr-defined]
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_") or "game"
+
+
+def _test_id(index: int, name: str) -> str:
+    words = re.sub(r"[^A-Za-z0-9]+", "-", name).strip("-")[:60].rstrip("-")
+    return f"{index + 1}-{words}" if words else f"{index + 1}"
+
+
+def _relative(path: str, out_dir: str) -> str:
+    try:
+        rel = os.path.relpath(os.path.abspath(path), os.path.abspath(out_dir))
+    except ValueError:  # another drive: only an absolute path will do
+        return os.path.abspath(path)
+    return rel.replace(os.sep, "/")
+
+
+def _patch_ref(ref: str, out_dir: str) -> str:
+    """A variant/expansion path made relative to the test module; a bare name stays a name."""
+    if not (ref.endswith(".metro") or "/" in ref or os.sep in ref):
+        return ref
+    rel = _relative(ref, out_dir)
+    return rel if "/" in rel else "./" + rel

@@ -1,0 +1,401 @@
+"""Engines behind one small interface: the reference runtime, or any program speaking JSON lines.
+
+The JSON-lines protocol (one object per line each way, players numbered from 0, actions by id):
+`{"op": "new_game", "players": 3, "seed": 1}`, `{"op": "to_move"}`, `{"op": "legal_actions",
+"player": 0}`, `{"op": "apply", "player": 0, "action": "draw_blind"}`, `{"op": "view", "player": 0}`,
+`{"op": "scores"}`, `{"op": "is_over"}`, `{"op": "info"}` and `{"op": "quit"}`. Every answer is
+`{"ok": true, ...}` or `{"ok": false, "error": "..."}`; examples/README.md documents the fields.
+`Lockstep` plays the reference and an engine under test side by side and compares them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import random
+import shlex
+import subprocess
+import sys
+import threading
+from collections import deque
+from typing import Protocol, runtime_checkable
+
+from runtime.errors import IllegalAction, MetroRuntimeError
+from runtime.machine import Action, Game, State
+from runtime.testing import BatteryReport, check_step
+
+ENGINE_VARIABLE = "METRO_ENGINE"
+BOGUS_ACTION = "no_such_action(0)"
+
+
+class EngineError(MetroRuntimeError):
+    """The engine failed: it crashed, hung, broke the protocol or rejected a request."""
+
+
+class Disagreement(AssertionError):
+    """The engine under test and the reference runtime disagree."""
+
+
+@runtime_checkable
+class Adapter(Protocol):
+    """What tests need from an engine; players are 0-based, actions are ids."""
+
+    def new_game(self, players: int, seed: int | str) -> None:
+        """Start a new game, run to its first decision."""
+
+    def to_move(self) -> list[int]:
+        """Players who must decide now (empty once the game is over)."""
+
+    def legal_actions(self, player: int) -> list[str]:
+        """Ids of the actions `player` may take now."""
+
+    def apply(self, player: int, action: str) -> str | None:
+        """Take an action: None when accepted, else why it was refused (state unchanged)."""
+
+    def view(self, player: int) -> dict:
+        """What `player` may see, as JSON data."""
+
+    def scores(self) -> list[int]:
+        """Each player's score."""
+
+    def is_over(self) -> bool:
+        """True once the game has ended."""
+
+    def close(self) -> None:
+        """Release the engine."""
+
+
+def _jsonable(value):
+    return json.loads(json.dumps(value, ensure_ascii=False))
+
+
+class LocalAdapter:
+    """The reference adapter: our runtime, in process."""
+
+    def __init__(self, game: Game):
+        self.game = game
+        self._state: State | None = None
+
+    @property
+    def state(self) -> State:
+        """The current position (EngineError before `new_game`)."""
+        if self._state is None:
+            raise EngineError("no game has been started (send new_game first)")
+        return self._state
+
+    def new_game(self, players: int, seed: int | str) -> None:
+        """Start a new game."""
+        try:
+            self._state = self.game.new_game(players, seed)
+        except ValueError as error:
+            raise EngineError(str(error)) from error
+
+    def to_move(self) -> list[int]:
+        """Players who must decide now."""
+        return list(self.state.to_move)
+
+    def legal_actions(self, player: int) -> list[str]:
+        """Ids of the legal actions, in the runtime's order."""
+        return [action.id for action in self.state.legal_actions(player)]
+
+    def apply(self, player: int, action: str) -> str | None:
+        """Take an action by id; a refusal is returned, rule failures raise."""
+        try:
+            self.state.apply(player, action)
+        except IllegalAction as error:
+            return str(error)
+        return None
+
+    def view(self, player: int) -> dict:
+        """The player's view, exactly as it would travel as JSON."""
+        return _jsonable(self.state.view(player))
+
+    def scores(self) -> list[int]:
+        """Each player's score."""
+        return list(self.state.scores())
+
+    def is_over(self) -> bool:
+        """True once the game has ended."""
+        return self.state.is_over
+
+    def info(self) -> dict:
+        """The game's name and player range."""
+        return {"game": self.game.name, "min_players": self.game.min_players,
+                "max_players": self.game.max_players}
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+class SubprocessAdapter:
+    """An engine in another process speaking the JSON-lines protocol on stdin/stdout."""
+
+    def __init__(self, argv: list[str] | str, timeout: float = 30.0, cwd: str | None = None):
+        argv = shlex.split(argv) if isinstance(argv, str) else list(argv)
+        if not argv:
+            raise EngineError("no engine command given")
+        if argv[0] in ("python", "python3"):
+            argv[0] = sys.executable  # the interpreter running the tests, with its packages
+        self.argv = argv
+        self.timeout = timeout
+        self._lines: queue.Queue = queue.Queue()
+        self._stderr: deque[str] = deque(maxlen=20)
+        try:
+            self.process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                            stderr=subprocess.PIPE, cwd=cwd)
+        except OSError as error:
+            raise EngineError(f"cannot start the engine {shlex.join(argv)}: {error}") from error
+        self._threads = [threading.Thread(target=_pump, args=(self.process.stdout, self._lines.put),
+                                          daemon=True),
+                         threading.Thread(target=_pump, args=(self.process.stderr, self._stderr.append),
+                                          daemon=True)]
+        for thread in self._threads:
+            thread.start()
+
+    def __enter__(self) -> SubprocessAdapter:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def request(self, op: str, **fields) -> dict:
+        """Send one request and return the engine's answer (EngineError on any breach)."""
+        line = json.dumps({"op": op, **fields}, ensure_ascii=False) + "\n"
+        try:
+            self.process.stdin.write(line.encode("utf-8"))
+            self.process.stdin.flush()
+        except (OSError, ValueError):
+            raise self._gone(op) from None
+        try:
+            answer = self._lines.get(timeout=self.timeout)
+        except queue.Empty:
+            self.close()
+            raise EngineError(f"the engine did not answer '{op}' within {self.timeout:g} s") from None
+        if answer is None:
+            raise self._gone(op)
+        try:
+            doc = json.loads(answer)
+        except ValueError:
+            raise EngineError(f"the engine answered '{op}' with a line that is not JSON: "
+                              f"{answer[:200]!r}") from None
+        if not isinstance(doc, dict) or not isinstance(doc.get("ok"), bool):
+            raise EngineError(f"the engine's answer to '{op}' has no \"ok\": true/false: {answer[:200]!r}")
+        return doc
+
+    def _ok(self, op: str, key: str, kind: type, **fields):
+        doc = self.request(op, **fields)
+        if not doc["ok"]:
+            raise EngineError(f"the engine refused '{op}': {doc.get('error', '(no reason given)')}")
+        value = doc.get(key)
+        if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
+            raise EngineError(f"the engine's answer to '{op}' needs \"{key}\" as {kind.__name__}: {doc!r:.200}")
+        return value
+
+    def _gone(self, op: str) -> EngineError:
+        status = self.process.poll()
+        tail = "".join(line for line in self._stderr if line).strip()
+        where = f" (exit status {status})" if status is not None else ""
+        return EngineError(f"the engine closed its output during '{op}'{where}"
+                           + (f"; its stderr ends with:\n{tail}" if tail else ""))
+
+    def new_game(self, players: int, seed: int | str) -> None:
+        """Start a new game."""
+        doc = self.request("new_game", players=players, seed=seed)
+        if not doc["ok"]:
+            raise EngineError(f"the engine refused new_game: {doc.get('error', '(no reason given)')}")
+
+    def to_move(self) -> list[int]:
+        """Players who must decide now."""
+        return _ints(self._ok("to_move", "to_move", list), "to_move")
+
+    def legal_actions(self, player: int) -> list[str]:
+        """Ids of the legal actions."""
+        actions = self._ok("legal_actions", "actions", list, player=player)
+        if not all(isinstance(a, str) for a in actions):
+            raise EngineError(f"legal_actions must be a list of strings: {actions!r:.200}")
+        return actions
+
+    def apply(self, player: int, action: str) -> str | None:
+        """Take an action: None when accepted, else the engine's reason."""
+        doc = self.request("apply", player=player, action=action)
+        return None if doc["ok"] else str(doc.get("error", "(no reason given)"))
+
+    def view(self, player: int) -> dict:
+        """The player's view."""
+        return self._ok("view", "view", dict, player=player)
+
+    def scores(self) -> list[int]:
+        """Each player's score."""
+        return _ints(self._ok("scores", "scores", list), "scores")
+
+    def is_over(self) -> bool:
+        """True once the game has ended."""
+        return self._ok("is_over", "over", bool)
+
+    def info(self) -> dict:
+        """The engine's `info` answer: game name and player range."""
+        doc = self.request("info")
+        if not doc["ok"]:
+            raise EngineError(f"the engine refused info: {doc.get('error', '(no reason given)')}")
+        return doc
+
+    def close(self) -> None:
+        """Ask the engine to quit, then make sure it is gone."""
+        process = self.process
+        if process.poll() is None:
+            try:
+                process.stdin.write(b'{"op": "quit"}\n')
+                process.stdin.flush()
+            except (OSError, ValueError):
+                pass
+        for stream in (process.stdin,):
+            try:
+                stream.close()
+            except OSError:
+                pass
+        try:
+            process.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        for thread in self._threads:
+            thread.join(timeout=2)
+        process.stdout.close()
+        process.stderr.close()
+
+
+def _pump(stream, sink) -> None:
+    try:
+        for raw in stream:
+            sink(raw.decode("utf-8", "replace"))
+    except (OSError, ValueError):
+        pass
+    sink(None)
+
+
+def _ints(values: list, what: str) -> list[int]:
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+        raise EngineError(f"{what} must be a list of integers: {values!r:.200}")
+    return values
+
+
+def engine_from_env(variable: str = ENGINE_VARIABLE, timeout: float = 30.0) -> SubprocessAdapter | None:
+    """The engine named by $METRO_ENGINE (a command line), or None to test the reference alone."""
+    command = os.environ.get(variable, "").strip()
+    return SubprocessAdapter(command, timeout=timeout) if command else None
+
+
+def _checked_step(step: int) -> bool:
+    return step < 10 or (step & (step - 1)) == 0
+
+
+class Lockstep:
+    """The reference runtime and, optionally, an engine under test, moved together and compared."""
+
+    def __init__(self, game: Game, engine: Adapter | None = None):
+        self.game = game
+        self.reference = LocalAdapter(game)
+        self.engine = engine
+        self.players = 0
+        self.seed: int | str = 0
+        self.actions: list[tuple[int, str]] = []
+
+    @property
+    def state(self) -> State:
+        """The reference position."""
+        return self.reference.state
+
+    def start(self, players: int, seed: int | str) -> None:
+        """Start the same game in both engines."""
+        self.players, self.seed, self.actions = players, seed, []
+        self.reference.new_game(players, seed)
+        if self.engine is not None:
+            self.engine.new_game(players, seed)
+
+    def apply(self, player: int, action: Action) -> None:
+        """Take a reference action in both engines (the engine must accept it too)."""
+        self.actions.append((player, action.id))
+        self.state.apply(player, action)
+        if self.engine is not None:
+            refusal = self.engine.apply(player, action.id)
+            if refusal is not None:
+                raise Disagreement(f"the engine refused {action.id!r} from player {player}, "
+                                   f"which the reference accepts: {refusal}")
+
+    def check(self, step: int) -> None:
+        """The battery's per-step checks (invariants included), then agreement with the engine."""
+        report = BatteryReport()
+        check_step(self.game, self.state, step, report, f"step {step}")
+        if report.problems:
+            raise AssertionError("\n".join(report.problems))
+        if self.engine is not None:
+            self._compare(step)
+
+    def finish(self) -> None:
+        """End-of-game checks: well-formed scores, a faithful replay, and the engine's agreement."""
+        state = self.state
+        scores = state.scores()
+        if len(scores) != self.players or not all(isinstance(s, int) for s in scores):
+            raise AssertionError(f"malformed scores: {scores!r}")
+        replayed = self.game.replay(self.players, self.seed, self.actions)
+        if replayed.to_json() != state.to_json():
+            raise AssertionError("replaying the actions does not reproduce the final state")
+        if self.engine is not None:
+            self._agree("is_over", self.engine.is_over(), state.is_over)
+            self._agree("scores", self.engine.scores(), scores)
+            for p in range(self.players):
+                self._agree(f"view of player {p}", self.engine.view(p), self.reference.view(p))
+
+    def _compare(self, step: int) -> None:
+        engine, state = self.engine, self.state
+        to_move = list(state.to_move)
+        self._agree(f"step {step}: to_move", engine.to_move(), to_move)
+        for p in range(self.players):
+            self._agree(f"step {step}: legal actions of player {p}", sorted(engine.legal_actions(p)),
+                        sorted(a.id for a in state.legal_actions(p)))
+        if not _checked_step(step):
+            return
+        for p in range(self.players):
+            self._agree(f"step {step}: view of player {p}", engine.view(p), self.reference.view(p))
+        if to_move and engine.apply(to_move[0], BOGUS_ACTION) is None:
+            raise Disagreement(f"step {step}: the engine accepted the made-up action {BOGUS_ACTION!r}")
+        waiting = [p for p in range(self.players) if p not in to_move]
+        if to_move and waiting:
+            first = state.legal_actions(to_move[0])
+            if first and engine.apply(waiting[0], first[0].id) is None:
+                raise Disagreement(f"step {step}: the engine let player {waiting[0]} act out of turn")
+        self._agree(f"step {step}: to_move after refused actions", engine.to_move(), to_move)
+
+    @staticmethod
+    def _agree(what: str, got, expected) -> None:
+        if got != expected:
+            raise Disagreement(f"{what}: the engine says {got!r:.300}, the reference {expected!r:.300}")
+
+    def record(self) -> dict:
+        """The replay record: players, seed and every action attempted so far."""
+        return {"game": self.game.name, "players": self.players, "seed": self.seed,
+                "actions": [list(pair) for pair in self.actions]}
+
+    def record_text(self) -> str:
+        """The replay record as one JSON line, with how to replay it."""
+        return ("replay record: " + json.dumps(self.record(), ensure_ascii=False)
+                + "\n(replay with game.replay(players, seed, actions))")
+
+
+def play_random(lockstep: Lockstep, players: int, seed: int | str, max_steps: int | None = None) -> State:
+    """One seeded random game in lockstep, checked after every step; returns the reference state."""
+    rng = random.Random(f"{seed}")
+    lockstep.start(players, seed)
+    lockstep.check(0)
+    limit = lockstep.game.max_decisions if max_steps is None else max_steps
+    step = 0
+    while not lockstep.state.is_over and step < limit:
+        player = rng.choice(lockstep.state.to_move)
+        action = rng.choice(lockstep.state.legal_actions(player))
+        lockstep.apply(player, action)
+        step += 1
+        lockstep.check(step)
+    if lockstep.state.is_over:
+        lockstep.finish()
+    return lockstep.state
