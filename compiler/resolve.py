@@ -91,6 +91,7 @@ def resolve(game_path: str, expansions: list[str] = (), variants: list[str] = ()
         merger.apply_patch(find_patch_file(game_dir, name, "expansions"), "expansion")
     for name in variants:
         merger.apply_patch(find_patch_file(game_dir, name, "variants"), "variant")
+    merger.check_combinations()
     diags.raise_if_errors(program.sources)
     chosen: list[str] = []
     if map_path is not None:
@@ -124,6 +125,7 @@ class _Merger:
         self.program = program
         self.diags = diags
         self.patching = False
+        self.combinations: list = []
 
     def apply_patch(self, path: str, expected: str) -> None:
         tree, _ = _load(path, self.program)
@@ -134,14 +136,30 @@ class _Merger:
             self.diags.error(RESOLVE, f"{tree.kind} '{tree.name}' is for '{tree.game}', "
                              f"not '{self.program.game_name}'", tree.span)
             return
-        self.program.applied.append(f"{tree.kind} {tree.name}")
+        self.program.applied.append(tree.name)
+        self.combinations.extend((tree, d) for d in tree.decls if isinstance(d, ast.CombinationDecl))
         self.add_all(tree.decls, path, patching=True, seen={os.path.abspath(path)})
+
+    def check_combinations(self) -> None:
+        """Every `requires` is applied and no `excludes` is, whatever the order given."""
+        applied = set(self.program.applied)
+        for tree, decl in self.combinations:
+            if decl.required and decl.other not in applied:
+                self.diags.error(PATCH, f"{tree.kind} '{tree.name}' needs '{decl.other}' "
+                                 f"(add it with --with or --variant)", decl.span)
+            if not decl.required and decl.other in applied:
+                self.diags.error(PATCH, f"{tree.kind} '{tree.name}' cannot be combined with '{decl.other}'",
+                                 decl.span)
 
     def add_all(self, decls, path: str, patching: bool, seen: set[str]) -> None:
         self.patching = patching
         for decl in decls:
             if isinstance(decl, ast.UseDecl):
                 self._use(decl, path, patching, seen)
+            elif isinstance(decl, ast.CombinationDecl):
+                if not patching:
+                    self.diags.error(STRUCTURE, "`requires`/`excludes` belong in a variant or expansion",
+                                     decl.span)
             elif isinstance(decl, ast.OverrideDecl):
                 self._override(decl, path)
             elif isinstance(decl, ast.RemoveDecl):

@@ -14,7 +14,7 @@ import tempfile
 
 from compiler.driver import load_game
 from compiler.emit import COMPILER_VERSION, environment
-from compiler.resolve import find_game_file
+from compiler.resolve import find_game_file, find_patch_file
 from runtime.machine import Game
 
 TEMPLATE = "testgen.py.jinja"
@@ -48,13 +48,26 @@ def render_tests(game: Game, game_path: str, out_dir: str, variants=(), expansio
         expansions=[_patch_ref(e, out_dir) for e in expansions],
         game_name=game.name,
         player_counts=list(range(game.min_players, game.max_players + 1)),
-        scenarios=[(_test_id(i, entry[0]), entry[0]) for i, entry in enumerate(game.scenarios)],
+        scenarios=[(_test_id(i, name), name) for i, name in enumerate(own_scenarios(game, game_path, variants,
+                                                                                expansions))],
         invariants=[entry[0] for entry in game.invariants],
         ci_examples=CI_EXAMPLES, nightly_examples=NIGHTLY_EXAMPLES,
         ci_battery=CI_BATTERY, nightly_battery=NIGHTLY_BATTERY,
         ci_lockstep=CI_LOCKSTEP, nightly_lockstep=NIGHTLY_LOCKSTEP,
     )
     return environment().get_template(TEMPLATE).render(**context)
+
+
+def own_scenarios(game: Game, game_path: str, variants=(), expansions=()) -> list[str]:
+    """Scenario names to run: all of a plain game's; with patches, those the patches declare."""
+    if not variants and not expansions:
+        return [entry[0] for entry in game.scenarios]
+    game_dir = os.path.dirname(find_game_file(game_path))
+    patches = {os.path.abspath(find_patch_file(game_dir, v, "variants")) for v in variants}
+    patches |= {os.path.abspath(find_patch_file(game_dir, e, "expansions")) for e in expansions}
+    folders = {os.path.dirname(p) for p in patches} - {os.path.abspath(game_dir)}
+    return [entry[0] for entry in game.scenarios
+            if os.path.abspath(entry[4]) in patches or os.path.dirname(os.path.abspath(entry[4])) in folders]
 
 
 def test_file_name(game_path: str, variants=(), expansions=()) -> str:

@@ -609,6 +609,15 @@ class UseDecl(Decl):
 
 
 @dataclass(frozen=True, slots=True)
+class CombinationDecl(Decl):
+    """`requires "Name"` / `excludes "Name"`: which expansions or variants a patch goes with."""
+
+    required: bool
+    other: str
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
 class EnumDecl(Decl):
     """`enum Name [extends Base] { a b c }`."""
 

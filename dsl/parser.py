@@ -296,7 +296,8 @@ class AstBuilder(Transformer):
         return ast.OverrideDecl(ch[0], self.span(meta))
 
     def remove_decl(self, meta, ch):
-        return ast.RemoveDecl(ch[0], str(ch[1]), self.span(meta))
+        name = _unquote(ch[1]) if ch[1].type == "STRING" else str(ch[1])
+        return ast.RemoveDecl(ch[0], name, self.span(meta))
 
     def extend_enum_decl(self, meta, ch):
         return ast.ExtendEnumDecl(str(ch[0]), ch[1], self.span(meta))
@@ -315,6 +316,12 @@ class AstBuilder(Transformer):
 
     def use_decl(self, meta, ch):
         return ast.UseDecl(_unquote(ch[0]), self.span(meta))
+
+    def requires_decl(self, meta, ch):
+        return ast.CombinationDecl(True, _unquote(ch[0]), self.span(meta))
+
+    def excludes_decl(self, meta, ch):
+        return ast.CombinationDecl(False, _unquote(ch[0]), self.span(meta))
 
     def enum_decl(self, meta, ch):
         base = str(ch[1]) if ch[1] is not None else None

@@ -336,7 +336,8 @@ def group_stations(kept: dict[str, list[Row]], geo: Geo) -> tuple[list[Station],
     printed: dict[str, str] = {}
     nudges: dict[str, tuple[float, float]] = {}
     splits: list[list[str]] = []
-    for members in complexes.values():
+    home: dict[str, str] = {}  # station id -> the complex it was made from
+    for key, members in complexes.items():
         free = [r for r in members if r.code not in pinned]
         placed: list[str] = []
         for row in free:
@@ -348,6 +349,8 @@ def group_stations(kept: dict[str, list[Row]], geo: Geo) -> tuple[list[Station],
                 printed[ident], nudges[ident] = name, (east, north)
             else:
                 ident = row.name
+            if home.setdefault(ident, key) != key or ident in SAME_LINE_STATIONS:
+                raise ValueError(f"two stations would be called {ident!r}")
             groups[ident].append(row)
             placed.append(ident)
         placed += [pinned[r.code] for r in members if r.code in pinned]
