@@ -397,7 +397,8 @@ class Checker:
         for decl in p.scenarios.values():
             self.current_decl = decl.name
             lo, hi = (p.players.lo, p.players.hi) if p.players else (1, 99)
-            if not lo <= decl.players <= hi:
+            # Under a variant that changes the player range, the base's scenarios just do not apply.
+            if not lo <= decl.players <= hi and not p.applied:
                 self.error(SCENARIO, f"scenario uses {decl.players} players; the game allows {lo}..{hi}", decl)
             scope = Scope([{}], scenario=True, owner=f"scenario {decl.name}")
             for step in decl.steps:

@@ -11,6 +11,7 @@ import os
 import pytest
 
 from compiler import load_game
+from compiler.resolve import expansion_named, patch_title
 from dsl.diagnostics import CompileError
 from runtime.errors import MetroRuntimeError, ScenarioFailure
 from runtime.scenarios import run_scenario, scenarios
@@ -28,13 +29,19 @@ def pytest_collect_file(parent, file_path):
 
 
 def _game_dir(path: str) -> tuple[str, list[str], list[str]]:
-    """(game directory, expansions, variants) needed to run the scenarios of a file."""
+    """(game directory, expansions, variants) needed to run the scenarios of a file.
+
+    A variant that `requires` an expansion is run with that expansion applied.
+    """
     folder = os.path.dirname(path)
     if os.path.basename(path) == "rules.metro":
         return folder, [], []
-    if os.path.basename(folder) == "variants":
-        return os.path.dirname(folder), [], [path]
-    return os.path.dirname(folder), [path], []
+    game_dir = os.path.dirname(folder)
+    if os.path.basename(folder) != "variants":
+        return game_dir, [path], []
+    found = patch_title(path)
+    expansions = [e for e in (expansion_named(game_dir, t) for t in (found[1] if found else [])) if e]
+    return game_dir, expansions, [path]
 
 
 class MetroFile(pytest.File):

@@ -53,6 +53,28 @@ def available_patches(game_dir: str, folder: str) -> list[str]:
     return sorted(names)
 
 
+def patch_title(path: str) -> tuple[str, list[str]] | None:
+    """(name, names it requires) of a variant/expansion file, or None if it is not one."""
+    try:
+        tree, _ = load_file(path)
+    except CompileError:
+        return None
+    if not isinstance(tree, ast.PatchFile):
+        return None
+    required = [d.other for d in tree.decls if isinstance(d, ast.CombinationDecl) and d.required]
+    return tree.name, required
+
+
+def expansion_named(game_dir: str, title: str) -> str | None:
+    """The expansion file of a game whose declared name is `title`."""
+    for name in available_patches(game_dir, "expansions"):
+        path = find_patch_file(game_dir, name, "expansions")
+        found = patch_title(path)
+        if found is not None and found[0] == title:
+            return path
+    return None
+
+
 def _fail(message: str, path: str) -> None:
     diags = Diagnostics()
     diags.error(RESOLVE, message, Span.point(path, 1, 1))

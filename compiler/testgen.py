@@ -19,7 +19,10 @@ from runtime.machine import Game
 
 TEMPLATE = "testgen.py.jinja"
 
-# How hard the generated tests work, per profile (METRO_PROFILE=ci|nightly).
+PROFILE_VARIABLE = "METRO_PROFILE"
+PROFILES = ("ci", "nightly")
+
+# How hard the generated tests work, per profile.
 CI_EXAMPLES, NIGHTLY_EXAMPLES = 25, 2_500
 CI_BATTERY, NIGHTLY_BATTERY = 3, 300
 CI_LOCKSTEP, NIGHTLY_LOCKSTEP = 2, 100
@@ -30,7 +33,7 @@ def generate_tests(game_path: str, out_dir: str, variants=(), expansions=()) -> 
     game = load_game(game_path, expansions=expansions, variants=variants)
     text = render_tests(game, game_path, out_dir, variants, expansions)
     os.makedirs(out_dir, exist_ok=True)
-    path = os.path.join(out_dir, test_file_name(game_path, variants, expansions))
+    path = os.path.join(out_dir, module_file_name(game_path, variants, expansions))
     fd, tmp = tempfile.mkstemp(dir=out_dir, suffix=".tmp")
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         handle.write(text)
@@ -43,7 +46,7 @@ def render_tests(game: Game, game_path: str, out_dir: str, variants=(), expansio
     context = dict(
         source_file=find_game_file(game_path),
         version=COMPILER_VERSION,
-        game_path=_relative(game_path, out_dir),
+        game_path=_game_ref(game_path, out_dir),
         variants=[_patch_ref(v, out_dir) for v in variants],
         expansions=[_patch_ref(e, out_dir) for e in expansions],
         game_name=game.name,
@@ -70,7 +73,7 @@ def own_scenarios(game: Game, game_path: str, variants=(), expansions=()) -> lis
             if os.path.abspath(entry[4]) in patches or os.path.dirname(os.path.abspath(entry[4])) in folders]
 
 
-def test_file_name(game_path: str, variants=(), expansions=()) -> str:
+def module_file_name(game_path: str, variants=(), expansions=()) -> str:
     """`test_metro_<game>[__<variant>...].py`, from the paths only (never from rule text)."""
     path = os.path.abspath(game_path)
     stem = os.path.basename(path) if os.path.isdir(path) else os.path.splitext(os.path.basename(path))[0]
@@ -79,10 +82,6 @@ def test_file_name(game_path: str, variants=(), expansions=()) -> str:
     parts = [stem] + [os.path.splitext(os.path.basename(p))[0] for p in (*expansions, *variants)]
     slug = "__".join(_slug(part) for part in parts)[:100]
     return f"test_metro_{slug}.py"
-
-
-# Keep pytest from collecting the function above as a test when this module is imported by one.
-test_file_name.__test__ = False  # type: ignore[attr-defined]
 
 
 def _slug(text: str) -> str:
@@ -102,9 +101,32 @@ def _relative(path: str, out_dir: str) -> str:
     return rel.replace(os.sep, "/")
 
 
+def _game_ref(path: str, out_dir: str) -> str:
+    """The game path relative to the test module, always written with a '/' (so never a bare name)."""
+    rel = _relative(path, out_dir)
+    return rel if "/" in rel else "./" + rel
+
+
 def _patch_ref(ref: str, out_dir: str) -> str:
     """A variant/expansion path made relative to the test module; a bare name stays a name."""
     if not (ref.endswith(".metro") or "/" in ref or os.sep in ref):
         return ref
-    rel = _relative(ref, out_dir)
-    return rel if "/" in rel else "./" + rel
+    return _game_ref(ref, out_dir)
+
+
+# ------------------------------------------------------------------ used by the generated modules
+
+
+def current_profile() -> str:
+    """The profile named by $METRO_PROFILE: "ci" (the default) or "nightly"."""
+    name = os.environ.get(PROFILE_VARIABLE, "ci").strip() or "ci"
+    if name not in PROFILES:
+        raise ValueError(f"{PROFILE_VARIABLE} must be one of {', '.join(PROFILES)}, not {name!r}")
+    return name
+
+
+def beside(test_file: str, ref: str) -> str:
+    """A path written relative to a generated module, made usable; a bare patch name stays a name."""
+    if not (ref.endswith(".metro") or "/" in ref or os.sep in ref):
+        return ref
+    return os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(test_file)), ref))
