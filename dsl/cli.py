@@ -200,8 +200,8 @@ def _number(value: float) -> str:
 
 
 def _print_stats(stats: SimulationStats, jobs: int) -> None:
-    table = Table(title=f"{stats.game}: {_plural(stats.games, 'game')}, {stats.players} players, "
-                        f"seed {stats.seed}, bot {stats.bot}")
+    table = Table(title=f"{stats.game}: {_plural(stats.games, 'game')}, {stats.players} players",
+                  caption=f"seed {stats.seed}, {stats.bot} bots")
     for heading in ("Seat", "Wins", "Win rate", "95% interval", "Mean score"):
         table.add_column(heading, justify="left" if heading == "Seat" else "right")
     for seat in range(stats.players):

@@ -194,6 +194,11 @@ class SubprocessAdapter:
         return value
 
     def _gone(self, op: str) -> EngineError:
+        try:
+            self.process.wait(timeout=1)
+        except subprocess.TimeoutExpired:
+            pass
+        self._threads[1].join(timeout=1)  # let the last words on stderr arrive
         status = self.process.poll()
         tail = "".join(line for line in self._stderr if line).strip()
         where = f" (exit status {status})" if status is not None else ""

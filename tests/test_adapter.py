@@ -1,0 +1,193 @@
+"""Adapters: the reference runtime and a JSON-lines engine in a subprocess agree; protocol breaches fail cleanly."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+import pytest
+
+from runtime.adapter import (
+    Adapter,
+    Disagreement,
+    EngineError,
+    LocalAdapter,
+    Lockstep,
+    SubprocessAdapter,
+    engine_from_env,
+    play_random,
+)
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TTR = os.path.join(ROOT, "games", "ticket_to_ride")
+ENGINE = [sys.executable, os.path.join(ROOT, "examples", "json_engine.py"), TTR]
+
+
+@pytest.fixture(scope="module")
+def json_engine():
+    """The example engine serving Ticket to Ride over the protocol."""
+    with SubprocessAdapter(ENGINE, timeout=60) as engine:
+        yield engine
+
+
+def _fake_engine(tmp_path, body: str) -> list[str]:
+    script = tmp_path / "engine.py"
+    script.write_text("import sys, time\n" + body)
+    return [sys.executable, str(script)]
+
+
+def test_both_adapters_satisfy_the_protocol(ttr, json_engine):
+    assert isinstance(LocalAdapter(ttr), Adapter)
+    assert isinstance(json_engine, Adapter)
+    assert json_engine.info()["game"] == ttr.name == LocalAdapter(ttr).info()["game"]
+
+
+@pytest.mark.parametrize(("players", "seed"), [(2, 1), (3, "x/7"), (5, 11)])
+def test_subprocess_engine_agrees_with_the_reference(ttr, json_engine, players, seed):
+    state = play_random(Lockstep(ttr, json_engine), players, seed)
+    assert state.is_over
+    assert json_engine.scores() == state.scores()
+    assert json_engine.is_over()
+
+
+def test_adapters_answer_alike_step_by_step(ttr, json_engine):
+    local = LocalAdapter(ttr)
+    for adapter in (local, json_engine):
+        adapter.new_game(3, 4)
+    for _ in range(30):
+        to_move = local.to_move()
+        assert json_engine.to_move() == to_move
+        player = to_move[-1]
+        legal = local.legal_actions(player)
+        assert json_engine.legal_actions(player) == legal
+        assert json_engine.view(player) == local.view(player)
+        assert json_engine.apply(player, legal[len(legal) // 2]) is None
+        assert local.apply(player, legal[len(legal) // 2]) is None
+    assert json_engine.scores() == local.scores()
+
+
+def test_refusals_are_answers_and_change_nothing(ttr, json_engine):
+    local = LocalAdapter(ttr)
+    for adapter in (local, json_engine):
+        adapter.new_game(2, 9)
+        before = adapter.view(0)
+        reason = adapter.apply(0, "no_such_action")
+        assert isinstance(reason, str) and "illegal action" in reason
+        assert adapter.apply(7, adapter.legal_actions(0)[0]) is not None
+        assert adapter.view(0) == before
+
+
+def test_bad_requests_raise_engine_errors(ttr, json_engine):
+    with pytest.raises(EngineError, match="takes 2-5 players"):
+        json_engine.new_game(9, 1)
+    with pytest.raises(EngineError, match="takes 2-5 players"):
+        LocalAdapter(ttr).new_game(9, 1)
+    with pytest.raises(EngineError, match="no game has been started"):
+        LocalAdapter(ttr).to_move()
+    answer = json_engine.request("no_such_op")
+    assert answer["ok"] is False and "unknown request" in answer["error"]
+
+
+def test_request_before_new_game_is_refused():
+    with SubprocessAdapter(ENGINE, timeout=60) as engine:
+        with pytest.raises(EngineError, match="no game has been started"):
+            engine.legal_actions(0)
+
+
+def test_an_engine_that_hangs_times_out(tmp_path):
+    engine = SubprocessAdapter(_fake_engine(tmp_path, "time.sleep(60)\n"), timeout=0.5)
+    started = time.monotonic()
+    with pytest.raises(EngineError, match="did not answer 'to_move' within 0.5 s"):
+        engine.to_move()
+    assert time.monotonic() - started < 10
+    assert engine.process.poll() is not None
+    engine.close()
+
+
+def test_an_engine_that_dies_is_reported_with_its_stderr(tmp_path):
+    argv = _fake_engine(tmp_path, "sys.stdin.readline()\nprint('boom: out of track', file=sys.stderr)\n"
+                                  "sys.exit(3)\n")
+    with SubprocessAdapter(argv, timeout=10) as engine:
+        with pytest.raises(EngineError, match="closed its output during 'scores'") as info:
+            engine.scores()
+    assert "boom: out of track" in str(info.value)
+
+
+@pytest.mark.parametrize(("reply", "message"), [
+    ("hello", "not JSON"),
+    ("[1, 2]", 'no "ok"'),
+    ('{"ok": "yes"}', 'no "ok"'),
+    ('{"ok": true, "to_move": "P1"}', '"to_move" as list'),
+    ('{"ok": true, "to_move": [true]}', "list of integers"),
+])
+def test_protocol_breaches_are_engine_errors(tmp_path, reply, message):
+    argv = _fake_engine(tmp_path, f"for line in sys.stdin:\n    print({reply!r}, flush=True)\n")
+    with SubprocessAdapter(argv, timeout=10) as engine:
+        with pytest.raises(EngineError, match=message):
+            engine.to_move()
+
+
+def test_a_missing_engine_program_is_an_engine_error(tmp_path):
+    with pytest.raises(EngineError, match="cannot start the engine"):
+        SubprocessAdapter([str(tmp_path / "no-such-engine")])
+
+
+def test_engine_from_env(monkeypatch):
+    monkeypatch.delenv("METRO_ENGINE", raising=False)
+    assert engine_from_env() is None
+    monkeypatch.setenv("METRO_ENGINE", f"python {ENGINE[1]} {TTR}")
+    engine = engine_from_env()
+    try:
+        assert isinstance(engine, SubprocessAdapter)
+        assert engine.argv[0] == sys.executable
+        assert engine.info()["game"] == "Ticket to Ride"
+    finally:
+        engine.close()
+
+
+class _Lying(LocalAdapter):
+    """A faulty engine: `fault` says how it differs from the reference."""
+
+    def __init__(self, game, fault: str):
+        super().__init__(game)
+        self.fault = fault
+
+    def legal_actions(self, player):
+        legal = super().legal_actions(player)
+        return legal[:-1] if self.fault == "legal" and len(legal) > 1 else legal
+
+    def apply(self, player, action):
+        if self.fault == "accepts" and action.startswith("no_such"):
+            return None
+        return super().apply(player, action)
+
+    def view(self, player):
+        view = super().view(player)
+        if self.fault == "view":
+            view["state"] = {**view["state"], "deck": "peeked"}
+        return view
+
+    def scores(self):
+        return [s + (self.fault == "scores") for s in super().scores()]
+
+
+@pytest.mark.parametrize(("fault", "message"), [
+    ("legal", "legal actions of player"),
+    ("accepts", "made-up action"),
+    ("view", "view of player"),
+    ("scores", "scores"),
+])
+def test_lockstep_catches_a_faulty_engine(ttr, fault, message):
+    with pytest.raises(Disagreement, match=message):
+        play_random(Lockstep(ttr, _Lying(ttr, fault)), 2, 3)
+
+
+def test_record_replays_to_the_same_state(ttr):
+    run = Lockstep(ttr)
+    state = play_random(run, 3, 5, max_steps=40)
+    record = run.record()
+    assert record["players"] == 3 and record["seed"] == 5 and len(record["actions"]) == 40
+    replayed = ttr.replay(record["players"], record["seed"], [tuple(a) for a in record["actions"]])
+    assert replayed.to_json() == state.to_json()
+    assert run.record_text().startswith("replay record: {")
