@@ -21,6 +21,10 @@ __all__ = [
 
 # Number of remembered search states above which the memo is cleared between start vertices.
 _MEMO_LIMIT = 1 << 21
+# Reduced graphs with at most this many edges use the plain trail search.
+_SMALL = 10
+# States per start vertex explored to find a first answer before the exact search.
+_PROBE = 64
 
 
 def _adjacency(edges: Sequence[tuple]) -> dict[Any, list]:
@@ -102,7 +106,7 @@ def shortest_path_length(edges: Sequence[tuple], a: Hashable, b: Hashable) -> in
 
 
 def grid_neighbors(cell: tuple[int, int], width: int, height: int) -> list[tuple[int, int]]:
-    """Return the orthogonal neighbours of cell (x, y), 0 <= x < width and 0 <= y < height, sorted."""
+    """Return the sorted orthogonal neighbours of cell (x, y), 0 <= x < width, 0 <= y < height."""
     x, y = cell
     out = []
     if 0 <= x - 1 < width and 0 <= y < height:
@@ -118,7 +122,7 @@ def grid_neighbors(cell: tuple[int, int], width: int, height: int) -> list[tuple
 
 
 def longest_trail(edges: Sequence[tuple]) -> int:
-    """Return the largest total weight of a trail (no edge used twice) in the multigraph, 0 if none."""
+    """Return the top total weight of a trail (no edge used twice) in the multigraph, 0 if none."""
     if not edges:
         return 0
     # Split the edges by connected component (union-find over vertices).
@@ -152,6 +156,15 @@ def longest_trail(edges: Sequence[tuple]) -> int:
     return best
 
 
+def _degrees(nv: int, ends: list[tuple[int, int]]) -> tuple[list[int], list[int]]:
+    """Vertex degrees (a self-loop counts twice) and the odd-degree vertices."""
+    degree = [0] * nv
+    for u, v in ends:
+        degree[u] += 1
+        degree[v] += 1
+    return degree, [x for x in range(nv) if degree[x] & 1]
+
+
 def _component_trail(edges: list[tuple]) -> int:
     """Longest trail weight within one connected component."""
     index: dict[Any, int] = {}
@@ -166,25 +179,87 @@ def _component_trail(edges: list[tuple]) -> int:
         ends.append((index[u], index[v]))
         weights.append(w)
     nv = len(index)
-    total = sum(weights)
     if min(weights) < 0:
-        # Negative weights break the shortcuts below: search from every vertex.
-        return _search(nv, ends, weights, range(nv), None)
-    degree = [0] * nv
-    for u, v in ends:
-        degree[u] += 1
-        degree[v] += 1
-    odd = [x for x in range(nv) if degree[x] & 1]
+        # Negative weights break every shortcut below: search from every vertex.
+        return _trail_search(nv, ends, weights, range(nv))
+    # With weights >= 0 some best trail uses as many edges as possible.  Such a trail
+    # ends at two odd-degree vertices (or, if there are none, uses every edge).
+    degree, odd = _degrees(nv, ends)
     if len(odd) <= 2:
         # Euler: a connected multigraph with 0 or 2 odd vertices is one trail.
-        return total
-    # With weights >= 0 some best trail uses as many edges as possible; such a trail
-    # ends at two odd-degree vertices, and it uses both edges at a degree-2 vertex or
-    # neither, so chains through degree-2 vertices can be merged into single edges.
+        return sum(weights)
+    inner, nv, ends, weights = _peel(nv, ends, weights)
+    if not ends:
+        return inner
+    degree, odd = _degrees(nv, ends)
+    if len(odd) <= 2:
+        return max(inner, sum(weights))
+    # Such a trail never stops at a degree-2 vertex: it uses both edges there or neither.
     ends, weights = _merge_chains(nv, ends, weights, degree)
-    # Each unused edge fixes the parity of at most two of the surplus odd vertices.
-    bound = total - sum(sorted(weights)[: (len(odd) - 2) // 2])
-    return _search(nv, ends, weights, odd, bound)
+    # Each unused edge evens at most two of the surplus odd vertices.
+    bound = sum(weights) - sum(sorted(weights)[: (len(odd) - 2) // 2])
+    if len(ends) <= _SMALL:
+        return max(inner, _trail_search(nv, ends, weights, odd, bound))
+    # Larger graphs: a short trail search gives a good first answer for the exact search.
+    best = max(inner, _trail_search(nv, ends, weights, odd, bound, _PROBE))
+    if best == bound:
+        return best
+    return _removal_search(nv, ends, weights, best)
+
+
+def _peel(
+    nv: int, ends: list[tuple[int, int]], weights: list
+) -> tuple[Any, int, list[tuple[int, int]], list]:
+    """Cut off the trees hanging from the graph's 2-core.
+
+    A trail can enter such a tree only to end inside it, so each core vertex keeps just
+    two new pendant edges, weighted by the two deepest descents into its trees.  Returns
+    (best trail lying wholly inside one tree, vertex count, new ends, new weights).
+    """
+    incident: list[list[int]] = [[] for _ in range(nv)]
+    degree = [0] * nv
+    for e, (u, v) in enumerate(ends):
+        incident[u].append(e)
+        if v != u:
+            incident[v].append(e)
+        degree[u] += 1
+        degree[v] += 1
+    alive = [True] * len(ends)
+    deep1 = [0] * nv  # deepest descent from x into the trees cut off at x
+    deep2 = [0] * nv  # second deepest, through a different edge
+    inner = 0
+    queue = [x for x in range(nv) if degree[x] == 1]
+    while queue:
+        x = queue.pop()
+        if degree[x] != 1:
+            continue  # its last neighbour was cut first
+        e = next(e for e in incident[x] if alive[e])
+        alive[e] = False
+        u, v = ends[e]
+        p = v if u == x else u
+        degree[x] = 0
+        inner = max(inner, deep1[x] + deep2[x])
+        depth = weights[e] + deep1[x]
+        if depth > deep1[p]:
+            deep1[p], deep2[p] = depth, deep1[p]
+        elif depth > deep2[p]:
+            deep2[p] = depth
+        degree[p] -= 1
+        if degree[p] == 1:
+            queue.append(p)
+        elif degree[p] == 0:
+            inner = max(inner, deep1[p] + deep2[p])  # the whole component was a tree
+    new_ends = [ends[e] for e in range(len(ends)) if alive[e]]
+    new_weights = [weights[e] for e in range(len(ends)) if alive[e]]
+    n = nv
+    for x in range(nv):
+        if degree[x] >= 2:
+            for depth in (deep1[x], deep2[x]):
+                if depth > 0:
+                    new_ends.append((x, n))
+                    new_weights.append(depth)
+                    n += 1
+    return inner, n, new_ends, new_weights
 
 
 def _merge_chains(
@@ -218,8 +293,10 @@ def _merge_chains(
     return [ends[e] for e in keep], [weights[e] for e in keep]
 
 
-def _search(nv: int, ends: list[tuple[int, int]], weights: list, starts, bound) -> int:
-    """Exhaustive trail DFS from each start vertex, skipping repeated (vertex, edge set) states."""
+def _trail_search(
+    nv: int, ends: list[tuple[int, int]], weights: list, starts, bound=None, budget=None
+) -> int:
+    """Trail DFS from each start vertex (exhaustive unless budget caps the states per start)."""
     adj: list[list[tuple[int, int, Any]]] = [[] for _ in range(nv)]
     for e, (u, v) in enumerate(ends):
         bit = 1 << e
@@ -235,12 +312,14 @@ def _search(nv: int, ends: list[tuple[int, int]], weights: list, starts, bound) 
         stack = [(s, 0, 0)]
         pop = stack.pop
         push = stack.append
-        while stack:
+        left = budget or -1  # -1 counts down forever
+        while stack and left:
+            left -= 1
             v, mask, length = pop()
             if length > best:
                 best = length
                 if best == bound:
-                    return best
+                    return best  # no trail can be longer
             for bit, u, w in adj[v]:
                 if not mask & bit:
                     child = mask | bit
@@ -250,4 +329,94 @@ def _search(nv: int, ends: list[tuple[int, int]], weights: list, starts, bound) 
                         push((u, child, length + w))
         if len(seen) > _MEMO_LIMIT:
             seen.clear()  # forgetting states only costs repeated work
+    return best
+
+
+def _removal_search(nv: int, ends: list[tuple[int, int]], weights: list, best) -> int:
+    """Branch and bound over the edges a best trail leaves unused (weights >= 0).
+
+    The edges a trail uses form a connected subgraph with at most two odd vertices, and
+    any such subgraph is one trail (Euler).  Repeatedly take a vertex that is odd in the
+    remaining graph and not yet allowed to stay odd: either allow it (at most two are
+    allowed) or drop one of its edges, the first droppable one in weight order (edges
+    passed over are kept for good, so no edge set is reached twice by one vertex's
+    branches).  Once at most the allowed vertices are odd, every remaining component
+    is a trail.  A branch stops when even the cheapest drops still needed (each drop
+    evens at most two vertices) cannot beat the best found.
+    """
+    total = sum(weights)
+    # options[x]: (weight, bit, other end) of the non-loop edges at x, lightest first;
+    # self-loops never change a parity, so they are never dropped.
+    options: list[list[tuple[Any, int, int]]] = [[] for _ in range(nv)]
+    adj: list[list[tuple[int, int, Any]]] = [[] for _ in range(nv)]
+    for e, (u, v) in enumerate(ends):
+        bit = 1 << e
+        w = weights[e]
+        adj[u].append((bit, v, w))
+        if u != v:
+            adj[v].append((bit, u, w))
+            options[u].append((w, bit, v))
+            options[v].append((w, bit, u))
+    for opts in options:
+        opts.sort()
+    odd = {x for x in range(nv) if len(options[x]) & 1}
+    allowed: list[int] = []
+
+    def heaviest_component(dropped: int):
+        found = bytearray(nv)
+        top = 0
+        for s in range(nv):
+            if found[s]:
+                continue
+            found[s] = 1
+            stack = [s]
+            weight = 0
+            while stack:
+                for bit, y, w in adj[stack.pop()]:
+                    if not dropped & bit:
+                        dropped |= bit  # mark the edge counted
+                        weight += w
+                        if not found[y]:
+                            found[y] = 1
+                            stack.append(y)
+            top = max(top, weight)
+        return top
+
+    def branch(dropped: int, lost, kept: int) -> None:
+        nonlocal best
+        blocked = dropped | kept
+        free = 2 - len(allowed)
+        todo = [x for x in odd if x not in allowed]
+        if len(todo) <= free:
+            if total - lost > best:
+                best = max(best, heaviest_component(dropped))
+            return
+        cheapest = []
+        pick = -1
+        pick_opts: list = []
+        for x in todo:
+            opts = [t for t in options[x] if not blocked & t[1]]
+            if opts:
+                cheapest.append(opts[0][0])
+            elif free:
+                cheapest.append(0)  # x can only be allowed to stay odd
+            else:
+                return
+            if pick < 0 or len(opts) < len(pick_opts):
+                pick, pick_opts = x, opts
+        cheapest.sort()
+        if 2 * (total - lost) - sum(cheapest[: len(todo) - free]) <= 2 * best:
+            return
+        x = pick
+        if free:
+            allowed.append(x)
+            branch(dropped, lost, kept)
+            allowed.pop()
+        for w, bit, y in pick_opts:
+            odd.symmetric_difference_update((x, y))
+            branch(dropped | bit, lost + w, kept)
+            odd.symmetric_difference_update((x, y))
+            kept |= bit
+
+    branch(0, 0, 0)
     return best

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from runtime import graph
 from runtime.graph import (
     components,
     connected,
@@ -85,6 +86,23 @@ def random_multigraph(rnd: random.Random, n_vertices: int, n_edges: int, min_odd
         ]
         if odd_count(edges) >= min_odd:
             return edges
+
+
+def trail_both_ways(edges) -> int:
+    """longest_trail, checked to agree when forced through each of its exact searches."""
+    saved = graph._SMALL, graph._PROBE
+    try:
+        graph._SMALL = 10**9  # always the trail DFS
+        by_walks = longest_trail(edges)
+        graph._SMALL = -1  # always the dropped-edge branch and bound, after a short probe
+        by_drops = longest_trail(edges)
+        graph._PROBE = 1  # ... with almost no head start from the probe
+        by_drops_alone = longest_trail(edges)
+    finally:
+        graph._SMALL, graph._PROBE = saved
+    assert by_walks == by_drops == by_drops_alone, edges
+    assert longest_trail(edges) == by_walks
+    return by_walks
 
 
 def multigraphs(max_vertex: int, max_edges: int, weights):
@@ -177,80 +195,80 @@ def test_grid_neighbors_brute_force(width, height, x, y):
 
 
 def test_longest_trail_empty():
-    assert longest_trail([]) == 0
+    assert trail_both_ways([]) == 0
 
 
 def test_longest_trail_single_path():
-    assert longest_trail([(1, 2, 3), (2, 3, 4), (3, 4, 5)]) == 12
-    assert longest_trail([(3, 4, 5), (1, 2, 3), (2, 3, 4)]) == 12  # order does not matter
+    assert trail_both_ways([(1, 2, 3), (2, 3, 4), (3, 4, 5)]) == 12
+    assert trail_both_ways([(3, 4, 5), (1, 2, 3), (2, 3, 4)]) == 12  # order does not matter
 
 
 def test_longest_trail_triangle_with_tail():
-    assert longest_trail([(1, 2, 1), (2, 3, 1), (3, 1, 1), (3, 4, 5)]) == 8
+    assert trail_both_ways([(1, 2, 1), (2, 3, 1), (3, 1, 1), (3, 4, 5)]) == 8
 
 
 def test_longest_trail_fork():
     # A Y: only the two longest branches can be joined.
-    assert longest_trail([(0, 1, 2), (0, 2, 3), (0, 3, 4)]) == 7
+    assert trail_both_ways([(0, 1, 2), (0, 2, 3), (0, 3, 4)]) == 7
     # Branches made of several edges, with a short stem.
     y = [(0, 1, 1), (1, 2, 1), (1, 3, 2), (3, 4, 2), (1, 5, 3)]
-    assert longest_trail(y) == 7
+    assert trail_both_ways(y) == 7
 
 
 def test_longest_trail_figure_eight():
     loops = [(0, 1, 2), (1, 2, 2), (2, 0, 2), (0, 3, 3), (3, 4, 3), (4, 0, 3)]
-    assert longest_trail(loops) == 15
+    assert trail_both_ways(loops) == 15
 
 
 def test_longest_trail_parallel_edges():
-    assert longest_trail([(1, 2, 3), (1, 2, 3)]) == 6
-    assert longest_trail([(1, 2, 3), (2, 1, 4), (1, 2, 5)]) == 12
+    assert trail_both_ways([(1, 2, 3), (1, 2, 3)]) == 6
+    assert trail_both_ways([(1, 2, 3), (2, 1, 4), (1, 2, 5)]) == 12
     # Two parallel pairs joined by a single edge: every edge counts.
-    assert longest_trail([(0, 1, 1), (0, 1, 1), (1, 2, 1), (2, 3, 1), (2, 3, 1)]) == 5
+    assert trail_both_ways([(0, 1, 1), (0, 1, 1), (1, 2, 1), (2, 3, 1), (2, 3, 1)]) == 5
 
 
 def test_longest_trail_disconnected_pieces():
     edges = [(1, 2, 4), (2, 3, 4), (10, 11, 1), (11, 12, 1), (12, 13, 1), (13, 10, 1), (20, 21, 9)]
-    assert longest_trail(edges) == 9
-    assert longest_trail(edges[:-1]) == 8
+    assert trail_both_ways(edges) == 9
+    assert trail_both_ways(edges[:-1]) == 8
 
 
 def test_longest_trail_self_loop():
-    assert longest_trail([(1, 1, 4)]) == 4
-    assert longest_trail([(1, 2, 1), (2, 2, 5), (2, 3, 1)]) == 7
-    assert longest_trail([(0, 1, 1), (0, 2, 1), (0, 3, 1), (3, 3, 6)]) == 8
+    assert trail_both_ways([(1, 1, 4)]) == 4
+    assert trail_both_ways([(1, 2, 1), (2, 2, 5), (2, 3, 1)]) == 7
+    assert trail_both_ways([(0, 1, 1), (0, 2, 1), (0, 3, 1), (3, 3, 6)]) == 8
 
 
 def test_longest_trail_star_and_bridge():
     # Two triangles joined by a bridge: everything but nothing twice.
     edges = [(0, 1, 1), (1, 2, 1), (2, 0, 1), (2, 3, 2), (3, 4, 1), (4, 5, 1), (5, 3, 1)]
-    assert longest_trail(edges) == 8
+    assert trail_both_ways(edges) == 8
     # A star with five spokes keeps only the two heaviest.
-    assert longest_trail([(0, i, i) for i in range(1, 6)]) == 9
+    assert trail_both_ways([(0, i, i) for i in range(1, 6)]) == 9
 
 
 def test_longest_trail_other_vertex_types():
-    assert longest_trail([("a", "b", 2), ("b", "c", 3), ("b", "d", 1)]) == 5
-    assert longest_trail([((0, 0), (0, 1), 1), ((0, 1), (1, 1), 1)]) == 2
+    assert trail_both_ways([("a", "b", 2), ("b", "c", 3), ("b", "d", 1)]) == 5
+    assert trail_both_ways([((0, 0), (0, 1), 1), ((0, 1), (1, 1), 1)]) == 2
 
 
 def test_longest_trail_extra_tuple_items_ignored():
-    assert longest_trail([(1, 2, 3, "x"), (2, 3, 4, "y")]) == 7
+    assert trail_both_ways([(1, 2, 3, "x"), (2, 3, 4, "y")]) == 7
 
 
 def test_longest_trail_negative_weights():
-    assert longest_trail([(1, 2, -1)]) == 0
-    assert longest_trail([(1, 2, 5), (2, 3, -1), (3, 4, 5)]) == 9
-    assert longest_trail([(1, 2, 5), (2, 3, -9), (3, 4, 5)]) == 5
+    assert trail_both_ways([(1, 2, -1)]) == 0
+    assert trail_both_ways([(1, 2, 5), (2, 3, -1), (3, 4, 5)]) == 9
+    assert trail_both_ways([(1, 2, 5), (2, 3, -9), (3, 4, 5)]) == 5
 
 
 def test_longest_trail_complete_graph_k5():
     # K5 is Eulerian: one trail covers all ten edges.
     edges = [(a, b, 1) for a, b in itertools.combinations(range(5), 2)]
-    assert longest_trail(edges) == 10
+    assert trail_both_ways(edges) == 10
     # K6 has six odd vertices: two unused edges are needed to leave only two.
     edges = [(a, b, 1) for a, b in itertools.combinations(range(6), 2)]
-    assert longest_trail(edges) == 13
+    assert trail_both_ways(edges) == 13
 
 
 # ---------------------------------------------------------------- longest_trail properties
@@ -259,7 +277,7 @@ def test_longest_trail_complete_graph_k5():
 @settings(max_examples=300, deadline=None)
 @given(multigraphs(4, 7, st.integers(min_value=0, max_value=6)))
 def test_longest_trail_matches_brute_force(edges):
-    assert longest_trail(edges) == brute_force_trail(edges)
+    assert trail_both_ways(edges) == brute_force_trail(edges)
 
 
 @settings(max_examples=200, deadline=None)
@@ -275,19 +293,19 @@ def test_longest_trail_matches_brute_force(edges):
     )
 )
 def test_longest_trail_matches_brute_force_full_size(edges):
-    assert longest_trail(edges) == brute_force_trail(edges)
+    assert trail_both_ways(edges) == brute_force_trail(edges)
 
 
 @settings(max_examples=200, deadline=None)
 @given(multigraphs(6, 7, st.integers(min_value=-4, max_value=6)))
 def test_longest_trail_matches_brute_force_with_negative_weights(edges):
-    assert longest_trail(edges) == brute_force_trail(edges)
+    assert trail_both_ways(edges) == brute_force_trail(edges)
 
 
 @settings(max_examples=60, deadline=None)
 @given(multigraphs(7, 11, st.integers(min_value=1, max_value=6)))
 def test_longest_trail_matches_euler_subsets(edges):
-    assert longest_trail(edges) == euler_subset_trail(edges)
+    assert trail_both_ways(edges) == euler_subset_trail(edges)
 
 
 @given(multigraphs(8, 12, st.integers(min_value=0, max_value=6)), st.randoms(use_true_random=False))
@@ -299,7 +317,7 @@ def test_longest_trail_invariant_under_relabelling(edges, rnd):
         for a, b, w in edges
     ]
     rnd.shuffle(moved)
-    assert longest_trail(moved) == longest_trail(edges)
+    assert trail_both_ways(moved) == trail_both_ways(edges)
 
 
 def test_longest_trail_many_odd_vertices_match_brute_force():
@@ -307,14 +325,14 @@ def test_longest_trail_many_odd_vertices_match_brute_force():
     rnd = random.Random(1)
     for _ in range(300):
         edges = random_multigraph(rnd, rnd.randint(4, 7), 7, 4)
-        assert longest_trail(edges) == brute_force_trail(edges), edges
+        assert trail_both_ways(edges) == brute_force_trail(edges), edges
 
 
 @pytest.mark.parametrize("seed", range(8))
 def test_longest_trail_many_odd_vertices_match_euler_subsets(seed):
     rnd = random.Random(seed)
     edges = random_multigraph(rnd, 8, 12, 6)
-    assert longest_trail(edges) == euler_subset_trail(edges), edges
+    assert trail_both_ways(edges) == euler_subset_trail(edges), edges
 
 
 @pytest.mark.parametrize("seed", range(5))
@@ -324,4 +342,4 @@ def test_longest_trail_random_larger_graphs_match_euler_subsets(seed):
     n = 10
     edges = [(i, rnd.randrange(i), rnd.randint(1, 6)) for i in range(1, n)]
     edges += [(rnd.randrange(n), rnd.randrange(n), rnd.randint(1, 6)) for _ in range(5)]
-    assert longest_trail(edges) == euler_subset_trail(edges)
+    assert trail_both_ways(edges) == euler_subset_trail(edges)

@@ -91,11 +91,11 @@ GRID = 6
 CARD_W, CARD_H = 5, 4  # the card's cells: x 0..4, y 0..3
 WHITE_FRAME = (4, 8)  # cells of a white side's frame
 BLUE_FRAME = (7, 12)
-# (floors, pieces) of the sides; value = 1000 * pieces + 2000 * floors
+# (floors, pieces) of the sides; value = 1000 * pieces + 2000 * floors: white sides are worth
+# 11,000-16,000 yen, blue sides 8,000-11,000 yen
 WHITE_REQUIREMENTS = [(2, 7), (2, 8), (2, 9), (3, 5), (3, 6), (3, 7), (3, 8), (3, 9),
                       (4, 5), (4, 6), (4, 7), (4, 8)]
-BLUE_REQUIREMENTS = [(1, 4), (1, 5), (1, 6), (2, 3), (2, 4), (2, 5), (2, 6), (3, 3), (3, 4),
-                     (3, 5)]
+BLUE_REQUIREMENTS = [(1, 6), (2, 4), (2, 5), (2, 6), (3, 3), (3, 4), (3, 5)]
 TWO_FRAMES_EVERY = 3  # every third side (counted separately for white and blue) has two frames
 TWO_FRAME_WHITE_MAX = 6  # the white frames of a card whose blue side has two frames
 
