@@ -317,6 +317,11 @@ class Generator:
         return " ".join(parts), inner
 
     def x_ListComp(self, node, env):
+        if self.hoist is not None and self.invariant(node, env):
+            return self.hoisted(self._list_comp(node, env))
+        return self._list_comp(node, env)
+
+    def _list_comp(self, node, env):
         clauses, inner = self.comp(node.elem, node.fors, env)
         return f"[{self.expr(node.elem, inner)} {clauses}]"
 
@@ -409,6 +414,13 @@ class Generator:
         ref = self.cp.refs.get(id(node), ("",))
         args = [self.expr(a, env) for a in node.args]
         if ref[0] == "function":
+            if self.hoist is not None and self.invariant(node, env):
+                saved, self.hoist = self.hoist, None
+                try:
+                    code = self.x_Call(node, env)
+                finally:
+                    self.hoist = saved
+                return self.hoisted(code)
             inlined = self.inline(node.func, node.args, args, env)
             if inlined is not None:
                 return inlined

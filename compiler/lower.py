@@ -294,11 +294,15 @@ class FrameLowerer:
             if isinstance(domain.collection, ast.RangeExpr):
                 return code
             return f"_l.distinct({code})"
-        t = gen.t(domain.collection)
         items = gen.items(domain.collection, env)
         lo = gen.expr(domain.lo, env) if domain.lo is not None else "0"
         hi = gen.expr(domain.hi, env) if domain.hi is not None else "10 ** 6"
-        return f"_l.subsets({items}, {lo}, {hi})"
+        code = f"_l.subsets({items}, {lo}, {hi})"
+        # In a read-only enumeration a domain that depends on no parameter is computed once.
+        parts = [domain.collection] + [b for b in (domain.lo, domain.hi) if b is not None]
+        if gen.hoist is not None and all(gen.invariant(part, env) for part in parts):
+            return gen.hoisted(code)
+        return code
 
     def l_EachChoose(self, node: ast.EachChoose, loops):
         gen = self.gen
@@ -442,34 +446,8 @@ def action_functions(gen: Generator, name: str, decl: ast.ActionDecl, version: i
     types = [gen.cp.signatures[name].params[i][1] for i in range(len(decl.params))]
     descs = "(" + "".join(gen.desc(t) + ", " for t in types) + ")"
     gen.action_descs[name] = (descs, rank)
-    env = Env(frame=False).bind("me", "me")
-    legal = PyWriter()
-    legal.line(f"def A_{name}_legal(S, me, out):", decl.span)
-    gen.hoist = {}
-    aliases_at = len(legal.lines)
-    with legal.indented():
-        if decl.when is not None:
-            legal.line(f"if not {gen.expr(decl.when, env)}:", decl.when.span)
-            with legal.indented():
-                legal.line("return")
-        lowerer = FrameLowerer(gen, "", name)
-        depth = 0
-        for param in decl.params:
-            env = env.bind(param.name)
-            legal.line(f"for {env.local(param.name)} in {lowerer.domain_iter(param.domain, env)}:", param.span)
-            legal.level += 1
-            depth += 1
-            if param.where is not None:
-                legal.line(f"if not {gen.expr(param.where, env)}:", param.where.span)
-                with legal.indented():
-                    legal.line("continue")
-        args = "".join(env.local(p.name) + ", " for p in decl.params)
-        legal.line(f"out.append(_A(({rank}, {name!r}, ({args}), {descs})))")
-        legal.level -= depth
-    # Guards cannot change the state, so each state read is done once, before the loops.
-    aliases = [(1, f"{alias} = {code}", None) for code, alias in gen.hoist.items()]
-    legal.lines[aliases_at:aliases_at] = aliases
-    gen.hoist = None
+    plain = _legal_function(gen, name, decl, f"A_{name}_legal_plain", rank, descs, hoist=False)
+    legal = _legal_function(gen, name, decl, f"A_{name}_legal", rank, descs, hoist=True)
     why = PyWriter()
     why.line(f"def A_{name}_why(S, me, args):", decl.span)
     env = Env(frame=False).bind("me", "me")
@@ -501,4 +479,56 @@ def action_functions(gen: Generator, name: str, decl: ast.ActionDecl, version: i
                              f"{name!r}, {param.where.span.file!r}, {param.where.span.line!r})")
         why.line("return None")
     body = FrameLowerer(gen, f"a_{name}__{version}", name)
-    return [legal, why, body.lower(decl.body)]
+    return [plain, legal, why, body.lower(decl.body)]
+
+
+def _legal_function(gen: Generator, name: str, decl: ast.ActionDecl, pyname: str, rank: int, descs: str,
+                    hoist: bool) -> PyWriter:
+    """The enumeration of an action's legal arguments.
+
+    With `hoist`, every state read and every aggregate that depends on no parameter is computed
+    once before the loops (guards cannot change the state). Those precomputations may evaluate
+    something a guard would have skipped; if one fails, the plain version runs instead, so the
+    result is always exactly the plain one.
+    """
+    env = Env(frame=False).bind("me", "me")
+    legal = PyWriter()
+    legal.line(f"def {pyname}(S, me, out):", decl.span)
+    gen.hoist = {} if hoist else None
+    with legal.indented():
+        guard_at = len(legal.lines)
+        if decl.when is not None:
+            legal.line(f"if not {gen.expr(decl.when, env)}:", decl.when.span)
+            with legal.indented():
+                legal.line("return")
+        guard_aliases = dict(gen.hoist or {})
+        loops_at = len(legal.lines)
+        lowerer = FrameLowerer(gen, "", name)
+        depth = 0
+        for param in decl.params:
+            env = env.bind(param.name)
+            legal.line(f"for {env.local(param.name)} in {lowerer.domain_iter(param.domain, env)}:", param.span)
+            legal.level += 1
+            depth += 1
+            if param.where is not None:
+                legal.line(f"if not {gen.expr(param.where, env)}:", param.where.span)
+                with legal.indented():
+                    legal.line("continue")
+        args = "".join(env.local(p.name) + ", " for p in decl.params)
+        legal.line(f"out.append(_A(({rank}, {name!r}, ({args}), {descs})))")
+        legal.level -= depth
+    if hoist:
+        later = {code: alias for code, alias in gen.hoist.items() if code not in guard_aliases}
+        legal.lines[loops_at:loops_at] = _alias_block(later, name)
+        legal.lines[guard_at:guard_at] = _alias_block(guard_aliases, name)
+    gen.hoist = None
+    return legal
+
+
+def _alias_block(aliases: dict[str, str], name: str) -> list:
+    if not aliases:
+        return []
+    lines = [(1, "try:", None)]
+    lines += [(2, f"{alias} = {code}", None) for code, alias in aliases.items()]
+    lines += [(1, "except Exception:", None), (2, f"return A_{name}_legal_plain(S, me, out)", None)]
+    return lines
