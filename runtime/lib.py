@@ -282,7 +282,7 @@ def play(state, player: int, name: str, args: tuple, file: str, line: int) -> No
     action = _match(state, player, name, args)
     if action is None:
         legal = ", ".join(a.id for a in state.legal_actions(player)[:12]) or "none"
-        raise ScenarioFailure(f"{name}{_show(args)} is not legal for P{player + 1}; legal: {legal}", file, line)
+        raise ScenarioFailure(f"{_show(state, name, args)} is not legal for P{player + 1}; legal: {legal}", file, line)
     state.apply(player, action)
 
 
@@ -292,7 +292,7 @@ def refuse(state, player: int, name: str, args: tuple, file: str, line: int) -> 
     before = state.to_json()
     action = _match(state, player, name, args)
     if action is not None:
-        raise ScenarioFailure(f"{name}{_show(args)} was expected to be illegal for P{player + 1}, "
+        raise ScenarioFailure(f"{_show(state, name, args)} was expected to be illegal for P{player + 1}, "
                               "but it is legal", file, line)
     probe = Action((0, name, tuple(args), ()))
     try:
@@ -300,7 +300,7 @@ def refuse(state, player: int, name: str, args: tuple, file: str, line: int) -> 
     except IllegalAction:
         pass
     else:
-        raise ScenarioFailure(f"{name}{_show(args)} was applied", file, line)
+        raise ScenarioFailure(f"{_show(state, name, args)} was applied", file, line)
     if state.to_json() != before:
         raise ScenarioFailure("a refused action changed the state", file, line)
 
@@ -325,8 +325,16 @@ def _same_args(have: tuple, wanted: tuple) -> bool:
     return True
 
 
-def _show(args: tuple) -> str:
-    return "(" + ", ".join(map(str, args)) + ")" if args else ""
+def _show(state, name: str, args: tuple) -> str:
+    """An action as its id would read, e.g. claim_route(R011,yellow,0)."""
+    entry = state.game.module.ACTION_DESCS.get(name)
+    if not args:
+        return name
+    try:
+        descs = entry[0]
+        return Action((0, name, tuple(tuple(a) if isinstance(a, list) else a for a in args), descs)).id
+    except Exception:  # a malformed step still gets a readable message
+        return f"{name}({', '.join(map(str, args))})"
 
 
 def show(value, desc) -> str:
