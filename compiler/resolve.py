@@ -324,10 +324,12 @@ class _Merger:
             else:
                 current.versions.append(decl)
                 self._record("replaces", attr, attr, wrapper.span)
-        elif isinstance(decl, ast.PlayersDecl | ast.DefaultMapDecl):
-            attr = "players" if isinstance(decl, ast.PlayersDecl) else "default_map"
-            setattr(p, attr, decl)
-            self._record("replaces", attr.replace("_", " "), attr, wrapper.span)
+        elif isinstance(decl, ast.PlayersDecl):
+            p.players = decl
+            self._record("replaces", "player count", f"{decl.lo}..{decl.hi}", wrapper.span)
+        elif isinstance(decl, ast.DefaultMapDecl):
+            p.default_map = decl
+            self._record("replaces", "data files with", ", ".join(decl.paths), wrapper.span)
         elif isinstance(decl, ast.DefaultBotDecl):
             p.default_bot = decl.bot
         elif isinstance(decl, ast.MaxDecisionsDecl):
