@@ -48,6 +48,8 @@ def cache_key(game_file: str, extra: list[str], options: str) -> str:
                 with open(os.path.join(base, name), "rb") as handle:
                     digest.update(name.encode() + handle.read())
     digest.update(options.encode())
+    # The game file itself is part of the key: two games may share a directory.
+    digest.update(os.path.abspath(game_file).encode() + b"\0")
     for path in input_files(game_file, extra):
         digest.update(path.encode() + b"\0")
         with open(path, "rb") as handle:

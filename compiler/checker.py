@@ -17,10 +17,10 @@ from compiler.types import (
     BUILDING,
     FRAME,
     INT,
-    PLACEMENT,
-    SHAPE,
     NONE,
+    PLACEMENT,
     PLAYER,
+    SHAPE,
     STR,
     AnyT,
     BoolT,
@@ -32,7 +32,6 @@ from compiler.types import (
     NoneT,
     OptT,
     PlayerT,
-    StrT,
     Subtyping,
     TupleT,
     Type,
@@ -303,7 +302,7 @@ class Checker:
                         self.error(TYPE, f"override of '{name}' changes its parameters or result "
                                    f"(was {self._describe(sigs[0])})", decl)
                 self.cp.signatures[name] = sigs[-1]
-        for name, versions in self.p.actions.items():
+        for name in self.p.actions:
             self.cp.signatures[name] = Signature([], None)
 
     def _sig_types(self, sig: Signature):
@@ -493,7 +492,7 @@ class Checker:
             self.error(PURITY, f"function '{name}' waits for a decision; make it a procedure",
                        self.p.functions[name].active)
         # Calls to a waiting procedure must be whole statements (or a let's whole value).
-        for name, decls in bodies.items():
+        for decls in bodies.values():
             for decl in decls:
                 self._check_waiting_calls(decl)
         if self.p.flow is not None:

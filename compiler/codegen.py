@@ -208,7 +208,7 @@ class Generator:
             why.line(f"def site{index}_why(S, F, p, a):")
             with why.indented():
                 text = source_text(self.p, where.span) if where is not None else ""
-                reason = f"not a legal choice here" + (f": `{text}` must hold" if text else "")
+                reason = "not a legal choice here" + (f": `{text}` must hold" if text else "")
                 why.line(f"return ({reason!r}, {rule!r}, {node.span.file!r}, {node.span.line!r})")
         self.sites.append({"index": index, "kind": kind, "players": players, "legal": legal,
                            "resume": resume, "why": why, "file": node.span.file,

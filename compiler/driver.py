@@ -111,6 +111,8 @@ def generate_python(path: str, expansions=(), variants=(), map: str | None = Non
 def load_game(path: str, expansions=(), variants=(), map: str | None = None, use_cache: bool = True) -> Game:
     """Compile (or load from the cache) and return a runnable Game."""
     game_file = find_game_file(path)
+    if not os.path.isfile(game_file):
+        use_cache = False  # nothing to key on: compiling reports the missing file
     extra = [*expansions, *variants, map or ""]
     options = repr((tuple(expansions), tuple(variants), map))
     key = cache.cache_key(game_file, [e for e in extra if e], options) if use_cache else ""

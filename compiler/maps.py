@@ -5,9 +5,9 @@ from __future__ import annotations
 from compiler.checker import CheckedProgram
 from compiler.consteval import EvalError, Evaluator, MapData
 from compiler.types import BoolT, CollT, ElemT, EnumT, GeoT, IntT, OptT, StrT, Type
-from runtime.geometry import Frame, Shape
 from dsl import ast
 from dsl.diagnostics import MAP_CHECK, MAP_DATA, Diagnostics
+from runtime.geometry import Frame, Shape
 
 
 def build_map_data(cp: CheckedProgram, diags: Diagnostics) -> MapData:

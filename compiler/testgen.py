@@ -28,10 +28,10 @@ CI_BATTERY, NIGHTLY_BATTERY = 3, 300
 CI_LOCKSTEP, NIGHTLY_LOCKSTEP = 2, 100
 
 
-def generate_tests(game_path: str, out_dir: str, variants=(), expansions=()) -> list[str]:
+def generate_tests(game_path: str, out_dir: str, variants=(), expansions=(), map_path: str | None = None) -> list[str]:
     """Compile the game, write its test module into `out_dir` and return the paths written."""
-    game = load_game(game_path, expansions=expansions, variants=variants)
-    text = render_tests(game, game_path, out_dir, variants, expansions)
+    game = load_game(game_path, expansions=expansions, variants=variants, map=map_path)
+    text = render_tests(game, game_path, out_dir, variants, expansions, map_path)
     os.makedirs(out_dir, exist_ok=True)
     path = os.path.join(out_dir, module_file_name(game_path, variants, expansions))
     fd, tmp = tempfile.mkstemp(dir=out_dir, suffix=".tmp")
@@ -41,7 +41,8 @@ def generate_tests(game_path: str, out_dir: str, variants=(), expansions=()) -> 
     return [path]
 
 
-def render_tests(game: Game, game_path: str, out_dir: str, variants=(), expansions=()) -> str:
+def render_tests(game: Game, game_path: str, out_dir: str, variants=(), expansions=(),
+                 map_path: str | None = None) -> str:
     """The text of the test module for a compiled game."""
     context = dict(
         source_file=find_game_file(game_path),
@@ -49,6 +50,7 @@ def render_tests(game: Game, game_path: str, out_dir: str, variants=(), expansio
         game_path=_game_ref(game_path, out_dir),
         variants=[_patch_ref(v, out_dir) for v in variants],
         expansions=[_patch_ref(e, out_dir) for e in expansions],
+        map_path=_game_ref(map_path, out_dir) if map_path else None,
         game_name=game.name,
         player_counts=list(range(game.min_players, game.max_players + 1)),
         scenarios=[(_test_id(i, name), name) for i, name in enumerate(own_scenarios(game, game_path, variants,

@@ -14,11 +14,11 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from compiler import compile_game, generate_python, load_game
+from compiler.simulate import SimulationStats, simulate
 from dsl.diagnostics import CompileError
 from runtime.bots import BOTS, make_bot
 from runtime.errors import MetroRuntimeError
 from runtime.machine import Action, Game, State
-from runtime.simulate import SimulationStats, simulate
 from runtime.values import PLAYER
 
 GAME_PATH = click.Path(exists=True, path_type=str)

@@ -127,6 +127,9 @@ class CompileError(Exception):
         self.sources = sources
         super().__init__(self.render())
 
+    def __reduce__(self):
+        return (CompileError, (self.diagnostics, self.sources))
+
     def render(self) -> str:
         """All diagnostics rendered, separated by blank lines."""
         return "\n\n".join(d.render(self.sources) for d in self.diagnostics)

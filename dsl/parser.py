@@ -9,7 +9,7 @@ from lark import Lark, Token, Transformer, Tree, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from dsl import ast
-from dsl.diagnostics import INPUT, SYNTAX, TOO_DEEP, CompileError, Diagnostics
+from dsl.diagnostics import INPUT, SYNTAX, TOO_DEEP, Diagnostics
 from dsl.source import SourceFile, Span
 from dsl.syntax_errors import SEPARATORS, describe_expected
 

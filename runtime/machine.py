@@ -94,6 +94,11 @@ class Site:
 
     __slots__ = ("index", "kind", "players", "legal", "why", "resume", "file", "line", "rule")
 
+    @property
+    def secret(self) -> bool:
+        """True for simultaneous choices: what each player chose stays hidden until all have chosen."""
+        return self.kind in ("each", "each_actions")
+
     def __init__(self, index, kind, players, legal, why, resume, file, line, rule):
         self.index = index
         self.kind = kind

@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from runtime.geometry import Building, Frame, Placement, Shape, check_placement, placements, removable
+from runtime.geometry import (
+    Building,
+    Frame,
+    Placement,
+    Shape,
+    check_placement,
+    placements,
+    removable,
+)
 
 __all__ = ["Building", "Frame", "Shape", "legal_placements", "place", "fits", "without", "removable_pieces"]
 

@@ -7,9 +7,9 @@ from fractions import Fraction
 
 import pytest
 
+from compiler.simulate import GameResult, Tally, batches, play_game, simulate, wilson_interval
 from runtime.bots import BOTS, RandomBot, make_bot
 from runtime.errors import RuleError
-from runtime.simulate import GameResult, Tally, batches, play_game, simulate, wilson_interval
 from tests.conftest import ROOT
 
 TTR = os.path.join(ROOT, "games", "ticket_to_ride")

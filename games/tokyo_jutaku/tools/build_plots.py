@@ -354,8 +354,8 @@ def text(plots: list[Plot]) -> str:
     assert sum(kind.count for kind in KINDS) == TOTAL_PIECES
     outline = drawing(card_cells())
     out = [
-        "# Tokyo Jutaku components: the pieces, the layout of the plot cards, both sides of every",
-        "# card with their frames, and a witness building for every side.  RECONSTRUCTED, not",
+        "# Tokyo Jutaku components (reconstructed): the pieces, the layout of the plot cards, both",
+        "# sides of every card with their frames, and a witness building for every side.  RECONSTRUCTED, not",
         "# copied from the printed game: only the numbers (69 pieces, 32 cards, 8 wards of 4, the",
         "# 6 x 6 layout with an empty centre) come from the rule text.  A generated file: change",
         "# games/tokyo_jutaku/tools/build_plots.py and rerun it.",
