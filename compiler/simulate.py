@@ -117,7 +117,7 @@ def play_batch(game: Game, setup: Setup, start: int, count: int) -> Tally:
     tally = Tally.empty(setup.players)
     for index in range(start, start + count):
         seed = f"{setup.seed}/{index}"
-        bots = [make_bot(setup.bot, f"{seed}/{seat}") for seat in range(setup.players)]
+        bots = [make_bot(setup.bot, f"{seed}/{seat}", game) for seat in range(setup.players)]
         try:
             tally.add(play_game(game, setup.players, seed, bots))
         except MetroRuntimeError as error:
@@ -227,7 +227,7 @@ def simulate(game_path: str, players: int, games: int, seed: int | str, bot: str
     game = load(setup)  # compile errors surface here, and workers then find the module cached
     if not game.min_players <= players <= game.max_players:
         raise ValueError(f"{game.name} takes {game.min_players}-{game.max_players} players, not {players}")
-    make_bot(bot, 0)  # an unknown bot fails here, before any game is played
+    make_bot(bot, 0, game)  # an unknown bot fails here, before any game is played
     started = time.perf_counter()
     tally = Tally.empty(players)
     if jobs <= 1:

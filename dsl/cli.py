@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import sys
 import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -14,9 +15,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from compiler import compile_game, generate_python, load_game
+from compiler.diff import describe_patches
 from compiler.simulate import SimulationStats, simulate
 from dsl.diagnostics import CompileError
-from runtime.bots import BOTS, make_bot
+from runtime.bots import bot_names, make_bot
 from runtime.errors import MetroRuntimeError
 from runtime.machine import Action, Game, State
 from runtime.values import PLAYER
@@ -45,6 +47,10 @@ def reported() -> Iterator[None]:
         raise Failure(error.render()) from None
     except MetroRuntimeError as error:
         raise Failure(f"error: {error}") from None
+    except BrokenPipeError:
+        # The reader went away (`metro … | head`): stop quietly, as Unix tools do.
+        sys.stderr.close()
+        raise click.exceptions.Exit(0) from None
     except Exception as error:
         where = traceback.extract_tb(error.__traceback__)[-1]
         raise Failure(f"internal error: {type(error).__name__}: {error} "
@@ -138,10 +144,13 @@ def _load(path: str, variants, expansions, map_path, players: int | None) -> tup
 
 def _bot_name(game: Game, chosen: str | None) -> str:
     if chosen is not None:
+        if chosen not in bot_names(game):
+            raise click.BadParameter(f"unknown bot '{chosen}' (known: {', '.join(bot_names(game))})",
+                                     param_hint="'--bot'")
         return chosen
     if game.default_bot is None:
         return "random"
-    if game.default_bot not in BOTS:
+    if game.default_bot not in bot_names(game):
         click.echo(f"warning: the game's default bot '{game.default_bot}' is not available; "
                    "using 'random'", err=True)
         return "random"
@@ -155,7 +164,7 @@ def _seed(text: str) -> int | str:
 
 PLAYERS_OPTION = click.option("--players", type=click.IntRange(min=1),
                               help="Number of players [default: the game's minimum].")
-BOT_OPTION = click.option("--bot", type=click.Choice(sorted(BOTS)),
+BOT_OPTION = click.option("--bot", metavar="NAME",
                           help="Bot for the seats no person plays [default: the game's default bot, else random].")
 
 
@@ -217,6 +226,19 @@ def _print_stats(stats: SimulationStats, jobs: int) -> None:
         console.print(f"Unfinished games (nobody could move): {stats.unfinished}")
 
 
+@main.command("diff")
+@click.argument("path", type=GAME_PATH)
+@game_options
+def diff_command(path: str, variants, expansions, map_path) -> None:
+    """List, in words, every declaration the expansions and variants add, replace or remove."""
+    with reported():
+        changes = describe_patches(path, expansions=expansions, variants=variants)
+    if not changes:
+        click.echo("no changes (name expansions with --with and variants with --variant)")
+    for change in changes:
+        click.echo(str(change))
+
+
 @main.command()
 @click.argument("path", type=GAME_PATH)
 @PLAYERS_OPTION
@@ -235,7 +257,7 @@ def play(path: str, players, humans: tuple[int, ...], seed, bot, variants, expan
     seed = seed if seed is not None else str(random.randrange(1_000_000))
     bot = _bot_name(game, bot)
     state = game.new_game(players, _seed(seed))
-    bots = {p: make_bot(bot, f"{seed}/{p}") for p in range(players) if p not in seats}
+    bots = {p: make_bot(bot, f"{seed}/{p}", game) for p in range(players) if p not in seats}
     you = ", ".join(PLAYER.label(p) for p in seats)
     click.echo(f"{game.name}: {players} players, seed {seed}. You play {you}; the others are {bot} bots.")
     click.echo("Answer with a number or an action id; q quits.")

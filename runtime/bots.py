@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 from runtime.machine import Action, State
+from runtime.preference import PreferenceBot
 
 
 class Bot(Protocol):
@@ -33,10 +34,19 @@ class RandomBot:
 BOTS: dict[str, Callable[[int | str], Bot]] = {"random": RandomBot}
 
 
-def make_bot(name: str, seed: int | str) -> Bot:
-    """A new bot of a registered kind (ValueError naming the known kinds otherwise)."""
+def bot_names(game=None) -> list[str]:
+    """The registered bots plus those the game declares in its rules."""
+    declared = list(getattr(game.module, "BOTS", {})) if game is not None else []
+    return sorted(set(BOTS) | set(declared))
+
+
+def make_bot(name: str, seed: int | str, game=None) -> Bot:
+    """A new bot: one the game declares (`bot "name" {…}`), or a registered kind; else ValueError."""
+    declared = getattr(game.module, "BOTS", {}) if game is not None else {}
+    if name in declared:
+        return PreferenceBot(declared[name], seed)
     try:
         factory = BOTS[name]
     except KeyError:
-        raise ValueError(f"unknown bot '{name}' (known: {', '.join(sorted(BOTS))})") from None
+        raise ValueError(f"unknown bot '{name}' (known: {', '.join(bot_names(game))})") from None
     return factory(seed)
