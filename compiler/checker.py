@@ -169,6 +169,7 @@ class Checker:
         self._bodies()
         self._suspension()
         self._visibility()
+        self._choice_names()
         self._structure()
         return self.cp
 
@@ -546,6 +547,34 @@ class Checker:
                 if spec is not None and (spec.visibility == "hidden" or (spec.visibility == "owner" and not own)):
                     self.error(VISIBILITY, f"the legal choices would reveal another player's "
                                f"{spec.visibility} field '{node.name}'", node)
+
+    def _choice_names(self) -> None:
+        """Choices are recorded by name in histories, so one name must always mean one type."""
+        seen: dict[str, tuple[Type, ast.Node]] = {}
+        for table in (self.p.procedures, self.p.actions):
+            for versions in table.values():
+                for decl in versions.versions:
+                    for node in walk(decl):
+                        if isinstance(node, ast.Choose | ast.EachChoose):
+                            t = self._choice_value_type(node)
+                            if t is None:
+                                continue
+                            if node.name in seen and seen[node.name][0] != t:
+                                self.error(TYPE, f"choice '{node.name}' is {t} here but {seen[node.name][0]} "
+                                           f"at line {seen[node.name][1].span.line}; give it another name", node)
+                            seen.setdefault(node.name, (t, node))
+
+    def _choice_value_type(self, node) -> Type | None:
+        domain = node.domain
+        if isinstance(domain, ast.TypeDomain):
+            t = self.cp.types.get(id(domain.type), INT)
+        elif isinstance(domain, ast.InDomain):
+            t = item_type(self.cp.type_of(domain.collection))
+        else:
+            t = CollT("list", item_type(self.cp.type_of(domain.collection)) or ANY)
+        if t is None:
+            return None
+        return OptT(t) if isinstance(node, ast.Choose) and node.optional else t
 
     def _check_waiting_calls(self, decl: ast.Node) -> None:
         allowed: set[int] = set()

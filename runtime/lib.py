@@ -6,6 +6,7 @@ from runtime import rng as _rng
 from runtime.errors import IllegalAction, RuleError, ScenarioFailure
 from runtime.graph import components
 from runtime.machine import ITERATION_BUDGET, RETURN, Action, Frame
+from runtime.values import ListD
 
 __all__ = ["Action", "Frame"]
 
@@ -308,16 +309,17 @@ def refuse(state, player: int, name: str, args: tuple, file: str, line: int) -> 
 def _match(state, player: int, name: str, args: tuple):
     wanted = tuple(tuple(a) if isinstance(a, list) else a for a in args)
     for action in state.legal_actions(player):
-        if action.name == name and _same_args(action.args, wanted):
+        if action.name == name and _same_args(action.args, wanted, action[3]):
             return action
     return None
 
 
-def _same_args(have: tuple, wanted: tuple) -> bool:
+def _same_args(have: tuple, wanted: tuple, descs: tuple) -> bool:
+    # A subset may be written in any order; every other value must match exactly.
     if len(have) != len(wanted):
         return False
-    for a, b in zip(have, wanted, strict=True):
-        if isinstance(a, tuple) and isinstance(b, tuple):
+    for a, b, desc in zip(have, wanted, descs, strict=True):
+        if isinstance(desc, ListD) and isinstance(a, tuple) and isinstance(b, tuple):
             if sorted(a) != sorted(b):
                 return False
         elif a != b:

@@ -106,6 +106,13 @@ def test_variant_module_runs_only_the_variant_scenarios(tmp_path):
     assert "VARIANTS = tuple(beside(__file__, path) for path in ['short_game'])" in text
 
 
+def test_explicit_map_is_kept_relative_to_the_module(tmp_path):
+    (path,) = generate_tests(TTR, str(tmp_path / "out"), map_path=os.path.join(TTR, "usa.metro"))
+    module = _constants(_read(path), path)
+    assert module["MAP_PATH"] == os.path.join(TTR, "usa.metro")
+    assert module["GAME_PATH"] == TTR and module["VARIANTS"] == () and module["EXPANSIONS"] == ()
+
+
 def test_a_broken_invariant_is_shrunk_to_a_short_replay_record(tmp_path):
     game_dir = _game(tmp_path, COUNTER[:-2] + BUG)
     out = tmp_path / "generated"
