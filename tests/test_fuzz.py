@@ -221,7 +221,29 @@ game "G" {
 @pytest.mark.xfail(raises=TypeError, reason="checker bug: isinstance(node, UnionType | tuple) in Checker.stmt")
 def test_a_function_with_a_block_body(tmp_path):
     (tmp_path / "rules.metro").write_text(FUNCTION_BLOCK)
-    compile_game(str(tmp_path))
+    compile(compile_game(str(tmp_path)).python, "<generated>", "exec")  # a valid program: it must compile
+
+
+# Found by mutating games/tokyo_jutaku/rules.metro: a list of map elements plus a list of players
+# type-checks, then code generation stops at the element field with an internal AssertionError.
+MIXED_LIST = """\
+game "G" {
+  players 1..2
+  map schema { kind spot(row: int) }
+  default map "m.metro"
+  function f() -> int = sum(t.row for t in spot + [seat(1)])
+  action go() { end game }
+  flow { choose by seat(1) { go } }
+}
+"""
+
+
+@pytest.mark.xfail(raises=AssertionError, reason="checker gap: `spot + [seat(1)]` is accepted; codegen "
+                                                  "raises AssertionError('unresolved field')")
+def test_adding_lists_of_different_kinds(tmp_path):
+    (tmp_path / "rules.metro").write_text(MIXED_LIST)
+    (tmp_path / "m.metro").write_text('map "M" for "G" { spot a(row: 1) }\n')
+    compile_or_refuse(str(tmp_path), {})
 
 
 # ------------------------------------------------------------------ garbage and mutations
