@@ -56,8 +56,12 @@ class MetroFile(pytest.File):
         except CompileError as error:
             yield CompileFailure.from_parent(self, name="compile", error=error)
             return
+        # An expansion's scenarios may live in the parts beside it (its own directory).
+        own = os.path.dirname(os.path.abspath(path)) if self.path.name == "expansion.metro" else None
         for scenario in scenarios(game):
-            if os.path.abspath(scenario.file) == os.path.abspath(path) or path.endswith("rules.metro"):
+            where = os.path.abspath(scenario.file)
+            if (where == os.path.abspath(path) or path.endswith("rules.metro")
+                    or (own is not None and where.startswith(own + os.sep))):
                 yield ScenarioItem.from_parent(self, name=f"scenario {scenario.name}", game=game,
                                                scenario=scenario)
 
