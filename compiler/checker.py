@@ -889,12 +889,15 @@ class Checker:
         self.expect_assignable(self.expr(node.by, scope), PLAYER, node.by, "`by`")
         seen: set[str] = set()
         for name in node.actions:
-            if name not in self.p.actions:
-                self.error(UNDEFINED_NAME, f"unknown action '{name}'", node,
-                           *self._suggest(name, self.p.actions))
+            if name not in self.p.actions and name not in self.p.groups:
+                self.error(UNDEFINED_NAME, f"unknown action or action group '{name}'", node,
+                           *self._suggest(name, list(self.p.actions) + list(self.p.groups)))
             if name in seen:
                 self.error(DUPLICATE, f"action '{name}' is offered twice", node)
             seen.add(name)
+        for name in self.p.offered(node.actions):
+            if name not in self.p.actions and name not in self.p.groups:
+                self.error(UNDEFINED_NAME, f"action group offers unknown action '{name}'", node)
         if node.orelse is not None:
             self.block(node.orelse, scope)
 
@@ -902,7 +905,7 @@ class Checker:
         t = self.expr(node.players, scope)
         if not (isinstance(t, CollT) and self.sub.assignable(t.item, PLAYER)) and not isinstance(t, AnyT):
             self.error(TYPE, f"`each … in` needs a collection of players, not {t}", node.players)
-        for name in node.actions:
+        for name in self.p.offered(node.actions):
             if name not in self.p.actions:
                 self.error(UNDEFINED_NAME, f"unknown action '{name}'", node, *self._suggest(name, self.p.actions))
 

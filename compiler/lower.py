@@ -354,7 +354,7 @@ class FrameLowerer:
         resume = self.new_block()
         other = self.new_block() if node.orelse is not None else None
         site = len(gen.sites)
-        offered = sorted(node.actions, key=lambda a: gen.action_rank.get(a, 0))
+        offered = sorted(gen.p.offered(node.actions), key=lambda a: gen.action_rank.get(a, 0))
         legal = PyWriter()
         legal.line(f"def site{site}_legal(S, F, me):")
         with legal.indented():
@@ -401,7 +401,7 @@ class FrameLowerer:
         who, sub = f"_who{k}", f"_sub{k}"
         resume = self.new_block()
         site = len(gen.sites)
-        offered = sorted(node.actions, key=lambda a: gen.action_rank.get(a, 0))
+        offered = sorted(gen.p.offered(node.actions), key=lambda a: gen.action_rank.get(a, 0))
         legal = PyWriter()
         legal.line(f"def site{site}_legal(S, F, me):")
         with legal.indented():

@@ -57,6 +57,17 @@ class Program:
     rank: Versions | None = None
     invariants: dict[str, ast.InvariantDecl] = field(default_factory=dict)
     bots: dict[str, ast.BotDecl] = field(default_factory=dict)
+    groups: dict[str, list[str]] = field(default_factory=dict)
+    group_decls: dict[str, ast.Decl] = field(default_factory=dict)
+
+    def offered(self, names) -> list[str]:
+        """Action names with every action group expanded (in order, without repeats)."""
+        out: list[str] = []
+        for name in names:
+            for action in self.groups.get(name, [name]):
+                if action not in out:
+                    out.append(action)
+        return out
     scenarios: dict[str, ast.ScenarioDecl] = field(default_factory=dict)
     map_files: list[ast.MapFile] = field(default_factory=list)
     map_paths: list[str] = field(default_factory=list)

@@ -250,6 +250,19 @@ class _Merger:
             else:
                 p.enums[decl.name] = decl
                 self._record("adds", "enum", decl.name, decl.span)
+        elif isinstance(decl, ast.GroupDecl):
+            if decl.name in p.groups:
+                self.diags.error(DUPLICATE, f"action group '{decl.name}' is already declared", decl.span)
+            else:
+                p.groups[decl.name] = list(decl.actions)
+                p.group_decls[decl.name] = decl
+                self._record("adds", "action group", decl.name, decl.span)
+        elif isinstance(decl, ast.ExtendGroupDecl):
+            if decl.name not in p.groups:
+                self.diags.error(PATCH, f"there is no action group '{decl.name}' to extend", decl.span)
+            else:
+                p.groups[decl.name].extend(a for a in decl.actions if a not in p.groups[decl.name])
+                self._record("extends", "action group", decl.name, decl.span)
         elif isinstance(decl, ast.ExtendEnumDecl):
             if decl.name not in p.enums:
                 self.diags.error(PATCH, f"there is no enum '{decl.name}' to extend", decl.span)

@@ -637,6 +637,24 @@ class ExtendEnumDecl(Decl):
 
 
 @dataclass(frozen=True, slots=True)
+class GroupDecl(Decl):
+    """`actions name { a, b }`: a named list of actions, offered together by `choose by p { name }`."""
+
+    name: str
+    actions: tuple[str, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class ExtendGroupDecl(Decl):
+    """`extend actions name { c }`: offer more actions wherever the group is offered."""
+
+    name: str
+    actions: tuple[str, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
 class ConstDecl(Decl):
     """`const NAME = value`."""
 

@@ -302,6 +302,12 @@ class AstBuilder(Transformer):
     def extend_enum_decl(self, meta, ch):
         return ast.ExtendEnumDecl(str(ch[0]), ch[1], self.span(meta))
 
+    def group_decl(self, meta, ch):
+        return ast.GroupDecl(str(ch[0]), ch[1], self.span(meta))
+
+    def extend_group_decl(self, meta, ch):
+        return ast.ExtendGroupDecl(str(ch[0]), ch[1], self.span(meta))
+
     def players_decl(self, meta, ch):
         return ast.PlayersDecl(int(ch[0]), int(ch[1]), self.span(meta))
 
