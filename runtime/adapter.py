@@ -2,7 +2,7 @@
 
 The JSON-lines protocol (one object per line each way, players numbered from 0, actions by id):
 `{"op": "new_game", "players": 3, "seed": 1}`, `{"op": "to_move"}`, `{"op": "legal_actions",
-"player": 0}`, `{"op": "apply", "player": 0, "action": "draw_blind"}`, `{"op": "view", "player": 0}`,
+"player": 0}`, `{"op": "apply", "player": 0, "action": "pass"}`, `{"op": "view", "player": 0}`,
 `{"op": "scores"}`, `{"op": "is_over"}`, `{"op": "info"}` and `{"op": "quit"}`. Every answer is
 `{"ok": true, ...}` or `{"ok": false, "error": "..."}`; examples/README.md documents the fields.
 `Lockstep` plays the reference and an engine under test side by side and compares them.

@@ -11,7 +11,8 @@ from __future__ import annotations
 import ast
 import os
 import signal
-import time
+import subprocess
+import sys
 from contextlib import contextmanager
 
 import pytest
@@ -404,12 +405,24 @@ def one_megabyte_game() -> str:
     return "".join(parts) + "}\n"
 
 
-@pytest.mark.xfail(raises=TooSlow, reason="1 MiB takes ~15 s to parse (twice, in resolve) and ~30 s to check")
+MEASURE = """\
+import sys, time
+from compiler import compile_game
+from dsl.parser import metro_parser
+metro_parser()  # building the parser is start-up, not part of the measure
+started = time.perf_counter()
+compile_game(sys.argv[1], stop_after="check")
+print(time.perf_counter() - started)
+"""
+
+
+@pytest.mark.xfail(raises=(AssertionError, subprocess.TimeoutExpired),
+                   reason="1 MiB takes ~15 s to parse (twice: compiler/resolve.py) and ~30 s to check")
 def test_one_megabyte_of_rules_parses_and_checks_in_under_5_seconds(tmp_path):
     text = one_megabyte_game()
     assert 1024 * 1024 <= len(text.encode()) < MAX_FILE_BYTES
     (tmp_path / "rules.metro").write_text(text)
-    started = time.perf_counter()
-    with time_limit(5):
-        compile_game(str(tmp_path), stop_after="check")
-    assert time.perf_counter() - started < 5
+    # A child process, so that a slow compile is simply stopped (5 s plus start-up time).
+    result = subprocess.run([sys.executable, "-c", MEASURE, str(tmp_path)], capture_output=True, text=True,
+                            timeout=12, check=True)
+    assert float(result.stdout) < 5
