@@ -236,7 +236,7 @@ class Checker:
                     continue
                 self.cp.value_enum[value] = (home, self.cp.enum_values[home].index(value)
                                              if value in self.cp.enum_values.get(home, []) else index)
-                if not valid_identifier(value):
+                if not valid_identifier(value) or value in RESERVED:
                     self.error(BAD_NAME, f"'{value[:40]}' cannot be used as an enum value", self.p.enums[name])
                 elif value in self.global_names:
                     self.error(DUPLICATE, f"enum value '{value}' is also a {self.global_names[value]}",
@@ -706,7 +706,7 @@ class Checker:
     def stmt(self, node: ast.Stmt, scope: Scope) -> None:
         """Check one statement."""
         method = getattr(self, f"s_{type(node).__name__}")
-        if scope.pure and isinstance(node, ast.Draw | ast.Move | ast.Shuffle | ast.EndGame | CHOOSE_NODES):
+        if scope.pure and isinstance(node, (ast.Draw, ast.Move, ast.Shuffle, ast.EndGame, *CHOOSE_NODES)):
             self.error(PURITY, "a function or guard may not change the game or wait for a decision", node)
         if not scope.scenario and isinstance(node, ast.Play | ast.Refuse | ast.Expect):
             self.error(SCENARIO, "`play`, `refuse` and `expect` belong in scenarios", node)
@@ -1250,7 +1250,11 @@ class Checker:
         if node.op == "+" and isinstance(left, CollT) and isinstance(right, CollT | AnyT):
             joined = self.sub.join(left, right) if isinstance(right, CollT) else left
             if isinstance(joined, AnyT):
-                joined = CollT("list", self.sub.join(left.item, right.item))  # type: ignore[union-attr]
+                item = self.sub.join(left.item, right.item)  # type: ignore[union-attr]
+                if isinstance(item, AnyT) and not isinstance(left.item, AnyT) and not isinstance(
+                        right.item, AnyT):  # type: ignore[union-attr]
+                    self.error(TYPE, f"cannot join {left} and {right}", node)
+                joined = CollT("list", item)
             if not is_sequence(left):
                 self.error(TYPE, "only lists join with `+`", node)
             return joined

@@ -99,12 +99,12 @@ def resolve(game_path: str, expansions: list[str] = (), variants: list[str] = ()
             map_path: str | None = None) -> Program:
     """Build the merged Program, raising CompileError with every resolution finding."""
     game_file = find_game_file(game_path)
-    tree, _ = _load(game_file, None)
+    tree, source = _load(game_file, None)
     if not isinstance(tree, ast.GameFile):
         _fail(f"{game_file} is not a game file (it should start with `game \"Name\" {{`)", game_file)
     program = Program(tree.name, game_file)
+    program.sources[game_file] = source
     diags = Diagnostics()
-    _load(game_file, program)
     game_dir = os.path.dirname(game_file)
     merger = _Merger(program, diags)
     merger.add_all(tree.decls, game_file, patching=False, seen={os.path.abspath(game_file)})

@@ -15,12 +15,15 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from compiler import compile_game, generate_python, load_game
+from compiler.coverage import format_coverage, game_coverage
 from compiler.diff import describe_patches
 from compiler.simulate import SimulationStats, simulate
+from compiler.testgen import generate_tests
 from dsl.diagnostics import CompileError
 from runtime.bots import bot_names, make_bot
 from runtime.errors import MetroRuntimeError
 from runtime.machine import Action, Game, State
+from runtime.playthrough import transcript
 from runtime.values import PLAYER
 
 GAME_PATH = click.Path(exists=True, path_type=str)
@@ -224,6 +227,45 @@ def _print_stats(stats: SimulationStats, jobs: int) -> None:
                   f"decisions/s ({stats.seconds:.2f} s, {_plural(jobs, 'job')})")
     if stats.unfinished:
         console.print(f"Unfinished games (nobody could move): {stats.unfinished}")
+
+
+@main.command("playthrough")
+@click.argument("path", type=GAME_PATH)
+@PLAYERS_OPTION
+@click.option("--seed", default="1", show_default=True, help="Seed of the game.")
+@BOT_OPTION
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=str),
+              help="Write the transcript to this file (the golden file) instead of printing it.")
+@game_options
+def playthrough_command(path: str, players, seed: str, bot, output, variants, expansions, map_path) -> None:
+    """Print (or write) the deterministic transcript of one seeded game, for golden-file tests."""
+    game, players = _load(path, variants, expansions, map_path, players)
+    text = transcript(game, players, _seed(seed), _bot_name(game, bot))
+    if output is None:
+        click.echo(text, nl=False)
+        return
+    try:
+        with open(output, "w", encoding="utf-8") as handle:
+            handle.write(text)
+    except OSError as error:
+        raise Failure(f"error: cannot write {output}: {error.strerror or error}") from None
+
+
+@main.command("testgen")
+@click.argument("path", type=GAME_PATH)
+@click.option("-o", "--output", "out_dir", required=True, type=click.Path(file_okay=False, path_type=str),
+              help="Directory for the generated pytest module(s).")
+@click.option("--coverage", is_flag=True, help="Also print which .metro lines scenarios and random games run.")
+@click.option("--games", type=click.IntRange(min=0), default=20, show_default=True,
+              help="Random games played for the coverage report.")
+@game_options
+def testgen_command(path: str, out_dir: str, coverage: bool, games: int, variants, expansions, map_path) -> None:
+    """Write a standalone pytest module for a game: scenarios, invariants under Hypothesis, the battery."""
+    for written in generate_tests(path, out_dir, variants, expansions, map_path):
+        click.echo(f"wrote {written}")
+    if coverage:
+        game = load_game(path, expansions=expansions, variants=variants, map=map_path)
+        click.echo(format_coverage(game_coverage(game, random_games=games)))
 
 
 @main.command("diff")

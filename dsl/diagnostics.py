@@ -57,7 +57,7 @@ class Diagnostic:
 
     def render(self, sources: dict[str, SourceFile] | None = None) -> str:
         """`file:line:col: error[code]: message`, the source line, and a caret underline."""
-        head = f"{self.span}: {self.severity}[{self.code.code}]: {self.message}"
+        head = _printable(f"{self.span}: {self.severity}[{self.code.code}]: {self.message}")
         lines = [head]
         source = (sources or {}).get(self.span.file)
         if source is not None and self.span.line >= 1:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from functools import lru_cache
 
@@ -55,8 +56,8 @@ def parse(text: str, filename: str) -> ast.File:
         raise  # unreachable: a syntax diagnostic is always an error
     deep = _too_deep(tree)
     if deep is not None:
-        diags.error(TOO_DEEP, f"nesting is deeper than the limit of {MAX_NESTING} levels",
-                    Span.point(filename, *deep))
+        message, where = deep
+        diags.error(TOO_DEEP, message, Span.point(filename, *where))
         diags.raise_if_errors({filename: source})
     old_limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(old_limit, 4 * MAX_NESTING + 1000))
@@ -116,25 +117,35 @@ def _fail_input(path: str, message: str):
     diags.raise_if_errors({})
 
 
+_CONTROL = re.compile("[\x00-\x08\x0b\x0e-\x1f]")
+
+
 def _first_control_character(text: str) -> tuple[int, int] | None:
-    for index, char in enumerate(text):
-        if char < " " and char not in "\t\n\r\f":
-            before = text[:index]
-            return before.count("\n") + 1, index - (before.rfind("\n") + 1) + 1
-    return None
+    found = _CONTROL.search(text)
+    if found is None:
+        return None
+    index = found.start()
+    before = text[:index]
+    return before.count("\n") + 1, index - (before.rfind("\n") + 1) + 1
 
 
-def _too_deep(tree: Tree) -> tuple[int, int] | None:
+def _too_deep(tree: Tree) -> tuple[str, tuple[int, int]] | None:
+    """The first place nested deeper than MAX_NESTING, or a declaration of too many nodes."""
     # Iterative, so a 10,000-deep input cannot overflow the Python stack here.
-    stack: list[tuple[Tree, int]] = [(tree, 1)]
+    stack: list[tuple[Tree, int, list[int]]] = [(tree, 1, [0])]
     while stack:
-        node, depth = stack.pop()
+        node, depth, count = stack.pop()
+        meta = node.meta
+        where = (getattr(meta, "line", 1), getattr(meta, "column", 1))
         if depth > MAX_NESTING:
-            meta = node.meta
-            return (getattr(meta, "line", 1), getattr(meta, "column", 1))
+            return f"nesting is deeper than the limit of {MAX_NESTING} levels", where
+        count[0] += 1
+        if count[0] > MAX_NODES_PER_DECL:
+            return (f"a declaration is larger than the limit of {MAX_NODES_PER_DECL} nodes", where)
+        # Each declaration (a child of the file) gets its own node budget.
         for child in node.children:
             if isinstance(child, Tree):
-                stack.append((child, depth + 1))
+                stack.append((child, depth + 1, [0] if depth == 1 else count))
     return None
 
 
