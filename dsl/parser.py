@@ -145,7 +145,7 @@ def _too_deep(tree: Tree) -> tuple[str, tuple[int, int]] | None:
         # Each declaration (a child of the file) gets its own node budget.
         for child in node.children:
             if isinstance(child, Tree):
-                stack.append((child, depth + 1, [0] if depth == 1 else count))
+                stack.append((child, depth + 1, [0] if depth <= 2 else count))
     return None
 
 

@@ -206,18 +206,9 @@ def check_module(ctx, values: dict[str, str]) -> Game:
     return game
 
 
-# The game name is printed inside the State class docstring (compiler/templates/module.py.jinja):
-# a name holding three double quotes ends the docstring and the rest of the name runs as code
-# when the module loads; a "\ud800" escape in the name crashes the load with UnicodeEncodeError.
-DOCSTRING_BREAKOUT = pytest.mark.xfail(
-    strict=True, raises=(AssertionError, UnicodeEncodeError),
-    reason="compiler bug: module.py.jinja puts {{ game_name|pyrepr }} inside a \"\"\"docstring\"\"\"")
-
-
 def _game_name_params():
     for index, text in enumerate(STRINGS):
-        marks = [DOCSTRING_BREAKOUT] if '"""' in text or "\ud800" in text else []
-        yield pytest.param(text, id=f"s{index}", marks=marks)
+        yield pytest.param(text, id=f"s{index}")
 
 
 def _element_id_ok(text: str) -> bool:
@@ -252,17 +243,10 @@ def test_check_messages_round_trip_into_diagnostics(tmp_path, text):
     assert any(text in d.message for d in info.value.diagnostics), info.value.render()[:500]
 
 
-# `enum Colour { none, plain }` compiles, yet `none` in an expression is the none literal, so that
-# value can never be named (`play seat(1): take(none)` plays take(None) and fails).
-HARD_KEYWORD_ENUM_VALUE = pytest.mark.xfail(
-    strict=True, reason="checker bug: a hard keyword (`none`) is accepted as an enum value name")
-
-
 def _name_params():
     for name in NAMES:
         for slot in NAME_SLOTS:
-            marks = [HARD_KEYWORD_ENUM_VALUE] if (name, slot) == ("none", "VALUE") else []
-            yield pytest.param(name, slot, id=f"{name if len(name) < 20 else 'long'}-{slot}", marks=marks)
+            yield pytest.param(name, slot, id=f"{name if len(name) < 20 else 'long'}-{slot}")
 
 
 @pytest.mark.parametrize(("name", "slot"), list(_name_params()))
@@ -281,8 +265,6 @@ def test_hard_keywords_and_look_alike_names_are_refused(tmp_path):
         assert _compile(_write(tmp_path / str(index), values)) is None
 
 
-@pytest.mark.xfail(raises=AssertionError, reason="dsl/diagnostics.py renders the message head unescaped "
-                                                  "(only the quoted source line goes through _printable)")
 def test_diagnostics_never_print_raw_control_characters(tmp_path):
     values = {**DEFAULTS, "ELEMENT": "\u001b]0;pwned\u0007[x]"}  # an element id the map check refuses
     with pytest.raises(CompileError) as info:
