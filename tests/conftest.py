@@ -28,3 +28,16 @@ def game_dirs() -> list[str]:
 def ttr():
     """Ticket to Ride, compiled."""
     return load_game(os.path.join(ROOT, "games", "ticket_to_ride"))
+
+
+def pytest_addoption(parser):
+    """`--nightly`: the larger profile (10x the random games, fuzz cases and Hypothesis examples)."""
+    parser.addoption("--nightly", action="store_true", help="run the larger nightly test profile")
+
+
+def pytest_configure(config):
+    """Set the profile's environment before test modules read it."""
+    if config.getoption("--nightly", default=False):
+        os.environ.setdefault("METRO_BATTERY_GAMES", "1000")
+        os.environ.setdefault("METRO_NIGHTLY", "1")
+        os.environ.setdefault("METRO_PROFILE", "nightly")
