@@ -347,13 +347,9 @@ class FrameLowerer:
         self.jump(resume)
         self.goto(resume)
 
-    def l_ChooseAction(self, node: ast.ChooseAction, loops):
+    def menu_functions(self, site: int, node) -> tuple[PyWriter, PyWriter]:
+        """`site<N>_legal` (every offered action's legal arguments) and `site<N>_why` for a menu."""
         gen = self.gen
-        k = gen.fresh()
-        by = f"L['_by{k}']"
-        resume = self.new_block()
-        other = self.new_block() if node.orelse is not None else None
-        site = len(gen.sites)
         offered = sorted(gen.p.offered(node.actions), key=lambda a: gen.action_rank.get(a, 0))
         legal = PyWriter()
         legal.line(f"def site{site}_legal(S, F, me):")
@@ -363,12 +359,6 @@ class FrameLowerer:
                 if name in gen.p.actions:
                     legal.line(f"A_{name}_legal(S, me, out)")
             legal.line("return out")
-        resume_fn = PyWriter()
-        resume_fn.line(f"def site{site}_resume(S, F, p, a):")
-        with resume_fn.indented():
-            resume_fn.line(f"F.pc = {resume}")
-            resume_fn.line("S.stack.append(ACTION_FRAMES[a[1]](p, a[2]))")
-            resume_fn.line("return True")
         why = PyWriter()
         why.line(f"def site{site}_why(S, F, p, a):")
         with why.indented():
@@ -377,6 +367,22 @@ class FrameLowerer:
                 why.line(f"return (f'{{a[1]!r}} is not offered here (offered: {', '.join(offered)})', "
                          f"{self.rule!r}, {node.span.file!r}, {node.span.line!r})")
             why.line("return ACTION_WHY[a[1]](S, p, a[2])")
+        return legal, why
+
+    def l_ChooseAction(self, node: ast.ChooseAction, loops):
+        gen = self.gen
+        k = gen.fresh()
+        by = f"L['_by{k}']"
+        resume = self.new_block()
+        other = self.new_block() if node.orelse is not None else None
+        site = len(gen.sites)
+        legal, why = self.menu_functions(site, node)
+        resume_fn = PyWriter()
+        resume_fn.line(f"def site{site}_resume(S, F, p, a):")
+        with resume_fn.indented():
+            resume_fn.line(f"F.pc = {resume}")
+            resume_fn.line("S.stack.append(ACTION_FRAMES[a[1]](p, a[2]))")
+            resume_fn.line("return True")
         players = f"lambda S, F: [F.L['_by{k}']]"
         gen.add_site("actions", players, legal, resume_fn, node, self.rule, why=why)
         self.w.line(f"{by} = {gen.expr(node.by, self.env)}", node.span)
@@ -394,22 +400,13 @@ class FrameLowerer:
             self.jump(resume)
         self.goto(resume)
 
-
     def l_EachChooseAction(self, node: ast.EachChooseAction, loops):
         gen = self.gen
         k = gen.fresh()
         who, sub = f"_who{k}", f"_sub{k}"
         resume = self.new_block()
         site = len(gen.sites)
-        offered = sorted(gen.p.offered(node.actions), key=lambda a: gen.action_rank.get(a, 0))
-        legal = PyWriter()
-        legal.line(f"def site{site}_legal(S, F, me):")
-        with legal.indented():
-            legal.line("out = []")
-            for name in offered:
-                if name in gen.p.actions:
-                    legal.line(f"A_{name}_legal(S, me, out)")
-            legal.line("return out")
+        legal, why = self.menu_functions(site, node)
         resume_fn = PyWriter()
         resume_fn.line(f"def site{site}_resume(S, F, p, a):")
         with resume_fn.indented():
@@ -418,14 +415,6 @@ class FrameLowerer:
                 resume_fn.line(f"F.pc = {resume}")
                 resume_fn.line("return True")
             resume_fn.line("return False")
-        why = PyWriter()
-        why.line(f"def site{site}_why(S, F, p, a):")
-        with why.indented():
-            why.line(f"if a[1] not in {tuple(offered)!r}:")
-            with why.indented():
-                why.line(f"return (f'{{a[1]!r}} is not offered here (offered: {', '.join(offered)})', "
-                         f"{self.rule!r}, {node.span.file!r}, {node.span.line!r})")
-            why.line("return ACTION_WHY[a[1]](S, p, a[2])")
         players = f"lambda S, F: [p for p in F.L[{who!r}] if p not in F.L[{sub!r}]]"
         gen.add_site("each_actions", players, legal, resume_fn, node, self.rule, why=why)
         self.w.line(f"L[{who!r}] = list({gen.items(node.players, self.env)})", node.span)
