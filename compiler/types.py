@@ -58,7 +58,7 @@ class EnumT(Type):
 
 @dataclass(frozen=True, slots=True)
 class ElemT(Type):
-    """An element of a map kind (a city, a route, …)."""
+    """An element of a map kind (a vertex, an edge, a card, …)."""
 
     kind: str
 

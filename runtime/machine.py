@@ -48,7 +48,7 @@ class Action(tuple):
 
     @property
     def label(self) -> str:
-        """Readable text, e.g. `claim route R001 red 0`."""
+        """Readable text, e.g. `take card C7 red 0`."""
         words = [self[1].replace("_", " ")]
         words += [d.label(a) for d, a in zip(self[3], self[2], strict=True)]
         return " ".join(words)
