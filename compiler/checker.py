@@ -551,30 +551,19 @@ class Checker:
     def _choice_names(self) -> None:
         """Choices are recorded by name in histories, so one name must always mean one type."""
         seen: dict[str, tuple[Type, ast.Node]] = {}
-        for table in (self.p.procedures, self.p.actions):
-            for versions in table.values():
-                for decl in versions.versions:
-                    for node in walk(decl):
-                        if isinstance(node, ast.Choose | ast.EachChoose):
-                            t = self._choice_value_type(node)
-                            if t is None:
-                                continue
-                            if node.name in seen and seen[node.name][0] != t:
-                                self.error(TYPE, f"choice '{node.name}' is {t} here but {seen[node.name][0]} "
-                                           f"at line {seen[node.name][1].span.line}; give it another name", node)
-                            seen.setdefault(node.name, (t, node))
-
-    def _choice_value_type(self, node) -> Type | None:
-        domain = node.domain
-        if isinstance(domain, ast.TypeDomain):
-            t = self.cp.types.get(id(domain.type), INT)
-        elif isinstance(domain, ast.InDomain):
-            t = item_type(self.cp.type_of(domain.collection))
-        else:
-            t = CollT("list", item_type(self.cp.type_of(domain.collection)) or ANY)
-        if t is None:
-            return None
-        return OptT(t) if isinstance(node, ast.Choose) and node.optional else t
+        bodies = [v for t in (self.p.procedures, self.p.actions) for vs in t.values() for v in vs.versions]
+        if self.p.flow is not None:
+            bodies += self.p.flow.versions
+        for decl in bodies:
+            for node in walk(decl):
+                if isinstance(node, ast.Choose | ast.EachChoose) and id(node) in self.cp.types:
+                    t = self.cp.types[id(node)]
+                    if isinstance(node, ast.Choose) and node.optional:
+                        t = OptT(t)
+                    if node.name in seen and seen[node.name][0] != t:
+                        self.error(TYPE, f"choice '{node.name}' is {t} here but {seen[node.name][0]} "
+                                   f"at line {seen[node.name][1].span.line}; give it another name", node)
+                    seen.setdefault(node.name, (t, node))
 
     def _check_waiting_calls(self, decl: ast.Node) -> None:
         allowed: set[int] = set()
@@ -864,6 +853,7 @@ class Checker:
     def s_Choose(self, node: ast.Choose, scope: Scope) -> None:
         self.expect_assignable(self.expr(node.by, scope), PLAYER, node.by, "`by`")
         t = self.domain(node.domain, scope)
+        self.cp.types[id(node)] = t          # the chosen value's type, for lowering and naming
         guard = scope.child()
         guard.pure, guard.me = True, True
         guard.frames[-1][node.name] = Local(t, False)
@@ -878,6 +868,7 @@ class Checker:
         inner = scope.child()
         inner.frames[-1][node.var] = Local(PLAYER, False)
         value_t = self.domain(node.domain, inner)
+        self.cp.types[id(node)] = value_t
         guard = inner.child()
         guard.pure, guard.me = True, True
         guard.frames[-1][node.name] = Local(value_t, False)
@@ -1325,4 +1316,4 @@ def _file_span(program: Program):
 
     return Span.point(program.game_file, 1, 1)
 
-__all__ = ["Checker", "CheckedProgram", "valid_identifier", "VISIBILITY"]
+__all__ = ["Checker", "CheckedProgram", "valid_identifier"]

@@ -96,8 +96,6 @@ class Generator:
         self.data = data
         self.evaluator = evaluator
         self.sites: list[dict] = []
-        self.frame_procs: list[tuple[str, PyWriter]] = []
-        self.functions: list[PyWriter] = []
         self.descs: dict[str, str] = {}
         self.desc_lines: list[str] = []
         self.action_descs: dict[str, tuple[str, int]] = {}
@@ -106,6 +104,7 @@ class Generator:
         self.current_versions: tuple[str, int] = ("", 0)
         # While generating a read-only enumeration, state reads become locals bound once.
         self.hoist: dict[str, str] | None = None
+        self.frame_proc_names: list[str] = []
         self.inline_depth = 0
 
     def hoisted(self, code: str) -> str:

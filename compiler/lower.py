@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from compiler.codegen import Env, Generator, source_text
 from compiler.pywriter import PyWriter
-from compiler.types import BoolT, CollT, ElemT, EnumT, OptT, PlayerT, Type
+from compiler.types import BoolT, CollT, ElemT, EnumT, OptT, PlayerT
 from dsl import ast
 
 
@@ -213,7 +213,7 @@ class FrameLowerer:
         gen = self.gen
         k = gen.fresh()
         by = f"L['_by{k}']"
-        value_t = gen.cp.types.get(id(node), None) or self._choice_type(node)
+        value_t = gen.cp.types[id(node)]
         desc = gen.desc(OptT(value_t) if node.optional else value_t)
         rank = 0
         gen.register_choice(node.name, desc, rank, node.span)
@@ -258,20 +258,6 @@ class FrameLowerer:
         self.w.line("return _SUSPEND")
         self.goto(resume)
 
-    def _choice_type(self, node) -> Type:
-        gen = self.gen
-        domain = node.domain
-        if isinstance(domain, ast.TypeDomain):
-            if isinstance(domain.type, ast.RangeType):
-                from compiler.types import INT
-                return INT
-            return gen.checker_type(domain.type)
-        if isinstance(domain, ast.InDomain):
-            t = gen.t(domain.collection)
-            return t.item if isinstance(t, CollT) else t
-        t = gen.t(domain.collection)
-        return CollT("list", t.item if isinstance(t, CollT) else t)
-
     def domain_iter(self, domain, env: Env) -> str:
         """Code iterating a choice domain in ascending order, without repeats."""
         gen = self.gen
@@ -309,7 +295,7 @@ class FrameLowerer:
         k = gen.fresh()
         who, sub = f"_who{k}", f"_sub{k}"
         inner = self.env.bind(node.var, "me")
-        value_t = self._choice_type(node)
+        value_t = gen.cp.types[id(node)]
         desc = gen.desc(value_t)
         gen.register_choice(node.name, desc, 0, node.span)
         resume = self.new_block()

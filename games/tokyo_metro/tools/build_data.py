@@ -55,6 +55,8 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass
 
+from games.tokyo_metro.tools.common import PERPENDICULAR, STREETS, assign, read_tsv, square_id
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 GAME_DIR = os.path.dirname(HERE)
 REPO = os.path.dirname(os.path.dirname(GAME_DIR))
@@ -193,14 +195,6 @@ class Row:
     code: str
     name: str
     transfers: tuple[str, ...]
-
-
-def read_tsv(path: str) -> list[list[str]]:
-    """Rows of a tab-separated file without '#' comments and without its header row."""
-    with open(path, encoding="utf-8") as handle:
-        rows = [line.rstrip("\n").split("\t") for line in handle
-                if line.strip() and not line.startswith("#")]
-    return rows[1:]
 
 
 def read_lines(path: str) -> dict[str, list[Row]]:
@@ -383,54 +377,9 @@ def warp(values: list[float]) -> list[float]:
     return [(1 - WARP) * (v - lo) / (hi - lo) + WARP * rank[v] for v in values]
 
 
-def assign(cost: list[list[float]]) -> list[int]:
-    """Minimum-cost assignment of n rows to distinct columns (n <= m): the column of each row.
-
-    The Hungarian method with potentials, O(n^2 m).
-    """
-    n, m = len(cost), len(cost[0])
-    inf = float("inf")
-    u, v = [0.0] * (n + 1), [0.0] * (m + 1)
-    owner, way = [0] * (m + 1), [0] * (m + 1)
-    for i in range(1, n + 1):
-        owner[0], j0 = i, 0
-        slack, used = [inf] * (m + 1), [False] * (m + 1)
-        while owner[j0]:
-            used[j0], i0, delta, j1 = True, owner[j0], inf, 0
-            for j in range(1, m + 1):
-                if not used[j]:
-                    reduced = cost[i0 - 1][j - 1] - u[i0] - v[j]
-                    if reduced < slack[j]:
-                        slack[j], way[j] = reduced, j0
-                    if slack[j] < delta:
-                        delta, j1 = slack[j], j
-            for j in range(m + 1):
-                if used[j]:
-                    u[owner[j]] += delta
-                    v[j] -= delta
-                else:
-                    slack[j] -= delta
-            j0 = j1
-        while j0:
-            j1 = way[j0]
-            owner[j0] = owner[j1]
-            j0 = j1
-    result = [0] * n
-    for j in range(1, m + 1):
-        if owner[j]:
-            result[owner[j] - 1] = j - 1
-    return result
-
-
-def square_id(x: int, y: int) -> str:
-    return f"x{x}y{y}"
-
-
 # A stop's slot: ("v", x, y) is the grid point (x, y) (the corner shared by squares x-1..x,
 # y-1..y); ("h", x, y) the street from point (x, y) east to (x+1, y); ("u", x, y) the street from
 # (x, y) south to (x, y+1).
-STREETS = {"E": ("h", 0, 0), "S": ("u", 0, 0), "W": ("h", -1, 0), "N": ("u", 0, -1)}
-PERPENDICULAR = {"E": "SN", "W": "SN", "S": "EW", "N": "EW"}
 
 
 def slot_squares(slot: tuple[str, int, int]) -> list[tuple[int, int]]:

@@ -1,0 +1,61 @@
+"""Helpers shared by the Tokyo and Osaka data build scripts (reading the shared tables, laying
+stations out on the grid)."""
+
+from __future__ import annotations
+
+# A stop's slot on the grid: ("v", x, y) is the grid point (x, y) (the corner shared by squares
+# x-1..x, y-1..y); ("h", x, y) the street from point (x, y) east to (x+1, y); ("u", x, y) the
+# street from (x, y) south to (x, y+1). These are the streets leaving a point in each direction.
+STREETS = {"E": ("h", 0, 0), "S": ("u", 0, 0), "W": ("h", -1, 0), "N": ("u", 0, -1)}
+PERPENDICULAR = {"E": "SN", "W": "SN", "S": "EW", "N": "EW"}
+
+
+def read_tsv(path: str) -> list[list[str]]:
+    """Rows of a tab-separated file without '#' comments and without its header row."""
+    with open(path, encoding="utf-8") as handle:
+        rows = [line.rstrip("\n").split("\t") for line in handle
+                if line.strip() and not line.startswith("#")]
+    return rows[1:]
+
+
+def assign(cost: list[list[float]]) -> list[int]:
+    """Minimum-cost assignment of n rows to distinct columns (n <= m): the column of each row.
+
+    The Hungarian method with potentials, O(n^2 m).
+    """
+    n, m = len(cost), len(cost[0])
+    inf = float("inf")
+    u, v = [0.0] * (n + 1), [0.0] * (m + 1)
+    owner, way = [0] * (m + 1), [0] * (m + 1)
+    for i in range(1, n + 1):
+        owner[0], j0 = i, 0
+        slack, used = [inf] * (m + 1), [False] * (m + 1)
+        while owner[j0]:
+            used[j0], i0, delta, j1 = True, owner[j0], inf, 0
+            for j in range(1, m + 1):
+                if not used[j]:
+                    reduced = cost[i0 - 1][j - 1] - u[i0] - v[j]
+                    if reduced < slack[j]:
+                        slack[j], way[j] = reduced, j0
+                    if slack[j] < delta:
+                        delta, j1 = slack[j], j
+            for j in range(m + 1):
+                if used[j]:
+                    u[owner[j]] += delta
+                    v[j] -= delta
+                else:
+                    slack[j] -= delta
+            j0 = j1
+        while j0:
+            j1 = way[j0]
+            owner[j0] = owner[j1]
+            j0 = j1
+    result = [0] * n
+    for j in range(1, m + 1):
+        if owner[j]:
+            result[owner[j] - 1] = j - 1
+    return result
+
+
+def square_id(x: int, y: int) -> str:
+    return f"x{x}y{y}"
