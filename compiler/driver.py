@@ -15,6 +15,7 @@ from compiler.maps import build_map_data, run_checks
 from compiler.program import Program
 from compiler.resolve import find_game_file, resolve
 from dsl.diagnostics import STRUCTURE, CompileError, Diagnostics
+from dsl.memory import paused_gc
 from dsl.source import Span
 from runtime.machine import Game, load_module
 
@@ -86,11 +87,12 @@ def run_stages(ctx: CompileContext, stop_after: str | None = None) -> CompileCon
     old_limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(old_limit, 10_000))
     try:
-        for name, stage in STAGES:
-            stage(ctx)
-            ctx.diags.raise_if_errors(ctx.sources)
-            if name == stop_after:
-                break
+        with paused_gc():
+            for name, stage in STAGES:
+                stage(ctx)
+                ctx.diags.raise_if_errors(ctx.sources)
+                if name == stop_after:
+                    break
     finally:
         sys.setrecursionlimit(old_limit)
     return ctx

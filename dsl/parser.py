@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import re
-import sys
+import threading
 from functools import lru_cache
 
-from lark import Lark, Token, Transformer, Tree, v_args
+from lark import Lark, Token
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from dsl import ast
 from dsl.diagnostics import INPUT, SYNTAX, TOO_DEEP, Diagnostics
+from dsl.lexer import FastContextualLexer
+from dsl.memory import paused_gc
 from dsl.source import SourceFile, Span
 from dsl.syntax_errors import SEPARATORS, describe_expected
 
@@ -22,16 +24,131 @@ MAX_NODES_PER_DECL = 50_000
 
 @lru_cache(maxsize=1)
 def metro_parser() -> Lark:
-    """The one Lark LALR parser for .metro files (built once per process)."""
-    return Lark.open_from_package(
+    """The one Lark LALR parser for .metro files (built once per process).
+
+    Lark calls the AST builder as it reduces each rule (no parse tree is built), through
+    a `_Measure` around each rule's callback that gives the builder the rule's span and
+    enforces the nesting and size limits.
+    """
+    builder = AstBuilder()
+    lark = Lark.open_from_package(
         "grammar",
         "metro.lark",
         ("",),
         parser="lalr",
-        propagate_positions=True,
+        transformer=builder,
         maybe_placeholders=True,
         strict=True,
+        _plugins={"ContextualLexer": FastContextualLexer},
     )
+    # The callbacks dict is the one the LALR parser calls; each entry receives the
+    # unfiltered children (keywords and punctuation included), so spans cover them.
+    callbacks = lark._callbacks
+    for rule, callback in list(callbacks.items()):
+        name = rule.alias or rule.origin.name
+        # Lark's own helper rules (repetitions) are spliced into their parent: not nodes.
+        spliced = rule.origin.name.startswith("_")
+        if not (spliced or rule.options.expand1 or hasattr(builder, name)):
+            raise NotImplementedError(f"no AST builder for grammar rule {name!r}")
+        measure = _Measure(callback, builder, node=not spliced, limited=name not in FILE_RULES)
+        callbacks[rule] = _PassThrough(measure) if rule.options.expand1 and not rule.alias else measure
+    return lark
+
+
+# Rules whose nodes are whole files: each of their declarations has its own size budget.
+FILE_RULES = frozenset({"start", "game_file", "map_file", "patch_file", "part_file"})
+
+_PARSE_LOCK = threading.Lock()
+
+
+class _LimitExceeded(Exception):
+    """A node past MAX_NESTING or MAX_NODES_PER_DECL, raised from inside the parser."""
+
+    def __init__(self, message: str, line: int, column: int):
+        super().__init__(message)
+        self.where = (line or 1, column or 1)
+
+
+class _Built:
+    """A built value on the parser's stack: the text it covers, its height and node count."""
+
+    __slots__ = ("value", "line", "column", "end_line", "end_column", "height", "count")
+
+    def __init__(self, value, line, column, end_line, end_column, height, count):
+        self.value = value
+        self.line = line
+        self.column = column
+        self.end_line = end_line
+        self.end_column = end_column
+        self.height = height
+        self.count = count
+
+
+class _Measure:
+    """One rule's callback: measures its children, sets the builder's span, checks limits."""
+
+    __slots__ = ("callback", "builder", "node", "limited")
+
+    def __init__(self, callback, builder: AstBuilder, node: bool, limited: bool):
+        self.callback = callback
+        self.builder = builder
+        self.node = node
+        self.limited = limited
+
+    def __call__(self, children: list):
+        values = []
+        first = last = None
+        height = count = 0
+        for child in children:
+            if type(child) is _Built:
+                values.append(child.value)
+                if child.height > height:
+                    height = child.height
+                count += child.count
+                if child.line:
+                    last = child
+                    if first is None:
+                        first = child
+            else:
+                values.append(child)
+                if child is not None:  # a Token
+                    last = child
+                    if first is None:
+                        first = child
+        builder = self.builder
+        if first is None:
+            line = column = end_line = end_column = 0
+        else:
+            line, column, end_line, end_column = first.line, first.column, last.end_line, last.end_column
+        builder.here = Span(builder.filename, line, column, end_line, end_column)
+        result = self.callback(values)
+        if not self.node:
+            return _Built(result, line, column, end_line, end_column, height, count)
+        for value in values:
+            if value is result:  # a `?rule` passed its one child through: no node of its own
+                return _Built(result, line, column, end_line, end_column, height, count)
+        height += 1
+        count += 1
+        if height > MAX_NESTING:
+            raise _LimitExceeded(f"nesting is deeper than the limit of {MAX_NESTING} levels", line, column)
+        if count > MAX_NODES_PER_DECL and self.limited:
+            raise _LimitExceeded(f"a declaration is larger than the limit of {MAX_NODES_PER_DECL} nodes",
+                                 line, column)
+        return _Built(result, line, column, end_line, end_column, height, count)
+
+
+class _PassThrough:
+    """A `?rule` callback: one built child is the rule's value as it is (most reductions)."""
+
+    __slots__ = ("measure",)
+
+    def __init__(self, measure: _Measure):
+        self.measure = measure
+
+    def __call__(self, children: list):
+        if len(children) == 1 and type(children[0]) is _Built:
+            return children[0]
+        return self.measure(children)
 
 
 def parse(text: str, filename: str) -> ast.File:
@@ -48,23 +165,17 @@ def parse(text: str, filename: str) -> ast.File:
         diags.error(INPUT, "the file contains a control character (binary data?)",
                     Span.point(filename, line, col))
         diags.raise_if_errors({filename: source})
+    parser = metro_parser()
     try:
-        tree = metro_parser().parse(text, on_error=_soft_keyword)
+        with _PARSE_LOCK, paused_gc():  # the builder is shared by every parse, and holds the file name
+            parser.options.transformer.filename = filename
+            return parser.parse(text, on_error=_soft_keyword).value
     except UnexpectedInput as error:
         diags.items.append(_syntax_diagnostic(error, text, filename))
-        diags.raise_if_errors({filename: source})
-        raise  # unreachable: a syntax diagnostic is always an error
-    deep = _too_deep(tree)
-    if deep is not None:
-        message, where = deep
-        diags.error(TOO_DEEP, message, Span.point(filename, *where))
-        diags.raise_if_errors({filename: source})
-    old_limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(old_limit, 4 * MAX_NESTING + 1000))
-    try:
-        return AstBuilder(filename).transform(tree)
-    finally:
-        sys.setrecursionlimit(old_limit)
+    except _LimitExceeded as error:
+        diags.error(TOO_DEEP, str(error), Span.point(filename, *error.where))
+    diags.raise_if_errors({filename: source})
+    raise AssertionError("unreachable: a parse failure is always an error")
 
 
 # Words that must stay reserved: they are values or the current player.
@@ -127,26 +238,6 @@ def _first_control_character(text: str) -> tuple[int, int] | None:
     index = found.start()
     before = text[:index]
     return before.count("\n") + 1, index - (before.rfind("\n") + 1) + 1
-
-
-def _too_deep(tree: Tree) -> tuple[str, tuple[int, int]] | None:
-    """The first place nested deeper than MAX_NESTING, or a declaration of too many nodes."""
-    # Iterative, so a 10,000-deep input cannot overflow the Python stack here.
-    stack: list[tuple[Tree, int, list[int]]] = [(tree, 1, [0])]
-    while stack:
-        node, depth, count = stack.pop()
-        meta = node.meta
-        where = (getattr(meta, "line", 1), getattr(meta, "column", 1))
-        if depth > MAX_NESTING:
-            return f"nesting is deeper than the limit of {MAX_NESTING} levels", where
-        count[0] += 1
-        if count[0] > MAX_NODES_PER_DECL:
-            return (f"a declaration is larger than the limit of {MAX_NODES_PER_DECL} nodes", where)
-        # Each declaration (a child of the file) gets its own node budget.
-        for child in node.children:
-            if isinstance(child, Tree):
-                stack.append((child, depth + 1, [0] if depth <= 2 else count))
-    return None
 
 
 def _literal_of(name: str) -> str | None:
@@ -264,195 +355,189 @@ def _present(items) -> tuple:
     return tuple(item for item in items if item is not None)
 
 
-@v_args(meta=True)
-class AstBuilder(Transformer):
-    """Builds AST nodes; each method is named after a grammar alias."""
+class AstBuilder:
+    """Builds AST nodes as the parser reduces; each method is named after a grammar alias.
 
-    def __init__(self, filename: str):
-        super().__init__()
-        self.filename = filename
+    Lark calls a method with the rule's kept children; `here` is the span of the whole
+    rule text, set just before by `_Measure`.
+    """
 
-    def span(self, meta) -> Span:
-        """The span of a tree node."""
-        if getattr(meta, "empty", True):
-            return Span(self.filename, 0, 0, 0, 0)
-        return Span(self.filename, meta.line, meta.column, meta.end_line, meta.end_column)
-
-    def __default__(self, data, children, meta):
-        raise NotImplementedError(f"no AST builder for grammar rule {data!r}")
+    def __init__(self):
+        self.filename = ""
+        self.here = Span("", 0, 0, 0, 0)
 
     # files
-    def start(self, meta, ch):
+    def start(self, ch):
         return ch[0]
 
-    def game_file(self, meta, ch):
-        return ast.GameFile(_unquote(ch[0]), tuple(ch[1:]), self.span(meta))
+    def game_file(self, ch):
+        return ast.GameFile(_unquote(ch[0]), tuple(ch[1:]), self.here)
 
-    def map_file(self, meta, ch):
-        return ast.MapFile(_unquote(ch[0]), _unquote(ch[1]), tuple(ch[2:]), self.span(meta))
+    def map_file(self, ch):
+        return ast.MapFile(_unquote(ch[0]), _unquote(ch[1]), tuple(ch[2:]), self.here)
 
-    def patch_file(self, meta, ch):
-        return ast.PatchFile(ch[0], _unquote(ch[1]), _unquote(ch[2]), tuple(ch[3:]), self.span(meta))
+    def patch_file(self, ch):
+        return ast.PatchFile(ch[0], _unquote(ch[1]), _unquote(ch[2]), tuple(ch[3:]), self.here)
 
-    def part_file(self, meta, ch):
-        return ast.PartFile(_unquote(ch[0]), _unquote(ch[1]), tuple(ch[2:]), self.span(meta))
+    def part_file(self, ch):
+        return ast.PartFile(_unquote(ch[0]), _unquote(ch[1]), tuple(ch[2:]), self.here)
 
-    def _word(self, meta, ch):
+    def _word(self, ch):
         return str(ch[0])
 
     patch_kind = removable = visibility = order = optional = _word
 
     # declarations
-    def override_decl(self, meta, ch):
-        return ast.OverrideDecl(ch[0], self.span(meta))
+    def override_decl(self, ch):
+        return ast.OverrideDecl(ch[0], self.here)
 
-    def remove_decl(self, meta, ch):
+    def remove_decl(self, ch):
         name = _unquote(ch[1]) if ch[1].type == "STRING" else str(ch[1])
-        return ast.RemoveDecl(ch[0], name, self.span(meta))
+        return ast.RemoveDecl(ch[0], name, self.here)
 
-    def extend_enum_decl(self, meta, ch):
-        return ast.ExtendEnumDecl(str(ch[0]), ch[1], self.span(meta))
+    def extend_enum_decl(self, ch):
+        return ast.ExtendEnumDecl(str(ch[0]), ch[1], self.here)
 
-    def group_decl(self, meta, ch):
-        return ast.GroupDecl(str(ch[0]), ch[1], self.span(meta))
+    def group_decl(self, ch):
+        return ast.GroupDecl(str(ch[0]), ch[1], self.here)
 
-    def extend_group_decl(self, meta, ch):
-        return ast.ExtendGroupDecl(str(ch[0]), ch[1], self.span(meta))
+    def extend_group_decl(self, ch):
+        return ast.ExtendGroupDecl(str(ch[0]), ch[1], self.here)
 
-    def players_decl(self, meta, ch):
-        return ast.PlayersDecl(int(ch[0]), int(ch[1]), self.span(meta))
+    def players_decl(self, ch):
+        return ast.PlayersDecl(int(ch[0]), int(ch[1]), self.here)
 
-    def default_map_decl(self, meta, ch):
-        return ast.DefaultMapDecl(tuple(_unquote(c) for c in ch), self.span(meta))
+    def default_map_decl(self, ch):
+        return ast.DefaultMapDecl(tuple(_unquote(c) for c in ch), self.here)
 
-    def default_bot_decl(self, meta, ch):
-        return ast.DefaultBotDecl(_unquote(ch[0]), self.span(meta))
+    def default_bot_decl(self, ch):
+        return ast.DefaultBotDecl(_unquote(ch[0]), self.here)
 
-    def max_decisions_decl(self, meta, ch):
-        return ast.MaxDecisionsDecl(int(ch[0]), self.span(meta))
+    def max_decisions_decl(self, ch):
+        return ast.MaxDecisionsDecl(int(ch[0]), self.here)
 
-    def use_decl(self, meta, ch):
-        return ast.UseDecl(_unquote(ch[0]), self.span(meta))
+    def use_decl(self, ch):
+        return ast.UseDecl(_unquote(ch[0]), self.here)
 
-    def requires_decl(self, meta, ch):
-        return ast.CombinationDecl(True, _unquote(ch[0]), self.span(meta))
+    def requires_decl(self, ch):
+        return ast.CombinationDecl(True, _unquote(ch[0]), self.here)
 
-    def excludes_decl(self, meta, ch):
-        return ast.CombinationDecl(False, _unquote(ch[0]), self.span(meta))
+    def excludes_decl(self, ch):
+        return ast.CombinationDecl(False, _unquote(ch[0]), self.here)
 
-    def enum_decl(self, meta, ch):
+    def enum_decl(self, ch):
         base = str(ch[1]) if ch[1] is not None else None
-        return ast.EnumDecl(str(ch[0]), base, ch[2], self.span(meta))
+        return ast.EnumDecl(str(ch[0]), base, ch[2], self.here)
 
-    def enum_names(self, meta, ch):
+    def enum_names(self, ch):
         return tuple(str(t) for t in ch if t is not None)
 
-    def const_decl(self, meta, ch):
-        return ast.ConstDecl(str(ch[0]), ch[1], self.span(meta))
+    def const_decl(self, ch):
+        return ast.ConstDecl(str(ch[0]), ch[1], self.here)
 
-    def schema_decl(self, meta, ch):
+    def schema_decl(self, ch):
         kinds = tuple(c for c in ch if isinstance(c, ast.KindDecl))
         checks = tuple(c for c in ch if isinstance(c, ast.CheckDecl))
-        return ast.SchemaDecl(kinds, checks, self.span(meta))
+        return ast.SchemaDecl(kinds, checks, self.here)
 
-    def kind_decl(self, meta, ch):
-        return ast.KindDecl(str(ch[0]), _present(ch[1:]), self.span(meta))
+    def kind_decl(self, ch):
+        return ast.KindDecl(str(ch[0]), _present(ch[1:]), self.here)
 
-    def field_decl(self, meta, ch):
-        return ast.FieldDecl(str(ch[0]), ch[1], ch[2], self.span(meta))
+    def field_decl(self, ch):
+        return ast.FieldDecl(str(ch[0]), ch[1], ch[2], self.here)
 
-    def check_each_decl(self, meta, ch):
-        return ast.CheckDecl(_unquote(ch[0]), str(ch[1]), str(ch[2]), ch[3], ch[4], self.span(meta))
+    def check_each_decl(self, ch):
+        return ast.CheckDecl(_unquote(ch[0]), str(ch[1]), str(ch[2]), ch[3], ch[4], self.here)
 
-    def check_decl(self, meta, ch):
-        return ast.CheckDecl(_unquote(ch[0]), None, None, None, ch[1], self.span(meta))
+    def check_decl(self, ch):
+        return ast.CheckDecl(_unquote(ch[0]), None, None, None, ch[1], self.here)
 
-    def state_decl(self, meta, ch):
-        return ast.StateDecl(False, tuple(ch), self.span(meta))
+    def state_decl(self, ch):
+        return ast.StateDecl(False, tuple(ch), self.here)
 
-    def per_player_decl(self, meta, ch):
-        return ast.StateDecl(True, tuple(ch), self.span(meta))
+    def per_player_decl(self, ch):
+        return ast.StateDecl(True, tuple(ch), self.here)
 
-    def field_spec(self, meta, ch):
-        return ast.FieldSpec(str(ch[0]), ch[1], ch[2] or "public", ch[3], self.span(meta))
+    def field_spec(self, ch):
+        return ast.FieldSpec(str(ch[0]), ch[1], ch[2] or "public", ch[3], self.here)
 
-    def params(self, meta, ch):
+    def params(self, ch):
         return tuple(ch)
 
     action_params = args = params
 
-    def param(self, meta, ch):
-        return ast.Param(str(ch[0]), ch[1], self.span(meta))
+    def param(self, ch):
+        return ast.Param(str(ch[0]), ch[1], self.here)
 
-    def action_param(self, meta, ch):
-        return ast.ActionParam(str(ch[0]), ch[1], ch[2], self.span(meta))
+    def action_param(self, ch):
+        return ast.ActionParam(str(ch[0]), ch[1], ch[2], self.here)
 
-    def function_expr_decl(self, meta, ch):
-        return ast.FunctionDecl(str(ch[0]), ch[1] or (), ch[2], None, ch[3], self.span(meta))
+    def function_expr_decl(self, ch):
+        return ast.FunctionDecl(str(ch[0]), ch[1] or (), ch[2], None, ch[3], self.here)
 
-    def function_decl(self, meta, ch):
-        return ast.FunctionDecl(str(ch[0]), ch[1] or (), ch[2], ch[3], None, self.span(meta))
+    def function_decl(self, ch):
+        return ast.FunctionDecl(str(ch[0]), ch[1] or (), ch[2], ch[3], None, self.here)
 
-    def procedure_decl(self, meta, ch):
-        return ast.ProcedureDecl(str(ch[0]), ch[1] or (), ch[2], ch[3], self.span(meta))
+    def procedure_decl(self, ch):
+        return ast.ProcedureDecl(str(ch[0]), ch[1] or (), ch[2], ch[3], self.here)
 
-    def action_decl(self, meta, ch):
-        return ast.ActionDecl(str(ch[0]), ch[1] or (), ch[2], ch[3], self.span(meta))
+    def action_decl(self, ch):
+        return ast.ActionDecl(str(ch[0]), ch[1] or (), ch[2], ch[3], self.here)
 
-    def flow_decl(self, meta, ch):
-        return ast.FlowDecl(ch[0], ch[1], self.span(meta))
+    def flow_decl(self, ch):
+        return ast.FlowDecl(ch[0], ch[1], self.here)
 
-    def score_decl(self, meta, ch):
-        return ast.ScoreDecl(str(ch[0]), ch[1], self.span(meta))
+    def score_decl(self, ch):
+        return ast.ScoreDecl(str(ch[0]), ch[1], self.here)
 
-    def rank_decl(self, meta, ch):
-        return ast.RankDecl(str(ch[0]), tuple(ch[1:]), self.span(meta))
+    def rank_decl(self, ch):
+        return ast.RankDecl(str(ch[0]), tuple(ch[1:]), self.here)
 
-    def rank_key(self, meta, ch):
-        return ast.RankKey(ch[0], ch[1] == "desc", self.span(meta))
+    def rank_key(self, ch):
+        return ast.RankKey(ch[0], ch[1] == "desc", self.here)
 
-    def bot_decl(self, meta, ch):
-        return ast.BotDecl(_unquote(ch[0]), tuple(ch[1:]), self.span(meta))
+    def bot_decl(self, ch):
+        return ast.BotDecl(_unquote(ch[0]), tuple(ch[1:]), self.here)
 
-    def bot_rule(self, meta, ch):
-        return ast.BotRule(str(ch[0]), ch[1], self.span(meta))
+    def bot_rule(self, ch):
+        return ast.BotRule(str(ch[0]), ch[1], self.here)
 
-    def invariant_decl(self, meta, ch):
-        return ast.InvariantDecl(_unquote(ch[0]), ch[1], self.span(meta))
+    def invariant_decl(self, ch):
+        return ast.InvariantDecl(_unquote(ch[0]), ch[1], self.here)
 
-    def scenario_decl(self, meta, ch):
+    def scenario_decl(self, ch):
         seed = int(ch[2]) if ch[2] is not None else 0
-        return ast.ScenarioDecl(_unquote(ch[0]), int(ch[1]), seed, tuple(ch[3:]), self.span(meta))
+        return ast.ScenarioDecl(_unquote(ch[0]), int(ch[1]), seed, tuple(ch[3:]), self.here)
 
     # map data
-    def map_item(self, meta, ch):
-        return ast.MapItem(str(ch[0]), ch[1], _present(ch[2:]), self.span(meta))
+    def map_item(self, ch):
+        return ast.MapItem(str(ch[0]), ch[1], _present(ch[2:]), self.here)
 
-    def elem_name(self, meta, ch):
+    def elem_name(self, ch):
         return str(ch[0])
 
-    def elem_string(self, meta, ch):
+    def elem_string(self, ch):
         return _unquote(ch[0])
 
-    def map_arg(self, meta, ch):
-        return ast.MapArg(str(ch[0]) if ch[0] is not None else None, ch[1], self.span(meta))
+    def map_arg(self, ch):
+        return ast.MapArg(str(ch[0]) if ch[0] is not None else None, ch[1], self.here)
 
     # types and domains
-    def named_type(self, meta, ch):
-        return ast.NamedType(str(ch[0]), self.span(meta))
+    def named_type(self, ch):
+        return ast.NamedType(str(ch[0]), self.here)
 
-    def player_type(self, meta, ch):
-        return ast.PlayerType(self.span(meta))
+    def player_type(self, ch):
+        return ast.PlayerType(self.here)
 
-    def optional_type(self, meta, ch):
-        return ast.OptionalType(ch[0], self.span(meta))
+    def optional_type(self, ch):
+        return ast.OptionalType(ch[0], self.here)
 
-    def range_type(self, meta, ch):
-        return ast.RangeType(ch[0], ch[1], ch[2], self.span(meta))
+    def range_type(self, ch):
+        return ast.RangeType(ch[0], ch[1], ch[2], self.here)
 
     def _collection(kind):  # noqa: N805 - a method factory evaluated in the class body
-        def build(self, meta, ch):
-            return ast.CollectionType(kind, ch[0], self.span(meta))
+        def build(self, ch):
+            return ast.CollectionType(kind, ch[0], self.here)
 
         return build
 
@@ -461,194 +546,194 @@ class AstBuilder(Transformer):
     bag_type = _collection("bag")
     set_type = _collection("set")
 
-    def map_type(self, meta, ch):
-        return ast.MapType(ch[0], ch[1], self.span(meta))
+    def map_type(self, ch):
+        return ast.MapType(ch[0], ch[1], self.here)
 
-    def type_domain(self, meta, ch):
-        return ast.TypeDomain(ch[0], self.span(meta))
+    def type_domain(self, ch):
+        return ast.TypeDomain(ch[0], self.here)
 
-    def in_domain(self, meta, ch):
-        return ast.InDomain(ch[0], self.span(meta))
+    def in_domain(self, ch):
+        return ast.InDomain(ch[0], self.here)
 
-    def subset_domain(self, meta, ch):
-        return ast.SubsetDomain(ch[0], ch[1], ch[2], self.span(meta))
+    def subset_domain(self, ch):
+        return ast.SubsetDomain(ch[0], ch[1], ch[2], self.here)
 
     # statements
-    def block(self, meta, ch):
+    def block(self, ch):
         returns = bool(ch) and ch[-1] == "__bare_return__"
         stmts = tuple(c for c in ch if c is not None and c != "__bare_return__")
-        return ast.Block(stmts, returns, self.span(meta))
+        return ast.Block(stmts, returns, self.here)
 
-    def bare_return(self, meta, ch):
+    def bare_return(self, ch):
         return "__bare_return__"
 
-    def let_stmt(self, meta, ch):
-        return ast.Let(str(ch[0]), ch[1], ch[2], self.span(meta))
+    def let_stmt(self, ch):
+        return ast.Let(str(ch[0]), ch[1], ch[2], self.here)
 
-    def assign_stmt(self, meta, ch):
-        return ast.Assign(ch[0], str(ch[1]), ch[2], self.span(meta))
+    def assign_stmt(self, ch):
+        return ast.Assign(ch[0], str(ch[1]), ch[2], self.here)
 
-    def expr_stmt(self, meta, ch):
-        return ast.ExprStmt(ch[0], self.span(meta))
+    def expr_stmt(self, ch):
+        return ast.ExprStmt(ch[0], self.here)
 
-    def return_stmt(self, meta, ch):
-        return ast.Return(ch[0], self.span(meta))
+    def return_stmt(self, ch):
+        return ast.Return(ch[0], self.here)
 
-    def break_stmt(self, meta, ch):
-        return ast.Break(self.span(meta))
+    def break_stmt(self, ch):
+        return ast.Break(self.here)
 
-    def continue_stmt(self, meta, ch):
-        return ast.Continue(self.span(meta))
+    def continue_stmt(self, ch):
+        return ast.Continue(self.here)
 
-    def draw_stmt(self, meta, ch):
-        return ast.Draw(ch[0], ch[1], ch[2], self.span(meta))
+    def draw_stmt(self, ch):
+        return ast.Draw(ch[0], ch[1], ch[2], self.here)
 
-    def move_stmt(self, meta, ch):
-        return ast.Move(ch[0], ch[1], ch[2], self.span(meta))
+    def move_stmt(self, ch):
+        return ast.Move(ch[0], ch[1], ch[2], self.here)
 
-    def shuffle_stmt(self, meta, ch):
-        return ast.Shuffle(ch[0], self.span(meta))
+    def shuffle_stmt(self, ch):
+        return ast.Shuffle(ch[0], self.here)
 
-    def end_game_stmt(self, meta, ch):
-        return ast.EndGame(self.span(meta))
+    def end_game_stmt(self, ch):
+        return ast.EndGame(self.here)
 
-    def choose_stmt(self, meta, ch):
-        return ast.Choose(ch[0] is not None, str(ch[1]), ch[2], ch[3], ch[4], self.span(meta))
+    def choose_stmt(self, ch):
+        return ast.Choose(ch[0] is not None, str(ch[1]), ch[2], ch[3], ch[4], self.here)
 
-    def each_choose_stmt(self, meta, ch):
-        return ast.EachChoose(str(ch[0]), ch[1], str(ch[2]), ch[3], ch[4], self.span(meta))
+    def each_choose_stmt(self, ch):
+        return ast.EachChoose(str(ch[0]), ch[1], str(ch[2]), ch[3], ch[4], self.here)
 
-    def choose_action_stmt(self, meta, ch):
+    def choose_action_stmt(self, ch):
         orelse = ch[-1]
         names = tuple(str(t) for t in ch[1:-1])
-        return ast.ChooseAction(ch[0], names, orelse, self.span(meta))
+        return ast.ChooseAction(ch[0], names, orelse, self.here)
 
-    def each_choose_action_stmt(self, meta, ch):
-        return ast.EachChooseAction(str(ch[0]), ch[1], tuple(str(t) for t in ch[2:]), self.span(meta))
+    def each_choose_action_stmt(self, ch):
+        return ast.EachChooseAction(str(ch[0]), ch[1], tuple(str(t) for t in ch[2:]), self.here)
 
-    def if_stmt(self, meta, ch):
+    def if_stmt(self, ch):
         branches = [(ch[0], ch[1])]
         orelse = ch[-1]
         branches.extend(ch[2:-1])
-        return ast.If(tuple(branches), orelse, self.span(meta))
+        return ast.If(tuple(branches), orelse, self.here)
 
-    def elif_clause(self, meta, ch):
+    def elif_clause(self, ch):
         return (ch[0], ch[1])
 
-    def for_stmt(self, meta, ch):
-        return ast.For(str(ch[0]), ch[1], ch[2], ch[3], self.span(meta))
+    def for_stmt(self, ch):
+        return ast.For(str(ch[0]), ch[1], ch[2], ch[3], self.here)
 
-    def repeat_stmt(self, meta, ch):
-        return ast.Repeat(ch[0], ch[1], self.span(meta))
+    def repeat_stmt(self, ch):
+        return ast.Repeat(ch[0], ch[1], self.here)
 
-    def while_stmt(self, meta, ch):
-        return ast.While(ch[0], ch[1], self.span(meta))
+    def while_stmt(self, ch):
+        return ast.While(ch[0], ch[1], self.here)
 
-    def loop_stmt(self, meta, ch):
-        return ast.Loop(ch[0], self.span(meta))
+    def loop_stmt(self, ch):
+        return ast.Loop(ch[0], self.here)
 
-    def play_step(self, meta, ch):
-        return ast.Play(ch[0], str(ch[1]), ch[2] or (), self.span(meta))
+    def play_step(self, ch):
+        return ast.Play(ch[0], str(ch[1]), ch[2] or (), self.here)
 
-    def refuse_step(self, meta, ch):
-        return ast.Refuse(ch[0], str(ch[1]), ch[2] or (), self.span(meta))
+    def refuse_step(self, ch):
+        return ast.Refuse(ch[0], str(ch[1]), ch[2] or (), self.here)
 
-    def expect_step(self, meta, ch):
-        return ast.Expect(ch[0], self.span(meta))
+    def expect_step(self, ch):
+        return ast.Expect(ch[0], self.here)
 
     # expressions
-    def or_op(self, meta, ch):
-        return ast.BoolOp("or", ch[0], ch[1], self.span(meta))
+    def or_op(self, ch):
+        return ast.BoolOp("or", ch[0], ch[1], self.here)
 
-    def and_op(self, meta, ch):
-        return ast.BoolOp("and", ch[0], ch[1], self.span(meta))
+    def and_op(self, ch):
+        return ast.BoolOp("and", ch[0], ch[1], self.here)
 
-    def not_op(self, meta, ch):
-        return ast.Not(ch[0], self.span(meta))
+    def not_op(self, ch):
+        return ast.Not(ch[0], self.here)
 
-    def compare(self, meta, ch):
-        return ast.Compare(str(ch[1]), ch[0], ch[2], self.span(meta))
+    def compare(self, ch):
+        return ast.Compare(str(ch[1]), ch[0], ch[2], self.here)
 
-    def in_op(self, meta, ch):
-        return ast.Compare("in", ch[0], ch[1], self.span(meta))
+    def in_op(self, ch):
+        return ast.Compare("in", ch[0], ch[1], self.here)
 
-    def not_in_op(self, meta, ch):
-        return ast.Compare("not in", ch[0], ch[1], self.span(meta))
+    def not_in_op(self, ch):
+        return ast.Compare("not in", ch[0], ch[1], self.here)
 
-    def is_none(self, meta, ch):
-        return ast.IsNone(ch[0], False, self.span(meta))
+    def is_none(self, ch):
+        return ast.IsNone(ch[0], False, self.here)
 
-    def is_not_none(self, meta, ch):
-        return ast.IsNone(ch[0], True, self.span(meta))
+    def is_not_none(self, ch):
+        return ast.IsNone(ch[0], True, self.here)
 
-    def binop(self, meta, ch):
-        return ast.BinOp(str(ch[1]), ch[0], ch[2], self.span(meta))
+    def binop(self, ch):
+        return ast.BinOp(str(ch[1]), ch[0], ch[2], self.here)
 
-    def neg(self, meta, ch):
-        return ast.Neg(ch[0], self.span(meta))
+    def neg(self, ch):
+        return ast.Neg(ch[0], self.here)
 
-    def field(self, meta, ch):
-        return ast.Field(ch[0], str(ch[1]), self.span(meta))
+    def field(self, ch):
+        return ast.Field(ch[0], str(ch[1]), self.here)
 
-    def index(self, meta, ch):
-        return ast.Index(ch[0], ch[1], self.span(meta))
+    def index(self, ch):
+        return ast.Index(ch[0], ch[1], self.here)
 
-    def call(self, meta, ch):
-        return ast.Call(str(ch[0]), ch[1] or (), self.span(meta))
+    def call(self, ch):
+        return ast.Call(str(ch[0]), ch[1] or (), self.here)
 
-    def gen_call(self, meta, ch):
-        return ast.GenCall(str(ch[0]), ch[1], tuple(ch[2:]), self.span(meta))
+    def gen_call(self, ch):
+        return ast.GenCall(str(ch[0]), ch[1], tuple(ch[2:]), self.here)
 
-    def super_call(self, meta, ch):
-        return ast.SuperCall(ch[0] or (), self.span(meta))
+    def super_call(self, ch):
+        return ast.SuperCall(ch[0] or (), self.here)
 
-    def int_lit(self, meta, ch):
-        return ast.IntLit(int(ch[0]), self.span(meta))
+    def int_lit(self, ch):
+        return ast.IntLit(int(ch[0]), self.here)
 
-    def str_lit(self, meta, ch):
-        return ast.StrLit(_unquote(ch[0]), self.span(meta))
+    def str_lit(self, ch):
+        return ast.StrLit(_unquote(ch[0]), self.here)
 
-    def true_lit(self, meta, ch):
-        return ast.BoolLit(True, self.span(meta))
+    def true_lit(self, ch):
+        return ast.BoolLit(True, self.here)
 
-    def false_lit(self, meta, ch):
-        return ast.BoolLit(False, self.span(meta))
+    def false_lit(self, ch):
+        return ast.BoolLit(False, self.here)
 
-    def none_lit(self, meta, ch):
-        return ast.NoneLit(self.span(meta))
+    def none_lit(self, ch):
+        return ast.NoneLit(self.here)
 
-    def players_lit(self, meta, ch):
-        return ast.PlayersLit(self.span(meta))
+    def players_lit(self, ch):
+        return ast.PlayersLit(self.here)
 
-    def me_lit(self, meta, ch):
-        return ast.MeLit(self.span(meta))
+    def me_lit(self, ch):
+        return ast.MeLit(self.here)
 
-    def name(self, meta, ch):
-        return ast.Name(str(ch[0]), self.span(meta))
+    def name(self, ch):
+        return ast.Name(str(ch[0]), self.here)
 
-    def tuple_lit(self, meta, ch):
-        return ast.TupleLit(_present(ch), self.span(meta))
+    def tuple_lit(self, ch):
+        return ast.TupleLit(_present(ch), self.here)
 
-    def cond_expr(self, meta, ch):
-        return ast.CondExpr(ch[1], ch[0], ch[2], self.span(meta))
+    def cond_expr(self, ch):
+        return ast.CondExpr(ch[1], ch[0], ch[2], self.here)
 
-    def list_lit(self, meta, ch):
-        return ast.ListLit(_present(ch), self.span(meta))
+    def list_lit(self, ch):
+        return ast.ListLit(_present(ch), self.here)
 
-    def list_comp(self, meta, ch):
-        return ast.ListComp(ch[0], tuple(ch[1:]), self.span(meta))
+    def list_comp(self, ch):
+        return ast.ListComp(ch[0], tuple(ch[1:]), self.here)
 
-    def dict_lit(self, meta, ch):
-        return ast.DictLit(_present(ch), self.span(meta))
+    def dict_lit(self, ch):
+        return ast.DictLit(_present(ch), self.here)
 
-    def dict_comp(self, meta, ch):
-        return ast.DictComp(ch[0], ch[1], tuple(ch[2:]), self.span(meta))
+    def dict_comp(self, ch):
+        return ast.DictComp(ch[0], ch[1], tuple(ch[2:]), self.here)
 
-    def dict_entry(self, meta, ch):
+    def dict_entry(self, ch):
         return (ch[0], ch[1])
 
-    def comp_for(self, meta, ch):
-        return ast.CompFor(str(ch[0]), ch[1], ch[2], self.span(meta))
+    def comp_for(self, ch):
+        return ast.CompFor(str(ch[0]), ch[1], ch[2], self.here)
 
-    def range_expr(self, meta, ch):
-        return ast.RangeExpr(ch[0], ch[1], self.span(meta))
+    def range_expr(self, ch):
+        return ast.RangeExpr(ch[0], ch[1], self.here)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import fields
+from functools import cache
 from typing import Any
 
 from dsl.ast import Node
@@ -11,9 +12,14 @@ from dsl.ast import Node
 def children(node: Node) -> list[Node]:
     """The direct child nodes of `node`, in field order."""
     out: list[Node] = []
-    for f in fields(node):  # type: ignore[arg-type]
-        _collect(getattr(node, f.name), out)
+    for name in _field_names(type(node)):
+        _collect(getattr(node, name), out)
     return out
+
+
+@cache
+def _field_names(kind: type) -> tuple[str, ...]:
+    return tuple(f.name for f in fields(kind))
 
 
 def _collect(value: Any, out: list[Node]) -> None:
