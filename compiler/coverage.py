@@ -64,6 +64,14 @@ class CoverageReport:
         """(file, line, source text) of every line that carries code but never ran."""
         return [(path, line, cov.text(line)) for path, cov in sorted(self.files.items()) for line in cov.missed]
 
+    def to_dict(self) -> dict:
+        """JSON-able form (schemas/coverage.schema.json)."""
+        files = {path: {"percent": round(cov.percent, 2), "code_lines": len(cov.code_lines),
+                        "executed": len(cov.code_lines & cov.executed), "inlined": sorted(cov.inlined),
+                        "missed": [{"line": line, "text": cov.text(line)} for line in cov.missed]}
+                 for path, cov in sorted(self.files.items())}
+        return {"percent": round(self.percent, 2), "files": files, "failures": list(self.failures)}
+
 
 # Module functions the runtime calls by name (runtime/machine.py); everything else is reached
 # from these, from the module's tables (SITES, PROCS, ...) or by name from reachable code.

@@ -183,8 +183,9 @@ class SimulationStats:
             "seed": self.seed,
             "bot": self.bot,
             "seconds": self.seconds,
-            "games_per_second": self.games_per_second,
-            "decisions_per_second": self.decisions_per_second,
+            # JSON has no infinity: a run too short to time has no rate.
+            "games_per_second": self.games_per_second if self.seconds else None,
+            "decisions_per_second": self.decisions_per_second if self.seconds else None,
             "mean_decisions": self.mean_decisions,
             "unfinished": self.unfinished,
             "wins_by_seat": self.wins,

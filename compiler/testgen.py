@@ -78,9 +78,12 @@ def own_scenarios(game: Game, game_path: str, variants=(), expansions=()) -> lis
 def module_file_name(game_path: str, variants=(), expansions=()) -> str:
     """`test_metro_<game>[__<variant>...].py`, from the paths only (never from rule text)."""
     path = os.path.abspath(game_path)
-    stem = os.path.basename(path) if os.path.isdir(path) else os.path.splitext(os.path.basename(path))[0]
-    if stem in ("rules", "game"):
-        stem = os.path.basename(os.path.dirname(path))
+    if os.path.isdir(path):
+        stem = os.path.basename(path)
+    else:  # rules.metro and game.metro are named after their directory
+        stem = os.path.splitext(os.path.basename(path))[0]
+        if stem in ("rules", "game"):
+            stem = os.path.basename(os.path.dirname(path))
     parts = [stem] + [os.path.splitext(os.path.basename(p))[0] for p in (*expansions, *variants)]
     slug = "__".join(_slug(part) for part in parts)[:100]
     return f"test_metro_{slug}.py"

@@ -96,28 +96,40 @@ def _plural(count: int, word: str) -> str:
 
 @main.command()
 @click.argument("paths", nargs=-1, required=True, type=GAME_PATH)
+@click.option("--json", "as_json", is_flag=True,
+              help="Print one JSON object (schemas/check.schema.json) instead of text.")
 @game_options
-def check(paths: tuple[str, ...], variants, expansions, map_path) -> None:
+def check(paths: tuple[str, ...], as_json: bool, variants, expansions, map_path) -> None:
     """Compile games and print their diagnostics.
 
     Each PATH is a game directory (holding rules.metro) or a rules file. Exit status 1
     if any game has errors.
     """
-    failed = False
-    for path in paths:
-        try:
-            ctx = compile_game(path, expansions, variants, map_path)
-        except CompileError as error:
+    results = [_check_one(path, variants, expansions, map_path, echo=not as_json) for path in paths]
+    if as_json:
+        click.echo(json.dumps({"games": results}))
+    if not all(result["ok"] for result in results):
+        raise click.exceptions.Exit(1)
+
+
+def _check_one(path: str, variants, expansions, map_path, echo: bool) -> dict:
+    """Compile one game; print its diagnostics when `echo`; its JSON-able result."""
+    result = {"path": path, "ok": False, "game": None, "scenarios": 0, "invariants": 0}
+    try:
+        ctx = compile_game(path, expansions, variants, map_path)
+    except CompileError as error:
+        if echo:
             click.echo(error.render(), err=True)
-            failed = True
-            continue
+        return result | {"diagnostics": [d.to_dict() for d in error.diagnostics]}
+    program = ctx.program
+    if echo:
         for diagnostic in ctx.diags.items:
             click.echo(diagnostic.render(ctx.sources), err=True)
-        program = ctx.program
         click.echo(f"ok: {program.game_name} ({_plural(len(program.scenarios), 'scenario')}, "
                    f"{_plural(len(program.invariants), 'invariant')})")
-    if failed:
-        raise click.exceptions.Exit(1)
+    return result | {"ok": True, "game": program.game_name, "scenarios": len(program.scenarios),
+                     "invariants": len(program.invariants),
+                     "diagnostics": [d.to_dict() for d in ctx.diags.items]}
 
 
 @main.command("compile")
@@ -258,14 +270,24 @@ def playthrough_command(path: str, players, seed: str, bot, output, variants, ex
 @click.option("--coverage", is_flag=True, help="Also print which .metro lines scenarios and random games run.")
 @click.option("--games", type=click.IntRange(min=0), default=20, show_default=True,
               help="Random games played for the coverage report.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print one JSON object (schemas/testgen.schema.json) instead of text.")
 @game_options
-def testgen_command(path: str, out_dir: str, coverage: bool, games: int, variants, expansions, map_path) -> None:
+def testgen_command(path: str, out_dir: str, coverage: bool, games: int, as_json: bool,
+                    variants, expansions, map_path) -> None:
     """Write a standalone pytest module for a game: scenarios, invariants under Hypothesis, the battery."""
-    for written in generate_tests(path, out_dir, variants, expansions, map_path):
-        click.echo(f"wrote {written}")
+    written = generate_tests(path, out_dir, variants, expansions, map_path)
+    report = None
     if coverage:
         game = load_game(path, expansions=expansions, variants=variants, map=map_path)
-        click.echo(format_coverage(game_coverage(game, random_games=games)))
+        report = game_coverage(game, random_games=games)
+    if as_json:
+        click.echo(json.dumps({"written": list(written), "coverage": report.to_dict() if report else None}))
+        return
+    for name in written:
+        click.echo(f"wrote {name}")
+    if report is not None:
+        click.echo(format_coverage(report))
 
 
 @main.command("diff")

@@ -55,6 +55,13 @@ class Diagnostic:
     severity: str = "error"
     notes: tuple[str, ...] = ()
 
+    def to_dict(self) -> dict:
+        """JSON-able form (schemas/check.schema.json)."""
+        span = self.span
+        return {"severity": self.severity, "code": self.code.code, "message": self.message,
+                "file": span.file, "line": span.line, "column": span.col,
+                "end_line": span.end_line, "end_column": span.end_col, "notes": list(self.notes)}
+
     def render(self, sources: dict[str, SourceFile] | None = None) -> str:
         """`file:line:col: error[code]: message`, the source line, and a caret underline."""
         head = _printable(f"{self.span}: {self.severity}[{self.code.code}]: {self.message}")

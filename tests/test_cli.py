@@ -8,6 +8,7 @@ import re
 
 import pytest
 from click.testing import CliRunner
+from jsonschema import Draft202012Validator, validate
 
 from dsl.cli import main
 from tests.conftest import ROOT
@@ -116,11 +117,33 @@ def _simulate_json(runner, *extra: str) -> dict:
     return json.loads(result.stdout)
 
 
+def schema(name: str) -> dict:
+    """A shipped JSON schema of a --json output."""
+    with open(os.path.join(ROOT, "schemas", f"{name}.schema.json"), encoding="utf-8") as handle:
+        return json.load(handle)
+
+
+def test_the_json_schemas_are_valid_schemas():
+    for name in ("check", "simulate", "testgen"):
+        Draft202012Validator.check_schema(schema(name))
+
+
+def test_check_json_follows_its_schema(runner, tmp_path):
+    broken = _game(tmp_path, "broken", BROKEN)
+    result = runner.invoke(main, ["check", "--json", TTR, broken])
+    assert result.exit_code == 1
+    report = json.loads(result.stdout)
+    validate(report, schema("check"))
+    good, bad = report["games"]
+    assert good["ok"] and good["game"] == "Ticket to Ride" and good["scenarios"] > 50
+    assert not bad["ok"] and bad["game"] is None
+    assert [(d["code"], d["line"], d["column"]) for d in bad["diagnostics"]] == [("undefined-name", 5, 13)]
+    assert "error[" not in result.stdout  # only the JSON object on stdout
+
+
 def test_simulate_json_schema_and_serial_equals_parallel(runner):
     serial = _simulate_json(runner)
-    for key in ("games", "players", "seed", "seconds", "games_per_second", "decisions_per_second",
-                "mean_decisions", "wins_by_seat", "mean_scores", "win_rate_ci95"):
-        assert key in serial
+    validate(serial, schema("simulate"))
     assert serial["games"] == 12 and serial["players"] == 3 and serial["seed"] == "7"
     assert len(serial["wins_by_seat"]) == len(serial["mean_scores"]) == 3
     parallel = _simulate_json(runner, "--jobs", "2")

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import json
+import os
 import sys
 
 import pytest
+from click.testing import CliRunner
+from jsonschema import validate
 
 from compiler import load_game
 from compiler.coverage import (
@@ -15,7 +19,9 @@ from compiler.coverage import (
     rule_coverage,
     trace_lines,
 )
+from dsl.cli import main
 from runtime.scenarios import run_scenario, scenarios
+from tests.conftest import ROOT
 
 LINES_GAME = """\
 game "Lines" {
@@ -121,3 +127,19 @@ def test_ticket_to_ride_coverage(ttr):
     assert report.failures == []
     for path, line, _ in report.missed():
         assert line in report.files[path].code_lines
+
+
+def test_testgen_coverage_json_follows_its_schema(tmp_path):
+    (tmp_path / "game").mkdir()
+    (tmp_path / "game" / "rules.metro").write_text(LINES_GAME)
+    result = CliRunner().invoke(main, ["testgen", str(tmp_path / "game"), "-o", str(tmp_path / "out"),
+                                       "--coverage", "--games", "0", "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    with open(os.path.join(ROOT, "schemas", "testgen.schema.json"), encoding="utf-8") as handle:
+        validate(report, json.load(handle))
+    assert [os.path.basename(path) for path in report["written"]] == ["test_metro_game.py"]
+    (cov,) = report["coverage"]["files"].values()
+    assert [missed["line"] for missed in cov["missed"]] == [13, 16, 21, 22]
+    assert cov["missed"][1]["text"] == "end game" and cov["inlined"] == [6]
+    assert report["coverage"]["percent"] == 71.43
