@@ -252,7 +252,7 @@ class FrameLowerer:
         with self.w.indented():
             self.w.line(f"raise _RuleError('nothing to choose for {node.name}', {node.span.file!r}, "
                         f"{node.span.line!r})")
-        self.w.line(f"S._legal = ({by}, len(S.history), _acts)")
+        self.w.line(f"S.cache_legal({by}, _acts)")
         self.w.line(f"S.site = {site}")
         self.w.line(f"F.pc = {resume}")
         self.w.line("return _SUSPEND")
@@ -375,7 +375,7 @@ class FrameLowerer:
         self.w.line(f"_acts = site{site}_legal(S, F, {by})")
         self.w.line("if _acts:")
         with self.w.indented():
-            self.w.line(f"S._legal = ({by}, len(S.history), _acts)")
+            self.w.line(f"S.cache_legal({by}, _acts)")
             self.w.line(f"S.site = {site}")
             self.w.line(f"F.pc = {resume}")
             self.w.line("return _SUSPEND")

@@ -60,8 +60,9 @@ class FastContextualLexer(ContextualLexer):
         return scanner
 
     def lex(self, lexer_state: LexerState, parser_state) -> Iterator[Token]:
-        text = lexer_state.text.text
-        end = lexer_state.text.end
+        whole = lexer_state.text  # a TextSlice from Lark 1.3 on, the text itself before
+        text = getattr(whole, "text", whole)
+        end = getattr(whole, "end", len(text))
         counter = lexer_state.line_ctr
         by_state = self._by_state
         while True:

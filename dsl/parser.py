@@ -1,4 +1,4 @@
-"""Text to AST: the cached Lark parser, the tree transformer, and syntax diagnostics."""
+"""Text to AST: the cached Lark parser, the AST builder it drives, and syntax diagnostics."""
 
 from __future__ import annotations
 

@@ -172,6 +172,9 @@ class Building:
     _levels: frozenset[int] = field(init=False, repr=False, compare=False)
     _floors: int = field(init=False, repr=False, compare=False)
     _solid: bool = field(init=False, repr=False, compare=False)
+    # Placements already enumerated on this (immutable) building: every player's legal
+    # actions are listed again after each other player's move, over unchanged buildings.
+    _placements: dict[tuple, tuple[tuple[int, Offset], ...]] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         pieces = tuple(_cells_of(p) for p in self.pieces)
@@ -198,6 +201,7 @@ class Building:
         # A column holds at most `height` cells, so equal totals mean every column is filled
         # from the ground up: nothing is unsupported and placement can use the height map.
         object.__setattr__(self, "_solid", sum(heights.values()) == len(owner))
+        object.__setattr__(self, "_placements", {})
 
     @classmethod
     def empty(cls) -> Building:
@@ -336,6 +340,14 @@ def placements(
     shape: Shape, frame: Frame, building: Building, max_floors: int | None = None
 ) -> list[tuple[int, Offset]]:
     """Every legal (orientation index, offset) for `shape`, sorted; no cube reaches max_floors."""
+    key = (shape.cells, frame, max_floors)
+    known = building._placements.get(key)
+    if known is None:
+        known = building._placements[key] = tuple(_placements(shape, frame, building, max_floors))
+    return list(known)
+
+
+def _placements(shape: Shape, frame: Frame, building: Building, max_floors: int | None):
     poses = _poses(shape.cells, frame)
     floors = building._floors
     found: list[tuple[int, Offset]] = []

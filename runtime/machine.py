@@ -127,9 +127,15 @@ class State:
 
     def legal_actions(self, player: int) -> list[Action]:
         """The sorted, finite list of actions `player` may take now (empty if not to move)."""
+        # Cached per player until the next decision: callers ask for every player's list
+        # (views, bots, checks) many times at one position.
         cached = self._legal
-        if cached is not None and cached[0] == player and cached[1] == len(self.history):
-            return cached[2]
+        if cached is None or cached[0] != len(self.history):
+            cached = self._legal = (len(self.history), {})
+        else:
+            known = cached[1].get(player)
+            if known is not None:
+                return known
         if self.over:
             return []
         frame = self.stack[-1]
@@ -137,8 +143,14 @@ class State:
         if player not in site.players(self, frame):
             return []
         actions = self._guarded(site.legal, self, frame, player)
-        self._legal = (player, len(self.history), actions)
+        cached[1][player] = actions
         return actions
+
+    def cache_legal(self, player: int, actions: list[Action]) -> None:
+        """Remember `player`'s legal actions at this position (generated code lists them early)."""
+        if self._legal is None or self._legal[0] != len(self.history):
+            self._legal = (len(self.history), {})
+        self._legal[1][player] = actions
 
     def apply(self, player: int, action) -> None:
         """Take an action; an illegal one raises IllegalAction and leaves the state unchanged."""
@@ -161,9 +173,13 @@ class State:
                           site.line)
             raise IllegalAction(*reason)
         self.history.append((player, action))
-        self._legal = None
+        known, self._legal = self._legal, None
         if self._guarded(site.resume, self, frame, player, action):
             self._run()
+        elif site.secret and known is not None and known[0] == len(self.history) - 1:
+            # A simultaneous choice still waiting for others: nothing but the hidden submission
+            # changed, and no one's options may depend on it, so the others' lists still hold.
+            self._legal = (len(self.history), {q: acts for q, acts in known[1].items() if q != player})
         if len(self.history) > self.game.max_decisions and not self.over:
             raise RuleError(f"the game exceeded its budget of {self.game.max_decisions} decisions "
                             "(`max decisions`)")
@@ -210,7 +226,7 @@ class State:
         other.site = self.site
         other.history = list(self.history)
         other.over = self.over
-        other._legal = self._legal
+        other._legal = None if self._legal is None else (self._legal[0], dict(self._legal[1]))
         other._iters = 0
         self.game.module.copy_fields(self, other)
         return other

@@ -37,7 +37,18 @@ def pytest_addoption(parser):
 
 def pytest_configure(config):
     """Set the profile's environment before test modules read it."""
+    config.addinivalue_line("markers", "nightly: a slow test run only with --nightly")
     if config.getoption("--nightly", default=False):
         os.environ.setdefault("METRO_BATTERY_GAMES", "1000")
         os.environ.setdefault("METRO_NIGHTLY", "1")
         os.environ.setdefault("METRO_PROFILE", "nightly")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Tests marked `nightly` run only in the nightly profile."""
+    if config.getoption("--nightly", default=False):
+        return
+    skip = pytest.mark.skip(reason="nightly profile only (pytest --nightly)")
+    for item in items:
+        if "nightly" in item.keywords:
+            item.add_marker(skip)

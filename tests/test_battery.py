@@ -52,6 +52,6 @@ def test_random_play_battery(path, expansions, variants, players):
             bot = bots.setdefault(player, declared_bot(game, game.default_bot, rng.random()))
             return bot.choose(state, player)
 
-    report = run_battery(game, players, GAMES_PER_CONFIG, seed=players, check_every=7, choose=choose)
+    report = run_battery(game, players, GAMES_PER_CONFIG, seed=players, choose=choose)
     assert report.problems == [], "\n".join(report.problems)
     assert report.games == GAMES_PER_CONFIG

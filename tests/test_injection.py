@@ -73,7 +73,7 @@ BUILTIN_CALLS = {"len", "sum", "min", "max", "range", "list", "set", "sorted", "
                  "AssertionError", "frozenset"}
 METHOD_CALLS = {"append", "extend", "insert", "pop", "clear", "add", "remove", "discard", "update", "get",
                 "items", "keys", "values", "index", "count", "copy", "sort", "setdefault", "encode",
-                "decode", "size", "label", "parse", "__setitem__"}
+                "decode", "size", "label", "parse", "__setitem__", "cache_legal"}
 FORBIDDEN_NAMES = {"eval", "exec", "compile", "open", "__import__", "getattr", "setattr", "delattr",
                    "globals", "locals", "vars", "breakpoint", "input", "__builtins__", "type", "object"}
 

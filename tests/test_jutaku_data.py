@@ -280,6 +280,7 @@ def test_timing_of_placements_on_a_card(data, capsys):
 
 # ------------------------------------------------------------------------------------ the script
 
+@pytest.mark.nightly  # a minute of witness search; the committed file's witnesses are checked above
 def test_the_build_script_regenerates_the_file(tmp_path, monkeypatch):
     spec = importlib.util.spec_from_file_location("jutaku_build_plots", BUILD_SCRIPT)
     module = importlib.util.module_from_spec(spec)

@@ -77,7 +77,8 @@ def test_mutated_files_lex_or_fail_the_same():
 @pytest.mark.parametrize("text", [
     "", "   \n# only a comment", 'game "A" {}', 'game "A" {\n}  # end', 'game "A" { players 1..2',
     'game "A"\n\n  {  }\n\n', 'game "A" { const score = 1 }', 'game "A" { const X = "a\\"b" }',
-    'game "A" { const X = 1 $ 2 }', 'game "unterminated { }',
+    'game "A" { const X = 1 $ 2 }', 'game "unterminated { }', 'game "A" {\r\n\tplayers 1..2\r\n}\r\n',
+    'game "A" { # no newline at the end', 'game "A" { const X = 1 }\n\n\n   ', 'game "A" { const X = é }',
 ])
 def test_edge_cases_lex_the_same(text):
     assert outcome(FAST, text) == outcome(LARK, text)

@@ -1,0 +1,44 @@
+"""The State contract details the battery cannot see from outside: its cache of legal actions."""
+
+from __future__ import annotations
+
+import os
+import random
+
+from compiler import load_game
+from tests.conftest import ROOT
+
+JUTAKU = os.path.join(ROOT, "games", "tokyo_jutaku")
+
+
+def fresh_legal(state, player: int):
+    """`player`'s legal actions computed from scratch (a restored state has nothing cached)."""
+    return state.game.state_from_json(state.to_json()).legal_actions(player)
+
+
+def test_simultaneous_choices_keep_the_others_lists_exactly():
+    game = load_game(JUTAKU)
+    rng = random.Random(3)
+    state = game.new_game(4, 3)
+    secret_steps = 0
+    for _ in range(120):
+        if state.is_over:
+            break
+        for p in range(state.n):  # fill the cache for everyone first
+            state.legal_actions(p)
+        player = state.to_move[0]
+        secret_steps += game.sites[state.site].secret and len(state.to_move) > 1
+        state.apply(player, rng.choice(state.legal_actions(player)))
+        for p in range(state.n):
+            assert state.legal_actions(p) == fresh_legal(state, p)
+    assert secret_steps > 20  # the carried-over lists were exercised
+
+
+def test_a_clone_does_not_share_the_cache():
+    game = load_game(JUTAKU)
+    state = game.new_game(3, 5)
+    twin = state.clone()
+    player = state.to_move[0]
+    state.apply(player, state.legal_actions(player)[0])
+    for p in range(state.n):
+        assert twin.legal_actions(p) == fresh_legal(twin, p)
