@@ -17,6 +17,8 @@ class BatteryReport:
     games: int = 0
     steps: int = 0
     problems: list[str] = field(default_factory=list)
+    # Per player, the last list of legal actions found sorted and unique.
+    checked: dict[int, list] = field(default_factory=dict, repr=False)
 
     def fail(self, message: str) -> None:
         """Record a problem (the battery keeps going to report several)."""
@@ -39,6 +41,9 @@ def check_step(game: Game, state: State, step: int, report: BatteryReport, where
         report.fail(f"{where}: nobody is to move in a running game")
     for p in range(state.n):
         legal = state.legal_actions(p)
+        if legal is report.checked.get(p):
+            continue  # the very list checked at the previous step (kept over others' secret choices)
+        report.checked[p] = legal
         if p in to_move:
             if not legal:
                 report.fail(f"{where}: P{p + 1} is to move with no legal action")

@@ -140,13 +140,13 @@ class ListD(Desc):
         self.item = item
 
     def encode(self, value):
-        return [self.item.encode(v) for v in value]
+        return list(map(self.item.encode, value))
 
     def decode(self, doc):
         return [self.item.decode(v) for v in doc]
 
     def label(self, value) -> str:
-        return "[" + " ".join(self.item.label(v) for v in value) + "]"
+        return "[" + " ".join(map(self.item.label, value)) + "]"
 
     def parse(self, text: str):
         body = text.strip()
@@ -166,15 +166,17 @@ class ListD(Desc):
 class BagD(Desc):
     """A multiset of enum values/elements/players: a list of counts inside, {name: count} outside."""
 
-    __slots__ = ("item", "n")
+    __slots__ = ("item", "n", "keys")
     mutable = True
 
     def __init__(self, item: Desc, n: int):
         self.item = item
         self.n = n
+        self.keys = tuple(item.encode(i) for i in range(n))
 
     def encode(self, value):
-        return {self.item.encode(i): c for i, c in enumerate(value) if c}
+        # A bag of players holds counts for this game's players only: fewer than `keys`.
+        return {key: count for key, count in zip(self.keys, value, strict=False) if count}
 
     def decode(self, doc):
         counts = [0] * self.n
@@ -199,7 +201,7 @@ class SetD(Desc):
         self.item = item
 
     def encode(self, value):
-        return [self.item.encode(v) for v in sorted(value)]
+        return list(map(self.item.encode, sorted(value)))
 
     def decode(self, doc):
         return {self.item.decode(v) for v in doc}
@@ -214,23 +216,28 @@ class SetD(Desc):
 class MapD(Desc):
     """A table: a list indexed by a finite key inside, or a dict for number keys."""
 
-    __slots__ = ("key", "value", "n")
+    __slots__ = ("key", "value", "n", "keys")
     mutable = True
 
     def __init__(self, key: Desc, value: Desc, n: int | None):
         self.key = key
         self.value = value
         self.n = n
+        # The outside names of a finite table's keys, computed once (views encode tables often).
+        self.keys = None if n is None else tuple(key.encode(i) for i in range(n))
 
     def encode(self, value):
-        if self.n is None:
+        keys = self.keys
+        if keys is None:
             return [[self.key.encode(k), self.value.encode(v)] for k, v in sorted(value.items())]
-        return {self.key.encode(k): self.value.encode(v) for k, v in enumerate(value)}
+        if len(value) > len(keys):  # keyed by player: as many as this game has
+            return {self.key.encode(k): self.value.encode(v) for k, v in enumerate(value)}
+        return dict(zip(keys, map(self.value.encode, value), strict=True))
 
     def decode(self, doc):
         if self.n is None:
             return {self.key.decode(k): self.value.decode(v) for k, v in doc}
-        out = [None] * self.n
+        out = [None] * (self.n or len(doc))  # n is 0 when keyed by player: the doc has each one
         for k, v in doc.items():
             out[self.key.decode(k)] = self.value.decode(v)
         return out

@@ -42,3 +42,25 @@ def test_a_clone_does_not_share_the_cache():
     state.apply(player, state.legal_actions(player)[0])
     for p in range(state.n):
         assert twin.legal_actions(p) == fresh_legal(twin, p)
+
+
+PLAYER_TABLE = """game "Player table" {
+  players 2..3
+  state { tally: map player -> int public = {p: 0 for p in players} }
+  per player { seen: map player -> bool owner = {q: false for q in players} }
+  action go() { tally[me] += 1  me.seen[me] = true  end game }
+  flow { choose by seat(1) { go } }
+  score(p) = tally[p]
+}
+"""
+
+
+def test_tables_keyed_by_player_round_trip(tmp_path):
+    (tmp_path / "rules.metro").write_text(PLAYER_TABLE)
+    game = load_game(str(tmp_path), use_cache=False)
+    for players in (2, 3):
+        state = game.new_game(players, 1)
+        state.apply(0, state.legal_actions(0)[0])
+        text = state.to_json()
+        assert '"tally":{"P1":1,"P2":0' in text
+        assert game.state_from_json(text).to_json() == text
