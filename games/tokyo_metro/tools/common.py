@@ -57,5 +57,47 @@ def assign(cost: list[list[float]]) -> list[int]:
     return result
 
 
+def place_stations(points: list[tuple[int, int]], targets: list[tuple[float, float]],
+                   stations: list[tuple[str, list[str]]], squares) -> dict[str, list[tuple[int, int]]]:
+    """Put each station on a grid point and its other stops on streets around it.
+
+    `targets` are the stations' projected places, `stations` their (id, stop codes) in the same
+    order, `squares(slot)` the squares a slot touches. Returns the touching squares of every stop.
+    """
+    cost = [[(px - tx) ** 2 + (py - ty) ** 2 for px, py in points] for tx, ty in targets]
+    chosen = [points[j] for j in assign(cost)]
+    occupied = set(chosen)
+    used_streets: set[tuple[str, int, int]] = set()
+    touching: dict[str, list[tuple[int, int]]] = {}
+    # stations with the most stops first: they need the most free streets
+    for i in sorted(range(len(stations)), key=lambda i: (-len(stations[i][1]), stations[i][0])):
+        (ident, codes), (x, y), (tx, ty) = stations[i], chosen[i], targets[i]
+
+        def street(direction: str, x=x, y=y) -> tuple[str, int, int]:
+            kind, dx, dy = STREETS[direction]
+            return kind, x + dx, y + dy
+
+        def preference(direction: str, x=x, y=y, tx=tx, ty=ty) -> tuple[bool, float, str]:
+            # streets towards an empty grid point first, then towards the projected point
+            step = {"E": (1, 0), "W": (-1, 0), "S": (0, 1), "N": (0, -1)}[direction]
+            towards = (tx - x) * step[0] + (ty - y) * step[1]
+            return (x + step[0], y + step[1]) in occupied, -towards, direction
+
+        free = sorted((d for d in "ESWN" if street(d) not in used_streets), key=preference)
+        extra = len(codes) - 1
+        picked: list[str] = []
+        if extra == 1:
+            picked = free[:1]
+        elif extra == 2:
+            picked = next(([a, b] for a in free for b in free if b in PERPENDICULAR[a]), [])
+        if len(picked) != extra:
+            raise ValueError(f"no free streets around station {ident}")
+        slots = [("v", x, y)] + [street(d) for d in picked]
+        used_streets.update(slots[1:])
+        for code, slot in zip(codes, slots, strict=True):
+            touching[code] = sorted(squares(slot), key=lambda c: (c[1], c[0]))
+    return touching
+
+
 def square_id(x: int, y: int) -> str:
     return f"x{x}y{y}"

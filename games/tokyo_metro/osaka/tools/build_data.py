@@ -68,7 +68,7 @@ import textwrap
 from collections import defaultdict
 from dataclasses import dataclass
 
-from games.tokyo_metro.tools.common import PERPENDICULAR, STREETS, assign, read_tsv, square_id
+from games.tokyo_metro.tools.common import place_stations, read_tsv, square_id
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OSAKA_DIR = os.path.dirname(HERE)
@@ -409,40 +409,8 @@ def lay_out(stations: list[Station], stops: dict[str, list[Stop]]
 
     points = [(x, y) for y in range(1, ROWS) for x in range(1, COLUMNS)]
     targets = [target(s.point) for s in stations]
-    cost = [[(px - tx) ** 2 + (py - ty) ** 2 for px, py in points] for tx, ty in targets]
-    chosen = [points[j] for j in assign(cost)]
-    occupied = set(chosen)
-    used_streets: set[tuple[str, int, int]] = set()
-    touching: dict[str, list[tuple[int, int]]] = {}
-    order = sorted(range(len(stations)), key=lambda i: (-len(stations[i].stops),
-                                                        stations[i].ident))
-    for i in order:
-        station, (x, y) = stations[i], chosen[i]
-        tx, ty = targets[i]
-
-        def street(direction: str, x=x, y=y) -> tuple[str, int, int]:
-            kind, dx, dy = STREETS[direction]
-            return kind, x + dx, y + dy
-
-        def preference(direction: str, x=x, y=y, tx=tx, ty=ty) -> tuple[bool, float, str]:
-            # streets towards an empty grid point first, then towards the projected point
-            step = {"E": (1, 0), "W": (-1, 0), "S": (0, 1), "N": (0, -1)}[direction]
-            towards = (tx - x) * step[0] + (ty - y) * step[1]
-            return (x + step[0], y + step[1]) in occupied, -towards, direction
-
-        free = sorted((d for d in "ESWN" if street(d) not in used_streets), key=preference)
-        extra = len(station.stops) - 1
-        picked: list[str] = []
-        if extra == 1:
-            picked = free[:1]
-        elif extra == 2:
-            picked = next(([a, b] for a in free for b in free if b in PERPENDICULAR[a]), [])
-        if len(picked) != extra:
-            raise ValueError(f"no free streets around station {station.ident}")
-        slots = [("v", x, y)] + [street(d) for d in picked]
-        used_streets.update(slots[1:])
-        for stop, slot in zip(station.stops, slots, strict=True):
-            touching[stop.ident] = sorted(slot_squares(slot), key=lambda c: (c[1], c[0]))
+    touching = place_stations(points, targets, [(s.ident, [stop.ident for stop in s.stops]) for s in stations],
+                              slot_squares)
 
     # small circles: a chain of squares, each next to the one before (the first next to a square
     # of the line's first stop, the last next to one of its last stop), as near their places as
