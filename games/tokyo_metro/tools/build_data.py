@@ -49,13 +49,12 @@ one), values rising with the dots and more spots for the stronger version of an 
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import re
 from collections import defaultdict
 from dataclasses import dataclass
 
-from games.tokyo_metro.tools.common import place_stations, read_tsv, square_id
+from games.tokyo_metro.tools.common import Geo, place_stations, read_coords, read_tsv, square_id
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 GAME_DIR = os.path.dirname(HERE)
@@ -210,30 +209,7 @@ def read_lines(path: str) -> dict[str, list[Row]]:
     return lines
 
 
-def read_coords(path: str) -> dict[str, tuple[float, float]]:
-    """The coordinates file: station name -> (lat, lon)."""
-    return {fields[0]: (float(fields[1]), float(fields[2])) for fields in read_tsv(path)}
-
-
 # ---------------------------------------------------------------------------------------- stops
-
-class Geo:
-    """Equirectangular projection around the mean point: km east and km north."""
-
-    def __init__(self, coords: dict[str, tuple[float, float]]):
-        self.coords = coords
-        self.lat0 = sum(lat for lat, _ in coords.values()) / len(coords)
-        self.lon0 = sum(lon for _, lon in coords.values()) / len(coords)
-        self.kx = 111.32 * math.cos(math.radians(self.lat0))
-
-    def km(self, name: str) -> tuple[float, float]:
-        lat, lon = self.coords[name]
-        return (lon - self.lon0) * self.kx, (lat - self.lat0) * 111.32
-
-    def dist(self, a: str, b: str) -> float:
-        (ax, ay), (bx, by) = self.km(a), self.km(b)
-        return math.hypot(ax - bx, ay - by)
-
 
 def is_transfer(row: Row, served: dict[str, set[str]]) -> bool:
     return bool(row.transfers) or len(served[row.name]) > 1

@@ -1,7 +1,9 @@
-"""Helpers shared by the Tokyo and Osaka data build scripts (reading the shared tables, laying
-stations out on the grid)."""
+"""Helpers shared by the Tokyo and Osaka data build scripts (reading the shared tables,
+projecting coordinates, laying stations out on the grid)."""
 
 from __future__ import annotations
+
+import math
 
 # A stop's slot on the grid: ("v", x, y) is the grid point (x, y) (the corner shared by squares
 # x-1..x, y-1..y); ("h", x, y) the street from point (x, y) east to (x+1, y); ("u", x, y) the
@@ -16,6 +18,29 @@ def read_tsv(path: str) -> list[list[str]]:
         rows = [line.rstrip("\n").split("\t") for line in handle
                 if line.strip() and not line.startswith("#")]
     return rows[1:]
+
+
+def read_coords(path: str) -> dict[str, tuple[float, float]]:
+    """The coordinates file: station name -> (lat, lon)."""
+    return {fields[0]: (float(fields[1]), float(fields[2])) for fields in read_tsv(path)}
+
+
+class Geo:
+    """Equirectangular projection around the mean point: km east and km north."""
+
+    def __init__(self, coords: dict[str, tuple[float, float]]):
+        self.coords = coords
+        self.lat0 = sum(lat for lat, _ in coords.values()) / len(coords)
+        self.lon0 = sum(lon for _, lon in coords.values()) / len(coords)
+        self.kx = 111.32 * math.cos(math.radians(self.lat0))
+
+    def km(self, name: str) -> tuple[float, float]:
+        lat, lon = self.coords[name]
+        return (lon - self.lon0) * self.kx, (lat - self.lat0) * 111.32
+
+    def dist(self, a: str, b: str) -> float:
+        (ax, ay), (bx, by) = self.km(a), self.km(b)
+        return math.hypot(ax - bx, ay - by)
 
 
 def assign(cost: list[list[float]]) -> list[int]:
