@@ -48,13 +48,19 @@ one), values rising with the dots and more spots for the stronger version of an 
 
 from __future__ import annotations
 
-import argparse
 import os
 import re
 from collections import defaultdict
 from dataclasses import dataclass
 
-from games.tokyo_metro.tools.common import Geo, place_stations, read_coords, read_tsv, square_id
+from games.tokyo_metro.tools.common import (
+    Geo,
+    place_stations,
+    read_coords,
+    read_tsv,
+    square_id,
+    write_files,
+)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 GAME_DIR = os.path.dirname(HERE)
@@ -545,15 +551,7 @@ def build(data_dir: str, schema_path: str = os.path.join(GAME_DIR, "schema.metro
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", default=DEFAULT_DATA, help="folder with the two TSV files")
-    parser.add_argument("--out", default=GAME_DIR, help="folder to write the .metro files to")
-    args = parser.parse_args(argv)
-    for name, text in build(args.data).items():
-        path = os.path.join(args.out, name)
-        with open(path, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-        print(f"wrote {path}")
+    write_files(__doc__.splitlines()[0], build, DEFAULT_DATA, GAME_DIR, argv)
 
 
 if __name__ == "__main__":

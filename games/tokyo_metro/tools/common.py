@@ -3,7 +3,10 @@ projecting coordinates, laying stations out on the grid)."""
 
 from __future__ import annotations
 
+import argparse
 import math
+import os
+from collections.abc import Callable
 
 # A stop's slot on the grid: ("v", x, y) is the grid point (x, y) (the corner shared by squares
 # x-1..x, y-1..y); ("h", x, y) the street from point (x, y) east to (x+1, y); ("u", x, y) the
@@ -126,3 +129,17 @@ def place_stations(points: list[tuple[int, int]], targets: list[tuple[float, flo
 
 def square_id(x: int, y: int) -> str:
     return f"x{x}y{y}"
+
+
+def write_files(description: str, build: Callable[[str], dict[str, str]], data_dir: str, out_dir: str,
+                argv: list[str] | None) -> None:
+    """The command line of a build script: --data and --out, then write every built file."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--data", default=data_dir, help="folder with the two TSV files")
+    parser.add_argument("--out", default=out_dir, help="folder to write the .metro files to")
+    args = parser.parse_args(argv)
+    for name, text in build(args.data).items():
+        path = os.path.join(args.out, name)
+        with open(path, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+        print(f"wrote {path}")

@@ -61,14 +61,20 @@ K/P: Loan (+Repay), Speculate, Bike.
 
 from __future__ import annotations
 
-import argparse
 import math
 import os
 import textwrap
 from collections import defaultdict
 from dataclasses import dataclass
 
-from games.tokyo_metro.tools.common import Geo, place_stations, read_coords, read_tsv, square_id
+from games.tokyo_metro.tools.common import (
+    Geo,
+    place_stations,
+    read_coords,
+    read_tsv,
+    square_id,
+    write_files,
+)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OSAKA_DIR = os.path.dirname(HERE)
@@ -634,15 +640,7 @@ def build(data_dir: str) -> dict[str, str]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", default=DEFAULT_DATA, help="folder with the two TSV files")
-    parser.add_argument("--out", default=OSAKA_DIR, help="folder to write the .metro files to")
-    args = parser.parse_args(argv)
-    for name, text in build(args.data).items():
-        path = os.path.join(args.out, name)
-        with open(path, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-        print(f"wrote {path}")
+    write_files(__doc__.splitlines()[0], build, DEFAULT_DATA, OSAKA_DIR, argv)
 
 
 if __name__ == "__main__":
