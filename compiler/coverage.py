@@ -167,8 +167,12 @@ def trace_lines(filename: str, run: Callable[[], object]) -> set[int]:
 
 def rule_coverage(game: Game, run: Callable[[Game], object]) -> CoverageReport:
     """Trace `run(game)` and report, per .metro file, the code-carrying lines that did or did not run."""
+    return coverage_of(game, trace_lines(game.module.__file__, lambda: run(game)))
+
+
+def coverage_of(game: Game, executed: set[int]) -> CoverageReport:
+    """The report for a set of executed lines of the game's generated module."""
     live, inlined = code_lines(game)
-    executed = trace_lines(game.module.__file__, lambda: run(game))
     report = CoverageReport()
     for table, lines in ((live, "code_lines"), (inlined, "inlined")):
         for number, (path, line) in table.items():

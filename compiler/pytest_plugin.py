@@ -2,19 +2,65 @@
 
 A game's rules.metro yields the scenarios of the game (its parts included); a variant or
 expansion file yields the scenarios it declares itself, run with it applied.
+`--metro-coverage` reports which .metro lines the scenarios ran (also across xdist workers).
 """
 
 from __future__ import annotations
 
+import json
 import os
 
 import pytest
 
 from compiler import load_game
+from compiler.coverage import coverage_of, format_coverage, trace_lines
 from compiler.resolve import expansion_named, patch_title
 from dsl.diagnostics import CompileError
 from runtime.errors import MetroRuntimeError, ScenarioFailure
 from runtime.scenarios import run_scenario, scenarios
+
+COVERAGE_KEY = "metro_coverage"  # in config.workeroutput: what an xdist worker's scenarios ran
+
+
+def pytest_addoption(parser):
+    """`--metro-coverage`."""
+    parser.getgroup("metro").addoption(
+        "--metro-coverage", action="store_true",
+        help="after the run, report which .metro lines the collected scenarios ran")
+
+
+def pytest_configure(config):
+    """Executed lines per game configuration (a JSON key), filled as scenarios run."""
+    config.metro_executed = {}
+
+
+def _record(config, key: str, lines: set[int]) -> None:
+    config.metro_executed.setdefault(key, set()).update(lines)
+
+
+def pytest_sessionfinish(session):
+    """On an xdist worker, hand the executed lines to the controller."""
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None and session.config.metro_executed:
+        workeroutput[COVERAGE_KEY] = {key: sorted(lines) for key, lines in session.config.metro_executed.items()}
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    """On the xdist controller, merge a finished worker's executed lines."""
+    for key, lines in getattr(node, "workeroutput", {}).get(COVERAGE_KEY, {}).items():
+        _record(node.config, key, set(lines))
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    """The rule coverage of every game configuration whose scenarios ran."""
+    if not config.getoption("metro_coverage") or getattr(config, "workeroutput", None) is not None:
+        return
+    for key, lines in sorted(config.metro_executed.items()):
+        game_dir, expansions, variants = json.loads(key)
+        game = load_game(game_dir, expansions=expansions, variants=variants)
+        terminalreporter.write_sep("-", f"metro rule coverage: {game_dir} {' '.join(expansions + variants)}".rstrip())
+        terminalreporter.write_line(format_coverage(coverage_of(game, lines)))
 
 
 def pytest_collect_file(parent, file_path):
@@ -63,7 +109,8 @@ class MetroFile(pytest.File):
             if (where == os.path.abspath(path) or path.endswith("rules.metro")
                     or (own is not None and where.startswith(own + os.sep))):
                 yield ScenarioItem.from_parent(self, name=f"scenario {scenario.name}", game=game,
-                                               scenario=scenario)
+                                               scenario=scenario,
+                                               setup=json.dumps([game_dir, expansions, variants]))
 
 
 class CompileFailure(pytest.Item):
@@ -85,14 +132,28 @@ class CompileFailure(pytest.Item):
 class ScenarioItem(pytest.Item):
     """One scenario of one game."""
 
-    def __init__(self, *, game, scenario, **kwargs):
+    def __init__(self, *, game, scenario, setup: str, **kwargs):
         super().__init__(**kwargs)
         self.game = game
         self.scenario = scenario
+        self.setup_key = setup  # the game configuration, for the coverage report
 
     def runtest(self):
-        """Play the scenario."""
-        run_scenario(self.game, self.scenario)
+        """Play the scenario (traced with --metro-coverage)."""
+        if not self.config.getoption("metro_coverage"):
+            run_scenario(self.game, self.scenario)
+            return
+        failure: list[BaseException] = []
+
+        def play() -> None:
+            try:
+                run_scenario(self.game, self.scenario)
+            except BaseException as error:  # a failing scenario's lines count too; re-raised below
+                failure.append(error)
+
+        _record(self.config, self.setup_key, trace_lines(self.game.module.__file__, play))
+        if failure:
+            raise failure[0]
 
     def repr_failure(self, excinfo, style=None):
         """`FILE.metro:LINE: scenario NAME`, then what was expected and what happened."""

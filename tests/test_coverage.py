@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 
 import pytest
@@ -143,3 +144,22 @@ def test_testgen_coverage_json_follows_its_schema(tmp_path):
     assert [missed["line"] for missed in cov["missed"]] == [13, 16, 21, 22]
     assert cov["missed"][1]["text"] == "end game" and cov["inlined"] == [6]
     assert report["coverage"]["percent"] == 71.43
+
+
+def _pytest_coverage(folder, *options: str) -> str:
+    """The rule-coverage section of `pytest --metro-coverage` run on a game directory."""
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    result = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--metro-coverage",
+                             *options, str(folder)], cwd=folder.parent, env=env, capture_output=True,
+                            text=True, timeout=300)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    return result.stdout[result.stdout.index("metro rule coverage"):].split("=====")[0]
+
+
+def test_pytest_option_reports_coverage_serially_and_across_workers(tmp_path):
+    (tmp_path / "lines").mkdir()
+    (tmp_path / "lines" / "rules.metro").write_text(LINES_GAME)
+    serial = _pytest_coverage(tmp_path / "lines", "-n", "0")
+    assert "rule coverage: 71.4%" in serial
+    assert "rules.metro:13: bump(me, double(5))" in serial and "rules.metro:16: end game" in serial
+    assert _pytest_coverage(tmp_path / "lines", "-n", "2") == serial
