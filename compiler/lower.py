@@ -122,36 +122,33 @@ class FrameLowerer:
     def l_For(self, node: ast.For, loops):
         k = self.gen.fresh()
         it, i = f"L['_it{k}']", f"L['_i{k}']"
-        head, exit_ = self.new_block(), self.new_block()
         self.w.line(f"{it} = list({self.gen.items(node.iterable, self.env)})", node.span)
-        self.w.line(f"{i} = 0")
-        self.jump(head)
-        self.goto(head)
-        self.w.line(f"if {i} >= len({it}):")
-        with self.w.indented():
-            self.jump(exit_)
-        self.w.line(f"{self.env.local(node.var)} = {it}[{i}]")
-        self.w.line(f"{i} += 1")
-        if node.where is not None:
-            self.w.line(f"if not {self.gen.expr(node.where, self.env)}:", node.where.span)
-            with self.w.indented():
-                self.jump(head)
-        self.body(node.body, loops + [LoopTargets(exit_, head)])
-        self.jump(head)
-        self.goto(exit_)
+        self._counted_loop(node, loops, f"len({it})", i, f"{self.env.local(node.var)} = {it}[{i}]")
 
     def l_Repeat(self, node: ast.Repeat, loops):
         k = self.gen.fresh()
         n, i = f"L['_n{k}']", f"L['_i{k}']"
-        head, exit_ = self.new_block(), self.new_block()
         self.w.line(f"{n} = {self.gen.expr(node.count, self.env)}", node.span)
-        self.w.line(f"{i} = 0")
+        self._counted_loop(node, loops, n, i)
+
+    def _counted_loop(self, node: ast.For | ast.Repeat, loops, limit: str, index: str,
+                      fetch: str | None = None) -> None:
+        """Run the body while `index` counts from 0 up to `limit`; `fetch` binds each item first."""
+        head, exit_ = self.new_block(), self.new_block()
+        self.w.line(f"{index} = 0")
         self.jump(head)
         self.goto(head)
-        self.w.line(f"if {i} >= {n}:")
+        self.w.line(f"if {index} >= {limit}:")
         with self.w.indented():
             self.jump(exit_)
-        self.w.line(f"{i} += 1")
+        if fetch is not None:
+            self.w.line(fetch)
+        self.w.line(f"{index} += 1")
+        where = getattr(node, "where", None)
+        if where is not None:
+            self.w.line(f"if not {self.gen.expr(where, self.env)}:", where.span)
+            with self.w.indented():
+                self.jump(head)
         self.body(node.body, loops + [LoopTargets(exit_, head)])
         self.jump(head)
         self.goto(exit_)
