@@ -7,11 +7,13 @@ import os
 import random
 
 import pytest
+from hypothesis import HealthCheck, given, settings
 from lark import Lark, Token
 from lark.exceptions import UnexpectedInput
 
 from dsl.lexer import FastContextualLexer
 from dsl.parser import _soft_keyword
+from tests.test_fuzz import PROGRAMS
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SHIPPED = sorted(glob.glob(os.path.join(ROOT, "games", "**", "*.metro"), recursive=True))
@@ -81,4 +83,11 @@ def test_mutated_files_lex_or_fail_the_same():
     'game "A" { # no newline at the end', 'game "A" { const X = 1 }\n\n\n   ', 'game "A" { const X = é }',
 ])
 def test_edge_cases_lex_the_same(text):
+    assert outcome(FAST, text) == outcome(LARK, text)
+
+
+@settings(max_examples=200, derandomize=True, deadline=None, database=None,
+          suppress_health_check=list(HealthCheck))
+@given(PROGRAMS)
+def test_programs_from_the_grammar_lex_the_same(text):
     assert outcome(FAST, text) == outcome(LARK, text)
