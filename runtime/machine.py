@@ -127,15 +127,9 @@ class State:
 
     def legal_actions(self, player: int) -> list[Action]:
         """The sorted, finite list of actions `player` may take now (empty if not to move)."""
-        # Cached per player until the next decision: callers ask for every player's list
-        # (views, bots, checks) many times at one position.
-        cached = self._legal
-        if cached is None or cached[0] != len(self.history):
-            cached = self._legal = (len(self.history), {})
-        else:
-            known = cached[1].get(player)
-            if known is not None:
-                return known
+        known = self._known_legal().get(player)
+        if known is not None:
+            return known
         if self.over:
             return []
         frame = self.stack[-1]
@@ -143,14 +137,19 @@ class State:
         if player not in site.players(self, frame):
             return []
         actions = self._guarded(site.legal, self, frame, player)
-        cached[1][player] = actions
+        self._legal[1][player] = actions
         return actions
 
     def cache_legal(self, player: int, actions: list[Action]) -> None:
         """Remember `player`'s legal actions at this position (generated code lists them early)."""
+        self._known_legal()[player] = actions
+
+    def _known_legal(self) -> dict[int, list[Action]]:
+        # Cached per player until the next decision: callers ask for every player's list
+        # (views, bots, checks) many times at one position.
         if self._legal is None or self._legal[0] != len(self.history):
             self._legal = (len(self.history), {})
-        self._legal[1][player] = actions
+        return self._legal[1]
 
     def apply(self, player: int, action) -> None:
         """Take an action; an illegal one raises IllegalAction and leaves the state unchanged."""
