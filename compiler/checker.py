@@ -213,7 +213,8 @@ class Checker:
                     self.error(UNDEFINED_NAME, f"enum '{name}' extends unknown enum '{base}'", decl)
                     break
                 if base in seen:
-                    self.error(TYPE, f"enum '{name}' extends itself", decl)
+                    self.error(TYPE, f"the extends chain of enum '{name}' loops: {self._extends_chain(name)}",
+                               decl)
                     break
                 seen.add(base)
                 base = self.p.enums[base].base
@@ -242,10 +243,22 @@ class Checker:
                     self.error(DUPLICATE, f"enum value '{value}' is also a {self.global_names[value]}",
                                self.p.enums[name])
 
+    def _extends_chain(self, name: str) -> str:
+        """`A extends B extends A`: the chain from `name` until an enum repeats."""
+        chain = [name]
+        while chain.count(chain[-1]) < 2:
+            chain.append(self.p.enums[chain[-1]].base)
+        return " extends ".join(chain)
+
     def _home_enum(self, name: str, value: str) -> str:
+        # Walks up at most once per enum: a cycle of `extends` was reported by `_enums`.
+        seen = {name}
         decl = self.p.enums[name]
-        if decl.base and decl.base in self.cp.enum_values and value in self.cp.enum_values[decl.base]:
-            return self._home_enum(decl.base, value)
+        while (decl.base and decl.base not in seen and decl.base in self.cp.enum_values
+               and value in self.cp.enum_values[decl.base]):
+            name = decl.base
+            seen.add(name)
+            decl = self.p.enums[name]
         return name
 
     def _kinds(self) -> None:

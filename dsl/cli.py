@@ -340,9 +340,13 @@ def play(path: str, players, humans: tuple[int, ...], seed, bot, variants, expan
 
 
 def _public_label(state: State, action: Action) -> str:
-    # Only menu actions (`choose by p { ... }`) are public moves; other choices may pick
-    # private things (e.g. which secret cards to keep), so only their name is shown.
-    if state.game.sites[state.site].kind == "actions":
+    # Only menu actions (`choose by p { ... }`) are public moves. A simultaneous choice stays
+    # secret until the rules reveal its effect: not even which action it was is shown. Other
+    # choices may pick private things (e.g. which cards to keep), so only their name is shown.
+    site = state.game.sites[state.site]
+    if site.secret:
+        return "has chosen (in secret)"
+    if site.kind == "actions":
         return action.label
     return f"chose {action.name.replace('_', ' ')}"
 

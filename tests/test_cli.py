@@ -226,3 +226,26 @@ def test_a_rule_error_while_playing_exits_1(runner, tmp_path):
     result = runner.invoke(main, ["play", _game(tmp_path, "crash", CRASH), "--seed", "1"], input="q\n")
     assert result.exit_code == 1 and "division by zero" in result.output
     _clean(result)
+
+
+SECRET = """game "Secret" {
+  players 2..2
+  state { total: int public }
+  action go_left() { total = total + 1 }
+  action go_right() { total = total + 2 }
+  flow { each p in players choose { go_left, go_right } }
+  score(p) = total
+  rank p by total desc
+}
+"""
+
+
+@pytest.mark.parametrize("seed", ["1", "2", "3", "4"])
+def test_play_keeps_a_bots_secret_choice_secret(runner, tmp_path, seed):
+    result = runner.invoke(main, ["play", _game(tmp_path, "secret", SECRET), "--human", "2", "--seed", seed],
+                           input="q\n")
+    assert result.exit_code == 0
+    assert "P1: has chosen (in secret)" in result.output
+    before_the_human_moves = result.output.split("== Secret: you are P2")[0]
+    assert "left" not in before_the_human_moves and "right" not in before_the_human_moves
+    _clean(result)

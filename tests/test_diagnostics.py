@@ -25,6 +25,7 @@ CASES = [
     ("not_finite.metro", ()),
     ("visibility.metro", ()),
     ("recursion.metro", ()),
+    ("enum_cycle.metro", ()),
     ("map_game", ()),
     ("map_game", (), "map_game/disconnected.metro"),
     ("patch_game", ("wrong",)),
