@@ -68,7 +68,7 @@ BUILTINS = {
         Builtin("fits", (4, 4), False, "true if a shape may be placed there on the building"),
         Builtin("place", (3, 3), False, "the building with a shape added at a placement"),
         Builtin("without", (2, 2), False, "the building with piece i taken away"),
-        Builtin("removable", (1, 1), False, "pieces that can be taken away leaving the rest supported"),
+        Builtin("removable", (1, 1), False, "pieces that can be taken away leaving the rest supported and each of their floors in one part"),
         Builtin("floor_count", (1, 1), False, "number of floors of a building"),
         Builtin("piece_count", (1, 1), False, "number of pieces of a building"),
         Builtin("build", (2, 2), False, "stack (shape, placement) pieces in order in a frame; none if a step is illegal"),

@@ -2,7 +2,8 @@
 
 A building grows inside a frame of ground sites. A placement is legal when the piece stays
 inside the frame, overlaps nothing, rests on occupied cells (no overhang), and touches the
-existing cells of every floor it shares with the building.
+existing cells of every floor it shares with the building. A piece may be taken away when the
+rest stays supported and every floor it was on stays in one part.
 """
 
 from __future__ import annotations
@@ -398,25 +399,53 @@ def is_complete(building: Building, floors: int, pieces: int) -> bool:
 
 
 def removable(building: Building) -> list[int]:
-    """Indices of pieces whose removal leaves every remaining cell supported."""
+    """Pieces whose removal leaves every cell supported and each floor the piece was on in one part."""
     owner = building._owner
     if building._solid:
         # Only cubes resting directly on the removed piece can lose their support.
-        return [
+        held = [
             index
             for index, cells in enumerate(building.pieces)
             if all(owner.get((x, y, z + 1), index) == index for x, y, z in cells)
         ]
-    result = []
-    for index, cells in enumerate(building.pieces):
-        gone = set(cells)
-        if all(
-            z == 0 or ((x, y, z - 1) in owner and (x, y, z - 1) not in gone)
-            for (x, y, z), piece in owner.items()
-            if piece != index
-        ):
-            result.append(index)
-    return result
+    else:
+        held = []
+        for index, cells in enumerate(building.pieces):
+            gone = set(cells)
+            if all(
+                z == 0 or ((x, y, z - 1) in owner and (x, y, z - 1) not in gone)
+                for (x, y, z), piece in owner.items()
+                if piece != index
+            ):
+                held.append(index)
+    # Placing keeps every floor's pieces joined edge to edge; removing must not split one.
+    pieces = building.pieces
+    return [
+        index
+        for index in held
+        if all(_floor_joined(building, level, index) for level in sorted({c[2] for c in pieces[index]}))
+    ]
+
+
+def _floor_joined(building: Building, level: int, gone: int) -> bool:
+    # The pieces other than `gone` with cubes on `level` reach each other through edge contact there.
+    pieces = building.pieces
+    owner = building._owner
+    members = [i for i, cells in enumerate(pieces) if i != gone and any(c[2] == level for c in cells)]
+    if not members:
+        return True
+    seen = {members[0]}
+    todo = [members[0]]
+    while todo:
+        for x, y, z in pieces[todo.pop()]:
+            if z != level:
+                continue
+            for sx, sy in _STEPS:
+                other = owner.get((x + sx, y + sy, z))
+                if other is not None and other != gone and other not in seen:
+                    seen.add(other)
+                    todo.append(other)
+    return len(seen) == len(members)
 
 
 if __name__ == "__main__":

@@ -55,5 +55,5 @@ def without(building: Building, index: int) -> Building:
 
 
 def removable_pieces(building: Building) -> list[int]:
-    """Pieces whose removal leaves everything else supported."""
+    """Pieces whose removal leaves everything else supported and each of their floors in one part."""
     return removable(building)

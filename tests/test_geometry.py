@@ -260,6 +260,16 @@ def test_max_floors_and_removable():
     assert removable(building) == [1, 2]
 
 
+def test_removable_keeps_each_floor_in_one_part():
+    # a row of three cubes with a long bar beside it on the ground, a row of three cubes upstairs
+    row = _build([(0, 0, 0)], [(1, 0, 0)], [(2, 0, 0)], [(0, 1, 0), (1, 1, 0), (2, 1, 0)])
+    assert removable(row) == [0, 1, 2, 3]  # the middle cube: the ends stay joined by the bar
+    assert removable(row.remove(3)) == [0, 2]  # without the bar the middle cube joins the ends
+    building = _build(*row.pieces, [(0, 0, 1)], [(1, 0, 1)], [(2, 0, 1)])
+    assert removable(building) == [3, 4, 6]  # upstairs the middle cube joins the ends
+    assert removable(building.remove(3)) == [3, 5]
+
+
 # --- properties ---------------------------------------------------------------------------
 
 FRAMES = [
@@ -406,11 +416,49 @@ def test_add_then_remove_restores(world, shape, data):
 
 @settings(max_examples=100, deadline=None)
 @given(st.one_of(legal_buildings(), loose_buildings()))
-def test_removable_keeps_support(world):
+def test_removable_keeps_support_and_floors_whole(world):
     _, building = world
     offered = removable(building)
     for index in range(building.piece_count):
         rest = building.remove(index)
-        ok = all(z == 0 or (x, y, z - 1) in rest.cells for x, y, z in rest.cells)
-        assert (index in offered) == ok
-        assert rest.supported == ok
+        held = all(z == 0 or (x, y, z - 1) in rest.cells for x, y, z in rest.cells)
+        assert rest.supported == held
+        levels = {z for _, _, z in building.pieces[index]}
+        whole = all(_reference_whole(rest, level) for level in levels)
+        assert (index in offered) == (held and whole)
+
+
+def _reference_whole(building: Building, level: int) -> bool:
+    # The pieces on `level` form one group when pieces with edge-adjacent cubes there are merged.
+    groups = [{c for c in cells if c[2] == level} for cells in building.pieces]
+    groups = [g for g in groups if g]
+    merged = True
+    while merged and len(groups) > 1:
+        merged = False
+        pairs = [(i, j) for i in range(len(groups)) for j in range(i + 1, len(groups))]
+        for a, b in pairs:
+            if any(abs(p[0] - q[0]) + abs(p[1] - q[1]) == 1 for p in groups[a] for q in groups[b]):
+                groups[a] |= groups.pop(b)
+                merged = True
+                break
+    return len(groups) <= 1
+
+
+@settings(max_examples=100, deadline=None)
+@given(legal_buildings(), st.data())
+def test_returns_and_placements_keep_a_building_legal(world, data):
+    # Any mix of legal placements and offered removals leaves every floor in one part.
+    frame, building = world
+    for _ in range(6):
+        offered = removable(building)
+        if offered and data.draw(st.booleans()):
+            building = building.remove(data.draw(st.sampled_from(offered)))
+        else:
+            shape = data.draw(st.sampled_from(PIECES))
+            options = placements(shape, frame, building)
+            if not options:
+                continue
+            o, offset = data.draw(st.sampled_from(options))
+            building = building.add(Placement.of(shape, o, offset))
+        assert building.supported
+        assert all(_reference_whole(building, level) for level in range(building.floors))
