@@ -38,8 +38,10 @@ How the board is reconstructed
 4. Lines.  ``spots`` (disc spots on the income track) is 4, 3 or 2 by how many transfer
    connections a line has (top, middle and bottom third); ``stocks`` is 3 for every line.  Each
    line has one train (vehicle ``Train<letter>``) that enters the map at the line's stop 1.
-5. Income track.  For v = 0, 100, ... 6000: high = 2/3 of v rounded up to ¥100, low = v - high.
-   This reproduces the rulebook's examples (2,900 -> 2,000 / 900 and 1,400 -> 1,000 / 400).
+5. Income track.  For v = 0, 100, ... 6000 the two numbers split v: low = a third of v rounded
+   down to ¥100 but at least ¥100 from ¥200 on (low is the least speculation stake), high = the
+   rest (``common.track_row``).  This reproduces the rulebook's examples (2,900 -> 2,000 / 900 and
+   1,400 -> 1,000 / 400).
 
 The action cards (``DECKS`` below) are a hand-made table: six decks of nine cards, three cards
 with each number of back dots, each deck with exactly two action types (loan and repay count as
@@ -59,6 +61,7 @@ from games.tokyo_metro.tools.common import (
     read_coords,
     read_tsv,
     square_id,
+    track_text,
     write_files,
 )
 
@@ -402,12 +405,6 @@ def line_spots(kept: dict[str, list[Row]]) -> dict[str, int]:
             for i, letter in enumerate(ranked)}
 
 
-def track_row(value: int) -> tuple[int, int]:
-    """The two numbers beside income value `value`: 2/3 rounded up to ¥100, and the rest."""
-    high = -(-2 * value // 300) * 100
-    return high, value - high
-
-
 def board_text(lines: dict[str, list[Row]], kept: dict[str, list[Row]], stations: list[Station],
                splits: list[list[str]], touching: dict[str, list[tuple[int, int]]]) -> str:
     """The text of tokyo.metro."""
@@ -458,11 +455,7 @@ def board_text(lines: dict[str, list[Row]], kept: dict[str, list[Row]], stations
                        f"station: {quote(station_of[row.code].ident)}, squares: [{squares}])"
                        f"   # {row.code} {row.name}")
         out.append("")
-    out.append("  # income track, reconstructed: high = 2/3 of the value rounded up to ¥100, low = the"
-               " rest")
-    for value in range(0, 6001, 100):
-        high, low = track_row(value)
-        out.append(f"  track_row V{value}(value: {value}, high: {high}, low: {low})")
+    out += track_text()
     out.append("}")
     return "\n".join(out) + "\n"
 
