@@ -103,6 +103,17 @@ def test_a_station_holds_two_consecutive_stops_of_one_line(ctx):
     assert any(b == (a[0], a[1] + 1) for stops in same_line for a, b in zip(stops, stops[1:], strict=False))
 
 
+@pytest.mark.parametrize("letter", ["H", "T"])
+def test_the_rulebooks_same_line_pairs_share_a_station(ctx, letter):
+    """The rulebook's example of two stops of one line in one station: H6-H7 and T6-T7."""
+    stops = {s["id"]: s for s in table(ctx, "stop")}
+    first, second = stops[f"{letter}6"], stops[f"{letter}7"]
+    assert first["station"] == second["station"]
+    station = ctx.data.ids["station"][first["station"]]
+    assert [s["id"] for s in stops.values() if s["station"] == first["station"]
+            and ctx.data.ids["line"][s["line"]] == letter] == [f"{letter}6", f"{letter}7"], station
+
+
 def test_big_complexes_are_split(ctx):
     stations = {s["id"]: s["name"] for s in table(ctx, "station")}
     assert "Otemachi" not in stations  # five lines: two neighbouring stations
