@@ -7,7 +7,6 @@ Tokyo Metro schema (so every schema check runs too), and held to the numbers of 
 from __future__ import annotations
 
 import importlib.util
-import math
 import os
 import re
 import sys
@@ -104,6 +103,17 @@ def test_a_station_holds_two_consecutive_stops_of_one_line(ctx):
     assert any(b == (a[0], a[1] + 1) for stops in same_line for a, b in zip(stops, stops[1:], strict=False))
 
 
+@pytest.mark.parametrize("letter", ["H", "T"])
+def test_the_rulebooks_same_line_pairs_share_a_station(ctx, letter):
+    """The rulebook's example of two stops of one line in one station: H6-H7 and T6-T7."""
+    stops = {s["id"]: s for s in table(ctx, "stop")}
+    first, second = stops[f"{letter}6"], stops[f"{letter}7"]
+    assert first["station"] == second["station"]
+    station = ctx.data.ids["station"][first["station"]]
+    assert [s["id"] for s in stops.values() if s["station"] == first["station"]
+            and ctx.data.ids["line"][s["line"]] == letter] == [f"{letter}6", f"{letter}7"], station
+
+
 def test_big_complexes_are_split(ctx):
     stations = {s["id"]: s["name"] for s in table(ctx, "station")}
     assert "Otemachi" not in stations  # five lines: two neighbouring stations
@@ -150,7 +160,9 @@ def test_income_track(ctx):
     assert [r["value"] for r in rows] == list(range(0, 6001, 100))
     assert all(r["id"] == f"V{r['value']}" for r in rows)
     assert all(r["high"] + r["low"] == r["value"] for r in rows)
-    assert all(r["high"] == math.ceil(r["value"] * 2 / 3 / 100) * 100 for r in rows)
+    # low: a third rounded down to ¥100, at least ¥100 from ¥200 on (the least speculation stake)
+    assert all(r["low"] == max(r["value"] // 300 * 100, 100 if r["value"] >= 200 else 0) for r in rows)
+    assert all(r["low"] <= r["high"] for r in rows)
     by_value = {r["value"]: (r["high"], r["low"]) for r in rows}
     # the rulebook's payout examples: 2 stockholders of a ¥2,900 line get ¥2,000 and ¥900;
     # with 3, #1 takes half (¥1,500) and the ¥1,400 left is split ¥1,000 / ¥400

@@ -18,15 +18,19 @@ How the board is reconstructed
    ``TARGET_STOPS`` stops get minor stations from inside that box, one at a time, each time
    splitting the longest stretch of track (measured along the line, including the stretch from
    the last kept stop to the last station still inside the box).  Stops are numbered 1..n in real
-   order.  The Oedo line (E) is taken two-ended, in the data's order E01 Shinjuku-nishiguchi ...
+   order.  The stations of the ``SAME_LINE_STATIONS`` pairs are kept too, on top of these.
+   The Oedo line (E) is taken two-ended, in the data's order E01 Shinjuku-nishiguchi ...
    E27 Shinjuku, E28 Tochomae, ... Hikarigaoka; it has 16 transfer stations, so it keeps exactly
    those and nothing else (more than the 14 the other lines are held to).
 2. Stations.  Stops at one real station complex form one station: same name, or a transfer
    listed in the data to a differently named station within ``COMPLEX_RADIUS_KM`` (e.g.
    Akasaka-mitsuke / Nagatacho).  A station holds at most three stops, so larger complexes are
    split into neighbouring stations: by name where that is enough, otherwise as listed in
-   ``SPLITS``.  ``SAME_LINE_STATIONS`` merges two consecutive stops of one line into one station
-   (the rulebook's H6-H7 / T6-T7 case).
+   ``SPLITS``.  ``SAME_LINE_STATIONS`` puts two consecutive stops of one line into one station
+   (the rulebook names H6-H7 and T6-T7): both are kept as stops (step 1 adds them if needed);
+   when their complexes have room (three stops in all) the two join them, otherwise the two
+   stops leave their complexes and form a station of their own.  The script checks that the two
+   get the stop numbers listed.
 3. Grid.  Station points are projected (equirectangular, km), each axis is warped halfway towards
    rank order (so the dense centre gets room and the sparse outskirts shrink), and scaled onto the
    interior grid points of a ``COLUMNS`` x ``ROWS`` rectangle of squares.  Every station gets its
@@ -38,8 +42,10 @@ How the board is reconstructed
 4. Lines.  ``spots`` (disc spots on the income track) is 4, 3 or 2 by how many transfer
    connections a line has (top, middle and bottom third); ``stocks`` is 3 for every line.  Each
    line has one train (vehicle ``Train<letter>``) that enters the map at the line's stop 1.
-5. Income track.  For v = 0, 100, ... 6000: high = 2/3 of v rounded up to ¥100, low = v - high.
-   This reproduces the rulebook's examples (2,900 -> 2,000 / 900 and 1,400 -> 1,000 / 400).
+5. Income track.  For v = 0, 100, ... 6000 the two numbers split v: low = a third of v rounded
+   down to ¥100 but at least ¥100 from ¥200 on (low is the least speculation stake), high = the
+   rest (``common.track_row``).  This reproduces the rulebook's examples (2,900 -> 2,000 / 900 and
+   1,400 -> 1,000 / 400).
 
 The action cards (``DECKS`` below) are a hand-made table: six decks of nine cards, three cards
 with each number of back dots, each deck with exactly two action types (loan and repay count as
@@ -59,6 +65,7 @@ from games.tokyo_metro.tools.common import (
     read_coords,
     read_tsv,
     square_id,
+    track_text,
     write_files,
 )
 
@@ -92,12 +99,20 @@ SPLITS: dict[str, list[tuple[str, str, str, float, float]]] = {
         ("Iidabashi East", "Iidabashi (east)", "TE", 0.3, 0.0),
     ],
 }
-# Two consecutive stops of one line in one station (the rulebook's H6-H7 / T6-T7 case): the
-# Yurakucho line's Yurakucho (Y18) and Ginza-itchome (Y19) are 440 m apart under the same
-# Yurakucho/Ginza shopping street.  Taking them out of the Hibiya and Ginza complexes also
-# brings those two four-line complexes down to three stops each.
-SAME_LINE_STATIONS: dict[str, tuple[str, str, str]] = {
-    "Yurakucho": ("Y", "Yurakucho", "Ginza-itchome"),
+# Two consecutive stops of one line in one station: station id -> (line, the two real stations,
+# the board's numbers for them).  The rulebook names H6-H7 and T6-T7 ("1つの路線が同じ駅の中に
+# 複数の停車地点をもち（H6-H7やT6-T7など）"); each pair is two real neighbours close together:
+# - H: Tsukiji (H10) and Hatchobori (H11), 900 m apart; Hatchobori is a minor station added for
+#   this, and the two join Tsukiji's complex with the Yurakucho line's Shintomicho.
+# - T: Kudanshita (T07) and Takebashi (T08), 800 m apart; Takebashi is added, and the Tozai stop
+#   leaves the Kudanshita complex (Hanzomon and Shinjuku lines), which would have four stops.
+# - Y: Yurakucho (Y18) and Ginza-itchome (Y19), 440 m apart under the same shopping street (one
+#   the rulebook's "など" allows); taking them out of the Hibiya and Ginza complexes also brings
+#   those two four-line complexes down to three stops each.
+SAME_LINE_STATIONS: dict[str, tuple[str, tuple[str, str], tuple[int, int]]] = {
+    "Tsukiji": ("H", ("Tsukiji", "Hatchobori"), (6, 7)),
+    "Takebashi": ("T", ("Kudanshita", "Takebashi"), (6, 7)),
+    "Yurakucho": ("Y", ("Yurakucho", "Ginza-itchome"), (6, 7)),
 }
 
 # The action cards.  Each deck: id, printed name, what it offers (a comment in the file), and
@@ -236,6 +251,7 @@ def select_stops(lines: dict[str, list[Row]], geo: Geo) -> dict[str, list[Row]]:
         lat, lon = geo.coords[row.name]
         return lat_lo <= lat <= lat_hi and lon_lo <= lon <= lon_hi
 
+    named = {(letter, name) for letter, names, _numbers in SAME_LINE_STATIONS.values() for name in names}
     kept_lines = {}
     for letter, rows in lines.items():
         keep = {i for i, r in enumerate(rows) if is_transfer(r, served)}
@@ -260,11 +276,25 @@ def select_stops(lines: dict[str, list[Row]], geo: Geo) -> dict[str, list[Row]]:
 
             # the candidate that leaves the shortest longest stretch (ties: earlier in line order)
             keep.add(min(candidates, key=worst_gap))
+        # the same-line pairs' stations, on top of the others (so the minor ones stay as chosen)
+        keep |= {i for i, r in enumerate(rows) if (letter, r.name) in named}
         kept_lines[letter] = [rows[i] for i in sorted(keep)]
     return kept_lines
 
 
 # ------------------------------------------------------------------------------------- stations
+
+def same_line_pairs(kept: dict[str, list[Row]]) -> dict[str, tuple[Row, Row]]:
+    """The kept rows of every SAME_LINE_STATIONS pair, checked to get the board numbers listed."""
+    pairs = {}
+    for ident, (letter, names, numbers) in SAME_LINE_STATIONS.items():
+        found = {r.name: (i, r) for i, r in enumerate(kept[letter], start=1) if r.name in names}
+        got = tuple(found[name][0] if name in found else None for name in names)
+        if got != numbers:
+            raise ValueError(f"{ident}: {names} are stops {got} of line {letter}, not {numbers}")
+        pairs[ident] = (found[names[0]][1], found[names[1]][1])
+    return pairs
+
 
 @dataclass
 class Station:
@@ -302,12 +332,18 @@ def group_stations(kept: dict[str, list[Row]], geo: Geo) -> tuple[list[Station],
                         and geo.dist(r.name, row.name) <= COMPLEX_RADIUS_KM]
             if partners and all(r.name != row.name for r in kept[letter]):
                 union(row.code, min(partners, key=lambda r: geo.dist(r.name, row.name)).code)
+    # a same-line pair joins its complexes when they have room, else forms a station of its own
+    pinned: dict[str, str] = {}  # stop code -> its own station's id
+    for ident, (first, second) in same_line_pairs(kept).items():
+        together = {r.code for r in rows if find(r.code) in (find(first.code), find(second.code))}
+        if len(together) <= 3:
+            union(first.code, second.code)
+        else:
+            pinned[first.code] = pinned[second.code] = ident
     complexes: dict[str, list[Row]] = defaultdict(list)
     for row in rows:
         complexes[find(row.code)].append(row)
 
-    pinned = {row.code: ident for ident, (letter, *names) in SAME_LINE_STATIONS.items()
-              for row in kept[letter] if row.name in names}
     groups: dict[str, list[Row]] = defaultdict(list)  # station id -> its stops
     printed: dict[str, str] = {}
     nudges: dict[str, tuple[float, float]] = {}
@@ -325,7 +361,7 @@ def group_stations(kept: dict[str, list[Row]], geo: Geo) -> tuple[list[Station],
                 printed[ident], nudges[ident] = name, (east, north)
             else:
                 ident = row.name
-            if home.setdefault(ident, key) != key or ident in SAME_LINE_STATIONS:
+            if home.setdefault(ident, key) != key or ident in pinned.values():
                 raise ValueError(f"two stations would be called {ident!r}")
             groups[ident].append(row)
             placed.append(ident)
@@ -334,6 +370,10 @@ def group_stations(kept: dict[str, list[Row]], geo: Geo) -> tuple[list[Station],
             splits.append(list(dict.fromkeys(placed)))
     for code, ident in pinned.items():
         groups[ident].append(next(r for r in rows if r.code == code))
+
+    for ident, (first, second) in same_line_pairs(kept).items():
+        if not {first.code, second.code} <= {r.code for r in groups.get(ident, [])}:
+            raise ValueError(f"{first.code} and {second.code} are not both in station {ident!r}")
 
     stations = []
     for ident, group in groups.items():
@@ -402,12 +442,6 @@ def line_spots(kept: dict[str, list[Row]]) -> dict[str, int]:
             for i, letter in enumerate(ranked)}
 
 
-def track_row(value: int) -> tuple[int, int]:
-    """The two numbers beside income value `value`: 2/3 rounded up to ¥100, and the rest."""
-    high = -(-2 * value // 300) * 100
-    return high, value - high
-
-
 def board_text(lines: dict[str, list[Row]], kept: dict[str, list[Row]], stations: list[Station],
                splits: list[list[str]], touching: dict[str, list[tuple[int, int]]]) -> str:
     """The text of tokyo.metro."""
@@ -458,11 +492,7 @@ def board_text(lines: dict[str, list[Row]], kept: dict[str, list[Row]], stations
                        f"station: {quote(station_of[row.code].ident)}, squares: [{squares}])"
                        f"   # {row.code} {row.name}")
         out.append("")
-    out.append("  # income track, reconstructed: high = 2/3 of the value rounded up to ¥100, low = the"
-               " rest")
-    for value in range(0, 6001, 100):
-        high, low = track_row(value)
-        out.append(f"  track_row V{value}(value: {value}, high: {high}, low: {low})")
+    out += track_text()
     out.append("}")
     return "\n".join(out) + "\n"
 

@@ -15,6 +15,26 @@ STREETS = {"E": ("h", 0, 0), "S": ("u", 0, 0), "W": ("h", -1, 0), "N": ("u", 0, 
 PERPENDICULAR = {"E": "SN", "W": "SN", "S": "EW", "N": "EW"}
 
 
+def track_row(value: int) -> tuple[int, int]:
+    """The two numbers (high, low) beside income value `value`, reconstructed: they split the
+    value (as the stock payouts use them); low is a third of it rounded down to ¥100, but at least
+    ¥100 from ¥200 on, since low is the least speculation stake and a stake is money paid.  This
+    gives the rulebook's 2,900 -> 2,000 / 900 and 1,400 -> 1,000 / 400; beside ¥100 the numbers
+    can only be 100 / 0 (the rules then ask a stake of the ¥100 the marker has reached)."""
+    low = max(value // 300 * 100, 100 if value >= 200 else 0)
+    return value - low, low
+
+
+def track_text(top: int = 6000) -> list[str]:
+    """The income-track rows of a map file, 0 to `top` in steps of ¥100, with their comment."""
+    out = ["  # income track, reconstructed: low = a third of the value rounded down to ¥100 (at least",
+           "  # ¥100 from ¥200 on), high = the rest"]
+    for value in range(0, top + 1, 100):
+        high, low = track_row(value)
+        out.append(f"  track_row V{value}(value: {value}, high: {high}, low: {low})")
+    return out
+
+
 def read_tsv(path: str) -> list[list[str]]:
     """Rows of a tab-separated file without '#' comments and without its header row."""
     with open(path, encoding="utf-8") as handle:

@@ -48,8 +48,8 @@ How the board is reconstructed
    2 and 2 lines, ties broken by income-track order).  Each train line has one train
    (``<line>_train``) entering at stop 1; P and Bus have two markers each, one entering at each
    end (``P_tram1`` / ``P_tram2``, ``Bus_bus1`` / ``Bus_bus2``).
-5. Income track.  As for Tokyo, v = 0, 100, ... 6000: high = 2/3 of v rounded up to ¥100,
-   low = v - high.  The rulebook's four-owner example (¥2,000 paid 1,000 / 500 / 300 / 200) is a
+5. Income track.  As for Tokyo (``common.track_row``), v = 0, 100, ... 6000: low = a third of
+   v rounded down to ¥100 but at least ¥100 from ¥200 on, high = the rest.  The rulebook's four-owner example (¥2,000 paid 1,000 / 500 / 300 / 200) is a
    payout rule, not a track row.
 
 The action cards (``DECKS`` below) are a hand-made table: five decks of eight cards, four with
@@ -73,6 +73,7 @@ from games.tokyo_metro.tools.common import (
     read_coords,
     read_tsv,
     square_id,
+    track_text,
     write_files,
 )
 
@@ -495,12 +496,6 @@ def vehicles(stops: dict[str, list[Stop]]) -> list[tuple[str, str, int]]:
     return out
 
 
-def track_row(value: int) -> tuple[int, int]:
-    """The two numbers beside income value `value`: 2/3 rounded up to ¥100, and the rest."""
-    high = -(-2 * value // 300) * 100
-    return high, value - high
-
-
 def board_text(stops: dict[str, list[Stop]], stations: list[Station],
                touching: dict[str, list[tuple[int, int]]]) -> str:
     """The text of osaka.metro."""
@@ -556,11 +551,7 @@ def board_text(stops: dict[str, list[Stop]], stations: list[Station],
             out.append(f"  stop {stop.ident}(line: {letter}, number: {stop.number}, "
                        f"station: {station}, squares: [{squares}])   # {stop.code} {note}")
         out.append("")
-    out.append("  # income track, reconstructed: high = 2/3 of the value rounded up to ¥100, low = the"
-               " rest")
-    for value in range(0, 6001, 100):
-        high, low = track_row(value)
-        out.append(f"  track_row V{value}(value: {value}, high: {high}, low: {low})")
+    out += track_text()
     out.append("}")
     return "\n".join(out) + "\n"
 
