@@ -84,7 +84,8 @@ def emit_module(cp: CheckedProgram, data: MapData, evaluator: Evaluator, diags: 
         try:
             consts.append((name, evaluator.const(name, versions.active)))
         except EvalError as error:
-            diags.error(TYPE, f"const '{name}' cannot be computed before the game: {error}", error.node.span)
+            diags.error(error.code or TYPE, f"const '{name}' cannot be computed before the game: {error}",
+                        error.node.span)
     _fields(gen, code)
     _callables(gen, code)
     _scoring(gen, code)
