@@ -184,6 +184,16 @@ def _bot_name(game: Game, chosen: str | None) -> str:
     return game.default_bot
 
 
+MAX_SEED_LENGTH = 1000
+
+
+def _valid_seed(ctx, param, text: str | None) -> str | None:
+    """A seed is printable text of at most MAX_SEED_LENGTH characters (a longer number cannot be read)."""
+    if text is not None and not (text.isprintable() and len(text) <= MAX_SEED_LENGTH):
+        raise click.BadParameter(f"a seed is at most {MAX_SEED_LENGTH} printable characters")
+    return text
+
+
 def _seed(text: str) -> int | str:
     # `--seed 7` means the same game as `new_game(seed=7)` in Python.
     return int(text) if text.lstrip("-").isdigit() else text
@@ -200,7 +210,8 @@ BOT_OPTION = click.option("--bot", metavar="NAME",
 @PLAYERS_OPTION
 @click.option("--games", type=click.IntRange(min=1), default=100, show_default=True,
               help="How many games to play.")
-@click.option("--seed", default="1", show_default=True, help="Base seed: game i is seeded with SEED/i.")
+@click.option("--seed", default="1", show_default=True, help="Base seed: game i is seeded with SEED/i.",
+              callback=_valid_seed)
 @BOT_OPTION
 @click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
               help="Worker processes (results do not depend on it).")
@@ -256,7 +267,8 @@ def _print_stats(stats: SimulationStats, jobs: int) -> None:
 @main.command("playthrough")
 @click.argument("path", type=GAME_PATH)
 @PLAYERS_OPTION
-@click.option("--seed", default="1", show_default=True, help="Seed of the game.")
+@click.option("--seed", default="1", show_default=True, help="Seed of the game.",
+              callback=_valid_seed)
 @BOT_OPTION
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=str),
               help="Write the transcript to this file (the golden file) instead of printing it.")
@@ -320,7 +332,8 @@ def diff_command(path: str, variants, expansions, map_path) -> None:
 @PLAYERS_OPTION
 @click.option("--human", "humans", type=click.IntRange(min=1), multiple=True, default=(1,),
               show_default=True, help="Seat played by a person at this terminal (1-based). Repeatable.")
-@click.option("--seed", help="Seed of the game [default: a random one, printed at the start].")
+@click.option("--seed", help="Seed of the game [default: a random one, printed at the start].",
+              callback=_valid_seed)
 @BOT_OPTION
 @game_options
 def play(path: str, players, humans: tuple[int, ...], seed, bot, variants, expansions, map_path) -> None:

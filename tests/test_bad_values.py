@@ -285,3 +285,12 @@ def test_printable_escapes_every_unprintable_character():
     assert printable("a\x1bb\x7f\x85\u202e\n") == "a\\x1bb\\x7f\\x85\\u202e\\x0a"
     assert printable("two\nlines\tok", keep="\n\t") == "two\nlines\tok"
     assert all(printable(chr(c)).isprintable() for c in range(0x3000))
+
+
+@pytest.mark.parametrize("seed", ["9" * 5000, "bad\udcffbytes", "esc\x1b[2J"])
+def test_a_seed_that_cannot_be_used_is_a_usage_error(tmp_path, seed):
+    folder = write(tmp_path, game())
+    for command in (["simulate", folder, "--games", "1"], ["playthrough", folder], ["play", folder]):
+        result = CliRunner().invoke(main, [*command, "--seed", seed], input="q\n", color=True)
+        assert result.exit_code == 2 and "a seed is at most 1000 printable characters" in result.output
+        _no_escapes(result.output)
