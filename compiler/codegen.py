@@ -687,14 +687,17 @@ class Generator:
         """
         target = node.target
         ref = self.cp.refs.get(id(target), ("",))
-        place = self.expr(target, env)
         if isinstance(target, ast.Field) and ref[0] == "player_field":
             container, index = f"S.p_{ident(target.name)}", self.expr(target.obj, env)
         elif isinstance(target, ast.Index) and ref[0] != "elem_by_id":
             container, index = self.expr(target.obj, env), self.expr(target.index, env)
         else:
             container = index = None
-        if container is not None and not (_stable(container) and _stable(index)):
+        if container is None:
+            place = self.expr(target, env)
+        elif _stable(container) and _stable(index):
+            place = f"{container}[{index}]"
+        else:
             # Python temporaries used at once (no counter: numbered frame locals are saved state).
             w.line(f"_at, _ai = {container}, {index}", node.span)
             place = "_at[_ai]"
