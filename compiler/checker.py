@@ -1231,17 +1231,28 @@ class Checker:
         value: Type = ANY
         for i, (k, v) in enumerate(node.entries):
             kt, vt = self.expr(k, scope), self.expr(v, scope)
-            key = kt if i == 0 else self.sub.join(key, kt)
+            # Each key on its own: a list key joined with a number key would pass as `any`.
+            if not self._table_key(kt, k):
+                return MapT(ANY, ANY)
+            joined = kt if i == 0 else self.sub.join(key, kt)
+            if isinstance(joined, AnyT) and not isinstance(key, AnyT) and not isinstance(kt, AnyT):
+                self.error(TYPE, f"table keys of different types ({key} and {kt})", k)
+                return MapT(ANY, ANY)
+            key = joined
             value = vt if i == 0 else self.sub.join(value, vt)
-        if not (is_finite(key) or isinstance(key, IntT | AnyT)):
-            self.error(TYPE, f"table keys must be numbers, enum values, elements or players, not {key}", node)
         return MapT(key, value)
+
+    def _table_key(self, key: Type, node: ast.Expr) -> bool:
+        """True if values of type `key` may be table keys, else an error at `node`."""
+        if is_finite(key) or isinstance(key, IntT | AnyT):
+            return True
+        self.error(TYPE, f"table keys must be numbers, enum values, elements or players, not {key}", node)
+        return False
 
     def e_DictComp(self, node: ast.DictComp, scope: Scope) -> Type:
         inner = self._comp_scope(node.fors, scope)
         key, value = self.expr(node.key, inner), self.expr(node.value, inner)
-        if not (is_finite(key) or isinstance(key, IntT | AnyT)):
-            self.error(TYPE, f"table keys must be numbers, enum values, elements or players, not {key}", node)
+        self._table_key(key, node.key)
         return MapT(key, value)
 
     def e_RangeExpr(self, node: ast.RangeExpr, scope: Scope) -> Type:

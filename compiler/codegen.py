@@ -36,6 +36,9 @@ from dsl.visitor import walk
 from runtime.geometry import Building, Frame, Shape
 
 CHOOSE_NODES = (ast.Choose, ast.EachChoose, ast.ChooseAction, ast.EachChooseAction)
+# Library calls whose integer results are small by nature (counts, seats, positions).
+IN_RANGE_BUILTINS = frozenset({"size", "count", "seat", "seat_number", "next_player", "index_of",
+                               "floor_count", "piece_count"})
 
 
 def ident(name: str) -> str:
@@ -548,9 +551,10 @@ class Generator:
         if name == "add":
             if kind == "bag":
                 return f"_l.bag_add({args[0]}, {args[1]})"
+            item = self.checked(args[1], node.args[1], types[0].item) if kind else args[1]
             if kind == "set":
-                return f"{args[0]}.add({args[1]})"
-            return f"{args[0]}.append({args[1]})"
+                return f"{args[0]}.add({item})"
+            return f"{args[0]}.append({item})"
         if name == "remove":
             if kind == "bag":
                 return f"_l.bag_remove({args[0]}, {args[1]})"
@@ -558,12 +562,53 @@ class Generator:
                 return f"_l.set_remove({args[0]}, {args[1]})"
             return f"_l.list_remove({args[0]}, {args[1]})"
         if name == "put_bottom":
-            return f"{args[0]}.insert(0, {args[1]})"
+            item = self.checked(args[1], node.args[1], types[0].item) if kind else args[1]
+            return f"{args[0]}.insert(0, {item})"
         if name == "clear":
             if kind == "bag":
                 return f"{args[0]}.__setitem__(slice(None), [0] * len({args[0]}))"
             return f"{args[0]}.clear()"
         raise AssertionError(f"builtin {name}")
+
+    def checked(self, code: str, value: ast.Expr, dst: Type) -> str:
+        """Code for `value` about to be stored where `dst` is declared: integers range-checked.
+
+        Only stored values are checked (a value grows without bound only by being stored and
+        reused), and only those not already known to be in range.
+        """
+        if isinstance(dst, OptT) and isinstance(dst.inner, IntT):
+            return code if self.in_range(value) else f"_l.opt_int_ok({code})"
+        if isinstance(dst, IntT):
+            return code if self.in_range(value) else f"_l.int_ok({code})"
+        item = dst.value if isinstance(dst, MapT) else dst.item if isinstance(dst, CollT) and dst.kind != "bag" else None
+        if isinstance(item, OptT):
+            item = item.inner
+        if isinstance(item, IntT) and not self.stored(value):
+            return f"_l.ints_ok({code})"
+        return code
+
+    def in_range(self, node: ast.Expr) -> bool:
+        """True if an integer expression cannot lie outside the range: literals, stored values, sizes."""
+        if isinstance(node, ast.IntLit | ast.BoolLit | ast.NoneLit) or self.stored(node):
+            return True
+        if isinstance(node, ast.CondExpr):
+            return self.in_range(node.then) and self.in_range(node.orelse)
+        if isinstance(node, ast.Call) and self.cp.refs.get(id(node), ("",))[0] == "builtin":
+            if node.func in ("min", "max") and len(node.args) == 2:
+                return all(self.in_range(a) for a in node.args)
+            return node.func in IN_RANGE_BUILTINS
+        return False
+
+    def stored(self, node: ast.Expr) -> bool:
+        """True if `node` reads a constant, the state or map data (whose integers are all in range)."""
+        ref = self.cp.refs.get(id(node), ("",))[0]
+        if isinstance(node, ast.Name):
+            return ref in ("global", "const", "enum_value")
+        if isinstance(node, ast.Field):
+            return ref in ("player_field", "elem_field", "enum_value")
+        if isinstance(node, ast.Index):
+            return ref == "elem_by_id" or self.stored(node.obj)
+        return False
 
     def convert(self, code: str, src: Type, dst: Type) -> str:
         """Code storing a value of type src where dst is declared (copies collections)."""
@@ -606,17 +651,22 @@ class Generator:
         declared = self.cp.types.get(id(node))
         if node.type is not None and isinstance(declared, CollT | MapT):
             value = self.convert(value, self.t(node.value), declared)
+        value = self.checked(value, node.value, declared or self.t(node.value))
         w.line(f"{env.local(node.name)} = {value}", node.span)
 
     def s_Assign(self, node: ast.Assign, w, env):
+        self.assign(node, self.expr(node.value, env), w, env)
+
+    def assign(self, node: ast.Assign, value: str, w, env) -> None:
+        """An assignment of the value computed by `value` (also a waiting call's result)."""
         target = self.expr(node.target, env)
-        value = self.expr(node.value, env)
         tt, vt = self.t(node.target), self.t(node.value)
         if node.op == "=":
             if isinstance(tt, CollT | MapT):
                 value = self.convert(value, vt, tt)
-            w.line(f"{target} = {value}", node.span)
+            w.line(f"{target} = {self.checked(value, node.value, tt)}", node.span)
         elif isinstance(tt, CollT):
+            value = self.checked(value, node.value, tt)
             if tt.kind == "bag":
                 fn = "bag_add_all" if node.op == "+=" else "bag_remove_all"
                 items = f"_l.bag_items({value})" if isinstance(vt, CollT) and vt.kind == "bag" else value
@@ -627,7 +677,32 @@ class Generator:
                 items = f"_l.bag_items({value})" if isinstance(vt, CollT) and vt.kind == "bag" else value
                 w.line(f"{target}.extend({items})", node.span)
         else:
-            w.line(f"{target} {node.op} {value}", node.span)
+            self.augmented(node, value, w, env)
+
+    def augmented(self, node: ast.Assign, value: str, w, env) -> None:
+        """`x += v` (or -=, *=) on a number, its result range-checked.
+
+        The parts of the target (container, index) are evaluated once, before the value,
+        as Python's own augmented assignment does.
+        """
+        target = node.target
+        ref = self.cp.refs.get(id(target), ("",))
+        if isinstance(target, ast.Field) and ref[0] == "player_field":
+            container, index = f"S.p_{ident(target.name)}", self.expr(target.obj, env)
+        elif isinstance(target, ast.Index) and ref[0] != "elem_by_id":
+            container, index = self.expr(target.obj, env), self.expr(target.index, env)
+        else:
+            container = index = None
+        if container is None:
+            place = self.expr(target, env)
+        elif _stable(container) and _stable(index):
+            place = f"{container}[{index}]"
+        else:
+            # Python temporaries used at once (no counter: numbered frame locals are saved state).
+            w.line(f"_at, _ai = {container}, {index}", node.span)
+            place = "_at[_ai]"
+        check = "_l.opt_int_ok" if isinstance(self.t(target), OptT) else "_l.int_ok"
+        w.line(f"{place} = {check}({place} {node.op[0]} {value})", node.span)
 
     def s_ExprStmt(self, node: ast.ExprStmt, w, env):
         w.line(self.expr(node.expr, env), node.span)
@@ -766,6 +841,12 @@ class Generator:
         if isinstance(node, ast.ChooseAction) and node.orelse is not None:
             return any(self.escapes(s) for s in node.orelse.stmts)
         return False
+
+
+def _stable(code: str) -> bool:
+    """True if evaluating `code` twice gives the same place: a Python name, a number, a frame local."""
+    return code.isidentifier() or code.isdigit() or code.startswith("S.p_") and code[4:].isidentifier() or (
+        code.startswith("L['") and code.endswith("']") and code[3:-2].isidentifier())
 
 
 def source_text(program, span: Span) -> str:

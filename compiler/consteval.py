@@ -8,15 +8,18 @@ import networkx as nx
 
 from compiler.checker import CheckedProgram
 from dsl import ast
+from dsl.diagnostics import INT_RANGE, ErrorCode
 from runtime import graph, grid
+from runtime.values import INT_LIMIT
 
 
 class EvalError(Exception):
-    """An expression could not be evaluated at compile time."""
+    """An expression could not be evaluated at compile time (`code`: a more precise diagnostic code)."""
 
-    def __init__(self, message: str, node: ast.Node):
+    def __init__(self, message: str, node: ast.Node, code: ErrorCode | None = None):
         super().__init__(message)
         self.node = node
+        self.code = code
 
 
 @dataclass
@@ -56,7 +59,12 @@ class Evaluator:
         method = getattr(self, f"e_{type(node).__name__}", None)
         if method is None:
             raise EvalError("this expression cannot be computed before the game starts", node)
-        return method(node, env)
+        value = method(node, env)
+        # Every intermediate result is checked, so no computation ever grows far past the limit.
+        if type(value) is int and not -INT_LIMIT <= value < INT_LIMIT:
+            raise EvalError(f"the value {_digits(value)} is outside the integer range -2**63 .. 2**63 - 1",
+                            node, INT_RANGE)
+        return value
 
     def e_IntLit(self, node, env):
         return node.value
@@ -116,7 +124,7 @@ class Evaluator:
         return [self.eval(i, env) for i in node.items]
 
     def e_DictLit(self, node, env):
-        return {self.eval(k, env): self.eval(v, env) for k, v in node.entries}
+        return _table((k, self.eval(k, env), self.eval(v, env)) for k, v in node.entries)
 
     def e_RangeExpr(self, node, env):
         return list(range(self.eval(node.lo, env), self.eval(node.hi, env) + 1))
@@ -139,7 +147,8 @@ class Evaluator:
         return [self.eval(node.elem, e) for e in self._iterate(node.fors, env)]
 
     def e_DictComp(self, node, env):
-        return {self.eval(node.key, e): self.eval(node.value, e) for e in self._iterate(node.fors, env)}
+        entries = ((node.key, self.eval(node.key, e), self.eval(node.value, e)) for e in self._iterate(node.fors, env))
+        return _table(entries)
 
     def e_GenCall(self, node, env):
         values = [self.eval(node.elem, e) for e in self._iterate(node.fors, env)]
@@ -250,6 +259,24 @@ class Evaluator:
 
     def e_CondExpr(self, node, env):
         return self.eval(node.then if self.eval(node.cond, env) else node.orelse, env)
+
+
+def _table(entries) -> dict:
+    """A table from (key node, key, value) triples; a key that cannot be one is an error at its node."""
+    table = {}
+    for node, key, value in entries:
+        try:
+            table[key] = value
+        except TypeError:
+            raise EvalError("a table key must be a number, enum value, element or player", node) from None
+    return table
+
+
+def _digits(value: int) -> str:
+    """A short text for a large integer (never `str` of a huge one: Python limits its digits)."""
+    if abs(value) < 10**30:
+        return str(value)
+    return f"{'-' if value < 0 else ''}about 2**{abs(value).bit_length() - 1}"
 
 
 def _geometry(name: str, args: list):

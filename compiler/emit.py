@@ -12,6 +12,7 @@ from compiler.consteval import EvalError, Evaluator, MapData
 from compiler.lower import FrameLowerer, action_functions
 from compiler.pywriter import PyWriter
 from compiler.types import (
+    INT,
     BoolT,
     CollT,
     ElemT,
@@ -84,7 +85,8 @@ def emit_module(cp: CheckedProgram, data: MapData, evaluator: Evaluator, diags: 
         try:
             consts.append((name, evaluator.const(name, versions.active)))
         except EvalError as error:
-            diags.error(TYPE, f"const '{name}' cannot be computed before the game: {error}", error.node.span)
+            diags.error(error.code or TYPE, f"const '{name}' cannot be computed before the game: {error}",
+                        error.node.span)
     _fields(gen, code)
     _callables(gen, code)
     _scoring(gen, code)
@@ -313,7 +315,7 @@ def _scoring(gen: Generator, w: PyWriter) -> None:
             decl = p.score.active
             env = Env(frame=False).bind(decl.var)
             w.line(f"{env.local(decl.var)} = p")
-            w.line(f"return {gen.expr(decl.expr, env)}", decl.expr.span)
+            w.line(f"return {gen.checked(gen.expr(decl.expr, env), decl.expr, INT)}", decl.expr.span)
         else:
             w.line("return 0")
     w.line("")
@@ -326,7 +328,7 @@ def _scoring(gen: Generator, w: PyWriter) -> None:
             w.line(f"{env.local(decl.var)} = p")
             keys = []
             for key in decl.keys:
-                code = f"int({gen.expr(key.expr, env)})"
+                code = f"_l.int_ok(int({gen.expr(key.expr, env)}))"
                 keys.append(f"-{code}" if key.descending else code)
             w.line("return (" + "".join(k + ", " for k in keys) + ")", decl.span)
         else:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from compiler.codegen import Env, Generator, source_text
 from compiler.pywriter import PyWriter
-from compiler.types import BoolT, CollT, ElemT, EnumT, OptT, PlayerT
+from compiler.types import BoolT, CollT, ElemT, EnumT, IntT, OptT, PlayerT
 from dsl import ast
 
 
@@ -185,7 +185,7 @@ class FrameLowerer:
         else:
             callee, _ = gen.callable_name(call.func)
             decl = gen.p.procedures[call.func].active
-        params = ", ".join(f"{p.name!r}: {gen.expr(a, self.env)}"
+        params = ", ".join(f"{p.name!r}: {gen.checked(gen.expr(a, self.env), a, gen.t(a))}"
                            for p, a in zip(decl.params, call.args, strict=True))
         resume = self.new_block()
         self.w.line(f"S.stack.append(_Frame({callee!r}, {{{params}}}))", span)
@@ -193,7 +193,10 @@ class FrameLowerer:
         self.w.line("return _CALL")
         self.goto(resume)
         if after_target is not None:
-            self.w.line(f"{after_target} = F.ret", span)
+            result = gen.t(call)
+            check = "_l.opt_int_ok" if isinstance(result, OptT) and isinstance(result.inner, IntT) else (
+                "_l.int_ok" if isinstance(result, IntT) else "")
+            self.w.line(f"{after_target} = {check}(F.ret)" if check else f"{after_target} = F.ret", span)
 
     def l_ExprStmt(self, node: ast.ExprStmt, loops):
         self._call(node.expr, None, node.span)
@@ -202,7 +205,11 @@ class FrameLowerer:
         self._call(node.value, self.env.local(node.name), node.span)
 
     def l_Assign(self, node: ast.Assign, loops):
-        self._call(node.value, self.gen.expr(node.target, self.env), node.span)
+        if node.op == "=":
+            self._call(node.value, self.gen.expr(node.target, self.env), node.span)
+        else:  # `x += wait()`: the target is read when the call has returned
+            self._call(node.value, None, node.span)
+            self.gen.assign(node, "F.ret", self.w, self.env)
 
     # ------------------------------------------------------------ decisions
 

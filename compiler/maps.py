@@ -177,4 +177,5 @@ def run_checks(cp: CheckedProgram, data: MapData, evaluator: Evaluator, diags: D
                     diags.error(MAP_CHECK, f"{check.kind} '{item.ident}': {check.message}", item.span,
                                 f"check declared at {check.span}")
         except EvalError as error:
-            diags.error(MAP_CHECK, f"cannot evaluate check '{check.message}': {error}", error.node.span)
+            diags.error(error.code or MAP_CHECK, f"cannot evaluate check '{check.message}': {error}",
+                        error.node.span)

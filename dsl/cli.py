@@ -11,6 +11,7 @@ from contextlib import contextmanager
 
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
@@ -20,6 +21,7 @@ from compiler.diff import describe_patches
 from compiler.simulate import SimulationStats, simulate
 from compiler.testgen import generate_tests
 from dsl.diagnostics import CompileError
+from dsl.terminal import printable
 from runtime.bots import bot_names, make_bot
 from runtime.errors import MetroRuntimeError
 from runtime.machine import Action, Game, State
@@ -31,12 +33,22 @@ PLACES = {1: "1st", 2: "2nd", 3: "3rd"}
 MENU_LIMIT = 40  # longer lists of legal actions are summarised by action name
 
 
+def say(message: str = "", err: bool = False, nl: bool = True) -> None:
+    """click.echo for text that may quote rule files: no control or escape sequence reaches the terminal."""
+    click.echo(printable(message, keep="\n\t"), err=err, nl=nl)
+
+
+def _rich(text: str) -> str:
+    """Rule-file text for rich: printable, and its markup (`[bold]`) shown as written."""
+    return escape(printable(text))
+
+
 class Failure(click.ClickException):
     """An error already worded for the user: printed as it is to stderr, exit status 1."""
 
     def show(self, file=None) -> None:
         """Print the message alone (no "Error:" prefix; diagnostics carry their own)."""
-        click.echo(self.message, err=True)
+        say(self.message, err=True)
 
 
 @contextmanager
@@ -107,7 +119,7 @@ def check(paths: tuple[str, ...], as_json: bool, variants, expansions, map_path)
     """
     results = [_check_one(path, variants, expansions, map_path, echo=not as_json) for path in paths]
     if as_json:
-        click.echo(json.dumps({"games": results}))
+        say(json.dumps({"games": results}))
     if not all(result["ok"] for result in results):
         raise click.exceptions.Exit(1)
 
@@ -119,13 +131,13 @@ def _check_one(path: str, variants, expansions, map_path, echo: bool) -> dict:
         ctx = compile_game(path, expansions, variants, map_path)
     except CompileError as error:
         if echo:
-            click.echo(error.render(), err=True)
+            say(error.render(), err=True)
         return result | {"diagnostics": [d.to_dict() for d in error.diagnostics]}
     program = ctx.program
     if echo:
         for diagnostic in ctx.diags.items:
-            click.echo(diagnostic.render(ctx.sources), err=True)
-        click.echo(f"ok: {program.game_name} ({_plural(len(program.scenarios), 'scenario')}, "
+            say(diagnostic.render(ctx.sources), err=True)
+        say(f"ok: {printable(program.game_name)} ({_plural(len(program.scenarios), 'scenario')}, "
                    f"{_plural(len(program.invariants), 'invariant')})")
     return result | {"ok": True, "game": program.game_name, "scenarios": len(program.scenarios),
                      "invariants": len(program.invariants),
@@ -166,10 +178,20 @@ def _bot_name(game: Game, chosen: str | None) -> str:
     if game.default_bot is None:
         return "random"
     if game.default_bot not in bot_names(game):
-        click.echo(f"warning: the game's default bot '{game.default_bot}' is not available; "
+        say(f"warning: the game's default bot '{game.default_bot}' is not available; "
                    "using 'random'", err=True)
         return "random"
     return game.default_bot
+
+
+MAX_SEED_LENGTH = 1000
+
+
+def _valid_seed(ctx, param, text: str | None) -> str | None:
+    """A seed is printable text of at most MAX_SEED_LENGTH characters (a longer number cannot be read)."""
+    if text is not None and not (text.isprintable() and len(text) <= MAX_SEED_LENGTH):
+        raise click.BadParameter(f"a seed is at most {MAX_SEED_LENGTH} printable characters")
+    return text
 
 
 def _seed(text: str) -> int | str:
@@ -188,7 +210,8 @@ BOT_OPTION = click.option("--bot", metavar="NAME",
 @PLAYERS_OPTION
 @click.option("--games", type=click.IntRange(min=1), default=100, show_default=True,
               help="How many games to play.")
-@click.option("--seed", default="1", show_default=True, help="Base seed: game i is seeded with SEED/i.")
+@click.option("--seed", default="1", show_default=True, help="Base seed: game i is seeded with SEED/i.",
+              callback=_valid_seed)
 @BOT_OPTION
 @click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
               help="Worker processes (results do not depend on it).")
@@ -214,7 +237,7 @@ def simulate_command(path: str, players, games: int, seed: str, bot, jobs: int, 
                          progress=advance)
     if as_json:
         summary = stats.to_dict() | {"variants": list(variants), "expansions": list(expansions), "jobs": jobs}
-        click.echo(json.dumps(summary))
+        say(json.dumps(summary))
     else:
         _print_stats(stats, jobs)
 
@@ -224,8 +247,8 @@ def _number(value: float) -> str:
 
 
 def _print_stats(stats: SimulationStats, jobs: int) -> None:
-    table = Table(title=f"{stats.game}: {_plural(stats.games, 'game')}, {stats.players} players",
-                  caption=f"seed {stats.seed}, {stats.bot} bots")
+    table = Table(title=f"{_rich(stats.game)}: {_plural(stats.games, 'game')}, {stats.players} players",
+                  caption=f"seed {_rich(stats.seed)}, {_rich(stats.bot)} bots")
     for heading in ("Seat", "Wins", "Win rate", "95% interval", "Mean score"):
         table.add_column(heading, justify="left" if heading == "Seat" else "right")
     for seat in range(stats.players):
@@ -244,7 +267,8 @@ def _print_stats(stats: SimulationStats, jobs: int) -> None:
 @main.command("playthrough")
 @click.argument("path", type=GAME_PATH)
 @PLAYERS_OPTION
-@click.option("--seed", default="1", show_default=True, help="Seed of the game.")
+@click.option("--seed", default="1", show_default=True, help="Seed of the game.",
+              callback=_valid_seed)
 @BOT_OPTION
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=str),
               help="Write the transcript to this file (the golden file) instead of printing it.")
@@ -254,7 +278,7 @@ def playthrough_command(path: str, players, seed: str, bot, output, variants, ex
     game, players = _load(path, variants, expansions, map_path, players)
     text = transcript(game, players, _seed(seed), _bot_name(game, bot))
     if output is None:
-        click.echo(text, nl=False)
+        say(text, nl=False)
         return
     try:
         with open(output, "w", encoding="utf-8") as handle:
@@ -282,12 +306,12 @@ def testgen_command(path: str, out_dir: str, coverage: bool, games: int, as_json
         game = load_game(path, expansions=expansions, variants=variants, map=map_path)
         report = game_coverage(game, random_games=games)
     if as_json:
-        click.echo(json.dumps({"written": list(written), "coverage": report.to_dict() if report else None}))
+        say(json.dumps({"written": list(written), "coverage": report.to_dict() if report else None}))
         return
     for name in written:
-        click.echo(f"wrote {name}")
+        say(f"wrote {name}")
     if report is not None:
-        click.echo(format_coverage(report))
+        say(format_coverage(report))
 
 
 @main.command("diff")
@@ -298,9 +322,9 @@ def diff_command(path: str, variants, expansions, map_path) -> None:
     with reported():
         changes = describe_patches(path, expansions=expansions, variants=variants)
     if not changes:
-        click.echo("no changes (name expansions with --with and variants with --variant)")
+        say("no changes (name expansions with --with and variants with --variant)")
     for change in changes:
-        click.echo(str(change))
+        say(str(change))
 
 
 @main.command()
@@ -308,7 +332,8 @@ def diff_command(path: str, variants, expansions, map_path) -> None:
 @PLAYERS_OPTION
 @click.option("--human", "humans", type=click.IntRange(min=1), multiple=True, default=(1,),
               show_default=True, help="Seat played by a person at this terminal (1-based). Repeatable.")
-@click.option("--seed", help="Seed of the game [default: a random one, printed at the start].")
+@click.option("--seed", help="Seed of the game [default: a random one, printed at the start].",
+              callback=_valid_seed)
 @BOT_OPTION
 @game_options
 def play(path: str, players, humans: tuple[int, ...], seed, bot, variants, expansions, map_path) -> None:
@@ -323,17 +348,18 @@ def play(path: str, players, humans: tuple[int, ...], seed, bot, variants, expan
     state = game.new_game(players, _seed(seed))
     bots = {p: make_bot(bot, f"{seed}/{p}", game) for p in range(players) if p not in seats}
     you = ", ".join(PLAYER.label(p) for p in seats)
-    click.echo(f"{game.name}: {players} players, seed {seed}. You play {you}; the others are {bot} bots.")
-    click.echo("Answer with a number or an action id; q quits.")
+    say(f"{printable(game.name)}: {players} players, seed {printable(seed)}. You play {you}; "
+         f"the others are {bot} bots.")
+    say("Answer with a number or an action id; q quits.")
     while state.to_move:
         player = state.to_move[0]
         if player in bots:
             action = bots[player].choose(state, player)
-            click.echo(f"{PLAYER.label(player)}: {_public_label(state, action)}")
+            say(f"{PLAYER.label(player)}: {_public_label(state, action)}")
         else:
             action = _ask(state, player)
             if action is None:
-                click.echo("You left the game.")
+                say("You left the game.")
                 return
         state.apply(player, action)
     _show_end(state, seats)
@@ -347,7 +373,7 @@ def _public_label(state: State, action: Action) -> str:
     if site.secret:
         return "has chosen (in secret)"
     if site.kind == "actions":
-        return action.label
+        return printable(action.label)
     return f"chose {action.name.replace('_', ' ')}"
 
 
@@ -367,43 +393,43 @@ def _ask(state: State, player: int) -> Action | None:
         matches = [(n, a) for n, a in enumerate(actions, 1) if answer.lower() in a.label.lower()]
         if matches and not answer.isdigit():
             for number, action in matches:
-                click.echo(f"{number:>4}. {action.label}")
+                say(f"{number:>4}. {printable(action.label)}")
             continue
-        click.echo(f"'{answer}' is not one of the choices: type a number from 1 to {len(actions)}, "
-                   f"an action id such as {actions[0].id}, or q to quit.")
+        say(f"'{answer}' is not one of the choices: type a number from 1 to {len(actions)}, "
+                   f"an action id such as {printable(actions[0].id)}, or q to quit.")
 
 
 def _show_menu(actions: list[Action]) -> None:
     if len(actions) <= MENU_LIMIT:
         for number, action in enumerate(actions, 1):
-            click.echo(f"{number:>4}. {action.label}")
+            say(f"{number:>4}. {printable(action.label)}")
         return
     # Long menus are shown as runs of one action name; typing a word lists its members.
     first = 0
     for number in range(1, len(actions) + 1):
         if number == len(actions) or actions[number].name != actions[first].name:
             if number - first == 1:
-                click.echo(f"{first + 1:>9}. {actions[first].label}")
+                say(f"{first + 1:>9}. {printable(actions[first].label)}")
             else:
                 name = actions[first].name.replace("_", " ")
-                click.echo(f"{f'{first + 1}-{number}':>9}. {name} ({number - first} choices)")
+                say(f"{f'{first + 1}-{number}':>9}. {name} ({number - first} choices)")
             first = number
-    click.echo("Type part of a choice, such as its name, to list the matching ones with their numbers.")
+    say("Type part of a choice, such as its name, to list the matching ones with their numbers.")
 
 
 def _show_view(view: dict, player: int) -> None:
-    click.echo("")
-    click.echo(f"== {view['game']}: you are {view['you']}; to move: {', '.join(view['to_move'])} ==")
-    click.echo("Table:")
+    say("")
+    say(f"== {printable(view['game'])}: you are {view['you']}; to move: {', '.join(view['to_move'])} ==")
+    say("Table:")
     for name, value in view["state"].items():
-        click.echo(f"  {name}: {_text(value)}")
-    click.echo(f"You ({view['you']}):")
+        say(f"  {name}: {_text(value)}")
+    say(f"You ({view['you']}):")
     for name, value in view["player_state"][player].items():
-        click.echo(f"  {name}: {_text(value)}")
+        say(f"  {name}: {_text(value)}")
     for other, fields in enumerate(view["player_state"]):
         if other != player:
             shown = "; ".join(f"{name} {_text(value)}" for name, value in fields.items())
-            click.echo(f"{PLAYER.label(other)}: {shown}")
+            say(f"{PLAYER.label(other)}: {shown}")
 
 
 def _text(value, nested: bool = False) -> str:
@@ -420,15 +446,15 @@ def _text(value, nested: bool = False) -> str:
     elif isinstance(value, list):
         text = ", ".join(_text(item, True) for item in value) or "-"
     else:
-        return str(value)
+        return printable(str(value))
     return f"[{text}]" if nested else text
 
 
 def _show_end(state: State, seats: list[int]) -> None:
-    click.echo("")
-    click.echo("Game over." if state.is_over else "The game stopped: nobody can move.")
+    say("")
+    say("Game over." if state.is_over else "The game stopped: nobody can move.")
     scores, places = state.scores(), state.ranking()
     for player in sorted(range(state.n), key=lambda p: (places[p], p)):
         place = PLACES.get(places[player], f"{places[player]}th")
         mark = " (you)" if player in seats else ""
-        click.echo(f"  {place:>4}  {PLAYER.label(player)}{mark}: {scores[player]} points")
+        say(f"  {place:>4}  {PLAYER.label(player)}{mark}: {scores[player]} points")

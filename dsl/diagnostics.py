@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from dsl.source import SourceFile, Span
+from dsl.terminal import printable
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +44,7 @@ MAP_CHECK = _code("map-check", "A map fails one of the game's declared checks")
 MAP_DISCONNECTED = _code("map-disconnected", "A map graph is not connected")
 STRUCTURE = _code("structure", "A declaration is missing, misplaced or malformed")
 SCENARIO = _code("scenario", "A scenario or invariant is malformed")
+INT_RANGE = _code("int-range", "An integer is outside the 64-bit range -2**63 .. 2**63 - 1")
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +66,7 @@ class Diagnostic:
 
     def render(self, sources: dict[str, SourceFile] | None = None) -> str:
         """`file:line:col: error[code]: message`, the source line, and a caret underline."""
-        head = _printable(f"{self.span}: {self.severity}[{self.code.code}]: {self.message}")
+        head = printable(f"{self.span}: {self.severity}[{self.code.code}]: {self.message}")
         lines = [head]
         source = (sources or {}).get(self.span.file)
         if source is not None and self.span.line >= 1:
@@ -80,12 +82,12 @@ class Diagnostic:
                 gutter = f"{self.span.line:>5} | "
                 lines.append(gutter + _printable(shown))
                 lines.append(" " * (len(gutter) + start - 1) + "^" + "~" * (width - 1))
-        lines.extend(f"  note: {note}" for note in self.notes)
+        lines.extend(f"  note: {printable(note)}" for note in self.notes)
         return "\n".join(lines)
 
 
 def _printable(text: str) -> str:
-    # Control characters would garble a terminal; show them escaped instead.
+    # The quoted source line: one '?' per unprintable character keeps the carets aligned.
     return "".join(c if c.isprintable() or c == " " else "?" for c in text)
 
 

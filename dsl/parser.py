@@ -10,11 +10,12 @@ from lark import Lark, Token
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from dsl import ast
-from dsl.diagnostics import INPUT, SYNTAX, TOO_DEEP, Diagnostics
+from dsl.diagnostics import INPUT, INT_RANGE, SYNTAX, TOO_DEEP, Diagnostics
 from dsl.lexer import FastContextualLexer
 from dsl.memory import paused_gc
 from dsl.source import SourceFile, Span
 from dsl.syntax_errors import SEPARATORS, describe_expected
+from runtime.values import INT_LIMIT
 
 # Documented limits: a larger file or deeper nesting is refused with a diagnostic.
 MAX_FILE_BYTES = 2 * 1024 * 1024
@@ -61,12 +62,26 @@ FILE_RULES = frozenset({"start", "game_file", "map_file", "patch_file", "part_fi
 _PARSE_LOCK = threading.Lock()
 
 
-class _LimitExceeded(Exception):
-    """A node past MAX_NESTING or MAX_NODES_PER_DECL, raised from inside the parser."""
+class _Refused(Exception):
+    """Text the parser matched but the language refuses, raised from inside the parser."""
+
+    code = INT_RANGE
 
     def __init__(self, message: str, line: int, column: int):
         super().__init__(message)
         self.where = (line or 1, column or 1)
+
+
+class _LimitExceeded(_Refused):
+    """A node past MAX_NESTING or MAX_NODES_PER_DECL."""
+
+    code = TOO_DEEP
+
+
+class _BadEscape(_Refused):
+    """A string escape that is not a character (half of a surrogate pair)."""
+
+    code = SYNTAX
 
 
 class _Built:
@@ -161,8 +176,9 @@ def parse(text: str, filename: str) -> ast.File:
         diags.raise_if_errors({filename: source})
     bad = _first_control_character(text)
     if bad is not None:
-        line, col = bad
-        diags.error(INPUT, "the file contains a control character (binary data?)",
+        line, col, char = bad
+        what = "half of a surrogate pair (not UTF-8 text)" if "\ud800" <= char <= "\udfff" else "control character"
+        diags.error(INPUT, f"the file contains a {what}, U+{ord(char):04X} (binary data?)",
                     Span.point(filename, line, col))
         diags.raise_if_errors({filename: source})
     parser = metro_parser()
@@ -172,8 +188,8 @@ def parse(text: str, filename: str) -> ast.File:
             return parser.parse(text, on_error=_soft_keyword).value
     except UnexpectedInput as error:
         diags.items.append(_syntax_diagnostic(error, text, filename))
-    except _LimitExceeded as error:
-        diags.error(TOO_DEEP, str(error), Span.point(filename, *error.where))
+    except _Refused as error:
+        diags.error(error.code, str(error), Span.point(filename, *error.where))
     diags.raise_if_errors({filename: source})
     raise AssertionError("unreachable: a parse failure is always an error")
 
@@ -228,16 +244,18 @@ def _fail_input(path: str, message: str):
     diags.raise_if_errors({})
 
 
-_CONTROL = re.compile("[\x00-\x08\x0b\x0e-\x1f]")
+# C0 controls other than tab, LF, form feed and CR; DEL; the C1 controls; and lone
+# surrogates, which a str from the API may hold though no UTF-8 file can.
+_CONTROL = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
 
 
-def _first_control_character(text: str) -> tuple[int, int] | None:
+def _first_control_character(text: str) -> tuple[int, int, str] | None:
     found = _CONTROL.search(text)
     if found is None:
         return None
     index = found.start()
     before = text[:index]
-    return before.count("\n") + 1, index - (before.rfind("\n") + 1) + 1
+    return before.count("\n") + 1, index - (before.rfind("\n") + 1) + 1, found.group()
 
 
 def _literal_of(name: str) -> str | None:
@@ -335,9 +353,19 @@ def _unquote(token: Token) -> str:
         char = body[i]
         if char == "\\" and i + 1 < len(body):
             nxt = body[i + 1]
-            if nxt == "u" and i + 5 < len(body) + 0 and _is_hex(body[i + 2 : i + 6]):
-                out.append(chr(int(body[i + 2 : i + 6], 16)))
+            if nxt == "u" and _is_hex(body[i + 2 : i + 6]):
+                code = int(body[i + 2 : i + 6], 16)
                 i += 6
+                if 0xD800 <= code <= 0xDBFF and body[i : i + 2] == "\\u" and _is_hex(body[i + 2 : i + 6]):
+                    low = int(body[i + 2 : i + 6], 16)
+                    if 0xDC00 <= low <= 0xDFFF:  # a UTF-16 pair written as two escapes: one character
+                        out.append(chr(0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)))
+                        i += 6
+                        continue
+                if 0xD800 <= code <= 0xDFFF:
+                    raise _BadEscape(f"'\\u{code:04x}' is half of a surrogate pair, not a character",
+                                     token.line, token.column + i - 5)
+                out.append(chr(code))
                 continue
             out.append(escapes.get(nxt, nxt))
             i += 2
@@ -349,6 +377,20 @@ def _unquote(token: Token) -> str:
 
 def _is_hex(text: str) -> bool:
     return len(text) == 4 and all(c in "0123456789abcdefABCDEF" for c in text)
+
+
+# Integers are 64-bit signed values; a longer literal is refused before `int()` reads it.
+_MAX_INT_DIGITS = len(str(INT_LIMIT - 1))
+
+
+def _int(token: Token) -> int:
+    text = str(token)
+    value = int(text) if len(text.lstrip("0")) <= _MAX_INT_DIGITS else INT_LIMIT
+    if value >= INT_LIMIT:
+        shown = text if len(text) <= 30 else f"{text[:12]}...({len(text)} digits)"
+        raise _Refused(f"the integer {shown} is larger than the limit of {INT_LIMIT - 1} (2**63 - 1)",
+                       token.line, token.column)
+    return value
 
 
 def _present(items) -> tuple:
@@ -405,7 +447,7 @@ class AstBuilder:
         return ast.ExtendGroupDecl(str(ch[0]), ch[1], self.here)
 
     def players_decl(self, ch):
-        return ast.PlayersDecl(int(ch[0]), int(ch[1]), self.here)
+        return ast.PlayersDecl(_int(ch[0]), _int(ch[1]), self.here)
 
     def default_map_decl(self, ch):
         return ast.DefaultMapDecl(tuple(_unquote(c) for c in ch), self.here)
@@ -414,7 +456,7 @@ class AstBuilder:
         return ast.DefaultBotDecl(_unquote(ch[0]), self.here)
 
     def max_decisions_decl(self, ch):
-        return ast.MaxDecisionsDecl(int(ch[0]), self.here)
+        return ast.MaxDecisionsDecl(_int(ch[0]), self.here)
 
     def use_decl(self, ch):
         return ast.UseDecl(_unquote(ch[0]), self.here)
@@ -506,8 +548,8 @@ class AstBuilder:
         return ast.InvariantDecl(_unquote(ch[0]), ch[1], self.here)
 
     def scenario_decl(self, ch):
-        seed = int(ch[2]) if ch[2] is not None else 0
-        return ast.ScenarioDecl(_unquote(ch[0]), int(ch[1]), seed, tuple(ch[3:]), self.here)
+        seed = _int(ch[2]) if ch[2] is not None else 0
+        return ast.ScenarioDecl(_unquote(ch[0]), _int(ch[1]), seed, tuple(ch[3:]), self.here)
 
     # map data
     def map_item(self, ch):
@@ -688,7 +730,7 @@ class AstBuilder:
         return ast.SuperCall(ch[0] or (), self.here)
 
     def int_lit(self, ch):
-        return ast.IntLit(int(ch[0]), self.here)
+        return ast.IntLit(_int(ch[0]), self.here)
 
     def str_lit(self, ch):
         return ast.StrLit(_unquote(ch[0]), self.here)

@@ -6,7 +6,7 @@ from runtime import rng as _rng
 from runtime.errors import IllegalAction, RuleError, ScenarioFailure
 from runtime.graph import components
 from runtime.machine import ITERATION_BUDGET, RETURN, Action, Frame
-from runtime.values import ListD
+from runtime.values import INT_LIMIT, ListD
 
 __all__ = ["Action", "Frame"]
 
@@ -15,6 +15,35 @@ def ret(frame: Frame, value=None) -> int:
     """Finish a frame with a result."""
     frame.ret = value
     return RETURN
+
+
+def int_ok(value):
+    """The integer itself if it lies in the documented range (INT_LIMIT), else a RuleError."""
+    if -INT_LIMIT <= value < INT_LIMIT:
+        return value
+    raise _too_large(value)
+
+
+def opt_int_ok(value):
+    """`int_ok` for an optional integer (none passes)."""
+    if value is None or -INT_LIMIT <= value < INT_LIMIT:
+        return value
+    raise _too_large(value)
+
+
+def ints_ok(items):
+    """A collection of integers (or a table with integer values) whose every value is in range."""
+    for value in items.values() if isinstance(items, dict) else items:
+        if value is not None and not -INT_LIMIT <= value < INT_LIMIT:
+            raise _too_large(value)
+    return items
+
+
+def _too_large(value: int) -> RuleError:
+    # Never str() of the value: Python refuses to print integers of more than 4300 digits.
+    sign = "-" if value < 0 else ""
+    return RuleError(f"an integer result (about {sign}2**{abs(value).bit_length() - 1}) is outside the "
+                     "range -2**63 .. 2**63 - 1")
 
 
 def tick(state) -> None:

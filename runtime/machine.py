@@ -196,11 +196,13 @@ class State:
 
     def scores(self) -> list[int]:
         """Each player's score (from the game's `score` declaration)."""
-        return [self.game.module.score(self, p) for p in range(self.n)]
+        score = self.game.module.score
+        return [self._guarded(score, self, p) for p in range(self.n)]
 
     def ranking(self) -> list[int]:
         """Each player's place (1 = best); players tied on every ranking key share a place."""
-        keys = [self.game.module.rank_key(self, p) for p in range(self.n)]
+        rank_key = self.game.module.rank_key
+        keys = [self._guarded(rank_key, self, p) for p in range(self.n)]
         order = sorted(range(self.n), key=lambda p: keys[p])
         places = [0] * self.n
         for position, p in enumerate(order):

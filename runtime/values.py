@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+# Integers are 64-bit signed: every stored value, score and constant lies in
+# -INT_LIMIT .. INT_LIMIT - 1 (larger ones are refused where they are made).
+INT_LIMIT = 2**63
+
 
 class Desc:
     """Base descriptor: values are immutable scalars stored as themselves."""

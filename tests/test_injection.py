@@ -58,7 +58,7 @@ STRINGS = [
     "\n__import__('os').system('echo pwned')\n#",
     '"""+str(__import__("builtins").print("INJECTED"))+"""',
     "'''+str(__import__('builtins').print('INJECTED'))+'''",
-    "{{ ''.__class__.__mro__ }}", "None", "lone \ud800 surrogate", "", "x" * 10_000,
+    "{{ ''.__class__.__mro__ }}", "None", "del \x7f c1 \x85 csi \x9b[2J", "", "x" * 10_000,
 ]
 # Hostile names (NAME tokens); some are refused by the grammar, which is fine.
 NAMES = [
@@ -92,7 +92,7 @@ def metro_string(text: str) -> str:
             out.append("\\r")
         elif char == "\0":
             out.append("\\0")
-        elif ord(char) < 32 or 0xD800 <= ord(char) <= 0xDFFF:
+        elif ord(char) < 32 or 0x7F <= ord(char) <= 0x9F:
             out.append(f"\\u{ord(char):04x}")
         else:
             out.append(char)
