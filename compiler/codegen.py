@@ -105,6 +105,7 @@ class Generator:
         # While generating a read-only enumeration, state reads become locals bound once.
         self.hoist: dict[str, str] | None = None
         self.frame_proc_names: list[str] = []
+        self.frame_pcs: dict[str, int] = {}  # frame procedure -> number of program counters
         self.inline_depth = 0
 
     def hoisted(self, code: str) -> str:
@@ -199,8 +200,8 @@ class Generator:
         self.action_descs.setdefault(name, (f"({desc},)", rank))
 
     def add_site(self, kind, players, legal: PyWriter, resume: PyWriter, node, rule: str,
-                 where=None, why: PyWriter | None = None) -> None:
-        """Register a decision site with its functions."""
+                 where=None, why: PyWriter | None = None, frame: tuple[str, int] = ("", 0)) -> None:
+        """Register a decision site with its functions; `frame` is the (procedure, pc) waiting at it."""
         index = len(self.sites)
         if why is None:
             why = PyWriter()
@@ -211,7 +212,7 @@ class Generator:
                 why.line(f"return ({reason!r}, {rule!r}, {node.span.file!r}, {node.span.line!r})")
         self.sites.append({"index": index, "kind": kind, "players": players, "legal": legal,
                            "resume": resume, "why": why, "file": node.span.file,
-                           "line": node.span.line, "rule": rule})
+                           "line": node.span.line, "rule": rule, "frame": frame})
 
     # ------------------------------------------------------------ expressions
 
