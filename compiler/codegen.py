@@ -200,8 +200,13 @@ class Generator:
         self.action_descs.setdefault(name, (f"({desc},)", rank))
 
     def add_site(self, kind, players, legal: PyWriter, resume: PyWriter, node, rule: str,
-                 where=None, why: PyWriter | None = None, frame: tuple[str, int] = ("", 0)) -> None:
-        """Register a decision site with its functions; `frame` is the (procedure, pc) waiting at it."""
+                 where=None, why: PyWriter | None = None, frame: tuple[str, int] = ("", 0),
+                 secret: tuple[str, str] | None = None) -> None:
+        """Register a decision site with its functions.
+
+        `frame` is the (procedure, pc) waiting at it; `secret`, for a simultaneous choice, the
+        frame locals holding who chooses and what each has chosen so far.
+        """
         index = len(self.sites)
         if why is None:
             why = PyWriter()
@@ -212,7 +217,8 @@ class Generator:
                 why.line(f"return ({reason!r}, {rule!r}, {node.span.file!r}, {node.span.line!r})")
         self.sites.append({"index": index, "kind": kind, "players": players, "legal": legal,
                            "resume": resume, "why": why, "file": node.span.file,
-                           "line": node.span.line, "rule": rule, "frame": frame})
+                           "line": node.span.line, "rule": rule, "frame": frame,
+                           "secret": secret})
 
     # ------------------------------------------------------------ expressions
 

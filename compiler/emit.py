@@ -434,6 +434,8 @@ def _registry(gen: Generator, w: PyWriter) -> None:
     # (procedure, program counter) a frame waits at when each site is the pending decision.
     w.line("PROC_PCS = {" + ", ".join(f"{n!r}: {gen.frame_pcs[n]!r}" for n in gen.frame_proc_names) + "}")
     w.line("SITE_FRAMES = [" + ", ".join(repr(site["frame"]) for site in gen.sites) + "]")
+    w.line("SITE_SECRETS = {" + ", ".join(f"{site['index']!r}: {site['secret']!r}" for site in gen.sites
+                                          if site["secret"]) + "}")
     w.line("FLOW_PROC = 's__flow'")
     final = p.flow is not None and p.flow.active.final is not None
     w.line(f"FINAL_PROC = {'s__final' if final else None!r}")

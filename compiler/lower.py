@@ -322,7 +322,7 @@ class FrameLowerer:
             resume_fn.line("return False")
         players = f"lambda S, F: [p for p in F.L[{who!r}] if p not in F.L[{sub!r}]]"
         gen.add_site("each", players, legal, resume_fn, node, self.rule, where=node.where,
-                     frame=(self.pyname, resume))
+                     frame=(self.pyname, resume), secret=(who, sub))
         self.w.line(f"L[{who!r}] = list({gen.items(node.players, self.env)})", node.span)
         self.w.line(f"L[{sub!r}] = {{}}")
         self.w.line(f"if _l.start_each(S, F, site{site}_legal, {who!r}, {sub!r}, {node.name!r}):")
@@ -404,7 +404,7 @@ class FrameLowerer:
             resume_fn.line("return False")
         players = f"lambda S, F: [p for p in F.L[{who!r}] if p not in F.L[{sub!r}]]"
         gen.add_site("each_actions", players, legal, resume_fn, node, self.rule, why=why,
-                     frame=(self.pyname, resume))
+                     frame=(self.pyname, resume), secret=(who, sub))
         self.w.line(f"L[{who!r}] = list({gen.items(node.players, self.env)})", node.span)
         self.w.line(f"L[{sub!r}] = {{}}")
         self.w.line(f"if _l.start_each_action(S, F, site{site}_legal, {who!r}, {sub!r}, ACTION_FRAMES):")

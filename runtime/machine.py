@@ -144,6 +144,9 @@ class State:
 
     def cache_legal(self, player: int, actions: list[Action]) -> None:
         """Remember `player`'s legal actions at this position (generated code lists them early)."""
+        if type(player) is not int or not 0 <= player < self.n:
+            # Only a restored save's corrupted procedure locals can name someone else.
+            raise RuleError(f"the player to decide is {player!r}, not a player of this game")
         self._known_legal()[player] = actions
 
     def _known_legal(self) -> dict[int, list[Action]]:

@@ -17,6 +17,7 @@ from runtime.values import (
     check_object,
     check_text,
     decode_any,
+    encode_any,
     show,
 )
 
@@ -205,7 +206,8 @@ def check_sound(state) -> None:
     """InvalidSave unless the position is one the rules go on from.
 
     Every invariant holds, everyone to move is a player of this game and has a legal action,
-    and the position saves again. Rule code runs here, so any failure of it is caught.
+    secret choices already made were legal, and the position saves again. Rule code runs
+    here, so any failure of it is caught.
     """
     game = state.game
     for name, check, file, line in game.invariants:
@@ -240,10 +242,44 @@ def check_sound(state) -> None:
             ) from None
         if not legal:
             raise InvalidSave(f"P{p + 1} is to move but has no legal action")
+    secret = None if state.over else game.module.SITE_SECRETS.get(state.site)
+    if secret is not None:
+        with at("stack", len(state.stack) - 1, "locals"):
+            _check_secret_choices(state, *secret)
     try:
         state.to_json()
     except Exception as error:
         raise InvalidSave(f"the position cannot be saved again: {_why(error, game)}") from None
+
+
+def _check_secret_choices(state, who_key: str, sub_key: str) -> None:
+    # A simultaneous choice changes nothing until everyone has chosen, so each choice already
+    # made must be one of that player's legal actions now (none if they had no option).
+    frame, game = state.stack[-1], state.game
+    who, submitted = frame.L.get(who_key), frame.L.get(sub_key)
+    if type(who) is not list or not all(type(p) is int and 0 <= p < state.n for p in who):
+        raise InvalidSave(f"those choosing are players of this game, not {show(who)}", (who_key,))
+    if len(set(who)) != len(who):
+        raise InvalidSave("a player is listed twice among those choosing", (who_key,))
+    if type(submitted) is not dict or not all(type(p) is int and p in who for p in submitted):
+        raise InvalidSave("the choices made are keyed by players who are choosing", (sub_key,))
+    site = game.sites[state.site]
+    for player in sorted(submitted):
+        choice = encode_any(submitted[player])
+        try:
+            legal = site.legal(state, frame, player)
+        except Exception as error:
+            raise InvalidSave(
+                f"P{player + 1}'s options cannot be listed: {_why(error, game)}"
+            ) from None
+        if site.kind == "each":
+            options = [encode_any(a.args[0]) for a in legal]
+        else:
+            options = [encode_any([a.name, list(a.args)]) for a in legal]
+        if (choice is None and legal) or (choice is not None and choice not in options):
+            raise InvalidSave(
+                f"P{player + 1}'s secret choice is not one of their options", (sub_key,)
+            )
 
 
 def _why(error: Exception, game=None) -> str:
