@@ -313,17 +313,18 @@ class MapD(Desc):
                 raise InvalidSave("a key appears twice")
             return out
         size = self.n or n  # n is 0 when keyed by player: one entry per player of this game
-        out = [None] * size
+        out, seen = [None] * size, set()
         decode = self.value.decode
         for k, v in check_object(doc).items():
             index = _key_index(self.lookup, self.key, k, n)
+            seen.add(index)
             try:
                 out[index] = decode(v, n)
             except InvalidSave as error:
                 raise error.within(str(k)) from None
-        if len(doc) != size:
+        if len(seen) != size:
             names = self.keys if self.n else [PLAYER.encode(p) for p in range(n)]
-            missing = next(str(k) for k in names if str(k) not in doc)
+            missing = next(str(names[i]) for i in range(size) if i not in seen)
             raise InvalidSave(f"the table has no entry for {missing!r}")
         return out
 

@@ -556,3 +556,41 @@ def test_declared_ranges_sets_and_other_tables(tmp_path):
     _refused(game, _edit(doc, lambda d: d["state"].update(tally=[[1]])), "$.state.tally[0]", "pair")
     _refused(game, _edit(doc, lambda d: d["state"]["flags"].pop("0")), "$.state.flags")
     assert game.state_from_json(_edit(doc, lambda d: d["state"].update(level=5))).g_level == 5
+
+
+def test_secret_choices_already_made_must_be_legal():
+    game = _game("tokyo_jutaku")
+    docs = [json.loads(text) for text in _saves(game, 2, 4)]
+
+    def made(d):
+        return [
+            pair
+            for pair in d["stack"][-1]["locals"]["d"]
+            if pair[0].startswith("_sub") and pair[1]["d"]
+        ]
+
+    doc = next(d for d in docs if d["stack"] and game.sites[d["site"]].secret and made(d))
+    key, submitted = made(doc)[0]
+    path = f"$.stack[{len(doc['stack']) - 1}].locals.{key}"
+    player, (name, args) = submitted["d"][0]
+    assert game.state_from_json(doc)
+    _refused(
+        game,
+        _edit(doc, lambda d: made(d)[0][1]["d"][0].__setitem__(1, [name, [*args[:-1], 99]])),
+        path,
+        "not one of their options",
+    )
+    _refused(
+        game,
+        _edit(doc, lambda d: made(d)[0][1]["d"][0].__setitem__(0, 5)),
+        path,
+        "keyed by players",
+    )
+
+
+def test_a_procedure_naming_a_non_player_to_decide_is_a_rule_error(ttr_save):
+    game, doc = ttr_save
+    state = game.state_from_json(doc)
+    for bad in (2, -1, None):
+        with pytest.raises(RuleError, match="not a player of this game"):
+            state.cache_legal(bad, [])
