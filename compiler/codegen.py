@@ -108,6 +108,7 @@ class Generator:
         # While generating a read-only enumeration, state reads become locals bound once.
         self.hoist: dict[str, str] | None = None
         self.frame_proc_names: list[str] = []
+        self.frame_pcs: dict[str, int] = {}  # frame procedure -> number of program counters
         self.inline_depth = 0
 
     def hoisted(self, code: str) -> str:
@@ -202,8 +203,13 @@ class Generator:
         self.action_descs.setdefault(name, (f"({desc},)", rank))
 
     def add_site(self, kind, players, legal: PyWriter, resume: PyWriter, node, rule: str,
-                 where=None, why: PyWriter | None = None) -> None:
-        """Register a decision site with its functions."""
+                 where=None, why: PyWriter | None = None, frame: tuple[str, int] = ("", 0),
+                 secret: tuple[str, str] | None = None) -> None:
+        """Register a decision site with its functions.
+
+        `frame` is the (procedure, pc) waiting at it; `secret`, for a simultaneous choice, the
+        frame locals holding who chooses and what each has chosen so far.
+        """
         index = len(self.sites)
         if why is None:
             why = PyWriter()
@@ -214,7 +220,8 @@ class Generator:
                 why.line(f"return ({reason!r}, {rule!r}, {node.span.file!r}, {node.span.line!r})")
         self.sites.append({"index": index, "kind": kind, "players": players, "legal": legal,
                            "resume": resume, "why": why, "file": node.span.file,
-                           "line": node.span.line, "rule": rule})
+                           "line": node.span.line, "rule": rule, "frame": frame,
+                           "secret": secret})
 
     # ------------------------------------------------------------ expressions
 

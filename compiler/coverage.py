@@ -75,7 +75,7 @@ class CoverageReport:
 
 # Module functions the runtime calls by name (runtime/machine.py); everything else is reached
 # from these, from the module's tables (SITES, PROCS, ...) or by name from reachable code.
-ENTRY_POINTS = frozenset({"init_fields", "copy_fields", "encode_fields", "encode_player", "decode_fields",
+ENTRY_POINTS = frozenset({"init_fields", "copy_fields", "encode_fields", "encode_player",
                           "view_fields", "view_player", "score", "rank_key"})
 
 

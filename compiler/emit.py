@@ -27,6 +27,7 @@ from compiler.types import (
     Type,
     is_finite,
 )
+from dsl import ast
 from dsl.diagnostics import TYPE, Diagnostics
 
 COMPILER_VERSION = "metro-0.1.0/codegen-1"
@@ -172,6 +173,45 @@ def _immutable(t: Type) -> bool:
     return isinstance(t, IntT | BoolT | StrT | EnumT | ElemT | PlayerT | GeoT)
 
 
+def _save_desc(gen: Generator, t: Type, node: ast.TypeExpr) -> str:
+    """The descriptor a save's field is decoded with: the field's own, plus its declared int ranges."""
+    if isinstance(node, ast.RangeType) and isinstance(t, IntT):
+        bounds = [_const_int(gen, b) for b in (node.lo, node.hi)]
+        step = 1 if node.step is None else _const_int(gen, node.step)
+        if None in bounds or step is None or step < 1:
+            return gen.desc(t)
+        return _extra_desc(gen, f"_v.RangeD({bounds[0]!r}, {bounds[1]!r}, {step!r})")
+    if isinstance(node, ast.OptionalType) and isinstance(t, OptT):
+        inner = _save_desc(gen, t.inner, node.inner)
+        return gen.desc(t) if inner == gen.desc(t.inner) else _extra_desc(gen, f"_v.OptD({inner})")
+    if isinstance(node, ast.CollectionType) and isinstance(t, CollT) and t.kind in ("list", "pile"):
+        item = _save_desc(gen, t.item, node.item)
+        return gen.desc(t) if item == gen.desc(t.item) else _extra_desc(gen, f"_v.ListD({item})")
+    if isinstance(node, ast.MapType) and isinstance(t, MapT):
+        value = _save_desc(gen, t.value, node.value)
+        if value == gen.desc(t.value):
+            return gen.desc(t)
+        size = gen.size_of(t.key) if is_finite(t.key) else "None"
+        return _extra_desc(gen, f"_v.MapD({gen.desc(t.key)}, {value}, {0 if size == 'S.n' else size})")
+    return gen.desc(t)
+
+
+def _const_int(gen: Generator, node: ast.Expr) -> int | None:
+    try:
+        value = gen.evaluator.eval(node, {})
+    except EvalError:
+        return None
+    return value if type(value) is int else None
+
+
+def _extra_desc(gen: Generator, code: str) -> str:
+    key = f"save:{code}"
+    if key not in gen.descs:
+        gen.descs[key] = f"D{len(gen.descs)}"
+        gen.desc_lines.append(f"{gen.descs[key]} = {code}")
+    return gen.descs[key]
+
+
 def _fields(gen: Generator, w: PyWriter) -> None:
     p, cp = gen.p, gen.cp
     w.line("def init_fields(S):")
@@ -209,13 +249,17 @@ def _fields(gen: Generator, w: PyWriter) -> None:
         w.line(f"return {{{entries}}}")
     w.line("")
     w.line("")
-    w.line("def decode_fields(S, doc, players):")
+    # How a save is read back: (name, slot, descriptor) per field, declared ranges checked.
+    w.line("SAVE_FIELDS = (")
     with w.indented():
-        for n in p.state:
-            w.line(f"S.g_{ident(n)} = {gen.desc(cp.state_types[n])}.decode(doc[{n!r}])")
-        for n in p.per_player:
-            w.line(f"S.p_{ident(n)} = [{gen.desc(cp.player_types[n])}.decode(d[{n!r}]) for d in players]")
-        w.line("return None")
+        for n, spec in p.state.items():
+            w.line(f"({n!r}, 'g_{ident(n)}', {_save_desc(gen, cp.state_types[n], spec.type)}),")
+    w.line(")")
+    w.line("SAVE_PLAYER_FIELDS = (")
+    with w.indented():
+        for n, spec in p.per_player.items():
+            w.line(f"({n!r}, 'p_{ident(n)}', {_save_desc(gen, cp.player_types[n], spec.type)}),")
+    w.line(")")
     w.line("")
     w.line("")
     w.line("def view_fields(S):")
@@ -388,6 +432,12 @@ def _registry(gen: Generator, w: PyWriter) -> None:
                    f"site{i}_resume, {site['file']!r}, {site['line']!r}, {site['rule']!r}),")
     w.line("]")
     w.line("PROCS = {" + ", ".join(f"{n!r}: {n}" for n in gen.frame_proc_names) + "}")
+    # For checking saves: how many program counters each frame procedure has, and the
+    # (procedure, program counter) a frame waits at when each site is the pending decision.
+    w.line("PROC_PCS = {" + ", ".join(f"{n!r}: {gen.frame_pcs[n]!r}" for n in gen.frame_proc_names) + "}")
+    w.line("SITE_FRAMES = [" + ", ".join(repr(site["frame"]) for site in gen.sites) + "]")
+    w.line("SITE_SECRETS = {" + ", ".join(f"{site['index']!r}: {site['secret']!r}" for site in gen.sites
+                                          if site["secret"]) + "}")
     w.line("FLOW_PROC = 's__flow'")
     final = p.flow is not None and p.flow.active.final is not None
     w.line(f"FINAL_PROC = {'s__final' if final else None!r}")

@@ -59,6 +59,7 @@ class FrameLowerer:
         """The whole frame procedure for a body."""
         self.body(block, [])
         self.w.line("return _l.ret(F)")
+        self.gen.frame_pcs[self.pyname] = len(self.blocks)
         out = PyWriter()
         out.line(f"def {self.pyname}(S, F):")
         with out.indented():
@@ -249,7 +250,8 @@ class FrameLowerer:
             resume_fn.line(f"F.pc = {resume}")
             resume_fn.line("return True")
         players = f"lambda S, F: [F.L['_by{k}']]"
-        gen.add_site("value", players, legal, resume_fn, node, self.rule, where=node.where)
+        gen.add_site("value", players, legal, resume_fn, node, self.rule, where=node.where,
+                     frame=(self.pyname, resume))
         self.w.line(f"{by} = {gen.expr(node.by, self.env)}", node.span)
         self.w.line(f"_acts = site{site}_legal(S, F, {by})")
         self.w.line("if not _acts:")
@@ -326,7 +328,8 @@ class FrameLowerer:
                 resume_fn.line("return True")
             resume_fn.line("return False")
         players = f"lambda S, F: [p for p in F.L[{who!r}] if p not in F.L[{sub!r}]]"
-        gen.add_site("each", players, legal, resume_fn, node, self.rule, where=node.where)
+        gen.add_site("each", players, legal, resume_fn, node, self.rule, where=node.where,
+                     frame=(self.pyname, resume), secret=(who, sub))
         self.w.line(f"L[{who!r}] = list({gen.items(node.players, self.env)})", node.span)
         self.w.line(f"L[{sub!r}] = {{}}")
         self.w.line(f"if _l.start_each(S, F, site{site}_legal, {who!r}, {sub!r}, {node.name!r}):")
@@ -374,7 +377,8 @@ class FrameLowerer:
             resume_fn.line("S.stack.append(ACTION_FRAMES[a[1]](p, a[2]))")
             resume_fn.line("return True")
         players = f"lambda S, F: [F.L['_by{k}']]"
-        gen.add_site("actions", players, legal, resume_fn, node, self.rule, why=why)
+        gen.add_site("actions", players, legal, resume_fn, node, self.rule, why=why,
+                     frame=(self.pyname, resume))
         self.w.line(f"{by} = {gen.expr(node.by, self.env)}", node.span)
         self.w.line(f"_acts = site{site}_legal(S, F, {by})")
         self.w.line("if _acts:")
@@ -406,7 +410,8 @@ class FrameLowerer:
                 resume_fn.line("return True")
             resume_fn.line("return False")
         players = f"lambda S, F: [p for p in F.L[{who!r}] if p not in F.L[{sub!r}]]"
-        gen.add_site("each_actions", players, legal, resume_fn, node, self.rule, why=why)
+        gen.add_site("each_actions", players, legal, resume_fn, node, self.rule, why=why,
+                     frame=(self.pyname, resume), secret=(who, sub))
         self.w.line(f"L[{who!r}] = list({gen.items(node.players, self.env)})", node.span)
         self.w.line(f"L[{sub!r}] = {{}}")
         self.w.line(f"if _l.start_each_action(S, F, site{site}_legal, {who!r}, {sub!r}, ACTION_FRAMES):")

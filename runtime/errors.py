@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 
 class MetroRuntimeError(Exception):
     """Base of errors raised while playing a compiled game."""
@@ -40,3 +42,33 @@ class ScenarioFailure(AssertionError):
 
 class EndGame(Exception):  # noqa: N818 - a control-flow signal, not an error
     """Raised by `end game` to unwind every procedure at once."""
+
+
+class InvalidSave(ValueError):
+    """A saved state that does not fit its compiled game; `path` names the bad part, e.g. `$.state.deck[3]`."""
+
+    def __init__(self, message: str, parts: tuple = ()):
+        self.message = message
+        self.parts = parts
+        super().__init__(message)
+
+    @property
+    def path(self) -> str:
+        """JSONPath of the offending value: `$`, then `.name` or `["any text"]` per key, `[i]` per index."""
+        out = ["$"]
+        for part in self.parts:
+            if isinstance(part, int):
+                out.append(f"[{part}]")
+            elif part.isidentifier() and part.isascii():
+                out.append(f".{part}")
+            else:
+                out.append("[" + json.dumps(part, ensure_ascii=True) + "]")
+        return "".join(out)
+
+    def within(self, part: str | int) -> InvalidSave:
+        """The same error seen from the container holding the bad value under key or index `part`."""
+        self.parts = (part, *self.parts)
+        return self
+
+    def __str__(self) -> str:
+        return f"invalid save at {self.path}: {self.message}"

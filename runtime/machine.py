@@ -12,8 +12,9 @@ import linecache
 from types import ModuleType
 
 from runtime import rng as _rng
+from runtime import saves
 from runtime.errors import EndGame, IllegalAction, MetroRuntimeError, RuleError
-from runtime.values import PLAYER, copy_any, decode_any, encode_any
+from runtime.values import PLAYER, check_list, copy_any, each_item, encode_any
 
 # What a frame procedure returns to the runner.
 SUSPEND = 0  # a decision is pending: the state's `site` says which
@@ -82,10 +83,11 @@ class Frame:
         return {"proc": self.proc, "pc": self.pc, "locals": encode_any(self.L), "ret": encode_any(self.ret)}
 
     @staticmethod
-    def from_doc(doc: dict) -> Frame:
-        """Inverse of to_doc."""
-        frame = Frame(doc["proc"], decode_any(doc["locals"]), doc["pc"])
-        frame.ret = decode_any(doc["ret"])
+    def from_doc(doc: dict, pcs: dict[str, int]) -> Frame:
+        """Inverse of to_doc; InvalidSave unless it is a frame of a procedure in `pcs` (name -> pc count)."""
+        proc, pc, local_vars, ret = saves.frame_parts(doc, pcs)
+        frame = Frame(proc, local_vars, pc)
+        frame.ret = ret
         return frame
 
 
@@ -142,6 +144,9 @@ class State:
 
     def cache_legal(self, player: int, actions: list[Action]) -> None:
         """Remember `player`'s legal actions at this position (generated code lists them early)."""
+        if type(player) is not int or not 0 <= player < self.n:
+            # Only a restored save's corrupted procedure locals can name someone else.
+            raise RuleError(f"the player to decide is {player!r}, not a player of this game")
         self._known_legal()[player] = actions
 
     def _known_legal(self) -> dict[int, list[Action]]:
@@ -354,23 +359,24 @@ class Game:
         return state
 
     def state_from_json(self, doc: str | dict) -> State:
-        """Restore a state from `State.to_json()` (or its parsed form)."""
-        if isinstance(doc, str):
-            doc = json.loads(doc)
-        if doc.get("game") != self.name:
-            raise ValueError(f"this state is of '{doc.get('game')}', not '{self.name}'")
+        """Restore a state from `State.to_json()` (or its parsed form); InvalidSave if it does not fit."""
+        doc = saves.load(doc, self)
         state = self.module.State()
         state.game = self
         state.n = doc["players"]
         state.seed = doc["seed"]
-        state.rng = int(doc["rng"])
+        state.rng = saves.rng_state(doc["rng"])
         state.over = doc["over"]
         state.site = doc["site"]
-        state.stack = [Frame.from_doc(f) for f in doc["stack"]]
+        with saves.at("stack"):
+            state.stack = each_item(check_list(doc["stack"]), Frame.from_doc, self.module.PROC_PCS)
+        saves.check_pending(self, state.over, state.site, state.stack)
         state._legal = None
         state._iters = 0
-        self.module.decode_fields(state, doc["state"], doc["player_state"])
-        state.history = [(p, self.parse_action(text)) for p, text in doc["history"]]
+        saves.decode_fields(self.module, state, doc)
+        with saves.at("history"):
+            state.history = saves.decode_history(self, doc["history"], state.n)
+        saves.check_sound(state)
         return state
 
     def parse_action(self, text: str) -> Action:
