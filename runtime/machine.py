@@ -396,6 +396,8 @@ class Game:
                 args.append(desc.read(node))
             except ValueError as error:
                 raise ValueError(f"argument {index} of {name}: {error}") from None
+        if args == [None] and name not in self.module.ACTION_FRAMES:
+            rank += 1  # an optional choice lists its none after its values (compiler/lower.py l_Choose)
         return Action((rank, name, tuple(args), descs))
 
     def replay(self, players: int, seed, history: list[tuple[int, str]]) -> State:
