@@ -196,7 +196,8 @@ class State:
             action = None
         if action in legal:
             return action
-        raise IllegalAction(f"'{text}' is not a legal choice now", site.rule, site.file, site.line)
+        shown = text if len(text) <= 80 else text[:77] + "..."
+        raise IllegalAction(f"'{shown}' is not a legal choice now", site.rule, site.file, site.line)
 
     @property
     def is_over(self) -> bool:
