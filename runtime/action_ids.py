@@ -21,7 +21,7 @@ How values are written:
     player             P1, P2, ...
     text, enum value,  bare when the text is plain, else quoted: red, R003, "El Paso",
     map element        "a,b", "x\\"y", "none", "5", ""
-    list, pile, set    list: [T05 T12]   (a set in sorted order)
+    list               list: [T05 T12]
     tuple              tuple: (0 0 2 0)
 
 A text is *plain* when it is not empty, every character is a printable bare char, it is not
