@@ -576,6 +576,9 @@ class Checker:
                     if node.name in seen and seen[node.name][0] != t:
                         self.error(TYPE, f"choice '{node.name}' is {t} here but {seen[node.name][0]} "
                                    f"at line {seen[node.name][1].span.line}; give it another name", node)
+                    if node.name in self.p.actions:  # its ids would read as the action's: b(red)
+                        self.error(DUPLICATE, f"choice '{node.name}' has the name of an action; give it "
+                                   "another name", node)
                     seen.setdefault(node.name, (t, node))
 
     def _check_waiting_calls(self, decl: ast.Node) -> None:

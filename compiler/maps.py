@@ -21,9 +21,10 @@ def build_map_data(cp: CheckedProgram, diags: Diagnostics) -> MapData:
             known = ", ".join(program.kinds) or "none"
             diags.error(MAP_DATA, f"unknown map kind '{item.kind}' (the schema declares: {known})", item.span)
             continue
-        if any(c in item.ident for c in ",()[]") or item.ident != item.ident.strip() or not item.ident:
-            diags.error(MAP_DATA, f"'{item.ident}' cannot name an element (no commas, brackets or "
-                        "surrounding spaces)", item.span)
+        # Action ids quote any text exactly (runtime/action_ids.py); these names would only confuse.
+        if not item.ident.isprintable() or item.ident != item.ident.strip() or not item.ident:
+            diags.error(MAP_DATA, f"'{item.ident}' cannot name an element (empty, surrounding spaces "
+                        "or unprintable characters)", item.span)
             continue
         if item.ident in data.ids[item.kind]:
             diags.error(MAP_DATA, f"{item.kind} '{item.ident}' is declared twice", item.span)

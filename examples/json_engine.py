@@ -5,17 +5,35 @@
 It reads one request per line on stdin and writes one answer per line on stdout. It uses
 our runtime to play, but the protocol is the point: an engine written in any language that
 answers these requests the same way passes the generated tests (METRO_ENGINE="...").
+Every malformed request (not UTF-8 JSON, longer than 1 MiB, nested deeper than 100 levels,
+a field of the wrong type) gets an error answer, and the engine serves the next line.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 from compiler import load_game
 from dsl.diagnostics import CompileError
+from runtime import jsonlines
 from runtime.errors import IllegalAction, MetroRuntimeError
+
+
+class BadRequest(ValueError):
+    """A request that is not well formed: its answer says why."""
+
+
+def _int(request: dict, key: str) -> int:
+    value = request.get(key)
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise BadRequest(f"{request['op']} needs \"{key}\" as an integer, not {_shown(value)}")
+    return value
+
+
+def _shown(value) -> str:
+    text = "missing" if value is None else repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 class Engine:
@@ -32,9 +50,9 @@ class Engine:
 
     def op_new_game(self, request):
         """Start a game: {"players": n, "seed": int or str}."""
-        players, seed = request.get("players"), request.get("seed", 0)
-        if not isinstance(players, int) or not isinstance(seed, int | str):
-            return {"ok": False, "error": "new_game needs integer players and an integer or string seed"}
+        players, seed = _int(request, "players"), request.get("seed", 0)
+        if not isinstance(seed, int | str) or isinstance(seed, bool):
+            raise BadRequest(f"new_game needs \"seed\" as an integer or a string, not {_shown(seed)}")
         try:
             self.state = self.game.new_game(players, seed)
         except ValueError as error:
@@ -47,14 +65,14 @@ class Engine:
 
     def op_legal_actions(self, request):
         """Ids of the actions a player may take now."""
-        return {"actions": [a.id for a in self.current().legal_actions(request.get("player"))]}
+        return {"actions": [a.id for a in self.current().legal_actions(_int(request, "player"))]}
 
     def op_apply(self, request):
         """Take an action by id; a refusal leaves the state unchanged."""
         state = self.current()
-        player, action = request.get("player"), request.get("action")
+        player, action = _int(request, "player"), request.get("action")
         if not isinstance(action, str):
-            return {"ok": False, "error": "apply needs an action id (a string)"}
+            raise BadRequest(f"apply needs \"action\" as an action id (a string), not {_shown(action)}")
         try:
             state.apply(player, action)
         except IllegalAction as error:
@@ -63,8 +81,8 @@ class Engine:
 
     def op_view(self, request):
         """What one player may see."""
-        player = request.get("player")
-        if not isinstance(player, int) or not 0 <= player < self.current().n:
+        player = _int(request, "player")
+        if not 0 <= player < self.current().n:
             return {"ok": False, "error": f"there is no player {player!r}"}
         return {"view": self.current().view(player)}
 
@@ -82,22 +100,24 @@ class Engine:
             raise LookupError("no game has been started (send new_game first)")
         return self.state
 
-    def answer(self, line: str) -> dict | None:
+    def answer(self, line: bytes | str) -> dict | None:
         """The answer to one request line (None for `quit`)."""
         try:
-            request = json.loads(line)
-        except ValueError:
-            return {"ok": False, "error": "the request is not JSON"}
+            request = jsonlines.loads(line)
+        except ValueError as error:
+            return {"ok": False, "error": f"the request is not valid: {error}"}
         op = request.get("op") if isinstance(request, dict) else None
         if op == "quit":
             return None
         handler = getattr(self, f"op_{op}", None) if isinstance(op, str) and op.isidentifier() else None
         if handler is None:
-            return {"ok": False, "error": f"unknown request {line.strip()[:80]!r}"}
+            return {"ok": False, "error": f"unknown request {_shown(request)}"}
         try:
             result = handler(request)
-        except (LookupError, MetroRuntimeError) as error:
+        except (BadRequest, LookupError, MetroRuntimeError) as error:
             return {"ok": False, "error": str(error)}
+        except Exception as error:  # a last resort: one failed request must not stop the engine
+            return {"ok": False, "error": f"internal error: {type(error).__name__}: {error}"}
         return result if result.get("ok") is False else {"ok": True, **result}
 
 
@@ -113,14 +133,30 @@ def main(argv: list[str] | None = None) -> int:
     except CompileError as error:
         print(error.render(), file=sys.stderr)
         return 1
-    for line in sys.stdin:
-        if not line.strip():
-            continue
-        answer = engine.answer(line)
-        if answer is None:
-            break
-        print(json.dumps(answer, ensure_ascii=False), flush=True)
-    return 0
+    return serve(engine, sys.stdin.buffer, sys.stdout.buffer)
+
+
+def serve(engine: Engine, requests, answers) -> int:
+    """Answer request lines from a binary stream until `quit` or its end."""
+    while True:
+        try:
+            line = jsonlines.read_line(requests)
+        except jsonlines.LineTooLong as error:
+            jsonlines.skip_line(requests)
+            answer = {"ok": False, "error": f"the request is not valid: {error}"}
+        else:
+            if line is None:
+                return 0
+            if not line.strip():
+                continue
+            answer = engine.answer(line)
+            if answer is None:
+                return 0
+        try:
+            answers.write(jsonlines.dumps(answer))
+            answers.flush()
+        except (BrokenPipeError, ValueError):  # the tester has gone
+            return 0
 
 
 if __name__ == "__main__":

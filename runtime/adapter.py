@@ -5,6 +5,8 @@ The JSON-lines protocol (one object per line each way, players numbered from 0, 
 "player": 0}`, `{"op": "apply", "player": 0, "action": "pass"}`, `{"op": "view", "player": 0}`,
 `{"op": "scores"}`, `{"op": "is_over"}`, `{"op": "info"}` and `{"op": "quit"}`. Every answer is
 `{"ok": true, ...}` or `{"ok": false, "error": "..."}`; examples/README.md documents the fields.
+Answers are read through runtime/jsonlines.py: a line over 1 MiB, nesting over 100 levels, text
+that is not UTF-8 or a field of the wrong type is an `EngineError`, never another exception.
 `Lockstep` plays the reference and an engine under test side by side and compares them.
 """
 
@@ -21,6 +23,7 @@ import threading
 from collections import deque
 from typing import Protocol, runtime_checkable
 
+from runtime import jsonlines
 from runtime.errors import IllegalAction, MetroRuntimeError
 from runtime.machine import Action, Game, State
 from runtime.scenarios import broken_invariants
@@ -149,7 +152,7 @@ class SubprocessAdapter:
             raise EngineError(f"cannot start the engine {shlex.join(argv)}: {error}") from error
         self._threads = [threading.Thread(target=_pump, args=(self.process.stdout, self._lines.put),
                                           daemon=True),
-                         threading.Thread(target=_pump, args=(self.process.stderr, self._stderr.append),
+                         threading.Thread(target=_pump_text, args=(self.process.stderr, self._stderr.append),
                                           daemon=True)]
         for thread in self._threads:
             thread.start()
@@ -162,9 +165,12 @@ class SubprocessAdapter:
 
     def request(self, op: str, **fields) -> dict:
         """Send one request and return the engine's answer (EngineError on any breach)."""
-        line = json.dumps({"op": op, **fields}, ensure_ascii=False) + "\n"
+        return self.exchange(jsonlines.dumps({"op": op, **fields}), op)
+
+    def exchange(self, line: bytes, op: str = "a raw request") -> dict:
+        """Send one request line as given (tests send malformed ones) and return the checked answer."""
         try:
-            self.process.stdin.write(line.encode("utf-8"))
+            self.process.stdin.write(line)
             self.process.stdin.flush()
         except (OSError, ValueError):
             raise self._gone(op) from None
@@ -175,13 +181,16 @@ class SubprocessAdapter:
             raise EngineError(f"the engine did not answer '{op}' within {self.timeout:g} s") from None
         if answer is None:
             raise self._gone(op)
+        if isinstance(answer, jsonlines.LineTooLong):  # the rest of that line is dropped unread
+            raise EngineError(f"the engine answered '{op}' with {answer}")
         try:
-            doc = json.loads(answer)
-        except ValueError:
-            raise EngineError(f"the engine answered '{op}' with a line that is not JSON: "
-                              f"{answer[:200]!r}") from None
+            doc = jsonlines.loads(answer)
+        except ValueError as error:
+            raise EngineError(f"the engine's answer to '{op}' is not valid: {error}: {_excerpt(answer)}") from None
         if not isinstance(doc, dict) or not isinstance(doc.get("ok"), bool):
-            raise EngineError(f"the engine's answer to '{op}' has no \"ok\": true/false: {answer[:200]!r}")
+            raise EngineError(f"the engine's answer to '{op}' has no \"ok\": true/false: {_excerpt(answer)}")
+        if not doc["ok"] and not isinstance(doc.get("error", ""), str):
+            raise EngineError(f"the engine's refusal of '{op}' needs \"error\" as a string: {_excerpt(answer)}")
         return doc
 
     def _ok(self, op: str, key: str, kind: type, **fields):
@@ -244,6 +253,11 @@ class SubprocessAdapter:
         doc = self.request("info")
         if not doc["ok"]:
             raise EngineError(f"the engine refused info: {doc.get('error', '(no reason given)')}")
+        for key, kind in (("game", str), ("min_players", int), ("max_players", int)):
+            value = doc.get(key)
+            if not isinstance(value, kind) or isinstance(value, bool):
+                raise EngineError(f"the engine's answer to 'info' needs \"{key}\" as {kind.__name__}: "
+                                  f"{doc!r:.200}")
         return doc
 
     def close(self) -> None:
@@ -272,12 +286,42 @@ class SubprocessAdapter:
 
 
 def _pump(stream, sink) -> None:
+    """Engine answers to `sink`: each line's bytes, a LineTooLong for an overlong one, then None."""
     try:
-        for raw in stream:
-            sink(raw.decode("utf-8", "replace"))
+        while True:
+            try:
+                line = jsonlines.read_line(stream)
+            except jsonlines.LineTooLong as error:
+                sink(error)
+                jsonlines.skip_line(stream)
+                continue
+            if line is None:
+                break
+            sink(line)
     except (OSError, ValueError):
         pass
     sink(None)
+
+
+def _pump_text(stream, sink) -> None:
+    """The engine's stderr to `sink`, line by line, each cut to a readable length."""
+    try:
+        while True:
+            try:
+                line = jsonlines.read_line(stream, 4096)
+            except jsonlines.LineTooLong:
+                line = b"(a line longer than 4096 bytes)\n"
+                jsonlines.skip_line(stream)
+            if line is None:
+                break
+            sink(line.decode("utf-8", "replace"))
+    except (OSError, ValueError):
+        pass
+    sink(None)
+
+
+def _excerpt(line: bytes) -> str:
+    return repr(line[:200].decode("utf-8", "replace"))
 
 
 def _ints(values: list, what: str) -> list[int]:

@@ -13,6 +13,7 @@ from types import ModuleType
 
 from runtime import rng as _rng
 from runtime import saves
+from runtime.action_ids import parse_id
 from runtime.errors import EndGame, IllegalAction, MetroRuntimeError, RuleError
 from runtime.values import PLAYER, check_list, copy_any, each_item, encode_any
 
@@ -41,7 +42,7 @@ class Action(tuple):
 
     @property
     def id(self) -> str:
-        """Stable text id, e.g. `claim_route(R001,red,0)`."""
+        """Stable text id, e.g. `claim_route(R001,red,0)`; the grammar is in runtime/action_ids.py."""
         args = self[2]
         if not args:
             return self[1]
@@ -158,6 +159,8 @@ class State:
 
     def apply(self, player: int, action) -> None:
         """Take an action; an illegal one raises IllegalAction and leaves the state unchanged."""
+        if not isinstance(action, Action | str):
+            raise TypeError(f"an action is an Action or its id (a str), not {type(action).__name__}")
         if self.over:
             raise IllegalAction("the game is over")
         if not isinstance(player, int) or isinstance(player, bool) or not 0 <= player < self.n:
@@ -192,7 +195,14 @@ class State:
         for action in legal:
             if action.id == text:
                 return action
-        raise IllegalAction(f"'{text}' is not a legal choice now", site.rule, site.file, site.line)
+        try:  # the same id written differently, e.g. a plain name quoted: "red" for red
+            action = self.game.parse_action(text)
+        except ValueError:
+            action = None
+        if action in legal:
+            return action
+        shown = text if len(text) <= 80 else text[:77] + "..."
+        raise IllegalAction(f"'{shown}' is not a legal choice now", site.rule, site.file, site.line)
 
     @property
     def is_over(self) -> bool:
@@ -380,14 +390,24 @@ class Game:
         return state
 
     def parse_action(self, text: str) -> Action:
-        """Rebuild an action from its id."""
-        name, _, rest = text.partition("(")
-        descs, rank = self.module.ACTION_DESCS[name]
-        if not rest:
-            return Action((rank, name, (), descs))
-        parts = _split_args(rest[:-1])
-        args = tuple(d.parse(part) for d, part in zip(descs, parts, strict=True))
-        return Action((rank, name, args, descs))
+        """Rebuild an action from its id (ValueError, saying why, if it names no action of this game)."""
+        name, nodes = parse_id(text)
+        entry = self.module.ACTION_DESCS.get(name)
+        if entry is None:
+            raise ValueError(f"{self.name} has no action or choice named {name!r}")
+        descs, rank = entry
+        if len(nodes) != len(descs):
+            raise ValueError(f"{name} takes {len(descs)} argument{'s' * (len(descs) != 1)}, "
+                             f"not {len(nodes)}: {text[:80]!r}")
+        args = []
+        for index, (desc, node) in enumerate(zip(descs, nodes, strict=True), 1):
+            try:
+                args.append(desc.read(node))
+            except ValueError as error:
+                raise ValueError(f"argument {index} of {name}: {error}") from None
+        if args == [None] and name not in self.module.ACTION_FRAMES:
+            rank += 1  # an optional choice lists its none after its values (compiler/lower.py l_Choose)
+        return Action((rank, name, tuple(args), descs))
 
     def replay(self, players: int, seed, history: list[tuple[int, str]]) -> State:
         """Replay a recorded game from its seed and actions."""
@@ -429,22 +449,6 @@ def _describe(error: Exception) -> str:
     if isinstance(error, KeyError):
         return f"no entry for {error.args[0]!r}"
     return f"{type(error).__name__}: {error}"
-
-
-def _split_args(text: str) -> list[str]:
-    parts, depth, current = [], 0, []
-    for char in text:
-        if char in "[(":
-            depth += 1
-        elif char in "])":
-            depth -= 1
-        if char == "," and depth == 0:
-            parts.append("".join(current))
-            current = []
-        else:
-            current.append(char)
-    parts.append("".join(current))
-    return parts
 
 
 def load_module(source: str, filename: str, name: str) -> ModuleType:

@@ -7,6 +7,9 @@ naming the JSON path of the bad part.
 
 from __future__ import annotations
 
+import re
+
+from runtime import action_ids as ids
 from runtime.errors import InvalidSave
 
 # Integers are 64-bit signed: every stored value, score and constant lies in
@@ -36,11 +39,18 @@ class Desc:
         return check_int(doc)
 
     def label(self, value) -> str:
-        """Short readable text (used in action ids)."""
+        """The value as written in action ids (grammar in runtime/action_ids.py): an integer here."""
         return str(value)
 
-    def parse(self, text: str):
-        """Inverse of label."""
+    def parse(self, text):
+        """Inverse of label, from id text or a node of `action_ids` (ValueError if it is not one)."""
+        return self.read(ids.parse_value(text) if isinstance(text, str) else text)
+
+    def read(self, node):
+        """The value a parsed id node stands for (ValueError if it stands for none of this type)."""
+        text = _bare(node, "an integer")
+        if not _INTEGER.fullmatch(text):
+            raise ValueError(f"expected an integer, not {text!r}")
         return int(text)
 
     def copy(self, value):
@@ -84,9 +94,10 @@ class BoolD(Desc):
     def label(self, value) -> str:
         return "yes" if value else "no"
 
-    def parse(self, text: str):
+    def read(self, node):
+        text = _bare(node, "yes or no")
         if text not in ("yes", "no"):
-            raise ValueError(text)
+            raise ValueError(f"expected yes or no, not {text!r}")
         return text == "yes"
 
     def decode(self, doc, n: int):
@@ -100,8 +111,11 @@ class StrD(Desc):
 
     __slots__ = ()
 
-    def parse(self, text: str):
-        return text
+    def label(self, value) -> str:
+        return ids.atom(value)
+
+    def read(self, node):
+        return _word(node, "a text")
 
     def decode(self, doc, n: int):
         return check_text(doc)
@@ -110,11 +124,12 @@ class StrD(Desc):
 class NamedD(Desc):
     """Enum values and map elements: an index at run time, a name outside."""
 
-    __slots__ = ("names", "index")
+    __slots__ = ("names", "index", "atoms")
 
     def __init__(self, names: tuple[str, ...]):
         self.names = names
         self.index = {name: i for i, name in enumerate(names)}
+        self.atoms = tuple(map(ids.atom, names))  # id forms, computed once: ids are made often
 
     def encode(self, value):
         return self.names[value]
@@ -129,10 +144,17 @@ class NamedD(Desc):
         return index
 
     def label(self, value) -> str:
-        return self.names[value]
+        return self.atoms[value]
 
-    def parse(self, text: str):
-        return self.index[text]
+    def read(self, node):
+        name = _word(node, "a name")
+        found = self.index.get(name)
+        if found is None:
+            raise ValueError(
+                f"{name!r} is not one of {', '.join(self.atoms[:5])}"
+                + (", ..." if len(self.atoms) > 5 else "")
+            )
+        return found
 
 
 class PlayerD(Desc):
@@ -157,10 +179,11 @@ class PlayerD(Desc):
 
     label = encode
 
-    def parse(self, text: str):
-        if not (isinstance(text, str) and text[:1] == "P" and text[1:].isdigit()):
-            raise ValueError(f"not a player: {text!r}")
-        return int(text[1:]) - 1
+    def read(self, node):
+        name = _word(node, "a player")
+        if not _PLAYER.fullmatch(name):
+            raise ValueError(f"expected a player P1, P2, ..., not {name!r}")
+        return int(name[1:]) - 1
 
 
 class OptD(Desc):
@@ -181,8 +204,9 @@ class OptD(Desc):
     def label(self, value) -> str:
         return "none" if value is None else self.inner.label(value)
 
-    def parse(self, text: str):
-        return None if text == "none" else self.inner.parse(text)
+    def read(self, node):
+        # Only a bare `none` is the none value: a text or element named none is written quoted.
+        return None if node == ids.Atom("none") else self.inner.read(node)
 
     def copy(self, value):
         return None if value is None else self.inner.copy(value)
@@ -206,11 +230,8 @@ class ListD(Desc):
     def label(self, value) -> str:
         return "[" + " ".join(map(self.item.label, value)) + "]"
 
-    def parse(self, text: str):
-        body = text.strip()
-        if not (body.startswith("[") and body.endswith("]")):
-            raise ValueError(text)
-        return tuple(self.item.parse(part) for part in body[1:-1].split())
+    def read(self, node):
+        return tuple(map(self.item.read, _group(node, "[", "a list [...]")))
 
     def copy(self, value):
         if self.item.mutable:
@@ -370,12 +391,11 @@ class TupleD(Desc):
     def label(self, value) -> str:
         return "(" + " ".join(d.label(v) for d, v in zip(self.items, value, strict=True)) + ")"
 
-    def parse(self, text: str):
-        body = text.strip()
-        if not (body.startswith("(") and body.endswith(")")):
-            raise ValueError(text)
-        parts = body[1:-1].split()
-        return tuple(d.parse(part) for d, part in zip(self.items, parts, strict=True))
+    def read(self, node):
+        items = _group(node, "(", "a tuple (...)")
+        if len(items) != len(self.items):
+            raise ValueError(f"expected a tuple of {len(self.items)} values, not {len(items)}")
+        return tuple(d.read(item) for d, item in zip(self.items, items, strict=True))
 
 
 class GeoD(Desc):
@@ -413,6 +433,36 @@ class GeoD(Desc):
 
     def size(self, value) -> int:
         return len(value.pieces) if hasattr(value, "pieces") else len(value.cells)
+
+
+_INTEGER = re.compile(r"-?[0-9]+")
+_PLAYER = re.compile(r"P[1-9][0-9]*")
+
+
+def _word(node, what: str) -> str:
+    """The text of an atom, bare or quoted."""
+    if not isinstance(node, ids.Atom):
+        raise ValueError(f"expected {what}, not {_shown(node)}")
+    return node.text
+
+
+def _bare(node, what: str) -> str:
+    """The text of a bare atom (numbers, yes/no and none are never quoted)."""
+    if not isinstance(node, ids.Atom) or node.quoted:
+        raise ValueError(f"expected {what}, not {_shown(node)}")
+    return node.text
+
+
+def _shown(node) -> str:
+    text = str(node)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _group(node, opener: str, what: str) -> tuple:
+    """The items of a bracketed node opened by `opener`."""
+    if not isinstance(node, ids.Group) or node.open != opener:
+        raise ValueError(f"expected {what}, not {_shown(node)}")
+    return node.items
 
 
 INT = IntD()

@@ -191,3 +191,124 @@ def test_record_replays_to_the_same_state(ttr):
     replayed = ttr.replay(record["players"], record["seed"], [tuple(a) for a in record["actions"]])
     assert replayed.to_json() == state.to_json()
     assert run.record_text().startswith("replay record: {")
+
+
+# ---------------------------------------------------------------- malformed requests and answers
+
+DEEP = b"[" * 100_000 + b"]" * 100_000
+BAD_REQUESTS = [
+    (b"hello", "not JSON"),
+    (b'{"op": "info"', "not JSON"),
+    (b"\xff\xfe{}", "not UTF-8"),
+    (b'{"op": "info", "x": "\xed\xa0\x80"}', "not UTF-8"),
+    (b'{"op": "apply", "player": 0, "action": "\\ud800"}', "lone surrogate"),
+    (b'{"op": "info", "\\udfff": 1}', "lone surrogate"),
+    (DEEP, "nested deeper than 100"),
+    (b'{"op": "apply", "player": 0, "action": ' + DEEP + b"}", "nested deeper than 100"),
+    (b'{"op": "info", "x": ' + b"[" * 150 + b"]" * 150 + b"}", "nested deeper than 100"),
+    (b'{"op": "info", "pad": "' + b"x" * (2 << 20) + b'"}', "longer than the limit of 1,048,576 bytes"),
+    (b'{"op": "legal_actions", "player": ' + b"9" * 5000 + b"}", "not JSON"),
+    (b"5", "unknown request"),
+    (b"null", "unknown request"),
+    (b'"info"', "unknown request"),
+    (b"[]", "unknown request"),
+    (b'{"op": 5}', "unknown request"),
+    (b'{"op": "__class__"}', "unknown request"),
+    (b'{"player": 0}', "unknown request"),
+    (b'{"op": "legal_actions", "player": []}', '"player" as an integer'),
+    (b'{"op": "legal_actions", "player": true}', '"player" as an integer'),
+    (b'{"op": "legal_actions", "player": "0"}', '"player" as an integer'),
+    (b'{"op": "legal_actions", "player": 1.5}', '"player" as an integer'),
+    (b'{"op": "legal_actions", "player": NaN}', '"player" as an integer'),
+    (b'{"op": "legal_actions"}', '"player" as an integer, not missing'),
+    (b'{"op": "view", "player": false}', '"player" as an integer'),
+    (b'{"op": "view", "player": {}}', '"player" as an integer'),
+    (b'{"op": "view", "player": -1}', "there is no player -1"),
+    (b'{"op": "apply", "player": [], "action": "draw_blind"}', '"player" as an integer'),
+    (b'{"op": "apply", "player": true, "action": "draw_blind"}', '"player" as an integer'),
+    (b'{"op": "apply", "player": 0, "action": 5}', '"action" as an action id'),
+    (b'{"op": "apply", "player": 0, "action": ["draw_blind"]}', '"action" as an action id'),
+    (b'{"op": "apply", "player": 0}', '"action" as an action id'),
+    (b'{"op": "apply", "player": 0, "action": "' + b"(" * 100_000 + b'"}', "not a legal choice"),
+    (b'{"op": "new_game", "players": true, "seed": 1}', '"players" as an integer'),
+    (b'{"op": "new_game", "players": "3", "seed": 1}', '"players" as an integer'),
+    (b'{"op": "new_game", "players": 3, "seed": true}', '"seed" as an integer or a string'),
+    (b'{"op": "new_game", "players": 3, "seed": [1]}', '"seed" as an integer or a string'),
+    (b'{"op": "new_game", "players": 3, "seed": 1.5}', '"seed" as an integer or a string'),
+    (b'{"op": "new_game", "players": 99, "seed": 1}', "takes 2-5 players"),
+]
+
+
+@pytest.mark.parametrize(("line", "message"), BAD_REQUESTS, ids=[repr(line[:40]) for line, _ in BAD_REQUESTS])
+def test_the_engine_answers_a_malformed_request_and_keeps_serving(json_engine, line, message):
+    json_engine.new_game(2, 5)
+    before = json_engine.view(0)
+    answer = json_engine.exchange(line + b"\n")
+    assert answer["ok"] is False and message in answer["error"], answer
+    assert len(answer["error"]) < 400
+    assert json_engine.info()["game"] == "Ticket to Ride"
+    assert json_engine.view(0) == before
+
+
+def test_a_request_with_a_lone_surrogate_is_sent_and_refused(json_engine):
+    json_engine.new_game(2, 5)
+    assert "lone surrogate" in json_engine.apply(0, "keep(\ud800)")
+    assert json_engine.to_move() == [0, 1]
+
+
+def _replying_engine(tmp_path, *replies: bytes) -> list[str]:
+    """A fake engine answering request n with replies[n] (the last one over and over)."""
+    for index, reply in enumerate(replies):
+        (tmp_path / f"reply{index}").write_bytes(reply + b"\n")
+    body = (f"replies = [open(r'{tmp_path}/reply%d' % i, 'rb').read() for i in range({len(replies)})]\n"
+            "for n, _ in enumerate(sys.stdin.buffer):\n"
+            "    sys.stdout.buffer.write(replies[min(n, len(replies) - 1)])\n"
+            "    sys.stdout.buffer.flush()\n")
+    return _fake_engine(tmp_path, body)
+
+
+CALLS = {"to_move": (), "scores": (), "legal_actions": (0,), "view": (0,), "is_over": (), "info": (),
+         "apply": (0, "draw_blind"), "new_game": (2, 1)}
+BAD_REPLIES = [
+    ("to_move", b"hello", "not JSON"),
+    ("to_move", b"", "not JSON"),
+    ("to_move", DEEP, "nested deeper than 100"),
+    ("to_move", b'{"ok": true, "to_move": ' + b"[" * 150 + b"]" * 150 + b"}", "nested deeper than 100"),
+    ("to_move", b'{"ok": true, "to_move": [], "x": "\\ud800"}', "lone surrogate"),
+    ("to_move", b'{"ok": true, "to_move": [], "x": "\xed\xa0\x80"}', "not UTF-8"),
+    ("to_move", b'{"ok": true, "to_move": [], "pad": "' + b"x" * (2 << 20) + b'"}', "longer than the limit"),
+    ("to_move", b'{"ok": true, "to_move": [' + b"9" * 5000 + b"]}", "not JSON"),
+    ("to_move", b"null", 'no "ok"'),
+    ("to_move", b'{"ok": 1, "to_move": []}', 'no "ok"'),
+    ("to_move", b'{"ok": true}', '"to_move" as list'),
+    ("to_move", b'{"ok": true, "to_move": [1.5]}', "list of integers"),
+    ("to_move", b'{"ok": false, "error": {"why": 1}}', '"error" as a string'),
+    ("scores", b'{"ok": true, "scores": ["1"]}', "list of integers"),
+    ("scores", b'{"ok": true, "scores": [NaN]}', "list of integers"),
+    ("legal_actions", b'{"ok": true, "actions": [1]}', "list of strings"),
+    ("legal_actions", b'{"ok": true, "actions": {}}', '"actions" as list'),
+    ("view", b'{"ok": true, "view": []}', '"view" as dict'),
+    ("is_over", b'{"ok": true, "over": 1}', '"over" as bool'),
+    ("info", b'{"ok": true, "game": 5, "min_players": 1, "max_players": 2}', '"game" as str'),
+    ("info", b'{"ok": true, "game": "G", "max_players": 2}', '"min_players" as int'),
+    ("info", b'{"ok": true, "game": "G", "min_players": true, "max_players": 2}', '"min_players" as int'),
+    ("apply", b'{"ok": false, "error": ["no"]}', '"error" as a string'),
+    ("new_game", b'{"ok": false}', "refused new_game"),
+]
+
+
+@pytest.mark.parametrize(("call", "reply", "message"), BAD_REPLIES,
+                         ids=[f"{c}-{r[:30]!r}" for c, r, _ in BAD_REPLIES])
+def test_every_malformed_answer_is_an_engine_error(tmp_path, call, reply, message):
+    with SubprocessAdapter(_replying_engine(tmp_path, reply), timeout=20) as engine:
+        with pytest.raises(EngineError, match=message) as info:
+            getattr(engine, call)(*CALLS[call])
+    assert len(str(info.value)) < 1000
+
+
+def test_after_an_overlong_answer_the_next_answer_is_read(tmp_path):
+    huge = b'{"ok": true, "to_move": [], "pad": "' + b"x" * (3 << 20) + b'"}'
+    with SubprocessAdapter(_replying_engine(tmp_path, huge, b'{"ok": true, "to_move": [1]}'), timeout=20) as engine:
+        with pytest.raises(EngineError, match="longer than the limit"):
+            engine.to_move()
+        assert engine.to_move() == [1]

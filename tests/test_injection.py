@@ -212,8 +212,8 @@ def _game_name_params():
 
 
 def _element_id_ok(text: str) -> bool:
-    # Element ids become parts of action ids, so the compiler refuses these (compiler/maps.py).
-    return bool(text) and text == text.strip() and not any(c in text for c in ",()[]")
+    # Action ids quote any element id exactly, but the compiler refuses these (compiler/maps.py).
+    return bool(text) and text == text.strip() and text.isprintable()
 
 
 def _check_strings(folder, values: dict[str, str], text: str) -> None:
