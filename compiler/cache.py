@@ -1,22 +1,47 @@
-"""Generated modules cached on disk by a hash of every input plus the compiler version."""
+"""Generated modules cached on disk, each entry bound to a key over every input and the compiler."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
+import stat
 import tempfile
+from functools import cache
 
 from compiler.emit import COMPILER_VERSION
+from dsl.files import UnreadableFile, read_regular
+from dsl.parser import MAX_FILE_BYTES, RULE_SUFFIX
 
 CHECK_PREFIX = "# metro-checksum: "
+MAX_ENTRY_BYTES = 64 * 1024 * 1024  # a larger module is compiled each time, never cached
+# Every package whose source shapes a generated module (runtime too: constant evaluation uses it).
+CODE_FOLDERS = ("compiler", "compiler/templates", "dsl", "grammar", "runtime")
+CODE_SUFFIXES = (".py", ".jinja", ".lark")
+_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def cache_dir() -> str:
     """Where generated modules are kept ($METRO_CACHE_DIR or ~/.cache/metro)."""
     base = os.environ.get("METRO_CACHE_DIR")
     if not base:
-        base = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "metro")
+        base = os.path.join(
+            os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "metro"
+        )
     return base
+
+
+@cache
+def code_digest(root: str = _ROOT) -> str:
+    """sha256 of the compiler version and the source of every code folder (computed once a process)."""
+    digest = hashlib.sha256(COMPILER_VERSION.encode() + b"\0")
+    for folder in CODE_FOLDERS:
+        base = os.path.join(root, folder)
+        for name in sorted(os.listdir(base)):
+            if name.endswith(CODE_SUFFIXES):
+                with open(os.path.join(base, name), "rb") as handle:
+                    _frame(digest, f"{folder}/{name}", handle.read())
+    return digest.hexdigest()
 
 
 def input_files(game_file: str, extra: list[str]) -> list[str]:
@@ -25,64 +50,92 @@ def input_files(game_file: str, extra: list[str]) -> list[str]:
     files = set()
     for folder, _, names in os.walk(root):
         for name in names:
-            if name.endswith(".metro"):
+            if name.endswith(RULE_SUFFIX):
                 files.add(os.path.join(folder, name))
     for path in extra:
-        if path and os.path.isfile(path):
+        if path and os.path.lexists(path):
             files.add(os.path.abspath(path))
     return sorted(files)
 
 
 def cache_key(game_file: str, extra: list[str], options: str) -> str:
-    """sha256 of the compiler version, the grammar, the options and every input file."""
-    digest = hashlib.sha256()
-    digest.update(COMPILER_VERSION.encode())
-    grammar = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "grammar",
-                           "metro.lark")
-    with open(grammar, "rb") as handle:
-        digest.update(handle.read())
-    for folder in ("compiler", "compiler/templates"):
-        base = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), folder)
-        for name in sorted(os.listdir(base)):
-            if name.endswith((".py", ".jinja")):
-                with open(os.path.join(base, name), "rb") as handle:
-                    digest.update(name.encode() + handle.read())
-    digest.update(options.encode())
+    """sha256 of the code digest, the options, the game's path and every input file."""
+    digest = hashlib.sha256(code_digest().encode())
+    _frame(digest, "options", options.encode())
     # The game file itself is part of the key: two games may share a directory.
-    digest.update(os.path.abspath(game_file).encode() + b"\0")
+    _frame(digest, "game", os.path.abspath(game_file).encode())
     for path in input_files(game_file, extra):
-        digest.update(path.encode() + b"\0")
-        with open(path, "rb") as handle:
-            digest.update(handle.read())
+        _frame(digest, path, _fingerprint(path))
     return digest.hexdigest()
 
 
-def load(key: str) -> str | None:
-    """The cached module text, or None if absent, corrupt or stale (never trusted blindly)."""
-    path = os.path.join(cache_dir(), f"{key}.py")
+def _fingerprint(path: str) -> bytes:
+    # The real path counts: a link retargeted in or out of the game's tree changes the compile.
+    real = os.path.realpath(path).encode()
     try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
-    except (OSError, UnicodeDecodeError):
+        return real + b"\0" + read_regular(path, MAX_FILE_BYTES)
+    except UnreadableFile as error:
+        return real + b"\0unreadable: " + error.reason.encode()
+
+
+def _frame(digest, name: str, data: bytes) -> None:
+    # Lengths delimit each part, so no two different inputs hash the same bytes.
+    head = name.encode("utf-8", "surrogateescape")
+    digest.update(b"%d:%s%d:" % (len(head), head, len(data)) + data)
+
+
+def _checksum(key: str, body: str) -> str:
+    # The key is inside the checksum: an entry copied to another key's name does not verify.
+    return hashlib.sha256(key.encode() + b"\0" + body.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _usable_dir(folder: str) -> bool:
+    # Loading a module runs it: a directory someone else can write to is not trusted.
+    try:
+        info = os.stat(folder)
+    except OSError:
+        return False
+    if not stat.S_ISDIR(info.st_mode) or info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        return False
+    return not hasattr(os, "getuid") or info.st_uid == os.getuid()
+
+
+def load(key: str) -> str | None:
+    """The cached module text, or None if absent, corrupt, stale or not this key's (never trusted blindly)."""
+    folder = cache_dir()
+    if not _usable_dir(folder):
+        return None
+    try:
+        text = read_regular(os.path.join(folder, f"{key}.py"), MAX_ENTRY_BYTES, follow_links=False)
+        text = text.decode("utf-8")
+    except (UnreadableFile, UnicodeDecodeError):
         return None
     body, _, last = text.rstrip("\n").rpartition("\n")
-    if not last.startswith(CHECK_PREFIX):
-        return None
-    if hashlib.sha256(body.encode()).hexdigest() != last[len(CHECK_PREFIX):]:
+    if not last.startswith(CHECK_PREFIX) or _checksum(key, body) != last[len(CHECK_PREFIX) :]:
         return None
     return body + "\n"
 
 
 def store(key: str, source: str) -> None:
-    """Write a module atomically with its checksum (failures only cost a recompile)."""
+    """Write a module atomically with its key-bound checksum (failures only cost a recompile)."""
     folder = cache_dir()
+    body = source.rstrip("\n")
+    text = body + "\n" + CHECK_PREFIX + _checksum(key, body) + "\n"
+    if len(text.encode("utf-8", "surrogatepass")) > MAX_ENTRY_BYTES:
+        return
     try:
-        os.makedirs(folder, exist_ok=True)
-        body = source.rstrip("\n")
-        text = body + "\n" + CHECK_PREFIX + hashlib.sha256(body.encode()).hexdigest() + "\n"
-        fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
+        if not os.path.isdir(folder):
+            os.makedirs(folder, mode=0o700, exist_ok=True)
+            os.chmod(folder, 0o700)  # the mode given to makedirs is narrowed by the umask only
+        if not _usable_dir(folder):
+            return
+        fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")  # created 0o600
+    except OSError:
+        return
+    try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
         os.replace(tmp, os.path.join(folder, f"{key}.py"))
-    except OSError:
-        pass
+    except (OSError, UnicodeEncodeError):
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)

@@ -14,6 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import CodeType, FunctionType, ModuleType
 
+from dsl.files import UnreadableFile, read_regular
+from dsl.parser import MAX_FILE_BYTES
 from runtime.errors import MetroRuntimeError
 from runtime.machine import Game
 from runtime.scenarios import broken_invariants, run_scenario, scenarios
@@ -189,9 +191,8 @@ def coverage_of(game: Game, executed: set[int]) -> CoverageReport:
 
 def _read(path: str) -> list[str]:
     try:
-        with open(path, encoding="utf-8") as handle:
-            return handle.read().split("\n")
-    except (OSError, UnicodeDecodeError):
+        return read_regular(path, MAX_FILE_BYTES).decode("utf-8").split("\n")
+    except (UnreadableFile, UnicodeDecodeError):
         return []
 
 

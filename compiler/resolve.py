@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import os
+import stat
 
 from compiler.program import PatchRecord, Program, Versions
 from dsl import ast
-from dsl.diagnostics import DUPLICATE, PATCH, RESOLVE, STRUCTURE, CompileError, Diagnostics
-from dsl.parser import parse, read_source
+from dsl.diagnostics import DUPLICATE, PATCH, PATH, RESOLVE, STRUCTURE, CompileError, Diagnostics
+from dsl.parser import RULE_SUFFIX, parse, read_source
 from dsl.source import SourceFile, Span
 
 GAME_FILE_NAMES = ("rules.metro", "game.metro")
@@ -106,8 +107,8 @@ def resolve(game_path: str, expansions: list[str] = (), variants: list[str] = ()
     program.sources[game_file] = source
     diags = Diagnostics()
     game_dir = os.path.dirname(game_file)
-    merger = _Merger(program, diags)
-    merger.add_all(tree.decls, game_file, patching=False, seen={os.path.abspath(game_file)})
+    merger = _Merger(program, diags, os.path.realpath(game_dir or "."))
+    merger.add_all(tree.decls, game_file, patching=False, seen={os.path.realpath(game_file)})
     diags.raise_if_errors(program.sources)
     for name in expansions:
         merger.apply_patch(find_patch_file(game_dir, name, "expansions"), "expansion")
@@ -117,10 +118,14 @@ def resolve(game_path: str, expansions: list[str] = (), variants: list[str] = ()
     diags.raise_if_errors(program.sources)
     chosen: list[str] = []
     if map_path is not None:
-        chosen = [map_path]
+        chosen = [map_path]  # the user's own path: it may be anywhere
     elif program.default_map is not None:
         decl = program.default_map
-        chosen = [os.path.join(os.path.dirname(decl.span.file), path) for path in decl.paths]
+        spans = decl.path_spans or (decl.span,) * len(decl.paths)
+        found = [merger.rule_path(path, decl.span.file, span, "map file")
+                 for path, span in zip(decl.paths, spans, strict=True)]
+        diags.raise_if_errors(program.sources)
+        chosen = [path for path in found if path is not None]
     for path in chosen:
         map_tree, _ = _load(path, program)
         if not isinstance(map_tree, ast.MapFile):
@@ -143,9 +148,10 @@ def _load(path: str, program: Program | None):
 class _Merger:
     """Adds declarations to the program with base or patch semantics."""
 
-    def __init__(self, program: Program, diags: Diagnostics):
+    def __init__(self, program: Program, diags: Diagnostics, root: str):
         self.program = program
         self.diags = diags
+        self.root = root  # real path of the base game's directory: rule files read only below it
         self.patching = False
         self.combinations: list = []
 
@@ -160,7 +166,7 @@ class _Merger:
             return
         self.program.applied.append(tree.name)
         self.combinations.extend((tree, d) for d in tree.decls if isinstance(d, ast.CombinationDecl))
-        self.add_all(tree.decls, path, patching=True, seen={os.path.abspath(path)})
+        self.add_all(tree.decls, path, patching=True, seen={os.path.realpath(path)})
 
     def check_combinations(self) -> None:
         """Every `requires` is applied and no `excludes` is, whatever the order given."""
@@ -189,16 +195,40 @@ class _Merger:
             else:
                 self._add(decl, path, patching)
 
+    def rule_path(self, written: str, base_file: str, span: Span, what: str) -> str | None:
+        """The file a path written in a rule file names, or None (reported at `span`) if unreadable."""
+        if os.path.isabs(written):
+            self.diags.error(PATH, f"'{written}' is an absolute path; a rule file names files of its "
+                             f"own game, relative to itself", span)
+            return None
+        target = os.path.join(os.path.dirname(base_file), written)
+        real = os.path.realpath(target)
+        # Real paths: a `..` or a symbolic link out of the game's directory is refused alike.
+        if os.path.commonpath([self.root, real]) != self.root:
+            self.diags.error(PATH, f"'{written}' leads outside the game's directory", span)
+            return None
+        if not written.endswith(RULE_SUFFIX):
+            self.diags.error(PATH, f"'{written}' is not a {RULE_SUFFIX} file", span)
+            return None
+        try:
+            mode = os.stat(real).st_mode
+        except (OSError, ValueError):
+            self.diags.error(RESOLVE, f"cannot find {what} '{written}'", span)
+            return None
+        if not stat.S_ISREG(mode):
+            self.diags.error(PATH, f"'{written}' is not a regular file", span)
+            return None
+        return target
+
     def _use(self, decl: ast.UseDecl, path: str, patching: bool, seen: set[str]) -> None:
-        target = os.path.join(os.path.dirname(path), decl.path)
-        key = os.path.abspath(target)
+        target = self.rule_path(decl.path, path, decl.path_span or decl.span, "used file")
+        if target is None:
+            return
+        key = os.path.realpath(target)
         if key in seen:
             self.diags.error(RESOLVE, f"'{decl.path}' is used twice (or uses itself)", decl.span)
             return
         seen.add(key)
-        if not os.path.isfile(target):
-            self.diags.error(RESOLVE, f"cannot find used file '{decl.path}'", decl.span)
-            return
         tree, _ = _load(target, self.program)
         if not isinstance(tree, ast.PartFile):
             self.diags.error(RESOLVE, f"'{decl.path}' is not a part file (`part \"Name\" for \"Game\" {{`)",

@@ -582,6 +582,7 @@ class DefaultMapDecl(Decl):
 
     paths: tuple[str, ...]
     span: Span = _span()
+    path_spans: tuple[Span, ...] = field(default=(), compare=False, repr=False)  # one per path
 
 
 @dataclass(frozen=True, slots=True)
@@ -606,6 +607,7 @@ class UseDecl(Decl):
 
     path: str
     span: Span = _span()
+    path_span: Span | None = field(default=None, compare=False, repr=False)  # the string itself
 
 
 @dataclass(frozen=True, slots=True)

@@ -39,6 +39,7 @@ PURITY = _code("purity", "A function or guard changes the state or waits for a d
 VISIBILITY = _code("visibility", "Private or hidden data would reach a public place")
 PATCH = _code("patch", "A variant or expansion patch names nothing, or breaks the base")
 RESOLVE = _code("resolve", "A used file, map, variant or base game cannot be found")
+PATH = _code("path", "A path in a rule file is absolute, leaves the game's directory or names no .metro file")
 MAP_DATA = _code("map-data", "Map data does not satisfy the game's map schema")
 MAP_CHECK = _code("map-check", "A map fails one of the game's declared checks")
 MAP_DISCONNECTED = _code("map-disconnected", "A map graph is not connected")

@@ -11,6 +11,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 
 from dsl import ast
 from dsl.diagnostics import INPUT, INT_RANGE, SYNTAX, TOO_DEEP, Diagnostics
+from dsl.files import UnreadableFile, read_regular
 from dsl.lexer import FastContextualLexer
 from dsl.memory import paused_gc
 from dsl.source import SourceFile, Span
@@ -19,6 +20,7 @@ from runtime.values import INT_LIMIT
 
 # Documented limits: a larger file or deeper nesting is refused with a diagnostic.
 MAX_FILE_BYTES = 2 * 1024 * 1024
+RULE_SUFFIX = ".metro"
 MAX_NESTING = 200
 MAX_NODES_PER_DECL = 50_000
 
@@ -219,13 +221,13 @@ def _soft_keyword(error: UnexpectedInput) -> bool:
 
 def read_source(path: str) -> str:
     """Read a rule file as UTF-8; raise CompileError naming the file on failure."""
+    # Only `.metro` files are read, so a diagnostic can never quote any other file.
+    if not path.endswith(RULE_SUFFIX):
+        _fail_input(path, f"a rule file's name must end in `{RULE_SUFFIX}`")
     try:
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_FILE_BYTES + 1)
-    except OSError as error:
-        _fail_input(path, f"cannot read file: {error.strerror or error}")
-    if len(data) > MAX_FILE_BYTES:
-        _fail_input(path, f"file is larger than the limit of {MAX_FILE_BYTES // 1024 // 1024} MiB")
+        data = read_regular(path, MAX_FILE_BYTES)
+    except UnreadableFile as error:
+        _fail_input(path, error.reason)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -450,7 +452,7 @@ class AstBuilder:
         return ast.PlayersDecl(_int(ch[0]), _int(ch[1]), self.here)
 
     def default_map_decl(self, ch):
-        return ast.DefaultMapDecl(tuple(_unquote(c) for c in ch), self.here)
+        return ast.DefaultMapDecl(tuple(_unquote(c) for c in ch), self.here, tuple(self._at(c) for c in ch))
 
     def default_bot_decl(self, ch):
         return ast.DefaultBotDecl(_unquote(ch[0]), self.here)
@@ -459,7 +461,10 @@ class AstBuilder:
         return ast.MaxDecisionsDecl(_int(ch[0]), self.here)
 
     def use_decl(self, ch):
-        return ast.UseDecl(_unquote(ch[0]), self.here)
+        return ast.UseDecl(_unquote(ch[0]), self.here, self._at(ch[0]))
+
+    def _at(self, token: Token) -> Span:
+        return Span(self.filename, token.line, token.column, token.end_line, token.end_column)
 
     def requires_decl(self, ch):
         return ast.CombinationDecl(True, _unquote(ch[0]), self.here)

@@ -1,0 +1,149 @@
+"""The module cache cannot be fooled: entries bound to their key, a complete key, safe reads, a private directory."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import subprocess
+import sys
+
+import pytest
+
+from compiler import cache, load_game
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _game(folder, name: str) -> str:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "rules.metro").write_text(f'game "{name}" {{\n  players 2..2\n  flow {{\n  }}\n}}\n')
+    return str(folder)
+
+
+def _entries(folder) -> list:
+    return sorted(p for p in folder.iterdir() if p.suffix == ".py")
+
+
+@pytest.fixture
+def cache_dir(tmp_path, monkeypatch):
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("METRO_CACHE_DIR", str(folder))
+    return folder
+
+
+def _key(game: str) -> str:
+    return cache.cache_key(os.path.join(game, "rules.metro"), [], repr(((), (), None)))
+
+
+def test_another_games_valid_entry_does_not_load(tmp_path, cache_dir):
+    first = _game(tmp_path / "first", "First")
+    second = _game(tmp_path / "second", "Second")
+    load_game(first)
+    (entry,) = _entries(cache_dir)
+    # The other game's entry, copied whole (checksum line included) under this game's name.
+    shutil.copy(entry, cache_dir / f"{_key(second)}.py")
+    assert cache.load(_key(second)) is None
+    assert load_game(second).name == "Second"
+
+
+def test_an_entry_stored_under_its_own_key_loads(cache_dir):
+    cache.store("k1", "X = 1\n")
+    assert cache.load("k1") == "X = 1\n"
+    assert cache.load("k2") is None
+
+
+def test_a_retouched_checksum_does_not_load(cache_dir):
+    cache.store("k1", "X = 1\n")
+    path = cache_dir / "k1.py"
+    path.write_text(path.read_text().replace("X = 1", "X = 2"))
+    assert cache.load("k1") is None
+
+
+@pytest.mark.parametrize("folder", ["compiler", "compiler/templates", "dsl", "grammar", "runtime"])
+def test_the_key_covers_every_code_folder(tmp_path, folder):
+    for name in ("compiler", "dsl", "grammar", "runtime"):
+        shutil.copytree(
+            os.path.join(ROOT, name), tmp_path / name, ignore=shutil.ignore_patterns("__pycache__")
+        )
+    before = cache.code_digest(str(tmp_path))
+    victim = next(
+        p
+        for p in sorted((tmp_path / folder).iterdir())
+        if p.name.endswith((".py", ".jinja", ".lark"))
+    )
+    victim.write_bytes(victim.read_bytes() + b"\n")
+    cache.code_digest.cache_clear()
+    assert cache.code_digest(str(tmp_path)) != before
+
+
+def test_the_key_changes_with_the_code_digest(tmp_path, monkeypatch):
+    game = _game(tmp_path / "game", "G")
+    before = _key(game)
+    monkeypatch.setattr(cache, "code_digest", lambda: "an edit in dsl/")
+    assert _key(game) != before
+
+
+def test_the_code_digest_is_computed_once(monkeypatch):
+    cache.code_digest()
+    monkeypatch.setattr(cache.os, "listdir", lambda path: pytest.fail("code digest recomputed"))
+    cache.code_digest()
+
+
+def _in_child(code: str, env: dict) -> subprocess.CompletedProcess:
+    # In a child with a timeout: before the fix these reads block forever.
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "PYTHONPATH": ROOT, **env},
+    )
+
+
+@pytest.mark.parametrize("kind", ["fifo", "zero", "huge"])
+def test_an_entry_that_is_no_regular_file_is_not_read(tmp_path, cache_dir, kind):
+    game = _game(tmp_path / "game", "G")
+    cache_dir.mkdir(mode=0o700)
+    entry = cache_dir / f"{_key(game)}.py"
+    if kind == "fifo":
+        os.mkfifo(entry)
+    elif kind == "zero":
+        entry.symlink_to("/dev/zero")
+    else:
+        with open(entry, "wb") as handle:
+            handle.truncate(16 * 1024 * 1024 * 1024)  # 16 GiB of holes
+    code = f"from compiler import load_game; print(load_game({game!r}).name)"
+    result = _in_child(code, {"METRO_CACHE_DIR": str(cache_dir)})
+    assert result.stdout.strip() == "G", result.stderr
+
+
+def test_a_fifo_in_the_games_tree_does_not_hang_the_key(tmp_path, cache_dir):
+    game = _game(tmp_path / "game", "G")
+    os.mkfifo(tmp_path / "game" / "notes.metro")
+    (tmp_path / "game" / "zero.metro").symlink_to("/dev/zero")
+    code = f"from compiler import load_game; print(load_game({game!r}).name)"
+    result = _in_child(code, {"METRO_CACHE_DIR": str(cache_dir)})
+    assert result.stdout.strip() == "G", result.stderr
+
+
+def test_the_cache_directory_is_created_private(tmp_path, cache_dir, monkeypatch):
+    monkeypatch.setenv("METRO_CACHE_DIR", str(cache_dir / "nested"))
+    old = os.umask(0o022)
+    try:
+        load_game(_game(tmp_path / "game", "G"))
+    finally:
+        os.umask(old)
+    folder = cache_dir / "nested"
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+    (entry,) = _entries(folder)
+    assert stat.S_IMODE(entry.stat().st_mode) == 0o600
+
+
+def test_a_directory_others_can_write_is_not_used(tmp_path, cache_dir):
+    cache_dir.mkdir()
+    cache.store("k1", "X = 1\n")
+    os.chmod(cache_dir, 0o777)
+    assert cache.load("k1") is None  # someone else may have put it there
+    cache.store("k2", "X = 2\n")
+    assert not (cache_dir / "k2.py").exists()
