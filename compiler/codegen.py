@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from compiler.checker import CheckedProgram
-from compiler.consteval import Evaluator, MapData
+from compiler.consteval import EvalError, Evaluator, MapData
 from compiler.pywriter import PyWriter
 from compiler.types import (
     AnyT,
@@ -34,6 +34,7 @@ from dsl import ast
 from dsl.source import Span
 from dsl.visitor import walk
 from runtime.geometry import Building, Frame, Shape
+from runtime.limits import MAX_DOMAIN
 
 CHOOSE_NODES = (ast.Choose, ast.EachChoose, ast.ChooseAction, ast.EachChooseAction)
 
@@ -106,6 +107,8 @@ class Generator:
         self.hoist: dict[str, str] | None = None
         self.frame_proc_names: list[str] = []
         self.inline_depth = 0
+        # Limits found while generating (reported as diagnostics by the emit pass).
+        self.errors: list[tuple[str, Span]] = []
 
     def hoisted(self, code: str) -> str:
         """An alias for a state read inside a read-only enumeration."""
@@ -276,11 +279,16 @@ class Generator:
             return repr(ids.index(ref[2]))
         return f"{self.expr(node.obj, env)}[{self.expr(node.index, env)}]"
 
-    def items(self, node: ast.Expr, env: Env, snapshot: bool = False) -> str:
-        """Code iterating the items of a collection expression in a defined order."""
+    def items(self, node: ast.Expr, env: Env, snapshot: bool = False, charge: bool = True) -> str:
+        """Code iterating the items of a collection expression in a defined order.
+
+        With `charge`, a walk that is not bounded when compiling (anything but an enum, a map
+        kind, the players or a small constant range) is charged to the step budget first.
+        """
         t = self.t(node)
         if isinstance(node, ast.RangeExpr):
-            return f"range({self.expr(node.lo, env)}, ({self.expr(node.hi, env)}) + 1)"
+            code = f"range({self.expr(node.lo, env)}, ({self.expr(node.hi, env)}) + 1)"
+            return self.charged(code, node) if charge and not self.small_range(node.lo, node.hi) else code
         if isinstance(node, ast.PlayersLit):
             return "range(S.n)"
         ref = self.cp.refs.get(id(node), ("",))
@@ -293,15 +301,52 @@ class Generator:
             return f"({code}).cells"
         if isinstance(t, CollT):
             if t.kind == "bag":
+                if charge:
+                    return f"_l.each_bag(S, {code}, {node.span.file!r}, {node.span.line!r})"
                 return f"_l.bag_items({code})"
             if t.kind == "set":
-                return f"sorted({code})"
-            if snapshot and code.startswith(("S.", "L[")):
-                return f"tuple({code})"
-        return code
+                code = f"sorted({code})"
+            elif snapshot and code.startswith(("S.", "L[")):
+                code = f"tuple({code})"
+        return self.charged(code, node) if charge else code
 
-    def x_RangeExpr(self, node, env):
-        return f"list(range({self.expr(node.lo, env)}, ({self.expr(node.hi, env)}) + 1))"
+    def charged(self, code: str, node: ast.Node) -> str:
+        """`code` (a sized collection or range), charged to the step budget at `node`'s line."""
+        return f"_l.each(S, {code}, {node.span.file!r}, {node.span.line!r})"
+
+    def const_int(self, node: ast.Expr | None) -> int | None:
+        """The value of an integer expression made of literals and consts, else None."""
+        if node is None:
+            return None
+        if isinstance(node, ast.IntLit):
+            return node.value
+        if isinstance(node, ast.Neg):
+            value = self.const_int(node.operand)
+            return None if value is None else -value
+        if isinstance(node, ast.Name) and self.cp.refs.get(id(node), ("",))[0] == "const":
+            try:
+                value = self.evaluator.const(node.name, node)
+            except (EvalError, RecursionError):
+                return None
+            return value if isinstance(value, int) and not isinstance(value, bool) else None
+        if isinstance(node, ast.BinOp) and node.op in ("+", "-", "*"):
+            left, right = self.const_int(node.left), self.const_int(node.right)
+            if left is None or right is None:
+                return None
+            return left + right if node.op == "+" else left - right if node.op == "-" else left * right
+        return None
+
+    def range_size(self, lo: ast.Expr, hi: ast.Expr, step: ast.Expr | None = None) -> int | None:
+        """The number of values of lo..hi (step) if its bounds are constant, else None."""
+        bounds = self.const_int(lo), self.const_int(hi), self.const_int(step) if step is not None else 1
+        if None in bounds or bounds[2] == 0:
+            return None
+        return max(0, (bounds[1] + 1 - bounds[0] + bounds[2] - (1 if bounds[2] > 0 else -1)) // bounds[2])
+
+    def small_range(self, lo: ast.Expr, hi: ast.Expr, step: ast.Expr | None = None) -> bool:
+        """True if lo..hi has constant bounds and at most MAX_DOMAIN values (so walking it is free)."""
+        size = self.range_size(lo, hi, step)
+        return size is not None and size <= MAX_DOMAIN
 
     def comp(self, elem: ast.Expr, fors, env: Env) -> tuple[str, Env]:
         """`elem for … in … if …` clauses, and the env inside them."""
@@ -375,7 +420,7 @@ class Generator:
     def x_BinOp(self, node: ast.BinOp, env: Env) -> str:
         left, right = self.expr(node.left, env), self.expr(node.right, env)
         if isinstance(self.t(node.left), CollT):
-            return f"[*{left}, *{right}]"
+            return f"[*{self.charged(left, node)}, *{self.charged(right, node)}]"
         op = "//" if node.op == "/" else node.op
         return f"({left} {op} {right})"
 
@@ -388,6 +433,8 @@ class Generator:
             rt = self.t(node.right)
             if isinstance(rt, CollT) and rt.kind == "bag":
                 return f"({right}[{left}] {'>' if node.op == 'in' else '<='} 0)"
+            if isinstance(node.right, ast.RangeExpr):  # membership of a range takes no walk
+                return f"({left} {node.op} {self.items(node.right, env, charge=False)})"
             return f"({left} {node.op} {right})"
         return f"({left} {node.op} {right})"
 
@@ -467,7 +514,7 @@ class Generator:
         if name == "sum":
             return f"sum({self.items(node.args[0], env)})"
         if name == "count":
-            return f"len({self.items(node.args[0], env)})" if kind != "bag" else f"sum({args[0]})"
+            return f"len({self.items(node.args[0], env, charge=False)})" if kind != "bag" else f"sum({args[0]})"
         if name in ("any", "all"):
             return f"{name}({self.items(node.args[0], env)})"
         if name == "abs":
@@ -532,7 +579,7 @@ class Generator:
         if name == "empty_building":
             return "_shapes.Building.empty()"
         if name == "first":
-            return f"next(iter({self.items(node.args[0], env)}), None)"
+            return f"next(iter({self.items(node.args[0], env, charge=False)}), None)"
         if name == "cells_of":
             return f"list(({args[0]}).cells)"
         if name == "remove_at":
@@ -617,14 +664,16 @@ class Generator:
                 value = self.convert(value, vt, tt)
             w.line(f"{target} = {value}", node.span)
         elif isinstance(tt, CollT):
+            if isinstance(vt, CollT) and vt.kind == "bag":
+                items = f"_l.each_bag(S, {value}, {node.span.file!r}, {node.span.line!r})"
+            else:
+                items = self.charged(value, node)
             if tt.kind == "bag":
                 fn = "bag_add_all" if node.op == "+=" else "bag_remove_all"
-                items = f"_l.bag_items({value})" if isinstance(vt, CollT) and vt.kind == "bag" else value
                 w.line(f"_l.{fn}({target}, {items})", node.span)
             elif tt.kind == "set":
-                w.line(f"{target} {'|=' if node.op == '+=' else '-='} set({value})", node.span)
+                w.line(f"{target} {'|=' if node.op == '+=' else '-='} set({items})", node.span)
             else:
-                items = f"_l.bag_items({value})" if isinstance(vt, CollT) and vt.kind == "bag" else value
                 w.line(f"{target}.extend({items})", node.span)
         else:
             w.line(f"{target} {node.op} {value}", node.span)
@@ -703,20 +752,21 @@ class Generator:
             self.stmts(node.body.stmts, w, env, node.body.returns)
 
     def s_Repeat(self, node: ast.Repeat, w, env):
-        w.line(f"for _r{self.fresh()} in range({self.expr(node.count, env)}):", node.span)
+        count = f"_l.times(S, {self.expr(node.count, env)}, {node.span.file!r}, {node.span.line!r})"
+        w.line(f"for _r{self.fresh()} in range({count}):", node.span)
         with w.indented():
             self.stmts(node.body.stmts, w, env, node.body.returns)
 
     def s_While(self, node: ast.While, w, env):
         w.line(f"while {self.expr(node.cond, env)}:", node.span)
         with w.indented():
-            w.line("_l.tick(S)")
+            w.line(f"_l.tick(S, {node.span.file!r}, {node.span.line!r})", node.span)
             self.stmts(node.body.stmts, w, env, node.body.returns)
 
     def s_Loop(self, node: ast.Loop, w, env):
         w.line("while True:", node.span)
         with w.indented():
-            w.line("_l.tick(S)")
+            w.line(f"_l.tick(S, {node.span.file!r}, {node.span.line!r})", node.span)
             self.stmts(node.body.stmts, w, env, node.body.returns)
 
     def s_Play(self, node: ast.Play, w, env):
