@@ -34,7 +34,9 @@ from dsl import ast
 from dsl.source import Span
 from dsl.visitor import walk
 from runtime.geometry import Building, Frame, Shape
-from runtime.limits import MAX_DOMAIN
+
+# Walks over a constant range of at most this many values are not charged to the step budget.
+FREE_WALK = 64
 
 CHOOSE_NODES = (ast.Choose, ast.EachChoose, ast.ChooseAction, ast.EachChooseAction)
 
@@ -283,19 +285,24 @@ class Generator:
         """Code iterating the items of a collection expression in a defined order.
 
         With `charge`, a walk that is not bounded when compiling (anything but an enum, a map
-        kind, the players or a small constant range) is charged to the step budget first.
+        kind, the players or a constant range of at most FREE_WALK values) is charged to the
+        step budget first.
         """
         t = self.t(node)
         if isinstance(node, ast.RangeExpr):
             code = f"range({self.expr(node.lo, env)}, ({self.expr(node.hi, env)}) + 1)"
-            return self.charged(code, node) if charge and not self.small_range(node.lo, node.hi) else code
+            size = self.range_size(node.lo, node.hi)
+            free = size is not None and size <= FREE_WALK
+            return self.charged(code, node) if charge and not free else code
         if isinstance(node, ast.PlayersLit):
             return "range(S.n)"
         ref = self.cp.refs.get(id(node), ("",))
-        if ref[0] == "enum_all":
+        if ref[0] == "enum_all":  # an enum is small (written out in the rules)
             return f"range({len(self.cp.enum_values[ref[1]])})"
         if ref[0] == "kind_all":
-            return f"range({self.data.count(ref[1])})"
+            code = f"range({self.data.count(ref[1])})"
+            return self.charged(code, node) if charge and self.data.count(ref[1]) > FREE_WALK else code
+        charge = charge and not self.small_constant(node)
         code = self.expr(node, env)
         if isinstance(t, GeoT):
             return f"({code}).cells"
@@ -314,6 +321,22 @@ class Generator:
         """`code` (a sized collection or range), charged to the step budget at `node`'s line."""
         return f"_l.each(S, {code}, {node.span.file!r}, {node.span.line!r})"
 
+    def small_constant(self, node: ast.Expr) -> bool:
+        """True for a constant collection, or an entry of a constant table, of at most FREE_WALK items."""
+        if isinstance(node, ast.Index):
+            values = self._const_value(node.obj)
+            values = values.values() if isinstance(values, dict) else values if isinstance(values, list) else None
+            return values is not None and all(_small(v) for v in values)
+        return _small(self._const_value(node))
+
+    def _const_value(self, node: ast.Expr):
+        if isinstance(node, ast.Name) and self.cp.refs.get(id(node), ("",))[0] == "const":
+            try:
+                return self.evaluator.const(node.name, node)
+            except (EvalError, RecursionError):
+                return None
+        return None
+
     def const_int(self, node: ast.Expr | None) -> int | None:
         """The value of an integer expression made of literals and consts, else None."""
         if node is None:
@@ -324,10 +347,7 @@ class Generator:
             value = self.const_int(node.operand)
             return None if value is None else -value
         if isinstance(node, ast.Name) and self.cp.refs.get(id(node), ("",))[0] == "const":
-            try:
-                value = self.evaluator.const(node.name, node)
-            except (EvalError, RecursionError):
-                return None
+            value = self._const_value(node)
             return value if isinstance(value, int) and not isinstance(value, bool) else None
         if isinstance(node, ast.BinOp) and node.op in ("+", "-", "*"):
             left, right = self.const_int(node.left), self.const_int(node.right)
@@ -336,17 +356,26 @@ class Generator:
             return left + right if node.op == "+" else left - right if node.op == "-" else left * right
         return None
 
+    def const_size(self, node: ast.Expr) -> int | None:
+        """The number of items of a collection known while compiling (literal, const, enum, kind), else None."""
+        if isinstance(node, ast.ListLit):
+            return len(node.items)
+        if isinstance(node, ast.RangeExpr):
+            return self.range_size(node.lo, node.hi)
+        ref = self.cp.refs.get(id(node), ("",))
+        if ref[0] == "enum_all":
+            return len(self.cp.enum_values[ref[1]])
+        if ref[0] == "kind_all":
+            return self.data.count(ref[1])
+        value = self._const_value(node)
+        return len(value) if isinstance(value, list | tuple | set | dict) else None
+
     def range_size(self, lo: ast.Expr, hi: ast.Expr, step: ast.Expr | None = None) -> int | None:
         """The number of values of lo..hi (step) if its bounds are constant, else None."""
         bounds = self.const_int(lo), self.const_int(hi), self.const_int(step) if step is not None else 1
         if None in bounds or bounds[2] == 0:
             return None
         return max(0, (bounds[1] + 1 - bounds[0] + bounds[2] - (1 if bounds[2] > 0 else -1)) // bounds[2])
-
-    def small_range(self, lo: ast.Expr, hi: ast.Expr, step: ast.Expr | None = None) -> bool:
-        """True if lo..hi has constant bounds and at most MAX_DOMAIN values (so walking it is free)."""
-        size = self.range_size(lo, hi, step)
-        return size is not None and size <= MAX_DOMAIN
 
     def comp(self, elem: ast.Expr, fors, env: Env) -> tuple[str, Env]:
         """`elem for … in … if …` clauses, and the env inside them."""
@@ -816,6 +845,10 @@ class Generator:
         if isinstance(node, ast.ChooseAction) and node.orelse is not None:
             return any(self.escapes(s) for s in node.orelse.stmts)
         return False
+
+
+def _small(value) -> bool:
+    return isinstance(value, list | tuple | set | dict) and len(value) <= FREE_WALK
 
 
 def source_text(program, span: Span) -> str:

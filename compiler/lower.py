@@ -10,12 +10,13 @@ contain decisions keep their iterator and index in the frame's locals.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from math import comb
 
 from compiler.codegen import Env, Generator, source_text
 from compiler.pywriter import PyWriter
 from compiler.types import BoolT, CollT, ElemT, EnumT, OptT, PlayerT
 from dsl import ast
-from runtime.limits import MAX_DOMAIN
+from runtime.limits import MAX_DOMAIN, MAX_SUBSETS
 
 
 @dataclass
@@ -291,6 +292,7 @@ class FrameLowerer:
             elif not isinstance(domain.collection, ast.RangeExpr):
                 code = f"_l.distinct({code})"
             return f"_l.each(S, {code}, {where})" if charge else code
+        self.check_subsets(domain, span)
         items = gen.items(domain.collection, env)
         lo = gen.expr(domain.lo, env) if domain.lo is not None else "0"
         hi = gen.expr(domain.hi, env) if domain.hi is not None else "10 ** 6"
@@ -300,6 +302,19 @@ class FrameLowerer:
         if gen.hoist is not None and all(gen.invariant(part, env) for part in parts):
             return gen.hoisted(code)
         return code
+
+    def check_subsets(self, domain, span) -> None:
+        """Refuse a `subset of` a collection of known size with more than MAX_SUBSETS subsets."""
+        gen = self.gen
+        count = gen.const_size(domain.collection)
+        lo = gen.const_int(domain.lo) if domain.lo is not None else 0
+        hi = gen.const_int(domain.hi) if domain.hi is not None else count
+        if count is None or lo is None or hi is None:
+            return
+        total = sum(comb(count, k) for k in range(max(lo, 0), min(hi, count) + 1))
+        if total > MAX_SUBSETS:
+            gen.errors.append((f"`subset of` {count} items has {total:,} subsets, more than the limit of "
+                               f"{MAX_SUBSETS:,}", span))
 
     def static_size(self, domain) -> int | None:
         """The number of values of a domain when it is known while compiling, else None."""
