@@ -48,12 +48,14 @@ from dsl.diagnostics import (
     PURITY,
     SCENARIO,
     STRUCTURE,
+    TOO_DEEP,
     TYPE,
     UNDEFINED_NAME,
     VISIBILITY,
     Diagnostics,
 )
 from dsl.visitor import walk
+from runtime.limits import MAX_BLOCK_NESTING, MAX_LOOP_NESTING
 
 RESERVED = {"me", "players", "none", "true", "false", "super"}
 GEOMETRY_ARGS = {
@@ -69,6 +71,8 @@ GEOMETRY_ARGS = {
     "cells_of": (FRAME,),
 }
 CHOOSE_NODES = (ast.Choose, ast.EachChoose, ast.ChooseAction, ast.EachChooseAction)
+LOOP_NODES = (ast.For, ast.Repeat, ast.While, ast.Loop)
+BLOCK_NODES = (*LOOP_NODES, ast.If)
 
 
 @dataclass
@@ -90,6 +94,8 @@ class Scope:
     loop_depth: int = 0
     owner: str = ""
     returns: Type | None = None
+    block_depth: int = 0
+    final: bool = False  # inside the flow's `final` block
 
     def lookup(self, name: str) -> Local | None:
         """The innermost local of that name."""
@@ -101,7 +107,7 @@ class Scope:
     def child(self) -> Scope:
         """A nested block scope sharing the flags."""
         return Scope(self.frames + [{}], self.pure, self.me, self.scenario, self.loop_depth,
-                     self.owner, self.returns)
+                     self.owner, self.returns, self.block_depth, self.final)
 
     def with_pure(self) -> Scope:
         """This scope, now read-only (for guards)."""
@@ -365,6 +371,9 @@ class Checker:
                 self.current_decl = name
                 scope = Scope([{}], me=True, owner=name)
                 params = []
+                if len(decl.params) > MAX_LOOP_NESTING:  # listing the arguments nests one loop per parameter
+                    self.error(TOO_DEEP, f"an action has more than {MAX_LOOP_NESTING} parameters",
+                               decl.params[MAX_LOOP_NESTING])
                 for param in decl.params:
                     t = self.domain(param.domain, scope)
                     if param.name in scope.frames[-1] or param.name in self.global_names:
@@ -383,7 +392,7 @@ class Checker:
                 self.current_decl = "flow"
                 self.block(decl.body, Scope([{}], owner="flow"))
                 if decl.final is not None:
-                    self.block(decl.final, Scope([{}], owner="flow"))
+                    self.block(decl.final, Scope([{}], owner="flow", final=True))
         if p.score is not None:
             decl = p.score.active
             scope = Scope([{decl.var: Local(PLAYER, False)}], pure=True)
@@ -705,12 +714,17 @@ class Checker:
     def block(self, block: ast.Block, scope: Scope) -> None:
         """Check a block in a new nested scope."""
         inner = scope.child()
+        inner.block_depth += 1
         for stmt in block.stmts:
             self.stmt(stmt, inner)
 
     def stmt(self, node: ast.Stmt, scope: Scope) -> None:
         """Check one statement."""
         method = getattr(self, f"s_{type(node).__name__}")
+        if isinstance(node, LOOP_NODES) and scope.loop_depth == MAX_LOOP_NESTING:
+            self.error(TOO_DEEP, f"loops are nested deeper than the limit of {MAX_LOOP_NESTING}", node)
+        elif isinstance(node, BLOCK_NODES) and scope.block_depth == MAX_BLOCK_NESTING + 1:
+            self.error(TOO_DEEP, f"blocks are nested deeper than the limit of {MAX_BLOCK_NESTING}", node)
         if scope.pure and isinstance(node, (ast.Draw, ast.Move, ast.Shuffle, ast.EndGame, *CHOOSE_NODES)):
             self.error(PURITY, "a function or guard may not change the game or wait for a decision", node)
         if not scope.scenario and isinstance(node, ast.Play | ast.Refuse | ast.Expect):
@@ -826,7 +840,8 @@ class Checker:
     s_Continue = s_Break
 
     def s_EndGame(self, node, scope: Scope) -> None:
-        return None
+        if scope.final:
+            self.error(STRUCTURE, "`end game` inside `final`: the game is already ending", node)
 
     def s_Draw(self, node: ast.Draw, scope: Scope) -> None:
         if node.count is not None:

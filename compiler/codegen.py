@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from compiler.checker import CheckedProgram
-from compiler.consteval import Evaluator, MapData
+from compiler.consteval import EvalError, Evaluator, MapData
 from compiler.pywriter import PyWriter
 from compiler.types import (
     AnyT,
@@ -34,6 +34,9 @@ from dsl import ast
 from dsl.source import Span
 from dsl.visitor import walk
 from runtime.geometry import Building, Frame, Shape
+
+# Walks over a constant range of at most this many values are not charged to the step budget.
+FREE_WALK = 64
 
 CHOOSE_NODES = (ast.Choose, ast.EachChoose, ast.ChooseAction, ast.EachChooseAction)
 # Library calls whose integer results are small by nature (counts, seats, positions).
@@ -110,6 +113,8 @@ class Generator:
         self.frame_proc_names: list[str] = []
         self.frame_pcs: dict[str, int] = {}  # frame procedure -> number of program counters
         self.inline_depth = 0
+        # Limits found while generating (reported as diagnostics by the emit pass).
+        self.errors: list[tuple[str, Span]] = []
 
     def hoisted(self, code: str) -> str:
         """An alias for a state read inside a read-only enumeration."""
@@ -286,32 +291,101 @@ class Generator:
             return repr(ids.index(ref[2]))
         return f"{self.expr(node.obj, env)}[{self.expr(node.index, env)}]"
 
-    def items(self, node: ast.Expr, env: Env, snapshot: bool = False) -> str:
-        """Code iterating the items of a collection expression in a defined order."""
+    def items(self, node: ast.Expr, env: Env, snapshot: bool = False, charge: bool = True) -> str:
+        """Code iterating the items of a collection expression in a defined order.
+
+        With `charge`, a walk that is not bounded when compiling (anything but an enum, a map
+        kind, the players or a constant range of at most FREE_WALK values) is charged to the
+        step budget first.
+        """
         t = self.t(node)
         if isinstance(node, ast.RangeExpr):
-            return f"range({self.expr(node.lo, env)}, ({self.expr(node.hi, env)}) + 1)"
+            code = f"range({self.expr(node.lo, env)}, ({self.expr(node.hi, env)}) + 1)"
+            size = self.range_size(node.lo, node.hi)
+            free = size is not None and size <= FREE_WALK
+            return self.charged(code, node) if charge and not free else code
         if isinstance(node, ast.PlayersLit):
             return "range(S.n)"
         ref = self.cp.refs.get(id(node), ("",))
-        if ref[0] == "enum_all":
+        if ref[0] == "enum_all":  # an enum is small (written out in the rules)
             return f"range({len(self.cp.enum_values[ref[1]])})"
         if ref[0] == "kind_all":
-            return f"range({self.data.count(ref[1])})"
+            code = f"range({self.data.count(ref[1])})"
+            return self.charged(code, node) if charge and self.data.count(ref[1]) > FREE_WALK else code
+        charge = charge and not self.small_constant(node)
         code = self.expr(node, env)
         if isinstance(t, GeoT):
             return f"({code}).cells"
         if isinstance(t, CollT):
             if t.kind == "bag":
+                if charge:
+                    return f"_l.each_bag(S, {code}, {node.span.file!r}, {node.span.line!r})"
                 return f"_l.bag_items({code})"
             if t.kind == "set":
-                return f"sorted({code})"
-            if snapshot and code.startswith(("S.", "L[")):
-                return f"tuple({code})"
-        return code
+                code = f"sorted({code})"
+            elif snapshot and code.startswith(("S.", "L[")):
+                code = f"tuple({code})"
+        return self.charged(code, node) if charge else code
 
-    def x_RangeExpr(self, node, env):
-        return f"list(range({self.expr(node.lo, env)}, ({self.expr(node.hi, env)}) + 1))"
+    def charged(self, code: str, node: ast.Node) -> str:
+        """`code` (a sized collection or range), charged to the step budget at `node`'s line."""
+        return f"_l.each(S, {code}, {node.span.file!r}, {node.span.line!r})"
+
+    def small_constant(self, node: ast.Expr) -> bool:
+        """True for a constant collection, or an entry of a constant table, of at most FREE_WALK items."""
+        if isinstance(node, ast.Index):
+            values = self._const_value(node.obj)
+            values = values.values() if isinstance(values, dict) else values if isinstance(values, list) else None
+            return values is not None and all(_small(v) for v in values)
+        return _small(self._const_value(node))
+
+    def _const_value(self, node: ast.Expr):
+        if isinstance(node, ast.Name) and self.cp.refs.get(id(node), ("",))[0] == "const":
+            try:
+                return self.evaluator.const(node.name, node)
+            except (EvalError, RecursionError):
+                return None
+        return None
+
+    def const_int(self, node: ast.Expr | None) -> int | None:
+        """The value of an integer expression made of literals and consts, else None."""
+        if node is None:
+            return None
+        if isinstance(node, ast.IntLit):
+            return node.value
+        if isinstance(node, ast.Neg):
+            value = self.const_int(node.operand)
+            return None if value is None else -value
+        if isinstance(node, ast.Name) and self.cp.refs.get(id(node), ("",))[0] == "const":
+            value = self._const_value(node)
+            return value if isinstance(value, int) and not isinstance(value, bool) else None
+        if isinstance(node, ast.BinOp) and node.op in ("+", "-", "*"):
+            left, right = self.const_int(node.left), self.const_int(node.right)
+            if left is None or right is None:
+                return None
+            return left + right if node.op == "+" else left - right if node.op == "-" else left * right
+        return None
+
+    def const_size(self, node: ast.Expr) -> int | None:
+        """The number of items of a collection known while compiling (literal, const, enum, kind), else None."""
+        if isinstance(node, ast.ListLit):
+            return len(node.items)
+        if isinstance(node, ast.RangeExpr):
+            return self.range_size(node.lo, node.hi)
+        ref = self.cp.refs.get(id(node), ("",))
+        if ref[0] == "enum_all":
+            return len(self.cp.enum_values[ref[1]])
+        if ref[0] == "kind_all":
+            return self.data.count(ref[1])
+        value = self._const_value(node)
+        return len(value) if isinstance(value, list | tuple | set | dict) else None
+
+    def range_size(self, lo: ast.Expr, hi: ast.Expr, step: ast.Expr | None = None) -> int | None:
+        """The number of values of lo..hi (step) if its bounds are constant, else None."""
+        bounds = self.const_int(lo), self.const_int(hi), self.const_int(step) if step is not None else 1
+        if None in bounds or bounds[2] == 0:
+            return None
+        return max(0, (bounds[1] + 1 - bounds[0] + bounds[2] - (1 if bounds[2] > 0 else -1)) // bounds[2])
 
     def comp(self, elem: ast.Expr, fors, env: Env) -> tuple[str, Env]:
         """`elem for … in … if …` clauses, and the env inside them."""
@@ -385,7 +459,7 @@ class Generator:
     def x_BinOp(self, node: ast.BinOp, env: Env) -> str:
         left, right = self.expr(node.left, env), self.expr(node.right, env)
         if isinstance(self.t(node.left), CollT):
-            return f"[*{left}, *{right}]"
+            return f"[*{self.charged(left, node)}, *{self.charged(right, node)}]"
         op = "//" if node.op == "/" else node.op
         return f"({left} {op} {right})"
 
@@ -398,6 +472,8 @@ class Generator:
             rt = self.t(node.right)
             if isinstance(rt, CollT) and rt.kind == "bag":
                 return f"({right}[{left}] {'>' if node.op == 'in' else '<='} 0)"
+            if isinstance(node.right, ast.RangeExpr):  # membership of a range takes no walk
+                return f"({left} {node.op} {self.items(node.right, env, charge=False)})"
             return f"({left} {node.op} {right})"
         return f"({left} {node.op} {right})"
 
@@ -477,7 +553,7 @@ class Generator:
         if name == "sum":
             return f"sum({self.items(node.args[0], env)})"
         if name == "count":
-            return f"len({self.items(node.args[0], env)})" if kind != "bag" else f"sum({args[0]})"
+            return f"len({self.items(node.args[0], env, charge=False)})" if kind != "bag" else f"sum({args[0]})"
         if name in ("any", "all"):
             return f"{name}({self.items(node.args[0], env)})"
         if name == "abs":
@@ -542,7 +618,7 @@ class Generator:
         if name == "empty_building":
             return "_shapes.Building.empty()"
         if name == "first":
-            return f"next(iter({self.items(node.args[0], env)}), None)"
+            return f"next(iter({self.items(node.args[0], env, charge=False)}), None)"
         if name == "cells_of":
             return f"list(({args[0]}).cells)"
         if name == "remove_at":
@@ -674,14 +750,16 @@ class Generator:
             w.line(f"{target} = {self.checked(value, node.value, tt)}", node.span)
         elif isinstance(tt, CollT):
             value = self.checked(value, node.value, tt)
+            if isinstance(vt, CollT) and vt.kind == "bag":
+                items = f"_l.each_bag(S, {value}, {node.span.file!r}, {node.span.line!r})"
+            else:
+                items = self.charged(value, node)
             if tt.kind == "bag":
                 fn = "bag_add_all" if node.op == "+=" else "bag_remove_all"
-                items = f"_l.bag_items({value})" if isinstance(vt, CollT) and vt.kind == "bag" else value
                 w.line(f"_l.{fn}({target}, {items})", node.span)
             elif tt.kind == "set":
-                w.line(f"{target} {'|=' if node.op == '+=' else '-='} set({value})", node.span)
+                w.line(f"{target} {'|=' if node.op == '+=' else '-='} set({items})", node.span)
             else:
-                items = f"_l.bag_items({value})" if isinstance(vt, CollT) and vt.kind == "bag" else value
                 w.line(f"{target}.extend({items})", node.span)
         else:
             self.augmented(node, value, w, env)
@@ -785,20 +863,21 @@ class Generator:
             self.stmts(node.body.stmts, w, env, node.body.returns)
 
     def s_Repeat(self, node: ast.Repeat, w, env):
-        w.line(f"for _r{self.fresh()} in range({self.expr(node.count, env)}):", node.span)
+        count = f"_l.times(S, {self.expr(node.count, env)}, {node.span.file!r}, {node.span.line!r})"
+        w.line(f"for _r{self.fresh()} in range({count}):", node.span)
         with w.indented():
             self.stmts(node.body.stmts, w, env, node.body.returns)
 
     def s_While(self, node: ast.While, w, env):
         w.line(f"while {self.expr(node.cond, env)}:", node.span)
         with w.indented():
-            w.line("_l.tick(S)")
+            w.line(f"_l.tick(S, {node.span.file!r}, {node.span.line!r})", node.span)
             self.stmts(node.body.stmts, w, env, node.body.returns)
 
     def s_Loop(self, node: ast.Loop, w, env):
         w.line("while True:", node.span)
         with w.indented():
-            w.line("_l.tick(S)")
+            w.line(f"_l.tick(S, {node.span.file!r}, {node.span.line!r})", node.span)
             self.stmts(node.body.stmts, w, env, node.body.returns)
 
     def s_Play(self, node: ast.Play, w, env):
@@ -854,6 +933,10 @@ def _stable(code: str) -> bool:
     """True if evaluating `code` twice gives the same place: a Python name, a number, a frame local."""
     return code.isidentifier() or code.isdigit() or code.startswith("S.p_") and code[4:].isidentifier() or (
         code.startswith("L['") and code.endswith("']") and code[3:-2].isidentifier())
+
+
+def _small(value) -> bool:
+    return isinstance(value, list | tuple | set | dict) and len(value) <= FREE_WALK
 
 
 def source_text(program, span: Span) -> str:

@@ -10,6 +10,7 @@ from compiler.checker import CheckedProgram
 from dsl import ast
 from dsl.diagnostics import INT_RANGE, ErrorCode
 from runtime import graph, grid
+from runtime.limits import CONST_STEP_BUDGET
 from runtime.values import INT_LIMIT
 
 
@@ -20,6 +21,10 @@ class EvalError(Exception):
         super().__init__(message)
         self.node = node
         self.code = code
+
+
+class EvalBudgetError(EvalError):
+    """Evaluating constants and map checks took more steps than CONST_STEP_BUDGET."""
 
 
 @dataclass
@@ -43,6 +48,24 @@ class Evaluator:
         self.data = data
         self.consts: dict[str, object] = {}
         self.busy: set[str] = set()
+        self.steps = 0  # values visited so far, against CONST_STEP_BUDGET
+
+    def charge(self, value, node: ast.Node):
+        """Count a walk over `value` (a collection or a lazy range); returns it."""
+        try:
+            self.steps += len(value)
+        except OverflowError:
+            self.steps = CONST_STEP_BUDGET + 1
+        if self.steps > CONST_STEP_BUDGET:
+            raise EvalBudgetError(f"computing the constants takes more than {CONST_STEP_BUDGET:,} steps "
+                                  "(the constant evaluation budget)", node)
+        return value
+
+    def concrete(self, value, node: ast.Node):
+        """A value with its lazy range (if it is one) written out as a list."""
+        if isinstance(value, range):
+            return list(self.charge(value, node))
+        return value
 
     def const(self, name: str, node: ast.Node):
         """The value of a const (evaluated once)."""
@@ -50,7 +73,8 @@ class Evaluator:
             if name in self.busy:
                 raise EvalError(f"const '{name}' depends on itself", node)
             self.busy.add(name)
-            self.consts[name] = self.eval(self.cp.program.consts[name].active.value, {})
+            value = self.cp.program.consts[name].active.value
+            self.consts[name] = self.concrete(self.eval(value, {}), value)
             self.busy.discard(name)
         return self.consts[name]
 
@@ -118,23 +142,24 @@ class Evaluator:
             raise EvalError(f"no entry for {key!r}", node) from None
 
     def e_TupleLit(self, node, env):
-        return tuple(self.eval(i, env) for i in node.items)
+        return tuple(self.concrete(self.eval(i, env), i) for i in node.items)
 
     def e_ListLit(self, node, env):
-        return [self.eval(i, env) for i in node.items]
+        return [self.concrete(self.eval(i, env), i) for i in node.items]
 
     def e_DictLit(self, node, env):
-        return _table((k, self.eval(k, env), self.eval(v, env)) for k, v in node.entries)
+        return _table((k, self.eval(k, env), self.concrete(self.eval(v, env), v)) for k, v in node.entries)
 
     def e_RangeExpr(self, node, env):
-        return list(range(self.eval(node.lo, env), self.eval(node.hi, env) + 1))
+        # Lazy: `size(0..10**12)` or `x in 0..10**12` never lists the values; a walk is charged.
+        return range(self.eval(node.lo, env), self.eval(node.hi, env) + 1)
 
     def _iterate(self, fors, env):
         if not fors:
             yield env
             return
         first, rest = fors[0], fors[1:]
-        for value in self._items(self.eval(first.iterable, env)):
+        for value in self._items(self.charge(self.eval(first.iterable, env), first.iterable)):
             inner = dict(env)
             inner[first.var] = value
             if first.where is None or self.eval(first.where, inner):
@@ -144,10 +169,11 @@ class Evaluator:
         return sorted(value) if isinstance(value, set) else value
 
     def e_ListComp(self, node, env):
-        return [self.eval(node.elem, e) for e in self._iterate(node.fors, env)]
+        return [self.concrete(self.eval(node.elem, e), node.elem) for e in self._iterate(node.fors, env)]
 
     def e_DictComp(self, node, env):
-        entries = ((node.key, self.eval(node.key, e), self.eval(node.value, e)) for e in self._iterate(node.fors, env))
+        entries = ((node.key, self.eval(node.key, e), self.concrete(self.eval(node.value, e), node.value))
+                   for e in self._iterate(node.fors, env))
         return _table(entries)
 
     def e_GenCall(self, node, env):
@@ -177,6 +203,8 @@ class Evaluator:
         ref = self.cp.refs.get(id(node), ("",))
         args = [self.eval(a, env) for a in node.args]
         name = node.func
+        if ref[0] == "builtin" and name not in ("size", "first"):  # these walk their arguments
+            args = [self.concrete(arg, a) for arg, a in zip(args, node.args, strict=True)]
         if ref[0] == "function":
             decl = self.cp.program.functions[name].active
             if decl.expr is None:
@@ -215,7 +243,7 @@ class Evaluator:
         raise EvalError(f"{name}() cannot be computed before the game starts", node)
 
     def e_BinOp(self, node, env):
-        a, b = self.eval(node.left, env), self.eval(node.right, env)
+        a, b = self.concrete(self.eval(node.left, env), node.left), self.concrete(self.eval(node.right, env), node.right)
         if node.op == "+":
             return a + b
         if node.op == "-":
@@ -232,6 +260,8 @@ class Evaluator:
     def e_Compare(self, node, env):
         a, b = self.eval(node.left, env), self.eval(node.right, env)
         op = node.op
+        if op not in ("in", "not in"):  # membership of a range needs no list
+            a, b = self.concrete(a, node.left), self.concrete(b, node.right)
         if op == "in":
             return a in b
         if op == "not in":

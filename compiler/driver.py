@@ -14,7 +14,7 @@ from compiler.emit import emit_module
 from compiler.maps import build_map_data, run_checks
 from compiler.program import Program
 from compiler.resolve import find_game_file, resolve
-from dsl.diagnostics import STRUCTURE, CompileError, Diagnostics
+from dsl.diagnostics import TOO_DEEP, CompileError, Diagnostics
 from dsl.memory import paused_gc
 from dsl.source import Span
 from runtime.machine import Game, load_module
@@ -70,8 +70,18 @@ def stage_emit_python(ctx: CompileContext) -> None:
     try:
         compile(ctx.python, f"<metro:{ctx.program.game_file}>", "exec")
     except (SyntaxError, RecursionError, MemoryError, ValueError) as error:
-        ctx.diags.error(STRUCTURE, f"the rules are too large or deep to compile ({type(error).__name__})",
-                        Span.point(ctx.program.game_file, 1, 1))
+        file, line = _metro_line(ctx.line_map, getattr(error, "lineno", None)) or (ctx.program.game_file, 1)
+        detail = f"{type(error).__name__}: {error.msg}" if isinstance(error, SyntaxError) else type(error).__name__
+        ctx.diags.error(TOO_DEEP, f"this construct is too large or deep for Python to compile ({detail})",
+                        Span.point(file, line, 1))
+
+
+def _metro_line(line_map: dict[int, tuple[str, int]], lineno: int | None) -> tuple[str, int] | None:
+    """The .metro position of a generated line, or of the nearest generated line before it."""
+    if not lineno:
+        return None
+    before = [n for n in line_map if n <= lineno]
+    return line_map[max(before)] if before else None
 
 
 STAGES: list[tuple[str, Callable[[CompileContext], None]]] = [

@@ -8,7 +8,7 @@ import jinja2
 
 from compiler.checker import CheckedProgram
 from compiler.codegen import Env, Generator, ident, lit
-from compiler.consteval import EvalError, Evaluator, MapData
+from compiler.consteval import EvalBudgetError, EvalError, Evaluator, MapData
 from compiler.lower import FrameLowerer, action_functions
 from compiler.pywriter import PyWriter
 from compiler.types import (
@@ -28,7 +28,7 @@ from compiler.types import (
     is_finite,
 )
 from dsl import ast
-from dsl.diagnostics import TYPE, Diagnostics
+from dsl.diagnostics import TOO_LARGE, TYPE, Diagnostics
 
 COMPILER_VERSION = "metro-0.1.0/codegen-1"
 
@@ -86,14 +86,16 @@ def emit_module(cp: CheckedProgram, data: MapData, evaluator: Evaluator, diags: 
         try:
             consts.append((name, evaluator.const(name, versions.active)))
         except EvalError as error:
-            diags.error(error.code or TYPE, f"const '{name}' cannot be computed before the game: {error}",
-                        error.node.span)
+            kind = TOO_LARGE if isinstance(error, EvalBudgetError) else (error.code or TYPE)
+            diags.error(kind, f"const '{name}' cannot be computed before the game: {error}", error.node.span)
     _fields(gen, code)
     _callables(gen, code)
     _scoring(gen, code)
     _tests(gen, code)
     _bots(gen, code)
     _registry(gen, code)
+    for message, span in dict.fromkeys(gen.errors):
+        diags.error(TOO_LARGE, message, span)
     slots = tuple(f"g_{ident(n)}" for n in p.state) + tuple(f"p_{ident(n)}" for n in p.per_player)
     kinds = [(kind, tuple(data.ids[kind]), [(f, tuple(v)) for f, v in data.fields[kind].items()])
              for kind in p.kinds]

@@ -10,11 +10,13 @@ contain decisions keep their iterator and index in the frame's locals.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from math import comb
 
 from compiler.codegen import Env, Generator, source_text
 from compiler.pywriter import PyWriter
 from compiler.types import BoolT, CollT, ElemT, EnumT, IntT, OptT, PlayerT
 from dsl import ast
+from runtime.limits import MAX_DOMAIN, MAX_SUBSETS
 
 
 @dataclass
@@ -129,7 +131,8 @@ class FrameLowerer:
     def l_Repeat(self, node: ast.Repeat, loops):
         k = self.gen.fresh()
         n, i = f"L['_n{k}']", f"L['_i{k}']"
-        self.w.line(f"{n} = {self.gen.expr(node.count, self.env)}", node.span)
+        self.w.line(f"{n} = _l.times(S, {self.gen.expr(node.count, self.env)}, {node.span.file!r}, "
+                    f"{node.span.line!r})", node.span)
         self._counted_loop(node, loops, n, i)
 
     def _counted_loop(self, node: ast.For | ast.Repeat, loops, limit: str, index: str,
@@ -158,7 +161,7 @@ class FrameLowerer:
         head, exit_ = self.new_block(), self.new_block()
         self.jump(head)
         self.goto(head)
-        self.w.line("_l.tick(S)")
+        self.w.line(f"_l.tick(S, {node.span.file!r}, {node.span.line!r})", node.span)
         self.w.line(f"if not {self.gen.expr(node.cond, self.env)}:", node.span)
         with self.w.indented():
             self.jump(exit_)
@@ -170,7 +173,7 @@ class FrameLowerer:
         head, exit_ = self.new_block(), self.new_block()
         self.jump(head)
         self.goto(head)
-        self.w.line("_l.tick(S)", node.span)
+        self.w.line(f"_l.tick(S, {node.span.file!r}, {node.span.line!r})", node.span)
         self.body(node.body, loops + [LoopTargets(exit_, head)])
         self.jump(head)
         self.goto(exit_)
@@ -230,7 +233,7 @@ class FrameLowerer:
         with legal.indented():
             legal.line("L = F.L")
             legal.line("out = []")
-            legal.line(f"for {guard_env.local(node.name)} in {self.domain_iter(node.domain, self.env)}:",
+            legal.line(f"for {guard_env.local(node.name)} in {self.domain_iter(node.domain, self.env, node.span)}:",
                        node.span)
             with legal.indented():
                 if node.where is not None:
@@ -264,14 +267,26 @@ class FrameLowerer:
         self.w.line("return _SUSPEND")
         self.goto(resume)
 
-    def domain_iter(self, domain, env: Env) -> str:
-        """Code iterating a choice domain in ascending order, without repeats."""
+    def domain_iter(self, domain, env: Env, span, charge: bool = True) -> str:
+        """Code iterating a choice domain in ascending order, without repeats.
+
+        With `charge`, a domain whose size is not known when compiling is charged to the step
+        budget (a range domain is also refused beyond MAX_DOMAIN values); `span` locates that.
+        """
         gen = self.gen
+        where = f"{span.file!r}, {span.line!r}"
         if isinstance(domain, ast.TypeDomain):
             tnode = domain.type
             if isinstance(tnode, ast.RangeType):
+                lo, hi = gen.expr(tnode.lo, env), gen.expr(tnode.hi, env)
                 step = gen.expr(tnode.step, env) if tnode.step is not None else "1"
-                return f"range({gen.expr(tnode.lo, env)}, ({gen.expr(tnode.hi, env)}) + 1, {step})"
+                size = gen.range_size(tnode.lo, tnode.hi, tnode.step)
+                if size is not None and size > MAX_DOMAIN:
+                    gen.errors.append((f"this domain has {size:,} values, more than the limit of {MAX_DOMAIN:,}",
+                                       span))
+                if not charge or (size is not None and size <= MAX_DOMAIN):
+                    return f"range({lo}, ({hi}) + 1, {step})"
+                return f"_l.domain(S, {lo}, {hi}, {step}, {where})"
             t = gen.checker_type(tnode)
             if isinstance(t, BoolT):
                 return "(False, True)"
@@ -282,19 +297,49 @@ class FrameLowerer:
             t = gen.t(domain.collection)
             code = gen.expr(domain.collection, env)
             if isinstance(t, CollT) and t.kind == "bag":
-                return f"_l.bag_distinct({code})"
-            if isinstance(domain.collection, ast.RangeExpr):
-                return code
-            return f"_l.distinct({code})"
+                code = f"_l.bag_distinct({code})"
+            elif not isinstance(domain.collection, ast.RangeExpr):
+                code = f"_l.distinct({code})"
+            return f"_l.each(S, {code}, {where})" if charge else code
+        self.check_subsets(domain, span)
         items = gen.items(domain.collection, env)
         lo = gen.expr(domain.lo, env) if domain.lo is not None else "0"
         hi = gen.expr(domain.hi, env) if domain.hi is not None else "10 ** 6"
-        code = f"_l.subsets({items}, {lo}, {hi})"
+        code = f"_l.subsets(S, {items}, {lo}, {hi}, {where})"
         # In a read-only enumeration a domain that depends on no parameter is computed once.
         parts = [domain.collection] + [b for b in (domain.lo, domain.hi) if b is not None]
         if gen.hoist is not None and all(gen.invariant(part, env) for part in parts):
             return gen.hoisted(code)
         return code
+
+    def check_subsets(self, domain, span) -> None:
+        """Refuse a `subset of` a collection of known size with more than MAX_SUBSETS subsets."""
+        gen = self.gen
+        count = gen.const_size(domain.collection)
+        lo = gen.const_int(domain.lo) if domain.lo is not None else 0
+        hi = gen.const_int(domain.hi) if domain.hi is not None else count
+        if count is None or lo is None or hi is None:
+            return
+        total = sum(comb(count, k) for k in range(max(lo, 0), min(hi, count) + 1))
+        if total > MAX_SUBSETS:
+            gen.errors.append((f"`subset of` {count} items has {total:,} subsets, more than the limit of "
+                               f"{MAX_SUBSETS:,}", span))
+
+    def static_size(self, domain) -> int | None:
+        """The number of values of a domain when it is known while compiling, else None."""
+        gen = self.gen
+        if not isinstance(domain, ast.TypeDomain):
+            return None
+        tnode = domain.type
+        if isinstance(tnode, ast.RangeType):
+            size = gen.range_size(tnode.lo, tnode.hi, tnode.step)
+            return size if size is not None and size <= MAX_DOMAIN else None
+        t = gen.checker_type(tnode)
+        if isinstance(t, BoolT):
+            return 2
+        if isinstance(t, PlayerT):
+            return gen.p.players.hi if gen.p.players else 1
+        return int(gen.size_of(t))
 
     def l_EachChoose(self, node: ast.EachChoose, loops):
         gen = self.gen
@@ -312,7 +357,8 @@ class FrameLowerer:
         with legal.indented():
             legal.line("L = F.L")
             legal.line("out = []")
-            legal.line(f"for {guard_env.local(node.name)} in {self.domain_iter(node.domain, inner)}:", node.span)
+            legal.line(f"for {guard_env.local(node.name)} in {self.domain_iter(node.domain, inner, node.span)}:",
+                       node.span)
             with legal.indented():
                 cond = gen.expr(node.where, guard_env) if node.where is not None else "True"
                 legal.line(f"if {cond}:")
@@ -451,7 +497,8 @@ def action_functions(gen: Generator, name: str, decl: ast.ActionDecl, version: i
             env = env.bind(param.name)
             var = env.local(param.name)
             why.line(f"{var} = args[{i}]")
-            why.line(f"if {var} not in {lowerer.domain_iter(param.domain, env)}:", param.span)
+            why.line(f"if {var} not in {lowerer.domain_iter(param.domain, env, param.span, charge=False)}:",
+                     param.span)
             with why.indented():
                 why.line(f"return (f'{name}: {{{var}!r}} is not a possible {param.name}', {name!r}, "
                          f"{param.span.file!r}, {param.span.line!r})")
@@ -489,9 +536,31 @@ def _legal_function(gen: Generator, name: str, decl: ast.ActionDecl, pyname: str
         loops_at = len(legal.lines)
         lowerer = FrameLowerer(gen, "", name)
         depth = 0
-        for param in decl.params:
+        # Domains of known size before the first other one cost nothing (their product is
+        # bounded when compiling); every later one is counted each time it is walked, inline
+        # because this is the hot path: one listing walks at most MAX_DOMAIN more values.
+        combinations, free, counted = 1, True, False
+        for i, param in enumerate(decl.params):
             env = env.bind(param.name)
-            legal.line(f"for {env.local(param.name)} in {lowerer.domain_iter(param.domain, env)}:", param.span)
+            size = lowerer.static_size(param.domain)
+            free = free and size is not None
+            domain = lowerer.domain_iter(param.domain, env, param.span, charge=False)
+            if free:
+                within, combinations = combinations <= MAX_DOMAIN, combinations * size
+                if within and combinations > MAX_DOMAIN:
+                    gen.errors.append((f"action '{name}' has more than {MAX_DOMAIN:,} combinations of "
+                                       "arguments (the domain limit)", param.span))
+            else:
+                if not counted:
+                    legal.lines.insert(loops_at, (legal.level - depth, "_n = 0", None))
+                    counted = True
+                legal.line(f"_d{i} = {domain}", param.span)
+                legal.line(f"_n += len(_d{i})", param.span)
+                legal.line(f"if _n > {MAX_DOMAIN}:")
+                with legal.indented():
+                    legal.line(f"_l.too_many_arguments({name!r}, {param.span.file!r}, {param.span.line!r})")
+                domain = f"_d{i}"
+            legal.line(f"for {env.local(param.name)} in {domain}:", param.span)
             legal.level += 1
             depth += 1
             if param.where is not None:

@@ -28,6 +28,7 @@ def _code(code: str, description: str) -> ErrorCode:
 SYNTAX = _code("syntax", "The text does not follow the grammar")
 INPUT = _code("input", "The file cannot be read, is not UTF-8 text, or exceeds a size limit")
 TOO_DEEP = _code("too-deep", "Nesting or expression size beyond the documented limits")
+TOO_LARGE = _code("too-large", "A choice domain or a constant's computation beyond the documented limits")
 UNDEFINED_NAME = _code("undefined-name", "A name is used that no declaration defines")
 DUPLICATE = _code("duplicate", "A name is declared twice in one scope")
 BAD_NAME = _code("bad-name", "An identifier is reserved or not a plain ASCII identifier")

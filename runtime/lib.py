@@ -5,7 +5,8 @@ from __future__ import annotations
 from runtime import rng as _rng
 from runtime.errors import IllegalAction, RuleError, ScenarioFailure
 from runtime.graph import components
-from runtime.machine import ITERATION_BUDGET, RETURN, Action, Frame
+from runtime.limits import MAX_DOMAIN, MAX_SUBSETS, STEP_BUDGET
+from runtime.machine import RETURN, Action, Frame
 from runtime.values import INT_LIMIT, ListD
 
 __all__ = ["Action", "Frame"]
@@ -46,16 +47,63 @@ def _too_large(value: int) -> RuleError:
                      "range -2**63 .. 2**63 - 1")
 
 
-def tick(state) -> None:
-    """Count one iteration of an open loop; fail clearly instead of hanging."""
+def tick(state, file: str, line: int) -> None:
+    """Count one iteration of a `while`/`loop`; fail at its line instead of hanging."""
     state._iters += 1
-    if state._iters > ITERATION_BUDGET:
-        raise RuleError(f"a `loop`/`while` ran more than {ITERATION_BUDGET} times without a decision")
+    if state._iters > STEP_BUDGET:
+        over_budget(file, line)
 
 
-def reset_ticks(state) -> None:
-    """Open-loop iterations are counted between decisions."""
-    state._iters = 0
+def each(state, items, file: str, line: int):
+    """Charge a walk over `items` (a collection or range) to the step budget; returns `items`."""
+    try:
+        steps = state._iters + len(items)
+    except OverflowError:  # a range longer than any machine word
+        over_budget(file, line)
+    state._iters = steps
+    if steps > STEP_BUDGET:
+        over_budget(file, line)
+    return items
+
+
+def each_bag(state, bag: list, file: str, line: int) -> list:
+    """The items of a bag with repeats, charged before they are listed."""
+    each(state, range(sum(bag)), file, line)
+    return bag_items(bag)
+
+
+def times(state, count: int, file: str, line: int) -> int:
+    """Charge `repeat count times` to the step budget; returns the count."""
+    if count > 0:
+        state._iters += count
+        if state._iters > STEP_BUDGET:
+            over_budget(file, line)
+    return count
+
+
+def over_budget(file: str, line: int):
+    """Fail: the rules ran more loop steps between two decisions than the budget allows."""
+    raise RuleError(f"the rules ran more than {STEP_BUDGET:,} loop steps without a decision "
+                    "(the step budget); is a loop or range unbounded?", file, line)
+
+
+def too_many_arguments(action: str, file: str, line: int):
+    """Fail: listing an action's legal arguments walked more values than the domain limit."""
+    raise RuleError(f"listing the arguments of '{action}' walks more than {MAX_DOMAIN:,} values (the domain "
+                    "limit)", file, line)
+
+
+def domain(state, lo: int, hi: int, step: int, file: str, line: int) -> range:
+    """The values lo..hi of a choice or parameter domain, refused beyond MAX_DOMAIN values."""
+    values = range(lo, hi + 1, step)
+    try:
+        size = len(values)
+    except OverflowError:
+        size = MAX_DOMAIN + 1
+    if size > MAX_DOMAIN:
+        raise RuleError(f"a choice domain of {lo}..{hi} has more than {MAX_DOMAIN:,} values (the domain "
+                        "limit)", file, line)
+    return each(state, values, file, line)
 
 
 def seat(state, number: int) -> int:
@@ -203,14 +251,23 @@ def greatest(values):
     return max(values)
 
 
-def subsets(items, lo: int, hi: int) -> list[tuple]:
-    """Sub-collections (as sorted tuples of positions' values) with size in lo..hi."""
+def subsets(state, items, lo: int, hi: int, file: str, line: int) -> list[tuple]:
+    """Sub-collections (sorted tuples of the items) with size in lo..hi, at most MAX_SUBSETS of them."""
     from itertools import combinations
+    from math import comb
 
     values = sorted(items)
+    sizes = range(max(lo, 0), min(hi, len(values)) + 1)
+    total = 0
+    for size in sizes:  # an upper bound (repeated items give fewer distinct subsets)
+        total += comb(len(values), size)
+        if total > MAX_SUBSETS:
+            raise RuleError(f"`subset of` {len(values)} items has more than {MAX_SUBSETS:,} subsets (the subset "
+                            "limit)", file, line)
+    each(state, range(total), file, line)
     seen: set[tuple] = set()
     out: list[tuple] = []
-    for size in range(max(lo, 0), min(hi, len(values)) + 1):
+    for size in sizes:
         for combo in combinations(values, size):
             if combo not in seen:
                 seen.add(combo)

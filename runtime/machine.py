@@ -22,8 +22,6 @@ SUSPEND = 0  # a decision is pending: the state's `site` says which
 RETURN = 1  # the frame finished; its result is in `frame.ret`
 CALL = 2  # a new frame was pushed on top
 
-ITERATION_BUDGET = 5_000_000
-
 
 class Action(tuple):
     """A legal move: (rank, name, args, descriptors); ordered, hashable, with a stable id."""
@@ -181,6 +179,7 @@ class State:
             raise IllegalAction(*reason)
         self.history.append((player, action))
         known, self._legal = self._legal, None
+        self._iters = 0  # the step budget counts the work between two decisions
         if self._guarded(site.resume, self, frame, player, action):
             self._run()
         elif site.secret and known is not None and known[0] == len(self.history) - 1:
@@ -301,10 +300,13 @@ class State:
                     stack.pop()
                     if stack:
                         stack[-1].ret = frame.ret
-        except EndGame:
-            stack.clear()
+        except EndGame as signal_:
             final = self.game.final_proc
-            if final is not None and not getattr(self, "_ending", False):
+            if final is not None and any(f.proc == final for f in stack):
+                raise self.game.rule_error(RuleError("`end game` while the game is already ending (inside "
+                                                     "`final`)"), signal_.__traceback__) from None
+            stack.clear()
+            if final is not None:
                 stack.append(Frame(final, {}))
                 self._run()
                 return
@@ -416,9 +418,9 @@ class Game:
             state.apply(player, action if isinstance(action, str) else action.id)
         return state
 
-    def rule_error(self, error: Exception) -> RuleError:
+    def rule_error(self, error: Exception, tb=None) -> RuleError:
         """Translate an exception inside generated code into a RuleError at its .metro line."""
-        file, line = self.locate(error.__traceback__)
+        file, line = self.locate(tb or error.__traceback__)
         message = _describe(error)
         return RuleError(message, file, line)
 

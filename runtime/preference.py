@@ -20,7 +20,8 @@ class PreferenceBot:
         best_score = None
         for action in state.legal_actions(player):
             scorer = self.scores.get(action.name)
-            score = scorer(state, player, action.args) if scorer is not None else 0
+            # Guarded: a failing or over-budget score is a RuleError at its .metro line.
+            score = state._guarded(scorer, state, player, action.args) if scorer is not None else 0
             if best_score is None or score > best_score:
                 best, best_score = [action], score
             elif score == best_score:

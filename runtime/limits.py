@@ -1,0 +1,30 @@
+"""The documented limits on the work one rule file can ask for (quoted by the README).
+
+Compile time refuses what is constant; at run time the same limits raise a `RuleError`
+at the `.metro` line of the construct that went past them.
+"""
+
+from __future__ import annotations
+
+# Loop steps between two decisions: every iteration of `while`/`loop`, and the length of every
+# collection or range a `for`, `repeat`, comprehension, aggregate or choice domain walks
+# (charged when the walk starts; walks over an enum, a map kind or the players are free).
+STEP_BUDGET = 2_000_000
+
+# Values one action parameter or choice domain may list (a range or a collection), and
+# argument combinations one action may list when its domains' sizes are known when compiling.
+MAX_DOMAIN = 100_000
+
+# Sub-collections one `subset of` domain may list (all sizes together).
+MAX_SUBSETS = 100_000
+
+# Steps (values visited) the compiler may spend evaluating constants and map checks.
+CONST_STEP_BUDGET = 2_000_000
+
+# Loops nested inside one another in one body (for, repeat, while, loop; an action's
+# parameters count as nested loops too); CPython allows 20 nested blocks in a function.
+MAX_LOOP_NESTING = 16
+
+# Statement blocks (if, for, repeat, while, loop) nested inside one another in one body
+# (generated Python must stay within CPython's 100 levels of indentation).
+MAX_BLOCK_NESTING = 64
