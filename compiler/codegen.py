@@ -34,9 +34,7 @@ from dsl import ast
 from dsl.source import Span
 from dsl.visitor import walk
 from runtime.geometry import Building, Frame, Shape
-
-# Walks over a constant range of at most this many values are not charged to the step budget.
-FREE_WALK = 64
+from runtime.limits import FREE_WALK
 
 CHOOSE_NODES = (ast.Choose, ast.EachChoose, ast.ChooseAction, ast.EachChooseAction)
 # Library calls whose integer results are small by nature (counts, seats, positions).
@@ -295,8 +293,8 @@ class Generator:
         """Code iterating the items of a collection expression in a defined order.
 
         With `charge`, a walk that is not bounded when compiling (anything but an enum, a map
-        kind, the players or a constant range of at most FREE_WALK values) is charged to the
-        step budget first.
+        the players, or a kind, constant range or constant collection of at most FREE_WALK items)
+        is charged to the step budget first.
         """
         t = self.t(node)
         if isinstance(node, ast.RangeExpr):

@@ -8,8 +8,12 @@ from __future__ import annotations
 
 # Loop steps between two decisions: every iteration of `while`/`loop`, and the length of every
 # collection or range a `for`, `repeat`, comprehension, aggregate or choice domain walks
-# (charged when the walk starts; walks over an enum, a map kind or the players are free).
+# (charged when the walk starts, so a walk that would pass the budget fails before it begins).
 STEP_BUDGET = 2_000_000
+
+# Walks that cost nothing: over an enum, the players, or a map kind, constant range or constant
+# collection of at most this many items (these are the hot paths of generated games).
+FREE_WALK = 64
 
 # Values one action parameter or choice domain may list (a range or a collection), and
 # argument combinations one action may list when its domains' sizes are known when compiling.

@@ -251,3 +251,14 @@ def test_end_game_reached_from_final_is_a_rule_error(tmp_path):
             "  action go() { end game }\n")
     error = run_error(tmp_path, "", "    end game", flow=flow)
     assert "final" in str(error)
+
+
+def test_python_refusing_generated_code_is_reported_at_the_construct(tmp_path):
+    """Whatever CPython still refuses (here: more than 200 nested parentheses) names the .metro line."""
+    body = "  function f(x: int) -> int =\n    " + "ceil_to(" * 80 + "x" + ", 2)" * 80 + "\n  action go() { n = f(1) }\n"
+    path = write(tmp_path, body)
+    try:
+        load_game(str(tmp_path), use_cache=False)
+    except CompileError as error:
+        (diag,) = error.diagnostics
+        assert diag.code.code == "too-deep" and diag.span.line == line_of(path, "ceil_to("), str(error)
