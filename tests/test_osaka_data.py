@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import shutil
 import sys
 from collections import Counter, defaultdict
 
@@ -47,8 +48,11 @@ ACTION_TYPES = ["Move", "Station", "Invest", "InvestChip", "Speed", "Bike", "Dis
 
 
 def write_stub(folder, check: str) -> str:
+    # A rule file reads only its own game's files: the stub gets copies beside it.
+    for path in (SCHEMA, BOARD, CARDS):
+        shutil.copy(path, folder / os.path.basename(path))
     (folder / "rules.metro").write_text(STUB.format(
-        schema=SCHEMA, board=BOARD, cards=CARDS, check=check), encoding="utf-8")
+        schema="schema.metro", board="osaka.metro", cards="cards.metro", check=check), encoding="utf-8")
     return str(folder)
 
 

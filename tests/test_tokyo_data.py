@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
+import shutil
 import sys
 from collections import Counter, defaultdict
 
@@ -38,9 +39,11 @@ ACTION_TYPES = ["Move", "Station", "Invest", "Start", "Speed", "Bike", "Discount
 @pytest.fixture(scope="module")
 def ctx(tmp_path_factory):
     stub = tmp_path_factory.mktemp("tokyo_stub")
-    (stub / "rules.metro").write_text(STUB.format(
-        schema=os.path.join(GAME, "schema.metro"), board=os.path.join(GAME, "tokyo.metro"),
-        cards=os.path.join(GAME, "cards.metro")), encoding="utf-8")
+    # A rule file reads only its own game's files: the stub gets copies beside it.
+    for name in ("schema.metro", "tokyo.metro", "cards.metro"):
+        shutil.copy(os.path.join(GAME, name), stub / name)
+    (stub / "rules.metro").write_text(STUB.format(schema="schema.metro", board="tokyo.metro",
+                                                  cards="cards.metro"), encoding="utf-8")
     return compile_game(str(stub))
 
 
