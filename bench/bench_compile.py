@@ -45,7 +45,9 @@ def cpu_seconds(run) -> float:
 
 
 @click.command()
-@click.option("--size-kib", default=1024, show_default=True, help="Size of the generated rule file.")
+@click.option(
+    "--size-kib", default=1024, show_default=True, help="Size of the generated rule file."
+)
 @click.option("--runs", default=3, show_default=True, help="Runs; the median is reported.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def main(size_kib: int, runs: int, as_json: bool) -> None:
@@ -56,9 +58,14 @@ def main(size_kib: int, runs: int, as_json: bool) -> None:
         with open(os.path.join(folder, "rules.metro"), "w", encoding="utf-8") as handle:
             handle.write(text)
         parse_times = [cpu_seconds(lambda: parse(text, "rules.metro")) for _ in range(runs)]
-        check_times = [cpu_seconds(lambda: compile_game(folder, stop_after="check")) for _ in range(runs)]
-    result = {"bytes": len(text.encode()), "parse_s": round(statistics.median(parse_times), 2),
-              "parse_and_check_s": round(statistics.median(check_times), 2)}
+        check_times = [
+            cpu_seconds(lambda: compile_game(folder, stop_after="check")) for _ in range(runs)
+        ]
+    result = {
+        "bytes": len(text.encode()),
+        "parse_s": round(statistics.median(parse_times), 2),
+        "parse_and_check_s": round(statistics.median(check_times), 2),
+    }
     if as_json:
         click.echo(json.dumps(result))
         return

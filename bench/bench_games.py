@@ -25,7 +25,14 @@ CONFIGS = [
     ("Ticket to Ride, 4 players, random", "ticket_to_ride", (), (), 4, "random"),
     ("Tokyo Metro, 4 players, random", "tokyo_metro", (), (), 4, "random"),
     ("Osaka Metro, 4 players, random", "tokyo_metro", ("osaka",), (), 4, "random"),
-    ("Tokyo map + Osaka cards, 4 players, random", "tokyo_metro", (), ("cards-osaka",), 4, "random"),
+    (
+        "Tokyo map + Osaka cards, 4 players, random",
+        "tokyo_metro",
+        (),
+        ("cards-osaka",),
+        4,
+        "random",
+    ),
     ("Tokyo Jutaku, 4 players, planner", "tokyo_jutaku", (), (), 4, "planner"),
     ("Tokyo Jutaku, 8 players, planner", "tokyo_jutaku", (), (), 8, "planner"),
     ("Jutaku tower game, 4 players, tower bot", "tokyo_jutaku", (), ("tower",), 4, "tower"),
@@ -53,10 +60,19 @@ def measure(games: int) -> list[Row]:
         path = os.path.join(ROOT, "games", name)
         load_game(path, expansions=expansions, variants=variants)  # compile outside the timing
         started = time.process_time()
-        stats = simulate(path, players=players, games=games, seed="bench", bot=bot,
-                         expansions=expansions, variants=variants)
+        stats = simulate(
+            path,
+            players=players,
+            games=games,
+            seed="bench",
+            bot=bot,
+            expansions=expansions,
+            variants=variants,
+        )
         cpu = time.process_time() - started
-        rows.append(Row(label, games, games / cpu, cpu / games, stats.decisions / cpu, stats.mean_decisions))
+        rows.append(
+            Row(label, games, games / cpu, cpu / games, stats.decisions / cpu, stats.mean_decisions)
+        )
     return rows
 
 
@@ -67,7 +83,9 @@ def placement_us() -> float:
     shape = module.K_piece_kind__shape[module.K_piece_kind.index("ell")]
     frame = module.K_area__frame[0]
     building = shapes.Building.empty()
-    timer = timeit.Timer(lambda: shapes.legal_placements(shape, frame, building, 4), timer=time.process_time)
+    timer = timeit.Timer(
+        lambda: shapes.legal_placements(shape, frame, building, 4), timer=time.process_time
+    )
     shapes.legal_placements(shape, frame, building, 4)
     number, _ = timer.autorange()
     return min(timer.repeat(repeat=5, number=number)) / number * 1e6
@@ -84,8 +102,10 @@ def main(games: int, as_json: bool) -> None:
         click.echo(json.dumps({"rows": [asdict(r) for r in rows], "placement_us": placements}))
         return
     for row in rows:
-        click.echo(f"{row.label:<46} {row.games_per_second:8.1f} games/s  {row.seconds_per_game * 1000:8.1f} ms/game"
-                   f"  {row.decisions_per_second:9.0f} decisions/s  {row.mean_decisions:7.1f} decisions/game")
+        click.echo(
+            f"{row.label:<46} {row.games_per_second:8.1f} games/s  {row.seconds_per_game * 1000:8.1f} ms/game"
+            f"  {row.decisions_per_second:9.0f} decisions/s  {row.mean_decisions:7.1f} decisions/game"
+        )
     click.echo(f"{'legal placements of one piece on a card':<46} {placements:8.1f} µs")
 
 

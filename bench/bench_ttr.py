@@ -21,7 +21,9 @@ from compiler import load_game
 from compiler.simulate import play_game, simulate
 from runtime.bots import make_bot
 
-GAME = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "games", "ticket_to_ride")
+GAME = os.path.join(
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "games", "ticket_to_ride"
+)
 
 
 @dataclass
@@ -65,7 +67,9 @@ def median_ms(action, repeats: int) -> float:
 def clone_time_us(players: int, seed: str) -> tuple[float, int]:
     """Best CPU time per state.clone() halfway through a random game, and that decision number."""
     game = load_game(GAME)
-    length = play_game(game, players, seed, [make_bot("random", f"{seed}/{p}") for p in range(players)]).decisions
+    length = play_game(
+        game, players, seed, [make_bot("random", f"{seed}/{p}") for p in range(players)]
+    ).decisions
     state = game.new_game(players, seed)
     bots = [make_bot("random", f"{seed}/{p}") for p in range(players)]
     while len(state.history) < length // 2:
@@ -87,9 +91,22 @@ def measure(games: int, players: int) -> Figures:
     started = time.process_time()
     stats = simulate(GAME, players=players, games=games, seed="bench")
     cpu = time.process_time() - started
-    return Figures(games, players, games / cpu, stats.decisions / cpu, stats.games_per_second,
-                   stats.mean_decisions, compile_ms, cached_ms, clone_us, at,
-                   platform.python_version(), platform.platform(), os.cpu_count() or 1, cores)
+    return Figures(
+        games,
+        players,
+        games / cpu,
+        stats.decisions / cpu,
+        stats.games_per_second,
+        stats.mean_decisions,
+        compile_ms,
+        cached_ms,
+        clone_us,
+        at,
+        platform.python_version(),
+        platform.platform(),
+        os.cpu_count() or 1,
+        cores,
+    )
 
 
 @click.command()
@@ -103,7 +120,10 @@ def main(games: int, players: int, as_json: bool) -> None:
         click.echo(json.dumps(asdict(figures)))
         return
     rows = [
-        (f"{players}-player games, random bots ({games})", f"{figures.games_per_second:,.1f} games/s"),
+        (
+            f"{players}-player games, random bots ({games})",
+            f"{figures.games_per_second:,.1f} games/s",
+        ),
         ("", f"{figures.decisions_per_second:,.0f} decisions/s"),
         ("", f"{figures.mean_decisions:,.1f} decisions/game"),
         ("  (wall clock)", f"{figures.wall_games_per_second:,.1f} games/s"),
@@ -113,8 +133,10 @@ def main(games: int, players: int, as_json: bool) -> None:
     ]
     for label, value in rows:
         click.echo(f"{label:<44} {value}")
-    click.echo(f"Python {figures.python}, {figures.machine}, {figures.cpus} CPUs, "
-               f"{figures.cores_used} used; times are CPU time of this process")
+    click.echo(
+        f"Python {figures.python}, {figures.machine}, {figures.cpus} CPUs, "
+        f"{figures.cores_used} used; times are CPU time of this process"
+    )
 
 
 if __name__ == "__main__":

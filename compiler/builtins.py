@@ -61,17 +61,44 @@ BUILTINS = {
         Builtin("index_of", (2, 2), False, "position (0-based) of an item in a list, -1 if absent"),
         Builtin("connected", (3, 3), False, "true if two vertices are joined by a list of edges"),
         Builtin("graph_connected", (2, 2), False, "true if every vertex is joined to every other"),
-        Builtin("grid_edges", (1, 1), False, "pairs of orthogonally adjacent cells from (cell, x, y) tuples"),
-        Builtin("reachable", (4, 4), False, "vertices within n steps over edges, avoiding blocked ones"),
-        Builtin("longest_trail", (1, 1), False, "heaviest trail (no edge twice) over (a, b, weight) edges"),
-        Builtin("placements", (4, 4), False, "legal placements of a shape in a frame on a building (max floors, 0: any)"),
+        Builtin(
+            "grid_edges",
+            (1, 1),
+            False,
+            "pairs of orthogonally adjacent cells from (cell, x, y) tuples",
+        ),
+        Builtin(
+            "reachable", (4, 4), False, "vertices within n steps over edges, avoiding blocked ones"
+        ),
+        Builtin(
+            "longest_trail",
+            (1, 1),
+            False,
+            "heaviest trail (no edge twice) over (a, b, weight) edges",
+        ),
+        Builtin(
+            "placements",
+            (4, 4),
+            False,
+            "legal placements of a shape in a frame on a building (max floors, 0: any)",
+        ),
         Builtin("fits", (4, 4), False, "true if a shape may be placed there on the building"),
         Builtin("place", (3, 3), False, "the building with a shape added at a placement"),
         Builtin("without", (2, 2), False, "the building with piece i taken away"),
-        Builtin("removable", (1, 1), False, "pieces that can be taken away leaving the rest supported and each of their floors in one part"),
+        Builtin(
+            "removable",
+            (1, 1),
+            False,
+            "pieces that can be taken away leaving the rest supported and each of their floors in one part",
+        ),
         Builtin("floor_count", (1, 1), False, "number of floors of a building"),
         Builtin("piece_count", (1, 1), False, "number of pieces of a building"),
-        Builtin("build", (2, 2), False, "stack (shape, placement) pieces in order in a frame; none if a step is illegal"),
+        Builtin(
+            "build",
+            (2, 2),
+            False,
+            "stack (shape, placement) pieces in order in a frame; none if a step is illegal",
+        ),
         Builtin("empty_building", (0, 0), False, "a building with no pieces"),
         Builtin("first", (1, 1), False, "the first item of a collection, none if it is empty"),
         Builtin("cells_of", (1, 1), False, "the (x, y) ground cells of a frame"),
@@ -101,6 +128,7 @@ def item_type(t: Type) -> Type | None:
 
 def builtin_result(name: str, args: list[Type]) -> Type | str:
     """The result type of a builtin call, or an error message."""
+
     def coll(i: int) -> Type | None:
         return item_type(args[i])
 
@@ -108,7 +136,9 @@ def builtin_result(name: str, args: list[Type]) -> Type | str:
         return INT if coll(0) is not None else f"size() needs a collection, not {args[0]}"
     if name in ("min", "max"):
         if len(args) == 2:
-            return INT if all(isinstance(a, IntT | AnyT) for a in args) else f"{name}() of two numbers"
+            return (
+                INT if all(isinstance(a, IntT | AnyT) for a in args) else f"{name}() of two numbers"
+            )
         item = coll(0)
         return item if item is not None else f"{name}() needs a collection"
     if name == "sum":
@@ -143,7 +173,9 @@ def builtin_result(name: str, args: list[Type]) -> Type | str:
         return BOOL
     if name == "grid_edges":
         item = coll(0)
-        if not isinstance(item, TupleT | AnyT) or (isinstance(item, TupleT) and len(item.items) != 3):
+        if not isinstance(item, TupleT | AnyT) or (
+            isinstance(item, TupleT) and len(item.items) != 3
+        ):
             return "grid_edges() needs a list of (cell, x, y) tuples"
         cell = item.items[0] if isinstance(item, TupleT) else ANY
         return CollT("list", TupleT((cell, cell)))

@@ -106,8 +106,17 @@ class Scope:
 
     def child(self) -> Scope:
         """A nested block scope sharing the flags."""
-        return Scope(self.frames + [{}], self.pure, self.me, self.scenario, self.loop_depth,
-                     self.owner, self.returns, self.block_depth, self.final)
+        return Scope(
+            self.frames + [{}],
+            self.pure,
+            self.me,
+            self.scenario,
+            self.loop_depth,
+            self.owner,
+            self.returns,
+            self.block_depth,
+            self.final,
+        )
 
     def with_pure(self) -> Scope:
         """This scope, now read-only (for guards)."""
@@ -187,8 +196,16 @@ class Checker:
 
     def _names(self) -> None:
         p = self.p
-        groups = [p.enums, p.consts, p.kinds, p.state, p.per_player, p.functions, p.procedures,
-                  p.actions]
+        groups = [
+            p.enums,
+            p.consts,
+            p.kinds,
+            p.state,
+            p.per_player,
+            p.functions,
+            p.procedures,
+            p.actions,
+        ]
         for table in groups:
             for name, entry in table.items():
                 decl = entry.active if hasattr(entry, "active") else entry
@@ -197,19 +214,27 @@ class Checker:
         # Values, state, kinds and enums share one namespace; functions, procedures and actions
         # are only ever called or offered by name, so they live in their own.
         owners: dict[str, str] = {}
-        for label, table in [("enum", p.enums), ("const", p.consts), ("map kind", p.kinds),
-                             ("state field", p.state)]:
+        for label, table in [
+            ("enum", p.enums),
+            ("const", p.consts),
+            ("map kind", p.kinds),
+            ("state field", p.state),
+        ]:
             for name, entry in table.items():
                 if name in owners:
                     decl = entry.active if hasattr(entry, "active") else entry
-                    self.error(DUPLICATE, f"'{name}' names both a {owners[name]} and a {label}", decl)
+                    self.error(
+                        DUPLICATE, f"'{name}' names both a {owners[name]} and a {label}", decl
+                    )
                 owners[name] = label
         self.global_names = owners
         for label, table in [("function", p.functions), ("procedure", p.procedures)]:
             for name, entry in table.items():
                 other = "function" if label == "procedure" else "procedure"
                 if name in (p.procedures if label == "function" else p.functions):
-                    self.error(DUPLICATE, f"'{name}' names both a {label} and a {other}", entry.active)
+                    self.error(
+                        DUPLICATE, f"'{name}' names both a {label} and a {other}", entry.active
+                    )
 
     def _enums(self) -> None:
         for name, decl in self.p.enums.items():
@@ -219,8 +244,11 @@ class Checker:
                     self.error(UNDEFINED_NAME, f"enum '{name}' extends unknown enum '{base}'", decl)
                     break
                 if base in seen:
-                    self.error(TYPE, f"the extends chain of enum '{name}' loops: {self._extends_chain(name)}",
-                               decl)
+                    self.error(
+                        TYPE,
+                        f"the extends chain of enum '{name}' loops: {self._extends_chain(name)}",
+                        decl,
+                    )
                     break
                 seen.add(base)
                 base = self.p.enums[base].base
@@ -237,17 +265,35 @@ class Checker:
                 home = self._home_enum(name, value)
                 existing = self.cp.value_enum.get(value)
                 if existing is not None and existing[0] != home:
-                    if not (self.sub.enum_extends(existing[0], home) or self.sub.enum_extends(home, existing[0])):
-                        self.error(DUPLICATE, f"enum value '{value}' is declared by both "
-                                   f"'{existing[0]}' and '{home}'", self.p.enums[name])
+                    if not (
+                        self.sub.enum_extends(existing[0], home)
+                        or self.sub.enum_extends(home, existing[0])
+                    ):
+                        self.error(
+                            DUPLICATE,
+                            f"enum value '{value}' is declared by both "
+                            f"'{existing[0]}' and '{home}'",
+                            self.p.enums[name],
+                        )
                     continue
-                self.cp.value_enum[value] = (home, self.cp.enum_values[home].index(value)
-                                             if value in self.cp.enum_values.get(home, []) else index)
+                self.cp.value_enum[value] = (
+                    home,
+                    self.cp.enum_values[home].index(value)
+                    if value in self.cp.enum_values.get(home, [])
+                    else index,
+                )
                 if not valid_identifier(value) or value in RESERVED:
-                    self.error(BAD_NAME, f"'{value[:40]}' cannot be used as an enum value", self.p.enums[name])
+                    self.error(
+                        BAD_NAME,
+                        f"'{value[:40]}' cannot be used as an enum value",
+                        self.p.enums[name],
+                    )
                 elif value in self.global_names:
-                    self.error(DUPLICATE, f"enum value '{value}' is also a {self.global_names[value]}",
-                               self.p.enums[name])
+                    self.error(
+                        DUPLICATE,
+                        f"enum value '{value}' is also a {self.global_names[value]}",
+                        self.p.enums[name],
+                    )
 
     def _extends_chain(self, name: str) -> str:
         """`A extends B extends A`: the chain from `name` until an enum repeats."""
@@ -260,8 +306,12 @@ class Checker:
         # Walks up at most once per enum: a cycle of `extends` was reported by `_enums`.
         seen = {name}
         decl = self.p.enums[name]
-        while (decl.base and decl.base not in seen and decl.base in self.cp.enum_values
-               and value in self.cp.enum_values[decl.base]):
+        while (
+            decl.base
+            and decl.base not in seen
+            and decl.base in self.cp.enum_values
+            and value in self.cp.enum_values[decl.base]
+        ):
             name = decl.base
             seen.add(name)
             decl = self.p.enums[name]
@@ -290,16 +340,25 @@ class Checker:
                 # An override keeps the base's type, and the error belongs to the override's line.
                 base_t = self.expr(versions.versions[0].value, scope)
                 if not self.sub.assignable(self.cp.const_types[name], base_t):
-                    self.error(TYPE, f"override of const '{name}' has type {self.cp.const_types[name]}, "
-                               f"but the base declares {base_t}", decl)
+                    self.error(
+                        TYPE,
+                        f"override of const '{name}' has type {self.cp.const_types[name]}, "
+                        f"but the base declares {base_t}",
+                        decl,
+                    )
                     self.cp.const_types[name] = base_t
             for node in walk(decl.value):
-                if isinstance(node, ast.Name) and self.cp.refs.get(id(node), ("",))[0] in ("global",):
+                if isinstance(node, ast.Name) and self.cp.refs.get(id(node), ("",))[0] in (
+                    "global",
+                ):
                     self.error(TYPE, "a const may not read the game state", node)
 
     def _state(self) -> None:
         scope = Scope([{}], pure=True)
-        for table, out in ((self.p.state, self.cp.state_types), (self.p.per_player, self.cp.player_types)):
+        for table, out in (
+            (self.p.state, self.cp.state_types),
+            (self.p.per_player, self.cp.player_types),
+        ):
             for name, spec in table.items():
                 t = self.type_expr(spec.type)
                 out[name] = t
@@ -307,11 +366,17 @@ class Checker:
                     init_t = self.expr(spec.init, scope)
                     self.expect_assignable(init_t, t, spec.init, "initial value")
                     for node in walk(spec.init):
-                        if isinstance(node, ast.Name) and self.cp.refs.get(id(node), ("",))[0] == "global":
+                        if (
+                            isinstance(node, ast.Name)
+                            and self.cp.refs.get(id(node), ("",))[0] == "global"
+                        ):
                             self.error(TYPE, "an initial value may not read the game state", node)
                 if isinstance(t, CollT) and t.kind == "bag" and not is_finite(t.item):
-                    self.error(TYPE, f"a bag holds enum values, map elements or players, not {t.item}",
-                               spec.type)
+                    self.error(
+                        TYPE,
+                        f"a bag holds enum values, map elements or players, not {t.item}",
+                        spec.type,
+                    )
 
     def _signatures(self) -> None:
         for table in (self.p.functions, self.p.procedures):
@@ -319,8 +384,12 @@ class Checker:
                 sigs = [self._signature(decl) for decl in versions.versions]
                 for decl, sig in zip(versions.versions[1:], sigs[1:], strict=True):
                     if self._sig_types(sig) != self._sig_types(sigs[0]):
-                        self.error(TYPE, f"override of '{name}' changes its parameters or result "
-                                   f"(was {self._describe(sigs[0])})", decl)
+                        self.error(
+                            TYPE,
+                            f"override of '{name}' changes its parameters or result "
+                            f"(was {self._describe(sigs[0])})",
+                            decl,
+                        )
                 self.cp.signatures[name] = sigs[-1]
         for name in self.p.actions:
             self.cp.signatures[name] = Signature([], None)
@@ -353,7 +422,9 @@ class Checker:
                 scope = self._param_scope(decl, pure=True)
                 scope.returns = self.cp.signatures[name].ret
                 if decl.expr is not None:
-                    self.expect_assignable(self.expr(decl.expr, scope), scope.returns, decl.expr, "result")
+                    self.expect_assignable(
+                        self.expr(decl.expr, scope), scope.returns, decl.expr, "result"
+                    )
                 else:
                     self.block(decl.body, scope)
                     if not self._always_returns(decl.body):
@@ -365,15 +436,22 @@ class Checker:
                 scope.returns = self.cp.signatures[name].ret
                 self.block(decl.body, scope)
                 if scope.returns is not None and not self._always_returns(decl.body):
-                    self.error(STRUCTURE, f"procedure '{name}' may end without returning a value", decl)
+                    self.error(
+                        STRUCTURE, f"procedure '{name}' may end without returning a value", decl
+                    )
         for name, versions in p.actions.items():
             for decl in versions.versions:
                 self.current_decl = name
                 scope = Scope([{}], me=True, owner=name)
                 params = []
-                if len(decl.params) > MAX_LOOP_NESTING:  # listing the arguments nests one loop per parameter
-                    self.error(TOO_DEEP, f"an action has more than {MAX_LOOP_NESTING} parameters",
-                               decl.params[MAX_LOOP_NESTING])
+                if (
+                    len(decl.params) > MAX_LOOP_NESTING
+                ):  # listing the arguments nests one loop per parameter
+                    self.error(
+                        TOO_DEEP,
+                        f"an action has more than {MAX_LOOP_NESTING} parameters",
+                        decl.params[MAX_LOOP_NESTING],
+                    )
                 for param in decl.params:
                     t = self.domain(param.domain, scope)
                     if param.name in scope.frames[-1] or param.name in self.global_names:
@@ -403,25 +481,37 @@ class Checker:
             for key in decl.keys:
                 t = self.expr(key.expr, scope)
                 if not isinstance(t, IntT | BoolT | AnyT):
-                    self.error(TYPE, f"a ranking key must be a number or a truth value, not {t}", key.expr)
+                    self.error(
+                        TYPE, f"a ranking key must be a number or a truth value, not {t}", key.expr
+                    )
         for decl in p.invariants.values():
             self.current_decl = decl.name
             self.condition(decl.expr, Scope([{}], pure=True))
         for decl in p.bots.values():
             for rule in decl.rules:
                 if rule.action not in p.actions:
-                    self.error(UNDEFINED_NAME, f"bot '{decl.name}' scores unknown action '{rule.action}'", rule)
+                    self.error(
+                        UNDEFINED_NAME,
+                        f"bot '{decl.name}' scores unknown action '{rule.action}'",
+                        rule,
+                    )
                     continue
                 scope = Scope([{}], pure=True, me=True)
                 for name, t in self.cp.signatures[rule.action].params:
                     scope.frames[-1][name] = Local(t, False)
-                self.expect_assignable(self.expr(rule.score, scope), INT, rule.score, "a bot's score")
+                self.expect_assignable(
+                    self.expr(rule.score, scope), INT, rule.score, "a bot's score"
+                )
         for decl in p.scenarios.values():
             self.current_decl = decl.name
             lo, hi = (p.players.lo, p.players.hi) if p.players else (1, 99)
             # Under a variant that changes the player range, the base's scenarios just do not apply.
             if not lo <= decl.players <= hi and not p.applied:
-                self.error(SCENARIO, f"scenario uses {decl.players} players; the game allows {lo}..{hi}", decl)
+                self.error(
+                    SCENARIO,
+                    f"scenario uses {decl.players} players; the game allows {lo}..{hi}",
+                    decl,
+                )
             scope = Scope([{}], scenario=True, owner=f"scenario {decl.name}")
             for step in decl.steps:
                 self.stmt(step, scope)
@@ -444,7 +534,11 @@ class Checker:
         scope = Scope([{}], pure=pure, owner=decl.name)
         for name, t in self._signature_quiet(decl):
             if name in self.global_names:
-                self.error(DUPLICATE, f"parameter '{name}' hides the {self.global_names[name]} '{name}'", decl)
+                self.error(
+                    DUPLICATE,
+                    f"parameter '{name}' hides the {self.global_names[name]} '{name}'",
+                    decl,
+                )
             scope.frames[-1][name] = Local(t, mutable=False)
         return scope
 
@@ -457,7 +551,9 @@ class Checker:
             if isinstance(stmt, ast.Return | ast.EndGame):
                 return True
             if isinstance(stmt, ast.If) and stmt.orelse is not None:
-                if all(self._always_returns(b) for _, b in stmt.branches) and self._always_returns(stmt.orelse):
+                if all(self._always_returns(b) for _, b in stmt.branches) and self._always_returns(
+                    stmt.orelse
+                ):
                     return True
         return False
 
@@ -505,15 +601,21 @@ class Checker:
                     stack.pop()
                 elif state.get(nxt) == 1:
                     decl = bodies[nxt][-1]
-                    self.error(STRUCTURE, f"'{nxt}' is reached again through its own calls; rules may not recurse",
-                               decl)
+                    self.error(
+                        STRUCTURE,
+                        f"'{nxt}' is reached again through its own calls; rules may not recurse",
+                        decl,
+                    )
                     state[nxt] = 2
                 elif state.get(nxt) is None and nxt in calls:
                     state[nxt] = 1
                     stack.append((nxt, iter(sorted(calls[nxt]))))
         for name in suspends & set(self.p.functions):
-            self.error(PURITY, f"function '{name}' waits for a decision; make it a procedure",
-                       self.p.functions[name].active)
+            self.error(
+                PURITY,
+                f"function '{name}' waits for a decision; make it a procedure",
+                self.p.functions[name].active,
+            )
         # Calls to a waiting procedure must be whole statements (or a let's whole value).
         for decls in bodies.values():
             for decl in decls:
@@ -525,10 +627,16 @@ class Checker:
         """Legal choices are shown to the chooser, so their guards may not read secrets."""
         for versions in self.p.actions.values():
             decl = versions.active
-            guards = [decl.when] + [p.where for p in decl.params] + [_domain_expr(p.domain) for p in decl.params]
+            guards = (
+                [decl.when]
+                + [p.where for p in decl.params]
+                + [_domain_expr(p.domain) for p in decl.params]
+            )
             for guard in guards:
                 self._guard_reads(guard, set())
-        bodies = [v for t in (self.p.procedures, self.p.actions) for vs in t.values() for v in vs.versions]
+        bodies = [
+            v for t in (self.p.procedures, self.p.actions) for vs in t.values() for v in vs.versions
+        ]
         if self.p.flow is not None:
             bodies += self.p.flow.versions
         for body in bodies:
@@ -540,14 +648,20 @@ class Checker:
                     for guard in (node.where, _domain_expr(node.domain)):
                         self._guard_reads(guard, {node.var})
 
-    def _guard_reads(self, guard: ast.Expr | None, choosers: set[str], seen: set[str] | None = None) -> None:
+    def _guard_reads(
+        self, guard: ast.Expr | None, choosers: set[str], seen: set[str] | None = None
+    ) -> None:
         if guard is None:
             return
         seen = set() if seen is None else seen
         for node in walk(guard):
             # Functions a guard calls are read through too (for hidden state; their player
             # parameters are not tracked, so owner fields read inside them are not checked).
-            if isinstance(node, ast.Call) and node.func in self.p.functions and node.func not in seen:
+            if (
+                isinstance(node, ast.Call)
+                and node.func in self.p.functions
+                and node.func not in seen
+            ):
                 seen.add(node.func)
                 decl = self.p.functions[node.func].active
                 self._guard_reads(decl.expr or decl.body, {p.name for p in decl.params}, seen)
@@ -560,20 +674,34 @@ class Checker:
             if ref[0] == "global" and id(node) not in counted:
                 spec = self.p.state.get(node.name)
                 if spec is not None and spec.visibility != "public":
-                    self.error(VISIBILITY, f"the legal choices would reveal the {spec.visibility} field "
-                               f"'{node.name}' (only its size() may be used here)", node)
+                    self.error(
+                        VISIBILITY,
+                        f"the legal choices would reveal the {spec.visibility} field "
+                        f"'{node.name}' (only its size() may be used here)",
+                        node,
+                    )
             if ref[0] == "player_field" and id(node) not in counted:
                 spec = self.p.per_player.get(node.name)
                 obj = node.obj
-                own = isinstance(obj, ast.MeLit) or (isinstance(obj, ast.Name) and obj.name in choosers)
-                if spec is not None and (spec.visibility == "hidden" or (spec.visibility == "owner" and not own)):
-                    self.error(VISIBILITY, f"the legal choices would reveal another player's "
-                               f"{spec.visibility} field '{node.name}'", node)
+                own = isinstance(obj, ast.MeLit) or (
+                    isinstance(obj, ast.Name) and obj.name in choosers
+                )
+                if spec is not None and (
+                    spec.visibility == "hidden" or (spec.visibility == "owner" and not own)
+                ):
+                    self.error(
+                        VISIBILITY,
+                        f"the legal choices would reveal another player's "
+                        f"{spec.visibility} field '{node.name}'",
+                        node,
+                    )
 
     def _choice_names(self) -> None:
         """Choices are recorded by name in histories, so one name must always mean one type."""
         seen: dict[str, tuple[Type, ast.Node]] = {}
-        bodies = [v for t in (self.p.procedures, self.p.actions) for vs in t.values() for v in vs.versions]
+        bodies = [
+            v for t in (self.p.procedures, self.p.actions) for vs in t.values() for v in vs.versions
+        ]
         if self.p.flow is not None:
             bodies += self.p.flow.versions
         for decl in bodies:
@@ -583,11 +711,18 @@ class Checker:
                     if isinstance(node, ast.Choose) and node.optional:
                         t = OptT(t)
                     if node.name in seen and seen[node.name][0] != t:
-                        self.error(TYPE, f"choice '{node.name}' is {t} here but {seen[node.name][0]} "
-                                   f"at line {seen[node.name][1].span.line}; give it another name", node)
+                        self.error(
+                            TYPE,
+                            f"choice '{node.name}' is {t} here but {seen[node.name][0]} "
+                            f"at line {seen[node.name][1].span.line}; give it another name",
+                            node,
+                        )
                     if node.name in self.p.actions:  # its ids would read as the action's: b(red)
-                        self.error(DUPLICATE, f"choice '{node.name}' has the name of an action; give it "
-                                   "another name", node)
+                        self.error(
+                            DUPLICATE,
+                            f"choice '{node.name}' has the name of an action; give it another name",
+                            node,
+                        )
                     seen.setdefault(node.name, (t, node))
 
     def _check_waiting_calls(self, decl: ast.Node) -> None:
@@ -598,22 +733,37 @@ class Checker:
             if isinstance(node, ast.Let | ast.Assign) and isinstance(node.value, ast.Call):
                 allowed.add(id(node.value))
         for node in walk(decl):
-            if isinstance(node, ast.Call) and node.func in self.cp.suspends and id(node) not in allowed:
-                self.error(STRUCTURE, f"'{node.func}' waits for decisions, so it can only be called as a "
-                           "statement or as the whole value of `let`", node)
+            if (
+                isinstance(node, ast.Call)
+                and node.func in self.cp.suspends
+                and id(node) not in allowed
+            ):
+                self.error(
+                    STRUCTURE,
+                    f"'{node.func}' waits for decisions, so it can only be called as a "
+                    "statement or as the whole value of `let`",
+                    node,
+                )
 
     def _structure(self) -> None:
         p = self.p
         if p.players is None:
-            self.diags.error(STRUCTURE, "the game does not say how many players it takes (`players 2..5`)",
-                             _file_span(p))
+            self.diags.error(
+                STRUCTURE,
+                "the game does not say how many players it takes (`players 2..5`)",
+                _file_span(p),
+            )
         elif not 1 <= p.players.lo <= p.players.hi <= 64:
             self.error(STRUCTURE, "players must be a range within 1..64", p.players)
         if p.flow is None:
             self.diags.error(STRUCTURE, "the game has no `flow`", _file_span(p))
         if p.kinds and not p.map_files:
-            self.diags.error(STRUCTURE, "the game declares a map schema but no map was given "
-                             "(`default map \"file.metro\"` or --map)", _file_span(p))
+            self.diags.error(
+                STRUCTURE,
+                "the game declares a map schema but no map was given "
+                '(`default map "file.metro"` or --map)',
+                _file_span(p),
+            )
 
     # ------------------------------------------------------------ types and domains
 
@@ -625,17 +775,28 @@ class Checker:
 
     def _type_expr(self, node: ast.TypeExpr, data: bool) -> Type:
         if isinstance(node, ast.NamedType):
-            builtin = {"int": INT, "bool": BOOL, "text": STR, "shape": SHAPE, "frame": FRAME,
-                       "building": BUILDING, "placement": PLACEMENT}.get(node.name)
+            builtin = {
+                "int": INT,
+                "bool": BOOL,
+                "text": STR,
+                "shape": SHAPE,
+                "frame": FRAME,
+                "building": BUILDING,
+                "placement": PLACEMENT,
+            }.get(node.name)
             if builtin is not None:
                 return builtin
             if node.name in self.p.enums:
                 return EnumT(node.name)
             if node.name in self.p.kinds:
                 return ElemT(node.name)
-            self.error(UNDEFINED_NAME, f"unknown type '{node.name}'", node,
-                       "types are int, bool, text, player, shape, frame, building, placement, enums, "
-                       "map kinds and collections of them")
+            self.error(
+                UNDEFINED_NAME,
+                f"unknown type '{node.name}'",
+                node,
+                "types are int, bool, text, player, shape, frame, building, placement, enums, "
+                "map kinds and collections of them",
+            )
             return ANY
         if isinstance(node, ast.PlayerType):
             return PLAYER
@@ -652,8 +813,11 @@ class Checker:
         if isinstance(node, ast.MapType):
             key = self.type_expr(node.key, data)
             if not is_finite(key) and not isinstance(key, IntT | AnyT):
-                self.error(TYPE, f"map keys must be enum values, map elements, players or numbers, not {key}",
-                           node.key)
+                self.error(
+                    TYPE,
+                    f"map keys must be enum values, map elements, players or numbers, not {key}",
+                    node.key,
+                )
             return MapT(key, self.type_expr(node.value, data))
         return ANY
 
@@ -668,9 +832,13 @@ class Checker:
                 return INT
             t = self.type_expr(node.type)
             if not is_finite(t) and not isinstance(t, AnyT):
-                self.error(NOT_FINITE, f"cannot choose among all values of {t}: the choice must be finite",
-                           node, "choose from an enum, a map kind, players, bool, a range lo..hi, "
-                           "`in` a collection or a `subset of` one")
+                self.error(
+                    NOT_FINITE,
+                    f"cannot choose among all values of {t}: the choice must be finite",
+                    node,
+                    "choose from an enum, a map kind, players, bool, a range lo..hi, "
+                    "`in` a collection or a `subset of` one",
+                )
             return t
         if isinstance(node, ast.InDomain):
             t = self.expr(node.collection, pure)
@@ -700,8 +868,13 @@ class Checker:
 
     def _converts(self, src: Type, dst: Type) -> bool:
         # A list literal or comprehension may fill a bag or a set of the same items.
-        return (isinstance(src, CollT) and isinstance(dst, CollT) and src.kind == "list"
-                and dst.kind in ("bag", "set") and self.sub.assignable(src.item, dst.item))
+        return (
+            isinstance(src, CollT)
+            and isinstance(dst, CollT)
+            and src.kind == "list"
+            and dst.kind in ("bag", "set")
+            and self.sub.assignable(src.item, dst.item)
+        )
 
     def condition(self, node: ast.Expr, scope: Scope) -> None:
         """Check an expression that must be a truth value."""
@@ -722,11 +895,19 @@ class Checker:
         """Check one statement."""
         method = getattr(self, f"s_{type(node).__name__}")
         if isinstance(node, LOOP_NODES) and scope.loop_depth == MAX_LOOP_NESTING:
-            self.error(TOO_DEEP, f"loops are nested deeper than the limit of {MAX_LOOP_NESTING}", node)
+            self.error(
+                TOO_DEEP, f"loops are nested deeper than the limit of {MAX_LOOP_NESTING}", node
+            )
         elif isinstance(node, BLOCK_NODES) and scope.block_depth == MAX_BLOCK_NESTING + 1:
-            self.error(TOO_DEEP, f"blocks are nested deeper than the limit of {MAX_BLOCK_NESTING}", node)
-        if scope.pure and isinstance(node, (ast.Draw, ast.Move, ast.Shuffle, ast.EndGame, *CHOOSE_NODES)):
-            self.error(PURITY, "a function or guard may not change the game or wait for a decision", node)
+            self.error(
+                TOO_DEEP, f"blocks are nested deeper than the limit of {MAX_BLOCK_NESTING}", node
+            )
+        if scope.pure and isinstance(
+            node, (ast.Draw, ast.Move, ast.Shuffle, ast.EndGame, *CHOOSE_NODES)
+        ):
+            self.error(
+                PURITY, "a function or guard may not change the game or wait for a decision", node
+            )
         if not scope.scenario and isinstance(node, ast.Play | ast.Refuse | ast.Expect):
             self.error(SCENARIO, "`play`, `refuse` and `expect` belong in scenarios", node)
         if scope.scenario and isinstance(node, CHOOSE_NODES):
@@ -748,7 +929,9 @@ class Checker:
             self.error(TYPE, f"give '{node.name}' a type: `let {node.name}: T? = none`", node)
         self._declare(node.name, t, node, scope)
 
-    def _declare(self, name: str, t: Type, node: ast.Node, scope: Scope, mutable: bool = True) -> None:
+    def _declare(
+        self, name: str, t: Type, node: ast.Node, scope: Scope, mutable: bool = True
+    ) -> None:
         if not valid_identifier(name) or name in RESERVED:
             self.error(BAD_NAME, f"'{name[:40]}' cannot be used as a name", node)
         if name in self.global_names or name in self.cp.value_enum:
@@ -765,8 +948,9 @@ class Checker:
         elif isinstance(target_t, CollT) and node.op in ("+=", "-="):
             if node.op == "-=" and target_t.kind not in ("bag", "set"):
                 self.error(TYPE, "`-=` removes items from a bag or a set", node)
-            elif not isinstance(value_t, CollT | AnyT) or not self.sub.assignable(value_t.item if isinstance(
-                    value_t, CollT) else ANY, target_t.item):
+            elif not isinstance(value_t, CollT | AnyT) or not self.sub.assignable(
+                value_t.item if isinstance(value_t, CollT) else ANY, target_t.item
+            ):
                 self.error(TYPE, f"cannot add {value_t} to {target_t}", node.value)
         elif not isinstance(target_t, IntT | AnyT) or not isinstance(value_t, IntT | AnyT):
             self.error(TYPE, f"`{node.op}` needs numbers, not {target_t} and {value_t}", node)
@@ -784,7 +968,11 @@ class Checker:
             if ref[0] == "local":
                 local = scope.lookup(node.name)
                 if local is not None and not local.mutable:
-                    self.error(ASSIGN, f"'{node.name}' is a parameter or choice and cannot be assigned", node)
+                    self.error(
+                        ASSIGN,
+                        f"'{node.name}' is a parameter or choice and cannot be assigned",
+                        node,
+                    )
                 return t
             if ref[0] == "global":
                 if scope.pure:
@@ -822,14 +1010,19 @@ class Checker:
 
     def s_ExprStmt(self, node: ast.ExprStmt, scope: Scope) -> None:
         if not isinstance(node.expr, ast.Call | ast.SuperCall):
-            self.error(STRUCTURE, "an expression on its own does nothing; call a procedure or assign", node)
+            self.error(
+                STRUCTURE, "an expression on its own does nothing; call a procedure or assign", node
+            )
         self.expr(node.expr, scope, statement=True)
 
     def s_Return(self, node: ast.Return, scope: Scope) -> None:
         t = self.expr(node.value, scope) if node.value is not None else None
         if scope.returns is None:
-            self.error(STRUCTURE, "this body returns no value; use a bare `return` at the end of a block",
-                       node)
+            self.error(
+                STRUCTURE,
+                "this body returns no value; use a bare `return` at the end of a block",
+                node,
+            )
         elif t is not None:
             self.expect_assignable(t, scope.returns, node.value, "the returned value")
 
@@ -884,7 +1077,7 @@ class Checker:
     def s_Choose(self, node: ast.Choose, scope: Scope) -> None:
         self.expect_assignable(self.expr(node.by, scope), PLAYER, node.by, "`by`")
         t = self.domain(node.domain, scope)
-        self.cp.types[id(node)] = t          # the chosen value's type, for lowering and naming
+        self.cp.types[id(node)] = t  # the chosen value's type, for lowering and naming
         guard = scope.child()
         guard.pure, guard.me = True, True
         guard.frames[-1][node.name] = Local(t, False)
@@ -894,7 +1087,9 @@ class Checker:
 
     def s_EachChoose(self, node: ast.EachChoose, scope: Scope) -> None:
         t = self.expr(node.players, scope)
-        if not (isinstance(t, CollT) and self.sub.assignable(t.item, PLAYER)) and not isinstance(t, AnyT):
+        if not (isinstance(t, CollT) and self.sub.assignable(t.item, PLAYER)) and not isinstance(
+            t, AnyT
+        ):
             self.error(TYPE, f"`each … in` needs a collection of players, not {t}", node.players)
         inner = scope.child()
         inner.frames[-1][node.var] = Local(PLAYER, False)
@@ -912,8 +1107,12 @@ class Checker:
         seen: set[str] = set()
         for name in node.actions:
             if name not in self.p.actions and name not in self.p.groups:
-                self.error(UNDEFINED_NAME, f"unknown action or action group '{name}'", node,
-                           *self._suggest(name, list(self.p.actions) + list(self.p.groups)))
+                self.error(
+                    UNDEFINED_NAME,
+                    f"unknown action or action group '{name}'",
+                    node,
+                    *self._suggest(name, list(self.p.actions) + list(self.p.groups)),
+                )
             if name in seen:
                 self.error(DUPLICATE, f"action '{name}' is offered twice", node)
             seen.add(name)
@@ -925,11 +1124,18 @@ class Checker:
 
     def s_EachChooseAction(self, node: ast.EachChooseAction, scope: Scope) -> None:
         t = self.expr(node.players, scope)
-        if not (isinstance(t, CollT) and self.sub.assignable(t.item, PLAYER)) and not isinstance(t, AnyT):
+        if not (isinstance(t, CollT) and self.sub.assignable(t.item, PLAYER)) and not isinstance(
+            t, AnyT
+        ):
             self.error(TYPE, f"`each … in` needs a collection of players, not {t}", node.players)
         for name in self.p.offered(node.actions):
             if name not in self.p.actions:
-                self.error(UNDEFINED_NAME, f"unknown action '{name}'", node, *self._suggest(name, self.p.actions))
+                self.error(
+                    UNDEFINED_NAME,
+                    f"unknown action '{name}'",
+                    node,
+                    *self._suggest(name, self.p.actions),
+                )
 
     def s_If(self, node: ast.If, scope: Scope) -> None:
         for cond, body in node.branches:
@@ -1004,7 +1210,9 @@ class Checker:
 
     def e_MeLit(self, node, scope):
         if not scope.me:
-            self.error(UNDEFINED_NAME, "`me` is only known inside an action or a choice's `where`", node)
+            self.error(
+                UNDEFINED_NAME, "`me` is only known inside an action or a choice's `where`", node
+            )
         return PLAYER
 
     def e_Name(self, node: ast.Name, scope: Scope) -> Type:
@@ -1025,7 +1233,9 @@ class Checker:
                     return ANY
                 saved = self.current_decl
                 self.current_decl = name
-                self.cp.const_types[name] = self.expr(p.consts[name].active.value, Scope([{}], pure=True))
+                self.cp.const_types[name] = self.expr(
+                    p.consts[name].active.value, Scope([{}], pure=True)
+                )
                 self.current_decl = saved
             return self.cp.const_types[name]
         if name in self.cp.value_enum:
@@ -1039,11 +1249,22 @@ class Checker:
             self.cp.refs[id(node)] = ("kind_all", name)
             return CollT("list", ElemT(name))
         if name in p.per_player:
-            self.error(UNDEFINED_NAME, f"'{name}' is a player field; write `p.{name}` for a player p", node)
+            self.error(
+                UNDEFINED_NAME, f"'{name}' is a player field; write `p.{name}` for a player p", node
+            )
             return ANY
-        candidates = [n for n in (list(p.state) + list(p.consts) + list(self.cp.value_enum)
-                                  + [n for f in scope.frames for n in f])]
-        self.error(UNDEFINED_NAME, f"unknown name '{name[:60]}'", node, *self._suggest(name, candidates))
+        candidates = [
+            n
+            for n in (
+                list(p.state)
+                + list(p.consts)
+                + list(self.cp.value_enum)
+                + [n for f in scope.frames for n in f]
+            )
+        ]
+        self.error(
+            UNDEFINED_NAME, f"unknown name '{name[:60]}'", node, *self._suggest(name, candidates)
+        )
         return ANY
 
     def _suggest(self, name: str, candidates) -> tuple[str, ...]:
@@ -1053,10 +1274,16 @@ class Checker:
         return (f"did you mean '{close[0]}'?",) if close else ()
 
     def e_Field(self, node: ast.Field, scope: Scope) -> Type:
-        if isinstance(node.obj, ast.Name) and node.obj.name in self.p.enums and scope.lookup(node.obj.name) is None:
+        if (
+            isinstance(node.obj, ast.Name)
+            and node.obj.name in self.p.enums
+            and scope.lookup(node.obj.name) is None
+        ):
             values = self.cp.enum_values.get(node.obj.name, [])
             if node.name not in values:
-                self.error(UNDEFINED_NAME, f"enum '{node.obj.name}' has no value '{node.name}'", node)
+                self.error(
+                    UNDEFINED_NAME, f"enum '{node.obj.name}' has no value '{node.name}'", node
+                )
                 return ANY
             self.cp.refs[id(node)] = ("enum_value", node.obj.name, values.index(node.name))
             return EnumT(self._home_enum(node.obj.name, node.name))
@@ -1064,16 +1291,24 @@ class Checker:
         base = obj.inner if isinstance(obj, OptT) else obj
         if isinstance(base, PlayerT):
             if node.name not in self.p.per_player:
-                self.error(UNDEFINED_NAME, f"players have no field '{node.name}'", node,
-                           *self._suggest(node.name, self.p.per_player))
+                self.error(
+                    UNDEFINED_NAME,
+                    f"players have no field '{node.name}'",
+                    node,
+                    *self._suggest(node.name, self.p.per_player),
+                )
                 return ANY
             self.cp.refs[id(node)] = ("player_field", node.name)
             return self.cp.player_types.get(node.name, ANY)
         if isinstance(base, ElemT):
             fields = dict(self.cp.kind_fields.get(base.kind, []))
             if node.name not in fields:
-                self.error(UNDEFINED_NAME, f"{base.kind} has no field '{node.name}'", node,
-                           *self._suggest(node.name, fields))
+                self.error(
+                    UNDEFINED_NAME,
+                    f"{base.kind} has no field '{node.name}'",
+                    node,
+                    *self._suggest(node.name, fields),
+                )
                 return ANY
             self.cp.refs[id(node)] = ("elem_field", base.kind, node.name)
             return fields[node.name]
@@ -1083,8 +1318,12 @@ class Checker:
         return ANY
 
     def e_Index(self, node: ast.Index, scope: Scope) -> Type:
-        if (isinstance(node.obj, ast.Name) and node.obj.name in self.p.kinds
-                and isinstance(node.index, ast.StrLit) and scope.lookup(node.obj.name) is None):
+        if (
+            isinstance(node.obj, ast.Name)
+            and node.obj.name in self.p.kinds
+            and isinstance(node.index, ast.StrLit)
+            and scope.lookup(node.obj.name) is None
+        ):
             self.cp.refs[id(node)] = ("elem_by_id", node.obj.name, node.index.value)
             return ElemT(node.obj.name)
         obj = self.expr(node.obj, scope)
@@ -1101,8 +1340,11 @@ class Checker:
             return obj.item
         if isinstance(obj, TupleT):
             if not isinstance(node.index, ast.IntLit) or not 0 <= node.index.value < len(obj.items):
-                self.error(TYPE, f"a tuple of {len(obj.items)} is indexed by a number 0..{len(obj.items) - 1}",
-                           node.index)
+                self.error(
+                    TYPE,
+                    f"a tuple of {len(obj.items)} is indexed by a number 0..{len(obj.items) - 1}",
+                    node.index,
+                )
                 return ANY
             return obj.items[node.index.value]
         if isinstance(obj, AnyT):
@@ -1128,18 +1370,26 @@ class Checker:
                 return ANY
             return sig.ret
         if name in p.actions:
-            self.error(STRUCTURE, f"'{name}' is an action: offer it with `choose by p {{ {name} }}`", node)
+            self.error(
+                STRUCTURE, f"'{name}' is an action: offer it with `choose by p {{ {name} }}`", node
+            )
             return ANY
         builtin = BUILTINS.get(name)
         if builtin is None:
             known = list(p.functions) + list(p.procedures) + list(BUILTINS)
-            self.error(UNDEFINED_NAME, f"unknown function '{name[:60]}'", node, *self._suggest(name, known))
+            self.error(
+                UNDEFINED_NAME, f"unknown function '{name[:60]}'", node, *self._suggest(name, known)
+            )
             return ANY
         self.cp.refs[id(node)] = ("builtin", name)
         lo, hi = builtin.arity
         if not lo <= len(node.args) <= hi:
-            self.error(ARGUMENTS, f"{name}() takes {lo if lo == hi else f'{lo} to {hi}'} argument"
-                       f"{'s' if hi != 1 else ''}, not {len(node.args)}", node)
+            self.error(
+                ARGUMENTS,
+                f"{name}() takes {lo if lo == hi else f'{lo} to {hi}'} argument"
+                f"{'s' if hi != 1 else ''}, not {len(node.args)}",
+                node,
+            )
             for arg in node.args:
                 self.expr(arg, scope)
             return ANY
@@ -1151,7 +1401,11 @@ class Checker:
             if name in ("add", "remove", "put_bottom"):
                 coll = args[0]
                 if isinstance(coll, CollT):
-                    item = args[1].inner if isinstance(args[1], OptT) and not isinstance(coll.item, OptT) else args[1]
+                    item = (
+                        args[1].inner
+                        if isinstance(args[1], OptT) and not isinstance(coll.item, OptT)
+                        else args[1]
+                    )
                     self.expect_assignable(item, coll.item, node.args[1], "the item")
                 elif not isinstance(coll, AnyT):
                     self.error(TYPE, f"{name}() needs a collection, not {coll}", node.args[0])
@@ -1176,14 +1430,18 @@ class Checker:
             if isinstance(t, OptT) and not isinstance(ptype, OptT):
                 t = t.inner
             self.expect_assignable(t, ptype, arg, f"argument '{pname}'")
-        for arg in args[len(sig.params):]:
+        for arg in args[len(sig.params) :]:
             self.expr(arg, scope)
 
     def e_SuperCall(self, node: ast.SuperCall, scope: Scope) -> Type:
         owner = self.current_decl
-        versions = (self.p.functions.get(owner) or self.p.procedures.get(owner))
+        versions = self.p.functions.get(owner) or self.p.procedures.get(owner)
         if versions is None or len(versions.versions) < 2:
-            self.error(STRUCTURE, "`super` is only allowed in an `override` of a function or procedure", node)
+            self.error(
+                STRUCTURE,
+                "`super` is only allowed in an `override` of a function or procedure",
+                node,
+            )
             for arg in node.args:
                 self.expr(arg, scope)
             return ANY
@@ -1193,8 +1451,12 @@ class Checker:
 
     def e_GenCall(self, node: ast.GenCall, scope: Scope) -> Type:
         if node.func not in ("sum", "count", "any", "all", "min", "max", "sorted", "distinct"):
-            self.error(UNDEFINED_NAME, f"'{node.func}' cannot take a comprehension "
-                       "(use sum, count, any, all, min, max, sorted or distinct)", node)
+            self.error(
+                UNDEFINED_NAME,
+                f"'{node.func}' cannot take a comprehension "
+                "(use sum, count, any, all, min, max, sorted or distinct)",
+                node,
+            )
         inner = self._comp_scope(node.fors, scope)
         elem = self.expr(node.elem, inner)
         if node.func in ("any", "all") and not isinstance(elem, BoolT | AnyT):
@@ -1203,7 +1465,8 @@ class Checker:
             self.error(TYPE, f"sum() needs numbers, not {elem}", node.elem)
         elem = self._narrowed(node.elem, node.fors, elem)
         return {"sum": INT, "count": INT, "any": BOOL, "all": BOOL}.get(
-            node.func, CollT("list", elem) if node.func in ("sorted", "distinct") else elem)
+            node.func, CollT("list", elem) if node.func in ("sorted", "distinct") else elem
+        )
 
     def _comp_scope(self, fors, scope: Scope) -> Scope:
         inner = scope.child()
@@ -1228,7 +1491,12 @@ class Checker:
     def _narrowed(self, elem: ast.Expr, fors, t: Type) -> Type:
         """`[x for … where x is not none]` holds values, not optional values."""
         where = fors[-1].where
-        if isinstance(t, OptT) and isinstance(where, ast.IsNone) and where.negated and where.operand == elem:
+        if (
+            isinstance(t, OptT)
+            and isinstance(where, ast.IsNone)
+            and where.negated
+            and where.operand == elem
+        ):
             return t.inner
         return t
 
@@ -1264,7 +1532,9 @@ class Checker:
         """True if values of type `key` may be table keys, else an error at `node`."""
         if is_finite(key) or isinstance(key, IntT | AnyT):
             return True
-        self.error(TYPE, f"table keys must be numbers, enum values, elements or players, not {key}", node)
+        self.error(
+            TYPE, f"table keys must be numbers, enum values, elements or players, not {key}", node
+        )
         return False
 
     def e_DictComp(self, node: ast.DictComp, scope: Scope) -> Type:
@@ -1284,8 +1554,11 @@ class Checker:
             joined = self.sub.join(left, right) if isinstance(right, CollT) else left
             if isinstance(joined, AnyT):
                 item = self.sub.join(left.item, right.item)  # type: ignore[union-attr]
-                if isinstance(item, AnyT) and not isinstance(left.item, AnyT) and not isinstance(
-                        right.item, AnyT):  # type: ignore[union-attr]
+                if (
+                    isinstance(item, AnyT)
+                    and not isinstance(left.item, AnyT)
+                    and not isinstance(right.item, AnyT)
+                ):  # type: ignore[union-attr]
                     self.error(TYPE, f"cannot join {left} and {right}", node)
                 joined = CollT("list", item)
             if not is_sequence(left):
@@ -1308,7 +1581,9 @@ class Checker:
                 self.error(TYPE, "`in` tests membership of a collection, not a table", node)
             item = item_type(right)
             if item is None:
-                self.error(TYPE, f"`{node.op}` needs a collection on the right, not {right}", node.right)
+                self.error(
+                    TYPE, f"`{node.op}` needs a collection on the right, not {right}", node.right
+                )
             elif not self.sub.comparable(left, item):
                 self.error(TYPE, f"{left} can never be in {right}", node)
             return BOOL
@@ -1317,10 +1592,16 @@ class Checker:
                 self.error(TYPE, f"cannot compare {left} with {right}", node)
             return BOOL
         ordered = (IntT, AnyT, EnumT, ElemT, PlayerT)
-        if not isinstance(left, ordered) or not isinstance(right, ordered) or (
-                not self.sub.comparable(left, right)):
-            self.error(TYPE, f"`{node.op}` compares numbers (or values of one enum), not {left} and {right}",
-                       node)
+        if (
+            not isinstance(left, ordered)
+            or not isinstance(right, ordered)
+            or (not self.sub.comparable(left, right))
+        ):
+            self.error(
+                TYPE,
+                f"`{node.op}` compares numbers (or values of one enum), not {left} and {right}",
+                node,
+            )
         return BOOL
 
     def e_IsNone(self, node: ast.IsNone, scope: Scope) -> Type:
@@ -1357,5 +1638,6 @@ def _file_span(program: Program):
     from dsl.source import Span
 
     return Span.point(program.game_file, 1, 1)
+
 
 __all__ = ["Checker", "CheckedProgram", "valid_identifier"]

@@ -38,8 +38,18 @@ from runtime.limits import FREE_WALK
 
 CHOOSE_NODES = (ast.Choose, ast.EachChoose, ast.ChooseAction, ast.EachChooseAction)
 # Library calls whose integer results are small by nature (counts, seats, positions).
-IN_RANGE_BUILTINS = frozenset({"size", "count", "seat", "seat_number", "next_player", "index_of",
-                               "floor_count", "piece_count"})
+IN_RANGE_BUILTINS = frozenset(
+    {
+        "size",
+        "count",
+        "seat",
+        "seat_number",
+        "next_player",
+        "index_of",
+        "floor_count",
+        "piece_count",
+    }
+)
 
 
 def ident(name: str) -> str:
@@ -181,7 +191,9 @@ class Generator:
             code = f"_v.ListD({self.desc(t.item)})"
         elif isinstance(t, MapT):
             size = self.size_of(t.key) if is_finite(t.key) else "None"
-            code = f"_v.MapD({self.desc(t.key)}, {self.desc(t.value)}, {0 if size == 'S.n' else size})"
+            code = (
+                f"_v.MapD({self.desc(t.key)}, {self.desc(t.value)}, {0 if size == 'S.n' else size})"
+            )
         elif isinstance(t, TupleT):
             code = "_v.TupleD((" + "".join(self.desc(i) + ", " for i in t.items) + "))"
         elif isinstance(t, GeoT):
@@ -205,9 +217,19 @@ class Generator:
         """Record how a choice's values are labelled, so ids can be parsed back."""
         self.action_descs.setdefault(name, (f"({desc},)", rank))
 
-    def add_site(self, kind, players, legal: PyWriter, resume: PyWriter, node, rule: str,
-                 where=None, why: PyWriter | None = None, frame: tuple[str, int] = ("", 0),
-                 secret: tuple[str, str] | None = None) -> None:
+    def add_site(
+        self,
+        kind,
+        players,
+        legal: PyWriter,
+        resume: PyWriter,
+        node,
+        rule: str,
+        where=None,
+        why: PyWriter | None = None,
+        frame: tuple[str, int] = ("", 0),
+        secret: tuple[str, str] | None = None,
+    ) -> None:
         """Register a decision site with its functions.
 
         `frame` is the (procedure, pc) waiting at it; `secret`, for a simultaneous choice, the
@@ -221,10 +243,21 @@ class Generator:
                 text = source_text(self.p, where.span) if where is not None else ""
                 reason = "not a legal choice here" + (f": `{text}` must hold" if text else "")
                 why.line(f"return ({reason!r}, {rule!r}, {node.span.file!r}, {node.span.line!r})")
-        self.sites.append({"index": index, "kind": kind, "players": players, "legal": legal,
-                           "resume": resume, "why": why, "file": node.span.file,
-                           "line": node.span.line, "rule": rule, "frame": frame,
-                           "secret": secret})
+        self.sites.append(
+            {
+                "index": index,
+                "kind": kind,
+                "players": players,
+                "legal": legal,
+                "resume": resume,
+                "why": why,
+                "file": node.span.file,
+                "line": node.span.line,
+                "rule": rule,
+                "frame": frame,
+                "secret": secret,
+            }
+        )
 
     # ------------------------------------------------------------ expressions
 
@@ -309,7 +342,9 @@ class Generator:
             return f"range({len(self.cp.enum_values[ref[1]])})"
         if ref[0] == "kind_all":
             code = f"range({self.data.count(ref[1])})"
-            return self.charged(code, node) if charge and self.data.count(ref[1]) > FREE_WALK else code
+            return (
+                self.charged(code, node) if charge and self.data.count(ref[1]) > FREE_WALK else code
+            )
         charge = charge and not self.small_constant(node)
         code = self.expr(node, env)
         if isinstance(t, GeoT):
@@ -333,7 +368,13 @@ class Generator:
         """True for a constant collection, or an entry of a constant table, of at most FREE_WALK items."""
         if isinstance(node, ast.Index):
             values = self._const_value(node.obj)
-            values = values.values() if isinstance(values, dict) else values if isinstance(values, list) else None
+            values = (
+                values.values()
+                if isinstance(values, dict)
+                else values
+                if isinstance(values, list)
+                else None
+            )
             return values is not None and all(_small(v) for v in values)
         return _small(self._const_value(node))
 
@@ -361,7 +402,9 @@ class Generator:
             left, right = self.const_int(node.left), self.const_int(node.right)
             if left is None or right is None:
                 return None
-            return left + right if node.op == "+" else left - right if node.op == "-" else left * right
+            return (
+                left + right if node.op == "+" else left - right if node.op == "-" else left * right
+            )
         return None
 
     def const_size(self, node: ast.Expr) -> int | None:
@@ -380,10 +423,16 @@ class Generator:
 
     def range_size(self, lo: ast.Expr, hi: ast.Expr, step: ast.Expr | None = None) -> int | None:
         """The number of values of lo..hi (step) if its bounds are constant, else None."""
-        bounds = self.const_int(lo), self.const_int(hi), self.const_int(step) if step is not None else 1
+        bounds = (
+            self.const_int(lo),
+            self.const_int(hi),
+            self.const_int(step) if step is not None else 1,
+        )
         if None in bounds or bounds[2] == 0:
             return None
-        return max(0, (bounds[1] + 1 - bounds[0] + bounds[2] - (1 if bounds[2] > 0 else -1)) // bounds[2])
+        return max(
+            0, (bounds[1] + 1 - bounds[0] + bounds[2] - (1 if bounds[2] > 0 else -1)) // bounds[2]
+        )
 
     def comp(self, elem: ast.Expr, fors, env: Env) -> tuple[str, Env]:
         """`elem for … in … if …` clauses, and the env inside them."""
@@ -408,13 +457,25 @@ class Generator:
 
     def invariant(self, node: ast.Expr, env: Env) -> bool:
         """True if an expression reads only the state and `me` (so a read-only loop may compute it once)."""
-        bound = {c.var for sub in walk(node) if isinstance(sub, ast.GenCall | ast.ListComp) for c in sub.fors}
+        bound = {
+            c.var
+            for sub in walk(node)
+            if isinstance(sub, ast.GenCall | ast.ListComp)
+            for c in sub.fors
+        }
         for sub in walk(node):
             if isinstance(sub, ast.Name) and self.cp.refs.get(id(sub), ("",))[0] == "local":
                 if sub.name not in bound and env.local(sub.name).strip("()") != "me":
                     return False
-            if isinstance(sub, ast.Call) and sub.func in ("roll", "take_top", "add", "remove", "clear",
-                                                           "put_bottom", "to_move"):
+            if isinstance(sub, ast.Call) and sub.func in (
+                "roll",
+                "take_top",
+                "add",
+                "remove",
+                "clear",
+                "put_bottom",
+                "to_move",
+            ):
                 return False
         return True
 
@@ -448,7 +509,11 @@ class Generator:
         return "(" + "".join(self.expr(i, env) + ", " for i in node.items) + ")"
 
     def x_DictLit(self, node, env):
-        return "{" + ", ".join(f"{self.expr(k, env)}: {self.expr(v, env)}" for k, v in node.entries) + "}"
+        return (
+            "{"
+            + ", ".join(f"{self.expr(k, env)}: {self.expr(v, env)}" for k, v in node.entries)
+            + "}"
+        )
 
     def x_DictComp(self, node: ast.DictComp, env: Env) -> str:
         clauses, inner = self.comp(node.key, node.fors, env)
@@ -551,7 +616,11 @@ class Generator:
         if name == "sum":
             return f"sum({self.items(node.args[0], env)})"
         if name == "count":
-            return f"len({self.items(node.args[0], env, charge=False)})" if kind != "bag" else f"sum({args[0]})"
+            return (
+                f"len({self.items(node.args[0], env, charge=False)})"
+                if kind != "bag"
+                else f"sum({args[0]})"
+            )
         if name in ("any", "all"):
             return f"{name}({self.items(node.args[0], env)})"
         if name == "abs":
@@ -661,7 +730,13 @@ class Generator:
             return code if self.in_range(value) else f"_l.opt_int_ok({code})"
         if isinstance(dst, IntT):
             return code if self.in_range(value) else f"_l.int_ok({code})"
-        item = dst.value if isinstance(dst, MapT) else dst.item if isinstance(dst, CollT) and dst.kind != "bag" else None
+        item = (
+            dst.value
+            if isinstance(dst, MapT)
+            else dst.item
+            if isinstance(dst, CollT) and dst.kind != "bag"
+            else None
+        )
         if isinstance(item, OptT):
             item = item.inner
         if isinstance(item, IntT) and not self.stored(value):
@@ -886,8 +961,11 @@ class Generator:
 
     def _step(self, fn: str, node, w, env):
         args = "".join(self.expr(a, env) + ", " for a in node.args)
-        w.line(f"_l.{fn}(S, {self.expr(node.player, env)}, {node.action!r}, ({args}), "
-               f"{node.span.file!r}, {node.span.line!r})", node.span)
+        w.line(
+            f"_l.{fn}(S, {self.expr(node.player, env)}, {node.action!r}, ({args}), "
+            f"{node.span.file!r}, {node.span.line!r})",
+            node.span,
+        )
 
     def s_Expect(self, node: ast.Expect, w, env):
         text = source_text(self.p, node.expr.span)
@@ -895,10 +973,15 @@ class Generator:
         if isinstance(node.expr, ast.Compare):
             left = self.expr(node.expr.left, env)
             right = self.expr(node.expr.right, env)
-            detail = (f"'found ' + _l.show({left}, {self.desc(self.t(node.expr.left))}) + "
-                      f"' and ' + _l.show({right}, {self.desc(self.t(node.expr.right))})")
-        w.line(f"_l.expect({self.expr(node.expr, env)}, {text!r}, {detail}, {node.span.file!r}, "
-               f"{node.span.line!r})", node.span)
+            detail = (
+                f"'found ' + _l.show({left}, {self.desc(self.t(node.expr.left))}) + "
+                f"' and ' + _l.show({right}, {self.desc(self.t(node.expr.right))})"
+            )
+        w.line(
+            f"_l.expect({self.expr(node.expr, env)}, {text!r}, {detail}, {node.span.file!r}, "
+            f"{node.span.line!r})",
+            node.span,
+        )
 
     # ------------------------------------------------------------ suspension analysis
 
@@ -907,7 +990,11 @@ class Generator:
         for sub in walk(node):
             if isinstance(sub, CHOOSE_NODES):
                 return True
-            if isinstance(sub, ast.Call) and sub.func in self.cp.suspends and sub.func in self.p.procedures:
+            if (
+                isinstance(sub, ast.Call)
+                and sub.func in self.cp.suspends
+                and sub.func in self.p.procedures
+            ):
                 return True
             if isinstance(sub, ast.SuperCall) and self.current_versions[0] in self.cp.suspends:
                 return True
@@ -929,8 +1016,13 @@ class Generator:
 
 def _stable(code: str) -> bool:
     """True if evaluating `code` twice gives the same place: a Python name, a number, a frame local."""
-    return code.isidentifier() or code.isdigit() or code.startswith("S.p_") and code[4:].isidentifier() or (
-        code.startswith("L['") and code.endswith("']") and code[3:-2].isidentifier())
+    return (
+        code.isidentifier()
+        or code.isdigit()
+        or code.startswith("S.p_")
+        and code[4:].isidentifier()
+        or (code.startswith("L['") and code.endswith("']") and code[3:-2].isidentifier())
+    )
 
 
 def _small(value) -> bool:
@@ -944,5 +1036,5 @@ def source_text(program, span: Span) -> str:
         return ""
     line = source.line(span.line)
     if span.end_line == span.line:
-        return line[span.col - 1: span.end_col - 1]
-    return line[span.col - 1:]
+        return line[span.col - 1 : span.end_col - 1]
+    return line[span.col - 1 :]

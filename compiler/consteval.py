@@ -57,8 +57,11 @@ class Evaluator:
         except OverflowError:
             self.steps = CONST_STEP_BUDGET + 1
         if self.steps > CONST_STEP_BUDGET:
-            raise EvalBudgetError(f"computing the constants takes more than {CONST_STEP_BUDGET:,} steps "
-                                  "(the constant evaluation budget)", node)
+            raise EvalBudgetError(
+                f"computing the constants takes more than {CONST_STEP_BUDGET:,} steps "
+                "(the constant evaluation budget)",
+                node,
+            )
         return value
 
     def concrete(self, value, node: ast.Node):
@@ -86,8 +89,11 @@ class Evaluator:
         value = method(node, env)
         # Every intermediate result is checked, so no computation ever grows far past the limit.
         if type(value) is int and not -INT_LIMIT <= value < INT_LIMIT:
-            raise EvalError(f"the value {_digits(value)} is outside the integer range -2**63 .. 2**63 - 1",
-                            node, INT_RANGE)
+            raise EvalError(
+                f"the value {_digits(value)} is outside the integer range -2**63 .. 2**63 - 1",
+                node,
+                INT_RANGE,
+            )
         return value
 
     def e_IntLit(self, node, env):
@@ -148,7 +154,9 @@ class Evaluator:
         return [self.concrete(self.eval(i, env), i) for i in node.items]
 
     def e_DictLit(self, node, env):
-        return _table((k, self.eval(k, env), self.concrete(self.eval(v, env), v)) for k, v in node.entries)
+        return _table(
+            (k, self.eval(k, env), self.concrete(self.eval(v, env), v)) for k, v in node.entries
+        )
 
     def e_RangeExpr(self, node, env):
         # Lazy: `size(0..10**12)` or `x in 0..10**12` never lists the values; a walk is charged.
@@ -169,11 +177,15 @@ class Evaluator:
         return sorted(value) if isinstance(value, set) else value
 
     def e_ListComp(self, node, env):
-        return [self.concrete(self.eval(node.elem, e), node.elem) for e in self._iterate(node.fors, env)]
+        return [
+            self.concrete(self.eval(node.elem, e), node.elem) for e in self._iterate(node.fors, env)
+        ]
 
     def e_DictComp(self, node, env):
-        entries = ((node.key, self.eval(node.key, e), self.concrete(self.eval(node.value, e), node.value))
-                   for e in self._iterate(node.fors, env))
+        entries = (
+            (node.key, self.eval(node.key, e), self.concrete(self.eval(node.value, e), node.value))
+            for e in self._iterate(node.fors, env)
+        )
         return _table(entries)
 
     def e_GenCall(self, node, env):
@@ -208,7 +220,10 @@ class Evaluator:
         if ref[0] == "function":
             decl = self.cp.program.functions[name].active
             if decl.expr is None:
-                raise EvalError(f"{name}() has statements; only `= expression` functions run before the game", node)
+                raise EvalError(
+                    f"{name}() has statements; only `= expression` functions run before the game",
+                    node,
+                )
             return self.eval(decl.expr, {p.name: v for p, v in zip(decl.params, args, strict=True)})
         if ref[0] == "builtin":
             if name == "size":
@@ -229,8 +244,17 @@ class Evaluator:
                 return edges_connected(list(args[0]), args[1], args[2])
             if name == "graph_connected":
                 return graph_connected(list(args[0]), list(args[1]))
-            if name in ("placements", "fits", "place", "without", "removable", "floor_count", "piece_count",
-                        "build", "cells_of"):
+            if name in (
+                "placements",
+                "fits",
+                "place",
+                "without",
+                "removable",
+                "floor_count",
+                "piece_count",
+                "build",
+                "cells_of",
+            ):
                 return _geometry(name, args)
             if name == "grid_edges":
                 return grid.grid_edges(list(args[0]))
@@ -243,7 +267,10 @@ class Evaluator:
         raise EvalError(f"{name}() cannot be computed before the game starts", node)
 
     def e_BinOp(self, node, env):
-        a, b = self.concrete(self.eval(node.left, env), node.left), self.concrete(self.eval(node.right, env), node.right)
+        a, b = (
+            self.concrete(self.eval(node.left, env), node.left),
+            self.concrete(self.eval(node.right, env), node.right),
+        )
         if node.op == "+":
             return a + b
         if node.op == "-":
@@ -298,7 +325,9 @@ def _table(entries) -> dict:
         try:
             table[key] = value
         except TypeError:
-            raise EvalError("a table key must be a number, enum value, element or player", node) from None
+            raise EvalError(
+                "a table key must be a number, enum value, element or player", node
+            ) from None
     return table
 
 

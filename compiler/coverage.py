@@ -64,21 +64,41 @@ class CoverageReport:
 
     def missed(self) -> list[tuple[str, int, str]]:
         """(file, line, source text) of every line that carries code but never ran."""
-        return [(path, line, cov.text(line)) for path, cov in sorted(self.files.items()) for line in cov.missed]
+        return [
+            (path, line, cov.text(line))
+            for path, cov in sorted(self.files.items())
+            for line in cov.missed
+        ]
 
     def to_dict(self) -> dict:
         """JSON-able form (schemas/coverage.schema.json)."""
-        files = {path: {"percent": round(cov.percent, 2), "code_lines": len(cov.code_lines),
-                        "executed": len(cov.code_lines & cov.executed), "inlined": sorted(cov.inlined),
-                        "missed": [{"line": line, "text": cov.text(line)} for line in cov.missed]}
-                 for path, cov in sorted(self.files.items())}
+        files = {
+            path: {
+                "percent": round(cov.percent, 2),
+                "code_lines": len(cov.code_lines),
+                "executed": len(cov.code_lines & cov.executed),
+                "inlined": sorted(cov.inlined),
+                "missed": [{"line": line, "text": cov.text(line)} for line in cov.missed],
+            }
+            for path, cov in sorted(self.files.items())
+        }
         return {"percent": round(self.percent, 2), "files": files, "failures": list(self.failures)}
 
 
 # Module functions the runtime calls by name (runtime/machine.py); everything else is reached
 # from these, from the module's tables (SITES, PROCS, ...) or by name from reachable code.
-ENTRY_POINTS = frozenset({"init_fields", "copy_fields", "encode_fields", "encode_player",
-                          "view_fields", "view_player", "score", "rank_key"})
+ENTRY_POINTS = frozenset(
+    {
+        "init_fields",
+        "copy_fields",
+        "encode_fields",
+        "encode_player",
+        "view_fields",
+        "view_player",
+        "score",
+        "rank_key",
+    }
+)
 
 
 def code_lines(game: Game) -> tuple[dict[int, tuple[str, int]], dict[int, tuple[str, int]]]:
@@ -98,18 +118,25 @@ def code_lines(game: Game) -> tuple[dict[int, tuple[str, int]], dict[int, tuple[
 def function_lines(module: ModuleType) -> tuple[set[int], set[int]]:
     """(lines of code that can be called, lines of every function) in the generated module."""
     filename = module.__file__
-    functions = {name: value for name, value in vars(module).items()
-                 if isinstance(value, FunctionType) and value.__code__.co_filename == filename}
+    functions = {
+        name: value
+        for name, value in vars(module).items()
+        if isinstance(value, FunctionType) and value.__code__.co_filename == filename
+    }
     roots = [fn.__code__ for name, fn in functions.items() if name in ENTRY_POINTS]
     for value in vars(module).values():
         if not isinstance(value, FunctionType | ModuleType):
             roots += [fn.__code__ for fn in _functions_in(value, 0)]
     reachable = _lines_from(roots, functions, filename, follow_names=True)
-    every = _lines_from([fn.__code__ for fn in functions.values()], functions, filename, follow_names=False)
+    every = _lines_from(
+        [fn.__code__ for fn in functions.values()], functions, filename, follow_names=False
+    )
     return reachable, every | reachable
 
 
-def _lines_from(roots: list[CodeType], functions: dict, filename: str, follow_names: bool) -> set[int]:
+def _lines_from(
+    roots: list[CodeType], functions: dict, filename: str, follow_names: bool
+) -> set[int]:
     lines: set[int] = set()
     seen: set[int] = set()
     todo = list(roots)
@@ -196,7 +223,9 @@ def _read(path: str) -> list[str]:
         return []
 
 
-def exercise(game: Game, random_games: int = 20, seed: int = 0, failures: list[str] | None = None) -> None:
+def exercise(
+    game: Game, random_games: int = 20, seed: int = 0, failures: list[str] | None = None
+) -> None:
     """Run every scenario, then seeded random games checking invariants (failures noted, not raised)."""
     failures = failures if failures is not None else []
     for scenario in scenarios(game):
@@ -223,7 +252,9 @@ def _random_game(game: Game, players: int, seed: str, failures: list[str]) -> No
         broken.update(broken_invariants(state))
     state.scores()
     state.ranking()
-    failures.extend(f"random game {players}p seed {seed!r}: {message} broke" for message in sorted(broken))
+    failures.extend(
+        f"random game {players}p seed {seed!r}: {message} broke" for message in sorted(broken)
+    )
 
 
 def game_coverage(game: Game, random_games: int = 20, seed: int = 0) -> CoverageReport:
@@ -241,13 +272,17 @@ def format_coverage(report: CoverageReport, show_missed: bool = True) -> str:
     for path, cov in sorted(report.files.items()):
         ran = len(cov.code_lines & cov.executed)
         inlined = f"  (+{len(cov.inlined)} inlined)" if cov.inlined else ""
-        out.append(f"  {path:<{width}}  {ran:>5}/{len(cov.code_lines):<5} {cov.percent:5.1f}%{inlined}")
+        out.append(
+            f"  {path:<{width}}  {ran:>5}/{len(cov.code_lines):<5} {cov.percent:5.1f}%{inlined}"
+        )
     missed = report.missed()
     if show_missed and missed:
         out.append(f"never run ({len(missed)}):")
         out.extend(f"  {path}:{line}: {text}" for path, line, text in missed)
     if any(cov.inlined for cov in report.files.values()):
-        out.append("inlined: lines of functions the compiler copied into their callers (covered there)")
+        out.append(
+            "inlined: lines of functions the compiler copied into their callers (covered there)"
+        )
     if report.failures:
         out.append(f"{len(report.failures)} problem(s) while measuring:")
         out.extend(f"  {failure}" for failure in report.failures)

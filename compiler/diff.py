@@ -26,6 +26,12 @@ def describe_patches(game_path: str, expansions=(), variants=()) -> list[Change]
     changes = [Change(r.verb, r.what, r.name, f"{r.source}:{r.line}") for r in program.patches]
     base = resolve(game_path)
     if base.map_paths != program.map_paths:
-        changes.append(Change("replaces", "data files", ", ".join(base.map_paths) or "none",
-                              "now " + ", ".join(program.map_paths)))
+        changes.append(
+            Change(
+                "replaces",
+                "data files",
+                ", ".join(base.map_paths) or "none",
+                "now " + ", ".join(program.map_paths),
+            )
+        )
     return changes

@@ -62,18 +62,31 @@ def stage_validate_maps(ctx: CompileContext) -> None:
 
 def stage_emit_python(ctx: CompileContext) -> None:
     """Generate the module text, then make sure Python accepts it."""
-    inputs = [os.path.relpath(f) if not os.path.isabs(f) else f for f in sorted(ctx.program.sources)]
-    ctx.python, ctx.line_map = emit_module(ctx.checked, ctx.data, ctx.evaluator, ctx.diags,
-                                           inputs, ctx.variants)
+    inputs = [
+        os.path.relpath(f) if not os.path.isabs(f) else f for f in sorted(ctx.program.sources)
+    ]
+    ctx.python, ctx.line_map = emit_module(
+        ctx.checked, ctx.data, ctx.evaluator, ctx.diags, inputs, ctx.variants
+    )
     if ctx.diags.has_errors:
         return
     try:
         compile(ctx.python, f"<metro:{ctx.program.game_file}>", "exec")
     except (SyntaxError, RecursionError, MemoryError, ValueError) as error:
-        file, line = _metro_line(ctx.line_map, getattr(error, "lineno", None)) or (ctx.program.game_file, 1)
-        detail = f"{type(error).__name__}: {error.msg}" if isinstance(error, SyntaxError) else type(error).__name__
-        ctx.diags.error(TOO_DEEP, f"this construct is too large or deep for Python to compile ({detail})",
-                        Span.point(file, line, 1))
+        file, line = _metro_line(ctx.line_map, getattr(error, "lineno", None)) or (
+            ctx.program.game_file,
+            1,
+        )
+        detail = (
+            f"{type(error).__name__}: {error.msg}"
+            if isinstance(error, SyntaxError)
+            else type(error).__name__
+        )
+        ctx.diags.error(
+            TOO_DEEP,
+            f"this construct is too large or deep for Python to compile ({detail})",
+            Span.point(file, line, 1),
+        )
 
 
 def _metro_line(line_map: dict[int, tuple[str, int]], lineno: int | None) -> tuple[str, int] | None:
@@ -108,8 +121,9 @@ def run_stages(ctx: CompileContext, stop_after: str | None = None) -> CompileCon
     return ctx
 
 
-def compile_game(path: str, expansions=(), variants=(), map: str | None = None,
-                 stop_after: str | None = None) -> CompileContext:
+def compile_game(
+    path: str, expansions=(), variants=(), map: str | None = None, stop_after: str | None = None
+) -> CompileContext:
     """Compile a game (with expansions/variants/map) and return the context."""
     ctx = CompileContext(path, tuple(expansions), tuple(variants), map)
     return run_stages(ctx, stop_after)
@@ -120,7 +134,9 @@ def generate_python(path: str, expansions=(), variants=(), map: str | None = Non
     return compile_game(path, expansions, variants, map).python
 
 
-def load_game(path: str, expansions=(), variants=(), map: str | None = None, use_cache: bool = True) -> Game:
+def load_game(
+    path: str, expansions=(), variants=(), map: str | None = None, use_cache: bool = True
+) -> Game:
     """Compile (or load from the cache) and return a runnable Game."""
     game_file = find_game_file(path)
     if not os.path.isfile(game_file):
@@ -137,4 +153,11 @@ def load_game(path: str, expansions=(), variants=(), map: str | None = None, use
     return Game(module, tuple(variants))
 
 
-__all__ = ["CompileContext", "CompileError", "STAGES", "compile_game", "generate_python", "load_game"]
+__all__ = [
+    "CompileContext",
+    "CompileError",
+    "STAGES",
+    "compile_game",
+    "generate_python",
+    "load_game",
+]

@@ -75,8 +75,14 @@ def environment() -> jinja2.Environment:
     return env
 
 
-def emit_module(cp: CheckedProgram, data: MapData, evaluator: Evaluator, diags: Diagnostics,
-                inputs: list[str], variants: tuple[str, ...]) -> tuple[str, dict[int, tuple[str, int]]]:
+def emit_module(
+    cp: CheckedProgram,
+    data: MapData,
+    evaluator: Evaluator,
+    diags: Diagnostics,
+    inputs: list[str],
+    variants: tuple[str, ...],
+) -> tuple[str, dict[int, tuple[str, int]]]:
     """The generated Python module text and its line map."""
     gen = Generator(cp, data, evaluator)
     p = cp.program
@@ -87,7 +93,9 @@ def emit_module(cp: CheckedProgram, data: MapData, evaluator: Evaluator, diags: 
             consts.append((name, evaluator.const(name, versions.active)))
         except EvalError as error:
             kind = TOO_LARGE if isinstance(error, EvalBudgetError) else (error.code or TYPE)
-            diags.error(kind, f"const '{name}' cannot be computed before the game: {error}", error.node.span)
+            diags.error(
+                kind, f"const '{name}' cannot be computed before the game: {error}", error.node.span
+            )
     _fields(gen, code)
     _callables(gen, code)
     _scoring(gen, code)
@@ -97,14 +105,24 @@ def emit_module(cp: CheckedProgram, data: MapData, evaluator: Evaluator, diags: 
     for message, span in dict.fromkeys(gen.errors):
         diags.error(TOO_LARGE, message, span)
     slots = tuple(f"g_{ident(n)}" for n in p.state) + tuple(f"p_{ident(n)}" for n in p.per_player)
-    kinds = [(kind, tuple(data.ids[kind]), [(f, tuple(v)) for f, v in data.fields[kind].items()])
-             for kind in p.kinds]
+    kinds = [
+        (kind, tuple(data.ids[kind]), [(f, tuple(v)) for f, v in data.fields[kind].items()])
+        for kind in p.kinds
+    ]
     context = dict(
-        source_file=p.game_file, version=COMPILER_VERSION, inputs=inputs, game_name=p.game_name,
+        source_file=p.game_file,
+        version=COMPILER_VERSION,
+        inputs=inputs,
+        game_name=p.game_name,
         players=(p.players.lo, p.players.hi) if p.players else (1, 1),
-        max_decisions=p.max_decisions, default_bot=p.default_bot, variants=list(variants),
-        enums=[(n, tuple(v)) for n, v in cp.enum_values.items()], kinds=kinds, consts=consts,
-        desc_lines=[Py(line) for line in gen.desc_lines], slots=slots,
+        max_decisions=p.max_decisions,
+        default_bot=p.default_bot,
+        variants=list(variants),
+        enums=[(n, tuple(v)) for n, v in cp.enum_values.items()],
+        kinds=kinds,
+        consts=consts,
+        desc_lines=[Py(line) for line in gen.desc_lines],
+        slots=slots,
         state_visibility={n: f.visibility for n, f in p.state.items()},
         player_visibility={n: f.visibility for n, f in p.per_player.items()},
     )
@@ -145,7 +163,9 @@ def _init_code(gen: Generator, t: Type, init) -> str:
     if isinstance(t, TupleT):
         return "(" + "".join(_init_code(gen, i, None) + ", " for i in t.items) + ")"
     if isinstance(t, GeoT):
-        return {"building": "_shapes.Building.empty()", "frame": "_shapes.Frame(())"}.get(t.kind, "None")
+        return {"building": "_shapes.Building.empty()", "frame": "_shapes.Frame(())"}.get(
+            t.kind, "None"
+        )
     return "0"
 
 
@@ -194,7 +214,9 @@ def _save_desc(gen: Generator, t: Type, node: ast.TypeExpr) -> str:
         if value == gen.desc(t.value):
             return gen.desc(t)
         size = gen.size_of(t.key) if is_finite(t.key) else "None"
-        return _extra_desc(gen, f"_v.MapD({gen.desc(t.key)}, {value}, {0 if size == 'S.n' else size})")
+        return _extra_desc(
+            gen, f"_v.MapD({gen.desc(t.key)}, {value}, {0 if size == 'S.n' else size})"
+        )
     return gen.desc(t)
 
 
@@ -219,10 +241,15 @@ def _fields(gen: Generator, w: PyWriter) -> None:
     w.line("def init_fields(S):")
     with w.indented():
         for name, spec in p.state.items():
-            w.line(f"S.g_{ident(name)} = {_init_code(gen, cp.state_types[name], spec.init)}", spec.span)
+            w.line(
+                f"S.g_{ident(name)} = {_init_code(gen, cp.state_types[name], spec.init)}", spec.span
+            )
         for name, spec in p.per_player.items():
-            w.line(f"S.p_{ident(name)} = [{_init_code(gen, cp.player_types[name], spec.init)} "
-                   "for _p in range(S.n)]", spec.span)
+            w.line(
+                f"S.p_{ident(name)} = [{_init_code(gen, cp.player_types[name], spec.init)} "
+                "for _p in range(S.n)]",
+                spec.span,
+            )
         w.line("return None")
     w.line("")
     w.line("")
@@ -233,21 +260,28 @@ def _fields(gen: Generator, w: PyWriter) -> None:
         for name in p.per_player:
             t = cp.player_types[name]
             inner = _copy_code(t, "_x")
-            copy = f"S.p_{ident(name)}[:]" if inner == "_x" else f"[{inner} for _x in S.p_{ident(name)}]"
+            copy = (
+                f"S.p_{ident(name)}[:]"
+                if inner == "_x"
+                else f"[{inner} for _x in S.p_{ident(name)}]"
+            )
             w.line(f"T.p_{ident(name)} = {copy}")
         w.line("return None")
     w.line("")
     w.line("")
     w.line("def encode_fields(S):")
     with w.indented():
-        entries = ", ".join(f"{n!r}: {gen.desc(cp.state_types[n])}.encode(S.g_{ident(n)})" for n in p.state)
+        entries = ", ".join(
+            f"{n!r}: {gen.desc(cp.state_types[n])}.encode(S.g_{ident(n)})" for n in p.state
+        )
         w.line(f"return {{{entries}}}")
     w.line("")
     w.line("")
     w.line("def encode_player(S, p):")
     with w.indented():
-        entries = ", ".join(f"{n!r}: {gen.desc(cp.player_types[n])}.encode(S.p_{ident(n)}[p])"
-                            for n in p.per_player)
+        entries = ", ".join(
+            f"{n!r}: {gen.desc(cp.player_types[n])}.encode(S.p_{ident(n)}[p])" for n in p.per_player
+        )
         w.line(f"return {{{entries}}}")
     w.line("")
     w.line("")
@@ -361,7 +395,9 @@ def _scoring(gen: Generator, w: PyWriter) -> None:
             decl = p.score.active
             env = Env(frame=False).bind(decl.var)
             w.line(f"{env.local(decl.var)} = p")
-            w.line(f"return {gen.checked(gen.expr(decl.expr, env), decl.expr, INT)}", decl.expr.span)
+            w.line(
+                f"return {gen.checked(gen.expr(decl.expr, env), decl.expr, INT)}", decl.expr.span
+            )
         else:
             w.line("return 0")
     w.line("")
@@ -430,16 +466,27 @@ def _registry(gen: Generator, w: PyWriter) -> None:
     with w.indented():
         for site in gen.sites:
             i = site["index"]
-            w.line(f"_Site({i}, {site['kind']!r}, {site['players']}, site{i}_legal, site{i}_why, "
-                   f"site{i}_resume, {site['file']!r}, {site['line']!r}, {site['rule']!r}),")
+            w.line(
+                f"_Site({i}, {site['kind']!r}, {site['players']}, site{i}_legal, site{i}_why, "
+                f"site{i}_resume, {site['file']!r}, {site['line']!r}, {site['rule']!r}),"
+            )
     w.line("]")
     w.line("PROCS = {" + ", ".join(f"{n!r}: {n}" for n in gen.frame_proc_names) + "}")
     # For checking saves: how many program counters each frame procedure has, and the
     # (procedure, program counter) a frame waits at when each site is the pending decision.
-    w.line("PROC_PCS = {" + ", ".join(f"{n!r}: {gen.frame_pcs[n]!r}" for n in gen.frame_proc_names) + "}")
+    w.line(
+        "PROC_PCS = {"
+        + ", ".join(f"{n!r}: {gen.frame_pcs[n]!r}" for n in gen.frame_proc_names)
+        + "}"
+    )
     w.line("SITE_FRAMES = [" + ", ".join(repr(site["frame"]) for site in gen.sites) + "]")
-    w.line("SITE_SECRETS = {" + ", ".join(f"{site['index']!r}: {site['secret']!r}" for site in gen.sites
-                                          if site["secret"]) + "}")
+    w.line(
+        "SITE_SECRETS = {"
+        + ", ".join(
+            f"{site['index']!r}: {site['secret']!r}" for site in gen.sites if site["secret"]
+        )
+        + "}"
+    )
     w.line("FLOW_PROC = 's__flow'")
     final = p.flow is not None and p.flow.active.final is not None
     w.line(f"FINAL_PROC = {'s__final' if final else None!r}")
@@ -449,7 +496,9 @@ def _registry(gen: Generator, w: PyWriter) -> None:
             decl = versions.active
             version = len(versions.versions) - 1
             params = "".join(f", {x.name!r}: a[{i}]" for i, x in enumerate(decl.params))
-            w.line(f"{name!r}: lambda p, a: _Frame('a_{ident(name)}__{version}', {{'me': p{params}}}),")
+            w.line(
+                f"{name!r}: lambda p, a: _Frame('a_{ident(name)}__{version}', {{'me': p{params}}}),"
+            )
     w.line("}")
     w.line("ACTION_WHY = {" + ", ".join(f"{n!r}: A_{ident(n)}_why" for n in p.actions) + "}")
     w.line("ACTION_DESCS = {")
@@ -460,15 +509,20 @@ def _registry(gen: Generator, w: PyWriter) -> None:
     w.line("BOTS = {")
     with w.indented():
         for bot_index, decl in enumerate(p.bots.values()):
-            entries = ", ".join(f"{r.action!r}: bot{bot_index}_{ident(r.action)}" for r in decl.rules
-                                if r.action in p.actions)
+            entries = ", ".join(
+                f"{r.action!r}: bot{bot_index}_{ident(r.action)}"
+                for r in decl.rules
+                if r.action in p.actions
+            )
             w.line(f"{decl.name!r}: {{{entries}}},")
     w.line("}")
     w.line("SCENARIOS = [")
     with w.indented():
         for index, decl in enumerate(p.scenarios.values()):
-            w.line(f"({decl.name!r}, {decl.players!r}, {decl.seed!r}, scenario_{index}, "
-                   f"{decl.span.file!r}, {decl.span.line!r}),")
+            w.line(
+                f"({decl.name!r}, {decl.players!r}, {decl.seed!r}, scenario_{index}, "
+                f"{decl.span.file!r}, {decl.span.line!r}),"
+            )
     w.line("]")
     w.line("INVARIANTS = [")
     with w.indented():

@@ -131,12 +131,16 @@ class FrameLowerer:
     def l_Repeat(self, node: ast.Repeat, loops):
         k = self.gen.fresh()
         n, i = f"L['_n{k}']", f"L['_i{k}']"
-        self.w.line(f"{n} = _l.times(S, {self.gen.expr(node.count, self.env)}, {node.span.file!r}, "
-                    f"{node.span.line!r})", node.span)
+        self.w.line(
+            f"{n} = _l.times(S, {self.gen.expr(node.count, self.env)}, {node.span.file!r}, "
+            f"{node.span.line!r})",
+            node.span,
+        )
         self._counted_loop(node, loops, n, i)
 
-    def _counted_loop(self, node: ast.For | ast.Repeat, loops, limit: str, index: str,
-                      fetch: str | None = None) -> None:
+    def _counted_loop(
+        self, node: ast.For | ast.Repeat, loops, limit: str, index: str, fetch: str | None = None
+    ) -> None:
         """Run the body while `index` counts from 0 up to `limit`; `fetch` binds each item first."""
         head, exit_ = self.new_block(), self.new_block()
         self.w.line(f"{index} = 0")
@@ -189,8 +193,10 @@ class FrameLowerer:
         else:
             callee, _ = gen.callable_name(call.func)
             decl = gen.p.procedures[call.func].active
-        params = ", ".join(f"{p.name!r}: {gen.checked(gen.expr(a, self.env), a, gen.t(a))}"
-                           for p, a in zip(decl.params, call.args, strict=True))
+        params = ", ".join(
+            f"{p.name!r}: {gen.checked(gen.expr(a, self.env), a, gen.t(a))}"
+            for p, a in zip(decl.params, call.args, strict=True)
+        )
         resume = self.new_block()
         self.w.line(f"S.stack.append(_Frame({callee!r}, {{{params}}}))", span)
         self.w.line(f"F.pc = {resume}")
@@ -198,9 +204,14 @@ class FrameLowerer:
         self.goto(resume)
         if after_target is not None:
             result = gen.t(call)
-            check = "_l.opt_int_ok" if isinstance(result, OptT) and isinstance(result.inner, IntT) else (
-                "_l.int_ok" if isinstance(result, IntT) else "")
-            self.w.line(f"{after_target} = {check}(F.ret)" if check else f"{after_target} = F.ret", span)
+            check = (
+                "_l.opt_int_ok"
+                if isinstance(result, OptT) and isinstance(result.inner, IntT)
+                else ("_l.int_ok" if isinstance(result, IntT) else "")
+            )
+            self.w.line(
+                f"{after_target} = {check}(F.ret)" if check else f"{after_target} = F.ret", span
+            )
 
     def l_ExprStmt(self, node: ast.ExprStmt, loops):
         self._call(node.expr, None, node.span)
@@ -233,16 +244,22 @@ class FrameLowerer:
         with legal.indented():
             legal.line("L = F.L")
             legal.line("out = []")
-            legal.line(f"for {guard_env.local(node.name)} in {self.domain_iter(node.domain, self.env, node.span)}:",
-                       node.span)
+            legal.line(
+                f"for {guard_env.local(node.name)} in {self.domain_iter(node.domain, self.env, node.span)}:",
+                node.span,
+            )
             with legal.indented():
                 if node.where is not None:
                     legal.line(f"if {gen.expr(node.where, guard_env)}:", node.where.span)
                     with legal.indented():
-                        legal.line(f"out.append(_A(({rank}, {node.name!r}, ({guard_env.local(node.name)},), "
-                                   f"({desc},))))")
+                        legal.line(
+                            f"out.append(_A(({rank}, {node.name!r}, ({guard_env.local(node.name)},), "
+                            f"({desc},))))"
+                        )
                 else:
-                    legal.line(f"out.append(_A(({rank}, {node.name!r}, ({guard_env.local(node.name)},), ({desc},))))")
+                    legal.line(
+                        f"out.append(_A(({rank}, {node.name!r}, ({guard_env.local(node.name)},), ({desc},))))"
+                    )
             if node.optional:
                 legal.line(f"out.append(_A(({rank + 1}, {node.name!r}, (None,), ({desc},))))")
             legal.line("return out")
@@ -253,14 +270,24 @@ class FrameLowerer:
             resume_fn.line(f"F.pc = {resume}")
             resume_fn.line("return True")
         players = f"lambda S, F: [F.L['_by{k}']]"
-        gen.add_site("value", players, legal, resume_fn, node, self.rule, where=node.where,
-                     frame=(self.pyname, resume))
+        gen.add_site(
+            "value",
+            players,
+            legal,
+            resume_fn,
+            node,
+            self.rule,
+            where=node.where,
+            frame=(self.pyname, resume),
+        )
         self.w.line(f"{by} = {gen.expr(node.by, self.env)}", node.span)
         self.w.line(f"_acts = site{site}_legal(S, F, {by})")
         self.w.line("if not _acts:")
         with self.w.indented():
-            self.w.line(f"raise _RuleError('nothing to choose for {node.name}', {node.span.file!r}, "
-                        f"{node.span.line!r})")
+            self.w.line(
+                f"raise _RuleError('nothing to choose for {node.name}', {node.span.file!r}, "
+                f"{node.span.line!r})"
+            )
         self.w.line(f"S.cache_legal({by}, _acts)")
         self.w.line(f"S.site = {site}")
         self.w.line(f"F.pc = {resume}")
@@ -282,8 +309,12 @@ class FrameLowerer:
                 step = gen.expr(tnode.step, env) if tnode.step is not None else "1"
                 size = gen.range_size(tnode.lo, tnode.hi, tnode.step)
                 if size is not None and size > MAX_DOMAIN:
-                    gen.errors.append((f"this domain has {size:,} values, more than the limit of {MAX_DOMAIN:,}",
-                                       span))
+                    gen.errors.append(
+                        (
+                            f"this domain has {size:,} values, more than the limit of {MAX_DOMAIN:,}",
+                            span,
+                        )
+                    )
                 if not charge or (size is not None and size <= MAX_DOMAIN):
                     return f"range({lo}, ({hi}) + 1, {step})"
                 return f"_l.domain(S, {lo}, {hi}, {step}, {where})"
@@ -322,8 +353,13 @@ class FrameLowerer:
             return
         total = sum(comb(count, k) for k in range(max(lo, 0), min(hi, count) + 1))
         if total > MAX_SUBSETS:
-            gen.errors.append((f"`subset of` {count} items has {total:,} subsets, more than the limit of "
-                               f"{MAX_SUBSETS:,}", span))
+            gen.errors.append(
+                (
+                    f"`subset of` {count} items has {total:,} subsets, more than the limit of "
+                    f"{MAX_SUBSETS:,}",
+                    span,
+                )
+            )
 
     def static_size(self, domain) -> int | None:
         """The number of values of a domain when it is known while compiling, else None."""
@@ -357,13 +393,17 @@ class FrameLowerer:
         with legal.indented():
             legal.line("L = F.L")
             legal.line("out = []")
-            legal.line(f"for {guard_env.local(node.name)} in {self.domain_iter(node.domain, inner, node.span)}:",
-                       node.span)
+            legal.line(
+                f"for {guard_env.local(node.name)} in {self.domain_iter(node.domain, inner, node.span)}:",
+                node.span,
+            )
             with legal.indented():
                 cond = gen.expr(node.where, guard_env) if node.where is not None else "True"
                 legal.line(f"if {cond}:")
                 with legal.indented():
-                    legal.line(f"out.append(_A((0, {node.name!r}, ({guard_env.local(node.name)},), ({desc},))))")
+                    legal.line(
+                        f"out.append(_A((0, {node.name!r}, ({guard_env.local(node.name)},), ({desc},))))"
+                    )
             legal.line("return out")
         resume_fn = PyWriter()
         resume_fn.line(f"def site{site}_resume(S, F, p, a):")
@@ -374,8 +414,17 @@ class FrameLowerer:
                 resume_fn.line("return True")
             resume_fn.line("return False")
         players = f"lambda S, F: [p for p in F.L[{who!r}] if p not in F.L[{sub!r}]]"
-        gen.add_site("each", players, legal, resume_fn, node, self.rule, where=node.where,
-                     frame=(self.pyname, resume), secret=(who, sub))
+        gen.add_site(
+            "each",
+            players,
+            legal,
+            resume_fn,
+            node,
+            self.rule,
+            where=node.where,
+            frame=(self.pyname, resume),
+            secret=(who, sub),
+        )
         self.w.line(f"L[{who!r}] = list({gen.items(node.players, self.env)})", node.span)
         self.w.line(f"L[{sub!r}] = {{}}")
         self.w.line(f"if _l.start_each(S, F, site{site}_legal, {who!r}, {sub!r}, {node.name!r}):")
@@ -403,8 +452,10 @@ class FrameLowerer:
         with why.indented():
             why.line(f"if a[1] not in {tuple(offered)!r}:")
             with why.indented():
-                why.line(f"return (f'{{a[1]!r}} is not offered here (offered: {', '.join(offered)})', "
-                         f"{self.rule!r}, {node.span.file!r}, {node.span.line!r})")
+                why.line(
+                    f"return (f'{{a[1]!r}} is not offered here (offered: {', '.join(offered)})', "
+                    f"{self.rule!r}, {node.span.file!r}, {node.span.line!r})"
+                )
             why.line("return ACTION_WHY[a[1]](S, p, a[2])")
         return legal, why
 
@@ -423,8 +474,16 @@ class FrameLowerer:
             resume_fn.line("S.stack.append(ACTION_FRAMES[a[1]](p, a[2]))")
             resume_fn.line("return True")
         players = f"lambda S, F: [F.L['_by{k}']]"
-        gen.add_site("actions", players, legal, resume_fn, node, self.rule, why=why,
-                     frame=(self.pyname, resume))
+        gen.add_site(
+            "actions",
+            players,
+            legal,
+            resume_fn,
+            node,
+            self.rule,
+            why=why,
+            frame=(self.pyname, resume),
+        )
         self.w.line(f"{by} = {gen.expr(node.by, self.env)}", node.span)
         self.w.line(f"_acts = site{site}_legal(S, F, {by})")
         self.w.line("if _acts:")
@@ -456,11 +515,22 @@ class FrameLowerer:
                 resume_fn.line("return True")
             resume_fn.line("return False")
         players = f"lambda S, F: [p for p in F.L[{who!r}] if p not in F.L[{sub!r}]]"
-        gen.add_site("each_actions", players, legal, resume_fn, node, self.rule, why=why,
-                     frame=(self.pyname, resume), secret=(who, sub))
+        gen.add_site(
+            "each_actions",
+            players,
+            legal,
+            resume_fn,
+            node,
+            self.rule,
+            why=why,
+            frame=(self.pyname, resume),
+            secret=(who, sub),
+        )
         self.w.line(f"L[{who!r}] = list({gen.items(node.players, self.env)})", node.span)
         self.w.line(f"L[{sub!r}] = {{}}")
-        self.w.line(f"if _l.start_each_action(S, F, site{site}_legal, {who!r}, {sub!r}, ACTION_FRAMES):")
+        self.w.line(
+            f"if _l.start_each_action(S, F, site{site}_legal, {who!r}, {sub!r}, ACTION_FRAMES):"
+        )
         with self.w.indented():
             self.w.line(f"S.site = {site}")
             self.w.line(f"F.pc = {resume}")
@@ -470,7 +540,9 @@ class FrameLowerer:
         self.goto(resume)
 
 
-def action_functions(gen: Generator, name: str, decl: ast.ActionDecl, version: int) -> list[PyWriter]:
+def action_functions(
+    gen: Generator, name: str, decl: ast.ActionDecl, version: int
+) -> list[PyWriter]:
     """`A_<name>_legal` (enumerates legal argument tuples) and `A_<name>_why` (explains a refusal)."""
     rank = gen.action_rank[name]
     types = [gen.cp.signatures[name].params[i][1] for i in range(len(decl.params))]
@@ -484,37 +556,48 @@ def action_functions(gen: Generator, name: str, decl: ast.ActionDecl, version: i
     with why.indented():
         why.line(f"if len(args) != {len(decl.params)}:")
         with why.indented():
-            why.line(f"return ('{name} takes {len(decl.params)} argument(s)', {name!r}, "
-                     f"{decl.span.file!r}, {decl.span.line!r})")
+            why.line(
+                f"return ('{name} takes {len(decl.params)} argument(s)', {name!r}, "
+                f"{decl.span.file!r}, {decl.span.line!r})"
+            )
         if decl.when is not None:
             text = source_text(gen.p, decl.when.span)
             why.line(f"if not {gen.expr(decl.when, env)}:", decl.when.span)
             with why.indented():
-                why.line(f"return ({f'{name} is not allowed now: `{text}` does not hold'!r}, {name!r}, "
-                         f"{decl.when.span.file!r}, {decl.when.span.line!r})")
+                why.line(
+                    f"return ({f'{name} is not allowed now: `{text}` does not hold'!r}, {name!r}, "
+                    f"{decl.when.span.file!r}, {decl.when.span.line!r})"
+                )
         lowerer = FrameLowerer(gen, "", name)
         for i, param in enumerate(decl.params):
             env = env.bind(param.name)
             var = env.local(param.name)
             why.line(f"{var} = args[{i}]")
-            why.line(f"if {var} not in {lowerer.domain_iter(param.domain, env, param.span, charge=False)}:",
-                     param.span)
+            why.line(
+                f"if {var} not in {lowerer.domain_iter(param.domain, env, param.span, charge=False)}:",
+                param.span,
+            )
             with why.indented():
-                why.line(f"return (f'{name}: {{{var}!r}} is not a possible {param.name}', {name!r}, "
-                         f"{param.span.file!r}, {param.span.line!r})")
+                why.line(
+                    f"return (f'{name}: {{{var}!r}} is not a possible {param.name}', {name!r}, "
+                    f"{param.span.file!r}, {param.span.line!r})"
+                )
             if param.where is not None:
                 text = source_text(gen.p, param.where.span)
                 why.line(f"if not {gen.expr(param.where, env)}:", param.where.span)
                 with why.indented():
-                    why.line(f"return ({f'{name}: `{text}` does not hold for this {param.name}'!r}, "
-                             f"{name!r}, {param.where.span.file!r}, {param.where.span.line!r})")
+                    why.line(
+                        f"return ({f'{name}: `{text}` does not hold for this {param.name}'!r}, "
+                        f"{name!r}, {param.where.span.file!r}, {param.where.span.line!r})"
+                    )
         why.line("return None")
     body = FrameLowerer(gen, f"a_{name}__{version}", name)
     return [plain, legal, why, body.lower(decl.body)]
 
 
-def _legal_function(gen: Generator, name: str, decl: ast.ActionDecl, pyname: str, rank: int, descs: str,
-                    hoist: bool) -> PyWriter:
+def _legal_function(
+    gen: Generator, name: str, decl: ast.ActionDecl, pyname: str, rank: int, descs: str, hoist: bool
+) -> PyWriter:
     """The enumeration of an action's legal arguments.
 
     With `hoist`, every state read and every aggregate that depends on no parameter is computed
@@ -548,8 +631,13 @@ def _legal_function(gen: Generator, name: str, decl: ast.ActionDecl, pyname: str
             if free:
                 within, combinations = combinations <= MAX_DOMAIN, combinations * size
                 if within and combinations > MAX_DOMAIN:
-                    gen.errors.append((f"action '{name}' has more than {MAX_DOMAIN:,} combinations of "
-                                       "arguments (the domain limit)", param.span))
+                    gen.errors.append(
+                        (
+                            f"action '{name}' has more than {MAX_DOMAIN:,} combinations of "
+                            "arguments (the domain limit)",
+                            param.span,
+                        )
+                    )
             else:
                 if not counted:
                     legal.lines.insert(loops_at, (legal.level - depth, "_n = 0", None))
@@ -558,7 +646,9 @@ def _legal_function(gen: Generator, name: str, decl: ast.ActionDecl, pyname: str
                 legal.line(f"_n += len(_d{i})", param.span)
                 legal.line(f"if _n > {MAX_DOMAIN}:")
                 with legal.indented():
-                    legal.line(f"_l.too_many_arguments({name!r}, {param.span.file!r}, {param.span.line!r})")
+                    legal.line(
+                        f"_l.too_many_arguments({name!r}, {param.span.file!r}, {param.span.line!r})"
+                    )
                 domain = f"_d{i}"
             legal.line(f"for {env.local(param.name)} in {domain}:", param.span)
             legal.level += 1

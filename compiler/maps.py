@@ -13,18 +13,29 @@ from runtime.geometry import Frame, Shape
 def build_map_data(cp: CheckedProgram, diags: Diagnostics) -> MapData:
     """Element tables for every kind, checked against the schema."""
     program = cp.program
-    data = MapData({k: [] for k in program.kinds}, {k: {} for k in program.kinds},
-                   {k: [] for k in program.kinds})
+    data = MapData(
+        {k: [] for k in program.kinds},
+        {k: {} for k in program.kinds},
+        {k: [] for k in program.kinds},
+    )
     items = [item for map_file in program.map_files for item in map_file.items]
     for item in items:
         if item.kind not in program.kinds:
             known = ", ".join(program.kinds) or "none"
-            diags.error(MAP_DATA, f"unknown map kind '{item.kind}' (the schema declares: {known})", item.span)
+            diags.error(
+                MAP_DATA,
+                f"unknown map kind '{item.kind}' (the schema declares: {known})",
+                item.span,
+            )
             continue
         # Action ids quote any text exactly (runtime/action_ids.py); these names would only confuse.
         if not item.ident.isprintable() or item.ident != item.ident.strip() or not item.ident:
-            diags.error(MAP_DATA, f"'{item.ident}' cannot name an element (empty, surrounding spaces "
-                        "or unprintable characters)", item.span)
+            diags.error(
+                MAP_DATA,
+                f"'{item.ident}' cannot name an element (empty, surrounding spaces "
+                "or unprintable characters)",
+                item.span,
+            )
             continue
         if item.ident in data.ids[item.kind]:
             diags.error(MAP_DATA, f"{item.kind} '{item.ident}' is declared twice", item.span)
@@ -76,7 +87,9 @@ def _value(cp, expr, t: Type, fdecl: ast.FieldDecl, item, index, diags: Diagnost
         elif isinstance(t, OptT):
             return None
         else:
-            diags.error(MAP_DATA, f"{item.kind} '{item.ident}' needs a value for '{fdecl.name}'", item.span)
+            diags.error(
+                MAP_DATA, f"{item.kind} '{item.ident}' needs a value for '{fdecl.name}'", item.span
+            )
             return None
     if isinstance(expr, ast.NoneLit):
         if not isinstance(t, OptT):
@@ -87,8 +100,12 @@ def _value(cp, expr, t: Type, fdecl: ast.FieldDecl, item, index, diags: Diagnost
         if not isinstance(expr, ast.ListLit):
             diags.error(MAP_DATA, f"'{fdecl.name}' is a list: [a, b, …]", where)
             return ()
-        item_decl = ast.FieldDecl(fdecl.name, fdecl.type.item if isinstance(fdecl.type, ast.CollectionType)
-                                  else fdecl.type, None, fdecl.span)
+        item_decl = ast.FieldDecl(
+            fdecl.name,
+            fdecl.type.item if isinstance(fdecl.type, ast.CollectionType) else fdecl.type,
+            None,
+            fdecl.span,
+        )
         return tuple(_value(cp, e, base.item, item_decl, item, index, diags) for e in expr.items)
     if isinstance(base, ElemT):
         name = _ident(expr)
@@ -103,7 +120,9 @@ def _value(cp, expr, t: Type, fdecl: ast.FieldDecl, item, index, diags: Diagnost
         name = _ident(expr)
         values = cp.enum_values.get(base.name, [])
         if name not in values:
-            diags.error(MAP_DATA, f"'{name}' is not a value of {base.name} ({' '.join(values)})", where)
+            diags.error(
+                MAP_DATA, f"'{name}' is not a value of {base.name} ({' '.join(values)})", where
+            )
             return None
         return values.index(name)
     if isinstance(base, IntT):
@@ -167,16 +186,27 @@ def run_checks(cp: CheckedProgram, data: MapData, evaluator: Evaluator, diags: D
             if check.var is None:
                 if not evaluator.eval(check.cond, {}):
                     where = cp.program.map_files[0].span if cp.program.map_files else check.span
-                    diags.error(MAP_CHECK, f"map check failed: {check.message}", where,
-                                f"declared at {check.span}")
+                    diags.error(
+                        MAP_CHECK,
+                        f"map check failed: {check.message}",
+                        where,
+                        f"declared at {check.span}",
+                    )
                 continue
             for i, item in enumerate(data.items.get(check.kind, [])):
                 env = {check.var: i}
                 if check.where is not None and not evaluator.eval(check.where, env):
                     continue
                 if not evaluator.eval(check.cond, env):
-                    diags.error(MAP_CHECK, f"{check.kind} '{item.ident}': {check.message}", item.span,
-                                f"check declared at {check.span}")
+                    diags.error(
+                        MAP_CHECK,
+                        f"{check.kind} '{item.ident}': {check.message}",
+                        item.span,
+                        f"check declared at {check.span}",
+                    )
         except EvalError as error:
-            diags.error(error.code or MAP_CHECK, f"cannot evaluate check '{check.message}': {error}",
-                        error.node.span)
+            diags.error(
+                error.code or MAP_CHECK,
+                f"cannot evaluate check '{check.message}': {error}",
+                error.node.span,
+            )

@@ -68,6 +68,7 @@ class Program:
                 if action not in out:
                     out.append(action)
         return out
+
     scenarios: dict[str, ast.ScenarioDecl] = field(default_factory=dict)
     map_files: list[ast.MapFile] = field(default_factory=list)
     map_paths: list[str] = field(default_factory=list)

@@ -25,8 +25,10 @@ COVERAGE_KEY = "metro_coverage"  # in config.workeroutput: what an xdist worker'
 def pytest_addoption(parser):
     """`--metro-coverage`."""
     parser.getgroup("metro").addoption(
-        "--metro-coverage", action="store_true",
-        help="after the run, report which .metro lines the collected scenarios ran")
+        "--metro-coverage",
+        action="store_true",
+        help="after the run, report which .metro lines the collected scenarios ran",
+    )
 
 
 def pytest_configure(config):
@@ -42,7 +44,9 @@ def pytest_sessionfinish(session):
     """On an xdist worker, hand the executed lines to the controller."""
     workeroutput = getattr(session.config, "workeroutput", None)
     if workeroutput is not None and session.config.metro_executed:
-        workeroutput[COVERAGE_KEY] = {key: sorted(lines) for key, lines in session.config.metro_executed.items()}
+        workeroutput[COVERAGE_KEY] = {
+            key: sorted(lines) for key, lines in session.config.metro_executed.items()
+        }
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -59,7 +63,9 @@ def pytest_terminal_summary(terminalreporter, config):
     for key, lines in sorted(config.metro_executed.items()):
         game_dir, expansions, variants = json.loads(key)
         game = load_game(game_dir, expansions=expansions, variants=variants)
-        terminalreporter.write_sep("-", f"metro rule coverage: {game_dir} {' '.join(expansions + variants)}".rstrip())
+        terminalreporter.write_sep(
+            "-", f"metro rule coverage: {game_dir} {' '.join(expansions + variants)}".rstrip()
+        )
         terminalreporter.write_line(format_coverage(coverage_of(game, lines)))
 
 
@@ -86,7 +92,9 @@ def _game_dir(path: str) -> tuple[str, list[str], list[str]]:
     if os.path.basename(folder) != "variants":
         return game_dir, [path], []
     found = patch_title(path)
-    expansions = [e for e in (expansion_named(game_dir, t) for t in (found[1] if found else [])) if e]
+    expansions = [
+        e for e in (expansion_named(game_dir, t) for t in (found[1] if found else [])) if e
+    ]
     return game_dir, expansions, [path]
 
 
@@ -103,14 +111,23 @@ class MetroFile(pytest.File):
             yield CompileFailure.from_parent(self, name="compile", error=error)
             return
         # An expansion's scenarios may live in the parts beside it (its own directory).
-        own = os.path.dirname(os.path.abspath(path)) if self.path.name == "expansion.metro" else None
+        own = (
+            os.path.dirname(os.path.abspath(path)) if self.path.name == "expansion.metro" else None
+        )
         for scenario in scenarios(game):
             where = os.path.abspath(scenario.file)
-            if (where == os.path.abspath(path) or path.endswith("rules.metro")
-                    or (own is not None and where.startswith(own + os.sep))):
-                yield ScenarioItem.from_parent(self, name=f"scenario {scenario.name}", game=game,
-                                               scenario=scenario,
-                                               setup=json.dumps([game_dir, expansions, variants]))
+            if (
+                where == os.path.abspath(path)
+                or path.endswith("rules.metro")
+                or (own is not None and where.startswith(own + os.sep))
+            ):
+                yield ScenarioItem.from_parent(
+                    self,
+                    name=f"scenario {scenario.name}",
+                    game=game,
+                    scenario=scenario,
+                    setup=json.dumps([game_dir, expansions, variants]),
+                )
 
 
 class CompileFailure(pytest.Item):

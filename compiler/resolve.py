@@ -29,9 +29,11 @@ def find_patch_file(game_dir: str, name: str, folder: str) -> str:
     """A variant or expansion by path, or by name under the game's directory."""
     if name.endswith(".metro") or os.sep in name or "/" in name:
         return name
-    candidates = [os.path.join(game_dir, folder, f"{name}.metro"),
-                  os.path.join(game_dir, name, "expansion.metro"),
-                  os.path.join(game_dir, name, f"{name}.metro")]
+    candidates = [
+        os.path.join(game_dir, folder, f"{name}.metro"),
+        os.path.join(game_dir, name, "expansion.metro"),
+        os.path.join(game_dir, name, f"{name}.metro"),
+    ]
     for candidate in candidates:
         if os.path.isfile(candidate):
             return candidate
@@ -96,13 +98,17 @@ def load_file(path: str, program: Program | None = None) -> tuple[ast.File, Sour
     return tree, source
 
 
-def resolve(game_path: str, expansions: list[str] = (), variants: list[str] = (),
-            map_path: str | None = None) -> Program:
+def resolve(
+    game_path: str,
+    expansions: list[str] = (),
+    variants: list[str] = (),
+    map_path: str | None = None,
+) -> Program:
     """Build the merged Program, raising CompileError with every resolution finding."""
     game_file = find_game_file(game_path)
     tree, source = _load(game_file, None)
     if not isinstance(tree, ast.GameFile):
-        _fail(f"{game_file} is not a game file (it should start with `game \"Name\" {{`)", game_file)
+        _fail(f'{game_file} is not a game file (it should start with `game "Name" {{`)', game_file)
     program = Program(tree.name, game_file)
     program.sources[game_file] = source
     diags = Diagnostics()
@@ -122,17 +128,22 @@ def resolve(game_path: str, expansions: list[str] = (), variants: list[str] = ()
     elif program.default_map is not None:
         decl = program.default_map
         spans = decl.path_spans or (decl.span,) * len(decl.paths)
-        found = [merger.rule_path(path, decl.span.file, span, "map file")
-                 for path, span in zip(decl.paths, spans, strict=True)]
+        found = [
+            merger.rule_path(path, decl.span.file, span, "map file")
+            for path, span in zip(decl.paths, spans, strict=True)
+        ]
         diags.raise_if_errors(program.sources)
         chosen = [path for path in found if path is not None]
     for path in chosen:
         map_tree, _ = _load(path, program)
         if not isinstance(map_tree, ast.MapFile):
-            _fail(f"{path} is not a map file (`map \"Name\" for \"Game\" {{`)", path)
+            _fail(f'{path} is not a map file (`map "Name" for "Game" {{`)', path)
         if map_tree.game != program.game_name:
-            diags.error(RESOLVE, f"map '{map_tree.name}' is for '{map_tree.game}', "
-                        f"not '{program.game_name}'", map_tree.span)
+            diags.error(
+                RESOLVE,
+                f"map '{map_tree.name}' is for '{map_tree.game}', not '{program.game_name}'",
+                map_tree.span,
+            )
         program.map_files.append(map_tree)
         program.map_paths.append(path)
     diags.raise_if_errors(program.sources)
@@ -158,14 +169,21 @@ class _Merger:
     def apply_patch(self, path: str, expected: str) -> None:
         tree, _ = _load(path, self.program)
         if not isinstance(tree, ast.PatchFile):
-            self.diags.error(RESOLVE, f"{path} is not a variant or expansion file", Span.point(path, 1, 1))
+            self.diags.error(
+                RESOLVE, f"{path} is not a variant or expansion file", Span.point(path, 1, 1)
+            )
             return
         if tree.game != self.program.game_name:
-            self.diags.error(RESOLVE, f"{tree.kind} '{tree.name}' is for '{tree.game}', "
-                             f"not '{self.program.game_name}'", tree.span)
+            self.diags.error(
+                RESOLVE,
+                f"{tree.kind} '{tree.name}' is for '{tree.game}', not '{self.program.game_name}'",
+                tree.span,
+            )
             return
         self.program.applied.append(tree.name)
-        self.combinations.extend((tree, d) for d in tree.decls if isinstance(d, ast.CombinationDecl))
+        self.combinations.extend(
+            (tree, d) for d in tree.decls if isinstance(d, ast.CombinationDecl)
+        )
         self.add_all(tree.decls, path, patching=True, seen={os.path.realpath(path)})
 
     def check_combinations(self) -> None:
@@ -173,11 +191,18 @@ class _Merger:
         applied = set(self.program.applied)
         for tree, decl in self.combinations:
             if decl.required and decl.other not in applied:
-                self.diags.error(PATCH, f"{tree.kind} '{tree.name}' needs '{decl.other}' "
-                                 f"(add it with --with or --variant)", decl.span)
+                self.diags.error(
+                    PATCH,
+                    f"{tree.kind} '{tree.name}' needs '{decl.other}' "
+                    f"(add it with --with or --variant)",
+                    decl.span,
+                )
             if not decl.required and decl.other in applied:
-                self.diags.error(PATCH, f"{tree.kind} '{tree.name}' cannot be combined with '{decl.other}'",
-                                 decl.span)
+                self.diags.error(
+                    PATCH,
+                    f"{tree.kind} '{tree.name}' cannot be combined with '{decl.other}'",
+                    decl.span,
+                )
 
     def add_all(self, decls, path: str, patching: bool, seen: set[str]) -> None:
         self.patching = patching
@@ -186,8 +211,11 @@ class _Merger:
                 self._use(decl, path, patching, seen)
             elif isinstance(decl, ast.CombinationDecl):
                 if not patching:
-                    self.diags.error(STRUCTURE, "`requires`/`excludes` belong in a variant or expansion",
-                                     decl.span)
+                    self.diags.error(
+                        STRUCTURE,
+                        "`requires`/`excludes` belong in a variant or expansion",
+                        decl.span,
+                    )
             elif isinstance(decl, ast.OverrideDecl):
                 self._override(decl, path)
             elif isinstance(decl, ast.RemoveDecl):
@@ -198,8 +226,12 @@ class _Merger:
     def rule_path(self, written: str, base_file: str, span: Span, what: str) -> str | None:
         """The file a path written in a rule file names, or None (reported at `span`) if unreadable."""
         if os.path.isabs(written):
-            self.diags.error(PATH, f"'{written}' is an absolute path; a rule file names files of its "
-                             f"own game, relative to itself", span)
+            self.diags.error(
+                PATH,
+                f"'{written}' is an absolute path; a rule file names files of its "
+                f"own game, relative to itself",
+                span,
+            )
             return None
         target = os.path.join(os.path.dirname(base_file), written)
         real = os.path.realpath(target)
@@ -231,8 +263,11 @@ class _Merger:
         seen.add(key)
         tree, _ = _load(target, self.program)
         if not isinstance(tree, ast.PartFile):
-            self.diags.error(RESOLVE, f"'{decl.path}' is not a part file (`part \"Name\" for \"Game\" {{`)",
-                             decl.span)
+            self.diags.error(
+                RESOLVE,
+                f'\'{decl.path}\' is not a part file (`part "Name" for "Game" {{`)',
+                decl.span,
+            )
             return
         if tree.game != self.program.game_name:
             self.diags.error(RESOLVE, f"part '{tree.name}' is for '{tree.game}'", tree.span)
@@ -261,7 +296,9 @@ class _Merger:
         if table is not None:
             if decl.name in table:
                 hint = " (use `override` to replace it)" if patching else ""
-                self.diags.error(DUPLICATE, f"{what} '{decl.name}' is already declared{hint}", decl.span)
+                self.diags.error(
+                    DUPLICATE, f"{what} '{decl.name}' is already declared{hint}", decl.span
+                )
                 return
             table[decl.name] = Versions([decl])
             self._record("adds", what, decl.name, decl.span)
@@ -282,14 +319,18 @@ class _Merger:
                 self._record("adds", "enum", decl.name, decl.span)
         elif isinstance(decl, ast.GroupDecl):
             if decl.name in p.groups:
-                self.diags.error(DUPLICATE, f"action group '{decl.name}' is already declared", decl.span)
+                self.diags.error(
+                    DUPLICATE, f"action group '{decl.name}' is already declared", decl.span
+                )
             else:
                 p.groups[decl.name] = list(decl.actions)
                 p.group_decls[decl.name] = decl
                 self._record("adds", "action group", decl.name, decl.span)
         elif isinstance(decl, ast.ExtendGroupDecl):
             if decl.name not in p.groups:
-                self.diags.error(PATCH, f"there is no action group '{decl.name}' to extend", decl.span)
+                self.diags.error(
+                    PATCH, f"there is no action group '{decl.name}' to extend", decl.span
+                )
             else:
                 p.groups[decl.name].extend(a for a in decl.actions if a not in p.groups[decl.name])
                 self._record("extends", "action group", decl.name, decl.span)
@@ -302,7 +343,9 @@ class _Merger:
         elif isinstance(decl, ast.SchemaDecl):
             for kind in decl.kinds:
                 if kind.name in p.kinds:
-                    self.diags.error(DUPLICATE, f"map kind '{kind.name}' is already declared", kind.span)
+                    self.diags.error(
+                        DUPLICATE, f"map kind '{kind.name}' is already declared", kind.span
+                    )
                 else:
                     p.kinds[kind.name] = kind
             for check in decl.checks:
@@ -313,16 +356,23 @@ class _Merger:
             fields = p.per_player if decl.per_player else p.state
             for spec in decl.fields:
                 if spec.name in fields:
-                    self.diags.error(DUPLICATE, f"state field '{spec.name}' is already declared", spec.span)
+                    self.diags.error(
+                        DUPLICATE, f"state field '{spec.name}' is already declared", spec.span
+                    )
                 else:
                     fields[spec.name] = spec
-                    self._record("adds", "player field" if decl.per_player else "state field",
-                                 spec.name, spec.span)
+                    self._record(
+                        "adds",
+                        "player field" if decl.per_player else "state field",
+                        spec.name,
+                        spec.span,
+                    )
         elif isinstance(decl, ast.FlowDecl | ast.ScoreDecl | ast.RankDecl):
             attr = {ast.FlowDecl: "flow", ast.ScoreDecl: "score", ast.RankDecl: "rank"}[type(decl)]
             if getattr(p, attr) is not None:
-                self.diags.error(DUPLICATE, f"the {attr} is already declared (use `override {attr}`)",
-                                 decl.span)
+                self.diags.error(
+                    DUPLICATE, f"the {attr} is already declared (use `override {attr}`)", decl.span
+                )
             else:
                 setattr(p, attr, Versions([decl]))
         elif isinstance(decl, ast.InvariantDecl):
@@ -343,8 +393,11 @@ class _Merger:
 
     def _single(self, attr: str, decl: ast.Decl, patching: bool) -> None:
         if getattr(self.program, attr) is not None:
-            self.diags.error(DUPLICATE, f"'{attr.replace('_', ' ')}' is declared twice "
-                             f"(use `override` in a variant)", decl.span)
+            self.diags.error(
+                DUPLICATE,
+                f"'{attr.replace('_', ' ')}' is declared twice (use `override` in a variant)",
+                decl.span,
+            )
         else:
             setattr(self.program, attr, decl)
 
@@ -354,7 +407,9 @@ class _Merger:
         table, what = self._table(decl)
         if table is not None:
             if decl.name not in table:
-                self.diags.error(PATCH, f"`override` names no existing {what} '{decl.name}'", wrapper.span)
+                self.diags.error(
+                    PATCH, f"`override` names no existing {what} '{decl.name}'", wrapper.span
+                )
                 return
             table[decl.name].versions.append(decl)
             self._record("replaces", what, decl.name, wrapper.span)
@@ -381,30 +436,49 @@ class _Merger:
             fields = p.per_player if decl.per_player else p.state
             for spec in decl.fields:
                 if spec.name not in fields:
-                    self.diags.error(PATCH, f"`override` names no existing state field '{spec.name}'",
-                                     spec.span)
+                    self.diags.error(
+                        PATCH, f"`override` names no existing state field '{spec.name}'", spec.span
+                    )
                 else:
                     fields[spec.name] = spec
                     self._record("replaces", "state field", spec.name, spec.span)
         elif isinstance(decl, ast.InvariantDecl | ast.ScenarioDecl | ast.CheckDecl | ast.BotDecl):
-            table = {ast.InvariantDecl: p.invariants, ast.ScenarioDecl: p.scenarios,
-                     ast.CheckDecl: p.checks, ast.BotDecl: p.bots}[type(decl)]
+            table = {
+                ast.InvariantDecl: p.invariants,
+                ast.ScenarioDecl: p.scenarios,
+                ast.CheckDecl: p.checks,
+                ast.BotDecl: p.bots,
+            }[type(decl)]
             if decl.name not in table:
-                self.diags.error(PATCH, f"`override` names nothing called '{decl.name}'", wrapper.span)
+                self.diags.error(
+                    PATCH, f"`override` names nothing called '{decl.name}'", wrapper.span
+                )
             else:
                 table[decl.name] = decl
-                self._record("replaces", type(decl).__name__.removesuffix("Decl").lower(), decl.name,
-                             wrapper.span)
+                self._record(
+                    "replaces",
+                    type(decl).__name__.removesuffix("Decl").lower(),
+                    decl.name,
+                    wrapper.span,
+                )
         else:
             self.diags.error(PATCH, "this declaration cannot be overridden", wrapper.span)
 
     def _remove(self, decl: ast.RemoveDecl, path: str) -> None:
         p = self.program
-        table = {"action": p.actions, "function": p.functions, "procedure": p.procedures,
-                 "const": p.consts, "scenario": p.scenarios, "invariant": p.invariants,
-                 "check": p.checks}[decl.what]
+        table = {
+            "action": p.actions,
+            "function": p.functions,
+            "procedure": p.procedures,
+            "const": p.consts,
+            "scenario": p.scenarios,
+            "invariant": p.invariants,
+            "check": p.checks,
+        }[decl.what]
         if decl.name not in table:
-            self.diags.error(PATCH, f"`remove` names no existing {decl.what} '{decl.name}'", decl.span)
+            self.diags.error(
+                PATCH, f"`remove` names no existing {decl.what} '{decl.name}'", decl.span
+            )
             return
         del table[decl.name]
         self._record("removes", decl.what, decl.name, decl.span)

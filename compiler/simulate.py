@@ -104,7 +104,9 @@ def load(setup: Setup) -> Game:
     # compiled module (classes made by exec do not pickle), and loads the game itself.
     from compiler import load_game
 
-    return load_game(setup.path, expansions=setup.expansions, variants=setup.variants, map=setup.map)
+    return load_game(
+        setup.path, expansions=setup.expansions, variants=setup.variants, map=setup.map
+    )
 
 
 @lru_cache(maxsize=1)
@@ -218,16 +220,27 @@ def batches(games: int, parts: int) -> list[tuple[int, int]]:
     return out
 
 
-def simulate(game_path: str, players: int, games: int, seed: int | str, bot: str = "random",
-             variants: Sequence[str] = (), expansions: Sequence[str] = (), map: str | None = None,
-             jobs: int = 1, progress: Callable[[int], None] | None = None) -> SimulationStats:
+def simulate(
+    game_path: str,
+    players: int,
+    games: int,
+    seed: int | str,
+    bot: str = "random",
+    variants: Sequence[str] = (),
+    expansions: Sequence[str] = (),
+    map: str | None = None,
+    jobs: int = 1,
+    progress: Callable[[int], None] | None = None,
+) -> SimulationStats:
     """Play `games` seeded games with bots; `progress(n)` hears of every n games finished."""
     if games < 1:
         raise ValueError(f"the number of games must be at least 1, not {games}")
     setup = Setup(game_path, players, str(seed), bot, tuple(variants), tuple(expansions), map)
     game = load(setup)  # compile errors surface here, and workers then find the module cached
     if not game.min_players <= players <= game.max_players:
-        raise ValueError(f"{game.name} takes {game.min_players}-{game.max_players} players, not {players}")
+        raise ValueError(
+            f"{game.name} takes {game.min_players}-{game.max_players} players, not {players}"
+        )
     make_bot(bot, 0, game)  # an unknown bot fails here, before any game is played
     started = time.perf_counter()
     tally = Tally.empty(players)
@@ -238,10 +251,16 @@ def simulate(game_path: str, players: int, games: int, seed: int | str, bot: str
         _run_pool(setup, batches(games, jobs * BATCHES_PER_JOB), jobs, tally, progress)
     seconds = time.perf_counter() - started
     return SimulationStats(
-        game=game.name, players=players, games=tally.games, seed=setup.seed, bot=bot,
+        game=game.name,
+        players=players,
+        games=tally.games,
+        seed=setup.seed,
+        bot=bot,
         wins=[float(w) for w in tally.wins],
         mean_scores=[s / tally.games for s in tally.score_sums],
-        decisions=tally.decisions, unfinished=tally.unfinished, seconds=seconds,
+        decisions=tally.decisions,
+        unfinished=tally.unfinished,
+        seconds=seconds,
     )
 
 
@@ -251,8 +270,13 @@ def _merge(tally: Tally, part: Tally, progress: Callable[[int], None] | None) ->
         progress(part.games)
 
 
-def _run_pool(setup: Setup, parts: list[tuple[int, int]], jobs: int, tally: Tally,
-              progress: Callable[[int], None] | None) -> None:
+def _run_pool(
+    setup: Setup,
+    parts: list[tuple[int, int]],
+    jobs: int,
+    tally: Tally,
+    progress: Callable[[int], None] | None,
+) -> None:
     # The platform's start method: fork on Linux (workers inherit the loaded game), spawn or
     # forkserver elsewhere (workers load it; scripts then need an `if __name__ == "__main__":`).
     with ProcessPoolExecutor(max_workers=jobs) as pool:

@@ -28,7 +28,9 @@ CI_BATTERY, NIGHTLY_BATTERY = 3, 300
 CI_LOCKSTEP, NIGHTLY_LOCKSTEP = 2, 100
 
 
-def generate_tests(game_path: str, out_dir: str, variants=(), expansions=(), map_path: str | None = None) -> list[str]:
+def generate_tests(
+    game_path: str, out_dir: str, variants=(), expansions=(), map_path: str | None = None
+) -> list[str]:
     """Compile the game, write its test module into `out_dir` and return the paths written."""
     game = load_game(game_path, expansions=expansions, variants=variants, map=map_path)
     text = render_tests(game, game_path, out_dir, variants, expansions, map_path)
@@ -41,8 +43,14 @@ def generate_tests(game_path: str, out_dir: str, variants=(), expansions=(), map
     return [path]
 
 
-def render_tests(game: Game, game_path: str, out_dir: str, variants=(), expansions=(),
-                 map_path: str | None = None) -> str:
+def render_tests(
+    game: Game,
+    game_path: str,
+    out_dir: str,
+    variants=(),
+    expansions=(),
+    map_path: str | None = None,
+) -> str:
     """The text of the test module for a compiled game."""
     context = dict(
         source_file=find_game_file(game_path),
@@ -53,12 +61,17 @@ def render_tests(game: Game, game_path: str, out_dir: str, variants=(), expansio
         map_path=_game_ref(map_path, out_dir) if map_path else None,
         game_name=game.name,
         player_counts=list(range(game.min_players, game.max_players + 1)),
-        scenarios=[(_test_id(i, name), name) for i, name in enumerate(own_scenarios(game, game_path, variants,
-                                                                                expansions))],
+        scenarios=[
+            (_test_id(i, name), name)
+            for i, name in enumerate(own_scenarios(game, game_path, variants, expansions))
+        ],
         invariants=[entry[0] for entry in game.invariants],
-        ci_examples=CI_EXAMPLES, nightly_examples=NIGHTLY_EXAMPLES,
-        ci_battery=CI_BATTERY, nightly_battery=NIGHTLY_BATTERY,
-        ci_lockstep=CI_LOCKSTEP, nightly_lockstep=NIGHTLY_LOCKSTEP,
+        ci_examples=CI_EXAMPLES,
+        nightly_examples=NIGHTLY_EXAMPLES,
+        ci_battery=CI_BATTERY,
+        nightly_battery=NIGHTLY_BATTERY,
+        ci_lockstep=CI_LOCKSTEP,
+        nightly_lockstep=NIGHTLY_LOCKSTEP,
     )
     return environment().get_template(TEMPLATE).render(**context)
 
@@ -71,8 +84,12 @@ def own_scenarios(game: Game, game_path: str, variants=(), expansions=()) -> lis
     patches = {os.path.abspath(find_patch_file(game_dir, v, "variants")) for v in variants}
     patches |= {os.path.abspath(find_patch_file(game_dir, e, "expansions")) for e in expansions}
     folders = {os.path.dirname(p) for p in patches} - {os.path.abspath(game_dir)}
-    return [entry[0] for entry in game.scenarios
-            if os.path.abspath(entry[4]) in patches or os.path.dirname(os.path.abspath(entry[4])) in folders]
+    return [
+        entry[0]
+        for entry in game.scenarios
+        if os.path.abspath(entry[4]) in patches
+        or os.path.dirname(os.path.abspath(entry[4])) in folders
+    ]
 
 
 def module_file_name(game_path: str, variants=(), expansions=()) -> str:

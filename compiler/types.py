@@ -163,18 +163,24 @@ class Subtyping:
             return True
         if isinstance(dst, OptT):
             return isinstance(src, NoneT) or self.assignable(
-                src.inner if isinstance(src, OptT) else src, dst.inner)
+                src.inner if isinstance(src, OptT) else src, dst.inner
+            )
         if isinstance(src, EnumT) and isinstance(dst, EnumT):
             return self.enum_extends(src.name, dst.name)
         if isinstance(src, CollT) and isinstance(dst, CollT):
-            if src.kind == dst.kind or (is_sequence(src) and is_sequence(dst)) or src.kind == "list":
+            if (
+                src.kind == dst.kind
+                or (is_sequence(src) and is_sequence(dst))
+                or src.kind == "list"
+            ):
                 return self.assignable(src.item, dst.item)
             return False
         if isinstance(src, MapT) and isinstance(dst, MapT):
             return self.assignable(src.key, dst.key) and self.assignable(src.value, dst.value)
         if isinstance(src, TupleT) and isinstance(dst, TupleT):
             return len(src.items) == len(dst.items) and all(
-                self.assignable(a, b) for a, b in zip(src.items, dst.items, strict=True))
+                self.assignable(a, b) for a, b in zip(src.items, dst.items, strict=True)
+            )
         return False
 
     def comparable(self, a: Type, b: Type) -> bool:

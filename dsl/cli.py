@@ -68,8 +68,10 @@ def reported() -> Iterator[None]:
         raise click.exceptions.Exit(0) from None
     except Exception as error:
         where = traceback.extract_tb(error.__traceback__)[-1]
-        raise Failure(f"internal error: {type(error).__name__}: {error} "
-                      f"(at {where.filename}:{where.lineno}; please report it)") from None
+        raise Failure(
+            f"internal error: {type(error).__name__}: {error} "
+            f"(at {where.filename}:{where.lineno}; please report it)"
+        ) from None
 
 
 class MetroGroup(click.Group):
@@ -90,12 +92,26 @@ def main() -> None:
 def game_options(command: Callable) -> Callable:
     """The options that choose which rules a game runs with: variants, expansions, map."""
     options = [
-        click.option("--variant", "variants", multiple=True, metavar="NAME",
-                     help="Apply a variant (a name under the game's variants/ or a .metro file). Repeatable."),
-        click.option("--with", "expansions", multiple=True, metavar="EXPANSION",
-                     help="Add an expansion (a name beside the game or a .metro file). Repeatable."),
-        click.option("--map", "map_path", type=click.Path(exists=True, dir_okay=False, path_type=str),
-                     help="Play on this map file instead of the game's default map."),
+        click.option(
+            "--variant",
+            "variants",
+            multiple=True,
+            metavar="NAME",
+            help="Apply a variant (a name under the game's variants/ or a .metro file). Repeatable.",
+        ),
+        click.option(
+            "--with",
+            "expansions",
+            multiple=True,
+            metavar="EXPANSION",
+            help="Add an expansion (a name beside the game or a .metro file). Repeatable.",
+        ),
+        click.option(
+            "--map",
+            "map_path",
+            type=click.Path(exists=True, dir_okay=False, path_type=str),
+            help="Play on this map file instead of the game's default map.",
+        ),
     ]
     for option in reversed(options):
         command = option(command)
@@ -108,8 +124,12 @@ def _plural(count: int, word: str) -> str:
 
 @main.command()
 @click.argument("paths", nargs=-1, required=True, type=GAME_PATH)
-@click.option("--json", "as_json", is_flag=True,
-              help="Print one JSON object (schemas/check.schema.json) instead of text.")
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print one JSON object (schemas/check.schema.json) instead of text.",
+)
 @game_options
 def check(paths: tuple[str, ...], as_json: bool, variants, expansions, map_path) -> None:
     """Compile games and print their diagnostics.
@@ -137,17 +157,28 @@ def _check_one(path: str, variants, expansions, map_path, echo: bool) -> dict:
     if echo:
         for diagnostic in ctx.diags.items:
             say(diagnostic.render(ctx.sources), err=True)
-        say(f"ok: {printable(program.game_name)} ({_plural(len(program.scenarios), 'scenario')}, "
-                   f"{_plural(len(program.invariants), 'invariant')})")
-    return result | {"ok": True, "game": program.game_name, "scenarios": len(program.scenarios),
-                     "invariants": len(program.invariants),
-                     "diagnostics": [d.to_dict() for d in ctx.diags.items]}
+        say(
+            f"ok: {printable(program.game_name)} ({_plural(len(program.scenarios), 'scenario')}, "
+            f"{_plural(len(program.invariants), 'invariant')})"
+        )
+    return result | {
+        "ok": True,
+        "game": program.game_name,
+        "scenarios": len(program.scenarios),
+        "invariants": len(program.invariants),
+        "diagnostics": [d.to_dict() for d in ctx.diags.items],
+    }
 
 
 @main.command("compile")
 @click.argument("path", type=GAME_PATH)
-@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, path_type=str),
-              help="Where to write the generated Python module ('-' for standard output).")
+@click.option(
+    "-o",
+    "--output",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=str),
+    help="Where to write the generated Python module ('-' for standard output).",
+)
 @game_options
 def compile_command(path: str, output: str, variants, expansions, map_path) -> None:
     """Write the Python module that the compiler generates for a game."""
@@ -164,22 +195,29 @@ def _load(path: str, variants, expansions, map_path, players: int | None) -> tup
     if players is None:
         return game, game.min_players
     if not game.min_players <= players <= game.max_players:
-        raise click.BadParameter(f"{game.name} takes {game.min_players} to {game.max_players} "
-                                 f"players, not {players}.", param_hint="'--players'")
+        raise click.BadParameter(
+            f"{game.name} takes {game.min_players} to {game.max_players} players, not {players}.",
+            param_hint="'--players'",
+        )
     return game, players
 
 
 def _bot_name(game: Game, chosen: str | None) -> str:
     if chosen is not None:
         if chosen not in bot_names(game):
-            raise click.BadParameter(f"unknown bot '{chosen}' (known: {', '.join(bot_names(game))})",
-                                     param_hint="'--bot'")
+            raise click.BadParameter(
+                f"unknown bot '{chosen}' (known: {', '.join(bot_names(game))})",
+                param_hint="'--bot'",
+            )
         return chosen
     if game.default_bot is None:
         return "random"
     if game.default_bot not in bot_names(game):
-        say(f"warning: the game's default bot '{game.default_bot}' is not available; "
-                   "using 'random'", err=True)
+        say(
+            f"warning: the game's default bot '{game.default_bot}' is not available; "
+            "using 'random'",
+            err=True,
+        )
         return "random"
     return game.default_bot
 
@@ -199,44 +237,85 @@ def _seed(text: str) -> int | str:
     return int(text) if text.lstrip("-").isdigit() else text
 
 
-PLAYERS_OPTION = click.option("--players", type=click.IntRange(min=1),
-                              help="Number of players [default: the game's minimum].")
-BOT_OPTION = click.option("--bot", metavar="NAME",
-                          help="Bot for the seats no person plays [default: the game's default bot, else random].")
+PLAYERS_OPTION = click.option(
+    "--players", type=click.IntRange(min=1), help="Number of players [default: the game's minimum]."
+)
+BOT_OPTION = click.option(
+    "--bot",
+    metavar="NAME",
+    help="Bot for the seats no person plays [default: the game's default bot, else random].",
+)
 
 
 @main.command("simulate")
 @click.argument("path", type=GAME_PATH)
 @PLAYERS_OPTION
-@click.option("--games", type=click.IntRange(min=1), default=100, show_default=True,
-              help="How many games to play.")
-@click.option("--seed", default="1", show_default=True, help="Base seed: game i is seeded with SEED/i.",
-              callback=_valid_seed)
+@click.option(
+    "--games",
+    type=click.IntRange(min=1),
+    default=100,
+    show_default=True,
+    help="How many games to play.",
+)
+@click.option(
+    "--seed",
+    default="1",
+    show_default=True,
+    help="Base seed: game i is seeded with SEED/i.",
+    callback=_valid_seed,
+)
 @BOT_OPTION
-@click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Worker processes (results do not depend on it).")
+@click.option(
+    "--jobs",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Worker processes (results do not depend on it).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")
 @game_options
-def simulate_command(path: str, players, games: int, seed: str, bot, jobs: int, as_json: bool,
-                     variants, expansions, map_path) -> None:
+def simulate_command(
+    path: str,
+    players,
+    games: int,
+    seed: str,
+    bot,
+    jobs: int,
+    as_json: bool,
+    variants,
+    expansions,
+    map_path,
+) -> None:
     """Play seeded bot games; report wins, scores and speed."""
     game, players = _load(path, variants, expansions, map_path, players)
     bot = _bot_name(game, bot)
     console = Console(stderr=True)
     # No refresh thread: worker processes may be forked, and forking a threaded process is unsafe.
-    with Progress(TextColumn("simulating"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                  console=console, transient=True, auto_refresh=False,
-                  disable=as_json or not console.is_terminal) as bar:
+    with Progress(
+        TextColumn("simulating"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=console,
+        transient=True,
+        auto_refresh=False,
+        disable=as_json or not console.is_terminal,
+    ) as bar:
         task = bar.add_task("games", total=games)
 
         def advance(finished: int) -> None:
             bar.advance(task, finished)
             bar.refresh()
 
-        stats = simulate(path, players, games, seed, bot, variants, expansions, map_path, jobs,
-                         progress=advance)
+        stats = simulate(
+            path, players, games, seed, bot, variants, expansions, map_path, jobs, progress=advance
+        )
     if as_json:
-        summary = stats.to_dict() | {"variants": list(variants), "expansions": list(expansions), "jobs": jobs}
+        summary = stats.to_dict() | {
+            "variants": list(variants),
+            "expansions": list(expansions),
+            "jobs": jobs,
+        }
         say(json.dumps(summary))
     else:
         _print_stats(stats, jobs)
@@ -247,19 +326,28 @@ def _number(value: float) -> str:
 
 
 def _print_stats(stats: SimulationStats, jobs: int) -> None:
-    table = Table(title=f"{_rich(stats.game)}: {_plural(stats.games, 'game')}, {stats.players} players",
-                  caption=f"seed {_rich(stats.seed)}, {_rich(stats.bot)} bots")
+    table = Table(
+        title=f"{_rich(stats.game)}: {_plural(stats.games, 'game')}, {stats.players} players",
+        caption=f"seed {_rich(stats.seed)}, {_rich(stats.bot)} bots",
+    )
     for heading in ("Seat", "Wins", "Win rate", "95% interval", "Mean score"):
         table.add_column(heading, justify="left" if heading == "Seat" else "right")
     for seat in range(stats.players):
         low, high = stats.win_interval(seat)
-        table.add_row(PLAYER.label(seat), _number(stats.wins[seat]), f"{stats.win_rate(seat):.1%}",
-                      f"{low:.1%} - {high:.1%}", f"{stats.mean_scores[seat]:,.2f}")
+        table.add_row(
+            PLAYER.label(seat),
+            _number(stats.wins[seat]),
+            f"{stats.win_rate(seat):.1%}",
+            f"{low:.1%} - {high:.1%}",
+            f"{stats.mean_scores[seat]:,.2f}",
+        )
     console = Console(highlight=False)
     console.print(table)
     console.print(f"Mean decisions per game: {stats.mean_decisions:,.1f}")
-    console.print(f"Speed: {stats.games_per_second:,.1f} games/s, {stats.decisions_per_second:,.0f} "
-                  f"decisions/s ({stats.seconds:.2f} s, {_plural(jobs, 'job')})")
+    console.print(
+        f"Speed: {stats.games_per_second:,.1f} games/s, {stats.decisions_per_second:,.0f} "
+        f"decisions/s ({stats.seconds:.2f} s, {_plural(jobs, 'job')})"
+    )
     if stats.unfinished:
         console.print(f"Unfinished games (nobody could move): {stats.unfinished}")
 
@@ -267,13 +355,20 @@ def _print_stats(stats: SimulationStats, jobs: int) -> None:
 @main.command("playthrough")
 @click.argument("path", type=GAME_PATH)
 @PLAYERS_OPTION
-@click.option("--seed", default="1", show_default=True, help="Seed of the game.",
-              callback=_valid_seed)
+@click.option(
+    "--seed", default="1", show_default=True, help="Seed of the game.", callback=_valid_seed
+)
 @BOT_OPTION
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=str),
-              help="Write the transcript to this file (the golden file) instead of printing it.")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=str),
+    help="Write the transcript to this file (the golden file) instead of printing it.",
+)
 @game_options
-def playthrough_command(path: str, players, seed: str, bot, output, variants, expansions, map_path) -> None:
+def playthrough_command(
+    path: str, players, seed: str, bot, output, variants, expansions, map_path
+) -> None:
     """Print (or write) the deterministic transcript of one seeded game, for golden-file tests."""
     game, players = _load(path, variants, expansions, map_path, players)
     text = transcript(game, players, _seed(seed), _bot_name(game, bot))
@@ -289,16 +384,41 @@ def playthrough_command(path: str, players, seed: str, bot, output, variants, ex
 
 @main.command("testgen")
 @click.argument("path", type=GAME_PATH)
-@click.option("-o", "--output", "out_dir", required=True, type=click.Path(file_okay=False, path_type=str),
-              help="Directory for the generated pytest module(s).")
-@click.option("--coverage", is_flag=True, help="Also print which .metro lines scenarios and random games run.")
-@click.option("--games", type=click.IntRange(min=0), default=20, show_default=True,
-              help="Random games played for the coverage report.")
-@click.option("--json", "as_json", is_flag=True,
-              help="Print one JSON object (schemas/testgen.schema.json) instead of text.")
+@click.option(
+    "-o",
+    "--output",
+    "out_dir",
+    required=True,
+    type=click.Path(file_okay=False, path_type=str),
+    help="Directory for the generated pytest module(s).",
+)
+@click.option(
+    "--coverage", is_flag=True, help="Also print which .metro lines scenarios and random games run."
+)
+@click.option(
+    "--games",
+    type=click.IntRange(min=0),
+    default=20,
+    show_default=True,
+    help="Random games played for the coverage report.",
+)
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print one JSON object (schemas/testgen.schema.json) instead of text.",
+)
 @game_options
-def testgen_command(path: str, out_dir: str, coverage: bool, games: int, as_json: bool,
-                    variants, expansions, map_path) -> None:
+def testgen_command(
+    path: str,
+    out_dir: str,
+    coverage: bool,
+    games: int,
+    as_json: bool,
+    variants,
+    expansions,
+    map_path,
+) -> None:
     """Write a standalone pytest module for a game: scenarios, invariants under Hypothesis, the battery."""
     written = generate_tests(path, out_dir, variants, expansions, map_path)
     report = None
@@ -306,7 +426,9 @@ def testgen_command(path: str, out_dir: str, coverage: bool, games: int, as_json
         game = load_game(path, expansions=expansions, variants=variants, map=map_path)
         report = game_coverage(game, random_games=games)
     if as_json:
-        say(json.dumps({"written": list(written), "coverage": report.to_dict() if report else None}))
+        say(
+            json.dumps({"written": list(written), "coverage": report.to_dict() if report else None})
+        )
         return
     for name in written:
         say(f"wrote {name}")
@@ -330,26 +452,41 @@ def diff_command(path: str, variants, expansions, map_path) -> None:
 @main.command()
 @click.argument("path", type=GAME_PATH)
 @PLAYERS_OPTION
-@click.option("--human", "humans", type=click.IntRange(min=1), multiple=True, default=(1,),
-              show_default=True, help="Seat played by a person at this terminal (1-based). Repeatable.")
-@click.option("--seed", help="Seed of the game [default: a random one, printed at the start].",
-              callback=_valid_seed)
+@click.option(
+    "--human",
+    "humans",
+    type=click.IntRange(min=1),
+    multiple=True,
+    default=(1,),
+    show_default=True,
+    help="Seat played by a person at this terminal (1-based). Repeatable.",
+)
+@click.option(
+    "--seed",
+    help="Seed of the game [default: a random one, printed at the start].",
+    callback=_valid_seed,
+)
 @BOT_OPTION
 @game_options
-def play(path: str, players, humans: tuple[int, ...], seed, bot, variants, expansions, map_path) -> None:
+def play(
+    path: str, players, humans: tuple[int, ...], seed, bot, variants, expansions, map_path
+) -> None:
     """Play a game in the terminal against bots."""
     game, players = _load(path, variants, expansions, map_path, players)
     seats = sorted({h - 1 for h in humans})
     if seats[-1] >= players:
-        raise click.BadParameter(f"there is no seat {seats[-1] + 1} in a {players}-player game.",
-                                 param_hint="'--human'")
+        raise click.BadParameter(
+            f"there is no seat {seats[-1] + 1} in a {players}-player game.", param_hint="'--human'"
+        )
     seed = seed if seed is not None else str(random.randrange(1_000_000))
     bot = _bot_name(game, bot)
     state = game.new_game(players, _seed(seed))
     bots = {p: make_bot(bot, f"{seed}/{p}", game) for p in range(players) if p not in seats}
     you = ", ".join(PLAYER.label(p) for p in seats)
-    say(f"{printable(game.name)}: {players} players, seed {printable(seed)}. You play {you}; "
-         f"the others are {bot} bots.")
+    say(
+        f"{printable(game.name)}: {players} players, seed {printable(seed)}. You play {you}; "
+        f"the others are {bot} bots."
+    )
     say("Answer with a number or an action id; q quits.")
     while state.to_move:
         player = state.to_move[0]
@@ -395,8 +532,10 @@ def _ask(state: State, player: int) -> Action | None:
             for number, action in matches:
                 say(f"{number:>4}. {printable(action.label)}")
             continue
-        say(f"'{answer}' is not one of the choices: type a number from 1 to {len(actions)}, "
-                   f"an action id such as {printable(actions[0].id)}, or q to quit.")
+        say(
+            f"'{answer}' is not one of the choices: type a number from 1 to {len(actions)}, "
+            f"an action id such as {printable(actions[0].id)}, or q to quit."
+        )
 
 
 def _show_menu(actions: list[Action]) -> None:
@@ -419,7 +558,9 @@ def _show_menu(actions: list[Action]) -> None:
 
 def _show_view(view: dict, player: int) -> None:
     say("")
-    say(f"== {printable(view['game'])}: you are {view['you']}; to move: {', '.join(view['to_move'])} ==")
+    say(
+        f"== {printable(view['game'])}: you are {view['you']}; to move: {', '.join(view['to_move'])} =="
+    )
     say("Table:")
     for name, value in view["state"].items():
         say(f"  {name}: {_text(value)}")

@@ -28,7 +28,9 @@ def _code(code: str, description: str) -> ErrorCode:
 SYNTAX = _code("syntax", "The text does not follow the grammar")
 INPUT = _code("input", "The file cannot be read, is not UTF-8 text, or exceeds a size limit")
 TOO_DEEP = _code("too-deep", "Nesting or expression size beyond the documented limits")
-TOO_LARGE = _code("too-large", "A choice domain or a constant's computation beyond the documented limits")
+TOO_LARGE = _code(
+    "too-large", "A choice domain or a constant's computation beyond the documented limits"
+)
 UNDEFINED_NAME = _code("undefined-name", "A name is used that no declaration defines")
 DUPLICATE = _code("duplicate", "A name is declared twice in one scope")
 BAD_NAME = _code("bad-name", "An identifier is reserved or not a plain ASCII identifier")
@@ -40,7 +42,9 @@ PURITY = _code("purity", "A function or guard changes the state or waits for a d
 VISIBILITY = _code("visibility", "Private or hidden data would reach a public place")
 PATCH = _code("patch", "A variant or expansion patch names nothing, or breaks the base")
 RESOLVE = _code("resolve", "A used file, map, variant or base game cannot be found")
-PATH = _code("path", "A path in a rule file is absolute, leaves the game's directory or names no .metro file")
+PATH = _code(
+    "path", "A path in a rule file is absolute, leaves the game's directory or names no .metro file"
+)
 MAP_DATA = _code("map-data", "Map data does not satisfy the game's map schema")
 MAP_CHECK = _code("map-check", "A map fails one of the game's declared checks")
 MAP_DISCONNECTED = _code("map-disconnected", "A map graph is not connected")
@@ -62,9 +66,17 @@ class Diagnostic:
     def to_dict(self) -> dict:
         """JSON-able form (schemas/check.schema.json)."""
         span = self.span
-        return {"severity": self.severity, "code": self.code.code, "message": self.message,
-                "file": span.file, "line": span.line, "column": span.col,
-                "end_line": span.end_line, "end_column": span.end_col, "notes": list(self.notes)}
+        return {
+            "severity": self.severity,
+            "code": self.code.code,
+            "message": self.message,
+            "file": span.file,
+            "line": span.line,
+            "column": span.col,
+            "end_line": span.end_line,
+            "end_column": span.end_col,
+            "notes": list(self.notes),
+        }
 
     def render(self, sources: dict[str, SourceFile] | None = None) -> str:
         """`file:line:col: error[code]: message`, the source line, and a caret underline."""

@@ -19,10 +19,15 @@ class _StateScanner:
 
     def __init__(self, lexer: BasicLexer, ignore_pattern: str):
         scanner = lexer.scanner  # builds Lark's own scanner, whose terminal order we keep
-        alternatives = [f"(?P<{t.name}>{t.pattern.to_regexp()})"
-                        for t in scanner.terminals if t.name not in lexer.ignore_types]
+        alternatives = [
+            f"(?P<{t.name}>{t.pattern.to_regexp()})"
+            for t in scanner.terminals
+            if t.name not in lexer.ignore_types
+        ]
         alternatives.append(rf"(?P<{_END}>\Z)")
-        self.regex = re.compile(f"{ignore_pattern}(?:{'|'.join(alternatives)})", lexer.g_regex_flags)
+        self.regex = re.compile(
+            f"{ignore_pattern}(?:{'|'.join(alternatives)})", lexer.g_regex_flags
+        )
         # Lark folds keywords into the name terminal and re-types them by exact match.
         self.keywords: dict[str, dict[str, str]] = {}
         for kind, callback in lexer.callback.items():

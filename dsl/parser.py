@@ -54,7 +54,9 @@ def metro_parser() -> Lark:
         if not (spliced or rule.options.expand1 or hasattr(builder, name)):
             raise NotImplementedError(f"no AST builder for grammar rule {name!r}")
         measure = _Measure(callback, builder, node=not spliced, limited=name not in FILE_RULES)
-        callbacks[rule] = _PassThrough(measure) if rule.options.expand1 and not rule.alias else measure
+        callbacks[rule] = (
+            _PassThrough(measure) if rule.options.expand1 and not rule.alias else measure
+        )
     return lark
 
 
@@ -136,7 +138,12 @@ class _Measure:
         if first is None:
             line = column = end_line = end_column = 0
         else:
-            line, column, end_line, end_column = first.line, first.column, last.end_line, last.end_column
+            line, column, end_line, end_column = (
+                first.line,
+                first.column,
+                last.end_line,
+                last.end_column,
+            )
         builder.here = Span(builder.filename, line, column, end_line, end_column)
         result = self.callback(values)
         if not self.node:
@@ -147,10 +154,15 @@ class _Measure:
         height += 1
         count += 1
         if height > MAX_NESTING:
-            raise _LimitExceeded(f"nesting is deeper than the limit of {MAX_NESTING} levels", line, column)
+            raise _LimitExceeded(
+                f"nesting is deeper than the limit of {MAX_NESTING} levels", line, column
+            )
         if count > MAX_NODES_PER_DECL and self.limited:
-            raise _LimitExceeded(f"a declaration is larger than the limit of {MAX_NODES_PER_DECL} nodes",
-                                 line, column)
+            raise _LimitExceeded(
+                f"a declaration is larger than the limit of {MAX_NODES_PER_DECL} nodes",
+                line,
+                column,
+            )
         return _Built(result, line, column, end_line, end_column, height, count)
 
 
@@ -173,19 +185,32 @@ def parse(text: str, filename: str) -> ast.File:
     source = SourceFile(filename, text)
     diags = Diagnostics()
     if len(text.encode("utf-8", "surrogatepass")) > MAX_FILE_BYTES:
-        diags.error(INPUT, f"file is larger than the limit of {MAX_FILE_BYTES // 1024 // 1024} MiB",
-                    Span.point(filename, 1, 1))
+        diags.error(
+            INPUT,
+            f"file is larger than the limit of {MAX_FILE_BYTES // 1024 // 1024} MiB",
+            Span.point(filename, 1, 1),
+        )
         diags.raise_if_errors({filename: source})
     bad = _first_control_character(text)
     if bad is not None:
         line, col, char = bad
-        what = "half of a surrogate pair (not UTF-8 text)" if "\ud800" <= char <= "\udfff" else "control character"
-        diags.error(INPUT, f"the file contains a {what}, U+{ord(char):04X} (binary data?)",
-                    Span.point(filename, line, col))
+        what = (
+            "half of a surrogate pair (not UTF-8 text)"
+            if "\ud800" <= char <= "\udfff"
+            else "control character"
+        )
+        diags.error(
+            INPUT,
+            f"the file contains a {what}, U+{ord(char):04X} (binary data?)",
+            Span.point(filename, line, col),
+        )
         diags.raise_if_errors({filename: source})
     parser = metro_parser()
     try:
-        with _PARSE_LOCK, paused_gc():  # the builder is shared by every parse, and holds the file name
+        with (
+            _PARSE_LOCK,
+            paused_gc(),
+        ):  # the builder is shared by every parse, and holds the file name
             parser.options.transformer.filename = filename
             return parser.parse(text, on_error=_soft_keyword).value
     except UnexpectedInput as error:
@@ -285,10 +310,17 @@ def _syntax_diagnostic(error: UnexpectedInput, text: str, filename: str):
         span = Span.point(filename, len(lines), len(lines[-1]) + 1)
         opener = _unclosed_brace(text)
         if opener is not None:
-            return Diagnostic(SYNTAX, "the file ends before a '{' is closed", span,
-                              notes=(f"the unclosed '{{' is at {filename}:{opener[0]}:{opener[1]}",))
-        return Diagnostic(SYNTAX, "the file ends too early; expected "
-                          + describe_expected(expected, _literal_of), span)
+            return Diagnostic(
+                SYNTAX,
+                "the file ends before a '{' is closed",
+                span,
+                notes=(f"the unclosed '{{' is at {filename}:{opener[0]}:{opener[1]}",),
+            )
+        return Diagnostic(
+            SYNTAX,
+            "the file ends too early; expected " + describe_expected(expected, _literal_of),
+            span,
+        )
     assert isinstance(error, UnexpectedToken)
     literals = {_literal_of(name) for name in expected}
     missing = [SEPARATORS[lit] for lit in SEPARATORS if lit in literals]
@@ -297,13 +329,20 @@ def _syntax_diagnostic(error: UnexpectedInput, text: str, filename: str):
         # Lark reports the next line's first token; the slip is at the end of the previous one.
         line, col, word = previous
         span = Span.point(filename, line, col)
-        return Diagnostic(SYNTAX, f"missing {missing[0]} after '{word}'", span,
-                          notes=(f"expected {describe_expected(expected, _literal_of)}",))
+        return Diagnostic(
+            SYNTAX,
+            f"missing {missing[0]} after '{word}'",
+            span,
+            notes=(f"expected {describe_expected(expected, _literal_of)}",),
+        )
     found = f"'{token.value}'" if token.value else token.type
-    end_col = token.end_column if token.end_line == token.line and token.end_column else token.column + 1
+    end_col = (
+        token.end_column if token.end_line == token.line and token.end_column else token.column + 1
+    )
     span = Span(filename, token.line, token.column, token.line, end_col)
-    return Diagnostic(SYNTAX, f"unexpected {found}; expected "
-                      + describe_expected(expected, _literal_of), span)
+    return Diagnostic(
+        SYNTAX, f"unexpected {found}; expected " + describe_expected(expected, _literal_of), span
+    )
 
 
 def _previous_token_end(text: str, pos: int) -> tuple[int, int, str] | None:
@@ -358,15 +397,24 @@ def _unquote(token: Token) -> str:
             if nxt == "u" and _is_hex(body[i + 2 : i + 6]):
                 code = int(body[i + 2 : i + 6], 16)
                 i += 6
-                if 0xD800 <= code <= 0xDBFF and body[i : i + 2] == "\\u" and _is_hex(body[i + 2 : i + 6]):
+                if (
+                    0xD800 <= code <= 0xDBFF
+                    and body[i : i + 2] == "\\u"
+                    and _is_hex(body[i + 2 : i + 6])
+                ):
                     low = int(body[i + 2 : i + 6], 16)
-                    if 0xDC00 <= low <= 0xDFFF:  # a UTF-16 pair written as two escapes: one character
+                    if (
+                        0xDC00 <= low <= 0xDFFF
+                    ):  # a UTF-16 pair written as two escapes: one character
                         out.append(chr(0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)))
                         i += 6
                         continue
                 if 0xD800 <= code <= 0xDFFF:
-                    raise _BadEscape(f"'\\u{code:04x}' is half of a surrogate pair, not a character",
-                                     token.line, token.column + i - 5)
+                    raise _BadEscape(
+                        f"'\\u{code:04x}' is half of a surrogate pair, not a character",
+                        token.line,
+                        token.column + i - 5,
+                    )
                 out.append(chr(code))
                 continue
             out.append(escapes.get(nxt, nxt))
@@ -390,8 +438,11 @@ def _int(token: Token) -> int:
     value = int(text) if len(text.lstrip("0")) <= _MAX_INT_DIGITS else INT_LIMIT
     if value >= INT_LIMIT:
         shown = text if len(text) <= 30 else f"{text[:12]}...({len(text)} digits)"
-        raise _Refused(f"the integer {shown} is larger than the limit of {INT_LIMIT - 1} (2**63 - 1)",
-                       token.line, token.column)
+        raise _Refused(
+            f"the integer {shown} is larger than the limit of {INT_LIMIT - 1} (2**63 - 1)",
+            token.line,
+            token.column,
+        )
     return value
 
 
@@ -452,7 +503,9 @@ class AstBuilder:
         return ast.PlayersDecl(_int(ch[0]), _int(ch[1]), self.here)
 
     def default_map_decl(self, ch):
-        return ast.DefaultMapDecl(tuple(_unquote(c) for c in ch), self.here, tuple(self._at(c) for c in ch))
+        return ast.DefaultMapDecl(
+            tuple(_unquote(c) for c in ch), self.here, tuple(self._at(c) for c in ch)
+        )
 
     def default_bot_decl(self, ch):
         return ast.DefaultBotDecl(_unquote(ch[0]), self.here)

@@ -28,8 +28,19 @@ def describe_expected(names: set[str], literal_of) -> str:
     rest = set(names)
     if EXPRESSION_STARTS <= rest:
         words.append("an expression")
-        rest -= EXPRESSION_STARTS | {"LPAR", "LSQB", "LBRACE", "MINUS", "NOT", "TRUE", "FALSE",
-                                     "NONE", "PLAYERS", "ME", "SUPER"}
+        rest -= EXPRESSION_STARTS | {
+            "LPAR",
+            "LSQB",
+            "LBRACE",
+            "MINUS",
+            "NOT",
+            "TRUE",
+            "FALSE",
+            "NONE",
+            "PLAYERS",
+            "ME",
+            "SUPER",
+        }
     for name in sorted(rest):
         if name in TERMINAL_WORDS:
             words.append(TERMINAL_WORDS[name])

@@ -27,7 +27,7 @@ class BadRequest(ValueError):
 def _int(request: dict, key: str) -> int:
     value = request.get(key)
     if not isinstance(value, int) or isinstance(value, bool):
-        raise BadRequest(f"{request['op']} needs \"{key}\" as an integer, not {_shown(value)}")
+        raise BadRequest(f'{request["op"]} needs "{key}" as an integer, not {_shown(value)}')
     return value
 
 
@@ -45,14 +45,17 @@ class Engine:
 
     def op_info(self, request):
         """The game's name and player range."""
-        return {"game": self.game.name, "min_players": self.game.min_players,
-                "max_players": self.game.max_players}
+        return {
+            "game": self.game.name,
+            "min_players": self.game.min_players,
+            "max_players": self.game.max_players,
+        }
 
     def op_new_game(self, request):
         """Start a game: {"players": n, "seed": int or str}."""
         players, seed = _int(request, "players"), request.get("seed", 0)
         if not isinstance(seed, int | str) or isinstance(seed, bool):
-            raise BadRequest(f"new_game needs \"seed\" as an integer or a string, not {_shown(seed)}")
+            raise BadRequest(f'new_game needs "seed" as an integer or a string, not {_shown(seed)}')
         try:
             self.state = self.game.new_game(players, seed)
         except ValueError as error:
@@ -72,7 +75,9 @@ class Engine:
         state = self.current()
         player, action = _int(request, "player"), request.get("action")
         if not isinstance(action, str):
-            raise BadRequest(f"apply needs \"action\" as an action id (a string), not {_shown(action)}")
+            raise BadRequest(
+                f'apply needs "action" as an action id (a string), not {_shown(action)}'
+            )
         try:
             state.apply(player, action)
         except IllegalAction as error:
@@ -109,7 +114,9 @@ class Engine:
         op = request.get("op") if isinstance(request, dict) else None
         if op == "quit":
             return None
-        handler = getattr(self, f"op_{op}", None) if isinstance(op, str) and op.isidentifier() else None
+        handler = (
+            getattr(self, f"op_{op}", None) if isinstance(op, str) and op.isidentifier() else None
+        )
         if handler is None:
             return {"ok": False, "error": f"unknown request {_shown(request)}"}
         try:
@@ -129,7 +136,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--with", dest="expansions", action="append", default=[])
     options = parser.parse_args(argv)
     try:
-        engine = Engine(load_game(options.game, expansions=options.expansions, variants=options.variant))
+        engine = Engine(
+            load_game(options.game, expansions=options.expansions, variants=options.variant)
+        )
     except CompileError as error:
         print(error.render(), file=sys.stderr)
         return 1

@@ -3,4 +3,12 @@
 from runtime.errors import IllegalAction, InvalidSave, RuleError, ScenarioFailure
 from runtime.machine import Action, Game, State
 
-__all__ = ["Action", "Game", "IllegalAction", "InvalidSave", "RuleError", "ScenarioFailure", "State"]
+__all__ = [
+    "Action",
+    "Game",
+    "IllegalAction",
+    "InvalidSave",
+    "RuleError",
+    "ScenarioFailure",
+    "State",
+]

@@ -125,8 +125,11 @@ class LocalAdapter:
 
     def info(self) -> dict:
         """The game's name and player range."""
-        return {"game": self.game.name, "min_players": self.game.min_players,
-                "max_players": self.game.max_players}
+        return {
+            "game": self.game.name,
+            "min_players": self.game.min_players,
+            "max_players": self.game.max_players,
+        }
 
     def close(self) -> None:
         """Nothing to release."""
@@ -146,14 +149,19 @@ class SubprocessAdapter:
         self._lines: queue.Queue = queue.Queue()
         self._stderr: deque[str] = deque(maxlen=20)
         try:
-            self.process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                            stderr=subprocess.PIPE, cwd=cwd)
+            self.process = subprocess.Popen(
+                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd
+            )
         except OSError as error:
             raise EngineError(f"cannot start the engine {shlex.join(argv)}: {error}") from error
-        self._threads = [threading.Thread(target=_pump, args=(self.process.stdout, self._lines.put),
-                                          daemon=True),
-                         threading.Thread(target=_pump_text, args=(self.process.stderr, self._stderr.append),
-                                          daemon=True)]
+        self._threads = [
+            threading.Thread(
+                target=_pump, args=(self.process.stdout, self._lines.put), daemon=True
+            ),
+            threading.Thread(
+                target=_pump_text, args=(self.process.stderr, self._stderr.append), daemon=True
+            ),
+        ]
         for thread in self._threads:
             thread.start()
 
@@ -178,7 +186,9 @@ class SubprocessAdapter:
             answer = self._lines.get(timeout=self.timeout)
         except queue.Empty:
             self.close()
-            raise EngineError(f"the engine did not answer '{op}' within {self.timeout:g} s") from None
+            raise EngineError(
+                f"the engine did not answer '{op}' within {self.timeout:g} s"
+            ) from None
         if answer is None:
             raise self._gone(op)
         if isinstance(answer, jsonlines.LineTooLong):  # the rest of that line is dropped unread
@@ -186,11 +196,17 @@ class SubprocessAdapter:
         try:
             doc = jsonlines.loads(answer)
         except ValueError as error:
-            raise EngineError(f"the engine's answer to '{op}' is not valid: {error}: {_excerpt(answer)}") from None
+            raise EngineError(
+                f"the engine's answer to '{op}' is not valid: {error}: {_excerpt(answer)}"
+            ) from None
         if not isinstance(doc, dict) or not isinstance(doc.get("ok"), bool):
-            raise EngineError(f"the engine's answer to '{op}' has no \"ok\": true/false: {_excerpt(answer)}")
+            raise EngineError(
+                f"the engine's answer to '{op}' has no \"ok\": true/false: {_excerpt(answer)}"
+            )
         if not doc["ok"] and not isinstance(doc.get("error", ""), str):
-            raise EngineError(f"the engine's refusal of '{op}' needs \"error\" as a string: {_excerpt(answer)}")
+            raise EngineError(
+                f"the engine's refusal of '{op}' needs \"error\" as a string: {_excerpt(answer)}"
+            )
         return doc
 
     def _ok(self, op: str, key: str, kind: type, **fields):
@@ -199,7 +215,9 @@ class SubprocessAdapter:
             raise EngineError(f"the engine refused '{op}': {doc.get('error', '(no reason given)')}")
         value = doc.get(key)
         if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
-            raise EngineError(f"the engine's answer to '{op}' needs \"{key}\" as {kind.__name__}: {doc!r:.200}")
+            raise EngineError(
+                f"the engine's answer to '{op}' needs \"{key}\" as {kind.__name__}: {doc!r:.200}"
+            )
         return value
 
     def _gone(self, op: str) -> EngineError:
@@ -211,14 +229,18 @@ class SubprocessAdapter:
         status = self.process.poll()
         tail = "".join(line for line in self._stderr if line).strip()
         where = f" (exit status {status})" if status is not None else ""
-        return EngineError(f"the engine closed its output during '{op}'{where}"
-                           + (f"; its stderr ends with:\n{tail}" if tail else ""))
+        return EngineError(
+            f"the engine closed its output during '{op}'{where}"
+            + (f"; its stderr ends with:\n{tail}" if tail else "")
+        )
 
     def new_game(self, players: int, seed: int | str) -> None:
         """Start a new game."""
         doc = self.request("new_game", players=players, seed=seed)
         if not doc["ok"]:
-            raise EngineError(f"the engine refused new_game: {doc.get('error', '(no reason given)')}")
+            raise EngineError(
+                f"the engine refused new_game: {doc.get('error', '(no reason given)')}"
+            )
 
     def to_move(self) -> list[int]:
         """Players who must decide now."""
@@ -256,8 +278,10 @@ class SubprocessAdapter:
         for key, kind in (("game", str), ("min_players", int), ("max_players", int)):
             value = doc.get(key)
             if not isinstance(value, kind) or isinstance(value, bool):
-                raise EngineError(f"the engine's answer to 'info' needs \"{key}\" as {kind.__name__}: "
-                                  f"{doc!r:.200}")
+                raise EngineError(
+                    f"the engine's answer to 'info' needs \"{key}\" as {kind.__name__}: "
+                    f"{doc!r:.200}"
+                )
         return doc
 
     def close(self) -> None:
@@ -330,7 +354,9 @@ def _ints(values: list, what: str) -> list[int]:
     return values
 
 
-def engine_from_env(variable: str = ENGINE_VARIABLE, timeout: float = 30.0) -> SubprocessAdapter | None:
+def engine_from_env(
+    variable: str = ENGINE_VARIABLE, timeout: float = 30.0
+) -> SubprocessAdapter | None:
     """The engine named by $METRO_ENGINE (a command line), or None to test the reference alone."""
     command = os.environ.get(variable, "").strip()
     return SubprocessAdapter(command, timeout=timeout) if command else None
@@ -370,8 +396,10 @@ class Lockstep:
         if self.engine is not None:
             refusal = self.engine.apply(player, action.id)
             if refusal is not None:
-                raise Disagreement(f"the engine refused {action.id!r} from player {player}, "
-                                   f"which the reference accepts: {refusal}")
+                raise Disagreement(
+                    f"the engine refused {action.id!r} from player {player}, "
+                    f"which the reference accepts: {refusal}"
+                )
 
     def check(self, step: int, every: int = 7) -> None:
         """Invariants at every step, the whole battery check now and then, then the engine's agreement."""
@@ -379,7 +407,9 @@ class Lockstep:
         if _checked_step(step) or step % every == 0 or self.state.is_over:
             check_step(self.game, self.state, step, report, f"step {step}")
         else:
-            report.problems.extend(f"step {step}: {m} does not hold" for m in broken_invariants(self.state))
+            report.problems.extend(
+                f"step {step}: {m} does not hold" for m in broken_invariants(self.state)
+            )
         if report.problems:
             raise AssertionError("\n".join(report.problems))
         if self.engine is not None:
@@ -405,38 +435,56 @@ class Lockstep:
         to_move = list(state.to_move)
         self._agree(f"step {step}: to_move", engine.to_move(), to_move)
         for p in range(self.players):
-            self._agree(f"step {step}: legal actions of player {p}", sorted(engine.legal_actions(p)),
-                        sorted(a.id for a in state.legal_actions(p)))
+            self._agree(
+                f"step {step}: legal actions of player {p}",
+                sorted(engine.legal_actions(p)),
+                sorted(a.id for a in state.legal_actions(p)),
+            )
         if not _checked_step(step):
             return
         for p in range(self.players):
             self._agree(f"step {step}: view of player {p}", engine.view(p), self.reference.view(p))
         if to_move and engine.apply(to_move[0], BOGUS_ACTION) is None:
-            raise Disagreement(f"step {step}: the engine accepted the made-up action {BOGUS_ACTION!r}")
+            raise Disagreement(
+                f"step {step}: the engine accepted the made-up action {BOGUS_ACTION!r}"
+            )
         waiting = [p for p in range(self.players) if p not in to_move]
         if to_move and waiting:
             first = state.legal_actions(to_move[0])
             if first and engine.apply(waiting[0], first[0].id) is None:
-                raise Disagreement(f"step {step}: the engine let player {waiting[0]} act out of turn")
+                raise Disagreement(
+                    f"step {step}: the engine let player {waiting[0]} act out of turn"
+                )
         self._agree(f"step {step}: to_move after refused actions", engine.to_move(), to_move)
 
     @staticmethod
     def _agree(what: str, got, expected) -> None:
         if got != expected:
-            raise Disagreement(f"{what}: the engine says {got!r:.300}, the reference {expected!r:.300}")
+            raise Disagreement(
+                f"{what}: the engine says {got!r:.300}, the reference {expected!r:.300}"
+            )
 
     def record(self) -> dict:
         """The replay record: players, seed and every action attempted so far."""
-        return {"game": self.game.name, "players": self.players, "seed": self.seed,
-                "actions": [list(pair) for pair in self.actions]}
+        return {
+            "game": self.game.name,
+            "players": self.players,
+            "seed": self.seed,
+            "actions": [list(pair) for pair in self.actions],
+        }
 
     def record_text(self) -> str:
         """The replay record as one JSON line, with how to replay it."""
-        return ("replay record: " + json.dumps(self.record(), ensure_ascii=False)
-                + "\n(replay with game.replay(players, seed, actions))")
+        return (
+            "replay record: "
+            + json.dumps(self.record(), ensure_ascii=False)
+            + "\n(replay with game.replay(players, seed, actions))"
+        )
 
 
-def play_random(lockstep: Lockstep, players: int, seed: int | str, max_steps: int | None = None) -> State:
+def play_random(
+    lockstep: Lockstep, players: int, seed: int | str, max_steps: int | None = None
+) -> State:
     """One seeded random game in lockstep, checked after every step; returns the reference state."""
     rng = random.Random(f"{seed}")
     lockstep.start(players, seed)

@@ -175,7 +175,9 @@ class Building:
     _solid: bool = field(init=False, repr=False, compare=False)
     # Placements already enumerated on this (immutable) building: every player's legal
     # actions are listed again after each other player's move, over unchanged buildings.
-    _placements: dict[tuple, tuple[tuple[int, Offset], ...]] = field(init=False, repr=False, compare=False)
+    _placements: dict[tuple, tuple[tuple[int, Offset], ...]] = field(
+        init=False, repr=False, compare=False
+    )
 
     def __post_init__(self) -> None:
         pieces = tuple(_cells_of(p) for p in self.pieces)
@@ -423,7 +425,9 @@ def removable(building: Building) -> list[int]:
     return [
         index
         for index in held
-        if all(_floor_joined(building, level, index) for level in sorted({c[2] for c in pieces[index]}))
+        if all(
+            _floor_joined(building, level, index) for level in sorted({c[2] for c in pieces[index]})
+        )
     ]
 
 
@@ -431,7 +435,9 @@ def _floor_joined(building: Building, level: int, gone: int) -> bool:
     # The pieces other than `gone` with cubes on `level` reach each other through edge contact there.
     pieces = building.pieces
     owner = building._owner
-    members = [i for i, cells in enumerate(pieces) if i != gone and any(c[2] == level for c in cells)]
+    members = [
+        i for i, cells in enumerate(pieces) if i != gone and any(c[2] == level for c in cells)
+    ]
     if not members:
         return True
     seen = {members[0]}

@@ -43,8 +43,10 @@ def ints_ok(items):
 def _too_large(value: int) -> RuleError:
     # Never str() of the value: Python refuses to print integers of more than 4300 digits.
     sign = "-" if value < 0 else ""
-    return RuleError(f"an integer result (about {sign}2**{abs(value).bit_length() - 1}) is outside the "
-                     "range -2**63 .. 2**63 - 1")
+    return RuleError(
+        f"an integer result (about {sign}2**{abs(value).bit_length() - 1}) is outside the "
+        "range -2**63 .. 2**63 - 1"
+    )
 
 
 def tick(state, file: str, line: int) -> None:
@@ -83,14 +85,22 @@ def times(state, count: int, file: str, line: int) -> int:
 
 def over_budget(file: str, line: int):
     """Fail: the rules ran more loop steps between two decisions than the budget allows."""
-    raise RuleError(f"the rules ran more than {STEP_BUDGET:,} loop steps without a decision "
-                    "(the step budget); is a loop or range unbounded?", file, line)
+    raise RuleError(
+        f"the rules ran more than {STEP_BUDGET:,} loop steps without a decision "
+        "(the step budget); is a loop or range unbounded?",
+        file,
+        line,
+    )
 
 
 def too_many_arguments(action: str, file: str, line: int):
     """Fail: listing an action's legal arguments walked more values than the domain limit."""
-    raise RuleError(f"listing the arguments of '{action}' walks more than {MAX_DOMAIN:,} values (the domain "
-                    "limit)", file, line)
+    raise RuleError(
+        f"listing the arguments of '{action}' walks more than {MAX_DOMAIN:,} values (the domain "
+        "limit)",
+        file,
+        line,
+    )
 
 
 def domain(state, lo: int, hi: int, step: int, file: str, line: int) -> range:
@@ -101,8 +111,11 @@ def domain(state, lo: int, hi: int, step: int, file: str, line: int) -> range:
     except OverflowError:
         size = MAX_DOMAIN + 1
     if size > MAX_DOMAIN:
-        raise RuleError(f"a choice domain of {lo}..{hi} has more than {MAX_DOMAIN:,} values (the domain "
-                        "limit)", file, line)
+        raise RuleError(
+            f"a choice domain of {lo}..{hi} has more than {MAX_DOMAIN:,} values (the domain limit)",
+            file,
+            line,
+        )
     return each(state, values, file, line)
 
 
@@ -262,8 +275,12 @@ def subsets(state, items, lo: int, hi: int, file: str, line: int) -> list[tuple]
     for size in sizes:  # an upper bound (repeated items give fewer distinct subsets)
         total += comb(len(values), size)
         if total > MAX_SUBSETS:
-            raise RuleError(f"`subset of` {len(values)} items has more than {MAX_SUBSETS:,} subsets (the subset "
-                            "limit)", file, line)
+            raise RuleError(
+                f"`subset of` {len(values)} items has more than {MAX_SUBSETS:,} subsets (the subset "
+                "limit)",
+                file,
+                line,
+            )
     each(state, range(total), file, line)
     seen: set[tuple] = set()
     out: list[tuple] = []
@@ -369,7 +386,9 @@ def play(state, player: int, name: str, args: tuple, file: str, line: int) -> No
     action = _match(state, player, name, args)
     if action is None:
         legal = ", ".join(a.id for a in state.legal_actions(player)[:12]) or "none"
-        raise ScenarioFailure(f"{_show(state, name, args)} is not legal for P{player + 1}; legal: {legal}", file, line)
+        raise ScenarioFailure(
+            f"{_show(state, name, args)} is not legal for P{player + 1}; legal: {legal}", file, line
+        )
     state.apply(player, action)
 
 
@@ -379,8 +398,12 @@ def refuse(state, player: int, name: str, args: tuple, file: str, line: int) -> 
     before = state.to_json()
     action = _match(state, player, name, args)
     if action is not None:
-        raise ScenarioFailure(f"{_show(state, name, args)} was expected to be illegal for P{player + 1}, "
-                              "but it is legal", file, line)
+        raise ScenarioFailure(
+            f"{_show(state, name, args)} was expected to be illegal for P{player + 1}, "
+            "but it is legal",
+            file,
+            line,
+        )
     probe = Action((0, name, tuple(args), ()))
     try:
         state.apply(player, probe)
@@ -420,7 +443,9 @@ def _show(state, name: str, args: tuple) -> str:
         return name
     try:
         descs = entry[0]
-        return Action((0, name, tuple(tuple(a) if isinstance(a, list) else a for a in args), descs)).id
+        return Action(
+            (0, name, tuple(tuple(a) if isinstance(a, list) else a for a in args), descs)
+        ).id
     except Exception:  # a malformed step still gets a readable message
         return f"{name}({', '.join(map(str, args))})"
 

@@ -44,7 +44,9 @@ class Action(tuple):
         args = self[2]
         if not args:
             return self[1]
-        return self[1] + "(" + ",".join(d.label(a) for d, a in zip(self[3], args, strict=True)) + ")"
+        return (
+            self[1] + "(" + ",".join(d.label(a) for d, a in zip(self[3], args, strict=True)) + ")"
+        )
 
     @property
     def label(self) -> str:
@@ -79,7 +81,12 @@ class Frame:
 
     def to_doc(self) -> dict:
         """Tagged JSON form."""
-        return {"proc": self.proc, "pc": self.pc, "locals": encode_any(self.L), "ret": encode_any(self.ret)}
+        return {
+            "proc": self.proc,
+            "pc": self.pc,
+            "locals": encode_any(self.L),
+            "ret": encode_any(self.ret),
+        }
 
     @staticmethod
     def from_doc(doc: dict, pcs: dict[str, int]) -> Frame:
@@ -158,7 +165,9 @@ class State:
     def apply(self, player: int, action) -> None:
         """Take an action; an illegal one raises IllegalAction and leaves the state unchanged."""
         if not isinstance(action, Action | str):
-            raise TypeError(f"an action is an Action or its id (a str), not {type(action).__name__}")
+            raise TypeError(
+                f"an action is an Action or its id (a str), not {type(action).__name__}"
+            )
         if self.over:
             raise IllegalAction("the game is over")
         if not isinstance(player, int) or isinstance(player, bool) or not 0 <= player < self.n:
@@ -166,16 +175,21 @@ class State:
         frame = self.stack[-1]
         site = self.game.sites[self.site]
         if player not in site.players(self, frame):
-            raise IllegalAction(f"it is not {PLAYER.label(player)}'s decision now", site.rule, site.file,
-                                site.line)
+            raise IllegalAction(
+                f"it is not {PLAYER.label(player)}'s decision now", site.rule, site.file, site.line
+            )
         legal = self.legal_actions(player)
         if isinstance(action, str):
             action = self._find(legal, action, site)
         if action not in legal:
             reason = self._guarded(site.why, self, frame, player, action)
             if reason is None:
-                reason = (f"{action!s} is not one of the {len(legal)} legal choices", site.rule, site.file,
-                          site.line)
+                reason = (
+                    f"{action!s} is not one of the {len(legal)} legal choices",
+                    site.rule,
+                    site.file,
+                    site.line,
+                )
             raise IllegalAction(*reason)
         self.history.append((player, action))
         known, self._legal = self._legal, None
@@ -185,10 +199,15 @@ class State:
         elif site.secret and known is not None and known[0] == len(self.history) - 1:
             # A simultaneous choice still waiting for others: nothing but the hidden submission
             # changed, and no one's options may depend on it, so the others' lists still hold.
-            self._legal = (len(self.history), {q: acts for q, acts in known[1].items() if q != player})
+            self._legal = (
+                len(self.history),
+                {q: acts for q, acts in known[1].items() if q != player},
+            )
         if len(self.history) > self.game.max_decisions and not self.over:
-            raise RuleError(f"the game exceeded its budget of {self.game.max_decisions} decisions "
-                            "(`max decisions`)")
+            raise RuleError(
+                f"the game exceeded its budget of {self.game.max_decisions} decisions "
+                "(`max decisions`)"
+            )
 
     def _find(self, legal: list[Action], text: str, site: Site) -> Action:
         for action in legal:
@@ -303,8 +322,10 @@ class State:
         except EndGame as signal_:
             final = self.game.final_proc
             if final is not None and any(f.proc == final for f in stack):
-                raise self.game.rule_error(RuleError("`end game` while the game is already ending (inside "
-                                                     "`final`)"), signal_.__traceback__) from None
+                raise self.game.rule_error(
+                    RuleError("`end game` while the game is already ending (inside `final`)"),
+                    signal_.__traceback__,
+                ) from None
             stack.clear()
             if final is not None:
                 stack.append(Frame(final, {}))
@@ -354,7 +375,9 @@ class Game:
     def new_game(self, players: int, seed: int | str = 0) -> State:
         """A new game, run to the first decision."""
         if not self.min_players <= players <= self.max_players:
-            raise ValueError(f"{self.name} takes {self.min_players}-{self.max_players} players, not {players}")
+            raise ValueError(
+                f"{self.name} takes {self.min_players}-{self.max_players} players, not {players}"
+            )
         state = self.module.State()
         state.game = self
         state.n = players
@@ -399,8 +422,10 @@ class Game:
             raise ValueError(f"{self.name} has no action or choice named {name!r}")
         descs, rank = entry
         if len(nodes) != len(descs):
-            raise ValueError(f"{name} takes {len(descs)} argument{'s' * (len(descs) != 1)}, "
-                             f"not {len(nodes)}: {text[:80]!r}")
+            raise ValueError(
+                f"{name} takes {len(descs)} argument{'s' * (len(descs) != 1)}, "
+                f"not {len(nodes)}: {text[:80]!r}"
+            )
         args = []
         for index, (desc, node) in enumerate(zip(descs, nodes, strict=True), 1):
             try:
@@ -408,7 +433,9 @@ class Game:
             except ValueError as error:
                 raise ValueError(f"argument {index} of {name}: {error}") from None
         if args == [None] and name not in self.module.ACTION_FRAMES:
-            rank += 1  # an optional choice lists its none after its values (compiler/lower.py l_Choose)
+            rank += (
+                1  # an optional choice lists its none after its values (compiler/lower.py l_Choose)
+            )
         return Action((rank, name, tuple(args), descs))
 
     def replay(self, players: int, seed, history: list[tuple[int, str]]) -> State:

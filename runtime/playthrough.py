@@ -14,10 +14,18 @@ def transcript(game: Game, players: int, seed: int | str, bot: str | None = None
     from runtime.bots import make_bot
 
     name = bot or game.default_bot or "random"
-    bots = [declared_bot(game, name, f"{seed}/{p}") or make_bot(name, f"{seed}/{p}") for p in range(players)]
+    bots = [
+        declared_bot(game, name, f"{seed}/{p}") or make_bot(name, f"{seed}/{p}")
+        for p in range(players)
+    ]
     state = game.new_game(players, seed)
-    lines = [f"game: {game.name}", f"variants: {', '.join(game.variants) or 'none'}",
-             f"players: {players}", f"seed: {seed}", f"bot: {name}"]
+    lines = [
+        f"game: {game.name}",
+        f"variants: {', '.join(game.variants) or 'none'}",
+        f"players: {players}",
+        f"seed: {seed}",
+        f"bot: {name}",
+    ]
     step = 0
     while state.to_move:
         player = state.to_move[0]

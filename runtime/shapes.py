@@ -12,10 +12,21 @@ from runtime.geometry import (
     removable,
 )
 
-__all__ = ["Building", "Frame", "Shape", "legal_placements", "place", "fits", "without", "removable_pieces"]
+__all__ = [
+    "Building",
+    "Frame",
+    "Shape",
+    "legal_placements",
+    "place",
+    "fits",
+    "without",
+    "removable_pieces",
+]
 
 
-def legal_placements(shape: Shape, frame: Frame, building: Building, max_floors: int | None) -> list[tuple]:
+def legal_placements(
+    shape: Shape, frame: Frame, building: Building, max_floors: int | None
+) -> list[tuple]:
     """Every legal placement of a shape, as sorted (orientation, dx, dy, dz) tuples."""
     limit = max_floors if max_floors and max_floors > 0 else None
     return [(o, dx, dy, dz) for o, (dx, dy, dz) in placements(shape, frame, building, limit)]

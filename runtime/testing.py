@@ -81,14 +81,18 @@ def _check_views(state: State, report: BatteryReport, where: str) -> None:
             for name, visibility in module.PLAYER_VISIBILITY.items():
                 private = visibility == "hidden" or (visibility == "owner" and q != p)
                 if private and not _is_hidden(fields.get(name)):
-                    report.fail(f"{where}: view of P{p + 1} shows P{q + 1}'s {visibility} field '{name}'")
+                    report.fail(
+                        f"{where}: view of P{p + 1} shows P{q + 1}'s {visibility} field '{name}'"
+                    )
         for forbidden in ("rng", "stack", "history", "seed"):
             if forbidden in view:
                 report.fail(f"{where}: view of P{p + 1} contains '{forbidden}'")
 
 
 def _is_hidden(value) -> bool:
-    return isinstance(value, dict) and value.get("hidden") is True and set(value) <= {"hidden", "size"}
+    return (
+        isinstance(value, dict) and value.get("hidden") is True and set(value) <= {"hidden", "size"}
+    )
 
 
 def _check_refusal(state: State, report: BatteryReport, where: str) -> None:
@@ -147,7 +151,9 @@ def run_battery(game: Game, players: int, games: int, seed: int = 0, choose=None
     return report
 
 
-def _check_end(game: Game, state: State, players: int, seed, report: BatteryReport, where: str) -> None:
+def _check_end(
+    game: Game, state: State, players: int, seed, report: BatteryReport, where: str
+) -> None:
     scores, ranking = state.scores(), state.ranking()
     if len(scores) != players or not all(isinstance(s, int) for s in scores):
         report.fail(f"{where}: scores are malformed: {scores}")

@@ -106,21 +106,26 @@ def test_an_engine_that_hangs_times_out(tmp_path):
 
 
 def test_an_engine_that_dies_is_reported_with_its_stderr(tmp_path):
-    argv = _fake_engine(tmp_path, "sys.stdin.readline()\nprint('boom: out of track', file=sys.stderr)\n"
-                                  "sys.exit(3)\n")
+    argv = _fake_engine(
+        tmp_path,
+        "sys.stdin.readline()\nprint('boom: out of track', file=sys.stderr)\nsys.exit(3)\n",
+    )
     with SubprocessAdapter(argv, timeout=10) as engine:
         with pytest.raises(EngineError, match="closed its output during 'scores'") as info:
             engine.scores()
     assert "boom: out of track" in str(info.value)
 
 
-@pytest.mark.parametrize(("reply", "message"), [
-    ("hello", "not JSON"),
-    ("[1, 2]", 'no "ok"'),
-    ('{"ok": "yes"}', 'no "ok"'),
-    ('{"ok": true, "to_move": "P1"}', '"to_move" as list'),
-    ('{"ok": true, "to_move": [true]}', "list of integers"),
-])
+@pytest.mark.parametrize(
+    ("reply", "message"),
+    [
+        ("hello", "not JSON"),
+        ("[1, 2]", 'no "ok"'),
+        ('{"ok": "yes"}', 'no "ok"'),
+        ('{"ok": true, "to_move": "P1"}', '"to_move" as list'),
+        ('{"ok": true, "to_move": [true]}', "list of integers"),
+    ],
+)
 def test_protocol_breaches_are_engine_errors(tmp_path, reply, message):
     argv = _fake_engine(tmp_path, f"for line in sys.stdin:\n    print({reply!r}, flush=True)\n")
     with SubprocessAdapter(argv, timeout=10) as engine:
@@ -172,12 +177,15 @@ class _Lying(LocalAdapter):
         return [s + (self.fault == "scores") for s in super().scores()]
 
 
-@pytest.mark.parametrize(("fault", "message"), [
-    ("legal", "legal actions of player"),
-    ("accepts", "made-up action"),
-    ("view", "view of player"),
-    ("scores", "scores"),
-])
+@pytest.mark.parametrize(
+    ("fault", "message"),
+    [
+        ("legal", "legal actions of player"),
+        ("accepts", "made-up action"),
+        ("view", "view of player"),
+        ("scores", "scores"),
+    ],
+)
 def test_lockstep_catches_a_faulty_engine(ttr, fault, message):
     with pytest.raises(Disagreement, match=message):
         play_random(Lockstep(ttr, _Lying(ttr, fault)), 2, 3)
@@ -206,7 +214,10 @@ BAD_REQUESTS = [
     (DEEP, "nested deeper than 100"),
     (b'{"op": "apply", "player": 0, "action": ' + DEEP + b"}", "nested deeper than 100"),
     (b'{"op": "info", "x": ' + b"[" * 150 + b"]" * 150 + b"}", "nested deeper than 100"),
-    (b'{"op": "info", "pad": "' + b"x" * (2 << 20) + b'"}', "longer than the limit of 1,048,576 bytes"),
+    (
+        b'{"op": "info", "pad": "' + b"x" * (2 << 20) + b'"}',
+        "longer than the limit of 1,048,576 bytes",
+    ),
     (b'{"op": "legal_actions", "player": ' + b"9" * 5000 + b"}", "not JSON"),
     (b"5", "unknown request"),
     (b"null", "unknown request"),
@@ -239,7 +250,9 @@ BAD_REQUESTS = [
 ]
 
 
-@pytest.mark.parametrize(("line", "message"), BAD_REQUESTS, ids=[repr(line[:40]) for line, _ in BAD_REQUESTS])
+@pytest.mark.parametrize(
+    ("line", "message"), BAD_REQUESTS, ids=[repr(line[:40]) for line, _ in BAD_REQUESTS]
+)
 def test_the_engine_answers_a_malformed_request_and_keeps_serving(json_engine, line, message):
     json_engine.new_game(2, 5)
     before = json_engine.view(0)
@@ -260,23 +273,41 @@ def _replying_engine(tmp_path, *replies: bytes) -> list[str]:
     """A fake engine answering request n with replies[n] (the last one over and over)."""
     for index, reply in enumerate(replies):
         (tmp_path / f"reply{index}").write_bytes(reply + b"\n")
-    body = (f"replies = [open(r'{tmp_path}/reply%d' % i, 'rb').read() for i in range({len(replies)})]\n"
-            "for n, _ in enumerate(sys.stdin.buffer):\n"
-            "    sys.stdout.buffer.write(replies[min(n, len(replies) - 1)])\n"
-            "    sys.stdout.buffer.flush()\n")
+    body = (
+        f"replies = [open(r'{tmp_path}/reply%d' % i, 'rb').read() for i in range({len(replies)})]\n"
+        "for n, _ in enumerate(sys.stdin.buffer):\n"
+        "    sys.stdout.buffer.write(replies[min(n, len(replies) - 1)])\n"
+        "    sys.stdout.buffer.flush()\n"
+    )
     return _fake_engine(tmp_path, body)
 
 
-CALLS = {"to_move": (), "scores": (), "legal_actions": (0,), "view": (0,), "is_over": (), "info": (),
-         "apply": (0, "draw_blind"), "new_game": (2, 1)}
+CALLS = {
+    "to_move": (),
+    "scores": (),
+    "legal_actions": (0,),
+    "view": (0,),
+    "is_over": (),
+    "info": (),
+    "apply": (0, "draw_blind"),
+    "new_game": (2, 1),
+}
 BAD_REPLIES = [
     ("to_move", b"hello", "not JSON"),
     ("to_move", b"", "not JSON"),
     ("to_move", DEEP, "nested deeper than 100"),
-    ("to_move", b'{"ok": true, "to_move": ' + b"[" * 150 + b"]" * 150 + b"}", "nested deeper than 100"),
+    (
+        "to_move",
+        b'{"ok": true, "to_move": ' + b"[" * 150 + b"]" * 150 + b"}",
+        "nested deeper than 100",
+    ),
     ("to_move", b'{"ok": true, "to_move": [], "x": "\\ud800"}', "lone surrogate"),
     ("to_move", b'{"ok": true, "to_move": [], "x": "\xed\xa0\x80"}', "not UTF-8"),
-    ("to_move", b'{"ok": true, "to_move": [], "pad": "' + b"x" * (2 << 20) + b'"}', "longer than the limit"),
+    (
+        "to_move",
+        b'{"ok": true, "to_move": [], "pad": "' + b"x" * (2 << 20) + b'"}',
+        "longer than the limit",
+    ),
     ("to_move", b'{"ok": true, "to_move": [' + b"9" * 5000 + b"]}", "not JSON"),
     ("to_move", b"null", 'no "ok"'),
     ("to_move", b'{"ok": 1, "to_move": []}', 'no "ok"'),
@@ -291,14 +322,19 @@ BAD_REPLIES = [
     ("is_over", b'{"ok": true, "over": 1}', '"over" as bool'),
     ("info", b'{"ok": true, "game": 5, "min_players": 1, "max_players": 2}', '"game" as str'),
     ("info", b'{"ok": true, "game": "G", "max_players": 2}', '"min_players" as int'),
-    ("info", b'{"ok": true, "game": "G", "min_players": true, "max_players": 2}', '"min_players" as int'),
+    (
+        "info",
+        b'{"ok": true, "game": "G", "min_players": true, "max_players": 2}',
+        '"min_players" as int',
+    ),
     ("apply", b'{"ok": false, "error": ["no"]}', '"error" as a string'),
     ("new_game", b'{"ok": false}', "refused new_game"),
 ]
 
 
-@pytest.mark.parametrize(("call", "reply", "message"), BAD_REPLIES,
-                         ids=[f"{c}-{r[:30]!r}" for c, r, _ in BAD_REPLIES])
+@pytest.mark.parametrize(
+    ("call", "reply", "message"), BAD_REPLIES, ids=[f"{c}-{r[:30]!r}" for c, r, _ in BAD_REPLIES]
+)
 def test_every_malformed_answer_is_an_engine_error(tmp_path, call, reply, message):
     with SubprocessAdapter(_replying_engine(tmp_path, reply), timeout=20) as engine:
         with pytest.raises(EngineError, match=message) as info:
@@ -308,7 +344,9 @@ def test_every_malformed_answer_is_an_engine_error(tmp_path, call, reply, messag
 
 def test_after_an_overlong_answer_the_next_answer_is_read(tmp_path):
     huge = b'{"ok": true, "to_move": [], "pad": "' + b"x" * (3 << 20) + b'"}'
-    with SubprocessAdapter(_replying_engine(tmp_path, huge, b'{"ok": true, "to_move": [1]}'), timeout=20) as engine:
+    with SubprocessAdapter(
+        _replying_engine(tmp_path, huge, b'{"ok": true, "to_move": [1]}'), timeout=20
+    ) as engine:
         with pytest.raises(EngineError, match="longer than the limit"):
             engine.to_move()
         assert engine.to_move() == [1]

@@ -28,7 +28,9 @@ def _setups(path: str):
         yield name, (name,), ()
     for name in available_patches(game_dir, "variants"):
         found = patch_title(find_patch_file(game_dir, name, "variants"))
-        needs = tuple(e for e in (expansion_named(game_dir, t) for t in (found[1] if found else ())) if e)
+        needs = tuple(
+            e for e in (expansion_named(game_dir, t) for t in (found[1] if found else ())) if e
+        )
         yield name, needs, (name,)
 
 
@@ -37,8 +39,13 @@ def _configs():
         for label, expansions, variants in _setups(path):
             game = load_game(path, expansions=expansions, variants=variants)
             for players in range(game.min_players, game.max_players + 1):
-                yield pytest.param(path, expansions, variants, players,
-                                   id=f"{os.path.basename(path)}-{label}-{players}p")
+                yield pytest.param(
+                    path,
+                    expansions,
+                    variants,
+                    players,
+                    id=f"{os.path.basename(path)}-{label}-{players}p",
+                )
 
 
 @pytest.mark.parametrize(("path", "expansions", "variants", "players"), list(_configs()))

@@ -58,7 +58,9 @@ def line_of(path: str, text: str) -> int:
     return next(i for i, line in enumerate(lines, 1) if text in line)
 
 
-def run_error(tmp_path, body: str, marker: str, flow: str = FLOW, act: str | None = "go") -> RuleError:
+def run_error(
+    tmp_path, body: str, marker: str, flow: str = FLOW, act: str | None = "go"
+) -> RuleError:
     """Compile, start and (if `act`) take that action; the RuleError raised, located at `marker`'s line."""
     path = write(tmp_path, body, flow)
     with time_limit(SECONDS):
@@ -80,27 +82,47 @@ def compile_error(tmp_path, body: str, marker: str, code: str, flow: str = FLOW)
         load_game(str(tmp_path), use_cache=False)
     found = [d for d in info.value.diagnostics if d.code.code == code]
     assert found, str(info.value)
-    assert found[0].span.file.endswith("rules.metro") and found[0].span.line == line_of(path, marker), \
-        str(info.value)
+    assert found[0].span.file.endswith("rules.metro") and found[0].span.line == line_of(
+        path, marker
+    ), str(info.value)
     return found[0].message
 
 
 # ------------------------------------------------------------------ the step budget at run time
 
 
-@pytest.mark.parametrize(("body", "marker"), [
-    ("  action go() {\n    repeat big times { n += 1 }\n  }\n", "repeat big"),
-    ("  action go() {\n    for i in 0..big { n += 1 }\n  }\n", "for i in"),
-    ("  action go() {\n    let xs = [i for i in 0..big]\n    n = size(xs)\n  }\n", "let xs"),
-    ("  action go() {\n    n = sum(i for i in 0..big)\n  }\n", "n = sum"),
-    ("  action go() {\n    n = count(i for i in 0..big where i > 0)\n  }\n", "n = count"),
-    ("  action go() {\n    while true { n += 1 }\n  }\n", "while true"),
-    ("  action go() {\n    loop { n += 1 }\n  }\n", "loop {"),
-    ("  function total() -> int = sum(i * j for i in 0..3000 for j in 0..3000)\n"
-     "  action go() { n = total() }\n", "function total"),
-    ("  action go() {\n    let xs = [1]\n    repeat 64 times {\n      xs += xs\n    }\n  }\n", "xs += xs"),
-], ids=["repeat", "for-range", "list-comprehension", "sum", "count", "while", "loop", "nested-comprehension",
-        "doubling-list"])
+@pytest.mark.parametrize(
+    ("body", "marker"),
+    [
+        ("  action go() {\n    repeat big times { n += 1 }\n  }\n", "repeat big"),
+        ("  action go() {\n    for i in 0..big { n += 1 }\n  }\n", "for i in"),
+        ("  action go() {\n    let xs = [i for i in 0..big]\n    n = size(xs)\n  }\n", "let xs"),
+        ("  action go() {\n    n = sum(i for i in 0..big)\n  }\n", "n = sum"),
+        ("  action go() {\n    n = count(i for i in 0..big where i > 0)\n  }\n", "n = count"),
+        ("  action go() {\n    while true { n += 1 }\n  }\n", "while true"),
+        ("  action go() {\n    loop { n += 1 }\n  }\n", "loop {"),
+        (
+            "  function total() -> int = sum(i * j for i in 0..3000 for j in 0..3000)\n"
+            "  action go() { n = total() }\n",
+            "function total",
+        ),
+        (
+            "  action go() {\n    let xs = [1]\n    repeat 64 times {\n      xs += xs\n    }\n  }\n",
+            "xs += xs",
+        ),
+    ],
+    ids=[
+        "repeat",
+        "for-range",
+        "list-comprehension",
+        "sum",
+        "count",
+        "while",
+        "loop",
+        "nested-comprehension",
+        "doubling-list",
+    ],
+)
 def test_every_loop_kind_stops_at_its_line(tmp_path, body, marker):
     error = run_error(tmp_path, body, marker)
     assert "step budget" in str(error)
@@ -113,15 +135,20 @@ def test_a_loop_in_flow_names_its_line(tmp_path):
 
 
 def test_a_waiting_loop_that_never_waits_is_counted(tmp_path):
-    flow = ("  flow {\n    repeat big times {\n      if n < 0 { choose by seat(1) { go } }\n    }\n  }\n"
-            "  action go() { end game }\n")
+    flow = (
+        "  flow {\n    repeat big times {\n      if n < 0 { choose by seat(1) { go } }\n    }\n  }\n"
+        "  action go() { end game }\n"
+    )
     run_error(tmp_path, "", "repeat big", flow=flow, act=None)
 
 
 def test_the_budget_is_per_decision(tmp_path):
     """Work spread over many decisions is fine: the budget counts only since the last one."""
-    path = write(tmp_path, "  action go() { for i in 1..(STEPS) { n += 1 } }\n"
-                           f"  const STEPS = {STEP_BUDGET // 4}\n")
+    path = write(
+        tmp_path,
+        "  action go() { for i in 1..(STEPS) { n += 1 } }\n"
+        f"  const STEPS = {STEP_BUDGET // 4}\n",
+    )
     with time_limit(SECONDS):
         game = load_game(str(tmp_path), use_cache=False)
         state = game.new_game(1, 1)
@@ -131,8 +158,7 @@ def test_the_budget_is_per_decision(tmp_path):
 
 
 def test_a_slow_bot_score_stops_at_its_line(tmp_path):
-    body = ("  action go() { n += 1 }\n"
-            "  bot \"slow\" {\n    go: sum(i for i in 0..big)\n  }\n")
+    body = '  action go() { n += 1 }\n  bot "slow" {\n    go: sum(i for i in 0..big)\n  }\n'
     path = write(tmp_path, body)
     with time_limit(SECONDS):
         game = load_game(str(tmp_path), use_cache=False)
@@ -147,7 +173,9 @@ def test_a_slow_bot_score_stops_at_its_line(tmp_path):
 
 
 def test_a_constant_action_domain_beyond_the_limit_is_refused(tmp_path):
-    message = compile_error(tmp_path, "  action go(k: 0..1000000000) { n = k }\n", "action go", "too-large")
+    message = compile_error(
+        tmp_path, "  action go(k: 0..1000000000) { n = k }\n", "action go", "too-large"
+    )
     assert f"{MAX_DOMAIN:,}" in message
 
 
@@ -169,7 +197,9 @@ def test_two_computed_parameters_stop_at_the_inner_one(tmp_path):
 
 
 def test_a_constant_choice_domain_beyond_the_limit_is_refused(tmp_path):
-    flow = "  flow {\n    each p in players choose k: 0..100000000\n  }\n  action go() { end game }\n"
+    flow = (
+        "  flow {\n    each p in players choose k: 0..100000000\n  }\n  action go() { end game }\n"
+    )
     compile_error(tmp_path, "", "choose k", "too-large", flow=flow)
 
 
@@ -179,14 +209,18 @@ def test_a_computed_choice_domain_beyond_the_limit_stops_at_its_line(tmp_path):
 
 
 def test_a_constant_subset_domain_beyond_the_limit_is_refused(tmp_path):
-    flow = ("  flow {\n    choose picked: subset of [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, "
-            "19, 20, 21, 22, 23, 24, 25] by seat(1)\n  }\n  action go() { end game }\n")
+    flow = (
+        "  flow {\n    choose picked: subset of [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, "
+        "19, 20, 21, 22, 23, 24, 25] by seat(1)\n  }\n  action go() { end game }\n"
+    )
     compile_error(tmp_path, "", "choose picked", "too-large", flow=flow)
 
 
 def test_a_computed_subset_domain_beyond_the_limit_stops_at_its_line(tmp_path):
-    flow = ("  flow {\n    let xs = [i for i in 1..(n + 25)]\n    choose picked: subset of xs by seat(1)\n  }\n"
-            "  action go() { end game }\n")
+    flow = (
+        "  flow {\n    let xs = [i for i in 1..(n + 25)]\n    choose picked: subset of xs by seat(1)\n  }\n"
+        "  action go() { end game }\n"
+    )
     error = run_error(tmp_path, "", "choose picked", flow=flow, act=None)
     assert "subset limit" in str(error)
 
@@ -201,8 +235,11 @@ def test_a_constant_over_a_huge_range_is_refused_without_listing_it(tmp_path):
 
 
 def test_constants_over_small_ranges_still_compute(tmp_path):
-    write(tmp_path, "  const S = sum(i for i in 1..100)\n  const T = [i for i in 1..3]\n"
-                    "  action go() { n = S + size(T) }\n")
+    write(
+        tmp_path,
+        "  const S = sum(i for i in 1..100)\n  const T = [i for i in 1..3]\n"
+        "  action go() { n = S + size(T) }\n",
+    )
     game = load_game(str(tmp_path), use_cache=False)
     state = game.new_game(1, 1)
     state.apply(0, "go")
@@ -210,8 +247,12 @@ def test_constants_over_small_ranges_still_compute(tmp_path):
 
 
 def _nested_whiles(count: int) -> str:
-    return "  action go() {\n" + "".join("  " * i + "    while n < 0 {\n" for i in range(count)) + \
-        "".join("  " * i + "    }\n" for i in reversed(range(count))) + "  }\n"
+    return (
+        "  action go() {\n"
+        + "".join("  " * i + "    while n < 0 {\n" for i in range(count))
+        + "".join("  " * i + "    }\n" for i in reversed(range(count)))
+        + "  }\n"
+    )
 
 
 def test_loops_nested_beyond_the_limit_are_refused_at_the_first_too_deep(tmp_path):
@@ -247,18 +288,28 @@ def test_end_game_written_in_final_is_refused(tmp_path):
 
 
 def test_end_game_reached_from_final_is_a_rule_error(tmp_path):
-    flow = ("  flow { choose by seat(1) { go } }\n  final { finish() }\n  procedure finish() {\n    end game\n  }\n"
-            "  action go() { end game }\n")
+    flow = (
+        "  flow { choose by seat(1) { go } }\n  final { finish() }\n  procedure finish() {\n    end game\n  }\n"
+        "  action go() { end game }\n"
+    )
     error = run_error(tmp_path, "", "    end game", flow=flow)
     assert "final" in str(error)
 
 
 def test_python_refusing_generated_code_is_reported_at_the_construct(tmp_path):
     """Whatever CPython still refuses (here: more than 200 nested parentheses) names the .metro line."""
-    body = "  function f(x: int) -> int =\n    " + "ceil_to(" * 80 + "x" + ", 2)" * 80 + "\n  action go() { n = f(1) }\n"
+    body = (
+        "  function f(x: int) -> int =\n    "
+        + "ceil_to(" * 80
+        + "x"
+        + ", 2)" * 80
+        + "\n  action go() { n = f(1) }\n"
+    )
     path = write(tmp_path, body)
     try:
         load_game(str(tmp_path), use_cache=False)
     except CompileError as error:
         (diag,) = error.diagnostics
-        assert diag.code.code == "too-deep" and diag.span.line == line_of(path, "ceil_to("), str(error)
+        assert diag.code.code == "too-deep" and diag.span.line == line_of(path, "ceil_to("), str(
+            error
+        )

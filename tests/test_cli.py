@@ -111,8 +111,9 @@ def test_compile_needs_an_output(runner):
 
 
 def _simulate_json(runner, *extra: str) -> dict:
-    result = runner.invoke(main, ["simulate", TTR, "--players", "3", "--games", "12", "--seed", "7",
-                                  "--json", *extra])
+    result = runner.invoke(
+        main, ["simulate", TTR, "--players", "3", "--games", "12", "--seed", "7", "--json", *extra]
+    )
     assert result.exit_code == 0, result.output
     return json.loads(result.stdout)
 
@@ -137,7 +138,9 @@ def test_check_json_follows_its_schema(runner, tmp_path):
     good, bad = report["games"]
     assert good["ok"] and good["game"] == "Ticket to Ride" and good["scenarios"] > 50
     assert not bad["ok"] and bad["game"] is None
-    assert [(d["code"], d["line"], d["column"]) for d in bad["diagnostics"]] == [("undefined-name", 5, 13)]
+    assert [(d["code"], d["line"], d["column"]) for d in bad["diagnostics"]] == [
+        ("undefined-name", 5, 13)
+    ]
     assert "error[" not in result.stdout  # only the JSON object on stdout
 
 
@@ -168,8 +171,16 @@ def test_no_color_is_respected(runner):
     assert colour_code.search(coloured.output) and not colour_code.search(plain.output)
 
 
-@pytest.mark.parametrize("args", [["--players", "9"], ["--games", "0"], ["--bot", "oracle"],
-                                  ["--jobs", "0"], ["--players", "two"]])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--players", "9"],
+        ["--games", "0"],
+        ["--bot", "oracle"],
+        ["--jobs", "0"],
+        ["--players", "two"],
+    ],
+)
 def test_simulate_usage_errors(runner, args):
     result = runner.invoke(main, ["simulate", TTR, *args])
     assert result.exit_code == 2, result.output
@@ -184,8 +195,9 @@ def test_a_rule_error_while_simulating_exits_1(runner, tmp_path):
 
 
 def test_play_to_the_end(runner):
-    result = runner.invoke(main, ["play", TTR, "--players", "2", "--human", "1", "--seed", "4"],
-                           input="1\n" * 3000)
+    result = runner.invoke(
+        main, ["play", TTR, "--players", "2", "--human", "1", "--seed", "4"], input="1\n" * 3000
+    )
     assert result.exit_code == 0, result.output[-2000:]
     assert "Game over." in result.output
     assert re.search(r"1st +P\d", result.output) and "(you)" in result.output
@@ -200,7 +212,9 @@ def test_play_shows_only_the_players_view(runner):
 
 
 def test_play_rejects_bad_input_and_asks_again(runner):
-    result = runner.invoke(main, ["play", TTR, "--players", "2", "--seed", "4"], input="abc\n999\nq\n")
+    result = runner.invoke(
+        main, ["play", TTR, "--players", "2", "--seed", "4"], input="abc\n999\nq\n"
+    )
     assert result.exit_code == 0
     assert "'abc' is not one of the choices" in result.output
     assert "'999' is not one of the choices" in result.output
@@ -210,8 +224,9 @@ def test_play_rejects_bad_input_and_asks_again(runner):
 
 def test_play_accepts_an_action_id(runner, ttr):
     action = ttr.new_game(2, seed=4).legal_actions(0)[-1]
-    result = runner.invoke(main, ["play", TTR, "--players", "2", "--seed", "4"],
-                           input=f"{action.id}\nq\n")
+    result = runner.invoke(
+        main, ["play", TTR, "--players", "2", "--seed", "4"], input=f"{action.id}\nq\n"
+    )
     assert result.exit_code == 0
     assert "is not one of the choices" not in result.output
     assert result.output.count("== Ticket to Ride: you are P1") == 2  # asked again after the move
@@ -223,7 +238,9 @@ def test_play_seat_must_exist(runner):
 
 
 def test_a_rule_error_while_playing_exits_1(runner, tmp_path):
-    result = runner.invoke(main, ["play", _game(tmp_path, "crash", CRASH), "--seed", "1"], input="q\n")
+    result = runner.invoke(
+        main, ["play", _game(tmp_path, "crash", CRASH), "--seed", "1"], input="q\n"
+    )
     assert result.exit_code == 1 and "division by zero" in result.output
     _clean(result)
 
@@ -242,8 +259,11 @@ SECRET = """game "Secret" {
 
 @pytest.mark.parametrize("seed", ["1", "2", "3", "4"])
 def test_play_keeps_a_bots_secret_choice_secret(runner, tmp_path, seed):
-    result = runner.invoke(main, ["play", _game(tmp_path, "secret", SECRET), "--human", "2", "--seed", seed],
-                           input="q\n")
+    result = runner.invoke(
+        main,
+        ["play", _game(tmp_path, "secret", SECRET), "--human", "2", "--seed", seed],
+        input="q\n",
+    )
     assert result.exit_code == 0
     assert "P1: has chosen (in secret)" in result.output
     before_the_human_moves = result.output.split("== Secret: you are P2")[0]

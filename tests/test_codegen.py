@@ -53,8 +53,10 @@ def test_illegal_action_names_the_rule_and_line(ttr):
 
 def test_rule_errors_point_at_the_metro_line(tmp_path):
     rules = tmp_path / "rules.metro"
-    rules.write_text('game "Empty" {\n  players 1..2\n  enum T { a }\n  state { pile: pile of T public }\n'
-                     '  flow {\n    let x = take_top(pile)\n  }\n}\n')
+    rules.write_text(
+        'game "Empty" {\n  players 1..2\n  enum T { a }\n  state { pile: pile of T public }\n'
+        "  flow {\n    let x = take_top(pile)\n  }\n}\n"
+    )
     game = load_game(str(tmp_path), use_cache=False)
     with pytest.raises(RuleError) as info:
         game.new_game(1)
@@ -74,18 +76,21 @@ def test_corrupt_cache_is_rebuilt(tmp_path, monkeypatch):
 
 
 def _final_hash(hash_seed: str) -> str:
-    code = ("from compiler import load_game; import hashlib, random\n"
-            f"g = load_game({TTR!r})\n"
-            "out = []\n"
-            "for i in range(3):\n"
-            "    s = g.new_game(4, seed=i); r = random.Random(i)\n"
-            "    while not s.is_over:\n"
-            "        p = s.to_move[0]; s.apply(p, r.choice(s.legal_actions(p)))\n"
-            "    out.append(s.to_json())\n"
-            "print(hashlib.sha256(''.join(out).encode()).hexdigest())\n")
+    code = (
+        "from compiler import load_game; import hashlib, random\n"
+        f"g = load_game({TTR!r})\n"
+        "out = []\n"
+        "for i in range(3):\n"
+        "    s = g.new_game(4, seed=i); r = random.Random(i)\n"
+        "    while not s.is_over:\n"
+        "        p = s.to_move[0]; s.apply(p, r.choice(s.legal_actions(p)))\n"
+        "    out.append(s.to_json())\n"
+        "print(hashlib.sha256(''.join(out).encode()).hexdigest())\n"
+    )
     env = dict(os.environ, PYTHONHASHSEED=hash_seed)
-    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True,
-                            cwd=ROOT)
+    result = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True, cwd=ROOT
+    )
     return result.stdout.strip()
 
 

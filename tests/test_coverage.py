@@ -66,13 +66,16 @@ def _scenarios_only(game):
 
 def test_scenarios_alone_leave_the_untested_rules(lines_game):
     report = rule_coverage(lines_game, _scenarios_only)
-    (path, cov), = report.files.items()
+    ((path, cov),) = report.files.items()
     assert path.endswith("rules.metro")
     assert {8, 9, 11, 23} <= cov.executed
     assert cov.missed == [13, 16, 21, 22]
     assert [text for _, _, text in report.missed()] == [
-        "bump(me, double(5))", "end game", "score(p) = p.points",
-        'invariant "total" { total == sum(p.points for p in players) }']
+        "bump(me, double(5))",
+        "end game",
+        "score(p) = p.points",
+        'invariant "total" { total == sum(p.points for p in players) }',
+    ]
     assert cov.inlined == {6}  # `double` is copied into its caller, never called itself
 
 
@@ -88,14 +91,31 @@ def test_report_text_names_files_and_never_run_lines(lines_game):
     assert "rules.metro     10/14" in text
     assert "rules.metro:16: end game" in text
     assert "inlined" in text
-    assert "never run" not in format_coverage(rule_coverage(lines_game, _scenarios_only), show_missed=False)
+    assert "never run" not in format_coverage(
+        rule_coverage(lines_game, _scenarios_only), show_missed=False
+    )
 
 
 def test_only_lines_inside_functions_carry_code(lines_game):
     live, inlined = code_lines(lines_game)
     assert set(live).isdisjoint(inlined)
     assert set(live) | set(inlined) <= set(lines_game.module.METRO_LINES)
-    assert {line for _, line in live.values()} == {4, 5, 7, 8, 9, 11, 12, 13, 15, 16, 19, 21, 22, 23}
+    assert {line for _, line in live.values()} == {
+        4,
+        5,
+        7,
+        8,
+        9,
+        11,
+        12,
+        13,
+        15,
+        16,
+        19,
+        21,
+        22,
+        23,
+    }
 
 
 def test_tracing_restores_the_previous_trace_function(lines_game):
@@ -112,8 +132,11 @@ def test_tracing_restores_the_previous_trace_function(lines_game):
 
 
 def test_failures_while_measuring_are_reported(lines_game, tmp_path):
-    (tmp_path / "rules.metro").write_text(LINES_GAME.replace("total == sum", "total == 1 + sum")
-                                          .replace("expect total == 1", "expect total == 2"))
+    (tmp_path / "rules.metro").write_text(
+        LINES_GAME.replace("total == sum", "total == 1 + sum").replace(
+            "expect total == 1", "expect total == 2"
+        )
+    )
     broken = load_game(str(tmp_path), use_cache=False)
     report = game_coverage(broken, random_games=2)
     text = format_coverage(report)
@@ -123,7 +146,9 @@ def test_failures_while_measuring_are_reported(lines_game, tmp_path):
 
 def test_ticket_to_ride_coverage(ttr):
     report = game_coverage(ttr, random_games=3)
-    rules = [cov for path, cov in report.files.items() if path.endswith("ticket_to_ride/rules.metro")]
+    rules = [
+        cov for path, cov in report.files.items() if path.endswith("ticket_to_ride/rules.metro")
+    ]
     assert rules and rules[0].percent > 80
     assert report.failures == []
     for path, line, _ in report.missed():
@@ -133,8 +158,19 @@ def test_ticket_to_ride_coverage(ttr):
 def test_testgen_coverage_json_follows_its_schema(tmp_path):
     (tmp_path / "game").mkdir()
     (tmp_path / "game" / "rules.metro").write_text(LINES_GAME)
-    result = CliRunner().invoke(main, ["testgen", str(tmp_path / "game"), "-o", str(tmp_path / "out"),
-                                       "--coverage", "--games", "0", "--json"])
+    result = CliRunner().invoke(
+        main,
+        [
+            "testgen",
+            str(tmp_path / "game"),
+            "-o",
+            str(tmp_path / "out"),
+            "--coverage",
+            "--games",
+            "0",
+            "--json",
+        ],
+    )
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
     with open(os.path.join(ROOT, "schemas", "testgen.schema.json"), encoding="utf-8") as handle:
@@ -149,11 +185,25 @@ def test_testgen_coverage_json_follows_its_schema(tmp_path):
 def _pytest_coverage(folder, *options: str) -> str:
     """The rule-coverage section of `pytest --metro-coverage` run on a game directory."""
     env = dict(os.environ, PYTHONPATH=ROOT)
-    result = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--metro-coverage",
-                             *options, str(folder)], cwd=folder.parent, env=env, capture_output=True,
-                            text=True, timeout=300)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "--metro-coverage",
+            *options,
+            str(folder),
+        ],
+        cwd=folder.parent,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
-    return result.stdout[result.stdout.index("metro rule coverage"):].split("=====")[0]
+    return result.stdout[result.stdout.index("metro rule coverage") :].split("=====")[0]
 
 
 def test_pytest_option_reports_coverage_serially_and_across_workers(tmp_path):

@@ -35,7 +35,9 @@ CASES = [
 
 def _render(path: str, variants, map_file=None) -> str:
     cwd = os.getcwd()
-    os.chdir(BAD)  # paths in messages are relative, so the golden files do not depend on the checkout
+    os.chdir(
+        BAD
+    )  # paths in messages are relative, so the golden files do not depend on the checkout
     try:
         compile_game(path, variants=variants, map=map_file)
     except CompileError as error:
@@ -46,11 +48,15 @@ def _render(path: str, variants, map_file=None) -> str:
 
 
 def _golden_name(case, variants, map_file=None) -> str:
-    suffix = "".join("." + v for v in variants) + (f".{os.path.basename(map_file)[:-6]}" if map_file else "")
+    suffix = "".join("." + v for v in variants) + (
+        f".{os.path.basename(map_file)[:-6]}" if map_file else ""
+    )
     return os.path.join(BAD, f"{case.removesuffix('.metro')}{suffix}.expected")
 
 
-@pytest.mark.parametrize("case", CASES, ids=[os.path.basename(_golden_name(*c))[:-9] for c in CASES])
+@pytest.mark.parametrize(
+    "case", CASES, ids=[os.path.basename(_golden_name(*c))[:-9] for c in CASES]
+)
 def test_golden_diagnostics(case):
     got = _render(*case)
     golden = _golden_name(*case)

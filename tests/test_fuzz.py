@@ -32,9 +32,14 @@ EXAMPLE_SECONDS = 20  # one input taking longer than this counts as a hang
 
 def fuzz_settings(examples: int) -> settings:
     """Deterministic settings for one fuzz test (the explain phase is skipped: it is slow)."""
-    return settings(max_examples=examples * SCALE, derandomize=True, deadline=None, database=None,
-                    phases=[Phase.explicit, Phase.generate, Phase.shrink],
-                    suppress_health_check=list(HealthCheck))
+    return settings(
+        max_examples=examples * SCALE,
+        derandomize=True,
+        deadline=None,
+        database=None,
+        phases=[Phase.explicit, Phase.generate, Phase.shrink],
+        suppress_health_check=list(HealthCheck),
+    )
 
 
 class TooSlow(BaseException):  # noqa: N818 - not an Exception, so no `except Exception` can swallow it
@@ -44,6 +49,7 @@ class TooSlow(BaseException):  # noqa: N818 - not an Exception, so no `except Ex
 @contextmanager
 def time_limit(seconds: float):
     """Raise TooSlow inside the block after `seconds` (SIGALRM; main thread only)."""
+
     def expire(signum, frame):
         raise TooSlow(f"no answer within {seconds} s")
 
@@ -62,7 +68,11 @@ def check_diagnostics(error: CompileError, texts: dict[str, str]) -> None:
     for diagnostic in error.diagnostics:
         text = texts.get(diagnostic.span.file)
         if text is None:
-            text = error.sources[diagnostic.span.file].text if diagnostic.span.file in error.sources else ""
+            text = (
+                error.sources[diagnostic.span.file].text
+                if diagnostic.span.file in error.sources
+                else ""
+            )
         lines = text.count("\n") + 1
         assert 1 <= diagnostic.span.line <= lines + 1, (diagnostic.render(), lines)
         assert diagnostic.span.col >= 1, diagnostic.render()
@@ -98,8 +108,27 @@ def parse_or_refuse(text: str, filename: str = "fuzz.metro") -> str:
 # ------------------------------------------------------------------ programs from the grammar
 
 # Names that the skeleton declares (so some references resolve) and a few soft keywords.
-NAMES = ["n", "deck", "points", "f", "red", "blue", "Color", "p", "x", "go", "seat", "size", "sum",
-         "score", "kind", "state", "city", "route", "player_count"]
+NAMES = [
+    "n",
+    "deck",
+    "points",
+    "f",
+    "red",
+    "blue",
+    "Color",
+    "p",
+    "x",
+    "go",
+    "seat",
+    "size",
+    "sum",
+    "score",
+    "kind",
+    "state",
+    "city",
+    "route",
+    "player_count",
+]
 SKELETON = """\
 game "G" {
   players 1..3
@@ -136,11 +165,14 @@ def _explicit(start: str) -> dict:
         if terminal.pattern.type == "str":
             explicit[terminal.name] = st.just(terminal.pattern.value + " ")
         else:
-            explicit[terminal.name] = _spaced(st.from_regex(terminal.pattern.to_regexp(), fullmatch=True,
-                                                            alphabet=printable))
+            explicit[terminal.name] = _spaced(
+                st.from_regex(terminal.pattern.to_regexp(), fullmatch=True, alphabet=printable)
+            )
     special = {
         "NAME": _spaced(st.sampled_from(NAMES)),
-        "INT": _spaced(st.sampled_from(["0", "1", "2", "3", "10", "123456789012345678901234567890"])),
+        "INT": _spaced(
+            st.sampled_from(["0", "1", "2", "3", "10", "123456789012345678901234567890"])
+        ),
         "STRING": _spaced(st.sampled_from(['"a"', '"m.metro"', '"x y"', '"\\n"', '""', '"G"'])),
         "COMMENT": st.just("# c\n"),
         "WS": st.just(" "),
@@ -194,7 +226,9 @@ def test_programs_from_the_grammar_parse_then_compile_or_are_refused(workdir):
             # The grammar's INT has any length; the language refuses literals past 2**63 - 1.
             with pytest.raises(CompileError) as info:
                 parse(text, "fuzz.metro")
-            assert {d.code.code for d in info.value.diagnostics} == {"int-range"}, info.value.render()
+            assert {d.code.code for d in info.value.diagnostics} == {"int-range"}, (
+                info.value.render()
+            )
             return
         outcomes[_compile_text(workdir, text)] += 1
 
@@ -216,7 +250,9 @@ game "G" {
 
 def test_a_function_with_a_block_body(tmp_path):
     (tmp_path / "rules.metro").write_text(FUNCTION_BLOCK)
-    compile(compile_game(str(tmp_path)).python, "<generated>", "exec")  # a valid program: it must compile
+    compile(
+        compile_game(str(tmp_path)).python, "<generated>", "exec"
+    )  # a valid program: it must compile
 
 
 # Found by mutating games/tokyo_jutaku/rules.metro: a list of map elements plus a list of players
@@ -256,9 +292,11 @@ def _shipped(max_bytes: int | None) -> list[tuple[str, bytes]]:
 
 # Per-PR runs mutate the small files (parsing a 50 kB file costs ~0.5 s); nightly runs all of them.
 SHIPPED = _shipped(None if NIGHTLY else 12_000)
-SAMPLE_GAME = SKELETON % ('  const LIMIT = 3\n  invariant "n is small" { n >= 0 }\n'
-                          '  scenario "go" players 1 seed 1 { play seat(1): go  expect n == 1 }',
-                          "    draw 0 from deck to deck\n    if n > LIMIT { end game }")
+SAMPLE_GAME = SKELETON % (
+    '  const LIMIT = 3\n  invariant "n is small" { n >= 0 }\n'
+    '  scenario "go" players 1 seed 1 { play seat(1): go  expect n == 1 }',
+    "    draw 0 from deck to deck\n    if n > LIMIT { end game }",
+)
 
 
 @st.composite
@@ -271,10 +309,10 @@ def mutated(draw, sources: list[tuple[str, bytes]]):
         if kind == "splice":
             data = data[:at] + draw(st.binary(min_size=1, max_size=5)) + data[at:]
         elif kind == "delete":
-            data = data[:at] + data[at + draw(st.integers(1, 20)):]
+            data = data[:at] + data[at + draw(st.integers(1, 20)) :]
         else:
             start = draw(st.integers(0, len(data)))
-            data = data[:at] + data[start:start + draw(st.integers(1, 40))] + data[at:]
+            data = data[:at] + data[start : start + draw(st.integers(1, 40))] + data[at:]
     return name, data
 
 
@@ -351,29 +389,58 @@ def _limit_codes(folder, body: str) -> list[str]:
     return [(d.code.code, d.message) for d in info.value.diagnostics]
 
 
-@pytest.mark.parametrize(("kind", "body"), [
-    ("unary minus", "  const X = " + "- " * (MAX_NESTING + 1) + "1\n"),
-    ("lists", "  const X = " + "[" * (MAX_NESTING + 1) + "1" + "]" * (MAX_NESTING + 1) + "\n"),
-    ("calls", "  function f(x: int) -> int = x\n  const X = " + "f(" * (MAX_NESTING + 1) + "1"
-     + ")" * (MAX_NESTING + 1) + "\n"),
-    ("blocks", "  procedure p() {" + " if true {" * (MAX_NESTING + 1) + "}" * (MAX_NESTING + 1) + " }\n"),
-    ("a long sum", "  const X = " + " + ".join(["1"] * 10_000) + "\n"),
-    ("10,000 nots", "  const X = " + "not " * 10_000 + "true\n"),
-], ids=["unary-minus", "lists", "calls", "blocks", "long-sum", "nots"])
+@pytest.mark.parametrize(
+    ("kind", "body"),
+    [
+        ("unary minus", "  const X = " + "- " * (MAX_NESTING + 1) + "1\n"),
+        ("lists", "  const X = " + "[" * (MAX_NESTING + 1) + "1" + "]" * (MAX_NESTING + 1) + "\n"),
+        (
+            "calls",
+            "  function f(x: int) -> int = x\n  const X = "
+            + "f(" * (MAX_NESTING + 1)
+            + "1"
+            + ")" * (MAX_NESTING + 1)
+            + "\n",
+        ),
+        (
+            "blocks",
+            "  procedure p() {"
+            + " if true {" * (MAX_NESTING + 1)
+            + "}" * (MAX_NESTING + 1)
+            + " }\n",
+        ),
+        ("a long sum", "  const X = " + " + ".join(["1"] * 10_000) + "\n"),
+        ("10,000 nots", "  const X = " + "not " * 10_000 + "true\n"),
+    ],
+    ids=["unary-minus", "lists", "calls", "blocks", "long-sum", "nots"],
+)
 def test_nesting_beyond_the_limit_is_refused_clearly(tmp_path, kind, body):
     codes = _limit_codes(tmp_path, body)
-    assert codes == [("too-deep", f"nesting is deeper than the limit of {MAX_NESTING} levels")], kind
+    assert codes == [("too-deep", f"nesting is deeper than the limit of {MAX_NESTING} levels")], (
+        kind
+    )
 
 
 def test_nesting_within_the_limit_compiles(tmp_path):
-    (tmp_path / "rules.metro").write_text(GAME_HEAD + "  const X = " + "- " * 50 + "1\n"
-                                          + "  const Y = " + "(" * 1_000 + "1" + ")" * 1_000 + "\n}\n")
+    (tmp_path / "rules.metro").write_text(
+        GAME_HEAD
+        + "  const X = "
+        + "- " * 50
+        + "1\n"
+        + "  const Y = "
+        + "(" * 1_000
+        + "1"
+        + ")" * 1_000
+        + "\n}\n"
+    )
     assert compile_or_refuse(str(tmp_path), {}) == "compiled"
 
 
 def test_a_file_beyond_the_size_limit_is_refused(tmp_path):
     padding = "  # padding padding padding padding padding padding padding padding\n"
-    (tmp_path / "rules.metro").write_text(GAME_HEAD + padding * (MAX_FILE_BYTES // len(padding) + 1) + "}\n")
+    (tmp_path / "rules.metro").write_text(
+        GAME_HEAD + padding * (MAX_FILE_BYTES // len(padding) + 1) + "}\n"
+    )
     with pytest.raises(CompileError) as info:
         compile_game(str(tmp_path))
     assert [(d.code.code, d.span.line) for d in info.value.diagnostics] == [("input", 1)]

@@ -375,7 +375,9 @@ def test_placements_sound_and_complete(world, shape, max_floors):
         assert check_placement(building, frame, Placement.of(shape, o, offset)) is None
     assert found == _brute_placements(shape, frame, building, max_floors)
     found.clear()  # the building remembers its placements; a caller's list is its own
-    assert placements(shape, frame, building, max_floors) == _brute_placements(shape, frame, building, max_floors)
+    assert placements(shape, frame, building, max_floors) == _brute_placements(
+        shape, frame, building, max_floors
+    )
 
 
 @settings(max_examples=200, deadline=None)

@@ -44,38 +44,165 @@ VARIANT = "variant @VARIANT for @GAME { override const @CONST = @TEXT }\n"
 
 STRING_SLOTS = ("GAME", "TEXT", "CHECK", "INVARIANT", "SCENARIO", "ELEMENT", "VARIANT")
 NAME_SLOTS = ("ENUM", "VALUE", "KIND", "CONST", "FIELD", "FUNC", "PROC", "ACTION")
-DEFAULTS = {"GAME": "Base", "TEXT": "some text", "CHECK": "a check", "INVARIANT": "an invariant",
-            "SCENARIO": "a scenario", "ELEMENT": "elem", "VARIANT": "a variant", "ENUM": "Colour",
-            "VALUE": "red", "KIND": "city", "CONST": "TEXT", "FIELD": "counter", "FUNC": "inc",
-            "PROC": "bump", "ACTION": "take"}
+DEFAULTS = {
+    "GAME": "Base",
+    "TEXT": "some text",
+    "CHECK": "a check",
+    "INVARIANT": "an invariant",
+    "SCENARIO": "a scenario",
+    "ELEMENT": "elem",
+    "VARIANT": "a variant",
+    "ENUM": "Colour",
+    "VALUE": "red",
+    "KIND": "city",
+    "CONST": "TEXT",
+    "FIELD": "counter",
+    "FUNC": "inc",
+    "PROC": "bump",
+    "ACTION": "take",
+}
 
 # Hostile strings, as the program means them (written into the rules with .metro escapes).
 STRINGS = [
-    'say "hi"', "it's", 'a"""b', "a'''b", "back\\slash", "ends with \\", "{x} {{y}} {%z%}",
-    "%s %d {0!r} ${HOME} `id`", "line one\nline two", "a\rb", "a\tb", "a\u2028b\u2029c", "nul\0byte",
-    "Тiсkеt tо Ridе", "\u202eevil\u202c", "zero\u200dwidth\ufeff", "\U0001f682 train", "\u001b[31mred",
+    'say "hi"',
+    "it's",
+    'a"""b',
+    "a'''b",
+    "back\\slash",
+    "ends with \\",
+    "{x} {{y}} {%z%}",
+    "%s %d {0!r} ${HOME} `id`",
+    "line one\nline two",
+    "a\rb",
+    "a\tb",
+    "a\u2028b\u2029c",
+    "nul\0byte",
+    "Тiсkеt tо Ridе",
+    "\u202eevil\u202c",
+    "zero\u200dwidth\ufeff",
+    "\U0001f682 train",
+    "\u001b[31mred",
     'x"); __import__("os").system("echo pwned"); ("',
     "\n__import__('os').system('echo pwned')\n#",
     '"""+str(__import__("builtins").print("INJECTED"))+"""',
     "'''+str(__import__('builtins').print('INJECTED'))+'''",
-    "{{ ''.__class__.__mro__ }}", "None", "del \x7f c1 \x85 csi \x9b[2J", "", "x" * 10_000,
+    "{{ ''.__class__.__mro__ }}",
+    "None",
+    "del \x7f c1 \x85 csi \x9b[2J",
+    "",
+    "x" * 10_000,
 ]
 # Hostile names (NAME tokens); some are refused by the grammar, which is fine.
 NAMES = [
-    "class", "None", "True", "lambda", "import", "def", "yield", "await", "nonlocal", "__import__",
-    "eval", "exec", "open", "print", "len", "range", "S", "F", "L", "p", "_l", "_g", "_v", "_A",
-    "_Frame", "State", "GAME_NAME", "SITES", "init_fields", "score", "self", "__class__",
-    "__builtins__", "a" * 10_000, "Tісket", "me", "none",
+    "class",
+    "None",
+    "True",
+    "lambda",
+    "import",
+    "def",
+    "yield",
+    "await",
+    "nonlocal",
+    "__import__",
+    "eval",
+    "exec",
+    "open",
+    "print",
+    "len",
+    "range",
+    "S",
+    "F",
+    "L",
+    "p",
+    "_l",
+    "_g",
+    "_v",
+    "_A",
+    "_Frame",
+    "State",
+    "GAME_NAME",
+    "SITES",
+    "init_fields",
+    "score",
+    "self",
+    "__class__",
+    "__builtins__",
+    "a" * 10_000,
+    "Tісket",
+    "me",
+    "none",
 ]
 
-BUILTIN_CALLS = {"len", "sum", "min", "max", "range", "list", "set", "sorted", "any", "all", "abs", "tuple",
-                 "dict", "int", "str", "reversed", "enumerate", "isinstance", "bool", "zip", "slice",
-                 "AssertionError", "frozenset"}
-METHOD_CALLS = {"append", "extend", "insert", "pop", "clear", "add", "remove", "discard", "update", "get",
-                "items", "keys", "values", "index", "count", "copy", "sort", "setdefault", "encode",
-                "decode", "size", "label", "parse", "__setitem__", "cache_legal"}
-FORBIDDEN_NAMES = {"eval", "exec", "compile", "open", "__import__", "getattr", "setattr", "delattr",
-                   "globals", "locals", "vars", "breakpoint", "input", "__builtins__", "type", "object"}
+BUILTIN_CALLS = {
+    "len",
+    "sum",
+    "min",
+    "max",
+    "range",
+    "list",
+    "set",
+    "sorted",
+    "any",
+    "all",
+    "abs",
+    "tuple",
+    "dict",
+    "int",
+    "str",
+    "reversed",
+    "enumerate",
+    "isinstance",
+    "bool",
+    "zip",
+    "slice",
+    "AssertionError",
+    "frozenset",
+}
+METHOD_CALLS = {
+    "append",
+    "extend",
+    "insert",
+    "pop",
+    "clear",
+    "add",
+    "remove",
+    "discard",
+    "update",
+    "get",
+    "items",
+    "keys",
+    "values",
+    "index",
+    "count",
+    "copy",
+    "sort",
+    "setdefault",
+    "encode",
+    "decode",
+    "size",
+    "label",
+    "parse",
+    "__setitem__",
+    "cache_legal",
+}
+FORBIDDEN_NAMES = {
+    "eval",
+    "exec",
+    "compile",
+    "open",
+    "__import__",
+    "getattr",
+    "setattr",
+    "delattr",
+    "globals",
+    "locals",
+    "vars",
+    "breakpoint",
+    "input",
+    "__builtins__",
+    "type",
+    "object",
+}
 
 
 def metro_string(text: str) -> str:
@@ -102,14 +229,18 @@ def metro_string(text: str) -> str:
 def _fill(template: str, values: dict[str, str]) -> str:
     for slot in sorted(values, key=len, reverse=True):
         value = values[slot]
-        template = template.replace("@" + slot, metro_string(value) if slot in STRING_SLOTS else value)
+        template = template.replace(
+            "@" + slot, metro_string(value) if slot in STRING_SLOTS else value
+        )
     return template
 
 
 def _write(folder, values: dict[str, str], compare: str = ">=") -> str:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "variants").mkdir(exist_ok=True)
-    (folder / "rules.metro").write_text(_fill(RULES.replace("@COMPARE", compare), values), encoding="utf-8")
+    (folder / "rules.metro").write_text(
+        _fill(RULES.replace("@COMPARE", compare), values), encoding="utf-8"
+    )
     (folder / "m.metro").write_text(_fill(MAP, values), encoding="utf-8")
     (folder / "variants" / "v.metro").write_text(_fill(VARIANT, values), encoding="utf-8")
     return str(folder)
@@ -150,7 +281,11 @@ def audit(python: str) -> list[str]:
             problems.append(f"line {node.lineno}: call {ast.unparse(node.func)[:80]}")
         elif isinstance(node, ast.Name) and node.id in FORBIDDEN_NAMES:
             problems.append(f"line {node.lineno}: name {node.id}")
-        elif isinstance(node, ast.Attribute) and node.attr.startswith("__") and node.attr != "__setitem__":
+        elif (
+            isinstance(node, ast.Attribute)
+            and node.attr.startswith("__")
+            and node.attr != "__setitem__"
+        ):
             problems.append(f"line {node.lineno}: attribute {node.attr}")
     return problems
 
@@ -164,14 +299,22 @@ def _allowed_call(func: ast.expr, defined: set[str], runtime_aliases: set[str]) 
         root = func.value
         while isinstance(root, ast.Attribute | ast.Subscript):
             root = root.value
-        if isinstance(root, ast.Name) and root.id in runtime_aliases and isinstance(func.value, ast.Name):
+        if (
+            isinstance(root, ast.Name)
+            and root.id in runtime_aliases
+            and isinstance(func.value, ast.Name)
+        ):
             return True
         return func.attr in METHOD_CALLS
     return False
 
 
 def _strings(python: str) -> set[str]:
-    return {n.value for n in ast.walk(ast.parse(python)) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+    return {
+        n.value
+        for n in ast.walk(ast.parse(python))
+        if isinstance(n, ast.Constant) and isinstance(n.value, str)
+    }
 
 
 def _load(ctx) -> Game:
@@ -186,7 +329,9 @@ def check_module(ctx, values: dict[str, str]) -> Game:
     assert problems == [], "\n".join(problems)
     literals = _strings(ctx.python)
     for slot in ("GAME", "TEXT", "INVARIANT", "SCENARIO", "ELEMENT"):
-        assert values[slot] in literals, f"{slot} {values[slot]!r:.80} is not a literal of the module"
+        assert values[slot] in literals, (
+            f"{slot} {values[slot]!r:.80} is not a literal of the module"
+        )
     game = _load(ctx)
     module = game.module
     assert game.name == values["GAME"]
@@ -227,7 +372,9 @@ def _check_strings(folder, values: dict[str, str], text: str) -> None:
 
 @pytest.mark.parametrize("text", STRINGS, ids=[f"s{i}" for i in range(len(STRINGS))])
 def test_hostile_strings_in_every_text_place(tmp_path, text):
-    _check_strings(tmp_path, {**DEFAULTS, **{slot: text for slot in STRING_SLOTS if slot != "GAME"}}, text)
+    _check_strings(
+        tmp_path, {**DEFAULTS, **{slot: text for slot in STRING_SLOTS if slot != "GAME"}}, text
+    )
 
 
 @pytest.mark.parametrize("text", list(_game_name_params()))
@@ -235,7 +382,9 @@ def test_hostile_game_names(tmp_path, text):
     _check_strings(tmp_path, {**DEFAULTS, "GAME": text, "ELEMENT": text}, text)
 
 
-@pytest.mark.parametrize("text", [s for s in STRINGS if s], ids=[f"s{i}" for i, s in enumerate(STRINGS) if s])
+@pytest.mark.parametrize(
+    "text", [s for s in STRINGS if s], ids=[f"s{i}" for i, s in enumerate(STRINGS) if s]
+)
 def test_check_messages_round_trip_into_diagnostics(tmp_path, text):
     values = {**DEFAULTS, "CHECK": text}
     with pytest.raises(CompileError) as info:
@@ -266,7 +415,10 @@ def test_hard_keywords_and_look_alike_names_are_refused(tmp_path):
 
 
 def test_diagnostics_never_print_raw_control_characters(tmp_path):
-    values = {**DEFAULTS, "ELEMENT": "\u001b]0;pwned\u0007[x]"}  # an element id the map check refuses
+    values = {
+        **DEFAULTS,
+        "ELEMENT": "\u001b]0;pwned\u0007[x]",
+    }  # an element id the map check refuses
     with pytest.raises(CompileError) as info:
         compile_game(_write(tmp_path / "game", values))
     rendered = info.value.render()
@@ -286,14 +438,18 @@ def test_a_raw_nul_in_a_file_is_refused(tmp_path):
     assert "control character" in info.value.render()
 
 
-@pytest.mark.parametrize("folder", ["it's", 'say "hi"', "new\nline", "a\u2028b", "{x}", "x') + __import__('os') + ('"])
+@pytest.mark.parametrize(
+    "folder", ["it's", 'say "hi"', "new\nline", "a\u2028b", "{x}", "x') + __import__('os') + ('"]
+)
 def test_hostile_file_names(tmp_path, folder):
     game_dir = _write(tmp_path / folder, DEFAULTS)
     ctx = compile_game(game_dir, variants=["v"])
     assert audit(ctx.python) == []
     game = check_module(ctx, DEFAULTS)
     assert game.module.SOURCE_FILE == os.path.join(game_dir, "rules.metro")
-    assert {file for file, _ in game.module.METRO_LINES.values()} >= {os.path.join(game_dir, "rules.metro")}
+    assert {file for file, _ in game.module.METRO_LINES.values()} >= {
+        os.path.join(game_dir, "rules.metro")
+    }
 
 
 def test_the_corpus_is_large_enough():
@@ -301,10 +457,18 @@ def test_the_corpus_is_large_enough():
 
 
 def test_the_audit_catches_what_it_should():
-    bad = ("import os\nfrom os import path\nx = eval('1')\ny = ().__class__\n"
-           "def f(S):\n    return S.g.system('x')\n")
+    bad = (
+        "import os\nfrom os import path\nx = eval('1')\ny = ().__class__\n"
+        "def f(S):\n    return S.g.system('x')\n"
+    )
     found = "\n".join(audit(bad))
-    for expected in ("import os", "from os import path", "call eval", "name eval", "attribute __class__",
-                     "call S.g.system"):
+    for expected in (
+        "import os",
+        "from os import path",
+        "call eval",
+        "name eval",
+        "attribute __class__",
+        "call S.g.system",
+    ):
         assert expected in found
     assert builtins.len is len  # the allowlisted builtins are the real ones here

@@ -38,8 +38,10 @@ def table(data, kind: str) -> list[dict]:
     """The elements of a kind as dicts: 'id' plus every field (references as indices)."""
     ids = data.ids[kind]
     fields = data.fields[kind]
-    return [{"id": ident, **{name: column[i] for name, column in fields.items()}}
-            for i, ident in enumerate(ids)]
+    return [
+        {"id": ident, **{name: column[i] for name, column in fields.items()}}
+        for i, ident in enumerate(ids)
+    ]
 
 
 def sides_by_plot(data) -> dict[int, dict[bool, dict]]:
@@ -68,6 +70,7 @@ def witness_steps(data) -> dict[int, list[tuple]]:
 
 # ------------------------------------------------------------------------------------ pieces
 
+
 def test_69_pieces_of_varied_shapes(data):
     kinds = table(data, "piece_kind")
     assert sum(k["count"] for k in kinds) == 69
@@ -86,6 +89,7 @@ def test_69_pieces_of_varied_shapes(data):
 
 # ------------------------------------------------------------------------------------ layout
 
+
 def test_32_plots_in_8_wards_of_4(data):
     plots = table(data, "plot")
     wards = table(data, "ward")
@@ -103,8 +107,9 @@ def test_six_by_six_layout_with_an_empty_centre(data):
     spots = table(data, "spot")
     cells = {(s["row"], s["col"]) for s in spots}
     assert len(spots) == len(cells) == 32
-    assert cells == {(r, c) for r in range(GRID) for c in range(GRID)
-                     if not (r in CENTRE and c in CENTRE)}
+    assert cells == {
+        (r, c) for r in range(GRID) for c in range(GRID) if not (r in CENTRE and c in CENTRE)
+    }
     homes = [p["home"] for p in table(data, "plot")]
     assert sorted(homes) == list(range(32))  # every spot holds exactly one card
 
@@ -126,6 +131,7 @@ def test_each_ward_is_a_two_by_two_block(data):
 
 
 # ------------------------------------------------------------------------------------ sides
+
 
 def test_two_sides_per_plot_with_readable_ids(data):
     plots = table(data, "plot")
@@ -153,7 +159,9 @@ def test_requirements_in_range_and_blue_easier(data):
 
 def test_the_rule_texts_example_card_exists(data):
     # "3 floors, V/// = 8 pieces, 14,000 yen"
-    found = [s for s in table(data, "side") if (s["floors"], s["pieces"], s["value"]) == (3, 8, 14000)]
+    found = [
+        s for s in table(data, "side") if (s["floors"], s["pieces"], s["value"]) == (3, 8, 14000)
+    ]
     assert found
 
 
@@ -202,6 +210,7 @@ def _canonical(cells: set[tuple[int, int]]) -> tuple:
 
 # ------------------------------------------------------------------------------------ witnesses
 
+
 def test_every_witness_rebuilds_to_the_sides_requirements(data):
     sides = table(data, "side")
     areas = table(data, "area")
@@ -244,6 +253,7 @@ def test_witness_ids_number_the_steps(data):
 
 # ------------------------------------------------------------------------------------ timing
 
+
 def test_timing_of_placements_on_a_card(data, capsys):
     """Printed, not asserted: legal placements of every kind on a half-built card."""
     sides = table(data, "side")
@@ -262,23 +272,36 @@ def test_timing_of_placements_on_a_card(data, capsys):
     total = 0.0
     for kind in kinds:
         runs = 200
-        seconds = timeit.timeit(lambda k=kind: placements(k["shape"], frame, building, floors),
-                                number=runs) / runs
+        seconds = (
+            timeit.timeit(
+                lambda k=kind: placements(k["shape"], frame, building, floors), number=runs
+            )
+            / runs
+        )
         total += seconds
         found = len(placements(kind["shape"], frame, building, floors))
         lines.append(f"  {kind['id']:7} {found:3} placements  {seconds * 1e6:7.1f} us")
     outline = sides[areas[area]["side"]]["outline"]
-    whole = timeit.timeit(lambda: [placements(k["shape"], outline, Building.empty(), 0)
-                                   for k in kinds], number=50) / 50
+    whole = (
+        timeit.timeit(
+            lambda: [placements(k["shape"], outline, Building.empty(), 0) for k in kinds], number=50
+        )
+        / 50
+    )
     with capsys.disabled():
-        print(f"\nplacements on {areas[area]['id']} ({len(frame.cells)} cells, "
-              f"{len(half)} pieces placed):")
+        print(
+            f"\nplacements on {areas[area]['id']} ({len(frame.cells)} cells, "
+            f"{len(half)} pieces placed):"
+        )
         print("\n".join(lines))
-        print(f"  all kinds: {total * 1e6:.0f} us; every kind on an empty whole card (tower): "
-              f"{whole * 1e6:.0f} us")
+        print(
+            f"  all kinds: {total * 1e6:.0f} us; every kind on an empty whole card (tower): "
+            f"{whole * 1e6:.0f} us"
+        )
 
 
 # ------------------------------------------------------------------------------------ the script
+
 
 @pytest.mark.nightly  # a minute of witness search; the committed file's witnesses are checked above
 def test_the_build_script_regenerates_the_file(tmp_path, monkeypatch):

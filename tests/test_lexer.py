@@ -22,8 +22,16 @@ SHIPPED = sorted(glob.glob(os.path.join(ROOT, "games", "**", "*.metro"), recursi
 def tree_parser(fast: bool) -> Lark:
     """The .metro grammar building plain trees, with our lexer or Lark's."""
     plugins = {"ContextualLexer": FastContextualLexer} if fast else {}
-    return Lark.open_from_package("grammar", "metro.lark", ("",), parser="lalr", keep_all_tokens=True,
-                                  maybe_placeholders=True, strict=True, _plugins=plugins)
+    return Lark.open_from_package(
+        "grammar",
+        "metro.lark",
+        ("",),
+        parser="lalr",
+        keep_all_tokens=True,
+        maybe_placeholders=True,
+        strict=True,
+        _plugins=plugins,
+    )
 
 
 FAST, LARK = tree_parser(True), tree_parser(False)
@@ -35,8 +43,10 @@ def outcome(parser: Lark, text: str):
         tree = parser.parse(text, on_error=_soft_keyword)
     except UnexpectedInput as error:
         return type(error).__name__, error.line, error.column, str(getattr(error, "token", ""))
-    return [(t.type, str(t), t.start_pos, t.line, t.column, t.end_line, t.end_column, t.end_pos)
-            for t in tree.scan_values(lambda value: isinstance(value, Token))]
+    return [
+        (t.type, str(t), t.start_pos, t.line, t.column, t.end_line, t.end_column, t.end_pos)
+        for t in tree.scan_values(lambda value: isinstance(value, Token))
+    ]
 
 
 def read(path: str) -> str:
@@ -76,18 +86,36 @@ def test_mutated_files_lex_or_fail_the_same():
         assert outcome(FAST, text) == outcome(LARK, text)
 
 
-@pytest.mark.parametrize("text", [
-    "", "   \n# only a comment", 'game "A" {}', 'game "A" {\n}  # end', 'game "A" { players 1..2',
-    'game "A"\n\n  {  }\n\n', 'game "A" { const score = 1 }', 'game "A" { const X = "a\\"b" }',
-    'game "A" { const X = 1 $ 2 }', 'game "unterminated { }', 'game "A" {\r\n\tplayers 1..2\r\n}\r\n',
-    'game "A" { # no newline at the end', 'game "A" { const X = 1 }\n\n\n   ', 'game "A" { const X = é }',
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "   \n# only a comment",
+        'game "A" {}',
+        'game "A" {\n}  # end',
+        'game "A" { players 1..2',
+        'game "A"\n\n  {  }\n\n',
+        'game "A" { const score = 1 }',
+        'game "A" { const X = "a\\"b" }',
+        'game "A" { const X = 1 $ 2 }',
+        'game "unterminated { }',
+        'game "A" {\r\n\tplayers 1..2\r\n}\r\n',
+        'game "A" { # no newline at the end',
+        'game "A" { const X = 1 }\n\n\n   ',
+        'game "A" { const X = é }',
+    ],
+)
 def test_edge_cases_lex_the_same(text):
     assert outcome(FAST, text) == outcome(LARK, text)
 
 
-@settings(max_examples=200, derandomize=True, deadline=None, database=None,
-          suppress_health_check=list(HealthCheck))
+@settings(
+    max_examples=200,
+    derandomize=True,
+    deadline=None,
+    database=None,
+    suppress_health_check=list(HealthCheck),
+)
 @given(PROGRAMS)
 def test_programs_from_the_grammar_lex_the_same(text):
     assert outcome(FAST, text) == outcome(LARK, text)

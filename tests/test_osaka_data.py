@@ -43,16 +43,30 @@ LINE_ORDER = ["M", "Bus", "T", "Y", "C", "I", "S", "N", "K", "P"]
 TRAIN_LINES = ["M", "T", "Y", "C", "I", "S", "N", "K"]
 TWO_MARKER_LINES = {"P": "tram", "Bus": "bus"}
 DECKS = ["MBus", "TY", "CI", "SN", "KP"]
-ACTION_TYPES = ["Move", "Station", "Invest", "InvestChip", "Speed", "Bike", "Discount", "Loan",
-                "Speculate", "Chip", "Sell", "Copy"]
+ACTION_TYPES = [
+    "Move",
+    "Station",
+    "Invest",
+    "InvestChip",
+    "Speed",
+    "Bike",
+    "Discount",
+    "Loan",
+    "Speculate",
+    "Chip",
+    "Sell",
+    "Copy",
+]
 
 
 def write_stub(folder, check: str) -> str:
     # A rule file reads only its own game's files: the stub gets copies beside it.
     for path in (SCHEMA, BOARD, CARDS):
         shutil.copy(path, folder / os.path.basename(path))
-    (folder / "rules.metro").write_text(STUB.format(
-        schema="schema.metro", board="osaka.metro", cards="cards.metro", check=check), encoding="utf-8")
+    (folder / "rules.metro").write_text(
+        STUB.format(schema="schema.metro", board="osaka.metro", cards="cards.metro", check=check),
+        encoding="utf-8",
+    )
     return str(folder)
 
 
@@ -65,8 +79,10 @@ def table(ctx, kind: str) -> list[dict]:
     """The elements of a kind as dicts: 'id' plus every field (references as indices)."""
     ids = ctx.data.ids[kind]
     fields = ctx.data.fields[kind]
-    return [{"id": ident, **{name: column[i] for name, column in fields.items()}}
-            for i, ident in enumerate(ids)]
+    return [
+        {"id": ident, **{name: column[i] for name, column in fields.items()}}
+        for i, ident in enumerate(ids)
+    ]
 
 
 def stops_by_line(ctx) -> dict[str, list[dict]]:
@@ -78,6 +94,7 @@ def stops_by_line(ctx) -> dict[str, list[dict]]:
 
 
 # ------------------------------------------------------------------------------------ the board
+
 
 def test_ten_lines_in_income_track_order(ctx):
     lines = table(ctx, "line")
@@ -175,7 +192,9 @@ def test_markers(ctx):
         assert [(v["id"], v["home"]) for v in per_line[letter]] == [(f"{letter}_train", 1)]
     for letter, kind in TWO_MARKER_LINES.items():
         assert sorted((v["id"], v["home"]) for v in per_line[letter]) == [
-            (f"{letter}_{kind}1", 1), (f"{letter}_{kind}2", lengths[letter])]
+            (f"{letter}_{kind}1", 1),
+            (f"{letter}_{kind}2", lengths[letter]),
+        ]
     names = Counter(v["id"].split("_")[1].rstrip("12") for v in table(ctx, "vehicle"))
     assert names == {"train": 8, "tram": 2, "bus": 2}
 
@@ -198,13 +217,16 @@ def test_income_track(ctx):
     assert all(r["id"] == f"V{r['value']}" for r in rows)
     assert all(r["high"] + r["low"] == r["value"] for r in rows)
     # low: a third rounded down to ¥100, at least ¥100 from ¥200 on (the least speculation stake)
-    assert all(r["low"] == max(r["value"] // 300 * 100, 100 if r["value"] >= 200 else 0) for r in rows)
+    assert all(
+        r["low"] == max(r["value"] // 300 * 100, 100 if r["value"] >= 200 else 0) for r in rows
+    )
     assert all(r["low"] <= r["high"] for r in rows)
     by_value = {r["value"]: (r["high"], r["low"]) for r in rows}
     assert by_value[2900] == (2000, 900)
 
 
 # ------------------------------------------------------------------------------------ the cards
+
 
 def test_five_decks_of_eight_cards_with_one_or_two_dots(ctx):
     assert ctx.data.ids["deck"] == DECKS
@@ -250,10 +272,21 @@ def test_action_types(ctx):
 def test_offer_values(ctx):
     names = ctx.checked.enum_values["Act"]
     cards = table(ctx, "card")
-    ranges = {"Move": (1, 3), "Station": (100, 300), "Invest": (200, 600), "InvestChip": (0, 0),
-              "Speed": (1, 3), "Bike": (0, 0), "Discount": (100, 300), "Loan": (1000, 1000),
-              "Repay": (1000, 1000), "Speculate": (0, 0), "Chip": (0, 400), "Sell": (0, 0),
-              "Copy": (100, 300)}
+    ranges = {
+        "Move": (1, 3),
+        "Station": (100, 300),
+        "Invest": (200, 600),
+        "InvestChip": (0, 0),
+        "Speed": (1, 3),
+        "Bike": (0, 0),
+        "Discount": (100, 300),
+        "Loan": (1000, 1000),
+        "Repay": (1000, 1000),
+        "Speculate": (0, 0),
+        "Chip": (0, 400),
+        "Sell": (0, 0),
+        "Copy": (100, 300),
+    }
     by_dots = defaultdict(lambda: defaultdict(list))
     for offer in table(ctx, "offer"):
         act = names[offer["act"]]
@@ -267,6 +300,7 @@ def test_offer_values(ctx):
 
 # ------------------------------------------------------------------- the schema's own check
 
+
 def test_only_the_small_circles_fail_the_base_schema(tmp_path):
     """Without the expansion's replacement, exactly the small circles fail "every stop belongs
     to a station" (and nothing else fails)."""
@@ -279,6 +313,7 @@ def test_only_the_small_circles_fail_the_base_schema(tmp_path):
 
 
 # ---------------------------------------------------------------------------------- the script
+
 
 def load_build_script(monkeypatch):
     spec = importlib.util.spec_from_file_location("osaka_build_data", BUILD_SCRIPT)
@@ -304,8 +339,12 @@ def test_every_transfer_station_is_kept(ctx, monkeypatch):
     if not os.path.isfile(path):
         pytest.skip(f"no shared data at {path}")
     stations = ctx.data.ids["station"]
-    kept = {(letter, stations[s["station"]]) for letter, stops in stops_by_line(ctx).items()
-            for s in stops if s["station"] is not None}
+    kept = {
+        (letter, stations[s["station"]])
+        for letter, stops in stops_by_line(ctx).items()
+        for s in stops
+        if s["station"] is not None
+    }
     for letter, rows in module.read_lines(path).items():
         for row in rows:
             if letter in TRAIN_LINES and any(t in TRAIN_LINES for t in row.transfers):

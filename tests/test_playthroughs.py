@@ -30,6 +30,9 @@ def test_golden_playthrough(path):
     with open(golden, encoding="utf-8") as handle:
         expected = handle.read()
     if got != expected:
-        diff = [f"line {i + 1}: expected {a!r}, got {b!r}"
-                for i, (a, b) in enumerate(zip(expected.splitlines(), got.splitlines(), strict=False)) if a != b]
+        diff = [
+            f"line {i + 1}: expected {a!r}, got {b!r}"
+            for i, (a, b) in enumerate(zip(expected.splitlines(), got.splitlines(), strict=False))
+            if a != b
+        ]
         pytest.fail("playthrough differs from the golden file:\n" + "\n".join(diff[:5]))

@@ -100,5 +100,7 @@ def test_a_rule_error_names_the_game_and_its_seed(tmp_path):
     game = tmp_path / "crash" / "rules.metro"
     game.parent.mkdir()
     game.write_text(CRASH, encoding="utf-8")
-    with pytest.raises(RuleError, match=r"in game 0 \(seed 's/0'\): .*rules.metro:4: division by zero"):
+    with pytest.raises(
+        RuleError, match=r"in game 0 \(seed 's/0'\): .*rules.metro:4: division by zero"
+    ):
         simulate(str(game.parent), players=2, games=3, seed="s")

@@ -32,8 +32,20 @@ DECKS = ["GM", "HT", "CY", "ZN", "AI", "SE"]
 # The Oedo line keeps all of its transfer stations, and it has 16 of them: the one line above
 # the 8-14 stops the others are held to (see the build script's docstring).
 STOP_LIMITS = defaultdict(lambda: (8, 14), E=(8, 16))
-ACTION_TYPES = ["Move", "Station", "Invest", "Start", "Speed", "Bike", "Discount", "Bid", "Loan",
-                "Speculate", "Chip", "Card"]
+ACTION_TYPES = [
+    "Move",
+    "Station",
+    "Invest",
+    "Start",
+    "Speed",
+    "Bike",
+    "Discount",
+    "Bid",
+    "Loan",
+    "Speculate",
+    "Chip",
+    "Card",
+]
 
 
 @pytest.fixture(scope="module")
@@ -42,8 +54,10 @@ def ctx(tmp_path_factory):
     # A rule file reads only its own game's files: the stub gets copies beside it.
     for name in ("schema.metro", "tokyo.metro", "cards.metro"):
         shutil.copy(os.path.join(GAME, name), stub / name)
-    (stub / "rules.metro").write_text(STUB.format(schema="schema.metro", board="tokyo.metro",
-                                                  cards="cards.metro"), encoding="utf-8")
+    (stub / "rules.metro").write_text(
+        STUB.format(schema="schema.metro", board="tokyo.metro", cards="cards.metro"),
+        encoding="utf-8",
+    )
     return compile_game(str(stub))
 
 
@@ -51,8 +65,10 @@ def table(ctx, kind: str) -> list[dict]:
     """The elements of a kind as dicts: 'id' plus every field (references as indices)."""
     ids = ctx.data.ids[kind]
     fields = ctx.data.fields[kind]
-    return [{"id": ident, **{name: column[i] for name, column in fields.items()}}
-            for i, ident in enumerate(ids)]
+    return [
+        {"id": ident, **{name: column[i] for name, column in fields.items()}}
+        for i, ident in enumerate(ids)
+    ]
 
 
 def acts(ctx) -> list[str]:
@@ -60,6 +76,7 @@ def acts(ctx) -> list[str]:
 
 
 # ------------------------------------------------------------------------------------ the board
+
 
 def test_twelve_lines_in_income_track_order(ctx):
     lines = table(ctx, "line")
@@ -100,10 +117,15 @@ def test_a_station_holds_two_consecutive_stops_of_one_line(ctx):
     by_station = defaultdict(list)
     for stop in table(ctx, "stop"):
         by_station[stop["station"]].append((stop["line"], stop["number"]))
-    same_line = [sorted(stops) for stops in by_station.values()
-                 if len({line for line, _ in stops}) < len(stops)]
+    same_line = [
+        sorted(stops)
+        for stops in by_station.values()
+        if len({line for line, _ in stops}) < len(stops)
+    ]
     assert same_line
-    assert any(b == (a[0], a[1] + 1) for stops in same_line for a, b in zip(stops, stops[1:], strict=False))
+    assert any(
+        b == (a[0], a[1] + 1) for stops in same_line for a, b in zip(stops, stops[1:], strict=False)
+    )
 
 
 @pytest.mark.parametrize("letter", ["H", "T"])
@@ -113,8 +135,11 @@ def test_the_rulebooks_same_line_pairs_share_a_station(ctx, letter):
     first, second = stops[f"{letter}6"], stops[f"{letter}7"]
     assert first["station"] == second["station"]
     station = ctx.data.ids["station"][first["station"]]
-    assert [s["id"] for s in stops.values() if s["station"] == first["station"]
-            and ctx.data.ids["line"][s["line"]] == letter] == [f"{letter}6", f"{letter}7"], station
+    assert [
+        s["id"]
+        for s in stops.values()
+        if s["station"] == first["station"] and ctx.data.ids["line"][s["line"]] == letter
+    ] == [f"{letter}6", f"{letter}7"], station
 
 
 def test_big_complexes_are_split(ctx):
@@ -164,7 +189,9 @@ def test_income_track(ctx):
     assert all(r["id"] == f"V{r['value']}" for r in rows)
     assert all(r["high"] + r["low"] == r["value"] for r in rows)
     # low: a third rounded down to ¥100, at least ¥100 from ¥200 on (the least speculation stake)
-    assert all(r["low"] == max(r["value"] // 300 * 100, 100 if r["value"] >= 200 else 0) for r in rows)
+    assert all(
+        r["low"] == max(r["value"] // 300 * 100, 100 if r["value"] >= 200 else 0) for r in rows
+    )
     assert all(r["low"] <= r["high"] for r in rows)
     by_value = {r["value"]: (r["high"], r["low"]) for r in rows}
     # the rulebook's payout examples: 2 stockholders of a ¥2,900 line get ¥2,000 and ¥900;
@@ -174,6 +201,7 @@ def test_income_track(ctx):
 
 
 # ------------------------------------------------------------------------------------ the cards
+
 
 def test_six_decks_of_nine_cards_three_of_each_dot_count(ctx):
     assert ctx.data.ids["deck"] == DECKS
@@ -217,10 +245,21 @@ def test_all_action_types_two_per_deck(ctx):
 def test_offer_values(ctx):
     names = acts(ctx)
     cards = table(ctx, "card")
-    ranges = {"Move": (1, 3), "Station": (100, 300), "Invest": (200, 600), "Start": (100, 400),
-              "Speed": (1, 3), "Bike": (0, 0), "Discount": (100, 300), "Bid": (200, 600),
-              "Loan": (1000, 1000), "Repay": (1000, 1000), "Speculate": (0, 0),
-              "Chip": (0, 400), "Card": (0, 300)}
+    ranges = {
+        "Move": (1, 3),
+        "Station": (100, 300),
+        "Invest": (200, 600),
+        "Start": (100, 400),
+        "Speed": (1, 3),
+        "Bike": (0, 0),
+        "Discount": (100, 300),
+        "Bid": (200, 600),
+        "Loan": (1000, 1000),
+        "Repay": (1000, 1000),
+        "Speculate": (0, 0),
+        "Chip": (0, 400),
+        "Card": (0, 300),
+    }
     by_dots = defaultdict(lambda: defaultdict(list))
     for offer in table(ctx, "offer"):
         act = names[offer["act"]]
@@ -233,6 +272,7 @@ def test_offer_values(ctx):
 
 
 # ---------------------------------------------------------------------------------- the script
+
 
 def test_the_build_script_regenerates_the_files(tmp_path, monkeypatch):
     spec = importlib.util.spec_from_file_location("tokyo_build_data", BUILD_SCRIPT)

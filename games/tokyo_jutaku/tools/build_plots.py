@@ -93,8 +93,20 @@ WHITE_FRAME = (4, 8)  # cells of a white side's frame
 BLUE_FRAME = (7, 12)
 # (floors, pieces) of the sides; value = 1000 * pieces + 2000 * floors: white sides are worth
 # 11,000-16,000 yen, blue sides 8,000-11,000 yen
-WHITE_REQUIREMENTS = [(2, 7), (2, 8), (2, 9), (3, 5), (3, 6), (3, 7), (3, 8), (3, 9),
-                      (4, 5), (4, 6), (4, 7), (4, 8)]
+WHITE_REQUIREMENTS = [
+    (2, 7),
+    (2, 8),
+    (2, 9),
+    (3, 5),
+    (3, 6),
+    (3, 7),
+    (3, 8),
+    (3, 9),
+    (4, 5),
+    (4, 6),
+    (4, 7),
+    (4, 8),
+]
 BLUE_REQUIREMENTS = [(1, 6), (2, 4), (2, 5), (2, 6), (3, 3), (3, 4), (3, 5)]
 TWO_FRAMES_EVERY = 3  # every third side (counted separately for white and blue) has two frames
 TWO_FRAME_WHITE_MAX = 6  # the white frames of a card whose blue side has two frames
@@ -111,6 +123,7 @@ def value_of(floors: int, pieces: int) -> int:
 
 
 # ------------------------------------------------------------------------------------ geometry
+
 
 @dataclass(frozen=True)
 class Kind:
@@ -143,7 +156,9 @@ def neighbours(cell: tuple[int, int]) -> list[tuple[int, int]]:
     return [(x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)]
 
 
-def grow(rng: random.Random, size: int, allowed: set[tuple[int, int]]) -> set[tuple[int, int]] | None:
+def grow(
+    rng: random.Random, size: int, allowed: set[tuple[int, int]]
+) -> set[tuple[int, int]] | None:
     """A random connected set of `size` cells from `allowed`, or None if it does not fit."""
     if len(allowed) < size:
         return None
@@ -172,11 +187,14 @@ def canonical(cells: set[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
 
 def drawing(cells: set[tuple[int, int]]) -> str:
     """The card-sized drawing of a frame: rows split by '/', '#' inside, '.' outside."""
-    return "/".join("".join("#" if (x, y) in cells else "." for x in range(CARD_W))
-                    for y in range(CARD_H))
+    return "/".join(
+        "".join("#" if (x, y) in cells else "." for x in range(CARD_W)) for y in range(CARD_H)
+    )
 
 
-def draw_frames(rng: random.Random, count: int, low: int, high: int) -> list[set[tuple[int, int]]] | None:
+def draw_frames(
+    rng: random.Random, count: int, low: int, high: int
+) -> list[set[tuple[int, int]]] | None:
     """`count` frames of low..high cells: disjoint, not touching, not congruent."""
     frames: list[set[tuple[int, int]]] = []
     allowed = card_cells()
@@ -222,8 +240,10 @@ class _Search:
         if self.budget < 0:
             return False
         remaining = self.pieces - placed
-        if (building.floors + remaining * self.tallest < self.floors
-                or self.capacity - used < remaining):
+        if (
+            building.floors + remaining * self.tallest < self.floors
+            or self.capacity - used < remaining
+        ):
             return False
         # kinds in a random order weighted by how many the box holds
         rng = self.rng
@@ -232,8 +252,11 @@ class _Search:
         for kind in kinds:
             options = placements(kind.shape, self.frame, building, self.floors)
             if remaining == 1:
-                options = [o for o in options
-                           if max(building.floors, o[1][2] + _height(kind, o[0])) == self.floors]
+                options = [
+                    o
+                    for o in options
+                    if max(building.floors, o[1][2] + _height(kind, o[0])) == self.floors
+                ]
             rng.shuffle(options)
             shape = SHAPES[kind.ident]
             for orientation, offset in options[:4]:
@@ -276,6 +299,7 @@ def rebuild(frame: Frame, steps: list[Step]) -> Building:
 
 # ------------------------------------------------------------------------------------ the cards
 
+
 @dataclass
 class Side:
     ident: str
@@ -301,8 +325,17 @@ class Plot:
     blue: Side
 
 
-def make_side(rng: random.Random, ident: str, blue: bool, floors: int, pieces: int, two: bool,
-              low: int, high: int, largest: int = 0) -> Side:
+def make_side(
+    rng: random.Random,
+    ident: str,
+    blue: bool,
+    floors: int,
+    pieces: int,
+    two: bool,
+    low: int,
+    high: int,
+    largest: int = 0,
+) -> Side:
     """A side whose frames have low..high cells, the largest at least `largest`."""
     for _ in range(TRIES_PER_SIDE):
         frames = draw_frames(rng, 2 if two else 1, low, high)
@@ -330,25 +363,46 @@ def make_plots() -> list[Plot]:
             row, col = 2 * block_row + i // 2, 2 * block_col + i % 2
             ident = f"{ward}{i + 1}"
             floors, pieces = whites[number]
-            easier = [(f, p) for f, p in BLUE_REQUIREMENTS if f <= floors and p <= pieces
-                      and value_of(f, p) < value_of(floors, pieces)]
+            easier = [
+                (f, p)
+                for f, p in BLUE_REQUIREMENTS
+                if f <= floors and p <= pieces and value_of(f, p) < value_of(floors, pieces)
+            ]
             blue_floors, blue_pieces = rng.choice(easier)
             blue_two = number % TWO_FRAMES_EVERY == 2
             # two blue frames need room on the card: the white frames of that card stay small
             white_high = TWO_FRAME_WHITE_MAX if blue_two else WHITE_FRAME[1]
-            white = make_side(rng, f"{ident}w", False, floors, pieces,
-                              number % TWO_FRAMES_EVERY == 1, WHITE_FRAME[0], white_high)
+            white = make_side(
+                rng,
+                f"{ident}w",
+                False,
+                floors,
+                pieces,
+                number % TWO_FRAMES_EVERY == 1,
+                WHITE_FRAME[0],
+                white_high,
+            )
             sizes = [len(cells) for cells in white.frames]
             # blue frames are no smaller than the white ones: each at least the smallest white
             # frame, the largest at least the largest white frame
-            blue = make_side(rng, f"{ident}b", True, blue_floors, blue_pieces,
-                             blue_two, max(BLUE_FRAME[0], min(sizes)), BLUE_FRAME[1], max(sizes))
+            blue = make_side(
+                rng,
+                f"{ident}b",
+                True,
+                blue_floors,
+                blue_pieces,
+                blue_two,
+                max(BLUE_FRAME[0], min(sizes)),
+                BLUE_FRAME[1],
+                max(sizes),
+            )
             plots.append(Plot(ident, ward, row, col, white, blue))
             number += 1
     return plots
 
 
 # ------------------------------------------------------------------------------------ output
+
 
 def text(plots: list[Plot]) -> str:
     assert sum(kind.count for kind in KINDS) == TOTAL_PIECES
@@ -367,31 +421,42 @@ def text(plots: list[Plot]) -> str:
     for kind in KINDS:
         out.append(f'  piece_kind {kind.ident}(shape: "{kind.drawing}", count: {kind.count})')
     out.append("")
-    out.append("  # the wards, and the 32 spots of the layout (rows and columns 0-5 without the centre)")
+    out.append(
+        "  # the wards, and the 32 spots of the layout (rows and columns 0-5 without the centre)"
+    )
     for ward, name, _, _ in WARDS:
         out.append(f'  ward {ward}(name: "{name}")')
     for row in range(GRID):
-        spots = [f"spot r{row}c{col}(row: {row}, col: {col})" for col in range(GRID)
-                 if not (2 <= row <= 3 and 2 <= col <= 3)]
+        spots = [
+            f"spot r{row}c{col}(row: {row}, col: {col})"
+            for col in range(GRID)
+            if not (2 <= row <= 3 and 2 <= col <= 3)
+        ]
         out.append("  " + "  ".join(spots))
     for plot in plots:
         out.append("")
         out.append(f"  plot {plot.ident}(ward: {plot.ward}, home: r{plot.row}c{plot.col})")
         for side in (plot.white, plot.blue):
             colour = "blue" if side.blue else "white"
-            out.append(f"  side {side.ident}(plot: {plot.ident}, blue: {str(side.blue).lower()}, "
-                       f"floors: {side.floors}, pieces: {side.pieces}, value: {side.value}, "
-                       f'outline: "{outline}")   # {colour}')
+            out.append(
+                f"  side {side.ident}(plot: {plot.ident}, blue: {str(side.blue).lower()}, "
+                f"floors: {side.floors}, pieces: {side.pieces}, value: {side.value}, "
+                f'outline: "{outline}")   # {colour}'
+            )
             names = []
             for i, cells in enumerate(side.frames):
                 name = f"{side.ident}_{'ab'[i]}"
                 names.append(name)
-                out.append(f'  area {name}(side: {side.ident}, frame: "{drawing(cells)}")'
-                           f"   # {len(cells)} cells")
+                out.append(
+                    f'  area {name}(side: {side.ident}, frame: "{drawing(cells)}")'
+                    f"   # {len(cells)} cells"
+                )
             area = names[side.witness_frame]
             for n, (ident, orientation, x, y, z) in enumerate(side.witness, start=1):
-                out.append(f"  witness {side.ident}_{n}(area: {area}, piece: {ident}, "
-                           f"orientation: {orientation}, x: {x}, y: {y}, z: {z})")
+                out.append(
+                    f"  witness {side.ident}_{n}(area: {area}, piece: {ident}, "
+                    f"orientation: {orientation}, x: {x}, y: {y}, z: {z})"
+                )
     out.append("}")
     return "\n".join(out) + "\n"
 
@@ -404,8 +469,11 @@ def build() -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=DEFAULT_OUT, help="the file to write")
-    parser.add_argument("--check", action="store_true",
-                        help="write nothing; exit 1 if the file differs from what would be written")
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="write nothing; exit 1 if the file differs from what would be written",
+    )
     args = parser.parse_args(argv)
     result = build()
     if args.check:

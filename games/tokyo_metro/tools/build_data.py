@@ -122,89 +122,127 @@ SAME_LINE_STATIONS: dict[str, tuple[str, tuple[str, str], tuple[int, int]]] = {
 # / speed); bike and speculation (value 0) take more spots early, when they are worth most.
 Card = tuple[int, list[tuple[str, int, int]]]
 DECKS: list[tuple[str, str, str, list[Card]]] = [
-    ("GM", "G/M", "Station and Move: build for ¥100-¥300 a circle; walk 1-3 squares.", [
-        (1, [("station", 2, 100)]),
-        (1, [("move", 1, 1), ("station", 1, 200)]),
-        (1, [("move", 1, 2)]),
-        (2, [("station", 1, 200), ("move", 1, 1)]),
-        (2, [("station", 1, 200)]),
-        (2, [("move", 1, 2), ("station", 1, 300)]),
-        (3, [("station", 1, 300)]),
-        (3, [("move", 2, 3), ("station", 1, 300)]),
-        (3, [("move", 2, 3)]),
-    ]),
-    ("HT", "H/T", "Invest and Discount: a share for ¥200-¥600 (plus the ¥300 / ¥600 surcharge "
-     "of a '2' / '3' share); ¥100-¥300 off a later action.", [
-        (1, [("invest", 2, 200)]),
-        (1, [("invest", 2, 300), ("discount", 1, 100)]),
-        (1, [("discount", 1, 100)]),
-        (2, [("invest", 1, 400)]),
-        (2, [("invest", 2, 300), ("discount", 1, 200)]),
-        (2, [("discount", 1, 200)]),
-        (3, [("invest", 1, 500)]),
-        (3, [("invest", 1, 600), ("discount", 2, 300)]),
-        (3, [("discount", 2, 300)]),
-    ]),
-    ("CY", "C/Y", "Start and Speed: a train enters and its line rises ¥100-¥400; take 1-3 "
-     "speed tokens.", [
-        (1, [("start", 1, 100)]),
-        (1, [("start", 1, 200), ("speed", 1, 1)]),
-        (1, [("speed", 1, 1)]),
-        (2, [("start", 1, 200)]),
-        (2, [("start", 2, 300), ("speed", 1, 1)]),
-        (2, [("speed", 2, 2)]),
-        (3, [("start", 2, 300)]),
-        (3, [("start", 2, 400), ("speed", 2, 2)]),
-        (3, [("speed", 3, 3)]),
-    ]),
-    ("ZN", "Z/N", "Bid and Action: a ¥200-¥600 bonus to the next turn-order bid; an extra "
-     "action chip for ¥0-¥400.", [
-        (1, [("bid", 1, 200)]),
-        (1, [("bid", 1, 300), ("chip", 3, 0)]),
-        (1, [("chip", 2, 100)]),
-        (2, [("bid", 1, 300)]),
-        (2, [("bid", 2, 400), ("chip", 2, 200)]),
-        (2, [("chip", 2, 200)]),
-        (3, [("bid", 2, 500)]),
-        (3, [("bid", 3, 600), ("chip", 1, 300)]),
-        (3, [("chip", 1, 400)]),
-    ]),
-    ("AI", "A/I", "Loan and Card: take a ¥1,000 loan (three cards also repay one for ¥1,000); "
-     "take the top card of a discard pile for ¥0-¥300.", [
-        (1, [("loan", 1, 1000)]),
-        (1, [("loan", 1, 1000), ("repay", 1, 1000)]),
-        (1, [("card", 2, 0)]),
-        (2, [("loan", 1, 1000), ("card", 2, 100)]),
-        (2, [("loan", 1, 1000), ("repay", 1, 1000)]),
-        (2, [("card", 2, 100)]),
-        (3, [("loan", 1, 1000), ("card", 1, 300)]),
-        (3, [("loan", 1, 1000), ("repay", 1, 1000)]),
-        (3, [("card", 1, 200)]),
-    ]),
-    ("SE", "S/E", "Speculate and Bike: a speculation disc (the player stakes at least the "
-     "track's smaller number); a bike.", [
-        (1, [("speculate", 2, 0)]),
-        (1, [("speculate", 2, 0), ("bike", 2, 0)]),
-        (1, [("bike", 2, 0)]),
-        (2, [("speculate", 1, 0)]),
-        (2, [("speculate", 1, 0), ("bike", 1, 0)]),
-        (2, [("bike", 1, 0)]),
-        (3, [("speculate", 1, 0)]),
-        (3, [("speculate", 1, 0), ("bike", 1, 0)]),
-        (3, [("speculate", 1, 0)]),
-    ]),
+    (
+        "GM",
+        "G/M",
+        "Station and Move: build for ¥100-¥300 a circle; walk 1-3 squares.",
+        [
+            (1, [("station", 2, 100)]),
+            (1, [("move", 1, 1), ("station", 1, 200)]),
+            (1, [("move", 1, 2)]),
+            (2, [("station", 1, 200), ("move", 1, 1)]),
+            (2, [("station", 1, 200)]),
+            (2, [("move", 1, 2), ("station", 1, 300)]),
+            (3, [("station", 1, 300)]),
+            (3, [("move", 2, 3), ("station", 1, 300)]),
+            (3, [("move", 2, 3)]),
+        ],
+    ),
+    (
+        "HT",
+        "H/T",
+        "Invest and Discount: a share for ¥200-¥600 (plus the ¥300 / ¥600 surcharge "
+        "of a '2' / '3' share); ¥100-¥300 off a later action.",
+        [
+            (1, [("invest", 2, 200)]),
+            (1, [("invest", 2, 300), ("discount", 1, 100)]),
+            (1, [("discount", 1, 100)]),
+            (2, [("invest", 1, 400)]),
+            (2, [("invest", 2, 300), ("discount", 1, 200)]),
+            (2, [("discount", 1, 200)]),
+            (3, [("invest", 1, 500)]),
+            (3, [("invest", 1, 600), ("discount", 2, 300)]),
+            (3, [("discount", 2, 300)]),
+        ],
+    ),
+    (
+        "CY",
+        "C/Y",
+        "Start and Speed: a train enters and its line rises ¥100-¥400; take 1-3 speed tokens.",
+        [
+            (1, [("start", 1, 100)]),
+            (1, [("start", 1, 200), ("speed", 1, 1)]),
+            (1, [("speed", 1, 1)]),
+            (2, [("start", 1, 200)]),
+            (2, [("start", 2, 300), ("speed", 1, 1)]),
+            (2, [("speed", 2, 2)]),
+            (3, [("start", 2, 300)]),
+            (3, [("start", 2, 400), ("speed", 2, 2)]),
+            (3, [("speed", 3, 3)]),
+        ],
+    ),
+    (
+        "ZN",
+        "Z/N",
+        "Bid and Action: a ¥200-¥600 bonus to the next turn-order bid; an extra "
+        "action chip for ¥0-¥400.",
+        [
+            (1, [("bid", 1, 200)]),
+            (1, [("bid", 1, 300), ("chip", 3, 0)]),
+            (1, [("chip", 2, 100)]),
+            (2, [("bid", 1, 300)]),
+            (2, [("bid", 2, 400), ("chip", 2, 200)]),
+            (2, [("chip", 2, 200)]),
+            (3, [("bid", 2, 500)]),
+            (3, [("bid", 3, 600), ("chip", 1, 300)]),
+            (3, [("chip", 1, 400)]),
+        ],
+    ),
+    (
+        "AI",
+        "A/I",
+        "Loan and Card: take a ¥1,000 loan (three cards also repay one for ¥1,000); "
+        "take the top card of a discard pile for ¥0-¥300.",
+        [
+            (1, [("loan", 1, 1000)]),
+            (1, [("loan", 1, 1000), ("repay", 1, 1000)]),
+            (1, [("card", 2, 0)]),
+            (2, [("loan", 1, 1000), ("card", 2, 100)]),
+            (2, [("loan", 1, 1000), ("repay", 1, 1000)]),
+            (2, [("card", 2, 100)]),
+            (3, [("loan", 1, 1000), ("card", 1, 300)]),
+            (3, [("loan", 1, 1000), ("repay", 1, 1000)]),
+            (3, [("card", 1, 200)]),
+        ],
+    ),
+    (
+        "SE",
+        "S/E",
+        "Speculate and Bike: a speculation disc (the player stakes at least the "
+        "track's smaller number); a bike.",
+        [
+            (1, [("speculate", 2, 0)]),
+            (1, [("speculate", 2, 0), ("bike", 2, 0)]),
+            (1, [("bike", 2, 0)]),
+            (2, [("speculate", 1, 0)]),
+            (2, [("speculate", 1, 0), ("bike", 1, 0)]),
+            (2, [("bike", 1, 0)]),
+            (3, [("speculate", 1, 0)]),
+            (3, [("speculate", 1, 0), ("bike", 1, 0)]),
+            (3, [("speculate", 1, 0)]),
+        ],
+    ),
 ]
 # Every action type with the values it may print.  'repay' appears only beside 'loan'.
 ACTS: dict[str, range] = {
-    "move": range(1, 4), "station": range(100, 301, 100), "invest": range(200, 601, 100),
-    "start": range(100, 401, 100), "speed": range(1, 4), "bike": range(0, 1),
-    "discount": range(100, 301, 100), "bid": range(200, 601, 100), "loan": range(1000, 1001),
-    "repay": range(1000, 1001), "speculate": range(0, 1), "chip": range(0, 401, 100),
+    "move": range(1, 4),
+    "station": range(100, 301, 100),
+    "invest": range(200, 601, 100),
+    "start": range(100, 401, 100),
+    "speed": range(1, 4),
+    "bike": range(0, 1),
+    "discount": range(100, 301, 100),
+    "bid": range(200, 601, 100),
+    "loan": range(1000, 1001),
+    "repay": range(1000, 1001),
+    "speculate": range(0, 1),
+    "chip": range(0, 401, 100),
     "card": range(0, 301, 100),
 }
 
 
 # ---------------------------------------------------------------------------------------- input
+
 
 @dataclass(frozen=True)
 class Row:
@@ -225,12 +263,14 @@ def read_lines(path: str) -> dict[str, list[Row]]:
         letter, line_name, code, name, transfers = fields[:5]
         if code.startswith("Mb"):
             continue
-        lines[letter].append(Row(letter, line_name, code, name,
-                                 tuple(t for t in transfers.split(",") if t)))
+        lines[letter].append(
+            Row(letter, line_name, code, name, tuple(t for t in transfers.split(",") if t))
+        )
     return lines
 
 
 # ---------------------------------------------------------------------------------------- stops
+
 
 def is_transfer(row: Row, served: dict[str, set[str]]) -> bool:
     return bool(row.transfers) or len(served[row.name]) > 1
@@ -242,8 +282,9 @@ def select_stops(lines: dict[str, list[Row]], geo: Geo) -> dict[str, list[Row]]:
     for rows in lines.values():
         for row in rows:
             served[row.name].add(row.line)
-    transfer_points = [geo.coords[r.name] for rows in lines.values() for r in rows
-                       if is_transfer(r, served)]
+    transfer_points = [
+        geo.coords[r.name] for rows in lines.values() for r in rows if is_transfer(r, served)
+    ]
     lat_lo, lat_hi = min(p[0] for p in transfer_points), max(p[0] for p in transfer_points)
     lon_lo, lon_hi = min(p[1] for p in transfer_points), max(p[1] for p in transfer_points)
 
@@ -251,7 +292,9 @@ def select_stops(lines: dict[str, list[Row]], geo: Geo) -> dict[str, list[Row]]:
         lat, lon = geo.coords[row.name]
         return lat_lo <= lat <= lat_hi and lon_lo <= lon <= lon_hi
 
-    named = {(letter, name) for letter, names, _numbers in SAME_LINE_STATIONS.values() for name in names}
+    named = {
+        (letter, name) for letter, names, _numbers in SAME_LINE_STATIONS.values() for name in names
+    }
     kept_lines = {}
     for letter, rows in lines.items():
         keep = {i for i, r in enumerate(rows) if is_transfer(r, served)}
@@ -283,6 +326,7 @@ def select_stops(lines: dict[str, list[Row]], geo: Geo) -> dict[str, list[Row]]:
 
 
 # ------------------------------------------------------------------------------------- stations
+
 
 def same_line_pairs(kept: dict[str, list[Row]]) -> dict[str, tuple[Row, Row]]:
     """The kept rows of every SAME_LINE_STATIONS pair, checked to get the board numbers listed."""
@@ -328,8 +372,11 @@ def group_stations(kept: dict[str, list[Row]], geo: Geo) -> tuple[list[Station],
             if other.name == row.name:
                 union(row.code, other.code)
         for letter in row.transfers:  # a transfer to a differently named station close by
-            partners = [r for r in kept[letter] if row.line in r.transfers
-                        and geo.dist(r.name, row.name) <= COMPLEX_RADIUS_KM]
+            partners = [
+                r
+                for r in kept[letter]
+                if row.line in r.transfers and geo.dist(r.name, row.name) <= COMPLEX_RADIUS_KM
+            ]
             if partners and all(r.name != row.name for r in kept[letter]):
                 union(row.code, min(partners, key=lambda r: geo.dist(r.name, row.name)).code)
     # a same-line pair joins its complexes when they have room, else forms a station of its own
@@ -357,7 +404,8 @@ def group_stations(kept: dict[str, list[Row]], geo: Geo) -> tuple[list[Station],
                 ident = free[0].name
             elif row.name in SPLITS:
                 ident, name, _letters, east, north = next(
-                    split for split in SPLITS[row.name] if row.line in split[2])
+                    split for split in SPLITS[row.name] if row.line in split[2]
+                )
                 printed[ident], nudges[ident] = name, (east, north)
             else:
                 ident = row.name
@@ -380,16 +428,21 @@ def group_stations(kept: dict[str, list[Row]], geo: Geo) -> tuple[list[Station],
         names = list(dict.fromkeys(r.name for r in group))
         points = [geo.km(n) for n in names]
         east, north = nudges.get(ident, (0.0, 0.0))
-        point = (sum(p[0] for p in points) / len(points) + east,
-                 sum(p[1] for p in points) / len(points) + north)
+        point = (
+            sum(p[0] for p in points) / len(points) + east,
+            sum(p[1] for p in points) / len(points) + north,
+        )
         stations.append(Station(ident, printed.get(ident, " / ".join(names)), group, point))
         if not 1 <= len(group) <= 3:
-            raise ValueError(f"station {ident} has {len(group)} stops: "
-                             f"{[r.code for r in group]}; add it to SPLITS")
+            raise ValueError(
+                f"station {ident} has {len(group)} stops: "
+                f"{[r.code for r in group]}; add it to SPLITS"
+            )
     return stations, splits
 
 
 # ----------------------------------------------------------------------------------------- grid
+
 
 def warp(values: list[float]) -> list[float]:
     """Map values to 0..1: WARP of the way from linear towards their rank order."""
@@ -421,11 +474,13 @@ def lay_out(stations: list[Station]) -> dict[str, list[tuple[int, int]]]:
     ys = warp([-s.point[1] for s in stations])  # y grows to the south
     points = [(x, y) for y in range(1, ROWS) for x in range(1, COLUMNS)]
     targets = [(1 + wx * (COLUMNS - 2), 1 + wy * (ROWS - 2)) for wx, wy in zip(xs, ys, strict=True)]
-    return place_stations(points, targets, [(s.ident, [row.code for row in s.rows]) for s in stations],
-                          slot_squares)
+    return place_stations(
+        points, targets, [(s.ident, [row.code for row in s.rows]) for s in stations], slot_squares
+    )
 
 
 # --------------------------------------------------------------------------------------- output
+
 
 def quote(ident: str) -> str:
     """An element id as written in a map file (quoted unless a plain name)."""
@@ -438,12 +493,18 @@ def line_spots(kept: dict[str, list[Row]]) -> dict[str, int]:
     weight = {letter: sum(len(r.transfers) for r in kept[letter]) for letter in LINE_ORDER}
     ranked = sorted(LINE_ORDER, key=lambda letter: (-weight[letter], LINE_ORDER.index(letter)))
     third = len(ranked) // 3
-    return {letter: 4 if i < third else 3 if i < 2 * third else 2
-            for i, letter in enumerate(ranked)}
+    return {
+        letter: 4 if i < third else 3 if i < 2 * third else 2 for i, letter in enumerate(ranked)
+    }
 
 
-def board_text(lines: dict[str, list[Row]], kept: dict[str, list[Row]], stations: list[Station],
-               splits: list[list[str]], touching: dict[str, list[tuple[int, int]]]) -> str:
+def board_text(
+    lines: dict[str, list[Row]],
+    kept: dict[str, list[Row]],
+    stations: list[Station],
+    splits: list[list[str]],
+    touching: dict[str, list[tuple[int, int]]],
+) -> str:
     """The text of tokyo.metro."""
     spots = line_spots(kept)
     station_of = {r.code: s for s in stations for r in s.rows}
@@ -464,23 +525,28 @@ def board_text(lines: dict[str, list[Row]], kept: dict[str, list[Row]], stations
         "# A station holds at most 3 stops; real complexes split over neighbouring stations:",
         *(f"#   {' | '.join(ids)}" for ids in splits),
         "# Two stops of the same line in one station (the rulebook's H6-H7 / T6-T7 case):",
-        *(f"#   {ident}: {stop_list(next(s for s in stations if s.ident == ident))}"
-          for ident in SAME_LINE_STATIONS),
+        *(
+            f"#   {ident}: {stop_list(next(s for s in stations if s.ident == ident))}"
+            for ident in SAME_LINE_STATIONS
+        ),
         'map "Tokyo" for "Tokyo Metro" {',
         "  # lines in income-track order: kind line(name, spots, stocks); spots = income-track disc",
         "  # spots, reconstructed: 4 / 3 / 2 by the line's number of transfer connections",
     ]
     for letter in LINE_ORDER:
         name = lines[letter][0].line_name
-        out.append(f'  line {letter}(name: "{name} Line", spots: {spots[letter]}, stocks: 3)'
-                   f"   # {len(kept[letter])} stops")
+        out.append(
+            f'  line {letter}(name: "{name} Line", spots: {spots[letter]}, stocks: 3)'
+            f"   # {len(kept[letter])} stops"
+        )
     out += ["", "  # vehicles: kind vehicle(line, home); one train a line, entering at its stop 1"]
     for letter in LINE_ORDER:
         out.append(f"  vehicle Train{letter}(line: {letter}, home: 1)")
     out += ["", f"  # squares: kind square(x, y); a {COLUMNS} x {ROWS} rectangle, x east, y south"]
     for y in range(ROWS):
-        out.append("  " + " ".join(f"square {square_id(x, y)}(x: {x}, y: {y})"
-                                   for x in range(COLUMNS)))
+        out.append(
+            "  " + " ".join(f"square {square_id(x, y)}(x: {x}, y: {y})" for x in range(COLUMNS))
+        )
     out += ["", "  # stations: kind station(name); comment: its stops"]
     for s in sorted(stations, key=lambda s: s.ident):
         out.append(f'  station {quote(s.ident)}(name: "{s.name}")   # {stop_list(s)}')
@@ -488,9 +554,11 @@ def board_text(lines: dict[str, list[Row]], kept: dict[str, list[Row]], stations
     for letter in LINE_ORDER:
         for row in kept[letter]:
             squares = ", ".join(square_id(*c) for c in touching[row.code])
-            out.append(f"  stop {letter}{number[row.code]}(line: {letter}, number: {number[row.code]}, "
-                       f"station: {quote(station_of[row.code].ident)}, squares: [{squares}])"
-                       f"   # {row.code} {row.name}")
+            out.append(
+                f"  stop {letter}{number[row.code]}(line: {letter}, number: {number[row.code]}, "
+                f"station: {quote(station_of[row.code].ident)}, squares: [{squares}])"
+                f"   # {row.code} {row.name}"
+            )
         out.append("")
     out += track_text()
     out.append("}")
@@ -530,8 +598,10 @@ def cards_text(acts: dict[str, str]) -> str:
         for number, (dots, offers) in enumerate(cards, start=1):
             out.append(f"  card {deck}{number}(deck: {deck}, dots: {dots})")
             for letter, (act, spots, value) in zip("ab", offers, strict=False):
-                out.append(f"    offer {deck}{number}{letter}(card: {deck}{number}, "
-                           f"act: {acts[act]}, spots: {spots}, value: {value})")
+                out.append(
+                    f"    offer {deck}{number}{letter}(card: {deck}{number}, "
+                    f"act: {acts[act]}, spots: {spots}, value: {value})"
+                )
     out.append("}")
     return "\n".join(out) + "\n"
 
@@ -568,7 +638,10 @@ def check_cards() -> None:
 
 # ----------------------------------------------------------------------------------------- main
 
-def build(data_dir: str, schema_path: str = os.path.join(GAME_DIR, "schema.metro")) -> dict[str, str]:
+
+def build(
+    data_dir: str, schema_path: str = os.path.join(GAME_DIR, "schema.metro")
+) -> dict[str, str]:
     """File name -> text of every generated file."""
     lines = read_lines(os.path.join(data_dir, LINES_FILE))
     geo = Geo(read_coords(os.path.join(data_dir, COORDS_FILE)))
@@ -576,8 +649,10 @@ def build(data_dir: str, schema_path: str = os.path.join(GAME_DIR, "schema.metro
     stations, splits = group_stations(kept, geo)
     touching = lay_out(stations)
     check_cards()
-    return {"tokyo.metro": board_text(lines, kept, stations, splits, touching),
-            "cards.metro": cards_text(schema_acts(schema_path))}
+    return {
+        "tokyo.metro": board_text(lines, kept, stations, splits, touching),
+        "cards.metro": cards_text(schema_acts(schema_path)),
+    }
 
 
 def main(argv: list[str] | None = None) -> None:

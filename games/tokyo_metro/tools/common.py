@@ -27,8 +27,10 @@ def track_row(value: int) -> tuple[int, int]:
 
 def track_text(top: int = 6000) -> list[str]:
     """The income-track rows of a map file, 0 to `top` in steps of ¥100, with their comment."""
-    out = ["  # income track, reconstructed: low = a third of the value rounded down to ¥100 (at least",
-           "  # ¥100 from ¥200 on), high = the rest"]
+    out = [
+        "  # income track, reconstructed: low = a third of the value rounded down to ¥100 (at least",
+        "  # ¥100 from ¥200 on), high = the rest",
+    ]
     for value in range(0, top + 1, 100):
         high, low = track_row(value)
         out.append(f"  track_row V{value}(value: {value}, high: {high}, low: {low})")
@@ -38,8 +40,11 @@ def track_text(top: int = 6000) -> list[str]:
 def read_tsv(path: str) -> list[list[str]]:
     """Rows of a tab-separated file without '#' comments and without its header row."""
     with open(path, encoding="utf-8") as handle:
-        rows = [line.rstrip("\n").split("\t") for line in handle
-                if line.strip() and not line.startswith("#")]
+        rows = [
+            line.rstrip("\n").split("\t")
+            for line in handle
+            if line.strip() and not line.startswith("#")
+        ]
     return rows[1:]
 
 
@@ -105,8 +110,12 @@ def assign(cost: list[list[float]]) -> list[int]:
     return result
 
 
-def place_stations(points: list[tuple[int, int]], targets: list[tuple[float, float]],
-                   stations: list[tuple[str, list[str]]], squares) -> dict[str, list[tuple[int, int]]]:
+def place_stations(
+    points: list[tuple[int, int]],
+    targets: list[tuple[float, float]],
+    stations: list[tuple[str, list[str]]],
+    squares,
+) -> dict[str, list[tuple[int, int]]]:
     """Put each station on a grid point and its other stops on streets around it.
 
     `targets` are the stations' projected places, `stations` their (id, stop codes) in the same
@@ -151,8 +160,13 @@ def square_id(x: int, y: int) -> str:
     return f"x{x}y{y}"
 
 
-def write_files(description: str, build: Callable[[str], dict[str, str]], data_dir: str, out_dir: str,
-                argv: list[str] | None) -> None:
+def write_files(
+    description: str,
+    build: Callable[[str], dict[str, str]],
+    data_dir: str,
+    out_dir: str,
+    argv: list[str] | None,
+) -> None:
     """The command line of a build script: --data and --out, then write every built file."""
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--data", default=data_dir, help="folder with the two TSV files")

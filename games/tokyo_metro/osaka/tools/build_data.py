@@ -89,9 +89,15 @@ COORDS_FILE = "osaka_station_coords.tsv"
 LINE_ORDER = ["M", "Bus", "T", "Y", "C", "I", "S", "N", "K", "P"]
 TRAIN_LINES = ["M", "T", "Y", "C", "I", "S", "N", "K"]
 LINE_NAMES = {
-    "M": "Midosuji Line", "Bus": "Bus Line", "T": "Tanimachi Line", "Y": "Yotsubashi Line",
-    "C": "Chuo Line", "I": "Imazatosuji Line", "S": "Sennichimae Line",
-    "N": "Nagahori Tsurumi-ryokuchi Line", "K": "Sakaisuji Line",
+    "M": "Midosuji Line",
+    "Bus": "Bus Line",
+    "T": "Tanimachi Line",
+    "Y": "Yotsubashi Line",
+    "C": "Chuo Line",
+    "I": "Imazatosuji Line",
+    "S": "Sennichimae Line",
+    "N": "Nagahori Tsurumi-ryokuchi Line",
+    "K": "Sakaisuji Line",
     "P": "Nanko Port Town Line (New Tram)",
 }
 # Stock cards per line: 28 in all.  The two long trunk lines have 4, the short Imazatosuji line
@@ -105,29 +111,111 @@ DIAGONAL = 0.3  # ... and for a step to the next circle across a corner
 
 # The real stations kept on each train line, in line order (every transfer station kept).
 STOPS: dict[str, list[str]] = {
-    "M": ["Shin-Osaka", "Nakatsu", "Umeda", "Yodoyabashi", "Honmachi", "Shinsaibashi", "Namba",
-          "Daikokucho", "Dobutsuen-Mae", "Tennoji", "Showacho"],
-    "T": ["Taishibashi-Imaichi", "Sekime-Takadono", "Miyakojima", "Tenjimbashisuji 6-Chome",
-          "Higashi-Umeda", "Minamimorimachi", "Tanimachi 4-Chome", "Tanimachi 6-Chome",
-          "Tanimachi 9-Chome", "Tennoji", "Abeno"],
-    "Y": ["Nishi-Umeda", "Higobashi", "Hommachi", "Yotsubashi", "Namba", "Daikokucho",
-          "Hanazonocho", "Tamade", "Kitakagaya", "Suminoekoen"],
-    "C": ["Cosmosquare", "Osakako", "Bentencho", "Kujo", "Awaza", "Hommachi",
-          "Sakaisuji-Hommachi", "Tanimachi 4-Chome", "Morinomiya", "Midoribashi"],
-    "I": ["Taishibashi-Imaichi", "Shimizu", "Shimmori-Furuichi", "Sekime-Seiiku",
-          "Gamo 4-Chome", "Shigino", "Midoribashi", "Imazato"],
-    "S": ["Nodahanshin", "Awaza", "Nishinagahori", "Sakuragawa", "Namba", "Nippombashi",
-          "Tanimachi 9-Chome", "Tsuruhashi", "Imazato", "Shin-Fukae"],
-    "N": ["Taisho", "Nishinagahori", "Shinsaibashi", "Nagahoribashi", "Tanimachi 6-Chome",
-          "Tamatsukuri", "Morinomiya", "Kyobashi", "Gamo 4-Chome"],
-    "K": ["Tenjimbashisuji 6-Chome", "Ogimachi", "Minamimorimachi", "Kitahama",
-          "Sakaisuji-Hommachi", "Nagahoribashi", "Nippombashi", "Ebisucho", "Dobutsuen-Mae",
-          "Tengachaya"],
+    "M": [
+        "Shin-Osaka",
+        "Nakatsu",
+        "Umeda",
+        "Yodoyabashi",
+        "Honmachi",
+        "Shinsaibashi",
+        "Namba",
+        "Daikokucho",
+        "Dobutsuen-Mae",
+        "Tennoji",
+        "Showacho",
+    ],
+    "T": [
+        "Taishibashi-Imaichi",
+        "Sekime-Takadono",
+        "Miyakojima",
+        "Tenjimbashisuji 6-Chome",
+        "Higashi-Umeda",
+        "Minamimorimachi",
+        "Tanimachi 4-Chome",
+        "Tanimachi 6-Chome",
+        "Tanimachi 9-Chome",
+        "Tennoji",
+        "Abeno",
+    ],
+    "Y": [
+        "Nishi-Umeda",
+        "Higobashi",
+        "Hommachi",
+        "Yotsubashi",
+        "Namba",
+        "Daikokucho",
+        "Hanazonocho",
+        "Tamade",
+        "Kitakagaya",
+        "Suminoekoen",
+    ],
+    "C": [
+        "Cosmosquare",
+        "Osakako",
+        "Bentencho",
+        "Kujo",
+        "Awaza",
+        "Hommachi",
+        "Sakaisuji-Hommachi",
+        "Tanimachi 4-Chome",
+        "Morinomiya",
+        "Midoribashi",
+    ],
+    "I": [
+        "Taishibashi-Imaichi",
+        "Shimizu",
+        "Shimmori-Furuichi",
+        "Sekime-Seiiku",
+        "Gamo 4-Chome",
+        "Shigino",
+        "Midoribashi",
+        "Imazato",
+    ],
+    "S": [
+        "Nodahanshin",
+        "Awaza",
+        "Nishinagahori",
+        "Sakuragawa",
+        "Namba",
+        "Nippombashi",
+        "Tanimachi 9-Chome",
+        "Tsuruhashi",
+        "Imazato",
+        "Shin-Fukae",
+    ],
+    "N": [
+        "Taisho",
+        "Nishinagahori",
+        "Shinsaibashi",
+        "Nagahoribashi",
+        "Tanimachi 6-Chome",
+        "Tamatsukuri",
+        "Morinomiya",
+        "Kyobashi",
+        "Gamo 4-Chome",
+    ],
+    "K": [
+        "Tenjimbashisuji 6-Chome",
+        "Ogimachi",
+        "Minamimorimachi",
+        "Kitahama",
+        "Sakaisuji-Hommachi",
+        "Nagahoribashi",
+        "Nippombashi",
+        "Ebisucho",
+        "Dobutsuen-Mae",
+        "Tengachaya",
+    ],
 }
 # P (New Tram): the two ends and the real stations in between that become small circles.
 TRAM_ENDS = ("Cosmosquare", "Suminoekoen")
-SMALL_CIRCLES = ["Trade Center-Mae", "Port Town-Nishi", "Ferry Terminal", "Nankoguchi",
-                 "Hirabayashi"]
+SMALL_CIRCLES = [
+    "Trade Center-Mae",
+    "Port Town-Nishi",
+    "Ferry Terminal",
+    "Nankoguchi",
+    "Hirabayashi",
+]
 # Bus (no rail equivalent): Imazato Liner BRT, Imazato -> Abenobashi (at Tennoji).
 BUS_ENDS = ("Imazato", "Tennoji")
 BUS_CIRCLES = 4
@@ -144,78 +232,109 @@ SPELLING = {"Hommachi": "Honmachi"}  # one printed name for the Honmachi complex
 # second chip, returned to the box).
 Card = tuple[int, list[tuple[str, int, int]]]
 DECKS: list[tuple[str, str, str, list[Card]]] = [
-    ("MBus", "M/Bus", "Station and Move: build for ¥100-¥300 a circle; walk 1-3 squares.", [
-        (1, [("station", 2, 100)]),
-        (1, [("move", 1, 1), ("station", 1, 200)]),
-        (1, [("move", 1, 2)]),
-        (1, [("station", 1, 200), ("move", 2, 2)]),
-        (2, [("station", 1, 200)]),
-        (2, [("move", 1, 2), ("station", 1, 300)]),
-        (2, [("move", 2, 3)]),
-        (2, [("station", 1, 300), ("move", 1, 2)]),
-    ]),
-    ("TY", "T/Y", "Invest, InvestChip and Discount: a share for ¥200-¥400 (plus ¥300 for a "
-     "'2', '3' or '4' share), or for an action chip returned to the box; ¥100-¥200 off a "
-     "later action.", [
-        (1, [("invest", 2, 200)]),
-        (1, [("invest", 2, 300), ("discount", 1, 100)]),
-        (1, [("investchip", 1, 0)]),
-        (1, [("discount", 1, 100)]),
-        (2, [("invest", 1, 400)]),
-        (2, [("invest", 2, 300), ("discount", 1, 200)]),
-        (2, [("investchip", 1, 0), ("discount", 2, 200)]),
-        (2, [("discount", 1, 200)]),
-    ]),
-    ("CI", "C/I", "Speed and Sell: take 1-3 speed tokens; sell a share for what it would be "
-     "paid at the end.", [
-        (1, [("speed", 1, 1)]),
-        (1, [("speed", 1, 1), ("sell", 2, 0)]),
-        (1, [("sell", 2, 0)]),
-        (1, [("speed", 2, 2)]),
-        (2, [("speed", 2, 2)]),
-        (2, [("speed", 1, 2), ("sell", 1, 0)]),
-        (2, [("sell", 1, 0)]),
-        (2, [("speed", 3, 3)]),
-    ]),
-    ("SN", "S/N", "Chip and Copy: an extra action chip for ¥0-¥300; copy an action taken "
-     "this round for ¥100-¥300.", [
-        (1, [("chip", 3, 0)]),
-        (1, [("chip", 2, 100), ("copy", 1, 100)]),
-        (1, [("copy", 1, 100)]),
-        (1, [("chip", 2, 200)]),
-        (2, [("chip", 2, 200)]),
-        (2, [("chip", 1, 300), ("copy", 1, 200)]),
-        (2, [("copy", 1, 200)]),
-        (2, [("copy", 1, 300)]),
-    ]),
-    ("KP", "K/P", "Loan, Speculate and Bike: take a ¥1,000 loan (two cards also repay one for "
-     "¥1,000); a speculation disc (the player stakes at least the track's smaller number); "
-     "a bike.", [
-        (1, [("loan", 1, 1000), ("repay", 1, 1000)]),
-        (1, [("speculate", 2, 0)]),
-        (1, [("bike", 2, 0)]),
-        (1, [("loan", 1, 1000), ("speculate", 2, 0)]),
-        (2, [("loan", 1, 1000), ("repay", 1, 1000)]),
-        (2, [("speculate", 1, 0), ("bike", 1, 0)]),
-        (2, [("loan", 1, 1000), ("bike", 1, 0)]),
-        (2, [("speculate", 1, 0)]),
-    ]),
+    (
+        "MBus",
+        "M/Bus",
+        "Station and Move: build for ¥100-¥300 a circle; walk 1-3 squares.",
+        [
+            (1, [("station", 2, 100)]),
+            (1, [("move", 1, 1), ("station", 1, 200)]),
+            (1, [("move", 1, 2)]),
+            (1, [("station", 1, 200), ("move", 2, 2)]),
+            (2, [("station", 1, 200)]),
+            (2, [("move", 1, 2), ("station", 1, 300)]),
+            (2, [("move", 2, 3)]),
+            (2, [("station", 1, 300), ("move", 1, 2)]),
+        ],
+    ),
+    (
+        "TY",
+        "T/Y",
+        "Invest, InvestChip and Discount: a share for ¥200-¥400 (plus ¥300 for a "
+        "'2', '3' or '4' share), or for an action chip returned to the box; ¥100-¥200 off a "
+        "later action.",
+        [
+            (1, [("invest", 2, 200)]),
+            (1, [("invest", 2, 300), ("discount", 1, 100)]),
+            (1, [("investchip", 1, 0)]),
+            (1, [("discount", 1, 100)]),
+            (2, [("invest", 1, 400)]),
+            (2, [("invest", 2, 300), ("discount", 1, 200)]),
+            (2, [("investchip", 1, 0), ("discount", 2, 200)]),
+            (2, [("discount", 1, 200)]),
+        ],
+    ),
+    (
+        "CI",
+        "C/I",
+        "Speed and Sell: take 1-3 speed tokens; sell a share for what it would be paid at the end.",
+        [
+            (1, [("speed", 1, 1)]),
+            (1, [("speed", 1, 1), ("sell", 2, 0)]),
+            (1, [("sell", 2, 0)]),
+            (1, [("speed", 2, 2)]),
+            (2, [("speed", 2, 2)]),
+            (2, [("speed", 1, 2), ("sell", 1, 0)]),
+            (2, [("sell", 1, 0)]),
+            (2, [("speed", 3, 3)]),
+        ],
+    ),
+    (
+        "SN",
+        "S/N",
+        "Chip and Copy: an extra action chip for ¥0-¥300; copy an action taken "
+        "this round for ¥100-¥300.",
+        [
+            (1, [("chip", 3, 0)]),
+            (1, [("chip", 2, 100), ("copy", 1, 100)]),
+            (1, [("copy", 1, 100)]),
+            (1, [("chip", 2, 200)]),
+            (2, [("chip", 2, 200)]),
+            (2, [("chip", 1, 300), ("copy", 1, 200)]),
+            (2, [("copy", 1, 200)]),
+            (2, [("copy", 1, 300)]),
+        ],
+    ),
+    (
+        "KP",
+        "K/P",
+        "Loan, Speculate and Bike: take a ¥1,000 loan (two cards also repay one for "
+        "¥1,000); a speculation disc (the player stakes at least the track's smaller number); "
+        "a bike.",
+        [
+            (1, [("loan", 1, 1000), ("repay", 1, 1000)]),
+            (1, [("speculate", 2, 0)]),
+            (1, [("bike", 2, 0)]),
+            (1, [("loan", 1, 1000), ("speculate", 2, 0)]),
+            (2, [("loan", 1, 1000), ("repay", 1, 1000)]),
+            (2, [("speculate", 1, 0), ("bike", 1, 0)]),
+            (2, [("loan", 1, 1000), ("bike", 1, 0)]),
+            (2, [("speculate", 1, 0)]),
+        ],
+    ),
 ]
 # Every action type: the schema's (extended) Act value and the values it may print.
 # 'repay' appears only beside 'loan'.
 ACTS: dict[str, tuple[str, range]] = {
-    "move": ("Move", range(1, 4)), "station": ("Station", range(100, 301, 100)),
-    "invest": ("Invest", range(200, 601, 100)), "investchip": ("InvestChip", range(0, 1)),
-    "speed": ("Speed", range(1, 4)), "bike": ("Bike", range(0, 1)),
-    "discount": ("Discount", range(100, 301, 100)), "loan": ("Loan", range(1000, 1001)),
-    "repay": ("Repay", range(1000, 1001)), "speculate": ("Speculate", range(0, 1)),
-    "chip": ("Chip", range(0, 401, 100)), "sell": ("Sell", range(0, 1)),
+    "move": ("Move", range(1, 4)),
+    "station": ("Station", range(100, 301, 100)),
+    "invest": ("Invest", range(200, 601, 100)),
+    "investchip": ("InvestChip", range(0, 1)),
+    "speed": ("Speed", range(1, 4)),
+    "bike": ("Bike", range(0, 1)),
+    "discount": ("Discount", range(100, 301, 100)),
+    "loan": ("Loan", range(1000, 1001)),
+    "repay": ("Repay", range(1000, 1001)),
+    "speculate": ("Speculate", range(0, 1)),
+    "chip": ("Chip", range(0, 401, 100)),
+    "sell": ("Sell", range(0, 1)),
     "copy": ("Copy", range(100, 301, 100)),
 }
 DOTS = [1, 1, 1, 1, 2, 2, 2, 2]
 
 
 # ---------------------------------------------------------------------------------------- input
+
 
 @dataclass(frozen=True)
 class Row:
@@ -238,6 +357,7 @@ def read_lines(path: str) -> dict[str, list[Row]]:
 
 
 # ---------------------------------------------------------------------------------------- stops
+
 
 @dataclass
 class Stop:
@@ -274,12 +394,17 @@ def select_stops(lines: dict[str, list[Row]], geo: Geo) -> dict[str, list[Stop]]
         if picked != sorted(picked):
             raise ValueError(f"line {letter}: the kept stations are not in line order")
         kept = set(STOPS[letter])
-        missing = [r.name for r in rows if r.transfers and r.name not in kept
-                   and any(t in TRAIN_LINES for t in r.transfers)]
+        missing = [
+            r.name
+            for r in rows
+            if r.transfers and r.name not in kept and any(t in TRAIN_LINES for t in r.transfers)
+        ]
         if missing:
             raise ValueError(f"line {letter}: transfer stations left out: {missing}")
-        stops[letter] = [Stop(letter, i, rows[j].name, station_id(rows[j].name), rows[j].code)
-                         for i, j in enumerate(picked, start=1)]
+        stops[letter] = [
+            Stop(letter, i, rows[j].name, station_id(rows[j].name), rows[j].code)
+            for i, j in enumerate(picked, start=1)
+        ]
 
     tram = [r for r in lines["P"]]
     names = [r.name for r in tram]
@@ -292,8 +417,9 @@ def select_stops(lines: dict[str, list[Row]], geo: Geo) -> dict[str, list[Stop]]
     for name in SMALL_CIRCLES:
         row = tram[names.index(name)]
         p_stops.append(Stop("P", len(p_stops) + 1, name, None, row.code, geo.km(name)))
-    p_stops.append(Stop("P", len(p_stops) + 1, TRAM_ENDS[1], station_id(TRAM_ENDS[1]),
-                        tram[-1].code))
+    p_stops.append(
+        Stop("P", len(p_stops) + 1, TRAM_ENDS[1], station_id(TRAM_ENDS[1]), tram[-1].code)
+    )
     stops["P"] = p_stops
 
     # the bus: south from Imazato (along Imazato-suji), then west to Tennoji; small circles
@@ -314,6 +440,7 @@ def select_stops(lines: dict[str, list[Row]], geo: Geo) -> dict[str, list[Stop]]
 
 
 # ------------------------------------------------------------------------------------- stations
+
 
 @dataclass
 class Station:
@@ -345,6 +472,7 @@ def group_stations(stops: dict[str, list[Stop]], geo: Geo) -> list[Station]:
 
 
 # ----------------------------------------------------------------------------------------- grid
+
 
 class Warp:
     """Map values to 0..1: WARP of the way from linear towards their rank order among the
@@ -386,8 +514,9 @@ def slot_squares(slot: tuple[str, int, int]) -> list[tuple[int, int]]:
     return [(cx, cy) for cx, cy in cells if 0 <= cx < COLUMNS and 0 <= cy < ROWS]
 
 
-def lay_out(stations: list[Station], stops: dict[str, list[Stop]]
-            ) -> dict[str, list[tuple[int, int]]]:
+def lay_out(
+    stations: list[Station], stops: dict[str, list[Stop]]
+) -> dict[str, list[tuple[int, int]]]:
     """Grid points for the stations and the touching squares of every stop (by stop id)."""
     warp_x = Warp([s.point[0] for s in stations])
     warp_y = Warp([-s.point[1] for s in stations])  # y grows to the south
@@ -397,8 +526,12 @@ def lay_out(stations: list[Station], stops: dict[str, list[Stop]]
 
     points = [(x, y) for y in range(1, ROWS) for x in range(1, COLUMNS)]
     targets = [target(s.point) for s in stations]
-    touching = place_stations(points, targets, [(s.ident, [stop.ident for stop in s.stops]) for s in stations],
-                              slot_squares)
+    touching = place_stations(
+        points,
+        targets,
+        [(s.ident, [stop.ident for stop in s.stops]) for s in stations],
+        slot_squares,
+    )
 
     # small circles: a chain of squares, each next to the one before (the first next to a square
     # of the line's first stop, the last next to one of its last stop), as near their places as
@@ -422,9 +555,13 @@ def near(a: tuple[int, int], b: tuple[int, int]) -> bool:
     return max(abs(a[0] - b[0]), abs(a[1] - b[1])) <= 1
 
 
-def chain(targets: list[tuple[float, float]], first: list[tuple[int, int]],
-          last: list[tuple[int, int]], avoid: set[tuple[int, int]],
-          taken: set[tuple[int, int]]) -> list[tuple[int, int]]:
+def chain(
+    targets: list[tuple[float, float]],
+    first: list[tuple[int, int]],
+    last: list[tuple[int, int]],
+    avoid: set[tuple[int, int]],
+    taken: set[tuple[int, int]],
+) -> list[tuple[int, int]]:
     """Squares for the small circles of a line (dynamic programming over the squares): circle i
     near targets[i] (squares in `avoid` cost STATION_PENALTY more, a corner step DIAGONAL more),
     each touching the one before, the first touching a square of `first`, the last one of
@@ -437,20 +574,29 @@ def chain(targets: list[tuple[float, float]], first: list[tuple[int, int]],
 
     inf = float("inf")
     best: list[dict[tuple[int, int], tuple[float, tuple[int, int] | None]]] = []
-    layer = {c: (cost(c, targets[0]), None) for c in cells
-             if c not in first and any(near(c, f) for f in first)}
+    layer = {
+        c: (cost(c, targets[0]), None)
+        for c in cells
+        if c not in first and any(near(c, f) for f in first)
+    }
     best.append(layer)
     for point in targets[1:]:
         previous, layer = best[-1], {}
         for c in cells:
-            options = [(total + (DIAGONAL if p[0] != c[0] and p[1] != c[1] else 0.0), p)
-                       for p, (total, _) in previous.items() if p != c and near(p, c)]
+            options = [
+                (total + (DIAGONAL if p[0] != c[0] and p[1] != c[1] else 0.0), p)
+                for p, (total, _) in previous.items()
+                if p != c and near(p, c)
+            ]
             if options:
                 total, p = min(options)
                 layer[c] = (total + cost(c, point), p)
         best.append(layer)
-    ends = [(total, c) for c, (total, _) in best[-1].items()
-            if c not in last and any(near(c, q) for q in last)]
+    ends = [
+        (total, c)
+        for c, (total, _) in best[-1].items()
+        if c not in last and any(near(c, q) for q in last)
+    ]
     if not ends:
         raise ValueError("no chain of squares for the small circles")
     total, cell = min(ends)
@@ -466,6 +612,7 @@ def chain(targets: list[tuple[float, float]], first: list[tuple[int, int]],
 
 # --------------------------------------------------------------------------------------- output
 
+
 def quote(ident: str) -> str:
     """An element id as written in a map file (quoted unless a plain name)."""
     return ident if ident.replace("_", "a").isalnum() and not ident[0].isdigit() else f'"{ident}"'
@@ -475,11 +622,14 @@ def line_spots(stops: dict[str, list[Stop]], stations: list[Station]) -> dict[st
     """Income-track disc spots: 4 / 3 / 2 / 1 for the 3 / 3 / 2 / 2 lines with the most
     transfer connections (other stops in the stations of its stops; ties: income-track order)."""
     size = {s.ident: len(s.stops) for s in stations}
-    weight = {letter: sum(size[s.station] - 1 for s in stops[letter] if s.station is not None)
-              for letter in LINE_ORDER}
+    weight = {
+        letter: sum(size[s.station] - 1 for s in stops[letter] if s.station is not None)
+        for letter in LINE_ORDER
+    }
     ranked = sorted(LINE_ORDER, key=lambda letter: (-weight[letter], LINE_ORDER.index(letter)))
-    return {letter: 4 if i < 3 else 3 if i < 6 else 2 if i < 8 else 1
-            for i, letter in enumerate(ranked)}
+    return {
+        letter: 4 if i < 3 else 3 if i < 6 else 2 if i < 8 else 1 for i, letter in enumerate(ranked)
+    }
 
 
 def vehicles(stops: dict[str, list[Stop]]) -> list[tuple[str, str, int]]:
@@ -496,8 +646,11 @@ def vehicles(stops: dict[str, list[Stop]]) -> list[tuple[str, str, int]]:
     return out
 
 
-def board_text(stops: dict[str, list[Stop]], stations: list[Station],
-               touching: dict[str, list[tuple[int, int]]]) -> str:
+def board_text(
+    stops: dict[str, list[Stop]],
+    stations: list[Station],
+    touching: dict[str, list[tuple[int, int]]],
+) -> str:
     """The text of osaka.metro."""
     spots = line_spots(stops, stations)
     if sum(STOCKS.values()) != TOTAL_STOCKS or not all(1 <= n <= 4 for n in STOCKS.values()):
@@ -529,16 +682,22 @@ def board_text(stops: dict[str, list[Stop]], stations: list[Station],
     for letter in LINE_ORDER:
         circles = sum(1 for s in stops[letter] if s.station is None)
         about = f"{len(stops[letter])} stops" + (f", {circles} small circles" if circles else "")
-        out.append(f'  line {letter}(name: "{LINE_NAMES[letter]}", spots: {spots[letter]}, '
-                   f"stocks: {STOCKS[letter]})   # {about}")
-    out += ["", "  # vehicles: kind vehicle(line, home); a train enters at stop 1; the two trams and",
-            "  # the two buses enter one at each end of their line"]
+        out.append(
+            f'  line {letter}(name: "{LINE_NAMES[letter]}", spots: {spots[letter]}, '
+            f"stocks: {STOCKS[letter]})   # {about}"
+        )
+    out += [
+        "",
+        "  # vehicles: kind vehicle(line, home); a train enters at stop 1; the two trams and",
+        "  # the two buses enter one at each end of their line",
+    ]
     for ident, letter, home in vehicles(stops):
         out.append(f"  vehicle {ident}(line: {letter}, home: {home})")
     out += ["", f"  # squares: kind square(x, y); a {COLUMNS} x {ROWS} rectangle, x east, y south"]
     for y in range(ROWS):
-        out.append("  " + " ".join(f"square {square_id(x, y)}(x: {x}, y: {y})"
-                                   for x in range(COLUMNS)))
+        out.append(
+            "  " + " ".join(f"square {square_id(x, y)}(x: {x}, y: {y})" for x in range(COLUMNS))
+        )
     out += ["", "  # stations: kind station(name); comment: its stops"]
     for s in sorted(stations, key=lambda s: s.ident):
         out.append(f'  station {quote(s.ident)}(name: "{s.name}")   # {stop_list(s)}')
@@ -548,8 +707,10 @@ def board_text(stops: dict[str, list[Stop]], stations: list[Station],
             squares = ", ".join(square_id(*c) for c in touching[stop.ident])
             station = "none" if stop.station is None else quote(stop.station)
             note = stop.name if stop.station is not None else f"small circle ({stop.name})"
-            out.append(f"  stop {stop.ident}(line: {letter}, number: {stop.number}, "
-                       f"station: {station}, squares: [{squares}])   # {stop.code} {note}")
+            out.append(
+                f"  stop {stop.ident}(line: {letter}, number: {stop.number}, "
+                f"station: {station}, squares: [{squares}])   # {stop.code} {note}"
+            )
         out.append("")
     out += track_text()
     out.append("}")
@@ -573,13 +734,19 @@ def cards_text() -> str:
     for deck, name, _about, _cards in DECKS:
         out.append(f'  deck {deck}(name: "{name}")')
     for deck, name, about, cards in DECKS:
-        out += ["", *textwrap.wrap(f"{name}: {about}", width=96, initial_indent="  # ",
-                                   subsequent_indent="  #   ")]
+        out += [
+            "",
+            *textwrap.wrap(
+                f"{name}: {about}", width=96, initial_indent="  # ", subsequent_indent="  #   "
+            ),
+        ]
         for number, (dots, offers) in enumerate(cards, start=1):
             out.append(f"  card {deck}{number}(deck: {deck}, dots: {dots})")
             for letter, (act, spots, value) in zip("ab", offers, strict=False):
-                out.append(f"    offer {deck}{number}{letter}(card: {deck}{number}, "
-                           f"act: {ACTS[act][0]}, spots: {spots}, value: {value})")
+                out.append(
+                    f"    offer {deck}{number}{letter}(card: {deck}{number}, "
+                    f"act: {ACTS[act][0]}, spots: {spots}, value: {value})"
+                )
     out.append("}")
     return "\n".join(out) + "\n"
 
@@ -612,12 +779,23 @@ def check_cards() -> None:
         seen |= {act for _, offers in cards for act, _, _ in offers}
     if seen != set(ACTS):
         raise ValueError(f"action types missing: {sorted(set(ACTS) - seen)}")
-    if len({act for _, _, _, cards in DECKS for _, offers in cards for act, _, _ in offers
-            if act != "repay"}) != 12:
+    if (
+        len(
+            {
+                act
+                for _, _, _, cards in DECKS
+                for _, offers in cards
+                for act, _, _ in offers
+                if act != "repay"
+            }
+        )
+        != 12
+    ):
         raise ValueError("twelve action types in all")
 
 
 # ----------------------------------------------------------------------------------------- main
+
 
 def build(data_dir: str) -> dict[str, str]:
     """File name -> text of every generated file."""
