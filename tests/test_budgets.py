@@ -7,8 +7,6 @@ within a generous time limit (a hang fails the test instead of blocking the run)
 
 from __future__ import annotations
 
-import signal
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -18,31 +16,12 @@ from dsl.diagnostics import CompileError
 from runtime.errors import RuleError
 from runtime.limits import MAX_BLOCK_NESTING, MAX_DOMAIN, MAX_LOOP_NESTING, STEP_BUDGET
 from runtime.preference import declared_bot
+from tests.timeouts import time_limit
 
 SECONDS = 30  # far more than any case needs; only a hang or a runaway loop reaches it
 
 HEAD = 'game "Budget" {\n  players 1..1\n  state { n: int public = 0  big: int public = 1000000000000 }\n'
 FLOW = "  flow { loop { choose by seat(1) { go, stop } } }\n  action stop() { end game }\n"
-
-
-class TooSlow(BaseException):  # noqa: N818 - not an Exception, so no `except Exception` can swallow it
-    """A case took longer than its time limit."""
-
-
-@contextmanager
-def time_limit(seconds: float):
-    """Raise TooSlow inside the block after `seconds` (SIGALRM; main thread only)."""
-
-    def expire(signum, frame):
-        raise TooSlow(f"no answer within {seconds} s")
-
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 def write(tmp_path, body: str, flow: str = FLOW) -> str:

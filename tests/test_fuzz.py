@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import ast
 import os
-import signal
-from contextlib import contextmanager
 
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
@@ -23,6 +21,7 @@ from compiler import compile_game
 from dsl.diagnostics import CompileError
 from dsl.parser import MAX_FILE_BYTES, MAX_NESTING, MAX_NODES_PER_DECL, metro_parser, parse
 from runtime.machine import load_module
+from tests.timeouts import time_limit
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NIGHTLY = os.environ.get("METRO_NIGHTLY") == "1"
@@ -40,26 +39,6 @@ def fuzz_settings(examples: int) -> settings:
         phases=[Phase.explicit, Phase.generate, Phase.shrink],
         suppress_health_check=list(HealthCheck),
     )
-
-
-class TooSlow(BaseException):  # noqa: N818 - not an Exception, so no `except Exception` can swallow it
-    """An input took longer than its time limit."""
-
-
-@contextmanager
-def time_limit(seconds: float):
-    """Raise TooSlow inside the block after `seconds` (SIGALRM; main thread only)."""
-
-    def expire(signum, frame):
-        raise TooSlow(f"no answer within {seconds} s")
-
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 def check_diagnostics(error: CompileError, texts: dict[str, str]) -> None:
