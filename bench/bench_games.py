@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass
 import click
 
 from compiler import load_game
-from compiler.simulate import simulate
+from metro.simulate import simulate
 from runtime import shapes
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

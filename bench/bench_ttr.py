@@ -18,8 +18,8 @@ from dataclasses import asdict, dataclass
 import click
 
 from compiler import load_game
-from compiler.simulate import play_game, simulate
-from runtime.bots import make_bot
+from metro.bots import make_bot
+from metro.simulate import play_game, simulate
 
 GAME = os.path.join(
     os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "games", "ticket_to_ride"

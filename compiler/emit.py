@@ -57,11 +57,11 @@ def _finalize(value):
     return value
 
 
-@lru_cache(maxsize=1)
-def environment() -> jinja2.Environment:
-    """The jinja2 environment: strict, with filters for identifiers and literals only."""
+@lru_cache(maxsize=2)
+def environment(package: str = "compiler") -> jinja2.Environment:
+    """The jinja2 environment for `package`'s templates: strict, filters for identifiers and literals only."""
     env = jinja2.Environment(
-        loader=jinja2.PackageLoader("compiler", "templates"),
+        loader=jinja2.PackageLoader(package, "templates"),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,

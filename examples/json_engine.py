@@ -16,7 +16,7 @@ import sys
 
 from compiler import load_game
 from dsl.diagnostics import CompileError
-from runtime import jsonlines
+from metro import jsonlines
 from runtime.errors import IllegalAction, MetroRuntimeError
 
 

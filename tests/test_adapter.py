@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from runtime.adapter import (
+from metro.adapter import (
     Adapter,
     Disagreement,
     EngineError,

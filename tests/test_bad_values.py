@@ -10,10 +10,10 @@ import pytest
 from click.testing import CliRunner
 
 from compiler import compile_game, load_game
-from dsl.cli import main
 from dsl.diagnostics import CompileError
 from dsl.parser import parse
 from dsl.terminal import printable
+from metro.cli import main
 from runtime.errors import RuleError
 from runtime.values import INT_LIMIT
 

@@ -13,8 +13,8 @@ import pytest
 
 from compiler import load_game
 from compiler.resolve import available_patches, expansion_named, find_patch_file, patch_title
-from runtime.preference import declared_bot
-from runtime.testing import run_battery
+from metro.battery import run_battery
+from metro.preference import declared_bot
 from tests.conftest import ROOT, game_dirs
 
 GAMES_PER_CONFIG = int(os.environ.get("METRO_BATTERY_GAMES", "100"))

@@ -13,9 +13,9 @@ import pytest
 
 from compiler import load_game
 from dsl.diagnostics import CompileError
+from metro.preference import declared_bot
 from runtime.errors import RuleError
 from runtime.limits import MAX_BLOCK_NESTING, MAX_DOMAIN, MAX_LOOP_NESTING, STEP_BUDGET
-from runtime.preference import declared_bot
 from tests.timeouts import time_limit
 
 SECONDS = 30  # far more than any case needs; only a hang or a runaway loop reaches it

@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 from jsonschema import Draft202012Validator, validate
 
-from dsl.cli import main
+from metro.cli import main
 from tests.conftest import ROOT
 
 TTR = os.path.join(ROOT, "games", "ticket_to_ride")
@@ -76,7 +76,7 @@ def test_check_a_broken_game_shows_the_diagnostic(runner, tmp_path):
 def test_a_missing_path_is_a_usage_error(runner):
     result = runner.invoke(main, ["check", "no/such/game"])
     assert result.exit_code == 2
-    assert "'no/such/game' does not exist" in result.output
+    assert "no file or folder 'no/such/game', and no shipped game of that name" in result.output
     _clean(result)
 
 

@@ -12,7 +12,8 @@ from click.testing import CliRunner
 from jsonschema import validate
 
 from compiler import load_game
-from compiler.coverage import (
+from metro.cli import main
+from metro.coverage import (
     code_lines,
     exercise,
     format_coverage,
@@ -20,8 +21,7 @@ from compiler.coverage import (
     rule_coverage,
     trace_lines,
 )
-from dsl.cli import main
-from runtime.scenarios import run_scenario, scenarios
+from metro.scenarios import run_scenario, scenarios
 from tests.conftest import ROOT
 
 LINES_GAME = """\

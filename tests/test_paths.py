@@ -123,7 +123,7 @@ def test_a_directory_named_metro_is_not_read(tmp_path):
 
 def _compile_in_child(*args: str) -> subprocess.CompletedProcess:
     # In a child with a timeout: before the fix, opening a FIFO blocks forever.
-    code = "import sys; from dsl.cli import main; sys.exit(main(sys.argv[1:]))"
+    code = "import sys; from metro.cli import main; sys.exit(main(sys.argv[1:]))"
     env = {**os.environ, "PYTHONPATH": ROOT}
     return subprocess.run(
         [sys.executable, "-c", code, "check", *args],

@@ -17,9 +17,9 @@ import pytest
 
 import runtime
 from compiler import load_game
+from metro.scenarios import broken_invariants
 from runtime.errors import InvalidSave, RuleError
 from runtime.saves import MAX_SAVE_CHARS
-from runtime.scenarios import broken_invariants
 from runtime.values import INT_LIMIT, MAX_ITEMS
 from tests.conftest import ROOT
 

@@ -7,8 +7,8 @@ from fractions import Fraction
 
 import pytest
 
-from compiler.simulate import GameResult, Tally, batches, play_game, simulate, wilson_interval
-from runtime.bots import BOTS, RandomBot, make_bot
+from metro.bots import BOTS, RandomBot, make_bot
+from metro.simulate import GameResult, Tally, batches, play_game, simulate, wilson_interval
 from runtime.errors import RuleError
 from tests.conftest import ROOT
 

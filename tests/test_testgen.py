@@ -13,13 +13,13 @@ from types import SimpleNamespace
 import pytest
 
 from compiler import load_game
-from compiler.testgen import beside, current_profile, generate_tests, module_file_name, render_tests
 from dsl.diagnostics import CompileError
-from runtime.scenarios import broken_invariants
+from metro.scenarios import broken_invariants
+from metro.testgen import beside, current_profile, generate_tests, module_file_name, render_tests
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TTR = os.path.join(ROOT, "games", "ticket_to_ride")
-ALLOWED_IMPORTS = {"compiler", "runtime", "pytest", "hypothesis"}
+ALLOWED_IMPORTS = {"metro", "runtime", "pytest", "hypothesis"}
 
 COUNTER = """\
 game "Counter" {

@@ -16,9 +16,9 @@ from types import CodeType, FunctionType, ModuleType
 
 from dsl.files import UnreadableFile, read_regular
 from dsl.parser import MAX_FILE_BYTES
+from metro.scenarios import broken_invariants, run_scenario, scenarios
 from runtime.errors import MetroRuntimeError
 from runtime.machine import Game
-from runtime.scenarios import broken_invariants, run_scenario, scenarios
 
 
 @dataclass

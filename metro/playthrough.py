@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import hashlib
 
+from metro.preference import declared_bot
 from runtime.machine import Game
-from runtime.preference import declared_bot
 from runtime.values import PLAYER
 
 
 def transcript(game: Game, players: int, seed: int | str, bot: str | None = None) -> str:
     """Every decision of a seeded game played by seeded bots, with a state digest every 25 steps."""
-    from runtime.bots import make_bot
+    from metro.bots import make_bot
 
     name = bot or game.default_bot or "random"
     bots = [

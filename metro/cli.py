@@ -16,19 +16,33 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from compiler import compile_game, generate_python, load_game
-from compiler.coverage import format_coverage, game_coverage
-from compiler.diff import describe_patches
-from compiler.simulate import SimulationStats, simulate
-from compiler.testgen import generate_tests
 from dsl.diagnostics import CompileError
 from dsl.terminal import printable
-from runtime.bots import bot_names, make_bot
+from metro.bots import bot_names, make_bot
+from metro.coverage import format_coverage, game_coverage
+from metro.diff import describe_patches
+from metro.games import UnknownGame, game_path
+from metro.playthrough import transcript
+from metro.simulate import SimulationStats, simulate
+from metro.testgen import generate_tests
 from runtime.errors import MetroRuntimeError
 from runtime.machine import Action, Game, State
-from runtime.playthrough import transcript
 from runtime.values import PLAYER
 
-GAME_PATH = click.Path(exists=True, path_type=str)
+
+class GameParam(click.ParamType):
+    """A game on the command line: a shipped game's name, or a path to a rules file or folder."""
+
+    name = "GAME"
+
+    def convert(self, value, param, ctx) -> str:
+        try:
+            return game_path(value)
+        except UnknownGame as error:
+            self.fail(str(error), param, ctx)
+
+
+GAME_PATH = GameParam()
 PLACES = {1: "1st", 2: "2nd", 3: "3rd"}
 MENU_LIMIT = 40  # longer lists of legal actions are summarised by action name
 
@@ -123,7 +137,7 @@ def _plural(count: int, word: str) -> str:
 
 
 @main.command()
-@click.argument("paths", nargs=-1, required=True, type=GAME_PATH)
+@click.argument("paths", nargs=-1, required=True, type=GAME_PATH, metavar="GAME...")
 @click.option(
     "--json",
     "as_json",
@@ -134,7 +148,7 @@ def _plural(count: int, word: str) -> str:
 def check(paths: tuple[str, ...], as_json: bool, variants, expansions, map_path) -> None:
     """Compile games and print their diagnostics.
 
-    Each PATH is a game directory (holding rules.metro) or a rules file. Exit status 1
+    Each GAME is a shipped game's name, a game directory (holding rules.metro) or a rules file. Exit status 1
     if any game has errors.
     """
     results = [_check_one(path, variants, expansions, map_path, echo=not as_json) for path in paths]
@@ -171,7 +185,7 @@ def _check_one(path: str, variants, expansions, map_path, echo: bool) -> dict:
 
 
 @main.command("compile")
-@click.argument("path", type=GAME_PATH)
+@click.argument("path", type=GAME_PATH, metavar="GAME")
 @click.option(
     "-o",
     "--output",
@@ -248,7 +262,7 @@ BOT_OPTION = click.option(
 
 
 @main.command("simulate")
-@click.argument("path", type=GAME_PATH)
+@click.argument("path", type=GAME_PATH, metavar="GAME")
 @PLAYERS_OPTION
 @click.option(
     "--games",
@@ -353,7 +367,7 @@ def _print_stats(stats: SimulationStats, jobs: int) -> None:
 
 
 @main.command("playthrough")
-@click.argument("path", type=GAME_PATH)
+@click.argument("path", type=GAME_PATH, metavar="GAME")
 @PLAYERS_OPTION
 @click.option(
     "--seed", default="1", show_default=True, help="Seed of the game.", callback=_valid_seed
@@ -383,7 +397,7 @@ def playthrough_command(
 
 
 @main.command("testgen")
-@click.argument("path", type=GAME_PATH)
+@click.argument("path", type=GAME_PATH, metavar="GAME")
 @click.option(
     "-o",
     "--output",
@@ -437,7 +451,7 @@ def testgen_command(
 
 
 @main.command("diff")
-@click.argument("path", type=GAME_PATH)
+@click.argument("path", type=GAME_PATH, metavar="GAME")
 @game_options
 def diff_command(path: str, variants, expansions, map_path) -> None:
     """List, in words, every declaration the expansions and variants add, replace or remove."""
@@ -450,7 +464,7 @@ def diff_command(path: str, variants, expansions, map_path) -> None:
 
 
 @main.command()
-@click.argument("path", type=GAME_PATH)
+@click.argument("path", type=GAME_PATH, metavar="GAME")
 @PLAYERS_OPTION
 @click.option(
     "--human",

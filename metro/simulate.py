@@ -16,7 +16,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 
-from runtime.bots import Bot, make_bot
+from compiler import load_game
+from metro.bots import Bot, make_bot
+from metro.games import game_path
 from runtime.errors import MetroRuntimeError, RuleError
 from runtime.machine import Game
 
@@ -100,10 +102,8 @@ class Tally:
 
 def load(setup: Setup) -> Game:
     """Compile the game, or load it from the on-disk module cache (CompileError on bad rules)."""
-    # The runtime's one import of the compiler: a worker gets the game's path, not its
-    # compiled module (classes made by exec do not pickle), and loads the game itself.
-    from compiler import load_game
-
+    # A worker gets the game's path, not its compiled module (classes made by exec do not
+    # pickle), and loads the game itself.
     return load_game(
         setup.path, expansions=setup.expansions, variants=setup.variants, map=setup.map
     )
@@ -221,7 +221,7 @@ def batches(games: int, parts: int) -> list[tuple[int, int]]:
 
 
 def simulate(
-    game_path: str,
+    game: str,
     players: int,
     games: int,
     seed: int | str,
@@ -232,26 +232,26 @@ def simulate(
     jobs: int = 1,
     progress: Callable[[int], None] | None = None,
 ) -> SimulationStats:
-    """Play `games` seeded games with bots; `progress(n)` hears of every n games finished."""
+    """Play `games` seeded games of `game` (a name or path) with bots; `progress(n)` hears of every n finished."""
     if games < 1:
         raise ValueError(f"the number of games must be at least 1, not {games}")
-    setup = Setup(game_path, players, str(seed), bot, tuple(variants), tuple(expansions), map)
-    game = load(setup)  # compile errors surface here, and workers then find the module cached
-    if not game.min_players <= players <= game.max_players:
+    setup = Setup(game_path(game), players, str(seed), bot, tuple(variants), tuple(expansions), map)
+    loaded = load(setup)  # compile errors surface here, and workers then find the module cached
+    if not loaded.min_players <= players <= loaded.max_players:
         raise ValueError(
-            f"{game.name} takes {game.min_players}-{game.max_players} players, not {players}"
+            f"{loaded.name} takes {loaded.min_players}-{loaded.max_players} players, not {players}"
         )
-    make_bot(bot, 0, game)  # an unknown bot fails here, before any game is played
+    make_bot(bot, 0, loaded)  # an unknown bot fails here, before any game is played
     started = time.perf_counter()
     tally = Tally.empty(players)
     if jobs <= 1:
         for start, count in batches(games, SERIAL_BATCHES):
-            _merge(tally, play_batch(game, setup, start, count), progress)
+            _merge(tally, play_batch(loaded, setup, start, count), progress)
     else:
         _run_pool(setup, batches(games, jobs * BATCHES_PER_JOB), jobs, tally, progress)
     seconds = time.perf_counter() - started
     return SimulationStats(
-        game=game.name,
+        game=loaded.name,
         players=players,
         games=tally.games,
         seed=setup.seed,

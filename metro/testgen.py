@@ -73,7 +73,7 @@ def render_tests(
         ci_lockstep=CI_LOCKSTEP,
         nightly_lockstep=NIGHTLY_LOCKSTEP,
     )
-    return environment().get_template(TEMPLATE).render(**context)
+    return environment("metro").get_template(TEMPLATE).render(**context)
 
 
 def own_scenarios(game: Game, game_path: str, variants=(), expansions=()) -> list[str]:

@@ -6,8 +6,8 @@ import random
 from collections.abc import Callable
 from typing import Protocol
 
+from metro.preference import PreferenceBot
 from runtime.machine import Action, State
-from runtime.preference import PreferenceBot
 
 
 class Bot(Protocol):

@@ -13,11 +13,11 @@ import os
 import pytest
 
 from compiler import load_game
-from compiler.coverage import coverage_of, format_coverage, trace_lines
 from compiler.resolve import expansion_named, patch_title
 from dsl.diagnostics import CompileError
+from metro.coverage import coverage_of, format_coverage, trace_lines
+from metro.scenarios import run_scenario, scenarios
 from runtime.errors import MetroRuntimeError, ScenarioFailure
-from runtime.scenarios import run_scenario, scenarios
 
 COVERAGE_KEY = "metro_coverage"  # in config.workeroutput: what an xdist worker's scenarios ran
 

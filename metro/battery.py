@@ -5,9 +5,9 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
+from metro.scenarios import broken_invariants
 from runtime.errors import IllegalAction
 from runtime.machine import Action, Game, State
-from runtime.scenarios import broken_invariants
 
 
 @dataclass

@@ -5,7 +5,7 @@ The JSON-lines protocol (one object per line each way, players numbered from 0, 
 "player": 0}`, `{"op": "apply", "player": 0, "action": "pass"}`, `{"op": "view", "player": 0}`,
 `{"op": "scores"}`, `{"op": "is_over"}`, `{"op": "info"}` and `{"op": "quit"}`. Every answer is
 `{"ok": true, ...}` or `{"ok": false, "error": "..."}`; examples/README.md documents the fields.
-Answers are read through runtime/jsonlines.py: a line over 1 MiB, nesting over 100 levels, text
+Answers are read through metro/jsonlines.py: a line over 1 MiB, nesting over 100 levels, text
 that is not UTF-8 or a field of the wrong type is an `EngineError`, never another exception.
 `Lockstep` plays the reference and an engine under test side by side and compares them.
 """
@@ -23,11 +23,11 @@ import threading
 from collections import deque
 from typing import Protocol, runtime_checkable
 
-from runtime import jsonlines
+from metro import jsonlines
+from metro.battery import BatteryReport, check_step
+from metro.scenarios import broken_invariants
 from runtime.errors import IllegalAction, MetroRuntimeError
 from runtime.machine import Action, Game, State
-from runtime.scenarios import broken_invariants
-from runtime.testing import BatteryReport, check_step
 
 ENGINE_VARIABLE = "METRO_ENGINE"
 BOGUS_ACTION = "no_such_action(0)"

@@ -1,0 +1,52 @@
+"""metro: board games written as .metro rule files, compiled to Python state machines and played.
+
+import metro
+game = metro.load_game("ticket_to_ride")        # a shipped game by name, or a path
+state = game.new_game(players=4, seed=7)
+stats = metro.simulate("ticket_to_ride", players=4, games=100, seed=1)
+"""
+
+from __future__ import annotations
+
+import compiler
+from dsl.diagnostics import CompileError
+from metro.bots import Bot, bot_names, make_bot
+from metro.games import UnknownGame, game_path, shipped_games
+from metro.simulate import GameResult, SimulationStats, play_game, simulate
+from runtime import Action, Game, IllegalAction, InvalidSave, RuleError, ScenarioFailure, State
+from runtime.errors import MetroRuntimeError
+
+
+def load_game(game: str, expansions=(), variants=(), map: str | None = None) -> Game:
+    """Compile (or load from the cache) a shipped game by name, or a game at a path."""
+    return compiler.load_game(game_path(game), expansions=expansions, variants=variants, map=map)
+
+
+def compile_game(game: str, expansions=(), variants=(), map: str | None = None):
+    """Compile a game by name or path and return the compile context (diagnostics, Python)."""
+    return compiler.compile_game(game_path(game), expansions, variants, map)
+
+
+__all__ = [
+    "Action",
+    "Bot",
+    "CompileError",
+    "Game",
+    "GameResult",
+    "IllegalAction",
+    "InvalidSave",
+    "MetroRuntimeError",
+    "RuleError",
+    "ScenarioFailure",
+    "SimulationStats",
+    "State",
+    "UnknownGame",
+    "bot_names",
+    "compile_game",
+    "game_path",
+    "load_game",
+    "make_bot",
+    "play_game",
+    "shipped_games",
+    "simulate",
+]
