@@ -11,6 +11,21 @@ from dataclasses import dataclass, field
 
 from compiler.builtins import BUILTINS, builtin_result, item_type
 from compiler.program import Program
+from compiler.refs import (
+    BuiltinRef,
+    ConstRef,
+    ElemByIdRef,
+    ElemFieldRef,
+    EnumAllRef,
+    EnumValueRef,
+    FunctionRef,
+    GlobalRef,
+    KindAllRef,
+    LocalRef,
+    PlayerFieldRef,
+    ProcedureRef,
+    Ref,
+)
 from compiler.types import (
     ANY,
     BOOL,
@@ -146,13 +161,17 @@ class CheckedProgram:
     const_types: dict[str, Type]
     signatures: dict[str, Signature]
     types: dict[int, Type] = field(default_factory=dict)
-    refs: dict[int, tuple] = field(default_factory=dict)
+    refs: dict[int, Ref] = field(default_factory=dict)
     suspends: set[str] = field(default_factory=set)
     calls: dict[str, set[str]] = field(default_factory=dict)
 
     def type_of(self, node: ast.Expr) -> Type:
         """The checked type of an expression."""
         return self.types.get(id(node), ANY)
+
+    def ref(self, node: ast.Node) -> Ref | None:
+        """What a name, field, index or call refers to (None for anything else)."""
+        return self.refs.get(id(node))
 
 
 def valid_identifier(name: str) -> bool:
@@ -348,9 +367,7 @@ class Checker:
                     )
                     self.cp.const_types[name] = base_t
             for node in walk(decl.value):
-                if isinstance(node, ast.Name) and self.cp.refs.get(id(node), ("",))[0] in (
-                    "global",
-                ):
+                if isinstance(self.cp.ref(node), GlobalRef):
                     self.error(TYPE, "a const may not read the game state", node)
 
     def _state(self) -> None:
@@ -366,10 +383,7 @@ class Checker:
                     init_t = self.expr(spec.init, scope)
                     self.expect_assignable(init_t, t, spec.init, "initial value")
                     for node in walk(spec.init):
-                        if (
-                            isinstance(node, ast.Name)
-                            and self.cp.refs.get(id(node), ("",))[0] == "global"
-                        ):
+                        if isinstance(self.cp.ref(node), GlobalRef):
                             self.error(TYPE, "an initial value may not read the game state", node)
                 if isinstance(t, CollT) and t.kind == "bag" and not is_finite(t.item):
                     self.error(
@@ -527,7 +541,7 @@ class Checker:
                     self.condition(decl.where, scope)
             self.condition(decl.cond, scope)
             for node in walk(decl.cond):
-                if isinstance(node, ast.Name) and self.cp.refs.get(id(node), ("",))[0] == "global":
+                if isinstance(self.cp.ref(node), GlobalRef):
                     self.error(TYPE, "a map check may only read map data, not the game state", node)
 
     def _param_scope(self, decl, pure: bool) -> Scope:
@@ -670,8 +684,8 @@ class Checker:
             if isinstance(node, ast.Call) and node.func == "size":
                 counted.update(id(n) for n in node.args)
         for node in walk(guard):
-            ref = self.cp.refs.get(id(node), ("",))
-            if ref[0] == "global" and id(node) not in counted:
+            ref = self.cp.ref(node)
+            if isinstance(ref, GlobalRef) and id(node) not in counted:
                 spec = self.p.state.get(node.name)
                 if spec is not None and spec.visibility != "public":
                     self.error(
@@ -680,7 +694,7 @@ class Checker:
                         f"'{node.name}' (only its size() may be used here)",
                         node,
                     )
-            if ref[0] == "player_field" and id(node) not in counted:
+            if isinstance(ref, PlayerFieldRef) and id(node) not in counted:
                 spec = self.p.per_player.get(node.name)
                 obj = node.obj
                 own = isinstance(obj, ast.MeLit) or (
@@ -961,11 +975,11 @@ class Checker:
         while isinstance(root, ast.Field | ast.Index):
             root = root.obj
         t = self.expr(node, scope)
-        ref = self.cp.refs.get(id(node))
+        ref = self.cp.ref(node)
         if isinstance(node, ast.Name):
             if ref is None:
                 return t
-            if ref[0] == "local":
+            if isinstance(ref, LocalRef):
                 local = scope.lookup(node.name)
                 if local is not None and not local.mutable:
                     self.error(
@@ -974,14 +988,14 @@ class Checker:
                         node,
                     )
                 return t
-            if ref[0] == "global":
+            if isinstance(ref, GlobalRef):
                 if scope.pure:
                     self.error(PURITY, "a function or guard may not change the game state", node)
                 return t
-            self.error(ASSIGN, f"cannot assign to {ref[0].replace('_', ' ')} '{node.name}'", node)
+            self.error(ASSIGN, f"cannot assign to {ref.what} '{node.name}'", node)
             return t
         if isinstance(node, ast.Field):
-            if ref and ref[0] == "player_field":
+            if isinstance(ref, PlayerFieldRef):
                 if scope.pure:
                     self.error(PURITY, "a function or guard may not change the game state", node)
                 return t
@@ -997,11 +1011,11 @@ class Checker:
         return t
 
     def _mutable_root(self, node: ast.Expr, scope: Scope) -> None:
-        ref = self.cp.refs.get(id(node), ("",))
-        if ref[0] in ("global", "player_field"):
+        ref = self.cp.ref(node)
+        if isinstance(ref, GlobalRef | PlayerFieldRef):
             if scope.pure:
                 self.error(PURITY, "a function or guard may not change the game state", node)
-        elif ref[0] == "local":
+        elif isinstance(ref, LocalRef):
             pass
         elif isinstance(node, ast.Index):
             self._mutable_root(node.obj, scope)
@@ -1219,14 +1233,14 @@ class Checker:
         name = node.name
         local = scope.lookup(name)
         if local is not None:
-            self.cp.refs[id(node)] = ("local", name)
+            self.cp.refs[id(node)] = LocalRef(name)
             return local.type
         p = self.p
         if name in p.state:
-            self.cp.refs[id(node)] = ("global", name)
+            self.cp.refs[id(node)] = GlobalRef(name)
             return self.cp.state_types.get(name, ANY)
         if name in p.consts:
-            self.cp.refs[id(node)] = ("const", name)
+            self.cp.refs[id(node)] = ConstRef(name)
             if name not in self.cp.const_types:
                 if name == self.current_decl:
                     self.error(TYPE, f"const '{name}' refers to itself", node)
@@ -1240,13 +1254,13 @@ class Checker:
             return self.cp.const_types[name]
         if name in self.cp.value_enum:
             enum, index = self.cp.value_enum[name]
-            self.cp.refs[id(node)] = ("enum_value", enum, index)
+            self.cp.refs[id(node)] = EnumValueRef(enum, index)
             return EnumT(enum)
         if name in p.enums:
-            self.cp.refs[id(node)] = ("enum_all", name)
+            self.cp.refs[id(node)] = EnumAllRef(name)
             return CollT("list", EnumT(name))
         if name in p.kinds:
-            self.cp.refs[id(node)] = ("kind_all", name)
+            self.cp.refs[id(node)] = KindAllRef(name)
             return CollT("list", ElemT(name))
         if name in p.per_player:
             self.error(
@@ -1285,7 +1299,7 @@ class Checker:
                     UNDEFINED_NAME, f"enum '{node.obj.name}' has no value '{node.name}'", node
                 )
                 return ANY
-            self.cp.refs[id(node)] = ("enum_value", node.obj.name, values.index(node.name))
+            self.cp.refs[id(node)] = EnumValueRef(node.obj.name, values.index(node.name))
             return EnumT(self._home_enum(node.obj.name, node.name))
         obj = self.expr(node.obj, scope)
         base = obj.inner if isinstance(obj, OptT) else obj
@@ -1298,7 +1312,7 @@ class Checker:
                     *self._suggest(node.name, self.p.per_player),
                 )
                 return ANY
-            self.cp.refs[id(node)] = ("player_field", node.name)
+            self.cp.refs[id(node)] = PlayerFieldRef(node.name)
             return self.cp.player_types.get(node.name, ANY)
         if isinstance(base, ElemT):
             fields = dict(self.cp.kind_fields.get(base.kind, []))
@@ -1310,7 +1324,7 @@ class Checker:
                     *self._suggest(node.name, fields),
                 )
                 return ANY
-            self.cp.refs[id(node)] = ("elem_field", base.kind, node.name)
+            self.cp.refs[id(node)] = ElemFieldRef(base.kind, node.name)
             return fields[node.name]
         if isinstance(base, AnyT):
             return ANY
@@ -1324,7 +1338,7 @@ class Checker:
             and isinstance(node.index, ast.StrLit)
             and scope.lookup(node.obj.name) is None
         ):
-            self.cp.refs[id(node)] = ("elem_by_id", node.obj.name, node.index.value)
+            self.cp.refs[id(node)] = ElemByIdRef(node.obj.name, node.index.value)
             return ElemT(node.obj.name)
         obj = self.expr(node.obj, scope)
         key = self.expr(node.index, scope)
@@ -1358,7 +1372,7 @@ class Checker:
         if name in p.functions or name in p.procedures:
             sig = self.cp.signatures.get(name)
             is_proc = name in p.procedures
-            self.cp.refs[id(node)] = ("procedure" if is_proc else "function", name)
+            self.cp.refs[id(node)] = ProcedureRef(name) if is_proc else FunctionRef(name)
             if is_proc and scope.pure:
                 self.error(PURITY, f"a function or guard may not call procedure '{name}'", node)
             if sig is None:
@@ -1381,7 +1395,7 @@ class Checker:
                 UNDEFINED_NAME, f"unknown function '{name[:60]}'", node, *self._suggest(name, known)
             )
             return ANY
-        self.cp.refs[id(node)] = ("builtin", name)
+        self.cp.refs[id(node)] = BuiltinRef(name)
         lo, hi = builtin.arity
         if not lo <= len(node.args) <= hi:
             self.error(

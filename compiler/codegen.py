@@ -14,6 +14,20 @@ from dataclasses import dataclass, field
 from compiler.checker import CheckedProgram
 from compiler.consteval import EvalError, Evaluator, MapData
 from compiler.pywriter import PyWriter
+from compiler.refs import (
+    BuiltinRef,
+    ConstRef,
+    ElemByIdRef,
+    ElemFieldRef,
+    EnumAllRef,
+    EnumValueRef,
+    FunctionRef,
+    GlobalRef,
+    KindAllRef,
+    LocalRef,
+    PlayerFieldRef,
+    ProcedureRef,
+)
 from compiler.types import (
     AnyT,
     BoolT,
@@ -284,42 +298,41 @@ class Generator:
         return env.local("me") if env.frame and "me" not in env.names else env.me
 
     def x_Name(self, node: ast.Name, env: Env) -> str:
-        ref = self.cp.refs.get(id(node), ("",))
-        kind = ref[0]
-        if kind == "local":
+        ref = self.cp.ref(node)
+        if isinstance(ref, LocalRef):
             return env.local(node.name)
-        if kind == "global":
+        if isinstance(ref, GlobalRef):
             return self.hoisted(f"S.g_{ident(node.name)}")
-        if kind == "const":
+        if isinstance(ref, ConstRef):
             return f"C_{ident(node.name)}"
-        if kind == "enum_value":
-            return repr(ref[2])
-        if kind == "enum_all":
-            return f"list(range({len(self.cp.enum_values[ref[1]])}))"
-        if kind == "kind_all":
-            return f"list(range({self.data.count(ref[1])}))"
+        if isinstance(ref, EnumValueRef):
+            return repr(ref.index)
+        if isinstance(ref, EnumAllRef):
+            return f"list(range({len(self.cp.enum_values[ref.enum])}))"
+        if isinstance(ref, KindAllRef):
+            return f"list(range({self.data.count(ref.kind)}))"
         raise AssertionError(f"unresolved name {node.name}")
 
     def x_Field(self, node: ast.Field, env: Env) -> str:
-        ref = self.cp.refs.get(id(node), ("",))
-        if ref[0] == "enum_value":
-            return repr(ref[2])
+        ref = self.cp.ref(node)
+        if isinstance(ref, EnumValueRef):
+            return repr(ref.index)
         obj = self.expr(node.obj, env)
-        if ref[0] == "player_field":
+        if isinstance(ref, PlayerFieldRef):
             if obj.strip("()") == "me":
                 return self.hoisted(f"S.p_{ident(node.name)}[me]")
             return f"S.p_{ident(node.name)}[{obj}]"
-        if ref[0] == "elem_field":
-            return f"K_{ident(ref[1])}__{ident(ref[2])}[{obj}]"
+        if isinstance(ref, ElemFieldRef):
+            return f"K_{ident(ref.kind)}__{ident(ref.field)}[{obj}]"
         raise AssertionError("unresolved field")
 
     def x_Index(self, node: ast.Index, env: Env) -> str:
-        ref = self.cp.refs.get(id(node), ("",))
-        if ref[0] == "elem_by_id":
-            ids = self.data.ids.get(ref[1], [])
-            if ref[2] not in ids:
-                return f"_l.no_element({ref[1]!r}, {ref[2]!r})"
-            return repr(ids.index(ref[2]))
+        ref = self.cp.ref(node)
+        if isinstance(ref, ElemByIdRef):
+            ids = self.data.ids.get(ref.kind, [])
+            if ref.id not in ids:
+                return f"_l.no_element({ref.kind!r}, {ref.id!r})"
+            return repr(ids.index(ref.id))
         return f"{self.expr(node.obj, env)}[{self.expr(node.index, env)}]"
 
     def items(self, node: ast.Expr, env: Env, snapshot: bool = False, charge: bool = True) -> str:
@@ -337,13 +350,15 @@ class Generator:
             return self.charged(code, node) if charge and not free else code
         if isinstance(node, ast.PlayersLit):
             return "range(S.n)"
-        ref = self.cp.refs.get(id(node), ("",))
-        if ref[0] == "enum_all":  # an enum is small (written out in the rules)
-            return f"range({len(self.cp.enum_values[ref[1]])})"
-        if ref[0] == "kind_all":
-            code = f"range({self.data.count(ref[1])})"
+        ref = self.cp.ref(node)
+        if isinstance(ref, EnumAllRef):  # an enum is small (written out in the rules)
+            return f"range({len(self.cp.enum_values[ref.enum])})"
+        if isinstance(ref, KindAllRef):
+            code = f"range({self.data.count(ref.kind)})"
             return (
-                self.charged(code, node) if charge and self.data.count(ref[1]) > FREE_WALK else code
+                self.charged(code, node)
+                if charge and self.data.count(ref.kind) > FREE_WALK
+                else code
             )
         charge = charge and not self.small_constant(node)
         code = self.expr(node, env)
@@ -379,7 +394,7 @@ class Generator:
         return _small(self._const_value(node))
 
     def _const_value(self, node: ast.Expr):
-        if isinstance(node, ast.Name) and self.cp.refs.get(id(node), ("",))[0] == "const":
+        if isinstance(self.cp.ref(node), ConstRef):
             try:
                 return self.evaluator.const(node.name, node)
             except (EvalError, RecursionError):
@@ -395,7 +410,7 @@ class Generator:
         if isinstance(node, ast.Neg):
             value = self.const_int(node.operand)
             return None if value is None else -value
-        if isinstance(node, ast.Name) and self.cp.refs.get(id(node), ("",))[0] == "const":
+        if isinstance(self.cp.ref(node), ConstRef):
             value = self._const_value(node)
             return value if isinstance(value, int) and not isinstance(value, bool) else None
         if isinstance(node, ast.BinOp) and node.op in ("+", "-", "*"):
@@ -413,11 +428,11 @@ class Generator:
             return len(node.items)
         if isinstance(node, ast.RangeExpr):
             return self.range_size(node.lo, node.hi)
-        ref = self.cp.refs.get(id(node), ("",))
-        if ref[0] == "enum_all":
-            return len(self.cp.enum_values[ref[1]])
-        if ref[0] == "kind_all":
-            return self.data.count(ref[1])
+        ref = self.cp.ref(node)
+        if isinstance(ref, EnumAllRef):
+            return len(self.cp.enum_values[ref.enum])
+        if isinstance(ref, KindAllRef):
+            return self.data.count(ref.kind)
         value = self._const_value(node)
         return len(value) if isinstance(value, list | tuple | set | dict) else None
 
@@ -464,7 +479,7 @@ class Generator:
             for c in sub.fors
         }
         for sub in walk(node):
-            if isinstance(sub, ast.Name) and self.cp.refs.get(id(sub), ("",))[0] == "local":
+            if isinstance(self.cp.ref(sub), LocalRef):
                 if sub.name not in bound and env.local(sub.name).strip("()") != "me":
                     return False
             if isinstance(sub, ast.Call) and sub.func in (
@@ -559,9 +574,9 @@ class Generator:
         return f"{self.version_name(prefix, name, version - 1)}(S{args})"
 
     def x_Call(self, node: ast.Call, env: Env) -> str:
-        ref = self.cp.refs.get(id(node), ("",))
+        ref = self.cp.ref(node)
         args = [self.expr(a, env) for a in node.args]
-        if ref[0] == "function":
+        if isinstance(ref, FunctionRef):
             if self.hoist is not None and self.invariant(node, env):
                 saved, self.hoist = self.hoist, None
                 try:
@@ -572,7 +587,7 @@ class Generator:
             inlined = self.inline(node.func, node.args, args, env)
             if inlined is not None:
                 return inlined
-        if ref[0] in ("function", "procedure"):
+        if isinstance(ref, FunctionRef | ProcedureRef):
             pyname, waits = self.callable_name(node.func)
             if waits:
                 raise AssertionError("waiting calls are lowered as statements")
@@ -749,7 +764,7 @@ class Generator:
             return True
         if isinstance(node, ast.CondExpr):
             return self.in_range(node.then) and self.in_range(node.orelse)
-        if isinstance(node, ast.Call) and self.cp.refs.get(id(node), ("",))[0] == "builtin":
+        if isinstance(self.cp.ref(node), BuiltinRef):
             if node.func in ("min", "max") and len(node.args) == 2:
                 return all(self.in_range(a) for a in node.args)
             return node.func in IN_RANGE_BUILTINS
@@ -757,13 +772,13 @@ class Generator:
 
     def stored(self, node: ast.Expr) -> bool:
         """True if `node` reads a constant, the state or map data (whose integers are all in range)."""
-        ref = self.cp.refs.get(id(node), ("",))[0]
+        ref = self.cp.ref(node)
         if isinstance(node, ast.Name):
-            return ref in ("global", "const", "enum_value")
+            return isinstance(ref, GlobalRef | ConstRef | EnumValueRef)
         if isinstance(node, ast.Field):
-            return ref in ("player_field", "elem_field", "enum_value")
+            return isinstance(ref, PlayerFieldRef | ElemFieldRef | EnumValueRef)
         if isinstance(node, ast.Index):
-            return ref == "elem_by_id" or self.stored(node.obj)
+            return isinstance(ref, ElemByIdRef) or self.stored(node.obj)
         return False
 
     def convert(self, code: str, src: Type, dst: Type) -> str:
@@ -844,10 +859,10 @@ class Generator:
         as Python's own augmented assignment does.
         """
         target = node.target
-        ref = self.cp.refs.get(id(target), ("",))
-        if isinstance(target, ast.Field) and ref[0] == "player_field":
+        ref = self.cp.ref(target)
+        if isinstance(ref, PlayerFieldRef):
             container, index = f"S.p_{ident(target.name)}", self.expr(target.obj, env)
-        elif isinstance(target, ast.Index) and ref[0] != "elem_by_id":
+        elif isinstance(target, ast.Index) and not isinstance(ref, ElemByIdRef):
             container, index = self.expr(target.obj, env), self.expr(target.index, env)
         else:
             container = index = None

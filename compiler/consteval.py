@@ -7,6 +7,17 @@ from dataclasses import dataclass
 import networkx as nx
 
 from compiler.checker import CheckedProgram
+from compiler.refs import (
+    BuiltinRef,
+    ConstRef,
+    ElemByIdRef,
+    ElemFieldRef,
+    EnumAllRef,
+    EnumValueRef,
+    FunctionRef,
+    KindAllRef,
+    LocalRef,
+)
 from dsl import ast
 from dsl.diagnostics import INT_RANGE, ErrorCode
 from runtime import graph, grid
@@ -109,37 +120,37 @@ class Evaluator:
         return None
 
     def e_Name(self, node, env):
-        ref = self.cp.refs.get(id(node), ("",))
-        if ref[0] == "local":
+        ref = self.cp.ref(node)
+        if isinstance(ref, LocalRef):
             return env[node.name]
-        if ref[0] == "const":
+        if isinstance(ref, ConstRef):
             return self.const(node.name, node)
-        if ref[0] == "enum_value":
-            return ref[2]
-        if ref[0] == "enum_all":
-            return list(range(len(self.cp.enum_values[ref[1]])))
-        if ref[0] == "kind_all":
-            return list(range(self.data.count(ref[1])))
+        if isinstance(ref, EnumValueRef):
+            return ref.index
+        if isinstance(ref, EnumAllRef):
+            return list(range(len(self.cp.enum_values[ref.enum])))
+        if isinstance(ref, KindAllRef):
+            return list(range(self.data.count(ref.kind)))
         raise EvalError(f"'{node.name}' is not known before the game starts", node)
 
     def e_Field(self, node, env):
-        ref = self.cp.refs.get(id(node), ("",))
-        if ref[0] == "enum_value":
-            return ref[2]
-        if ref[0] == "elem_field":
+        ref = self.cp.ref(node)
+        if isinstance(ref, EnumValueRef):
+            return ref.index
+        if isinstance(ref, ElemFieldRef):
             index = self.eval(node.obj, env)
             if index is None:
                 raise EvalError("field of none", node)
-            return self.data.fields[ref[1]][ref[2]][index]
+            return self.data.fields[ref.kind][ref.field][index]
         raise EvalError("this field is not known before the game starts", node)
 
     def e_Index(self, node, env):
-        ref = self.cp.refs.get(id(node), ("",))
-        if ref[0] == "elem_by_id":
-            ids = self.data.ids.get(ref[1], [])
-            if ref[2] not in ids:
-                raise EvalError(f"no {ref[1]} '{ref[2]}' in the map", node)
-            return ids.index(ref[2])
+        ref = self.cp.ref(node)
+        if isinstance(ref, ElemByIdRef):
+            ids = self.data.ids.get(ref.kind, [])
+            if ref.id not in ids:
+                raise EvalError(f"no {ref.kind} '{ref.id}' in the map", node)
+            return ids.index(ref.id)
         obj = self.eval(node.obj, env)
         key = self.eval(node.index, env)
         try:
@@ -212,12 +223,15 @@ class Evaluator:
         raise EvalError(f"{func}() is not known before the game starts", node)
 
     def e_Call(self, node, env):
-        ref = self.cp.refs.get(id(node), ("",))
+        ref = self.cp.ref(node)
         args = [self.eval(a, env) for a in node.args]
         name = node.func
-        if ref[0] == "builtin" and name not in ("size", "first"):  # these walk their arguments
+        if isinstance(ref, BuiltinRef) and name not in (
+            "size",
+            "first",
+        ):  # these walk their arguments
             args = [self.concrete(arg, a) for arg, a in zip(args, node.args, strict=True)]
-        if ref[0] == "function":
+        if isinstance(ref, FunctionRef):
             decl = self.cp.program.functions[name].active
             if decl.expr is None:
                 raise EvalError(
@@ -225,7 +239,7 @@ class Evaluator:
                     node,
                 )
             return self.eval(decl.expr, {p.name: v for p, v in zip(decl.params, args, strict=True)})
-        if ref[0] == "builtin":
+        if isinstance(ref, BuiltinRef):
             if name == "size":
                 return len(args[0])
             if name in ("min", "max") and len(args) == 2:
