@@ -15,6 +15,11 @@ STEP_BUDGET = 2_000_000
 # collection of at most this many items (these are the hot paths of generated games).
 FREE_WALK = 64
 
+# Steps a construct may take between two charges: a walk of a known small size (above), a
+# loop's iteration or a call runs free while everything nested in it (walks, loops, calls of
+# functions and procedures, each one step) stays within this; anything more is charged.
+FREE_STEPS = 4096
+
 # Values one action parameter or choice domain may list (a range or a collection), and
 # argument combinations one action may list when its domains' sizes are known when compiling.
 MAX_DOMAIN = 100_000

@@ -1,0 +1,204 @@
+"""Pass `cost`: how many steps each walk, loop and call may take, so no work escapes the budget.
+
+A step is one iteration of a walk or loop, or one call of a function or procedure of the rules.
+The generated code charges steps to the state's step budget (runtime/limits.STEP_BUDGET) at a
+few places only: a walk whose size is not known when compiling is charged its length when it
+starts, and a `while`/`loop` each iteration. Everything in between runs free. This pass bounds
+that free work statically:
+
+- every charge is weighted: a walk charges its length times the steps one iteration may take
+  uncharged (its body, its `where`, the walks nested in it);
+- a walk of a known small size stays free only while its whole cost is at most FREE_STEPS;
+  beyond that it is charged like any other walk (`forced`);
+- a function or procedure whose body may take more than FREE_STEPS free steps charges them
+  when it is called (`entry`), so calls that fan out (f calls g twice, g calls h twice, …)
+  cannot multiply unseen.
+
+So the free work between two charges is at most FREE_STEPS per construct of the rule file,
+and everything else is counted.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import graphlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from compiler.checker import CheckedProgram
+from compiler.refs import FunctionRef, ProcedureRef
+from dsl import ast
+from runtime.limits import FREE_STEPS
+
+# The size of a walk that runs without a charge (an enum, the players, a small kind, constant
+# range or constant collection), or None when the walk is charged its length at run time.
+FreeSize = Callable[[ast.Expr], int | None]
+
+
+@dataclass
+class StepCosts:
+    """The weights of charged walks and loops, the forced charges, and the calls charged at entry."""
+
+    weights: dict[int, int] = field(default_factory=dict)
+    forced: set[int] = field(default_factory=set)
+    entry: dict[str, int] = field(default_factory=dict)
+    bodies: dict[str, int] = field(default_factory=dict)
+
+    def weight(self, node: ast.Node) -> int:
+        """Steps one iteration of the walk or loop at `node` may take (at least 1)."""
+        return self.weights.get(id(node), 1)
+
+    def is_forced(self, node: ast.Node) -> bool:
+        """True if the small walk at `node` costs too much to run free."""
+        return id(node) in self.forced
+
+    def entry_charge(self, name: str) -> int:
+        """Steps a call of function or procedure `name` charges when it starts (0: none)."""
+        return self.entry.get(name, 0)
+
+
+def step_costs(cp: CheckedProgram, free_size: FreeSize) -> StepCosts:
+    """Weigh every walk, loop and call of the checked program (callees before their callers)."""
+    costs = StepCosts()
+    program = cp.program
+    tables = {**program.procedures, **program.functions}
+    order = graphlib.TopologicalSorter(
+        {name: sorted(cp.calls.get(name, ())) for name in sorted(tables)}
+    ).static_order()  # the checker refused recursion, so the calls form a DAG
+    for name in order:
+        if name not in tables:
+            continue
+        total = 0
+        for version in tables[name].versions:  # a `super` call runs the older versions
+            total = _Weigher(cp, free_size, costs, total).decl(version)
+        costs.bodies[name] = total
+        if total > FREE_STEPS:
+            costs.entry[name] = total
+    weigher = _Weigher(cp, free_size, costs, 0)
+    for versions in (program.flow, program.score, program.rank):
+        for decl in versions.versions if versions is not None else ():
+            weigher.decl(decl)
+    for table in (program.actions,):
+        for versions in table.values():
+            for decl in versions.versions:
+                weigher.decl(decl)
+    for decl in (*program.invariants.values(), *program.bots.values(), *program.scenarios.values()):
+        weigher.decl(decl)
+    return costs
+
+
+class _Weigher:
+    """Free steps of one declaration's nodes, recording weights and forced walks on the way."""
+
+    def __init__(self, cp: CheckedProgram, free_size: FreeSize, costs: StepCosts, older: int):
+        self.cp = cp
+        self.free_size = free_size
+        self.costs = costs
+        self.older = older  # free steps of the previous version, for `super`
+
+    def decl(self, node: ast.Node) -> int:
+        """Free steps of a declaration; action parameters walk their domains nested."""
+        if isinstance(node, ast.ActionDecl):
+            inner = self.steps(node.when) + self.steps(node.body)
+            return self.nested([(p, p.domain, p.where) for p in node.params], inner)
+        return self.children(node)
+
+    def steps(self, node) -> int:
+        """Free steps of a node (0 for None)."""
+        if node is None:
+            return 0
+        method = getattr(self, f"w_{type(node).__name__}", None)
+        return method(node) if method is not None else self.children(node)
+
+    def children(self, node) -> int:
+        """Free steps of a node that does nothing itself: the sum of its parts."""
+        total = 0
+        for item in dataclasses.fields(node):
+            total += self._part(getattr(node, item.name))
+        return total
+
+    def _part(self, value) -> int:
+        if isinstance(value, ast.Node):
+            return self.steps(value)
+        if isinstance(value, tuple):
+            return sum(self._part(item) for item in value)
+        return 0
+
+    def walk(self, key: ast.Node, iterable: ast.Expr | None, weight: int) -> int:
+        """Free steps of a walk over `iterable` whose iterations take `weight` steps each."""
+        self.costs.weights[id(key)] = weight
+        size = self.free_size(iterable) if iterable is not None else None
+        if size is not None:
+            if size * weight <= FREE_STEPS:
+                return size * weight
+            self.costs.forced.add(id(key))
+        return 0
+
+    def nested(self, clauses, inner: int) -> int:
+        """Free steps of walks nested in order, `(key, iterable or domain, where)`, around `inner`."""
+        rest = inner
+        for key, over, where in reversed(clauses):
+            weight = 1 + self.steps(where) + rest
+            iterable = over.collection if isinstance(over, ast.InDomain) else over
+            if isinstance(over, ast.TypeDomain | ast.SubsetDomain):
+                iterable = None  # listed by the runtime, charged by its size
+            rest = self.steps(over) + self.walk(key, iterable, weight)
+        return rest
+
+    def w_For(self, node: ast.For) -> int:
+        return self.nested([(node, node.iterable, node.where)], self.steps(node.body))
+
+    def _comprehension(self, fors, inner: int) -> int:
+        return self.nested([(c, c.iterable, c.where) for c in fors], inner)
+
+    def w_ListComp(self, node: ast.ListComp) -> int:
+        return self._comprehension(node.fors, self.steps(node.elem))
+
+    def w_GenCall(self, node: ast.GenCall) -> int:
+        return self._comprehension(node.fors, self.steps(node.elem))
+
+    def w_DictComp(self, node: ast.DictComp) -> int:
+        return self._comprehension(node.fors, self.steps(node.key) + self.steps(node.value))
+
+    def w_While(self, node: ast.While) -> int:
+        self.costs.weights[id(node)] = 1 + self.steps(node.cond) + self.steps(node.body)
+        return self.steps(node.cond)  # the last test, after the last charged iteration
+
+    def w_Loop(self, node: ast.Loop) -> int:
+        self.costs.weights[id(node)] = 1 + self.steps(node.body)
+        return 0
+
+    def w_Repeat(self, node: ast.Repeat) -> int:
+        self.costs.weights[id(node)] = 1 + self.steps(node.body)
+        return self.steps(node.count)
+
+    def w_If(self, node: ast.If) -> int:
+        tests = sum(self.steps(cond) for cond, _ in node.branches)
+        arms = [self.steps(body) for _, body in node.branches] + [self.steps(node.orelse)]
+        return tests + max(arms)
+
+    def w_CondExpr(self, node: ast.CondExpr) -> int:
+        return self.steps(node.cond) + max(self.steps(node.then), self.steps(node.orelse))
+
+    def _choice(self, node, domain, where) -> int:
+        return self.nested([(node, domain, where)], 0)
+
+    def w_Choose(self, node: ast.Choose) -> int:
+        return self.steps(node.by) + self._choice(node, node.domain, node.where)
+
+    def w_EachChoose(self, node: ast.EachChoose) -> int:
+        return self.steps(node.players) + self._choice(node, node.domain, node.where)
+
+    def w_Call(self, node: ast.Call) -> int:
+        args = sum(self.steps(arg) for arg in node.args)
+        ref = self.cp.ref(node)
+        if isinstance(ref, FunctionRef | ProcedureRef):
+            name = ref.name
+            callee = 0 if name in self.costs.entry else self.costs.bodies.get(name, 0)
+            return 1 + args + callee
+        # A builtin walks a small collection argument in its own (fast) loop.
+        walked = sum(self.free_size(arg) or 0 for arg in node.args)
+        return args + walked
+
+    def w_SuperCall(self, node: ast.SuperCall) -> int:
+        return 1 + sum(self.steps(arg) for arg in node.args) + self.older
