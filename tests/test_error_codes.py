@@ -1,0 +1,514 @@
+"""Every registered error code has a targeted test: a minimal game that gets exactly that code,
+at the line and column a user would look at, with a message that says what is wrong."""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+
+import pytest
+
+import dsl.diagnostics as diagnostics
+from compiler import compile_game
+from dsl.diagnostics import REGISTRY, CompileError
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# Registered codes that no pass emits. Each must be either emitted (and given a case below) or
+# removed from dsl/diagnostics.py; test_never_emitted_codes_are_really_never_emitted keeps this honest.
+NEVER_EMITTED = {
+    "map-disconnected",  # map connectivity is a declared `check` (graph_connected), so map-check
+}
+
+
+def game(body: str = "", flow: str = "end game") -> str:
+    """A two-player game: line 1 `game`, 2 `players`, 3 `state`, 4.. `body`, then the flow."""
+    return (
+        f'game "G" {{\n  players 2..2\n  state {{ total: int public }}\n'
+        f"{body}  flow {{ {flow} }}\n}}\n"
+    )
+
+
+def mapped(schema: str, board: str) -> dict[str, str]:
+    """A game whose schema (lines 6.. of rules.metro) is `schema`, with board.metro holding `board`."""
+    rules = game(f'  default map "board.metro"\n  map schema {{\n{schema}  }}\n')
+    return {"rules.metro": rules, "board.metro": f'map "B" for "G" {{\n{board}}}\n'}
+
+
+@dataclass(frozen=True)
+class Case:
+    """A game that must be refused with one diagnostic of `code` at file:line:col."""
+
+    name: str
+    code: str
+    files: dict[str, str | bytes]
+    line: int
+    col: int
+    fragment: str
+    file: str = "rules.metro"  # relative to the game directory ("." is the directory itself)
+    variants: tuple[str, ...] = ()
+    expansions: tuple[str, ...] = ()
+    note: str = ""
+
+
+CASES = [
+    # ------------------------------------------------------------- reading and parsing
+    Case(
+        "syntax-unexpected-token",
+        "syntax",
+        {"rules.metro": game("  const X = = 1\n")},
+        4,
+        13,
+        "unexpected '='; expected an expression",
+    ),
+    Case(
+        "syntax-unclosed-brace",
+        "syntax",
+        {"rules.metro": 'game "G" {\n  players 2..2\n  flow {\n'},
+        4,
+        1,
+        "the file ends before a '{' is closed",
+        note="the unclosed '{' is at",
+    ),
+    Case(
+        "input-not-utf8",
+        "input",
+        {"rules.metro": game('  const X = "\xff"\n').encode("latin-1")},
+        4,
+        14,
+        "not valid UTF-8",
+    ),
+    Case(
+        "input-control-character",
+        "input",
+        {"rules.metro": game("  const X = 1\x00\n")},
+        4,
+        14,
+        "control character, U+0000",
+    ),
+    Case(
+        "too-deep-expression",
+        "too-deep",
+        {"rules.metro": game("  const X = " + "not " * 300 + "true\n")},
+        4,
+        13 + 4 * 100,  # the 101st `not`: the first whose subtree is more than 200 levels high
+        "nesting is deeper than the limit of 200 levels",
+    ),
+    Case(
+        "too-deep-loops",
+        "too-deep",
+        {"rules.metro": game(flow="repeat 2 times { " * 17 + "total += 1" + " }" * 17)},
+        4,
+        10 + 17 * 16,  # the 17th `repeat`
+        "loops are nested deeper than the limit of 16",
+    ),
+    Case(
+        "int-range-literal",
+        "int-range",
+        {"rules.metro": game("  const X = 99999999999999999999\n")},
+        4,
+        13,
+        "larger than the limit of 9223372036854775807",
+    ),
+    Case(
+        "int-range-computed-const",
+        "int-range",
+        {"rules.metro": game("  const X = 9223372036854775807 + 1\n", "total = X")},
+        4,
+        13,
+        "the value 9223372036854775808 is outside the integer range",
+    ),
+    # ------------------------------------------------------------- resolve
+    Case(
+        "duplicate-const",
+        "duplicate",
+        {"rules.metro": game("  const X = 1\n  const X = 2\n")},
+        5,
+        3,
+        "const 'X' is already declared",
+    ),
+    Case(
+        "duplicate-let-hides-state",
+        "duplicate",
+        {"rules.metro": game(flow="let total = 1")},
+        4,
+        10,
+        "'total' hides a declaration of the same name",
+    ),
+    Case(
+        "structure-requires-in-game",
+        "structure",
+        {"rules.metro": game('  requires "Other"\n')},
+        4,
+        3,
+        "`requires`/`excludes` belong in a variant or expansion",
+    ),
+    Case(
+        "structure-no-flow",
+        "structure",
+        {"rules.metro": 'game "G" {\n  players 2..2\n}\n'},
+        1,
+        1,
+        "the game has no `flow`",
+    ),
+    Case(
+        "patch-override-names-nothing",
+        "patch",
+        {
+            "rules.metro": game("  const BONUS = 1\n"),
+            "variants/v.metro": 'variant "V" for "G" {\n  override const BONSU = 2\n}\n',
+        },
+        2,
+        3,
+        "`override` names no existing const 'BONSU'",
+        file="variants/v.metro",
+        variants=("v",),
+    ),
+    Case(
+        "patch-requires-missing",
+        "patch",
+        {
+            "rules.metro": game(),
+            "variants/v.metro": 'variant "V" for "G" {\n  requires "W"\n}\n',
+        },
+        2,
+        3,
+        "variant 'V' needs 'W'",
+        file="variants/v.metro",
+        variants=("v",),
+    ),
+    Case(
+        "patch-extend-unknown-enum",
+        "patch",
+        {
+            "rules.metro": game(),
+            "exp/expansion.metro": 'expansion "E" for "G" {\n  extend enum Color { blue }\n}\n',
+        },
+        2,
+        3,
+        "there is no enum 'Color' to extend",
+        file="exp/expansion.metro",
+        expansions=("exp",),
+    ),
+    Case(
+        "resolve-missing-use",
+        "resolve",
+        {"rules.metro": game('  use "gone.metro"\n')},
+        4,
+        7,
+        "cannot find used file 'gone.metro'",
+    ),
+    Case(
+        "resolve-unknown-variant",
+        "resolve",
+        {"rules.metro": game(), "variants/fast.metro": 'variant "Fast" for "G" {\n}\n'},
+        1,
+        1,
+        "no variant named 'slow' for this game (known: fast)",
+        file=".",
+        variants=("slow",),
+    ),
+    Case(
+        "resolve-map-for-another-game",
+        "resolve",
+        {
+            "rules.metro": game('  default map "board.metro"\n'),
+            "board.metro": 'map "B" for "H" {\n}\n',
+        },
+        1,
+        1,
+        "map 'B' is for 'H', not 'G'",
+        file="board.metro",
+    ),
+    Case(
+        "path-absolute-use",
+        "path",
+        {"rules.metro": game('  use "/etc/passwd.metro"\n')},
+        4,
+        7,
+        "'/etc/passwd.metro' is an absolute path",
+    ),
+    # ------------------------------------------------------------- check
+    Case(
+        "undefined-name",
+        "undefined-name",
+        {"rules.metro": game(flow="total = missing")},
+        4,
+        18,
+        "unknown name 'missing'",
+    ),
+    Case(
+        "undefined-type",
+        "undefined-name",
+        {"rules.metro": game("  per player { hand: Nope public }\n")},
+        4,
+        22,
+        "unknown type 'Nope'",
+    ),
+    Case(
+        "undefined-action-in-bot",
+        "undefined-name",
+        {
+            "rules.metro": game(
+                '  action go() { end game }\n  bot "b" { nowhere: 1 }\n', "choose by seat(1) { go }"
+            )
+        },
+        5,
+        13,
+        "bot 'b' scores unknown action 'nowhere'",
+    ),
+    Case(
+        "bad-name-state-field",
+        "bad-name",
+        {"rules.metro": game("  per player { super: int public }\n")},
+        4,
+        16,
+        "'super' cannot be used as a name",
+    ),
+    Case(
+        "bad-name-let",
+        "bad-name",
+        {"rules.metro": game(flow="let super = 1")},
+        4,
+        10,
+        "'super' cannot be used as a name",
+    ),
+    Case(
+        "type-assignment",
+        "type",
+        {"rules.metro": game(flow='total = "text"')},
+        4,
+        18,
+        "the value has type text, but int is expected",
+    ),
+    Case(
+        "type-variant-retypes-const",
+        "type",
+        {
+            "rules.metro": game("  const BONUS = 1\n", "total = BONUS"),
+            "variants/v.metro": 'variant "V" for "G" {\n  override const BONUS = true\n}\n',
+        },
+        2,
+        12,
+        "override of const 'BONUS' has type bool, but the base declares int",
+        file="variants/v.metro",
+        variants=("v",),
+    ),
+    Case(
+        "arguments-user-function",
+        "arguments",
+        {"rules.metro": game("  function f(a: int) -> int = a\n", "total = f(1, 2)")},
+        5,
+        18,
+        "expected 1 argument(s), got 2",
+    ),
+    Case(
+        "arguments-builtin",
+        "arguments",
+        {"rules.metro": game(flow="total = size([1], [2])")},
+        4,
+        18,
+        "size() takes 1 argument, not 2",
+    ),
+    Case(
+        "not-finite-parameter",
+        "not-finite",
+        {"rules.metro": game("  action go(k: int) { total = k }\n", "choose by seat(1) { go }")},
+        4,
+        14,
+        "cannot choose among all values of int",
+    ),
+    Case(
+        "assign-const",
+        "assign",
+        {"rules.metro": game("  const X = 1\n", "X = 2")},
+        5,
+        10,
+        "cannot assign to const 'X'",
+    ),
+    Case(
+        "assign-parameter",
+        "assign",
+        {"rules.metro": game("  action go(k: 1..2) { k = 3 }\n", "choose by seat(1) { go }")},
+        4,
+        24,
+        "'k' is a parameter or choice and cannot be assigned",
+    ),
+    Case(
+        "purity-function-assigns",
+        "purity",
+        {
+            "rules.metro": game(
+                "  function f() -> int {\n    total = 2\n    return 1\n  }\n", "total = f()"
+            )
+        },
+        5,
+        5,
+        "a function or guard may not change the game state",
+    ),
+    Case(
+        "purity-function-calls-procedure",
+        "purity",
+        {
+            "rules.metro": game(
+                "  procedure p() { total = 1 }\n"
+                "  function f() -> int {\n    p()\n    return 1\n  }\n",
+                "total = f()",
+            )
+        },
+        6,
+        5,
+        "a function or guard may not call procedure 'p'",
+    ),
+    Case(
+        "visibility-hidden-field-in-guard",
+        "visibility",
+        {
+            "rules.metro": 'game "G" {\n  players 2..2\n  state { deck: list of int hidden }\n'
+            "  action peek(c: 1..3 where c in deck) { }\n"
+            "  flow { choose by seat(1) { peek } }\n}\n"
+        },
+        4,
+        34,
+        "would reveal the hidden field 'deck'",
+    ),
+    Case(
+        "scenario-player-count",
+        "scenario",
+        {"rules.metro": game('  scenario "s" players 5 { }\n')},
+        4,
+        3,
+        "scenario uses 5 players; the game allows 2..2",
+    ),
+    Case(
+        "scenario-step-outside-scenario",
+        "scenario",
+        {"rules.metro": game(flow="expect true")},
+        4,
+        10,
+        "`play`, `refuse` and `expect` belong in scenarios",
+    ),
+    # ------------------------------------------------------------- maps
+    Case(
+        "map-data-out-of-range",
+        "map-data",
+        mapped("    kind city(size: 1..3)\n", "  city A(7)\n"),
+        2,
+        10,
+        "'size' must be in 1..3, not 7",
+        file="board.metro",
+    ),
+    Case(
+        "map-data-unknown-element",
+        "map-data",
+        mapped(
+            "    kind city\n    kind road(a: city, b: city)\n", "  city A\n  road R(A, Nowhere)\n"
+        ),
+        3,
+        13,
+        "no city 'Nowhere' in the map",
+        file="board.metro",
+    ),
+    Case(
+        "map-check-whole-map",
+        "map-check",
+        mapped('    kind city\n    check "two cities": size(city) == 2\n', "  city A\n"),
+        1,
+        1,
+        "map check failed: two cities",
+        file="board.metro",
+        note="declared at",
+    ),
+    Case(
+        "map-check-each-element",
+        "map-check",
+        mapped(
+            '    kind city(size: 1..3)\n    check "small" for c in city: c.size < 3\n',
+            "  city A(1)\n  city B(3)\n",
+        ),
+        3,
+        3,
+        "city 'B': small",
+        file="board.metro",
+        note="check declared at",
+    ),
+    # ------------------------------------------------------------- emit (constants, domains)
+    Case(
+        "too-large-action-domain",
+        "too-large",
+        {
+            "rules.metro": game(
+                "  action go(k: 0..1000000000) { total = k }\n", "choose by seat(1) { go }"
+            )
+        },
+        4,
+        13,
+        "this domain has 1,000,000,001 values, more than the limit of 100,000",
+    ),
+    Case(
+        "too-large-const-budget",
+        "too-large",
+        {"rules.metro": game("  const S = sum(i for i in 0..1000000000000)\n", "total = S")},
+        4,
+        28,
+        "the constant evaluation budget",
+    ),
+]
+
+
+def _write(folder, files: dict[str, str | bytes]) -> None:
+    for rel, text in files.items():
+        path = folder / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(text, bytes):
+            path.write_bytes(text)
+        else:
+            path.write_text(text, encoding="utf-8")
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_each_code_is_reported_where_the_user_looks(tmp_path, case):
+    folder = tmp_path / "game"
+    _write(folder, case.files)
+    with pytest.raises(CompileError) as info:
+        compile_game(str(folder), expansions=case.expansions, variants=case.variants)
+    error = info.value
+    assert [d.code.code for d in error.diagnostics] == [case.code], error.render()
+    found = error.diagnostics[0]
+    assert os.path.relpath(found.span.file, folder) == case.file
+    assert (found.span.line, found.span.col) == (case.line, case.col), error.render()
+    assert case.fragment in found.message
+    if case.note:
+        assert any(case.note in note for note in found.notes), found.notes
+    rendered = error.render()
+    assert f":{case.line}:{case.col}: error[{case.code}]: " in rendered.splitlines()[0]
+    assert "Traceback" not in rendered
+
+
+def test_every_registered_code_has_a_case():
+    covered = {case.code for case in CASES}
+    assert not covered & NEVER_EMITTED
+    assert covered | NEVER_EMITTED == set(REGISTRY)
+
+
+def test_never_emitted_codes_are_really_never_emitted():
+    constants = {
+        entry.code: name
+        for name, entry in vars(diagnostics).items()
+        if isinstance(entry, diagnostics.ErrorCode)
+    }
+    for code in sorted(NEVER_EMITTED):
+        pattern = re.compile(rf"\b{constants[code]}\b")
+        for package in ("dsl", "compiler", "runtime", "metro"):
+            for folder, _, files in os.walk(os.path.join(ROOT, package)):
+                for name in files:
+                    path = os.path.join(folder, name)
+                    if not name.endswith(".py") or path.endswith(
+                        os.path.join("dsl", "diagnostics.py")
+                    ):
+                        continue
+                    with open(path, encoding="utf-8") as handle:
+                        assert not pattern.search(handle.read()), (
+                            f"{code} is emitted in {path}: give it a Case and drop it from NEVER_EMITTED"
+                        )
