@@ -4,7 +4,7 @@ The data is loaded the way a game loads it, through `compile_game` on a stub gam
 Tokyo Metro schema with the expansion's additions (the Act values InvestChip, Sell and Copy, and
 the check on stops without a station replaced by the expansion's: such a stop is a small circle
 between the two ends of its line), so every other schema check runs too.  The numbers asserted
-are the OSAKA METRO rulebook's (shared/rules/003_0958e7e5f3042182.txt).
+are the OSAKA METRO EXPANSION rulebook's (English edition: 'Contents', 'Setup', 'Gameplay').
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import shutil
+import subprocess
 import sys
 from collections import Counter, defaultdict
 
@@ -323,21 +324,50 @@ def load_build_script(monkeypatch):
     return module
 
 
+def test_the_build_script_reads_the_expansions_own_data(monkeypatch):
+    module = load_build_script(monkeypatch)
+    assert module.DEFAULT_DATA == os.path.join(OSAKA, "data")
+    for name in (module.LINES_FILE, module.COORDS_FILE, "SOURCES.md"):
+        assert os.path.isfile(os.path.join(OSAKA, "data", name)), name
+
+
 def test_the_build_script_regenerates_the_files(tmp_path, monkeypatch):
     module = load_build_script(monkeypatch)
-    if not os.path.isdir(module.DEFAULT_DATA):
-        pytest.skip(f"no shared data at {module.DEFAULT_DATA}")
-    module.main(["--out", str(tmp_path)])
+    assert module.main(["--out", str(tmp_path)]) == 0
     for name in ("osaka.metro", "cards.metro"):
         with open(os.path.join(OSAKA, name), encoding="utf-8") as committed:
             assert (tmp_path / name).read_text(encoding="utf-8") == committed.read()
 
 
+def test_check_mode_run_from_anywhere_without_the_installed_package(tmp_path):
+    # -S: no site-packages, so `games` must come from the repository the script is in
+    run = subprocess.run(
+        [sys.executable, "-S", BUILD_SCRIPT, "--check"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "up to date" in run.stdout
+
+
+def test_a_line_the_expansion_does_not_know_is_one_line(tmp_path, monkeypatch, capsys):
+    module = load_build_script(monkeypatch)
+    for name in (module.LINES_FILE, module.COORDS_FILE):
+        shutil.copy(os.path.join(module.DEFAULT_DATA, name), tmp_path / name)
+    with open(tmp_path / module.LINES_FILE, "a", encoding="utf-8") as handle:
+        handle.write("X\tExtra\tX01\tNowhere\t\n")
+    number = len((tmp_path / module.LINES_FILE).read_text(encoding="utf-8").splitlines())
+    assert module.main(["--data", str(tmp_path), "--out", str(tmp_path)]) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1, error
+    assert f"{tmp_path / module.LINES_FILE}:{number}: unknown line 'X'" in error, error
+
+
 def test_every_transfer_station_is_kept(ctx, monkeypatch):
     module = load_build_script(monkeypatch)
     path = os.path.join(module.DEFAULT_DATA, module.LINES_FILE)
-    if not os.path.isfile(path):
-        pytest.skip(f"no shared data at {path}")
     stations = ctx.data.ids["station"]
     kept = {
         (letter, stations[s["station"]])

@@ -10,6 +10,7 @@ import importlib.util
 import os
 import re
 import shutil
+import subprocess
 import sys
 from collections import Counter, defaultdict
 
@@ -274,14 +275,114 @@ def test_offer_values(ctx):
 # ---------------------------------------------------------------------------------- the script
 
 
-def test_the_build_script_regenerates_the_files(tmp_path, monkeypatch):
+def load_build_script(monkeypatch):
     spec = importlib.util.spec_from_file_location("tokyo_build_data", BUILD_SCRIPT)
     module = importlib.util.module_from_spec(spec)
     monkeypatch.setitem(sys.modules, spec.name, module)  # dataclasses look their module up
     spec.loader.exec_module(module)
-    if not os.path.isdir(module.DEFAULT_DATA):
-        pytest.skip(f"no shared data at {module.DEFAULT_DATA}")
-    module.main(["--out", str(tmp_path)])
+    return module
+
+
+def test_the_build_script_reads_the_games_own_data(monkeypatch):
+    module = load_build_script(monkeypatch)
+    assert module.DEFAULT_DATA == os.path.join(GAME, "data")
+    for name in (module.LINES_FILE, module.COORDS_FILE, "SOURCES.md"):
+        assert os.path.isfile(os.path.join(GAME, "data", name)), name
+
+
+def test_the_build_script_regenerates_the_files(tmp_path, monkeypatch):
+    module = load_build_script(monkeypatch)
+    assert module.main(["--out", str(tmp_path)]) == 0
     for name in ("tokyo.metro", "cards.metro"):
         with open(os.path.join(GAME, name), encoding="utf-8") as committed:
             assert (tmp_path / name).read_text(encoding="utf-8") == committed.read()
+
+
+def test_check_mode_run_from_anywhere_without_the_installed_package(tmp_path):
+    # -S: no site-packages, so `games` must come from the repository the script is in
+    run = subprocess.run(
+        [sys.executable, "-S", BUILD_SCRIPT, "--check"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "up to date" in run.stdout
+    shutil.copy(os.path.join(GAME, "cards.metro"), tmp_path / "cards.metro")
+    (tmp_path / "tokyo.metro").write_text("# stale\n", encoding="utf-8")
+    run = subprocess.run(
+        [sys.executable, "-S", BUILD_SCRIPT, "--check", "--out", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert run.returncode == 1
+    assert "tokyo.metro" in run.stderr and "cards.metro" not in run.stderr
+    assert (tmp_path / "tokyo.metro").read_text(encoding="utf-8") == "# stale\n"
+
+
+def _data_copy(tmp_path, module, edit=None):
+    """A copy of the game's data folder in tmp_path, `edit(name, lines)` applied to each file."""
+    for name in (module.LINES_FILE, module.COORDS_FILE):
+        with open(os.path.join(module.DEFAULT_DATA, name), encoding="utf-8") as handle:
+            lines = handle.read().splitlines(keepends=True)
+        if edit is not None:
+            edit(name, lines)
+        (tmp_path / name).write_text("".join(lines), encoding="utf-8")
+    return str(tmp_path)
+
+
+def _first_data_line(lines: list[str]) -> int:
+    """The index of the first row after the header (0-based)."""
+    header = next(i for i, line in enumerate(lines) if not line.startswith("#"))
+    return header + 1
+
+
+@pytest.mark.parametrize(
+    ("target", "change", "message"),
+    [
+        ("lines", lambda row: row.replace("\tGinza\t", "\tGinza\t\t\t", 1), "fields, at most 5"),
+        ("lines", lambda row: "Q" + row[1:], "unknown line 'Q'"),
+        ("lines", lambda row: row.rstrip("\n") + "Q\n", "unknown transfer line(s) ['ZQ']"),
+        ("coords", lambda row: row.replace("\t35.", "\tnorth", 1), "is not a number"),
+        ("coords", lambda row: "", None),  # the station loses its point
+    ],
+    ids=["extra-field", "bad-line", "bad-transfer", "bad-number", "no-point"],
+)
+def test_a_malformed_data_file_is_one_line_naming_file_and_line(
+    tmp_path, monkeypatch, capsys, target, change, message
+):
+    module = load_build_script(monkeypatch)
+    wanted = module.LINES_FILE if target == "lines" else module.COORDS_FILE
+    where = {}
+
+    def edit(name, lines):
+        if name == wanted:
+            index = _first_data_line(lines)
+            where["line"] = index + 1
+            where["station"] = lines[index].split("\t")[3 if target == "lines" else 0]
+            lines[index] = change(lines[index])
+
+    data = _data_copy(tmp_path, module, edit)
+    assert module.main(["--data", data, "--out", str(tmp_path)]) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and "Traceback" not in error
+    if message is None:  # reported at the station's row of the lines file
+        assert f"{module.LINES_FILE}:" in error and repr(where["station"]) in error, error
+    else:
+        assert f"{os.path.join(data, wanted)}:{where['line']}: " in error, error
+        assert message in error, error
+    assert not (tmp_path / "tokyo.metro").exists()
+
+
+def test_a_missing_data_file_is_one_line(tmp_path, monkeypatch, capsys):
+    module = load_build_script(monkeypatch)
+    data = _data_copy(tmp_path, module)
+    os.remove(os.path.join(data, module.COORDS_FILE))
+    assert module.main(["--data", data, "--check"]) == 2
+    error = capsys.readouterr().err
+    assert error == (
+        "games/tokyo_metro/tools/build_data.py: error: "
+        f"{os.path.join(data, module.COORDS_FILE)}: no such file\n"
+    )

@@ -1,8 +1,8 @@
 """Build the reconstructed Tokyo Jutaku component data: games/tokyo_jutaku/plots.metro.
 
 We do not have the printed components, so this script RECONSTRUCTS them from the rule text
-(shared/rules/004_548a580535805cc4.txt) and writes them as a map file for
-games/tokyo_jutaku/schema.metro.  Run it from anywhere:
+(the TOKYO JUTAKU rulebook, Japanese edition: its components and setup) and writes them as a
+map file for games/tokyo_jutaku/schema.metro.  Run it from anywhere:
 
     python games/tokyo_jutaku/tools/build_plots.py [--out FILE] [--check]
 

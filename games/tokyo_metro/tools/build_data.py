@@ -3,12 +3,15 @@
 We do not have the printed components, so this script RECONSTRUCTS them from public facts and
 writes them as map files for games/tokyo_metro/schema.metro.  Run it from anywhere:
 
-    python games/tokyo_metro/tools/build_data.py [--data DIR] [--out DIR]
+    python games/tokyo_metro/tools/build_data.py [--data DIR] [--out DIR] [--check]
 
 ``--data`` is the folder holding ``tokyo_subway_lines.tsv`` (the 12 lines, stations in order,
 transfers) and ``tokyo_station_coords.tsv`` (a WGS84 point per station name); it defaults to
-``shared/data`` next to the repository.  ``--out`` defaults to ``games/tokyo_metro``.  The
-output is deterministic: the same inputs always give byte-identical files.
+``games/tokyo_metro/data`` (their sources: ``SOURCES.md`` there).  ``--out`` defaults to
+``games/tokyo_metro``; ``--check`` writes nothing and exits with status 1 when a file there is
+not what the script would write.  A missing or malformed data file is reported in one line
+(file, line, what is wrong), with exit status 2.  The output is deterministic: the same inputs
+always give byte-identical files.
 
 How the board is reconstructed
 ------------------------------
@@ -56,11 +59,20 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from games.tokyo_metro.tools.common import (
+HERE = os.path.dirname(os.path.abspath(__file__))
+GAME_DIR = os.path.dirname(HERE)
+REPO = os.path.dirname(os.path.dirname(GAME_DIR))
+if REPO not in sys.path:  # run as a script from a clone: the games package is the repository's
+    sys.path.insert(0, REPO)
+
+from games.tokyo_metro.tools.common import (  # noqa: E402
+    DataError,
     Geo,
+    check_coords,
     place_stations,
     read_coords,
     read_tsv,
@@ -69,10 +81,8 @@ from games.tokyo_metro.tools.common import (
     write_files,
 )
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-GAME_DIR = os.path.dirname(HERE)
-REPO = os.path.dirname(os.path.dirname(GAME_DIR))
-DEFAULT_DATA = os.path.join(os.path.dirname(REPO), "shared", "data")
+DEFAULT_DATA = os.path.join(GAME_DIR, "data")
+LINES_HEADER = ["line", "line_name", "code", "station", "transfers"]
 LINES_FILE = "tokyo_subway_lines.tsv"
 COORDS_FILE = "tokyo_station_coords.tsv"
 
@@ -253,19 +263,29 @@ class Row:
     code: str
     name: str
     transfers: tuple[str, ...]
+    source_line: int = field(default=0, compare=False)  # in the lines file, for errors
 
 
 def read_lines(path: str) -> dict[str, list[Row]]:
     """The lines file: line letter -> its rows in order (the M branch dropped)."""
     lines: dict[str, list[Row]] = {letter: [] for letter in LINE_ORDER}
-    for fields in read_tsv(path):
-        fields += [""] * (5 - len(fields))
-        letter, line_name, code, name, transfers = fields[:5]
+    for row in read_tsv(path, LINES_HEADER, 4):
+        letter, line_name, code, name, transfers = row.fields
+        if letter not in lines:
+            raise DataError(path, row.line, f"unknown line {letter!r} (not one of {LINE_ORDER})")
+        unknown = [t for t in transfers.split(",") if t and t not in lines]
+        if unknown:
+            raise DataError(path, row.line, f"unknown transfer line(s) {unknown}")
         if code.startswith("Mb"):
             continue
         lines[letter].append(
-            Row(letter, line_name, code, name, tuple(t for t in transfers.split(",") if t))
+            Row(
+                letter, line_name, code, name, tuple(t for t in transfers.split(",") if t), row.line
+            )
         )
+    empty = [letter for letter, rows in lines.items() if not rows]
+    if empty:
+        raise DataError(path, None, f"no stations for line(s) {empty}")
     return lines
 
 
@@ -516,8 +536,8 @@ def board_text(
     out = [
         "# Tokyo Metro board: 12 lines, their stops and stations, the grid of squares and the",
         "# income track.  RECONSTRUCTED, not copied from the printed board: station order and",
-        "# transfers from shared/data/tokyo_subway_lines.tsv, positions from",
-        "# shared/data/tokyo_station_coords.tsv, laid out on the grid by",
+        "# transfers from games/tokyo_metro/data/tokyo_subway_lines.tsv, positions from",
+        "# games/tokyo_metro/data/tokyo_station_coords.tsv, laid out on the grid by",
         "# games/tokyo_metro/tools/build_data.py (a generated file: change the script and rerun it).",
         f"# Kept: every transfer station, and minor stations up to {TARGET_STOPS} stops a line.  The Oedo",
         "# line (E) is two-ended: Shinjuku-nishiguchi, round the loop to Shinjuku, on to",
@@ -643,8 +663,12 @@ def build(
     data_dir: str, schema_path: str = os.path.join(GAME_DIR, "schema.metro")
 ) -> dict[str, str]:
     """File name -> text of every generated file."""
-    lines = read_lines(os.path.join(data_dir, LINES_FILE))
-    geo = Geo(read_coords(os.path.join(data_dir, COORDS_FILE)))
+    lines_path, coords_path = (os.path.join(data_dir, n) for n in (LINES_FILE, COORDS_FILE))
+    lines = read_lines(lines_path)
+    coords = read_coords(coords_path)
+    named = [(r.source_line, r.name) for rows in lines.values() for r in rows]
+    check_coords(lines_path, named, coords_path, coords)
+    geo = Geo(coords)
     kept = select_stops(lines, geo)
     stations, splits = group_stations(kept, geo)
     touching = lay_out(stations)
@@ -655,9 +679,9 @@ def build(
     }
 
 
-def main(argv: list[str] | None = None) -> None:
-    write_files(__doc__.splitlines()[0], build, DEFAULT_DATA, GAME_DIR, argv)
+def main(argv: list[str] | None = None) -> int:
+    return write_files(__file__, __doc__.splitlines()[0], build, DEFAULT_DATA, GAME_DIR, argv)
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

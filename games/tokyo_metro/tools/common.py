@@ -1,12 +1,14 @@
-"""Helpers shared by the Tokyo and Osaka data build scripts (reading the shared tables,
-projecting coordinates, laying stations out on the grid)."""
+"""Helpers shared by the Tokyo and Osaka data build scripts (reading the data tables,
+projecting coordinates, laying stations out on the grid, the command line)."""
 
 from __future__ import annotations
 
 import argparse
 import math
 import os
+import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 
 # A stop's slot on the grid: ("v", x, y) is the grid point (x, y) (the corner shared by squares
 # x-1..x, y-1..y); ("h", x, y) the street from point (x, y) east to (x+1, y); ("u", x, y) the
@@ -37,20 +39,84 @@ def track_text(top: int = 6000) -> list[str]:
     return out
 
 
-def read_tsv(path: str) -> list[list[str]]:
-    """Rows of a tab-separated file without '#' comments and without its header row."""
-    with open(path, encoding="utf-8") as handle:
-        rows = [
-            line.rstrip("\n").split("\t")
-            for line in handle
-            if line.strip() and not line.startswith("#")
-        ]
-    return rows[1:]
+class DataError(ValueError):
+    """A data file that is missing or malformed, with the file and (when known) the line."""
+
+    def __init__(self, path: str, line: int | None, message: str):
+        where = f"{path}:{line}" if line is not None else path
+        super().__init__(f"{where}: {message}")
+
+
+@dataclass(frozen=True)
+class TsvRow:
+    """One data row of a tab-separated file: its 1-based line number and its fields."""
+
+    line: int
+    fields: list[str]
+
+
+def read_tsv(path: str, header: list[str], required: int) -> list[TsvRow]:
+    """The data rows of a tab-separated file, after '#' comments and the `header` row.
+
+    Every row has at least `required` non-empty leading fields and at most len(header) fields;
+    missing trailing fields are filled with "".
+    """
+    try:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+    except FileNotFoundError:
+        raise DataError(path, None, "no such file") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise DataError(path, None, f"cannot read: {error}") from None
+    rows: list[TsvRow] = []
+    seen_header = False
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        fields = line.split("\t")
+        if not seen_header:
+            if fields != header:
+                raise DataError(path, number, f"the header row should be {header} (tab-separated)")
+            seen_header = True
+            continue
+        if len(fields) > len(header):
+            raise DataError(path, number, f"{len(fields)} fields, at most {len(header)} expected")
+        fields += [""] * (len(header) - len(fields))
+        empty = [header[i] for i in range(required) if not fields[i].strip()]
+        if empty:
+            raise DataError(path, number, f"empty {', '.join(empty)}")
+        rows.append(TsvRow(number, fields))
+    if not seen_header:
+        raise DataError(path, None, "no header row")
+    if not rows:
+        raise DataError(path, None, "no data rows")
+    return rows
 
 
 def read_coords(path: str) -> dict[str, tuple[float, float]]:
     """The coordinates file: station name -> (lat, lon)."""
-    return {fields[0]: (float(fields[1]), float(fields[2])) for fields in read_tsv(path)}
+    coords: dict[str, tuple[float, float]] = {}
+    for row in read_tsv(path, ["station", "lat", "lon", "note"], 3):
+        name, lat, lon = row.fields[:3]
+        try:
+            point = float(lat), float(lon)
+        except ValueError:
+            raise DataError(path, row.line, f"lat {lat!r} / lon {lon!r} is not a number") from None
+        if not (-90 <= point[0] <= 90 and -180 <= point[1] <= 180):
+            raise DataError(path, row.line, f"{point} is no latitude / longitude")
+        if name in coords:
+            raise DataError(path, row.line, f"station {name!r} is listed twice")
+        coords[name] = point
+    return coords
+
+
+def check_coords(
+    lines_path: str, rows: list[tuple[int, str]], coords_path: str, coords: dict[str, object]
+) -> None:
+    """Every station named in the lines file (`rows`: line number, name) has coordinates."""
+    for line, name in rows:
+        if name not in coords:
+            raise DataError(lines_path, line, f"station {name!r} has no point in {coords_path}")
 
 
 class Geo:
@@ -161,19 +227,57 @@ def square_id(x: int, y: int) -> str:
 
 
 def write_files(
+    script: str,
     description: str,
     build: Callable[[str], dict[str, str]],
     data_dir: str,
     out_dir: str,
     argv: list[str] | None,
-) -> None:
-    """The command line of a build script: --data and --out, then write every built file."""
-    parser = argparse.ArgumentParser(description=description)
+) -> int:
+    """The command line of a build script: --data, --out and --check; returns the exit status.
+
+    A missing or malformed data file is one line on stderr (file, line, what is wrong), not a
+    traceback.  --check writes nothing and returns 1 when a file in --out is not what the
+    script would write.
+    """
+    repo = os.path.dirname(
+        os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    )
+    prog = os.path.relpath(os.path.abspath(script), repo)  # games/.../tools/build_data.py
+    parser = argparse.ArgumentParser(prog=prog, description=description)
     parser.add_argument("--data", default=data_dir, help="folder with the two TSV files")
     parser.add_argument("--out", default=out_dir, help="folder to write the .metro files to")
+    parser.add_argument(
+        "--check", action="store_true", help="write nothing; exit 1 if a file in --out differs"
+    )
     args = parser.parse_args(argv)
-    for name, text in build(args.data).items():
+    try:
+        built = build(args.data)
+    except ValueError as error:  # DataError, or a check of the script's own tables
+        print(f"{prog}: error: {error}", file=sys.stderr)
+        return 2
+    stale = []
+    for name, text in built.items():
         path = os.path.join(args.out, name)
-        with open(path, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
+        if args.check:
+            try:
+                with open(path, encoding="utf-8") as handle:
+                    current = handle.read()
+            except OSError:
+                current = None
+            if current != text:
+                stale.append(path)
+            continue
+        try:
+            with open(path, "w", encoding="utf-8", newline="\n") as handle:
+                handle.write(text)
+        except OSError as error:
+            print(f"{prog}: error: cannot write {path}: {error.strerror}", file=sys.stderr)
+            return 2
         print(f"wrote {path}")
+    if stale:
+        print(f"{prog}: out of date (rerun without --check): {', '.join(stale)}", file=sys.stderr)
+        return 1
+    if args.check:
+        print(f"up to date: {', '.join(os.path.join(args.out, name) for name in built)}")
+    return 0

@@ -5,15 +5,18 @@ RECONSTRUCTS them from public facts and writes them as map files for
 games/tokyo_metro/schema.metro (with the expansion's Act values InvestChip, Sell and Copy).
 Run it from anywhere:
 
-    python games/tokyo_metro/osaka/tools/build_data.py [--data DIR] [--out DIR]
+    python games/tokyo_metro/osaka/tools/build_data.py [--data DIR] [--out DIR] [--check]
 
 ``--data`` is the folder holding ``osaka_subway_lines.tsv`` (the real lines, stations in order,
 transfers) and ``osaka_station_coords.tsv`` (a WGS84 point per station name); it defaults to
-``shared/data`` next to the repository.  ``--out`` defaults to ``games/tokyo_metro/osaka``.
-The output is deterministic: the same inputs always give byte-identical files.
+``games/tokyo_metro/osaka/data`` (their sources: ``SOURCES.md`` there).  ``--out`` defaults to
+``games/tokyo_metro/osaka``; ``--check`` writes nothing and exits with status 1 when a file
+there is not what the script would write.  A missing or malformed data file is reported in one
+line (file, line, what is wrong), with exit status 2.  The output is deterministic: the same
+inputs always give byte-identical files.
 
-What the rulebook fixes (shared/rules/003_0958e7e5f3042182.txt)
-----------------------------------------------------------------
+What the rulebook fixes (OSAKA METRO EXPANSION rulebook: 'Contents', 'Setup', 'Gameplay')
+------------------------------------------------------------------------------------------
 10 lines on the income track, from M down: M, Bus, T, Y, C, I, S, N, K, P (the action-card
 colour pairs M/Bus, T/Y, C/I, S/N, K/P follow that order); 28 stock cards, 1, 2, 3 or 4 a line;
 1-4 disc spots a line; 8 trains, 2 trams (P) and 2 buses; P and Bus have two end stops that are
@@ -63,12 +66,22 @@ from __future__ import annotations
 
 import math
 import os
+import sys
 import textwrap
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from games.tokyo_metro.tools.common import (
+HERE = os.path.dirname(os.path.abspath(__file__))
+OSAKA_DIR = os.path.dirname(HERE)
+GAME_DIR = os.path.dirname(OSAKA_DIR)
+REPO = os.path.dirname(os.path.dirname(GAME_DIR))
+if REPO not in sys.path:  # run as a script from a clone: the games package is the repository's
+    sys.path.insert(0, REPO)
+
+from games.tokyo_metro.tools.common import (  # noqa: E402
+    DataError,
     Geo,
+    check_coords,
     place_stations,
     read_coords,
     read_tsv,
@@ -77,11 +90,8 @@ from games.tokyo_metro.tools.common import (
     write_files,
 )
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-OSAKA_DIR = os.path.dirname(HERE)
-GAME_DIR = os.path.dirname(OSAKA_DIR)
-REPO = os.path.dirname(os.path.dirname(GAME_DIR))
-DEFAULT_DATA = os.path.join(os.path.dirname(REPO), "shared", "data")
+DEFAULT_DATA = os.path.join(OSAKA_DIR, "data")
+LINES_HEADER = ["line", "line_name", "code", "station", "transfers"]
 LINES_FILE = "osaka_subway_lines.tsv"
 COORDS_FILE = "osaka_station_coords.tsv"
 
@@ -344,15 +354,26 @@ class Row:
     code: str
     name: str
     transfers: tuple[str, ...]
+    source_line: int = field(default=0, compare=False)  # in the lines file, for errors
 
 
 def read_lines(path: str) -> dict[str, list[Row]]:
-    """The lines file: line letter -> its rows in order."""
-    lines: dict[str, list[Row]] = defaultdict(list)
-    for fields in read_tsv(path):
-        fields += [""] * (5 - len(fields))
-        letter, _line_name, code, name, transfers = fields[:5]
-        lines[letter].append(Row(letter, code, name, tuple(t for t in transfers.split(",") if t)))
+    """The lines file: line letter -> its rows in order (the train lines and P)."""
+    rail = TRAIN_LINES + ["P"]
+    lines: dict[str, list[Row]] = {letter: [] for letter in rail}
+    for row in read_tsv(path, LINES_HEADER, 4):
+        letter, _line_name, code, name, transfers = row.fields
+        if letter not in lines:
+            raise DataError(path, row.line, f"unknown line {letter!r} (not one of {rail})")
+        unknown = [t for t in transfers.split(",") if t and t not in lines]
+        if unknown:
+            raise DataError(path, row.line, f"unknown transfer line(s) {unknown}")
+        lines[letter].append(
+            Row(letter, code, name, tuple(t for t in transfers.split(",") if t), row.line)
+        )
+    empty = [letter for letter, rows in lines.items() if not rows]
+    if empty:
+        raise DataError(path, None, f"no stations for line(s) {empty}")
     return lines
 
 
@@ -662,10 +683,10 @@ def board_text(
     out = [
         "# Osaka Metro board (OSAKA METRO EXPANSION): 10 lines, their stops and stations, the grid",
         "# of squares and the income track.  RECONSTRUCTED, not copied from the printed board:",
-        "# station order and transfers from shared/data/osaka_subway_lines.tsv, positions from",
-        "# shared/data/osaka_station_coords.tsv, laid out on the grid by",
-        "# games/tokyo_metro/osaka/tools/build_data.py (a generated file: change the script and",
-        "# rerun it).  Kept: every transfer station of the eight train lines and a few minor ones.",
+        "# station order and transfers from games/tokyo_metro/osaka/data/osaka_subway_lines.tsv,",
+        "# positions from games/tokyo_metro/osaka/data/osaka_station_coords.tsv, laid out on the",
+        "# grid by games/tokyo_metro/osaka/tools/build_data.py (a generated file: change the script",
+        "# and rerun it).  Kept: every transfer station of the eight train lines and a few minor ones.",
         "# P is the New Tram, Cosmosquare to Suminoekoen; Bus has no rail equivalent (modelled on",
         "# the Imazato Liner BRT, Imazato to Tennoji / Abenobashi; its small circles are spread",
         "# evenly on a reconstructed way south, then west, not real bus stops).  P and Bus have",
@@ -799,8 +820,12 @@ def check_cards() -> None:
 
 def build(data_dir: str) -> dict[str, str]:
     """File name -> text of every generated file."""
-    lines = read_lines(os.path.join(data_dir, LINES_FILE))
-    geo = Geo(read_coords(os.path.join(data_dir, COORDS_FILE)))
+    lines_path, coords_path = (os.path.join(data_dir, n) for n in (LINES_FILE, COORDS_FILE))
+    lines = read_lines(lines_path)
+    coords = read_coords(coords_path)
+    named = [(r.source_line, r.name) for rows in lines.values() for r in rows]
+    check_coords(lines_path, named, coords_path, coords)
+    geo = Geo(coords)
     stops = select_stops(lines, geo)
     stations = group_stations(stops, geo)
     touching = lay_out(stations, stops)
@@ -808,9 +833,9 @@ def build(data_dir: str) -> dict[str, str]:
     return {"osaka.metro": board_text(stops, stations, touching), "cards.metro": cards_text()}
 
 
-def main(argv: list[str] | None = None) -> None:
-    write_files(__doc__.splitlines()[0], build, DEFAULT_DATA, OSAKA_DIR, argv)
+def main(argv: list[str] | None = None) -> int:
+    return write_files(__file__, __doc__.splitlines()[0], build, DEFAULT_DATA, OSAKA_DIR, argv)
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
