@@ -1,0 +1,5 @@
+"""`python -m metro`: the metro command."""
+
+from metro.cli import main
+
+main()
