@@ -69,10 +69,10 @@ from dsl.diagnostics import (
     VISIBILITY,
     Diagnostics,
 )
+from dsl.keywords import RESERVED_WORDS
 from dsl.visitor import walk
 from runtime.limits import MAX_BLOCK_NESTING, MAX_LOOP_NESTING
 
-RESERVED = {"me", "players", "none", "true", "false", "super"}
 GEOMETRY_ARGS = {
     "placements": (SHAPE, FRAME, BUILDING, INT),
     "fits": (BUILDING, FRAME, SHAPE, PLACEMENT),
@@ -228,7 +228,7 @@ class Checker:
         for table in groups:
             for name, entry in table.items():
                 decl = entry.active if hasattr(entry, "active") else entry
-                if not valid_identifier(name) or name in RESERVED:
+                if not valid_identifier(name) or name in RESERVED_WORDS:
                     self.error(BAD_NAME, f"'{name[:40]}' cannot be used as a name", decl)
         # Values, state, kinds and enums share one namespace; functions, procedures and actions
         # are only ever called or offered by name, so they live in their own.
@@ -301,7 +301,7 @@ class Checker:
                     if value in self.cp.enum_values.get(home, [])
                     else index,
                 )
-                if not valid_identifier(value) or value in RESERVED:
+                if not valid_identifier(value) or value in RESERVED_WORDS:
                     self.error(
                         BAD_NAME,
                         f"'{value[:40]}' cannot be used as an enum value",
@@ -946,7 +946,7 @@ class Checker:
     def _declare(
         self, name: str, t: Type, node: ast.Node, scope: Scope, mutable: bool = True
     ) -> None:
-        if not valid_identifier(name) or name in RESERVED:
+        if not valid_identifier(name) or name in RESERVED_WORDS:
             self.error(BAD_NAME, f"'{name[:40]}' cannot be used as a name", node)
         if name in self.global_names or name in self.cp.value_enum:
             self.error(DUPLICATE, f"'{name}' hides a declaration of the same name", node)

@@ -11,8 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from lark import Lark, Token
 from lark.exceptions import UnexpectedInput
 
+from dsl.keywords import soft_keyword
 from dsl.lexer import FastContextualLexer
-from dsl.parser import _soft_keyword
 from tests.test_fuzz import PROGRAMS
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -40,7 +40,7 @@ FAST, LARK = tree_parser(True), tree_parser(False)
 def outcome(parser: Lark, text: str):
     """Every token with its position, or the error's kind and position."""
     try:
-        tree = parser.parse(text, on_error=_soft_keyword)
+        tree = parser.parse(text, on_error=soft_keyword)
     except UnexpectedInput as error:
         return type(error).__name__, error.line, error.column, str(getattr(error, "token", ""))
     return [

@@ -1,0 +1,84 @@
+"""Imports run one way: dsl and runtime at the bottom, compiler above them, the tools on top."""
+
+from __future__ import annotations
+
+import ast
+import os
+
+import pytest
+
+from dsl.literals import INT_BITS
+from dsl.literals import INT_LIMIT as LITERAL_LIMIT
+from runtime.values import INT_LIMIT as RUNTIME_LIMIT
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# The top-level packages each layer must not import (wherever the import statement is).
+FORBIDDEN = {
+    "dsl": {"runtime", "compiler", "metro", "games"},
+    "runtime": {"dsl", "compiler", "metro", "games"},
+    "compiler": {"metro"},
+}
+
+# Tool modules that break the layering today and are being moved to the `metro` package
+# (issue 13). Their test is an expected failure until then; empty this set after the move
+# (a listed module that no longer exists, or no longer breaks a rule, fails the test).
+MOVING_OUT = {"dsl/cli.py"}
+
+
+def modules() -> list[str]:
+    """Every Python module of the layered packages, as a path from the repository root."""
+    found = []
+    for package in sorted(FORBIDDEN):
+        for folder, dirs, files in os.walk(os.path.join(ROOT, package)):
+            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+            for name in sorted(files):
+                if name.endswith(".py"):
+                    found.append(os.path.relpath(os.path.join(folder, name), ROOT))
+    return [path.replace(os.sep, "/") for path in found]
+
+
+def imported_packages(source: str) -> set[str]:
+    """The top-level packages `source` imports absolutely, at module level or inside a function."""
+    names = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            names.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def layering_breaks(path: str) -> set[str]:
+    """The packages `path` imports that its layer must not."""
+    with open(os.path.join(ROOT, path), encoding="utf-8") as handle:
+        source = handle.read()
+    return imported_packages(source) & FORBIDDEN[path.split("/")[0]]
+
+
+@pytest.mark.parametrize("path", [p for p in modules() if p not in MOVING_OUT])
+def test_module_imports_only_its_own_layer_and_below(path):
+    assert not layering_breaks(path), f"{path} imports {sorted(layering_breaks(path))}"
+
+
+@pytest.mark.parametrize("path", sorted(MOVING_OUT))
+def test_modules_moving_out_are_still_here_and_still_break_the_layering(path):
+    # Once one moves, this fails: take it out of MOVING_OUT so the rule covers its package again.
+    assert path in modules(), f"{path} has moved: remove it from MOVING_OUT"
+    assert layering_breaks(path), f"{path} keeps to its layer now: remove it from MOVING_OUT"
+
+
+def test_the_check_sees_imports_inside_functions():
+    source = (
+        "from . import sibling\n"
+        "def f():\n"
+        "    from runtime.values import INT_LIMIT\n"
+        "    import compiler.cache, json\n"
+    )
+    assert imported_packages(source) == {"runtime", "compiler", "json"}
+
+
+def test_the_integer_limit_is_the_same_in_the_language_and_the_runtime():
+    # Each bottom layer keeps its own copy (neither may import the other): literals are
+    # checked against dsl's, computed values against runtime's.
+    assert LITERAL_LIMIT == RUNTIME_LIMIT == 2 ** (INT_BITS - 1)
