@@ -180,18 +180,18 @@ def _int(expr) -> int | None:
 
 
 def run_checks(cp: CheckedProgram, data: MapData, evaluator: Evaluator, diags: Diagnostics) -> None:
-    """Evaluate every `check` of the schema; a failure points at the offending map element."""
+    """Evaluate every `check` of the schema; a failure points at the offending map element.
+
+    A whole-map check is one condition over all the map: when it is false no element is to
+    blame, so the finding is placed at the check (the rule the map breaks) and names the map.
+    """
+    paths = cp.program.map_paths
+    in_map = f"the map is in {', '.join(paths)}" if paths else "the game has no map file"
     for check in cp.program.checks.values():
         try:
             if check.var is None:
                 if not evaluator.eval(check.cond, {}):
-                    where = cp.program.map_files[0].span if cp.program.map_files else check.span
-                    diags.error(
-                        MAP_CHECK,
-                        f"map check failed: {check.message}",
-                        where,
-                        f"declared at {check.span}",
-                    )
+                    diags.error(MAP_CHECK, f"map check failed: {check.message}", check.span, in_map)
                 continue
             for i, item in enumerate(data.items.get(check.kind, [])):
                 env = {check.var: i}
