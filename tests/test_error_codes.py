@@ -421,6 +421,20 @@ CASES = [
         note="the map is in",
     ),
     Case(
+        "map-check-connectivity",
+        "map-check",
+        mapped(
+            "    kind city\n    kind road(a: city, b: city)\n"
+            '    check "one network": graph_connected([(r.a, r.b) for r in road], city)\n',
+            "  city A\n  city B\n  city C\n  city D\n  road R(A, B)\n",
+        ),
+        4,  # the first city that the roads leave cut off; the others follow in notes
+        3,
+        "map check failed: one network",
+        file="board.metro",
+        note="also cut off: city 'D' at",
+    ),
+    Case(
         "map-check-each-element",
         "map-check",
         mapped(
