@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import networkx as nx
+
 from compiler.checker import CheckedProgram
 from compiler.consteval import EvalError, Evaluator, MapData
+from compiler.refs import BuiltinRef
 from compiler.types import BoolT, CollT, ElemT, EnumT, GeoT, IntT, OptT, StrT, Type
 from dsl import ast
 from dsl.diagnostics import MAP_CHECK, MAP_DATA, Diagnostics
@@ -180,18 +183,21 @@ def _int(expr) -> int | None:
 
 
 def run_checks(cp: CheckedProgram, data: MapData, evaluator: Evaluator, diags: Diagnostics) -> None:
-    """Evaluate every `check` of the schema; a failure points at the offending map element."""
+    """Evaluate every `check` of the schema; a failure points at the offending map element.
+
+    A whole-map check is one condition over all the map: when it is false no element is to
+    blame, so the finding is placed at the check (the rule the map breaks) and names the map;
+    a connectivity check is the exception, placed at the first element it finds cut off.
+    """
+    paths = cp.program.map_paths
+    in_map = f"the map is in {', '.join(paths)}" if paths else "the game has no map file"
     for check in cp.program.checks.values():
         try:
             if check.var is None:
                 if not evaluator.eval(check.cond, {}):
-                    where = cp.program.map_files[0].span if cp.program.map_files else check.span
-                    diags.error(
-                        MAP_CHECK,
-                        f"map check failed: {check.message}",
-                        where,
-                        f"declared at {check.span}",
-                    )
+                    if not _report_cut_off(cp, check, data, evaluator, diags):
+                        message = f"map check failed: {check.message}"
+                        diags.error(MAP_CHECK, message, check.span, in_map)
                 continue
             for i, item in enumerate(data.items.get(check.kind, [])):
                 env = {check.var: i}
@@ -210,3 +216,38 @@ def run_checks(cp: CheckedProgram, data: MapData, evaluator: Evaluator, diags: D
                 f"cannot evaluate check '{check.message}': {error}",
                 error.node.span,
             )
+
+
+SHOWN_CUT_OFF = 5  # further cut-off elements named in notes; the rest are counted
+
+
+def _report_cut_off(cp, check, data: MapData, evaluator: Evaluator, diags: Diagnostics) -> bool:
+    """Report a failed `graph_connected(edges, kind)` check at the elements it leaves apart."""
+    cond = check.cond
+    if not (
+        isinstance(cond, ast.Call)
+        and cond.func == "graph_connected"
+        and isinstance(cp.ref(cond), BuiltinRef)
+        and isinstance(cond.args[1], ast.Name)
+        and cond.args[1].name in data.items
+    ):
+        return False
+    edges_expr, kind_expr = cond.args
+    kind, items = kind_expr.name, data.items[kind_expr.name]
+    vertices = list(evaluator.concrete(evaluator.eval(kind_expr, {}), kind_expr))
+    edges = evaluator.concrete(evaluator.eval(edges_expr, {}), edges_expr)
+    graph = nx.MultiGraph()
+    graph.add_nodes_from(vertices)
+    graph.add_edges_from((a, b) for a, b, *_ in edges)
+    reached = nx.node_connected_component(graph, vertices[0])
+    apart = [items[v] for v in vertices if v not in reached]
+    if not apart:  # disconnected only through vertices that are not elements of the kind
+        return False
+    first, *others = apart
+    notes = [f"{kind} '{first.ident}' cannot be reached from {kind} '{items[vertices[0]].ident}'"]
+    notes += [f"also cut off: {kind} '{o.ident}' at {o.span}" for o in others[:SHOWN_CUT_OFF]]
+    if len(others) > SHOWN_CUT_OFF:
+        notes.append(f"and {len(others) - SHOWN_CUT_OFF} more")
+    notes.append(f"check declared at {check.span}")
+    diags.error(MAP_CHECK, f"map check failed: {check.message}", first.span, *notes)
+    return True

@@ -7,7 +7,17 @@ import stat
 
 from compiler.program import PatchRecord, Program, Versions
 from dsl import ast
-from dsl.diagnostics import DUPLICATE, PATCH, PATH, RESOLVE, STRUCTURE, CompileError, Diagnostics
+from dsl.diagnostics import (
+    COMMAND_LINE,
+    DUPLICATE,
+    PATCH,
+    PATH,
+    RESOLVE,
+    STRUCTURE,
+    CompileError,
+    Diagnostics,
+    whole_file,
+)
 from dsl.parser import RULE_SUFFIX, parse, read_source
 from dsl.source import SourceFile, Span
 
@@ -21,7 +31,7 @@ def find_game_file(path: str) -> str:
             candidate = os.path.join(path, name)
             if os.path.isfile(candidate):
                 return candidate
-        _fail(f"no {' or '.join(GAME_FILE_NAMES)} in directory {path}", path)
+        _fail(f"no {' or '.join(GAME_FILE_NAMES)} in this directory", whole_file(path))
     return path
 
 
@@ -39,7 +49,11 @@ def find_patch_file(game_dir: str, name: str, folder: str) -> str:
             return candidate
     known = sorted(available_patches(game_dir, folder))
     hint = f" (known: {', '.join(known)})" if known else ""
-    _fail(f"no {folder[:-1]} named '{name}' for this game{hint}", game_dir)
+    _fail(
+        f"no {folder[:-1]} named '{name}' for this game{hint}",
+        COMMAND_LINE,
+        f"the game's directory is {game_dir or os.curdir}",
+    )
     return ""
 
 
@@ -78,10 +92,10 @@ def expansion_named(game_dir: str, title: str) -> str | None:
     return None
 
 
-def _fail(message: str, path: str) -> None:
+def _fail(message: str, span: Span, *notes: str, sources=None) -> None:
     diags = Diagnostics()
-    diags.error(RESOLVE, message, Span.point(path, 1, 1))
-    diags.raise_if_errors({})
+    diags.error(RESOLVE, message, span, *notes)
+    diags.raise_if_errors(sources or {})
 
 
 def load_file(path: str, program: Program | None = None) -> tuple[ast.File, SourceFile]:
@@ -108,7 +122,11 @@ def resolve(
     game_file = find_game_file(game_path)
     tree, source = _load(game_file, None)
     if not isinstance(tree, ast.GameFile):
-        _fail(f'{game_file} is not a game file (it should start with `game "Name" {{`)', game_file)
+        _fail(
+            'this is not a game file (it should start with `game "Name" {`)',
+            tree.span,
+            sources={game_file: source},
+        )
     program = Program(tree.name, game_file)
     program.sources[game_file] = source
     diags = Diagnostics()
@@ -137,7 +155,11 @@ def resolve(
     for path in chosen:
         map_tree, _ = _load(path, program)
         if not isinstance(map_tree, ast.MapFile):
-            _fail(f'{path} is not a map file (`map "Name" for "Game" {{`)', path)
+            _fail(
+                'this is not a map file (`map "Name" for "Game" {`)',
+                map_tree.span,
+                sources=program.sources,
+            )
         if map_tree.game != program.game_name:
             diags.error(
                 RESOLVE,
@@ -169,9 +191,7 @@ class _Merger:
     def apply_patch(self, path: str, expected: str) -> None:
         tree, _ = _load(path, self.program)
         if not isinstance(tree, ast.PatchFile):
-            self.diags.error(
-                RESOLVE, f"{path} is not a variant or expansion file", Span.point(path, 1, 1)
-            )
+            self.diags.error(RESOLVE, "this is not a variant or expansion file", tree.span)
             return
         if tree.game != self.program.game_name:
             self.diags.error(
@@ -253,12 +273,13 @@ class _Merger:
         return target
 
     def _use(self, decl: ast.UseDecl, path: str, patching: bool, seen: set[str]) -> None:
-        target = self.rule_path(decl.path, path, decl.path_span or decl.span, "used file")
+        where = decl.path_span or decl.span  # the path string: the thing that is wrong
+        target = self.rule_path(decl.path, path, where, "used file")
         if target is None:
             return
         key = os.path.realpath(target)
         if key in seen:
-            self.diags.error(RESOLVE, f"'{decl.path}' is used twice (or uses itself)", decl.span)
+            self.diags.error(RESOLVE, f"'{decl.path}' is used twice (or uses itself)", where)
             return
         seen.add(key)
         tree, _ = _load(target, self.program)
@@ -266,7 +287,7 @@ class _Merger:
             self.diags.error(
                 RESOLVE,
                 f'\'{decl.path}\' is not a part file (`part "Name" for "Game" {{`)',
-                decl.span,
+                where,
             )
             return
         if tree.game != self.program.game_name:

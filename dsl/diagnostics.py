@@ -1,4 +1,9 @@
-"""Error codes, diagnostics and their rendering (file:line:col, source line, carets)."""
+"""Error codes, diagnostics and their rendering (file:line:col, source line, carets).
+
+Most findings have a place in a file. The others are about a whole file or directory
+(`whole_file(path)`: rendered `path: error[…]`) or about a command-line argument
+(`COMMAND_LINE`: rendered `error[…]` with no place); both have line 0.
+"""
 
 from __future__ import annotations
 
@@ -53,6 +58,21 @@ SCENARIO = _code("scenario", "A scenario or invariant is malformed")
 INT_RANGE = _code("int-range", "An integer is outside the 64-bit range -2**63 .. 2**63 - 1")
 
 
+COMMAND_LINE = Span("", 0, 0, 0, 0)  # a finding about a command-line argument, not a file
+
+
+def whole_file(path: str) -> Span:
+    """The place of a finding about a whole file or directory rather than one of its lines."""
+    return Span(path, 0, 0, 0, 0)
+
+
+def place(span: Span) -> str:
+    """Where a finding is, as rendered: `file:line:col`, `file` for a whole file, '' for none."""
+    if span.line >= 1:
+        return str(span)
+    return span.file
+
+
 @dataclass(frozen=True, slots=True)
 class Diagnostic:
     """One finding: code, severity, message, where, and optional notes."""
@@ -79,8 +99,10 @@ class Diagnostic:
         }
 
     def render(self, sources: dict[str, SourceFile] | None = None) -> str:
-        """`file:line:col: error[code]: message`, the source line, and a caret underline."""
-        head = printable(f"{self.span}: {self.severity}[{self.code.code}]: {self.message}")
+        """`file:line:col: error[code]: message`, the source line and a caret underline (see place)."""
+        where = place(self.span)
+        prefix = f"{where}: " if where else ""
+        head = printable(f"{prefix}{self.severity}[{self.code.code}]: {self.message}")
         lines = [head]
         source = (sources or {}).get(self.span.file)
         if source is not None and self.span.line >= 1:

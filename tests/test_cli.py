@@ -83,13 +83,29 @@ def test_a_missing_path_is_a_usage_error(runner):
 def test_a_directory_without_rules_is_one_clear_error(runner, tmp_path):
     result = runner.invoke(main, ["simulate", str(tmp_path)])
     assert result.exit_code == 1
-    assert "error[resolve]: no rules.metro or game.metro" in result.output
+    # About the directory as a whole: its path, and no made-up line and column.
+    assert result.output.startswith(
+        f"{tmp_path}: error[resolve]: no rules.metro or game.metro in this directory"
+    ), result.output
     _clean(result)
 
 
-def test_an_unknown_variant_is_an_error(runner):
+def test_an_unknown_variant_is_an_error_about_the_argument(runner):
     result = runner.invoke(main, ["check", TTR, "--variant", "no_such_variant"])
-    assert result.exit_code == 1 and "no variant named 'no_such_variant'" in result.output
+    assert result.exit_code == 1
+    first, *notes = result.output.splitlines()
+    assert first.startswith("error[resolve]: no variant named 'no_such_variant' for this game")
+    assert notes == [f"  note: the game's directory is {TTR}"]
+
+
+def test_check_json_of_an_argument_error_follows_its_schema(runner):
+    result = runner.invoke(main, ["check", "--json", TTR, "--with", "no_such_expansion"])
+    assert result.exit_code == 1
+    report = json.loads(result.stdout)
+    validate(report, schema("check"))
+    [finding] = report["games"][0]["diagnostics"]
+    assert (finding["file"], finding["line"], finding["column"]) == ("", 0, 0)
+    assert finding["message"].startswith("no expansion named 'no_such_expansion'")
 
 
 def test_compile_writes_the_generated_module(runner, tmp_path):

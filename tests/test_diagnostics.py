@@ -7,7 +7,7 @@ import os
 import pytest
 
 from compiler import compile_game
-from dsl.diagnostics import CompileError
+from dsl.diagnostics import COMMAND_LINE, RESOLVE, CompileError, Diagnostic, whole_file
 from dsl.parser import MAX_FILE_BYTES, MAX_NESTING, parse
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -108,3 +108,11 @@ def test_missing_file_is_one_clear_diagnostic(tmp_path):
         compile_game(str(tmp_path / "nothing.metro"))
     rendered = info.value.render()
     assert "cannot read file" in rendered and "Traceback" not in rendered
+
+
+def test_a_finding_without_a_line_renders_no_line_or_column():
+    about_directory = Diagnostic(RESOLVE, "no rules.metro here", whole_file("games/x"))
+    about_argument = Diagnostic(RESOLVE, "no variant named 'v'", COMMAND_LINE, notes=("see",))
+    assert about_directory.render() == "games/x: error[resolve]: no rules.metro here"
+    assert about_argument.render() == "error[resolve]: no variant named 'v'\n  note: see"
+    assert about_argument.to_dict()["file"] == "" and about_argument.to_dict()["line"] == 0

@@ -46,7 +46,7 @@ class Case:
     line: int
     col: int
     fragment: str
-    file: str = "rules.metro"  # relative to the game directory ("." is the directory itself)
+    file: str = "rules.metro"  # relative to the game directory ("" for a command-line argument)
     variants: tuple[str, ...] = ()
     expansions: tuple[str, ...] = ()
     note: str = ""
@@ -203,11 +203,12 @@ CASES = [
         "resolve-unknown-variant",
         "resolve",
         {"rules.metro": game(), "variants/fast.metro": 'variant "Fast" for "G" {\n}\n'},
-        1,
-        1,
+        0,  # the --variant argument is wrong, not a line of a file
+        0,
         "no variant named 'slow' for this game (known: fast)",
-        file=".",
+        file="",
         variants=("slow",),
+        note="the game's directory is",
     ),
     Case(
         "resolve-map-for-another-game",
@@ -414,11 +415,24 @@ CASES = [
         "map-check-whole-map",
         "map-check",
         mapped('    kind city\n    check "two cities": size(city) == 2\n', "  city A\n"),
-        1,
-        1,
+        7,  # the check itself: a condition over the whole map blames no one element
+        5,
         "map check failed: two cities",
+        note="the map is in",
+    ),
+    Case(
+        "map-check-connectivity",
+        "map-check",
+        mapped(
+            "    kind city\n    kind road(a: city, b: city)\n"
+            '    check "one network": graph_connected([(r.a, r.b) for r in road], city)\n',
+            "  city A\n  city B\n  city C\n  city D\n  road R(A, B)\n",
+        ),
+        4,  # the first city that the roads leave cut off; the others follow in notes
+        3,
+        "map check failed: one network",
         file="board.metro",
-        note="declared at",
+        note="also cut off: city 'D' at",
     ),
     Case(
         "map-check-each-element",
@@ -476,13 +490,16 @@ def test_each_code_is_reported_where_the_user_looks(tmp_path, case):
     error = info.value
     assert [d.code.code for d in error.diagnostics] == [case.code], error.render()
     found = error.diagnostics[0]
-    assert os.path.relpath(found.span.file, folder) == case.file
+    assert (os.path.relpath(found.span.file, folder) if found.span.file else "") == case.file
     assert (found.span.line, found.span.col) == (case.line, case.col), error.render()
     assert case.fragment in found.message
     if case.note:
         assert any(case.note in note for note in found.notes), found.notes
     rendered = error.render()
-    assert f":{case.line}:{case.col}: error[{case.code}]: " in rendered.splitlines()[0]
+    if case.line:
+        assert f":{case.line}:{case.col}: error[{case.code}]: " in rendered.splitlines()[0]
+    else:  # no place in a file: no made-up line and column either
+        assert rendered.startswith(f"error[{case.code}]: {found.message}"), rendered
     assert "Traceback" not in rendered
 
 

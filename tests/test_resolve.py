@@ -41,11 +41,17 @@ def resolved(folder, files: dict[str, str], **options):
 
 
 def refused(folder, files: dict[str, str], **options) -> list[tuple[str, str, int, int, str]]:
-    """(code, file relative to the game, line, column, message) of each resolve finding."""
+    """(code, file relative to the game or '' for none, line, column, message) of each finding."""
     with pytest.raises(CompileError) as info:
         compile_game(write(folder, files), stop_after="resolve", **options)
     return [
-        (d.code.code, os.path.relpath(d.span.file, folder), d.span.line, d.span.col, d.message)
+        (
+            d.code.code,
+            os.path.relpath(d.span.file, folder) if d.span.file else "",
+            d.span.line,
+            d.span.col,
+            d.message,
+        )
         for d in info.value.diagnostics
     ]
 
@@ -93,13 +99,13 @@ def test_a_part_for_another_game_is_refused_at_its_header(tmp_path):
     assert refused(tmp_path, files) == [("resolve", "part.metro", 1, 1, "part 'P' is for 'H'")]
 
 
-def test_a_used_file_that_is_not_a_part_is_refused_at_the_use(tmp_path):
+def test_a_used_file_that_is_not_a_part_is_refused_at_its_path(tmp_path):
     files = {
         "rules.metro": BASE.replace("  const BONUS", '  use "board.metro"\n  const BONUS'),
         "board.metro": 'map "B" for "G" {\n}\n',
     }
     [(code, where, line, col, message)] = refused(tmp_path, files)
-    assert (code, where, line, col) == ("resolve", "rules.metro", 4, 3)
+    assert (code, where, line, col) == ("resolve", "rules.metro", 4, 7)
     assert "'board.metro' is not a part file" in message
 
 
@@ -109,7 +115,7 @@ def test_a_part_that_uses_itself_is_refused(tmp_path):
         "loop.metro": 'part "Loop" for "G" {\n  use "loop.metro"\n}\n',
     }
     assert refused(tmp_path, files) == [
-        ("resolve", "loop.metro", 2, 3, "'loop.metro' is used twice (or uses itself)")
+        ("resolve", "loop.metro", 2, 7, "'loop.metro' is used twice (or uses itself)")
     ]
 
 
@@ -202,8 +208,8 @@ def test_a_missing_expansion_is_named_with_the_known_ones(tmp_path):
         "rules.metro": BASE,
         "harbor/expansion.metro": 'expansion "Harbor" for "G" {\n}\n',
     }
-    [(code, where, _, _, message)] = refused(tmp_path, files, expansions=["harbour"])
-    assert (code, where) == ("resolve", ".")
+    [(code, where, line, col, message)] = refused(tmp_path, files, expansions=["harbour"])
+    assert (code, where, line, col) == ("resolve", "", 0, 0)  # the --with argument, no file
     assert message == "no expansion named 'harbour' for this game (known: harbor)"
 
 
