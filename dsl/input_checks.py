@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from dsl.diagnostics import INPUT, Diagnostics
+from dsl.diagnostics import INPUT, Diagnostics, whole_file
 from dsl.files import UnreadableFile, read_regular
 from dsl.source import SourceFile, Span
 
@@ -46,7 +46,7 @@ def check_text(source: SourceFile) -> None:
         diags.error(
             INPUT,
             f"file is larger than the limit of {MAX_FILE_BYTES // 1024 // 1024} MiB",
-            Span.point(filename, 1, 1),
+            whole_file(filename),
         )
         diags.raise_if_errors({filename: source})
     bad = _first_control_character(text)
@@ -67,7 +67,7 @@ def check_text(source: SourceFile) -> None:
 
 def _fail_input(path: str, message: str):
     diags = Diagnostics()
-    diags.error(INPUT, message, Span.point(path, 1, 1))
+    diags.error(INPUT, message, whole_file(path))
     diags.raise_if_errors({})
 
 

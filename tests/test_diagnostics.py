@@ -116,3 +116,15 @@ def test_a_finding_without_a_line_renders_no_line_or_column():
     assert about_directory.render() == "games/x: error[resolve]: no rules.metro here"
     assert about_argument.render() == "error[resolve]: no variant named 'v'\n  note: see"
     assert about_argument.to_dict()["file"] == "" and about_argument.to_dict()["line"] == 0
+
+
+def test_a_file_that_cannot_be_read_is_named_without_a_line(tmp_path):
+    from compiler import compile_game
+
+    missing = str(tmp_path / "none" / "rules.metro")
+    with pytest.raises(CompileError) as info:
+        compile_game(missing)
+    assert (
+        info.value.render()
+        == f"{missing}: error[input]: cannot read file: No such file or directory"
+    )
