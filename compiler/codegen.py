@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from compiler.checker import CheckedProgram
+from compiler.checked import CheckedProgram
 from compiler.consteval import EvalError, Evaluator, MapData
 from compiler.pywriter import PyWriter
 from compiler.refs import (

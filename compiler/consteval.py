@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import networkx as nx
 
-from compiler.checker import CheckedProgram
+from compiler.checked import CheckedProgram
 from compiler.refs import (
     BuiltinRef,
     ConstRef,
@@ -18,6 +18,7 @@ from compiler.refs import (
     KindAllRef,
     LocalRef,
 )
+from compiler.visit import Visitor
 from dsl import ast
 from dsl.diagnostics import INT_RANGE, ErrorCode
 from runtime import graph, grid
@@ -51,8 +52,8 @@ class MapData:
         return len(self.ids.get(kind, []))
 
 
-class Evaluator:
-    """Evaluates pure expressions over consts and map data."""
+class Evaluator(Visitor):
+    """Evaluates pure expressions over consts and map data (`visit_<Expr>(node, env)`)."""
 
     def __init__(self, cp: CheckedProgram, data: MapData):
         self.cp = cp
@@ -94,10 +95,7 @@ class Evaluator:
 
     def eval(self, node: ast.Expr, env: dict):
         """Evaluate an expression with local bindings `env`."""
-        method = getattr(self, f"e_{type(node).__name__}", None)
-        if method is None:
-            raise EvalError("this expression cannot be computed before the game starts", node)
-        value = method(node, env)
+        value = self.visit(node, env)
         # Every intermediate result is checked, so no computation ever grows far past the limit.
         if type(value) is int and not -INT_LIMIT <= value < INT_LIMIT:
             raise EvalError(
@@ -107,19 +105,23 @@ class Evaluator:
             )
         return value
 
-    def e_IntLit(self, node, env):
+    def generic_visit(self, node: ast.Node, env: dict):
+        """An expression with no rule here (a call of `me`, a player's field, …)."""
+        raise EvalError("this expression cannot be computed before the game starts", node)
+
+    def visit_IntLit(self, node, env):
         return node.value
 
-    def e_StrLit(self, node, env):
+    def visit_StrLit(self, node, env):
         return node.value
 
-    def e_BoolLit(self, node, env):
+    def visit_BoolLit(self, node, env):
         return node.value
 
-    def e_NoneLit(self, node, env):
+    def visit_NoneLit(self, node, env):
         return None
 
-    def e_Name(self, node, env):
+    def visit_Name(self, node, env):
         ref = self.cp.ref(node)
         if isinstance(ref, LocalRef):
             return env[node.name]
@@ -133,7 +135,7 @@ class Evaluator:
             return list(range(self.data.count(ref.kind)))
         raise EvalError(f"'{node.name}' is not known before the game starts", node)
 
-    def e_Field(self, node, env):
+    def visit_Field(self, node, env):
         ref = self.cp.ref(node)
         if isinstance(ref, EnumValueRef):
             return ref.index
@@ -144,7 +146,7 @@ class Evaluator:
             return self.data.fields[ref.kind][ref.field][index]
         raise EvalError("this field is not known before the game starts", node)
 
-    def e_Index(self, node, env):
+    def visit_Index(self, node, env):
         ref = self.cp.ref(node)
         if isinstance(ref, ElemByIdRef):
             ids = self.data.ids.get(ref.kind, [])
@@ -158,18 +160,18 @@ class Evaluator:
         except (KeyError, IndexError, TypeError):
             raise EvalError(f"no entry for {key!r}", node) from None
 
-    def e_TupleLit(self, node, env):
+    def visit_TupleLit(self, node, env):
         return tuple(self.concrete(self.eval(i, env), i) for i in node.items)
 
-    def e_ListLit(self, node, env):
+    def visit_ListLit(self, node, env):
         return [self.concrete(self.eval(i, env), i) for i in node.items]
 
-    def e_DictLit(self, node, env):
+    def visit_DictLit(self, node, env):
         return _table(
             (k, self.eval(k, env), self.concrete(self.eval(v, env), v)) for k, v in node.entries
         )
 
-    def e_RangeExpr(self, node, env):
+    def visit_RangeExpr(self, node, env):
         # Lazy: `size(0..10**12)` or `x in 0..10**12` never lists the values; a walk is charged.
         return range(self.eval(node.lo, env), self.eval(node.hi, env) + 1)
 
@@ -187,19 +189,19 @@ class Evaluator:
     def _items(self, value):
         return sorted(value) if isinstance(value, set) else value
 
-    def e_ListComp(self, node, env):
+    def visit_ListComp(self, node, env):
         return [
             self.concrete(self.eval(node.elem, e), node.elem) for e in self._iterate(node.fors, env)
         ]
 
-    def e_DictComp(self, node, env):
+    def visit_DictComp(self, node, env):
         entries = (
             (node.key, self.eval(node.key, e), self.concrete(self.eval(node.value, e), node.value))
             for e in self._iterate(node.fors, env)
         )
         return _table(entries)
 
-    def e_GenCall(self, node, env):
+    def visit_GenCall(self, node, env):
         values = [self.eval(node.elem, e) for e in self._iterate(node.fors, env)]
         return self._aggregate(node.func, values, node)
 
@@ -222,7 +224,7 @@ class Evaluator:
             return sorted(set(values))
         raise EvalError(f"{func}() is not known before the game starts", node)
 
-    def e_Call(self, node, env):
+    def visit_Call(self, node, env):
         ref = self.cp.ref(node)
         args = [self.eval(a, env) for a in node.args]
         name = node.func
@@ -280,7 +282,7 @@ class Evaluator:
                 return next(iter(self._items(args[0])), None)
         raise EvalError(f"{name}() cannot be computed before the game starts", node)
 
-    def e_BinOp(self, node, env):
+    def visit_BinOp(self, node, env):
         a, b = (
             self.concrete(self.eval(node.left, env), node.left),
             self.concrete(self.eval(node.right, env), node.right),
@@ -295,10 +297,10 @@ class Evaluator:
             raise EvalError("division by zero", node)
         return a // b if node.op == "/" else a % b
 
-    def e_Neg(self, node, env):
+    def visit_Neg(self, node, env):
         return -self.eval(node.operand, env)
 
-    def e_Compare(self, node, env):
+    def visit_Compare(self, node, env):
         a, b = self.eval(node.left, env), self.eval(node.right, env)
         op = node.op
         if op not in ("in", "not in"):  # membership of a range needs no list
@@ -315,20 +317,20 @@ class Evaluator:
             raise EvalError("cannot order none", node)
         return {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[op]
 
-    def e_IsNone(self, node, env):
+    def visit_IsNone(self, node, env):
         value = self.eval(node.operand, env)
         return (value is not None) if node.negated else (value is None)
 
-    def e_Not(self, node, env):
+    def visit_Not(self, node, env):
         return not self.eval(node.operand, env)
 
-    def e_BoolOp(self, node, env):
+    def visit_BoolOp(self, node, env):
         left = self.eval(node.left, env)
         if node.op == "and":
             return left and self.eval(node.right, env)
         return left or self.eval(node.right, env)
 
-    def e_CondExpr(self, node, env):
+    def visit_CondExpr(self, node, env):
         return self.eval(node.then if self.eval(node.cond, env) else node.orelse, env)
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from compiler.checker import CheckedProgram
+from compiler.checked import CheckedProgram
 from compiler.consteval import EvalError, Evaluator, MapData
 from compiler.types import BoolT, CollT, ElemT, EnumT, GeoT, IntT, OptT, StrT, Type
 from dsl import ast
