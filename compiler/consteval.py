@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import networkx as nx
-
+from compiler.builtin_rules import ConstError
+from compiler.builtins import BUILTINS, Builtin
 from compiler.checked import CheckedProgram
 from compiler.refs import (
     BuiltinRef,
@@ -21,7 +21,6 @@ from compiler.refs import (
 from compiler.visit import Visitor
 from dsl import ast
 from dsl.diagnostics import INT_RANGE, ErrorCode
-from runtime import graph, grid
 from runtime.limits import CONST_STEP_BUDGET
 from runtime.values import INT_LIMIT
 
@@ -203,36 +202,15 @@ class Evaluator(Visitor):
 
     def visit_GenCall(self, node, env):
         values = [self.eval(node.elem, e) for e in self._iterate(node.fors, env)]
-        return self._aggregate(node.func, values, node)
-
-    def _aggregate(self, func, values, node):
-        if func == "sum":
-            return sum(values)
-        if func == "count":
-            return sum(1 for v in values if v is not False)
-        if func == "any":
-            return any(values)
-        if func == "all":
-            return all(values)
-        if func in ("min", "max"):
-            if not values:
-                raise EvalError(f"{func}() of nothing", node)
-            return min(values) if func == "min" else max(values)
-        if func == "sorted":
-            return sorted(values)
-        if func == "distinct":
-            return sorted(set(values))
-        raise EvalError(f"{func}() is not known before the game starts", node)
+        builtin = BUILTINS.get(node.func)
+        if builtin is None or builtin.over is None or builtin.const is None:
+            raise EvalError(f"{node.func}() is not known before the game starts", node)
+        return self._builtin(builtin, [values], node)
 
     def visit_Call(self, node, env):
         ref = self.cp.ref(node)
         args = [self.eval(a, env) for a in node.args]
         name = node.func
-        if isinstance(ref, BuiltinRef) and name not in (
-            "size",
-            "first",
-        ):  # these walk their arguments
-            args = [self.concrete(arg, a) for arg, a in zip(args, node.args, strict=True)]
         if isinstance(ref, FunctionRef):
             decl = self.cp.program.functions[name].active
             if decl.expr is None:
@@ -242,45 +220,19 @@ class Evaluator(Visitor):
                 )
             return self.eval(decl.expr, {p.name: v for p, v in zip(decl.params, args, strict=True)})
         if isinstance(ref, BuiltinRef):
-            if name == "size":
-                return len(args[0])
-            if name in ("min", "max") and len(args) == 2:
-                return min(args) if name == "min" else max(args)
-            if name in ("min", "max", "sum", "sorted", "distinct", "any", "all", "count"):
-                return self._aggregate(name, list(args[0]), node)
-            if name == "abs":
-                return abs(args[0])
-            if name == "ceil_to":
-                return -(-args[0] // args[1]) * args[1]
-            if name == "floor_to":
-                return args[0] // args[1] * args[1]
-            if name == "ceil_div":
-                return -(-args[0] // args[1])
-            if name == "connected":
-                return edges_connected(list(args[0]), args[1], args[2])
-            if name == "graph_connected":
-                return graph_connected(list(args[0]), list(args[1]))
-            if name in (
-                "placements",
-                "fits",
-                "place",
-                "without",
-                "removable",
-                "floor_count",
-                "piece_count",
-                "build",
-                "cells_of",
-            ):
-                return _geometry(name, args)
-            if name == "grid_edges":
-                return grid.grid_edges(list(args[0]))
-            if name == "longest_trail":
-                return graph.longest_trail(list(args[0]))
-            if name == "name":
-                return str(args[0])
-            if name == "first":
-                return next(iter(self._items(args[0])), None)
+            builtin = BUILTINS[name]
+            if not builtin.lazy:  # a range argument is listed (and its walk charged)
+                args = [self.concrete(arg, a) for arg, a in zip(args, node.args, strict=True)]
+            if builtin.const is not None:
+                return self._builtin(builtin, args, node)
         raise EvalError(f"{name}() cannot be computed before the game starts", node)
+
+    def _builtin(self, builtin: Builtin, args: list, node: ast.Node):
+        """A builtin's value at compile time, as its entry in compiler/builtins.py computes it."""
+        try:
+            return builtin.const(args)
+        except ConstError as error:
+            raise EvalError(str(error), node) from None
 
     def visit_BinOp(self, node, env):
         a, b = (
@@ -352,45 +304,3 @@ def _digits(value: int) -> str:
     if abs(value) < 10**30:
         return str(value)
     return f"{'-' if value < 0 else ''}about 2**{abs(value).bit_length() - 1}"
-
-
-def _geometry(name: str, args: list):
-    from runtime import shapes
-
-    if name == "placements":
-        return shapes.legal_placements(*args)
-    if name == "fits":
-        return shapes.fits(*args)
-    if name == "place":
-        return shapes.place(*args)
-    if name == "without":
-        return shapes.without(*args)
-    if name == "removable":
-        return shapes.removable_pieces(args[0])
-    if name == "build":
-        return shapes.build(args[0], list(args[1]))
-    if name == "cells_of":
-        return list(args[0].cells)
-    if name == "floor_count":
-        return args[0].floors
-    return args[0].piece_count
-
-
-def _graph(edges: list, vertices: list = ()) -> nx.MultiGraph:
-    g = nx.MultiGraph()
-    g.add_nodes_from(vertices)
-    g.add_edges_from((a, b) for a, b, *_ in edges)
-    return g
-
-
-def edges_connected(edges: list, a, b) -> bool:
-    """True if a path of edges joins a and b (networkx)."""
-    g = _graph(edges, [a, b])
-    return nx.has_path(g, a, b)
-
-
-def graph_connected(edges: list, vertices: list) -> bool:
-    """True if the edges join every listed vertex to every other (networkx)."""
-    if len(vertices) <= 1:
-        return True
-    return nx.is_connected(_graph(edges, vertices))

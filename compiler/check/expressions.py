@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from compiler.builtins import BUILTINS, builtin_result, item_type
+from compiler.builtin_rules import item_type
+from compiler.builtins import BUILTINS, COMPREHENSIONS
 from compiler.check.names import home_enum
 from compiler.check.typer import Local, Scope, TyperBase
 from compiler.checked import Signature
@@ -23,16 +24,11 @@ from compiler.refs import (
 from compiler.types import (
     ANY,
     BOOL,
-    BUILDING,
-    FRAME,
     INT,
     NONE,
-    PLACEMENT,
     PLAYER,
-    SHAPE,
     STR,
     AnyT,
-    BoolT,
     CollT,
     ElemT,
     EnumT,
@@ -48,19 +44,6 @@ from compiler.types import (
 )
 from dsl import ast
 from dsl.diagnostics import ARGUMENTS, DUPLICATE, PURITY, STRUCTURE, TYPE, UNDEFINED_NAME
-
-GEOMETRY_ARGS = {
-    "placements": (SHAPE, FRAME, BUILDING, INT),
-    "fits": (BUILDING, FRAME, SHAPE, PLACEMENT),
-    "place": (BUILDING, SHAPE, PLACEMENT),
-    "without": (BUILDING, INT),
-    "removable": (BUILDING,),
-    "floor_count": (BUILDING,),
-    "piece_count": (BUILDING,),
-    "remove_at": (None, INT),
-    "build": (FRAME, None),
-    "cells_of": (FRAME,),
-}
 
 
 class ExpressionRules(TyperBase):
@@ -260,33 +243,35 @@ class ExpressionRules(TyperBase):
             for arg in node.args:
                 self.expr(arg, scope)
             return ANY
-        if builtin.mutates and scope.pure:
+        if builtin.effect != "reads" and scope.pure:
             self.error(PURITY, f"a function or guard may not call {name}()", node)
         args = [self.expr(arg, scope) for arg in node.args]
-        if builtin.mutates and name != "roll":
+        if builtin.effect == "changes":
             self.mutable_root(node.args[0], scope)
-            if name in ("add", "remove", "put_bottom"):
-                coll = args[0]
-                if isinstance(coll, CollT):
-                    item = (
-                        args[1].inner
-                        if isinstance(args[1], OptT) and not isinstance(coll.item, OptT)
-                        else args[1]
-                    )
-                    self.expect_assignable(item, coll.item, node.args[1], "the item")
-                elif not isinstance(coll, AnyT):
-                    self.error(TYPE, f"{name}() needs a collection, not {coll}", node.args[0])
-        expected = GEOMETRY_ARGS.get(name)
-        if expected is not None:
-            for arg, want, node_arg in zip(args, expected, node.args, strict=True):
-                arg = arg.inner if isinstance(arg, OptT) else arg
-                if want is not None and not self.sub.assignable(arg, want):
-                    self.error(TYPE, f"{name}() expects {want} here, not {arg}", node_arg)
-        result = builtin_result(name, args)
+            if builtin.adds_item:
+                self._item_of(name, args, node)
+        for arg, want, node_arg in zip(args, builtin.params, node.args, strict=False):
+            arg = arg.inner if isinstance(arg, OptT) else arg
+            if want is not None and not self.sub.assignable(arg, want):
+                self.error(TYPE, f"{name}() expects {want} here, not {arg}", node_arg)
+        result = builtin.result(args)
         if isinstance(result, str):
             self.error(TYPE, result, node)
             return ANY
         return result
+
+    def _item_of(self, name: str, args: list[Type], node: ast.Call) -> None:
+        """The second argument must be an item of the collection in the first."""
+        coll = args[0]
+        if isinstance(coll, CollT):
+            item = (
+                args[1].inner
+                if isinstance(args[1], OptT) and not isinstance(coll.item, OptT)
+                else args[1]
+            )
+            self.expect_assignable(item, coll.item, node.args[1], "the item")
+        elif not isinstance(coll, AnyT):
+            self.error(TYPE, f"{name}() needs a collection, not {coll}", node.args[0])
 
     def _call_args(self, node, args, sig: Signature, scope: Scope) -> None:
         if len(args) != len(sig.params):
@@ -317,23 +302,21 @@ class ExpressionRules(TyperBase):
         return sig.ret or ANY
 
     def visit_GenCall(self, node: ast.GenCall, scope: Scope) -> Type:
-        if node.func not in ("sum", "count", "any", "all", "min", "max", "sorted", "distinct"):
+        builtin = BUILTINS.get(node.func)
+        over = builtin.over if builtin is not None else None
+        if over is None:
             self.error(
                 UNDEFINED_NAME,
                 f"'{node.func}' cannot take a comprehension "
-                "(use sum, count, any, all, min, max, sorted or distinct)",
+                f"(use {', '.join(COMPREHENSIONS[:-1])} or {COMPREHENSIONS[-1]})",
                 node,
             )
         inner = self._comp_scope(node.fors, scope)
         elem = self.expr(node.elem, inner)
-        if node.func in ("any", "all") and not isinstance(elem, BoolT | AnyT):
-            self.error(TYPE, f"{node.func}() needs truth values, not {elem}", node.elem)
-        if node.func in ("sum",) and not isinstance(elem, IntT | AnyT):
-            self.error(TYPE, f"sum() needs numbers, not {elem}", node.elem)
+        if over is not None and over.item_ok is not None and not over.item_ok(elem):
+            self.error(TYPE, over.needs.format(name=node.func, item=elem), node.elem)
         elem = self._narrowed(node.elem, node.fors, elem)
-        return {"sum": INT, "count": INT, "any": BOOL, "all": BOOL}.get(
-            node.func, CollT("list", elem) if node.func in ("sorted", "distinct") else elem
-        )
+        return over.result(elem) if over is not None else elem
 
     def _comp_scope(self, fors, scope: Scope) -> Scope:
         inner = scope.child()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from compiler.builtins import item_type
+from compiler.builtin_rules import item_type
 from compiler.check.names import RESERVED, valid_identifier
 from compiler.check.typer import Local, Scope, TyperBase
 from compiler.refs import GlobalRef, LocalRef, PlayerFieldRef

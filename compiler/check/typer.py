@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 
-from compiler.builtins import item_type
+from compiler.builtin_rules import item_type
 from compiler.checked import CheckedProgram
 from compiler.refs import GlobalRef, LocalRef, PlayerFieldRef
 from compiler.types import (

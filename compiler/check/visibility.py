@@ -2,12 +2,14 @@
 
 Input: a CheckedProgram after `types` (it reads `cp.refs`). Output: none besides errors —
 an action's `when`, its parameters' `where` and domains, and every choice's `where` and
-domain may read a hidden or owner-only field only through size(), and a player's own
-owner-only fields only as that player (`me`, or the chooser of `each p in … choose`).
+domain may read a hidden or owner-only field only through a builtin that only counts
+(size()), and a player's own owner-only fields only as that player (`me`, or the chooser
+of `each p in … choose`).
 """
 
 from __future__ import annotations
 
+from compiler.builtins import BUILTINS
 from compiler.checked import CheckedProgram
 from compiler.refs import GlobalRef, PlayerFieldRef
 from dsl import ast
@@ -61,7 +63,8 @@ def _guard_reads(
             _guard_reads(cp, diags, decl.expr or decl.body, {q.name for q in decl.params}, seen)
     counted: set[int] = set()
     for node in walk(guard):
-        if isinstance(node, ast.Call) and node.func == "size":
+        builtin = BUILTINS.get(node.func) if isinstance(node, ast.Call) else None
+        if builtin is not None and builtin.counts_only:  # size(): how many, not which
             counted.update(id(n) for n in node.args)
     for node in walk(guard):
         ref = cp.ref(node)
