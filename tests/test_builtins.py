@@ -112,3 +112,23 @@ def test_every_builtin_call_of_a_shipped_game_is_in_the_table(game):
                 if isinstance(node, ast.Call) and isinstance(cp.ref(node), BuiltinRef):
                     called.add(node.func)
     assert called and called <= set(BUILTINS)
+
+
+def test_constant_evaluation_refuses_what_it_cannot_compute(tmp_path):
+    """No rule for `players` (the visitor's fallback), no `const` for seat(), min() of nothing."""
+    from compiler import compile_game
+    from dsl.diagnostics import CompileError
+
+    (tmp_path / "rules.metro").write_text(
+        'game "G" {\n  players 2..4\n  const A = size(players)\n  const B = seat(1)\n'
+        "  const C = min(x for x in [1] where x > 1)\n  const D = max([5, 7])\n"
+        "  flow { end game }\n}\n"
+    )
+    with pytest.raises(CompileError) as info:
+        compile_game(str(tmp_path))
+    prefix = "cannot be computed before the game: "
+    assert [d.message for d in info.value.diagnostics] == [
+        f"const 'A' {prefix}this expression cannot be computed before the game starts",
+        f"const 'B' {prefix}seat() cannot be computed before the game starts",
+        f"const 'C' {prefix}min() of nothing",
+    ]

@@ -8,12 +8,11 @@ a waiting call that is not a whole statement or a let's whole value.
 
 from __future__ import annotations
 
+from compiler.check.control import CHOOSE_NODES
 from compiler.checked import CheckedProgram
 from dsl import ast
 from dsl.diagnostics import PURITY, STRUCTURE, Diagnostics
 from dsl.visitor import walk
-
-CHOOSE_NODES = (ast.Choose, ast.EachChoose, ast.ChooseAction, ast.EachChooseAction)
 
 
 def check_effects(cp: CheckedProgram, diags: Diagnostics) -> None:
