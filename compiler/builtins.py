@@ -1,226 +1,549 @@
-"""Signatures of the library functions rule files may call (all game-agnostic)."""
+"""The library functions rule files may call: each declared once, for every pass that meets it.
+
+One `Builtin` entry says how the checker types a call (`arity`, `params`, `result`, `effect`),
+how constant evaluation computes it (`const`), what runs while the game is played (`runtime`,
+a function of `runtime/`) and how code generation writes the call (`emit`); the rules,
+evaluations and emitters it names live in `compiler/builtin_rules.py`. The language
+reference's list (`docs/builtins.md`) is generated from this table by
+`python -m compiler.builtin_docs --markdown`.
+
+To add a builtin: add one entry to TABLE (and its runtime function, if it has one), then
+regenerate docs/builtins.md; tests/test_builtins.py checks the entry is complete.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
+from compiler.builtin_rules import (
+    TypeRule,
+    always,
+    count_true,
+    edges_connected,
+    emit_add,
+    emit_clear,
+    emit_count,
+    emit_extreme,
+    emit_name,
+    emit_put_bottom,
+    emit_remove,
+    emit_size,
+    extreme,
+    graph_connected,
+    greatest,
+    grid_edges_rule,
+    in_order,
+    item_type,
+    least,
+    listed,
+    longest_trail_rule,
+    numbers,
+    numeric,
+    of_items,
+    over_items,
+    pair_or_items,
+    reachable_rule,
+    seat_rule,
+    truth,
+)
 from compiler.types import (
     ANY,
     BOOL,
     BUILDING,
+    FRAME,
     INT,
     PLACEMENT,
     PLAYER,
+    SHAPE,
     STR,
-    AnyT,
-    CollT,
-    ElemT,
-    EnumT,
-    GeoT,
-    IntT,
     OptT,
     TupleT,
     Type,
 )
+from runtime import graph, grid, shapes
+
+# Modules of `runtime/` as the generated module imports them (compiler/templates/module.py.jinja).
+RUNTIME_ALIASES = {
+    "runtime.graph": "_g",
+    "runtime.grid": "_grid",
+    "runtime.lib": "_l",
+    "runtime.shapes": "_shapes",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Over:
+    """How a builtin takes a comprehension `f(x for x in xs)`: what items it needs, its result."""
+
+    result: Callable[[Type], Type]  # item type -> result type
+    item_ok: Callable[[Type], bool] | None = None
+    needs: str = ""  # the error when an item is refused: `{name}`, `{item}`
 
 
 @dataclass(frozen=True, slots=True)
 class Builtin:
-    """A library function: arity, whether it changes state or draws randomness, and its doc."""
+    """One library function: its checking, constant evaluation, runtime and code generation."""
 
     name: str
-    arity: tuple[int, int]
-    mutates: bool
+    args: str  # the parameter names as the reference shows them (" | " between two forms)
     doc: str
+    arity: tuple[int, int]
+    result: TypeRule
+    params: tuple[Type | None, ...] = ()  # argument types checked first (None: any)
+    effect: str = "reads"  # or "changes" (its first argument, in place) or "random"
+    adds_item: bool = False  # the second argument is an item of the first (a collection)
+    counts_only: bool = False  # reads only how many items there are (so guards may see secrets)
+    runtime: str | None = None  # dotted name of the function in runtime/ that does the work
+    emit: str | Callable | None = None  # template, or fn(gen, node, args, env); None: call runtime
+    const: Callable[[list], object] | None = None  # compile-time value of the arguments' values
+    lazy: bool = False  # constant evaluation passes a range without listing it
+    over: Over | None = None
+
+    def emit_code(self, gen, node, args: list[str], env) -> str:
+        """Python code for a call: the emit function's, or the template filled in.
+
+        A template takes the arguments' code as `{0}`, `{1}`, … and the first argument's
+        items in a defined order as `{items}` (charged to the step budget) or `{walk}` (not).
+        """
+        if callable(self.emit):
+            return self.emit(gen, node, args, env)
+        template = self.emit if self.emit is not None else self.runtime_call()
+        named = {}
+        if "{items}" in template:
+            named["items"] = gen.items(node.args[0], env)
+        if "{walk}" in template:
+            named["walk"] = gen.items(node.args[0], env, charge=False)
+        return template.format(*args, **named)
+
+    def runtime_call(self) -> str:
+        """The template calling the runtime implementation with every argument."""
+        module, _, function = self.runtime.rpartition(".")
+        params = ", ".join(f"{{{i}}}" for i in range(self.arity[1]))
+        return f"{RUNTIME_ALIASES[module]}.{function}({params})"
 
 
-BUILTINS = {
-    b.name: b
-    for b in [
-        Builtin("size", (1, 1), False, "number of items (a bag counts repeats)"),
-        Builtin("min", (1, 2), False, "the smaller of two numbers, or the least of a collection"),
-        Builtin("max", (1, 2), False, "the larger of two numbers, or the greatest of a collection"),
-        Builtin("sum", (1, 1), False, "total of a collection of numbers"),
-        Builtin("count", (1, 1), False, "number of true items (or items) of a comprehension"),
-        Builtin("any", (1, 1), False, "true if any item is true"),
-        Builtin("all", (1, 1), False, "true if every item is true"),
-        Builtin("abs", (1, 1), False, "absolute value"),
-        Builtin("ceil_to", (2, 2), False, "round a number up to a multiple"),
-        Builtin("floor_to", (2, 2), False, "round a number down to a multiple"),
-        Builtin("ceil_div", (2, 2), False, "a / b rounded up"),
-        Builtin("seat", (1, 1), False, "the player in seat i (1-based)"),
-        Builtin("next_player", (1, 1), False, "the next player clockwise"),
-        Builtin("seat_number", (1, 1), False, "the 1-based seat of a player"),
-        Builtin("to_move", (0, 0), False, "the players who must decide now"),
-        Builtin("game_over", (0, 0), False, "true once the game has ended"),
-        Builtin("name", (1, 1), False, "the name of an element or enum value"),
-        Builtin("top", (1, 1), False, "the top item of a pile (none if empty)"),
-        Builtin("sorted", (1, 1), False, "the items in ascending order"),
-        Builtin("reversed", (1, 1), False, "the items in reverse order"),
-        Builtin("distinct", (1, 1), False, "the items without repeats, in ascending order"),
-        Builtin("index_of", (2, 2), False, "position (0-based) of an item in a list, -1 if absent"),
-        Builtin("connected", (3, 3), False, "true if two vertices are joined by a list of edges"),
-        Builtin("graph_connected", (2, 2), False, "true if every vertex is joined to every other"),
-        Builtin(
-            "grid_edges",
-            (1, 1),
-            False,
-            "pairs of orthogonally adjacent cells from (cell, x, y) tuples",
+# ---------------------------------------------------------------- the table
+
+_SUM = Over(always(INT), numeric, "sum() needs numbers, not {item}")
+_TRUTHS = Over(always(BOOL), truth, "{name}() needs truth values, not {item}")
+
+TABLE: list[Builtin] = [
+    # collections
+    Builtin(
+        "size",
+        "xs",
+        "number of items (a bag counts repeats)",
+        (1, 1),
+        lambda args: (
+            INT if item_type(args[0]) is not None else f"size() needs a collection, not {args[0]}"
         ),
-        Builtin(
-            "reachable", (4, 4), False, "vertices within n steps over edges, avoiding blocked ones"
-        ),
-        Builtin(
-            "longest_trail",
-            (1, 1),
-            False,
-            "heaviest trail (no edge twice) over (a, b, weight) edges",
-        ),
-        Builtin(
-            "placements",
-            (4, 4),
-            False,
-            "legal placements of a shape in a frame on a building (max floors, 0: any)",
-        ),
-        Builtin("fits", (4, 4), False, "true if a shape may be placed there on the building"),
-        Builtin("place", (3, 3), False, "the building with a shape added at a placement"),
-        Builtin("without", (2, 2), False, "the building with piece i taken away"),
-        Builtin(
-            "removable",
-            (1, 1),
-            False,
-            "pieces that can be taken away leaving the rest supported and each of their floors in one part",
-        ),
-        Builtin("floor_count", (1, 1), False, "number of floors of a building"),
-        Builtin("piece_count", (1, 1), False, "number of pieces of a building"),
-        Builtin(
-            "build",
-            (2, 2),
-            False,
-            "stack (shape, placement) pieces in order in a frame; none if a step is illegal",
-        ),
-        Builtin("empty_building", (0, 0), False, "a building with no pieces"),
-        Builtin("first", (1, 1), False, "the first item of a collection, none if it is empty"),
-        Builtin("cells_of", (1, 1), False, "the (x, y) ground cells of a frame"),
-        Builtin("remove_at", (2, 2), True, "remove the item at a position of a list"),
-        Builtin("roll", (1, 1), True, "a random number from 1 to n, from the state's generator"),
-        Builtin("take_top", (1, 1), True, "remove and return the top item of a pile"),
-        Builtin("add", (2, 2), True, "add an item to a collection"),
-        Builtin("remove", (2, 2), True, "remove one occurrence of an item from a collection"),
-        Builtin("put_bottom", (2, 2), True, "put an item under a pile"),
-        Builtin("clear", (1, 1), True, "empty a collection"),
-    ]
-}
+        counts_only=True,
+        emit=emit_size,
+        const=lambda args: len(args[0]),
+        lazy=True,
+    ),
+    Builtin(
+        "sum",
+        "xs",
+        "total of a collection of numbers",
+        (1, 1),
+        of_items(always(INT), "sum() needs a collection of numbers"),
+        emit="sum({items})",
+        const=over_items(sum),
+        over=_SUM,
+    ),
+    Builtin(
+        "count",
+        "xs",
+        "number of true items (or items) of a comprehension",
+        (1, 1),
+        of_items(always(INT), "count() needs a collection"),
+        emit=emit_count,
+        const=over_items(count_true),
+        over=Over(always(INT)),
+    ),
+    Builtin(
+        "any",
+        "xs",
+        "true if any item is true",
+        (1, 1),
+        of_items(always(BOOL), "any() needs a collection"),
+        emit="any({items})",
+        const=over_items(any),
+        over=_TRUTHS,
+    ),
+    Builtin(
+        "all",
+        "xs",
+        "true if every item is true",
+        (1, 1),
+        of_items(always(BOOL), "all() needs a collection"),
+        emit="all({items})",
+        const=over_items(all),
+        over=_TRUTHS,
+    ),
+    Builtin(
+        "min",
+        "a, b | xs",
+        "the smaller of two numbers, or the least of a collection",
+        (1, 2),
+        extreme("min"),
+        runtime="runtime.lib.least",
+        emit=emit_extreme("least"),
+        const=pair_or_items(min, least),
+        over=Over(lambda item: item),
+    ),
+    Builtin(
+        "max",
+        "a, b | xs",
+        "the larger of two numbers, or the greatest of a collection",
+        (1, 2),
+        extreme("max"),
+        runtime="runtime.lib.greatest",
+        emit=emit_extreme("greatest"),
+        const=pair_or_items(max, greatest),
+        over=Over(lambda item: item),
+    ),
+    Builtin(
+        "sorted",
+        "xs",
+        "the items in ascending order",
+        (1, 1),
+        of_items(listed, "sorted() needs a collection"),
+        emit="sorted({items})",
+        const=over_items(sorted),
+        over=Over(listed),
+    ),
+    Builtin(
+        "reversed",
+        "xs",
+        "the items in reverse order",
+        (1, 1),
+        of_items(listed, "reversed() needs a collection"),
+        emit="list(reversed({items}))",
+    ),
+    Builtin(
+        "distinct",
+        "xs",
+        "the items without repeats, in ascending order",
+        (1, 1),
+        of_items(listed, "distinct() needs a collection"),
+        runtime="runtime.lib.distinct",
+        emit="_l.distinct({items})",
+        const=over_items(lambda values: sorted(set(values))),
+        over=Over(listed),
+    ),
+    Builtin(
+        "first",
+        "xs",
+        "the first item of a collection, none if it is empty",
+        (1, 1),
+        of_items(OptT, "first() needs a collection"),
+        emit="next(iter({walk}), None)",
+        const=lambda args: next(iter(in_order(args[0])), None),
+        lazy=True,
+    ),
+    Builtin(
+        "top",
+        "pile",
+        "the top item of a pile (none if empty)",
+        (1, 1),
+        of_items(OptT, "top() needs a pile"),
+        emit="(({0}) or [None])[-1]",
+    ),
+    Builtin(
+        "index_of",
+        "xs, x",
+        "position (0-based) of an item in a list, -1 if absent",
+        (2, 2),
+        always(INT),
+        runtime="runtime.lib.index_of",
+    ),
+    # numbers
+    Builtin(
+        "abs",
+        "n",
+        "absolute value",
+        (1, 1),
+        numbers("abs"),
+        emit="abs({0})",
+        const=lambda args: abs(args[0]),
+    ),
+    Builtin(
+        "ceil_to",
+        "n, step",
+        "round a number up to a multiple",
+        (2, 2),
+        numbers("ceil_to"),
+        emit="(-(-({0}) // ({1})) * ({1}))",
+        const=lambda args: -(-args[0] // args[1]) * args[1],
+    ),
+    Builtin(
+        "floor_to",
+        "n, step",
+        "round a number down to a multiple",
+        (2, 2),
+        numbers("floor_to"),
+        emit="(({0}) // ({1}) * ({1}))",
+        const=lambda args: args[0] // args[1] * args[1],
+    ),
+    Builtin(
+        "ceil_div",
+        "a, b",
+        "a / b rounded up",
+        (2, 2),
+        numbers("ceil_div"),
+        emit="(-(-({0}) // ({1})))",
+        const=lambda args: -(-args[0] // args[1]),
+    ),
+    # players and the game
+    Builtin(
+        "seat",
+        "i",
+        "the player in seat i (1-based)",
+        (1, 1),
+        seat_rule,
+        runtime="runtime.lib.seat",
+        emit="_l.seat(S, {0})",
+    ),
+    Builtin(
+        "next_player",
+        "p",
+        "the next player clockwise",
+        (1, 1),
+        always(PLAYER),
+        emit="(({0}) + 1) % S.n",
+    ),
+    Builtin(
+        "seat_number", "p", "the 1-based seat of a player", (1, 1), always(INT), emit="(({0}) + 1)"
+    ),
+    Builtin(
+        "to_move",
+        "",
+        "the players who must decide now",
+        (0, 0),
+        always(listed(PLAYER)),
+        emit="S.to_move",
+    ),
+    Builtin("game_over", "", "true once the game has ended", (0, 0), always(BOOL), emit="S.over"),
+    Builtin(
+        "name",
+        "x",
+        "the name of an element or enum value",
+        (1, 1),
+        always(STR),
+        emit=emit_name,
+        const=lambda args: str(args[0]),
+    ),
+    # graphs and grids
+    Builtin(
+        "connected",
+        "edges, a, b",
+        "true if two vertices are joined by a list of edges",
+        (3, 3),
+        always(BOOL),
+        runtime="runtime.graph.connected",
+        const=lambda args: edges_connected(list(args[0]), args[1], args[2]),
+    ),
+    Builtin(
+        "graph_connected",
+        "edges, vertices",
+        "true if every vertex is joined to every other",
+        (2, 2),
+        always(BOOL),
+        runtime="runtime.lib.graph_connected",
+        const=lambda args: graph_connected(list(args[0]), list(args[1])),
+    ),
+    Builtin(
+        "grid_edges",
+        "cells",
+        "pairs of orthogonally adjacent cells from (cell, x, y) tuples",
+        (1, 1),
+        grid_edges_rule,
+        runtime="runtime.grid.grid_edges",
+        const=lambda args: grid.grid_edges(list(args[0])),
+    ),
+    Builtin(
+        "reachable",
+        "edges, start, blocked, steps",
+        "vertices within n steps over edges, avoiding blocked ones",
+        (4, 4),
+        reachable_rule,
+        runtime="runtime.grid.reachable",
+    ),
+    Builtin(
+        "longest_trail",
+        "edges",
+        "heaviest trail (no edge twice) over (a, b, weight) edges",
+        (1, 1),
+        longest_trail_rule,
+        runtime="runtime.graph.longest_trail",
+        const=lambda args: graph.longest_trail(list(args[0])),
+    ),
+    # shapes and buildings
+    Builtin(
+        "placements",
+        "shape, frame, building, floors",
+        "legal placements of a shape in a frame on a building (max floors, 0: any)",
+        (4, 4),
+        always(listed(PLACEMENT)),
+        params=(SHAPE, FRAME, BUILDING, INT),
+        runtime="runtime.shapes.legal_placements",
+        const=lambda args: shapes.legal_placements(*args),
+    ),
+    Builtin(
+        "fits",
+        "building, frame, shape, placement",
+        "true if a shape may be placed there on the building",
+        (4, 4),
+        always(BOOL),
+        params=(BUILDING, FRAME, SHAPE, PLACEMENT),
+        runtime="runtime.shapes.fits",
+        const=lambda args: shapes.fits(*args),
+    ),
+    Builtin(
+        "place",
+        "building, shape, placement",
+        "the building with a shape added at a placement",
+        (3, 3),
+        always(BUILDING),
+        params=(BUILDING, SHAPE, PLACEMENT),
+        runtime="runtime.shapes.place",
+        const=lambda args: shapes.place(*args),
+    ),
+    Builtin(
+        "without",
+        "building, i",
+        "the building with piece i taken away",
+        (2, 2),
+        always(BUILDING),
+        params=(BUILDING, INT),
+        runtime="runtime.shapes.without",
+        const=lambda args: shapes.without(*args),
+    ),
+    Builtin(
+        "removable",
+        "building",
+        "pieces that can be taken away leaving the rest supported and each of their floors in one part",
+        (1, 1),
+        always(listed(INT)),
+        params=(BUILDING,),
+        runtime="runtime.shapes.removable_pieces",
+        const=lambda args: shapes.removable_pieces(args[0]),
+    ),
+    Builtin(
+        "floor_count",
+        "building",
+        "number of floors of a building",
+        (1, 1),
+        always(INT),
+        params=(BUILDING,),
+        emit="({0}).floors",
+        const=lambda args: args[0].floors,
+    ),
+    Builtin(
+        "piece_count",
+        "building",
+        "number of pieces of a building",
+        (1, 1),
+        always(INT),
+        params=(BUILDING,),
+        emit="({0}).piece_count",
+        const=lambda args: args[0].piece_count,
+    ),
+    Builtin(
+        "build",
+        "frame, pieces",
+        "stack (shape, placement) pieces in order in a frame; none if a step is illegal",
+        (2, 2),
+        always(OptT(BUILDING)),
+        params=(FRAME, None),
+        runtime="runtime.shapes.build",
+        const=lambda args: shapes.build(args[0], list(args[1])),
+    ),
+    Builtin(
+        "empty_building",
+        "",
+        "a building with no pieces",
+        (0, 0),
+        always(BUILDING),
+        emit="_shapes.Building.empty()",
+    ),
+    Builtin(
+        "cells_of",
+        "frame",
+        "the (x, y) ground cells of a frame",
+        (1, 1),
+        always(listed(TupleT((INT, INT)))),
+        params=(FRAME,),
+        emit="list(({0}).cells)",
+        const=lambda args: list(args[0].cells),
+    ),
+    # changing the state
+    Builtin(
+        "roll",
+        "n",
+        "a random number from 1 to n, from the state's generator",
+        (1, 1),
+        always(INT),
+        effect="random",
+        runtime="runtime.lib.roll",
+        emit="_l.roll(S, {0})",
+    ),
+    Builtin(
+        "take_top",
+        "pile",
+        "remove and return the top item of a pile",
+        (1, 1),
+        of_items(lambda item: item, "take_top() needs a pile"),
+        effect="changes",
+        runtime="runtime.lib.take_top",
+    ),
+    Builtin(
+        "remove_at",
+        "xs, i",
+        "remove the item at a position of a list",
+        (2, 2),
+        always(ANY),
+        params=(None, INT),
+        effect="changes",
+        runtime="runtime.lib.remove_at",
+    ),
+    Builtin(
+        "add",
+        "xs, x",
+        "add an item to a collection",
+        (2, 2),
+        always(ANY),
+        effect="changes",
+        adds_item=True,
+        emit=emit_add,
+    ),
+    Builtin(
+        "remove",
+        "xs, x",
+        "remove one occurrence of an item from a collection",
+        (2, 2),
+        always(ANY),
+        effect="changes",
+        adds_item=True,
+        emit=emit_remove,
+    ),
+    Builtin(
+        "put_bottom",
+        "pile, x",
+        "put an item under a pile",
+        (2, 2),
+        always(ANY),
+        effect="changes",
+        adds_item=True,
+        emit=emit_put_bottom,
+    ),
+    Builtin(
+        "clear", "xs", "empty a collection", (1, 1), always(ANY), effect="changes", emit=emit_clear
+    ),
+]
 
-NUMERIC_AGGREGATES = ("sum", "min", "max")
-
-
-def item_type(t: Type) -> Type | None:
-    """The item type of an iterable type, None if not iterable."""
-    if isinstance(t, AnyT):
-        return ANY
-    if isinstance(t, CollT):
-        return t.item
-    if isinstance(t, GeoT) and t.kind == "frame":
-        return TupleT((INT, INT))
-    return None
-
-
-def builtin_result(name: str, args: list[Type]) -> Type | str:
-    """The result type of a builtin call, or an error message."""
-
-    def coll(i: int) -> Type | None:
-        return item_type(args[i])
-
-    if name == "size":
-        return INT if coll(0) is not None else f"size() needs a collection, not {args[0]}"
-    if name in ("min", "max"):
-        if len(args) == 2:
-            return (
-                INT if all(isinstance(a, IntT | AnyT) for a in args) else f"{name}() of two numbers"
-            )
-        item = coll(0)
-        return item if item is not None else f"{name}() needs a collection"
-    if name == "sum":
-        return INT if coll(0) is not None else "sum() needs a collection of numbers"
-    if name in ("count",):
-        return INT if coll(0) is not None else "count() needs a collection"
-    if name in ("any", "all"):
-        return BOOL if coll(0) is not None else f"{name}() needs a collection"
-    if name in ("abs", "ceil_to", "floor_to", "ceil_div"):
-        return INT if all(isinstance(a, IntT | AnyT) for a in args) else f"{name}() needs numbers"
-    if name == "seat":
-        return PLAYER if isinstance(args[0], IntT | AnyT) else "seat() needs a number"
-    if name == "next_player":
-        return PLAYER
-    if name == "seat_number":
-        return INT
-    if name == "to_move":
-        return CollT("list", PLAYER)
-    if name == "game_over":
-        return BOOL
-    if name == "name":
-        return STR
-    if name == "top":
-        item = coll(0)
-        return OptT(item) if item is not None else "top() needs a pile"
-    if name in ("sorted", "reversed", "distinct"):
-        item = coll(0)
-        return CollT("list", item) if item is not None else f"{name}() needs a collection"
-    if name == "index_of":
-        return INT
-    if name in ("connected", "graph_connected"):
-        return BOOL
-    if name == "grid_edges":
-        item = coll(0)
-        if not isinstance(item, TupleT | AnyT) or (
-            isinstance(item, TupleT) and len(item.items) != 3
-        ):
-            return "grid_edges() needs a list of (cell, x, y) tuples"
-        cell = item.items[0] if isinstance(item, TupleT) else ANY
-        return CollT("list", TupleT((cell, cell)))
-    if name == "reachable":
-        item = coll(2)
-        if item is None:
-            return "reachable(edges, start, blocked, steps) needs a collection of blocked vertices"
-        start = args[1].inner if isinstance(args[1], OptT) else args[1]
-        return CollT("list", start)
-    if name == "longest_trail":
-        item = coll(0)
-        if item is None or not (isinstance(item, TupleT | AnyT)):
-            return "longest_trail() needs a list of (a, b, weight) tuples"
-        return INT
-    if name == "placements":
-        return CollT("list", PLACEMENT)
-    if name in ("fits",):
-        return BOOL
-    if name in ("place", "without"):
-        return BUILDING
-    if name == "removable":
-        return CollT("list", INT)
-    if name in ("floor_count", "piece_count"):
-        return INT
-    if name == "remove_at":
-        return ANY
-    if name == "build":
-        return OptT(BUILDING)
-    if name == "empty_building":
-        return BUILDING
-    if name == "first":
-        item = coll(0)
-        return OptT(item) if item is not None else "first() needs a collection"
-    if name == "cells_of":
-        return CollT("list", TupleT((INT, INT)))
-    if name == "roll":
-        return INT
-    if name == "take_top":
-        item = coll(0)
-        return item if item is not None else "take_top() needs a pile"
-    if name in ("add", "remove", "put_bottom", "clear"):
-        return ANY
-    return f"unknown builtin {name}"
-
-
-def vertex_like(t: Type) -> bool:
-    """Types usable as graph vertices."""
-    return isinstance(t, ElemT | EnumT | IntT | AnyT) or t == PLAYER
+BUILTINS: dict[str, Builtin] = {b.name: b for b in TABLE}
+COMPREHENSIONS = [b.name for b in TABLE if b.over is not None]

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from compiler.checker import CheckedProgram
+from compiler.builtins import BUILTINS
+from compiler.checked import CheckedProgram
 from compiler.consteval import EvalError, Evaluator, MapData
 from compiler.pywriter import PyWriter
 from compiler.refs import (
@@ -614,126 +615,8 @@ class Generator:
             self.inline_depth -= 1
 
     def builtin(self, node: ast.Call, args: list[str], env: Env) -> str:
-        """Code for a library call."""
-        name = node.func
-        types = [self.t(a) for a in node.args]
-        kind = types[0].kind if types and isinstance(types[0], CollT) else None
-        if name == "size":
-            if isinstance(node.args[0], ast.PlayersLit):
-                return "S.n"
-            if kind == "bag":
-                return f"sum({args[0]})"
-            return f"len({args[0]})"
-        if name in ("min", "max") and len(args) == 2:
-            return f"{name}({args[0]}, {args[1]})"
-        if name in ("min", "max"):
-            return f"_l.{'least' if name == 'min' else 'greatest'}({self.items(node.args[0], env)})"
-        if name == "sum":
-            return f"sum({self.items(node.args[0], env)})"
-        if name == "count":
-            return (
-                f"len({self.items(node.args[0], env, charge=False)})"
-                if kind != "bag"
-                else f"sum({args[0]})"
-            )
-        if name in ("any", "all"):
-            return f"{name}({self.items(node.args[0], env)})"
-        if name == "abs":
-            return f"abs({args[0]})"
-        if name == "ceil_to":
-            return f"(-(-({args[0]}) // ({args[1]})) * ({args[1]}))"
-        if name == "floor_to":
-            return f"(({args[0]}) // ({args[1]}) * ({args[1]}))"
-        if name == "ceil_div":
-            return f"(-(-({args[0]}) // ({args[1]})))"
-        if name == "seat":
-            return f"_l.seat(S, {args[0]})"
-        if name == "next_player":
-            return f"(({args[0]}) + 1) % S.n"
-        if name == "seat_number":
-            return f"(({args[0]}) + 1)"
-        if name == "to_move":
-            return "S.to_move"
-        if name == "game_over":
-            return "S.over"
-        if name == "name":
-            t = types[0].inner if isinstance(types[0], OptT) else types[0]
-            if isinstance(t, EnumT):
-                return f"E_{ident(t.name)}[{args[0]}]"
-            if isinstance(t, ElemT):
-                return f"K_{ident(t.kind)}[{args[0]}]"
-            if isinstance(t, PlayerT):
-                return f"_v.PLAYER.label({args[0]})"
-            return f"str({args[0]})"
-        if name == "top":
-            return f"(({args[0]}) or [None])[-1]"
-        if name == "sorted":
-            return f"sorted({self.items(node.args[0], env)})"
-        if name == "reversed":
-            return f"list(reversed({self.items(node.args[0], env)}))"
-        if name == "distinct":
-            return f"_l.distinct({self.items(node.args[0], env)})"
-        if name == "index_of":
-            return f"_l.index_of({args[0]}, {args[1]})"
-        if name == "connected":
-            return f"_g.connected({args[0]}, {args[1]}, {args[2]})"
-        if name == "graph_connected":
-            return f"_l.graph_connected({args[0]}, {args[1]})"
-        if name == "longest_trail":
-            return f"_g.longest_trail({args[0]})"
-        if name == "placements":
-            return f"_shapes.legal_placements({args[0]}, {args[1]}, {args[2]}, {args[3]})"
-        if name == "fits":
-            return f"_shapes.fits({args[0]}, {args[1]}, {args[2]}, {args[3]})"
-        if name == "place":
-            return f"_shapes.place({args[0]}, {args[1]}, {args[2]})"
-        if name == "without":
-            return f"_shapes.without({args[0]}, {args[1]})"
-        if name == "removable":
-            return f"_shapes.removable_pieces({args[0]})"
-        if name == "floor_count":
-            return f"({args[0]}).floors"
-        if name == "piece_count":
-            return f"({args[0]}).piece_count"
-        if name == "build":
-            return f"_shapes.build({args[0]}, {args[1]})"
-        if name == "empty_building":
-            return "_shapes.Building.empty()"
-        if name == "first":
-            return f"next(iter({self.items(node.args[0], env, charge=False)}), None)"
-        if name == "cells_of":
-            return f"list(({args[0]}).cells)"
-        if name == "remove_at":
-            return f"_l.remove_at({args[0]}, {args[1]})"
-        if name == "grid_edges":
-            return f"_grid.grid_edges({args[0]})"
-        if name == "reachable":
-            return f"_grid.reachable({args[0]}, {args[1]}, {args[2]}, {args[3]})"
-        if name == "roll":
-            return f"_l.roll(S, {args[0]})"
-        if name == "take_top":
-            return f"_l.take_top({args[0]})"
-        if name == "add":
-            if kind == "bag":
-                return f"_l.bag_add({args[0]}, {args[1]})"
-            item = self.checked(args[1], node.args[1], types[0].item) if kind else args[1]
-            if kind == "set":
-                return f"{args[0]}.add({item})"
-            return f"{args[0]}.append({item})"
-        if name == "remove":
-            if kind == "bag":
-                return f"_l.bag_remove({args[0]}, {args[1]})"
-            if kind == "set":
-                return f"_l.set_remove({args[0]}, {args[1]})"
-            return f"_l.list_remove({args[0]}, {args[1]})"
-        if name == "put_bottom":
-            item = self.checked(args[1], node.args[1], types[0].item) if kind else args[1]
-            return f"{args[0]}.insert(0, {item})"
-        if name == "clear":
-            if kind == "bag":
-                return f"{args[0]}.__setitem__(slice(None), [0] * len({args[0]}))"
-            return f"{args[0]}.clear()"
-        raise AssertionError(f"builtin {name}")
+        """Code for a library call, as its entry in compiler/builtins.py writes it."""
+        return BUILTINS[node.func].emit_code(self, node, args, env)
 
     def checked(self, code: str, value: ast.Expr, dst: Type) -> str:
         """Code for `value` about to be stored where `dst` is declared: integers range-checked.

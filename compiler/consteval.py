@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import networkx as nx
-
-from compiler.checker import CheckedProgram
+from compiler.builtin_rules import ConstError
+from compiler.builtins import BUILTINS, Builtin
+from compiler.checked import CheckedProgram
 from compiler.refs import (
     BuiltinRef,
     ConstRef,
@@ -18,9 +18,9 @@ from compiler.refs import (
     KindAllRef,
     LocalRef,
 )
+from compiler.visit import Visitor
 from dsl import ast
 from dsl.diagnostics import INT_RANGE, ErrorCode
-from runtime import graph, grid
 from runtime.limits import CONST_STEP_BUDGET
 from runtime.values import INT_LIMIT
 
@@ -51,8 +51,8 @@ class MapData:
         return len(self.ids.get(kind, []))
 
 
-class Evaluator:
-    """Evaluates pure expressions over consts and map data."""
+class Evaluator(Visitor):
+    """Evaluates pure expressions over consts and map data (`visit_<Expr>(node, env)`)."""
 
     def __init__(self, cp: CheckedProgram, data: MapData):
         self.cp = cp
@@ -94,10 +94,7 @@ class Evaluator:
 
     def eval(self, node: ast.Expr, env: dict):
         """Evaluate an expression with local bindings `env`."""
-        method = getattr(self, f"e_{type(node).__name__}", None)
-        if method is None:
-            raise EvalError("this expression cannot be computed before the game starts", node)
-        value = method(node, env)
+        value = self.visit(node, env)
         # Every intermediate result is checked, so no computation ever grows far past the limit.
         if type(value) is int and not -INT_LIMIT <= value < INT_LIMIT:
             raise EvalError(
@@ -107,19 +104,23 @@ class Evaluator:
             )
         return value
 
-    def e_IntLit(self, node, env):
+    def generic_visit(self, node: ast.Node, env: dict):
+        """An expression with no rule here (a call of `me`, a player's field, …)."""
+        raise EvalError("this expression cannot be computed before the game starts", node)
+
+    def visit_IntLit(self, node, env):
         return node.value
 
-    def e_StrLit(self, node, env):
+    def visit_StrLit(self, node, env):
         return node.value
 
-    def e_BoolLit(self, node, env):
+    def visit_BoolLit(self, node, env):
         return node.value
 
-    def e_NoneLit(self, node, env):
+    def visit_NoneLit(self, node, env):
         return None
 
-    def e_Name(self, node, env):
+    def visit_Name(self, node, env):
         ref = self.cp.ref(node)
         if isinstance(ref, LocalRef):
             return env[node.name]
@@ -133,7 +134,7 @@ class Evaluator:
             return list(range(self.data.count(ref.kind)))
         raise EvalError(f"'{node.name}' is not known before the game starts", node)
 
-    def e_Field(self, node, env):
+    def visit_Field(self, node, env):
         ref = self.cp.ref(node)
         if isinstance(ref, EnumValueRef):
             return ref.index
@@ -144,7 +145,7 @@ class Evaluator:
             return self.data.fields[ref.kind][ref.field][index]
         raise EvalError("this field is not known before the game starts", node)
 
-    def e_Index(self, node, env):
+    def visit_Index(self, node, env):
         ref = self.cp.ref(node)
         if isinstance(ref, ElemByIdRef):
             ids = self.data.ids.get(ref.kind, [])
@@ -158,18 +159,18 @@ class Evaluator:
         except (KeyError, IndexError, TypeError):
             raise EvalError(f"no entry for {key!r}", node) from None
 
-    def e_TupleLit(self, node, env):
+    def visit_TupleLit(self, node, env):
         return tuple(self.concrete(self.eval(i, env), i) for i in node.items)
 
-    def e_ListLit(self, node, env):
+    def visit_ListLit(self, node, env):
         return [self.concrete(self.eval(i, env), i) for i in node.items]
 
-    def e_DictLit(self, node, env):
+    def visit_DictLit(self, node, env):
         return _table(
             (k, self.eval(k, env), self.concrete(self.eval(v, env), v)) for k, v in node.entries
         )
 
-    def e_RangeExpr(self, node, env):
+    def visit_RangeExpr(self, node, env):
         # Lazy: `size(0..10**12)` or `x in 0..10**12` never lists the values; a walk is charged.
         return range(self.eval(node.lo, env), self.eval(node.hi, env) + 1)
 
@@ -187,50 +188,29 @@ class Evaluator:
     def _items(self, value):
         return sorted(value) if isinstance(value, set) else value
 
-    def e_ListComp(self, node, env):
+    def visit_ListComp(self, node, env):
         return [
             self.concrete(self.eval(node.elem, e), node.elem) for e in self._iterate(node.fors, env)
         ]
 
-    def e_DictComp(self, node, env):
+    def visit_DictComp(self, node, env):
         entries = (
             (node.key, self.eval(node.key, e), self.concrete(self.eval(node.value, e), node.value))
             for e in self._iterate(node.fors, env)
         )
         return _table(entries)
 
-    def e_GenCall(self, node, env):
+    def visit_GenCall(self, node, env):
         values = [self.eval(node.elem, e) for e in self._iterate(node.fors, env)]
-        return self._aggregate(node.func, values, node)
+        builtin = BUILTINS.get(node.func)
+        if builtin is None or builtin.over is None or builtin.const is None:
+            raise EvalError(f"{node.func}() is not known before the game starts", node)
+        return self._builtin(builtin, [values], node)
 
-    def _aggregate(self, func, values, node):
-        if func == "sum":
-            return sum(values)
-        if func == "count":
-            return sum(1 for v in values if v is not False)
-        if func == "any":
-            return any(values)
-        if func == "all":
-            return all(values)
-        if func in ("min", "max"):
-            if not values:
-                raise EvalError(f"{func}() of nothing", node)
-            return min(values) if func == "min" else max(values)
-        if func == "sorted":
-            return sorted(values)
-        if func == "distinct":
-            return sorted(set(values))
-        raise EvalError(f"{func}() is not known before the game starts", node)
-
-    def e_Call(self, node, env):
+    def visit_Call(self, node, env):
         ref = self.cp.ref(node)
         args = [self.eval(a, env) for a in node.args]
         name = node.func
-        if isinstance(ref, BuiltinRef) and name not in (
-            "size",
-            "first",
-        ):  # these walk their arguments
-            args = [self.concrete(arg, a) for arg, a in zip(args, node.args, strict=True)]
         if isinstance(ref, FunctionRef):
             decl = self.cp.program.functions[name].active
             if decl.expr is None:
@@ -240,47 +220,21 @@ class Evaluator:
                 )
             return self.eval(decl.expr, {p.name: v for p, v in zip(decl.params, args, strict=True)})
         if isinstance(ref, BuiltinRef):
-            if name == "size":
-                return len(args[0])
-            if name in ("min", "max") and len(args) == 2:
-                return min(args) if name == "min" else max(args)
-            if name in ("min", "max", "sum", "sorted", "distinct", "any", "all", "count"):
-                return self._aggregate(name, list(args[0]), node)
-            if name == "abs":
-                return abs(args[0])
-            if name == "ceil_to":
-                return -(-args[0] // args[1]) * args[1]
-            if name == "floor_to":
-                return args[0] // args[1] * args[1]
-            if name == "ceil_div":
-                return -(-args[0] // args[1])
-            if name == "connected":
-                return edges_connected(list(args[0]), args[1], args[2])
-            if name == "graph_connected":
-                return graph_connected(list(args[0]), list(args[1]))
-            if name in (
-                "placements",
-                "fits",
-                "place",
-                "without",
-                "removable",
-                "floor_count",
-                "piece_count",
-                "build",
-                "cells_of",
-            ):
-                return _geometry(name, args)
-            if name == "grid_edges":
-                return grid.grid_edges(list(args[0]))
-            if name == "longest_trail":
-                return graph.longest_trail(list(args[0]))
-            if name == "name":
-                return str(args[0])
-            if name == "first":
-                return next(iter(self._items(args[0])), None)
+            builtin = BUILTINS[name]
+            if not builtin.lazy:  # a range argument is listed (and its walk charged)
+                args = [self.concrete(arg, a) for arg, a in zip(args, node.args, strict=True)]
+            if builtin.const is not None:
+                return self._builtin(builtin, args, node)
         raise EvalError(f"{name}() cannot be computed before the game starts", node)
 
-    def e_BinOp(self, node, env):
+    def _builtin(self, builtin: Builtin, args: list, node: ast.Node):
+        """A builtin's value at compile time, as its entry in compiler/builtins.py computes it."""
+        try:
+            return builtin.const(args)
+        except ConstError as error:
+            raise EvalError(str(error), node) from None
+
+    def visit_BinOp(self, node, env):
         a, b = (
             self.concrete(self.eval(node.left, env), node.left),
             self.concrete(self.eval(node.right, env), node.right),
@@ -295,10 +249,10 @@ class Evaluator:
             raise EvalError("division by zero", node)
         return a // b if node.op == "/" else a % b
 
-    def e_Neg(self, node, env):
+    def visit_Neg(self, node, env):
         return -self.eval(node.operand, env)
 
-    def e_Compare(self, node, env):
+    def visit_Compare(self, node, env):
         a, b = self.eval(node.left, env), self.eval(node.right, env)
         op = node.op
         if op not in ("in", "not in"):  # membership of a range needs no list
@@ -315,20 +269,20 @@ class Evaluator:
             raise EvalError("cannot order none", node)
         return {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[op]
 
-    def e_IsNone(self, node, env):
+    def visit_IsNone(self, node, env):
         value = self.eval(node.operand, env)
         return (value is not None) if node.negated else (value is None)
 
-    def e_Not(self, node, env):
+    def visit_Not(self, node, env):
         return not self.eval(node.operand, env)
 
-    def e_BoolOp(self, node, env):
+    def visit_BoolOp(self, node, env):
         left = self.eval(node.left, env)
         if node.op == "and":
             return left and self.eval(node.right, env)
         return left or self.eval(node.right, env)
 
-    def e_CondExpr(self, node, env):
+    def visit_CondExpr(self, node, env):
         return self.eval(node.then if self.eval(node.cond, env) else node.orelse, env)
 
 
@@ -350,45 +304,3 @@ def _digits(value: int) -> str:
     if abs(value) < 10**30:
         return str(value)
     return f"{'-' if value < 0 else ''}about 2**{abs(value).bit_length() - 1}"
-
-
-def _geometry(name: str, args: list):
-    from runtime import shapes
-
-    if name == "placements":
-        return shapes.legal_placements(*args)
-    if name == "fits":
-        return shapes.fits(*args)
-    if name == "place":
-        return shapes.place(*args)
-    if name == "without":
-        return shapes.without(*args)
-    if name == "removable":
-        return shapes.removable_pieces(args[0])
-    if name == "build":
-        return shapes.build(args[0], list(args[1]))
-    if name == "cells_of":
-        return list(args[0].cells)
-    if name == "floor_count":
-        return args[0].floors
-    return args[0].piece_count
-
-
-def _graph(edges: list, vertices: list = ()) -> nx.MultiGraph:
-    g = nx.MultiGraph()
-    g.add_nodes_from(vertices)
-    g.add_edges_from((a, b) for a, b, *_ in edges)
-    return g
-
-
-def edges_connected(edges: list, a, b) -> bool:
-    """True if a path of edges joins a and b (networkx)."""
-    g = _graph(edges, [a, b])
-    return nx.has_path(g, a, b)
-
-
-def graph_connected(edges: list, vertices: list) -> bool:
-    """True if the edges join every listed vertex to every other (networkx)."""
-    if len(vertices) <= 1:
-        return True
-    return nx.is_connected(_graph(edges, vertices))

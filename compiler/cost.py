@@ -20,14 +20,15 @@ and everything else is counted.
 
 from __future__ import annotations
 
-import dataclasses
 import graphlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from compiler.checker import CheckedProgram
+from compiler.checked import CheckedProgram
 from compiler.refs import FunctionRef, ProcedureRef
+from compiler.visit import Visitor
 from dsl import ast
+from dsl.visitor import children
 from runtime.limits import FREE_STEPS
 
 # The size of a walk that runs without a charge (an enum, the players, a small kind, constant
@@ -87,7 +88,7 @@ def step_costs(cp: CheckedProgram, free_size: FreeSize) -> StepCosts:
     return costs
 
 
-class _Weigher:
+class _Weigher(Visitor):
     """Free steps of one declaration's nodes, recording weights and forced walks on the way."""
 
     def __init__(self, cp: CheckedProgram, free_size: FreeSize, costs: StepCosts, older: int):
@@ -101,28 +102,15 @@ class _Weigher:
         if isinstance(node, ast.ActionDecl):
             inner = self.steps(node.when) + self.steps(node.body)
             return self.nested([(p, p.domain, p.where) for p in node.params], inner)
-        return self.children(node)
+        return self.generic_visit(node)
 
-    def steps(self, node) -> int:
+    def steps(self, node: ast.Node | None) -> int:
         """Free steps of a node (0 for None)."""
-        if node is None:
-            return 0
-        method = getattr(self, f"w_{type(node).__name__}", None)
-        return method(node) if method is not None else self.children(node)
+        return 0 if node is None else self.visit(node)
 
-    def children(self, node) -> int:
+    def generic_visit(self, node: ast.Node) -> int:
         """Free steps of a node that does nothing itself: the sum of its parts."""
-        total = 0
-        for item in dataclasses.fields(node):
-            total += self._part(getattr(node, item.name))
-        return total
-
-    def _part(self, value) -> int:
-        if isinstance(value, ast.Node):
-            return self.steps(value)
-        if isinstance(value, tuple):
-            return sum(self._part(item) for item in value)
-        return 0
+        return sum(self.visit(child) for child in children(node))
 
     def walk(self, key: ast.Node, iterable: ast.Expr | None, weight: int) -> int:
         """Free steps of a walk over `iterable` whose iterations take `weight` steps each."""
@@ -145,51 +133,51 @@ class _Weigher:
             rest = self.steps(over) + self.walk(key, iterable, weight)
         return rest
 
-    def w_For(self, node: ast.For) -> int:
+    def visit_For(self, node: ast.For) -> int:
         return self.nested([(node, node.iterable, node.where)], self.steps(node.body))
 
     def _comprehension(self, fors, inner: int) -> int:
         return self.nested([(c, c.iterable, c.where) for c in fors], inner)
 
-    def w_ListComp(self, node: ast.ListComp) -> int:
+    def visit_ListComp(self, node: ast.ListComp) -> int:
         return self._comprehension(node.fors, self.steps(node.elem))
 
-    def w_GenCall(self, node: ast.GenCall) -> int:
+    def visit_GenCall(self, node: ast.GenCall) -> int:
         return self._comprehension(node.fors, self.steps(node.elem))
 
-    def w_DictComp(self, node: ast.DictComp) -> int:
+    def visit_DictComp(self, node: ast.DictComp) -> int:
         return self._comprehension(node.fors, self.steps(node.key) + self.steps(node.value))
 
-    def w_While(self, node: ast.While) -> int:
+    def visit_While(self, node: ast.While) -> int:
         self.costs.weights[id(node)] = 1 + self.steps(node.cond) + self.steps(node.body)
         return self.steps(node.cond)  # the last test, after the last charged iteration
 
-    def w_Loop(self, node: ast.Loop) -> int:
+    def visit_Loop(self, node: ast.Loop) -> int:
         self.costs.weights[id(node)] = 1 + self.steps(node.body)
         return 0
 
-    def w_Repeat(self, node: ast.Repeat) -> int:
+    def visit_Repeat(self, node: ast.Repeat) -> int:
         self.costs.weights[id(node)] = 1 + self.steps(node.body)
         return self.steps(node.count)
 
-    def w_If(self, node: ast.If) -> int:
+    def visit_If(self, node: ast.If) -> int:
         tests = sum(self.steps(cond) for cond, _ in node.branches)
         arms = [self.steps(body) for _, body in node.branches] + [self.steps(node.orelse)]
         return tests + max(arms)
 
-    def w_CondExpr(self, node: ast.CondExpr) -> int:
+    def visit_CondExpr(self, node: ast.CondExpr) -> int:
         return self.steps(node.cond) + max(self.steps(node.then), self.steps(node.orelse))
 
     def _choice(self, node, domain, where) -> int:
         return self.nested([(node, domain, where)], 0)
 
-    def w_Choose(self, node: ast.Choose) -> int:
+    def visit_Choose(self, node: ast.Choose) -> int:
         return self.steps(node.by) + self._choice(node, node.domain, node.where)
 
-    def w_EachChoose(self, node: ast.EachChoose) -> int:
+    def visit_EachChoose(self, node: ast.EachChoose) -> int:
         return self.steps(node.players) + self._choice(node, node.domain, node.where)
 
-    def w_Call(self, node: ast.Call) -> int:
+    def visit_Call(self, node: ast.Call) -> int:
         args = sum(self.steps(arg) for arg in node.args)
         ref = self.cp.ref(node)
         if isinstance(ref, FunctionRef | ProcedureRef):
@@ -200,5 +188,5 @@ class _Weigher:
         walked = sum(self.free_size(arg) or 0 for arg in node.args)
         return args + walked
 
-    def w_SuperCall(self, node: ast.SuperCall) -> int:
+    def visit_SuperCall(self, node: ast.SuperCall) -> int:
         return 1 + sum(self.steps(arg) for arg in node.args) + self.older

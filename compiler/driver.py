@@ -8,7 +8,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from compiler import cache
-from compiler.checker import CheckedProgram, Checker
+from compiler.check import check
+from compiler.checked import CheckedProgram
 from compiler.consteval import Evaluator, MapData
 from compiler.emit import emit_module
 from compiler.maps import build_map_data, run_checks
@@ -48,8 +49,8 @@ def stage_resolve(ctx: CompileContext) -> None:
 
 
 def stage_check(ctx: CompileContext) -> None:
-    """Names, types, finiteness, purity."""
-    ctx.checked = Checker(ctx.program, ctx.diags).run()
+    """Names, types, control, effects, visibility, structure (compiler/check/)."""
+    ctx.checked = check(ctx.program, ctx.diags)
 
 
 def stage_validate_maps(ctx: CompileContext) -> None:

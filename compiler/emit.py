@@ -6,7 +6,7 @@ from functools import lru_cache
 
 import jinja2
 
-from compiler.checker import CheckedProgram
+from compiler.checked import CheckedProgram
 from compiler.codegen import Env, Generator, ident, lit
 from compiler.consteval import EvalBudgetError, EvalError, Evaluator, MapData
 from compiler.lower import FrameLowerer, action_functions

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import networkx as nx
 
-from compiler.checker import CheckedProgram
+from compiler.checked import CheckedProgram
 from compiler.consteval import EvalError, Evaluator, MapData
 from compiler.refs import BuiltinRef
 from compiler.types import BoolT, CollT, ElemT, EnumT, GeoT, IntT, OptT, StrT, Type

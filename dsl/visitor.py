@@ -1,4 +1,4 @@
-"""NodeVisitor: `visit_<Class>` dispatch with a generic walk over dataclass fields."""
+"""Walking the AST: a node's children in field order, and every node below one."""
 
 from __future__ import annotations
 
@@ -28,23 +28,6 @@ def _collect(value: Any, out: list[Node]) -> None:
     elif isinstance(value, tuple):
         for item in value:
             _collect(item, out)
-
-
-class NodeVisitor:
-    """Walks a tree calling `visit_<ClassName>` where defined, else visiting children."""
-
-    def visit(self, node: Node, *args: Any) -> Any:
-        """Dispatch on the node's class name."""
-        method = getattr(self, f"visit_{type(node).__name__}", None)
-        if method is not None:
-            return method(node, *args)
-        return self.generic_visit(node, *args)
-
-    def generic_visit(self, node: Node, *args: Any) -> Any:
-        """Visit every child node."""
-        for child in children(node):
-            self.visit(child, *args)
-        return None
 
 
 def walk(node: Node):

@@ -216,7 +216,7 @@ def test_programs_from_the_grammar_parse_then_compile_or_are_refused(workdir):
 
 
 # Found by the grammar fuzz: any statement in a function with a block body crashes the checker
-# (compiler/checker.py `stmt`: `ast.Draw | ... | CHOOSE_NODES` mixes a union with a tuple).
+# (now compiler/check/control.py: `ast.Draw | ... | CHOOSE_NODES` mixed a union with a tuple).
 FUNCTION_BLOCK = """\
 game "G" {
   players 1..1
