@@ -478,6 +478,7 @@ class ChooseAction(Stmt):
     actions: tuple[str, ...]
     orelse: Block | None
     span: Span = _span()
+    action_spans: tuple[Span, ...] = field(default=(), compare=False, repr=False)  # each name
 
 
 @dataclass(frozen=True, slots=True)
@@ -488,6 +489,7 @@ class EachChooseAction(Stmt):
     players: Expr
     actions: tuple[str, ...]
     span: Span = _span()
+    action_spans: tuple[Span, ...] = field(default=(), compare=False, repr=False)  # each name
 
 
 @dataclass(frozen=True, slots=True)

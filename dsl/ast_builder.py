@@ -269,10 +269,12 @@ class AstBuilder:
     def choose_action_stmt(self, ch):
         orelse = ch[-1]
         names = tuple(str(t) for t in ch[1:-1])
-        return ast.ChooseAction(ch[0], names, orelse, self.here)
+        spans = tuple(self._at(t) for t in ch[1:-1])
+        return ast.ChooseAction(ch[0], names, orelse, self.here, spans)
 
     def each_choose_action_stmt(self, ch):
-        return ast.EachChooseAction(str(ch[0]), ch[1], tuple(str(t) for t in ch[2:]), self.here)
+        names, spans = tuple(str(t) for t in ch[2:]), tuple(self._at(t) for t in ch[2:])
+        return ast.EachChooseAction(str(ch[0]), ch[1], names, self.here, spans)
 
     def if_stmt(self, ch):
         branches = [(ch[0], ch[1])]

@@ -148,8 +148,8 @@ CASES = [
         "structure-no-flow",
         "structure",
         {"rules.metro": 'game "G" {\n  players 2..2\n}\n'},
-        1,
-        1,
+        0,  # a missing declaration has no line: the finding is about the whole file
+        0,
         "the game has no `flow`",
     ),
     Case(
@@ -238,6 +238,27 @@ CASES = [
         4,
         18,
         "unknown name 'missing'",
+    ),
+    Case(
+        "undefined-action-in-choose",
+        "undefined-name",
+        {"rules.metro": game("  action go() { end game }\n", "choose by seat(1) { go, nowhere }")},
+        5,
+        34,
+        "unknown action or action group 'nowhere'",
+    ),
+    Case(
+        "undefined-action-in-group",
+        "undefined-name",
+        {
+            "rules.metro": game(
+                "  action go() { end game }\n  actions turn { go, nowhere }\n",
+                "choose by seat(1) { turn }",
+            )
+        },
+        5,
+        3,
+        "action group 'turn' offers unknown action 'nowhere'",
     ),
     Case(
         "undefined-type",
@@ -498,6 +519,8 @@ def test_each_code_is_reported_where_the_user_looks(tmp_path, case):
     rendered = error.render()
     if case.line:
         assert f":{case.line}:{case.col}: error[{case.code}]: " in rendered.splitlines()[0]
+    elif case.file:  # a whole file: its name, no made-up line and column
+        assert rendered.startswith(f"{found.span.file}: error[{case.code}]: {found.message}")
     else:  # no place in a file: no made-up line and column either
         assert rendered.startswith(f"error[{case.code}]: {found.message}"), rendered
     assert "Traceback" not in rendered

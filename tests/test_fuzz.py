@@ -42,9 +42,14 @@ def fuzz_settings(examples: int) -> settings:
 
 
 def check_diagnostics(error: CompileError, texts: dict[str, str]) -> None:
-    """Every diagnostic is one of ours, at a real position of the file it names; rendering works."""
+    """Every diagnostic is one of ours, at a real position of the file it names (or the whole
+    file, line 0); rendering works."""
     assert error.diagnostics
     for diagnostic in error.diagnostics:
+        if diagnostic.span.line == 0:  # about the whole file: rendered as `path: error[...]`
+            assert diagnostic.span.col == 0 and diagnostic.span.file, diagnostic.render()
+            assert diagnostic.render().startswith(f"{diagnostic.span.file}: "), diagnostic.render()
+            continue
         text = texts.get(diagnostic.span.file)
         if text is None:
             text = (
@@ -422,7 +427,7 @@ def test_a_file_beyond_the_size_limit_is_refused(tmp_path):
     )
     with pytest.raises(CompileError) as info:
         compile_game(str(tmp_path))
-    assert [(d.code.code, d.span.line) for d in info.value.diagnostics] == [("input", 1)]
+    assert [(d.code.code, d.span.line) for d in info.value.diagnostics] == [("input", 0)]
     assert f"larger than the limit of {MAX_FILE_BYTES // 1024 // 1024} MiB" in info.value.render()
 
 

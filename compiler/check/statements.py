@@ -209,21 +209,7 @@ class StatementRules(TyperBase):
 
     def visit_ChooseAction(self, node: ast.ChooseAction, scope: Scope) -> None:
         self.expect_assignable(self.expr(node.by, scope), PLAYER, node.by, "`by`")
-        seen: set[str] = set()
-        for name in node.actions:
-            if name not in self.p.actions and name not in self.p.groups:
-                self.error(
-                    UNDEFINED_NAME,
-                    f"unknown action or action group '{name}'",
-                    node,
-                    *self.suggest(name, list(self.p.actions) + list(self.p.groups)),
-                )
-            if name in seen:
-                self.error(DUPLICATE, f"action '{name}' is offered twice", node)
-            seen.add(name)
-        for name in self.p.offered(node.actions):
-            if name not in self.p.actions and name not in self.p.groups:
-                self.error(UNDEFINED_NAME, f"action group offers unknown action '{name}'", node)
+        self._offered_names(node)
         if node.orelse is not None:
             self.block(node.orelse, scope)
 
@@ -233,14 +219,23 @@ class StatementRules(TyperBase):
             t, AnyT
         ):
             self.error(TYPE, f"`each … in` needs a collection of players, not {t}", node.players)
-        for name in self.p.offered(node.actions):
-            if name not in self.p.actions:
-                self.error(
+        self._offered_names(node)
+
+    def _offered_names(self, node: ast.ChooseAction | ast.EachChooseAction) -> None:
+        # A group's own members are checked once, at the group (pass `structure`).
+        seen: set[str] = set()
+        for index, name in enumerate(node.actions):
+            where = node.action_spans[index] if node.action_spans else node.span
+            if name not in self.p.actions and name not in self.p.groups:
+                self.diags.error(
                     UNDEFINED_NAME,
-                    f"unknown action '{name}'",
-                    node,
-                    *self.suggest(name, self.p.actions),
+                    f"unknown action or action group '{name}'",
+                    where,
+                    *self.suggest(name, list(self.p.actions) + list(self.p.groups)),
                 )
+            if name in seen:
+                self.diags.error(DUPLICATE, f"action '{name}' is offered twice", where)
+            seen.add(name)
 
     def visit_If(self, node: ast.If, scope: Scope) -> None:
         for cond, body in node.branches:

@@ -1,4 +1,5 @@
-"""Pass `structure`: the game's frame — players, flow, map, scenarios' player counts, choice names.
+"""Pass `structure`: the game's frame — players, flow, map, scenarios' player counts, choice names,
+the members of action groups.
 
 Input: a CheckedProgram after `types` (it reads the types of choices). Output: none besides
 errors.
@@ -6,18 +7,27 @@ errors.
 
 from __future__ import annotations
 
+import difflib
+
 from compiler.checked import CheckedProgram
 from compiler.types import OptT, Type
 from dsl import ast
-from dsl.diagnostics import DUPLICATE, SCENARIO, STRUCTURE, TYPE, Diagnostics
-from dsl.source import Span
+from dsl.diagnostics import (
+    DUPLICATE,
+    SCENARIO,
+    STRUCTURE,
+    TYPE,
+    UNDEFINED_NAME,
+    Diagnostics,
+    whole_file,
+)
 from dsl.visitor import walk
 
 
 def check_structure(cp: CheckedProgram, diags: Diagnostics) -> None:
     """The declarations every game needs, and names that must mean one thing."""
     p = cp.program
-    file_span = Span.point(p.game_file, 1, 1)
+    file_span = whole_file(p.game_file)  # what is missing has no line of its own
     if p.players is None:
         diags.error(
             STRUCTURE, "the game does not say how many players it takes (`players 2..5`)", file_span
@@ -43,6 +53,22 @@ def check_structure(cp: CheckedProgram, diags: Diagnostics) -> None:
                 decl.span,
             )
     _choice_names(cp, diags)
+    _group_members(cp, diags)
+
+
+def _group_members(cp: CheckedProgram, diags: Diagnostics) -> None:
+    """Every action a group offers exists (reported once, at the group, not where it is offered)."""
+    p = cp.program
+    for group, members in p.groups.items():
+        for name in members:
+            if name not in p.actions:
+                close = difflib.get_close_matches(name, sorted(p.actions), n=1, cutoff=0.75)
+                diags.error(
+                    UNDEFINED_NAME,
+                    f"action group '{group}' offers unknown action '{name}'",
+                    p.group_decls[group].span,
+                    *((f"did you mean '{close[0]}'?",) if close else ()),
+                )
 
 
 def _choice_names(cp: CheckedProgram, diags: Diagnostics) -> None:
