@@ -33,6 +33,7 @@ from compiler.types import (
 )
 from dsl import ast
 from dsl.diagnostics import TOO_LARGE, TYPE, Diagnostics
+from dsl.visitor import walk
 
 X = PyExpr.of
 
@@ -253,7 +254,9 @@ def _scoring(ctx: LoweringContext) -> tuple[ir.Function, ir.Function]:
         decl = p.score.active
         env = Env(frame=False).bind(decl.var)
         value = gen.checked(gen.expr(decl.expr, env), decl.expr, INT)
-        body = [ir.Assign(X(env.local(decl.var)), X("p")), ir.Return(X(value), decl.expr.span)]
+        body = [ir.Return(X(value), decl.expr.span)]
+        if _reads(decl.expr, decl.var):
+            body.insert(0, ir.Assign(X(env.local(decl.var)), X("p")))
     score = ir.Function("score", ["S", "p"], body)
     body = [ir.Return(X("(-score(S, p),)"))]
     if p.rank is not None:
@@ -264,7 +267,9 @@ def _scoring(ctx: LoweringContext) -> tuple[ir.Function, ir.Function]:
             code = f"_l.int_ok(int({gen.expr(key.expr, env)}))"
             keys.append(f"-{code}" if key.descending else code)
         value = "(" + "".join(k + ", " for k in keys) + ")"
-        body = [ir.Assign(X(env.local(decl.var)), X("p")), ir.Return(X(value), decl.span)]
+        body = [ir.Return(X(value), decl.span)]
+        if any(_reads(key.expr, decl.var) for key in decl.keys):
+            body.insert(0, ir.Assign(X(env.local(decl.var)), X("p")))
     return score, ir.Function("rank_key", ["S", "p"], body)
 
 
@@ -301,9 +306,15 @@ def _bots(ctx: LoweringContext) -> list[tuple[str, list[tuple[str, ir.Function]]
             body: list[ir.Stmt] = []
             for i, param in enumerate(p.actions[rule.action].active.params):
                 env = env.bind(param.name)
-                body.append(ir.Assign(X(env.local(param.name)), X(f"args[{i}]")))
+                if _reads(rule.score, param.name):
+                    body.append(ir.Assign(X(env.local(param.name)), X(f"args[{i}]")))
             body.append(ir.Return(X(gen.expr(rule.score, env)), rule.score.span))
             name = f"bot{bot_index}_{ident(rule.action)}"
             rules.append((rule.action, ir.Function(name, ["S", "me", "args"], body, rule.span)))
         out.append((decl.name, rules))
     return out
+
+
+def _reads(expr: ast.Expr, name: str) -> bool:
+    """True if `expr` mentions the local `name` (so a binding of it is used)."""
+    return any(isinstance(sub, ast.Name) and sub.name == name for sub in walk(expr))

@@ -15,20 +15,22 @@ class PyExpr:
 
     code: str
     atomic: bool
+    enclosed: bool = False  # one pair of parentheses encloses the whole code
 
     @staticmethod
     def of(code: str) -> PyExpr:
         """The tidied fragment for generated expression text."""
-        code = tidy(code)
-        return PyExpr(code, _is_atom(code))
+        code, pairs, strings = _tidy(code)
+        enclosed = code.startswith("(") and pairs.get(0) == len(code) - 1
+        return PyExpr(code, _atom_between(code, 0, len(code), pairs, strings), enclosed)
 
     def bare(self) -> str:
         """The code where it stands alone (a statement, an assignment's value): outer parentheses dropped."""
-        return strip_outer(self.code)
+        return strip_outer(self.code) if self.enclosed else self.code
 
     def operand(self) -> str:
         """The code where it is an operand of an operator: parenthesised unless atomic."""
-        return self.code if self.atomic or _enclosed(self.code) else f"({self.code})"
+        return self.code if self.atomic or self.enclosed else f"({self.code})"
 
 
 def _string_end(code: str, i: int) -> int:
@@ -43,22 +45,41 @@ def _string_end(code: str, i: int) -> int:
     return j + 1
 
 
-def _matching(code: str) -> dict[int, int]:
-    """Opening bracket index -> closing bracket index, skipping string literals."""
+def _matching(code: str) -> tuple[dict[int, int], dict[int, int]]:
+    """Opening bracket -> closing bracket indexes, and string start -> end, outside strings."""
     pairs: dict[int, int] = {}
+    strings: dict[int, int] = {}
     stack: list[int] = []
     i = 0
     while i < len(code):
         char = code[i]
         if char in "'\"":
-            i = _string_end(code, i)
+            strings[i] = _string_end(code, i)
+            i = strings[i]
             continue
         if char in "([{":
             stack.append(i)
         elif char in ")]}" and stack:
             pairs[stack.pop()] = i
         i += 1
-    return pairs
+    return pairs, strings
+
+
+def _atom_between(code: str, start: int, end: int, pairs, strings) -> bool:
+    """True if code[start:end] is one operand: no operator outside its brackets and strings."""
+    if start >= end:
+        return False
+    i = start
+    while i < end:
+        if i in strings:
+            i = strings[i]
+        elif i in pairs:
+            i = pairs[i] + 1
+        elif code[i] in _OPERATOR_CHARS:
+            return False
+        else:
+            i += 1
+    return True
 
 
 def _top_level(code: str) -> str:
@@ -87,17 +108,9 @@ def _top_level(code: str) -> str:
     return "".join(out)
 
 
-def _is_atom(code: str) -> bool:
-    """True for one operand: a name, number, string, call, subscript, attribute or bracketed display."""
-    if not code:
-        return False
-    top = _top_level(code)
-    return not any(c in _OPERATOR_CHARS for c in top)
-
-
 def _enclosed(code: str) -> bool:
     """True if one pair of parentheses encloses the whole of `code`."""
-    return code.startswith("(") and _matching(code).get(0) == len(code) - 1
+    return code.startswith("(") and _matching(code)[0].get(0) == len(code) - 1
 
 
 def strip_outer(code: str) -> str:
@@ -113,29 +126,36 @@ def strip_outer(code: str) -> str:
 
 def tidy(code: str) -> str:
     """`code` without stacked parentheses `((x))` and without parentheses around a single operand."""
-    pairs = _matching(code)
+    return _tidy(code)[0]
+
+
+def _tidy(code: str) -> tuple[str, dict[int, int], dict[int, int]]:
+    """The tidied code with its bracket pairs and string spans."""
+    pairs, strings = _matching(code)
+    if "(" not in code:
+        return code, pairs, strings
     drop: set[int] = set()
     for open_, close in pairs.items():
         if code[open_] != "(" or _is_call(code, open_):
             continue
-        inner = code[open_ + 1 : close]
         inner_open = open_ + 1
         stacked = (
-            inner.startswith("(")
+            code[inner_open] == "("
             and pairs.get(inner_open) == close - 1
             and not _is_call(code, inner_open)
         )
-        if stacked:
+        if stacked or (
+            _atom_between(code, inner_open, close, pairs, strings)
+            and not (
+                code[inner_open:close].replace("_", "").isdigit()
+                and code[close + 1 : close + 2] == "."
+            )
+        ):
             drop.update((open_, close))
-            continue
-        after = code[close + 1 : close + 2]
-        number = inner.replace("_", "").isdigit()
-        if _is_atom(inner) and not (number and after == ".") and inner.strip():
-            if "," not in _top_level(inner):
-                drop.update((open_, close))
     if not drop:
-        return code
-    return "".join(c for i, c in enumerate(code) if i not in drop)
+        return code, pairs, strings
+    code = "".join(c for i, c in enumerate(code) if i not in drop)
+    return (code, *_matching(code))
 
 
 def _is_call(code: str, open_: int) -> bool:
