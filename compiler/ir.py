@@ -7,7 +7,8 @@ which the emitter writes as a `# file:line` comment and records in the line map.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Iterator
+from dataclasses import dataclass, field, fields
 
 from compiler.pyexpr import PyExpr
 from dsl.source import Span
@@ -259,3 +260,23 @@ class Module:
         """Every frame procedure, in emission order."""
         procs = [f for f in self.functions if isinstance(f, FrameProc)]
         return procs + [a.body for a in self.actions] + self.flow_procs
+
+
+def expressions(stmts: list[Stmt]) -> Iterator[PyExpr]:
+    """Every expression in `stmts` and the statements nested in them, in order."""
+    for stmt in stmts:
+        for f in fields(stmt):
+            yield from _expressions_in(getattr(stmt, f.name))
+
+
+def _expressions_in(value) -> Iterator[PyExpr]:
+    if isinstance(value, PyExpr):
+        yield value
+    elif isinstance(value, Stmt):
+        yield from expressions([value])
+    elif isinstance(value, Branch):
+        yield value.cond
+        yield from expressions(value.body)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from _expressions_in(item)

@@ -11,6 +11,7 @@ Dispatch is `visit_<StmtClass>` by name (the compiler-wide visitor scheme is not
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from math import comb
 
@@ -619,15 +620,33 @@ def _legal_function(
     inner: list[ir.Stmt] = [ir.Eval(X(f"out.append(_A(({rank}, {name!r}, ({args}), {descs})))"))]
     for setup, var, domain, where, span in reversed(loops):
         inner = setup + [ir.For(X(var), X(domain), ([where] if where else []) + inner, span)]
-    body: list[ir.Stmt] = []
+    body: list[ir.Stmt] = guard + ([ir.Assign(X("_n"), X("0"))] if counted else []) + inner
     if hoist:
-        later = {code: alias for code, alias in env.hoist.items() if code not in guard_aliases}
-        body += _alias_block(guard_aliases, name) + guard + _alias_block(later, name)
-    else:
-        body += guard
-    if counted:
-        body.append(ir.Assign(X("_n"), X("0")))
-    return ir.Function(pyname, ["S", "me", "out"], body + inner, decl.span)
+        aliases = used_aliases(env.hoist, body)
+        later = {code: alias for code, alias in aliases.items() if code not in guard_aliases}
+        guard_first = {code: alias for code, alias in aliases.items() if code in guard_aliases}
+        body = (
+            _alias_block(guard_first, name) + guard + _alias_block(later, name) + body[len(guard) :]
+        )
+    return ir.Function(pyname, ["S", "me", "out"], body, decl.span)
+
+
+def used_aliases(aliases: dict[str, str], body: list[ir.Stmt]) -> dict[str, str]:
+    """The hoisted reads (code -> alias) that `body`, or a used read, refers to.
+
+    A read is registered as soon as its code is generated, also when an enclosing
+    expression is then hoisted as a whole; those inner aliases are never read.
+    """
+    names = re.compile(r"\b_h\d+\b")
+    used: set[str] = set()
+    pending = [e.code for e in ir.expressions(body)]
+    by_alias = {alias: code for code, alias in aliases.items()}
+    while pending:
+        for alias in names.findall(pending.pop()):
+            if alias not in used and alias in by_alias:
+                used.add(alias)
+                pending.append(by_alias[alias])
+    return {code: alias for code, alias in aliases.items() if alias in used}
 
 
 def _alias_block(aliases: dict[str, str], name: str) -> list[ir.Stmt]:

@@ -250,7 +250,7 @@ class StmtLowerer:
 
 def skip_unless(cond: str, skip: ir.Stmt, span: Span | None) -> ir.If:
     """`if not cond: skip` (a guard that passes over one item)."""
-    return ir.If([ir.Branch(X(f"not {cond}"), [skip], span)])
+    return ir.If([ir.Branch(X(f"not {X(cond).operand()}"), [skip], span)], span=span)
 
 
 def waits(gen: Generator, node: ast.Node, within: str) -> bool:
