@@ -1,20 +1,18 @@
-"""Pass `emit_python`: the checked program as one Python module for the runtime.
+"""Expressions as Python: the fragments the lowering passes put into the IR.
 
-Expressions and plain statements become Python directly; procedures that wait for
-decisions are lowered into state machines (`lower_frame`): a program counter and the
-locals live in a `Frame`, so a game can stop at any decision and resume from data.
+`Generator.expr` turns one checked expression into Python code text, given an `Env` (how
+locals are reached, which callable is being generated, whether state reads are hoisted).
 Every literal from a rule file reaches the output through `repr` and every identifier
 is validated and prefixed, so no rule text is ever executed.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from compiler.builtins import BUILTINS
 from compiler.checked import CheckedProgram
 from compiler.consteval import EvalError, Evaluator, MapData
-from compiler.pywriter import PyWriter
 from compiler.refs import (
     BuiltinRef,
     ConstRef,
@@ -51,7 +49,6 @@ from dsl.visitor import walk
 from runtime.geometry import Building, Frame, Shape
 from runtime.limits import FREE_WALK
 
-CHOOSE_NODES = (ast.Choose, ast.EachChoose, ast.ChooseAction, ast.EachChooseAction)
 # Library calls whose integer results are small by nature (counts, seats, positions).
 IN_RANGE_BUILTINS = frozenset(
     {
@@ -95,12 +92,18 @@ def lit(value) -> str:
 
 @dataclass
 class Env:
-    """How locals are reached in the code being generated."""
+    """The context of the code being generated: how locals are reached, and where we are.
+
+    `within` is the (function/procedure, version) being generated, for `super(...)`. `hoist`,
+    inside a read-only enumeration, collects state reads (code -> alias) computed once before it.
+    """
 
     frame: bool
     names: dict[str, str] = field(default_factory=dict)
     me: str = "me"
     tag: str = ""
+    within: tuple[str, int] = ("", 0)
+    hoist: dict[str, str] | None = None
 
     def local(self, name: str) -> str:
         """Python code reading local `name`."""
@@ -113,7 +116,7 @@ class Env:
         """A copy where `name` is a Python-level variable."""
         names = dict(self.names)
         names[name] = code or f"v_{ident(name)}{self.tag}"
-        return Env(self.frame, names, self.me, self.tag)
+        return replace(self, names=names)
 
 
 class Generator:
@@ -124,29 +127,39 @@ class Generator:
         self.p = cp.program
         self.data = data
         self.evaluator = evaluator
-        self.sites: list[dict] = []
         self.descs: dict[str, str] = {}
         self.desc_lines: list[str] = []
-        self.action_descs: dict[str, tuple[str, int]] = {}
         self.counter = 0
         self.action_rank = {name: 2 * i for i, name in enumerate(self.p.actions)}
-        self.current_versions: tuple[str, int] = ("", 0)
-        # While generating a read-only enumeration, state reads become locals bound once.
-        self.hoist: dict[str, str] | None = None
-        self.frame_proc_names: list[str] = []
-        self.frame_pcs: dict[str, int] = {}  # frame procedure -> number of program counters
         self.inline_depth = 0
-        # Limits found while generating (reported as diagnostics by the emit pass).
-        self.errors: list[tuple[str, Span]] = []
+        # Enum values and map elements the code names: constant name -> value.
+        self.named_values: dict[str, int] = {}
 
-    def hoisted(self, code: str) -> str:
-        """An alias for a state read inside a read-only enumeration."""
-        if self.hoist is None:
+    @staticmethod
+    def hoisted(code: str, env: Env) -> str:
+        """An alias for a state read inside a read-only enumeration (`code` itself elsewhere)."""
+        if env.hoist is None:
             return code
-        alias = self.hoist.get(code)
+        alias = env.hoist.get(code)
         if alias is None:
-            alias = self.hoist[code] = f"_h{len(self.hoist)}"
+            alias = env.hoist[code] = f"_h{len(env.hoist)}"
         return alias
+
+    def enum_value(self, enum: str, index: int) -> str:
+        """The named constant for one enum value (`E_Color__gray`)."""
+        value = self.cp.enum_values[enum][index]
+        name = f"E_{ident(enum)}__{ident(value)}"
+        self.named_values[name] = index
+        return name
+
+    def element(self, kind: str, element_id: str) -> str:
+        """The named constant for one map element (`M_city__Atlanta`), or its index when its id is no name."""
+        index = self.data.ids[kind].index(element_id)
+        if not (element_id.isascii() and element_id.replace("_", "a").isalnum()):
+            return repr(index)
+        name = f"M_{ident(kind)}__{element_id}"
+        self.named_values[name] = index
+        return name
 
     # ------------------------------------------------------------ names
 
@@ -220,6 +233,14 @@ class Generator:
         self.desc_lines.append(f"{name} = {code}")
         return name
 
+    def extra_desc(self, code: str) -> str:
+        """A module-level descriptor constant for descriptor code not tied to one type."""
+        key = f"save:{code}"
+        if key not in self.descs:
+            self.descs[key] = f"D{len(self.descs)}"
+            self.desc_lines.append(f"{self.descs[key]} = {code}")
+        return self.descs[key]
+
     def t(self, node: ast.Expr) -> Type:
         """The checked type of an expression."""
         return self.cp.type_of(node)
@@ -227,52 +248,6 @@ class Generator:
     def checker_type(self, node: ast.TypeExpr) -> Type:
         """The type a written type denotes (recorded by the checker)."""
         return self.cp.types[id(node)]
-
-    def register_choice(self, name: str, desc: str, rank: int, span: Span) -> None:
-        """Record how a choice's values are labelled, so ids can be parsed back."""
-        self.action_descs.setdefault(name, (f"({desc},)", rank))
-
-    def add_site(
-        self,
-        kind,
-        players,
-        legal: PyWriter,
-        resume: PyWriter,
-        node,
-        rule: str,
-        where=None,
-        why: PyWriter | None = None,
-        frame: tuple[str, int] = ("", 0),
-        secret: tuple[str, str] | None = None,
-    ) -> None:
-        """Register a decision site with its functions.
-
-        `frame` is the (procedure, pc) waiting at it; `secret`, for a simultaneous choice, the
-        frame locals holding who chooses and what each has chosen so far.
-        """
-        index = len(self.sites)
-        if why is None:
-            why = PyWriter()
-            why.line(f"def site{index}_why(S, F, p, a):")
-            with why.indented():
-                text = source_text(self.p, where.span) if where is not None else ""
-                reason = "not a legal choice here" + (f": `{text}` must hold" if text else "")
-                why.line(f"return ({reason!r}, {rule!r}, {node.span.file!r}, {node.span.line!r})")
-        self.sites.append(
-            {
-                "index": index,
-                "kind": kind,
-                "players": players,
-                "legal": legal,
-                "resume": resume,
-                "why": why,
-                "file": node.span.file,
-                "line": node.span.line,
-                "rule": rule,
-                "frame": frame,
-                "secret": secret,
-            }
-        )
 
     # ------------------------------------------------------------ expressions
 
@@ -303,11 +278,11 @@ class Generator:
         if isinstance(ref, LocalRef):
             return env.local(node.name)
         if isinstance(ref, GlobalRef):
-            return self.hoisted(f"S.g_{ident(node.name)}")
+            return self.hoisted(f"S.g_{ident(node.name)}", env)
         if isinstance(ref, ConstRef):
             return f"C_{ident(node.name)}"
         if isinstance(ref, EnumValueRef):
-            return repr(ref.index)
+            return self.enum_value(ref.enum, ref.index)
         if isinstance(ref, EnumAllRef):
             return f"list(range({len(self.cp.enum_values[ref.enum])}))"
         if isinstance(ref, KindAllRef):
@@ -317,11 +292,11 @@ class Generator:
     def x_Field(self, node: ast.Field, env: Env) -> str:
         ref = self.cp.ref(node)
         if isinstance(ref, EnumValueRef):
-            return repr(ref.index)
+            return self.enum_value(ref.enum, ref.index)
         obj = self.expr(node.obj, env)
         if isinstance(ref, PlayerFieldRef):
             if obj.strip("()") == "me":
-                return self.hoisted(f"S.p_{ident(node.name)}[me]")
+                return self.hoisted(f"S.p_{ident(node.name)}[me]", env)
             return f"S.p_{ident(node.name)}[{obj}]"
         if isinstance(ref, ElemFieldRef):
             return f"K_{ident(ref.kind)}__{ident(ref.field)}[{obj}]"
@@ -333,7 +308,7 @@ class Generator:
             ids = self.data.ids.get(ref.kind, [])
             if ref.id not in ids:
                 return f"_l.no_element({ref.kind!r}, {ref.id!r})"
-            return repr(ids.index(ref.id))
+            return self.element(ref.kind, ref.id)
         return f"{self.expr(node.obj, env)}[{self.expr(node.index, env)}]"
 
     def items(self, node: ast.Expr, env: Env, snapshot: bool = False, charge: bool = True) -> str:
@@ -463,8 +438,8 @@ class Generator:
         return " ".join(parts), inner
 
     def x_ListComp(self, node, env):
-        if self.hoist is not None and self.invariant(node, env):
-            return self.hoisted(self._list_comp(node, env))
+        if env.hoist is not None and self.invariant(node, env):
+            return self.hoisted(self._list_comp(node, env), env)
         return self._list_comp(node, env)
 
     def _list_comp(self, node, env):
@@ -496,8 +471,8 @@ class Generator:
         return True
 
     def x_GenCall(self, node: ast.GenCall, env: Env) -> str:
-        if self.hoist is not None and self.invariant(node, env):
-            return self.hoisted(self._gen_call(node, env))
+        if env.hoist is not None and self.invariant(node, env):
+            return self.hoisted(self._gen_call(node, env), env)
         return self._gen_call(node, env)
 
     def _gen_call(self, node: ast.GenCall, env: Env) -> str:
@@ -569,7 +544,7 @@ class Generator:
         return f"({self.expr(node.then, env)} if {self.expr(node.cond, env)} else {self.expr(node.orelse, env)})"
 
     def x_SuperCall(self, node: ast.SuperCall, env: Env) -> str:
-        name, version = self.current_versions
+        name, version = env.within
         prefix = "f" if name in self.p.functions else "p"
         args = "".join(", " + self.expr(a, env) for a in node.args)
         return f"{self.version_name(prefix, name, version - 1)}(S{args})"
@@ -578,13 +553,8 @@ class Generator:
         ref = self.cp.ref(node)
         args = [self.expr(a, env) for a in node.args]
         if isinstance(ref, FunctionRef):
-            if self.hoist is not None and self.invariant(node, env):
-                saved, self.hoist = self.hoist, None
-                try:
-                    code = self.x_Call(node, env)
-                finally:
-                    self.hoist = saved
-                return self.hoisted(code)
+            if env.hoist is not None and self.invariant(node, env):
+                return self.hoisted(self.x_Call(node, replace(env, hoist=None)), env)
             inlined = self.inline(node.func, node.args, args, env)
             if inlined is not None:
                 return inlined
@@ -605,7 +575,7 @@ class Generator:
             return None
         if sum(1 for _ in walk(decl.expr)) > 80:
             return None
-        inner = Env(frame=False, tag=f"_{self.fresh()}")
+        inner = Env(frame=False, tag=f"_{self.fresh()}", within=env.within, hoist=env.hoist)
         for param, code in zip(decl.params, args, strict=True):
             inner = inner.bind(param.name, f"({code})")
         self.inline_depth += 1
@@ -681,246 +651,6 @@ class Generator:
                 return f"_l.table_to_list({code}, {self.size_of(dst.key)})"
             return f"dict({code})"
         return code
-
-    # ------------------------------------------------------------ plain statements
-
-    def stmts(self, stmts, w: PyWriter, env: Env, returns: bool = False) -> None:
-        """Plain Python for statements that never wait for a decision."""
-        wrote = False
-        for stmt in stmts:
-            self.stmt(stmt, w, env)
-            wrote = True
-        if returns:
-            w.line("return _l.ret(F)" if env.frame else "return None")
-            wrote = True
-        if not wrote:
-            w.line("pass")
-
-    def stmt(self, node: ast.Stmt, w: PyWriter, env: Env) -> None:
-        """One plain statement."""
-        getattr(self, f"s_{type(node).__name__}")(node, w, env)
-
-    def s_Let(self, node: ast.Let, w, env):
-        value = self.expr(node.value, env)
-        declared = self.cp.types.get(id(node))
-        if node.type is not None and isinstance(declared, CollT | MapT):
-            value = self.convert(value, self.t(node.value), declared)
-        value = self.checked(value, node.value, declared or self.t(node.value))
-        w.line(f"{env.local(node.name)} = {value}", node.span)
-
-    def s_Assign(self, node: ast.Assign, w, env):
-        self.assign(node, self.expr(node.value, env), w, env)
-
-    def assign(self, node: ast.Assign, value: str, w, env) -> None:
-        """An assignment of the value computed by `value` (also a waiting call's result)."""
-        target = self.expr(node.target, env)
-        tt, vt = self.t(node.target), self.t(node.value)
-        if node.op == "=":
-            if isinstance(tt, CollT | MapT):
-                value = self.convert(value, vt, tt)
-            w.line(f"{target} = {self.checked(value, node.value, tt)}", node.span)
-        elif isinstance(tt, CollT):
-            value = self.checked(value, node.value, tt)
-            if isinstance(vt, CollT) and vt.kind == "bag":
-                items = f"_l.each_bag(S, {value}, {node.span.file!r}, {node.span.line!r})"
-            else:
-                items = self.charged(value, node)
-            if tt.kind == "bag":
-                fn = "bag_add_all" if node.op == "+=" else "bag_remove_all"
-                w.line(f"_l.{fn}({target}, {items})", node.span)
-            elif tt.kind == "set":
-                w.line(f"{target} {'|=' if node.op == '+=' else '-='} set({items})", node.span)
-            else:
-                w.line(f"{target}.extend({items})", node.span)
-        else:
-            self.augmented(node, value, w, env)
-
-    def augmented(self, node: ast.Assign, value: str, w, env) -> None:
-        """`x += v` (or -=, *=) on a number, its result range-checked.
-
-        The parts of the target (container, index) are evaluated once, before the value,
-        as Python's own augmented assignment does.
-        """
-        target = node.target
-        ref = self.cp.ref(target)
-        if isinstance(ref, PlayerFieldRef):
-            container, index = f"S.p_{ident(target.name)}", self.expr(target.obj, env)
-        elif isinstance(target, ast.Index) and not isinstance(ref, ElemByIdRef):
-            container, index = self.expr(target.obj, env), self.expr(target.index, env)
-        else:
-            container = index = None
-        if container is None:
-            place = self.expr(target, env)
-        elif _stable(container) and _stable(index):
-            place = f"{container}[{index}]"
-        else:
-            # Python temporaries used at once (no counter: numbered frame locals are saved state).
-            w.line(f"_at, _ai = {container}, {index}", node.span)
-            place = "_at[_ai]"
-        check = "_l.opt_int_ok" if isinstance(self.t(target), OptT) else "_l.int_ok"
-        w.line(f"{place} = {check}({place} {node.op[0]} {value})", node.span)
-
-    def s_ExprStmt(self, node: ast.ExprStmt, w, env):
-        w.line(self.expr(node.expr, env), node.span)
-
-    def s_Return(self, node: ast.Return, w, env):
-        value = self.expr(node.value, env) if node.value is not None else "None"
-        w.line(f"return _l.ret(F, {value})" if env.frame else f"return {value}", node.span)
-
-    def s_Break(self, node, w, env):
-        w.line("break", node.span)
-
-    def s_Continue(self, node, w, env):
-        w.line("continue", node.span)
-
-    def s_EndGame(self, node, w, env):
-        w.line("raise _EndGame()", node.span)
-
-    def s_Draw(self, node: ast.Draw, w, env):
-        count = self.expr(node.count, env) if node.count is not None else "1"
-        source = self.expr(node.source, env)
-        items = f"_l.draw({source}, {count})"
-        self.add_items(node.dest, items, w, env, node.span)
-
-    def add_items(self, dest: ast.Expr, items: str, w, env, span: Span) -> None:
-        """Append drawn items to a destination collection."""
-        code = self.expr(dest, env)
-        t = self.t(dest)
-        if isinstance(t, CollT) and t.kind == "bag":
-            w.line(f"_l.bag_add_all({code}, {items})", span)
-        elif isinstance(t, CollT) and t.kind == "set":
-            w.line(f"{code}.update({items})", span)
-        else:
-            w.line(f"{code}.extend({items})", span)
-
-    def s_Move(self, node: ast.Move, w, env):
-        item = self.expr(node.item, env)
-        source, dest = self.expr(node.source, env), self.expr(node.dest, env)
-        st, dt = self.t(node.source), self.t(node.dest)
-        tmp = f"_m{self.fresh()}"
-        w.line(f"{tmp} = {item}", node.span)
-        skind = st.kind if isinstance(st, CollT) else "list"
-        dkind = dt.kind if isinstance(dt, CollT) else "list"
-        remove = {"bag": "_l.bag_remove", "set": "_l.set_remove"}.get(skind, "_l.list_remove")
-        w.line(f"{remove}({source}, {tmp})", node.span)
-        if dkind == "bag":
-            w.line(f"{dest}[{tmp}] += 1", node.span)
-        elif dkind == "set":
-            w.line(f"{dest}.add({tmp})", node.span)
-        else:
-            w.line(f"{dest}.append({tmp})", node.span)
-
-    def s_Shuffle(self, node, w, env):
-        w.line(f"_l.shuffle(S, {self.expr(node.target, env)})", node.span)
-
-    def s_If(self, node: ast.If, w, env):
-        for i, (cond, body) in enumerate(node.branches):
-            w.line(f"{'if' if i == 0 else 'elif'} {self.expr(cond, env)}:", cond.span)
-            with w.indented():
-                self.stmts(body.stmts, w, env, body.returns)
-        if node.orelse is not None:
-            w.line("else:")
-            with w.indented():
-                self.stmts(node.orelse.stmts, w, env, node.orelse.returns)
-
-    def s_For(self, node: ast.For, w, env):
-        iterable = self.items(node.iterable, env, snapshot=True)
-        w.line(f"for {env.local(node.var)} in {iterable}:", node.span)
-        with w.indented():
-            if node.where is not None:
-                w.line(f"if not {self.expr(node.where, env)}:", node.where.span)
-                with w.indented():
-                    w.line("continue")
-            self.stmts(node.body.stmts, w, env, node.body.returns)
-
-    def s_Repeat(self, node: ast.Repeat, w, env):
-        count = f"_l.times(S, {self.expr(node.count, env)}, {node.span.file!r}, {node.span.line!r})"
-        w.line(f"for _r{self.fresh()} in range({count}):", node.span)
-        with w.indented():
-            self.stmts(node.body.stmts, w, env, node.body.returns)
-
-    def s_While(self, node: ast.While, w, env):
-        w.line(f"while {self.expr(node.cond, env)}:", node.span)
-        with w.indented():
-            w.line(f"_l.tick(S, {node.span.file!r}, {node.span.line!r})", node.span)
-            self.stmts(node.body.stmts, w, env, node.body.returns)
-
-    def s_Loop(self, node: ast.Loop, w, env):
-        w.line("while True:", node.span)
-        with w.indented():
-            w.line(f"_l.tick(S, {node.span.file!r}, {node.span.line!r})", node.span)
-            self.stmts(node.body.stmts, w, env, node.body.returns)
-
-    def s_Play(self, node: ast.Play, w, env):
-        self._step("play", node, w, env)
-
-    def s_Refuse(self, node: ast.Refuse, w, env):
-        self._step("refuse", node, w, env)
-
-    def _step(self, fn: str, node, w, env):
-        args = "".join(self.expr(a, env) + ", " for a in node.args)
-        w.line(
-            f"_l.{fn}(S, {self.expr(node.player, env)}, {node.action!r}, ({args}), "
-            f"{node.span.file!r}, {node.span.line!r})",
-            node.span,
-        )
-
-    def s_Expect(self, node: ast.Expect, w, env):
-        text = source_text(self.p, node.expr.span)
-        detail = "''"
-        if isinstance(node.expr, ast.Compare):
-            left = self.expr(node.expr.left, env)
-            right = self.expr(node.expr.right, env)
-            detail = (
-                f"'found ' + _l.show({left}, {self.desc(self.t(node.expr.left))}) + "
-                f"' and ' + _l.show({right}, {self.desc(self.t(node.expr.right))})"
-            )
-        w.line(
-            f"_l.expect({self.expr(node.expr, env)}, {text!r}, {detail}, {node.span.file!r}, "
-            f"{node.span.line!r})",
-            node.span,
-        )
-
-    # ------------------------------------------------------------ suspension analysis
-
-    def waits(self, node: ast.Node) -> bool:
-        """True if executing this statement may stop for a decision."""
-        for sub in walk(node):
-            if isinstance(sub, CHOOSE_NODES):
-                return True
-            if (
-                isinstance(sub, ast.Call)
-                and sub.func in self.cp.suspends
-                and sub.func in self.p.procedures
-            ):
-                return True
-            if isinstance(sub, ast.SuperCall) and self.current_versions[0] in self.cp.suspends:
-                return True
-        return False
-
-    def escapes(self, node: ast.Node) -> bool:
-        """True if a break/continue inside leaves this statement."""
-        if isinstance(node, ast.Break | ast.Continue):
-            return True
-        if isinstance(node, ast.For | ast.Repeat | ast.While | ast.Loop):
-            return False
-        if isinstance(node, ast.If):
-            blocks = [b for _, b in node.branches] + ([node.orelse] if node.orelse else [])
-            return any(self.escapes(s) for b in blocks for s in b.stmts)
-        if isinstance(node, ast.ChooseAction) and node.orelse is not None:
-            return any(self.escapes(s) for s in node.orelse.stmts)
-        return False
-
-
-def _stable(code: str) -> bool:
-    """True if evaluating `code` twice gives the same place: a Python name, a number, a frame local."""
-    return (
-        code.isidentifier()
-        or code.isdigit()
-        or code.startswith("S.p_")
-        and code[4:].isidentifier()
-        or (code.startswith("L['") and code.endswith("']") and code[3:-2].isidentifier())
-    )
 
 
 def _small(value) -> bool:

@@ -7,11 +7,12 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from compiler import cache
+from compiler import cache, ir
 from compiler.check import check
 from compiler.checked import CheckedProgram
 from compiler.consteval import Evaluator, MapData
 from compiler.emit import emit_module
+from compiler.lower_module import lower_program
 from compiler.maps import build_map_data, run_checks
 from compiler.program import Program
 from compiler.resolve import find_game_file, resolve
@@ -34,6 +35,7 @@ class CompileContext:
     checked: CheckedProgram | None = None
     data: MapData | None = None
     evaluator: Evaluator | None = None
+    module: ir.Module | None = None
     python: str | None = None
     line_map: dict[int, tuple[str, int]] = field(default_factory=dict)
 
@@ -61,16 +63,17 @@ def stage_validate_maps(ctx: CompileContext) -> None:
         run_checks(ctx.checked, ctx.data, ctx.evaluator, ctx.diags)
 
 
+def stage_lower(ctx: CompileContext) -> None:
+    """The checked program as an IR of the state machine."""
+    ctx.module = lower_program(ctx.checked, ctx.data, ctx.evaluator, ctx.diags)
+
+
 def stage_emit_python(ctx: CompileContext) -> None:
-    """Generate the module text, then make sure Python accepts it."""
+    """Generate the module text from the IR, then make sure Python accepts it."""
     inputs = [
         os.path.relpath(f) if not os.path.isabs(f) else f for f in sorted(ctx.program.sources)
     ]
-    ctx.python, ctx.line_map = emit_module(
-        ctx.checked, ctx.data, ctx.evaluator, ctx.diags, inputs, ctx.variants
-    )
-    if ctx.diags.has_errors:
-        return
+    ctx.python, ctx.line_map = emit_module(ctx.module, ctx.checked, inputs, ctx.variants)
     try:
         compile(ctx.python, f"<metro:{ctx.program.game_file}>", "exec")
     except (SyntaxError, RecursionError, MemoryError, ValueError) as error:
@@ -102,6 +105,7 @@ STAGES: list[tuple[str, Callable[[CompileContext], None]]] = [
     ("resolve", stage_resolve),
     ("check", stage_check),
     ("validate_maps", stage_validate_maps),
+    ("lower", stage_lower),
     ("emit_python", stage_emit_python),
 ]
 

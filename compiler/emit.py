@@ -1,36 +1,26 @@
-"""Pass `emit_python`: assemble the module text with jinja2 and the line map back to .metro."""
+"""Pass `emit_python`: the IR module as Python text (jinja2 skeleton) and the line map back to .metro.
+
+Input: an `ir.Module` (and the program's metadata). Output: the module text, in which each
+statement that comes from a .metro statement starts with a `# file:line` comment, and the
+map from generated line numbers to .metro positions (also written as `METRO_LINES`).
+Dispatch is `visit_<IRClass>` by name (the compiler-wide visitor scheme is not in yet).
+"""
 
 from __future__ import annotations
 
+import os
+import re
 from functools import lru_cache
 
 import jinja2
 
+from compiler import ir
+from compiler.builtins import RUNTIME_ALIASES
 from compiler.checked import CheckedProgram
-from compiler.codegen import Env, Generator, ident, lit
-from compiler.consteval import EvalBudgetError, EvalError, Evaluator, MapData
-from compiler.lower import FrameLowerer, action_functions
+from compiler.codegen import ident, lit
 from compiler.pywriter import PyWriter
-from compiler.types import (
-    INT,
-    BoolT,
-    CollT,
-    ElemT,
-    EnumT,
-    GeoT,
-    IntT,
-    MapT,
-    OptT,
-    PlayerT,
-    StrT,
-    TupleT,
-    Type,
-    is_finite,
-)
-from dsl import ast
-from dsl.diagnostics import TOO_LARGE, TYPE, Diagnostics
 
-COMPILER_VERSION = "metro-0.1.0/codegen-1"
+COMPILER_VERSION = "metro-0.1.0/codegen-2"
 
 
 class Py(str):
@@ -75,40 +65,33 @@ def environment(package: str = "compiler") -> jinja2.Environment:
     return env
 
 
+# Runtime imports a module may need: (alias, import line); only those the code uses are written.
+# The library modules builtins call come from their table, under the aliases it writes.
+IMPORTS = [
+    *(
+        (alias, f"from {module.rpartition('.')[0]} import {module.rpartition('.')[2]} as {alias}")
+        for module, alias in RUNTIME_ALIASES.items()
+    ),
+    ("_v", "from runtime import values as _v"),
+    ("_EndGame", "from runtime.errors import EndGame as _EndGame"),
+    ("_RuleError", "from runtime.errors import RuleError as _RuleError"),
+    ("_CALL", "from runtime.machine import CALL as _CALL"),
+    ("_SUSPEND", "from runtime.machine import SUSPEND as _SUSPEND"),
+    ("_A", "from runtime.machine import Action as _A"),
+    ("_Frame", "from runtime.machine import Frame as _Frame"),
+    ("_Site", "from runtime.machine import Site as _Site"),
+    ("_State", "from runtime.machine import State as _State"),
+]
+_USES_FRAME_LOCALS = re.compile(r"(?<![\w.'\"])L\[")
+
+
 def emit_module(
-    cp: CheckedProgram,
-    data: MapData,
-    evaluator: Evaluator,
-    diags: Diagnostics,
-    inputs: list[str],
-    variants: tuple[str, ...],
+    module: ir.Module, cp: CheckedProgram, inputs: list[str], variants: tuple[str, ...]
 ) -> tuple[str, dict[int, tuple[str, int]]]:
     """The generated Python module text and its line map."""
-    gen = Generator(cp, data, evaluator)
     p = cp.program
-    code = PyWriter()
-    consts = []
-    for name, versions in p.consts.items():
-        try:
-            consts.append((name, evaluator.const(name, versions.active)))
-        except EvalError as error:
-            kind = TOO_LARGE if isinstance(error, EvalBudgetError) else (error.code or TYPE)
-            diags.error(
-                kind, f"const '{name}' cannot be computed before the game: {error}", error.node.span
-            )
-    _fields(gen, code)
-    _callables(gen, code)
-    _scoring(gen, code)
-    _tests(gen, code)
-    _bots(gen, code)
-    _registry(gen, code)
-    for message, span in dict.fromkeys(gen.errors):
-        diags.error(TOO_LARGE, message, span)
-    slots = tuple(f"g_{ident(n)}" for n in p.state) + tuple(f"p_{ident(n)}" for n in p.per_player)
-    kinds = [
-        (kind, tuple(data.ids[kind]), [(f, tuple(v)) for f, v in data.fields[kind].items()])
-        for kind in p.kinds
-    ]
+    code = CodeGenerator()
+    code.module(module, p)
     context = dict(
         source_file=p.game_file,
         version=COMPILER_VERSION,
@@ -118,414 +101,313 @@ def emit_module(
         max_decisions=p.max_decisions,
         default_bot=p.default_bot,
         variants=list(variants),
-        enums=[(n, tuple(v)) for n, v in cp.enum_values.items()],
-        kinds=kinds,
-        consts=consts,
-        desc_lines=[Py(line) for line in gen.desc_lines],
-        slots=slots,
-        state_visibility={n: f.visibility for n, f in p.state.items()},
-        player_visibility={n: f.visibility for n, f in p.per_player.items()},
+        enums=module.enums,
+        named_values=module.named_values,
+        kinds=module.tables,
+        consts=module.consts,
+        desc_lines=[Py(line) for line in module.desc_lines],
+        slots=tuple(f.slot for f in module.fields),
+        state_visibility={f.name: f.visibility for f in module.fields if not f.per_player},
+        player_visibility={f.name: f.visibility for f in module.fields if f.per_player},
     )
-    marker = "# <<code>>"
+    marker, imports_marker = "# <<code>>", "# <<imports>>"
     template = environment().get_template("module.py.jinja")
-    skeleton = template.render(code=Py(marker), **context)
+    skeleton = template.render(code=Py(marker), imports=Py(imports_marker), **context)
+    probe = skeleton.replace(marker, code.w.render(0, {}))
+    used = [line for alias, line in IMPORTS if re.search(rf"(?<![\w.]){alias}\b", probe)]
+    skeleton = skeleton.replace(imports_marker, "\n".join(used))
     before, after = skeleton.split(marker)
     first_line = before.count("\n") + 1
     line_map: dict[int, tuple[str, int]] = {}
-    body = code.render(first_line, line_map)
+    body = code.w.render(first_line, line_map)
     table = "\n".join(f"    {k!r}: {v!r}," for k, v in sorted(line_map.items()))
     return before + body + after + f"\nMETRO_LINES = {{\n{table}\n}}\n", line_map
 
 
-# ------------------------------------------------------------------ state fields
+class CodeGenerator:
+    """Writes an IR module as indented Python, each statement's .metro line as a comment."""
 
+    def __init__(self):
+        self.w = PyWriter()
+        self.origin: tuple[str, int] | None = None
 
-def _init_code(gen: Generator, t: Type, init) -> str:
-    if init is not None:
-        value = gen.expr(init, Env(frame=False))
-        return gen.convert(value, gen.t(init), t) if isinstance(t, CollT | MapT) else value
-    if isinstance(t, IntT):
-        return "0"
-    if isinstance(t, BoolT):
-        return "False"
-    if isinstance(t, StrT):
-        return "''"
-    if isinstance(t, OptT):
-        return "None"
-    if isinstance(t, CollT):
-        if t.kind == "bag":
-            return f"[0] * {gen.size_of(t.item)}"
-        return "set()" if t.kind == "set" else "[]"
-    if isinstance(t, MapT):
-        if not is_finite(t.key):
-            return "{}"
-        return f"[{_init_code(gen, t.value, None)} for _k in range({gen.size_of(t.key)})]"
-    if isinstance(t, TupleT):
-        return "(" + "".join(_init_code(gen, i, None) + ", " for i in t.items) + ")"
-    if isinstance(t, GeoT):
-        return {"building": "_shapes.Building.empty()", "frame": "_shapes.Frame(())"}.get(
-            t.kind, "None"
-        )
-    return "0"
+    # ------------------------------------------------------------ module parts
 
+    def module(self, module: ir.Module, p) -> None:
+        """Every function of the module, then the tables the runtime reads."""
+        self.fields(module.fields)
+        for part in module.functions:
+            self.callable(part)
+        for action in module.actions:
+            for part in (action.legal_plain, action.legal, action.why, action.body):
+                self.callable(part)
+        for proc in module.flow_procs:
+            self.callable(proc)
+        self.function(module.score)
+        self.function(module.rank_key)
+        for function, _ in module.scenarios + module.invariants:
+            self.function(function)
+        for _, rules in module.bots:
+            for _, function in rules:
+                self.function(function)
+        for site in module.sites:
+            for function in (site.legal, site.resume, site.why):
+                self.function(function)
+        self.tables(module, p)
 
-def _copy_code(t: Type, code: str, depth: int = 0) -> str:
-    if isinstance(t, CollT):
-        if t.kind == "set":
-            return f"set({code})"
-        if _immutable(t.item):
-            return f"{code}[:]"
-        return f"[{_copy_code(t.item, f'_c{depth}', depth + 1)} for _c{depth} in {code}]"
-    if isinstance(t, MapT):
-        if not is_finite(t.key):
-            return f"{{_k: {_copy_code(t.value, '_w', depth + 1)} for _k, _w in {code}.items()}}"
-        if _immutable(t.value):
-            return f"{code}[:]"
-        return f"[{_copy_code(t.value, f'_c{depth}', depth + 1)} for _c{depth} in {code}]"
-    if isinstance(t, OptT) and not _immutable(t.inner):
-        return f"(None if {code} is None else {_copy_code(t.inner, code, depth)})"
-    return code
+    def callable(self, part: ir.Function | ir.FrameProc) -> None:
+        """A plain function or a frame procedure."""
+        if isinstance(part, ir.FrameProc):
+            self.frame_proc(part)
+        else:
+            self.function(part)
 
+    def gap(self) -> None:
+        """Two blank lines between top-level definitions."""
+        self.w.line("")
+        self.w.line("")
 
-def _immutable(t: Type) -> bool:
-    if isinstance(t, OptT):
-        return _immutable(t.inner)
-    if isinstance(t, TupleT):
-        return all(_immutable(i) for i in t.items)
-    return isinstance(t, IntT | BoolT | StrT | EnumT | ElemT | PlayerT | GeoT)
+    def function(self, fn: ir.Function) -> None:
+        """`def name(params): body`, reading frame locals through `L` when the body does."""
+        self.origin = None
+        self.w.line(f"def {fn.name}({', '.join(fn.params)}):", fn.span)
+        with self.w.indented():
+            at = len(self.w.lines)
+            self.stmts(fn.body)
+            if "F" in fn.params:
+                self._bind_frame_locals(at)
+        self.gap()
 
-
-def _save_desc(gen: Generator, t: Type, node: ast.TypeExpr) -> str:
-    """The descriptor a save's field is decoded with: the field's own, plus its declared int ranges."""
-    if isinstance(node, ast.RangeType) and isinstance(t, IntT):
-        bounds = [_const_int(gen, b) for b in (node.lo, node.hi)]
-        step = 1 if node.step is None else _const_int(gen, node.step)
-        if None in bounds or step is None or step < 1:
-            return gen.desc(t)
-        return _extra_desc(gen, f"_v.RangeD({bounds[0]!r}, {bounds[1]!r}, {step!r})")
-    if isinstance(node, ast.OptionalType) and isinstance(t, OptT):
-        inner = _save_desc(gen, t.inner, node.inner)
-        return gen.desc(t) if inner == gen.desc(t.inner) else _extra_desc(gen, f"_v.OptD({inner})")
-    if isinstance(node, ast.CollectionType) and isinstance(t, CollT) and t.kind in ("list", "pile"):
-        item = _save_desc(gen, t.item, node.item)
-        return gen.desc(t) if item == gen.desc(t.item) else _extra_desc(gen, f"_v.ListD({item})")
-    if isinstance(node, ast.MapType) and isinstance(t, MapT):
-        value = _save_desc(gen, t.value, node.value)
-        if value == gen.desc(t.value):
-            return gen.desc(t)
-        size = gen.size_of(t.key) if is_finite(t.key) else "None"
-        return _extra_desc(
-            gen, f"_v.MapD({gen.desc(t.key)}, {value}, {0 if size == 'S.n' else size})"
-        )
-    return gen.desc(t)
-
-
-def _const_int(gen: Generator, node: ast.Expr) -> int | None:
-    try:
-        value = gen.evaluator.eval(node, {})
-    except EvalError:
-        return None
-    return value if type(value) is int else None
-
-
-def _extra_desc(gen: Generator, code: str) -> str:
-    key = f"save:{code}"
-    if key not in gen.descs:
-        gen.descs[key] = f"D{len(gen.descs)}"
-        gen.desc_lines.append(f"{gen.descs[key]} = {code}")
-    return gen.descs[key]
-
-
-def _fields(gen: Generator, w: PyWriter) -> None:
-    p, cp = gen.p, gen.cp
-    w.line("def init_fields(S):")
-    with w.indented():
-        for name, spec in p.state.items():
-            w.line(
-                f"S.g_{ident(name)} = {_init_code(gen, cp.state_types[name], spec.init)}", spec.span
-            )
-        for name, spec in p.per_player.items():
-            w.line(
-                f"S.p_{ident(name)} = [{_init_code(gen, cp.player_types[name], spec.init)} "
-                "for _p in range(S.n)]",
-                spec.span,
-            )
-        w.line("return None")
-    w.line("")
-    w.line("")
-    w.line("def copy_fields(S, T):")
-    with w.indented():
-        for name in p.state:
-            w.line(f"T.g_{ident(name)} = {_copy_code(cp.state_types[name], f'S.g_{ident(name)}')}")
-        for name in p.per_player:
-            t = cp.player_types[name]
-            inner = _copy_code(t, "_x")
-            copy = (
-                f"S.p_{ident(name)}[:]"
-                if inner == "_x"
-                else f"[{inner} for _x in S.p_{ident(name)}]"
-            )
-            w.line(f"T.p_{ident(name)} = {copy}")
-        w.line("return None")
-    w.line("")
-    w.line("")
-    w.line("def encode_fields(S):")
-    with w.indented():
-        entries = ", ".join(
-            f"{n!r}: {gen.desc(cp.state_types[n])}.encode(S.g_{ident(n)})" for n in p.state
-        )
-        w.line(f"return {{{entries}}}")
-    w.line("")
-    w.line("")
-    w.line("def encode_player(S, p):")
-    with w.indented():
-        entries = ", ".join(
-            f"{n!r}: {gen.desc(cp.player_types[n])}.encode(S.p_{ident(n)}[p])" for n in p.per_player
-        )
-        w.line(f"return {{{entries}}}")
-    w.line("")
-    w.line("")
-    # How a save is read back: (name, slot, descriptor) per field, declared ranges checked.
-    w.line("SAVE_FIELDS = (")
-    with w.indented():
-        for n, spec in p.state.items():
-            w.line(f"({n!r}, 'g_{ident(n)}', {_save_desc(gen, cp.state_types[n], spec.type)}),")
-    w.line(")")
-    w.line("SAVE_PLAYER_FIELDS = (")
-    with w.indented():
-        for n, spec in p.per_player.items():
-            w.line(f"({n!r}, 'p_{ident(n)}', {_save_desc(gen, cp.player_types[n], spec.type)}),")
-    w.line(")")
-    w.line("")
-    w.line("")
-    w.line("def view_fields(S):")
-    with w.indented():
-        w.line("out = {}")
-        for n, spec in p.state.items():
-            d = gen.desc(cp.state_types[n])
-            if spec.visibility == "public":
-                w.line(f"out[{n!r}] = {d}.encode(S.g_{ident(n)})")
-            else:
-                w.line(f"out[{n!r}] = {{'hidden': True, 'size': {d}.size(S.g_{ident(n)})}}")
-        w.line("return out")
-    w.line("")
-    w.line("")
-    w.line("def view_player(S, p, own):")
-    with w.indented():
-        w.line("out = {}")
-        for n, spec in p.per_player.items():
-            d = gen.desc(cp.player_types[n])
-            value = f"S.p_{ident(n)}[p]"
-            hidden = f"{{'hidden': True, 'size': {d}.size({value})}}"
-            if spec.visibility == "public":
-                w.line(f"out[{n!r}] = {d}.encode({value})")
-            elif spec.visibility == "owner":
-                w.line(f"out[{n!r}] = {d}.encode({value}) if own else {hidden}")
-            else:
-                w.line(f"out[{n!r}] = {hidden}")
-        w.line("return out")
-    w.line("")
-    w.line("")
-
-
-# ------------------------------------------------------------------ functions, procedures, actions
-
-
-def _callables(gen: Generator, w: PyWriter) -> None:
-    p, cp = gen.p, gen.cp
-    for name, versions in p.functions.items():
-        for version, decl in enumerate(versions.versions):
-            gen.current_versions = (name, version)
-            params = "".join(f", v_{ident(x.name)}" for x in decl.params)
-            w.line(f"def {gen.version_name('f', name, version)}(S{params}):", decl.span)
+    def frame_proc(self, proc: ir.FrameProc) -> None:
+        """A frame procedure: a loop dispatching on the program counter to its blocks."""
+        self.origin = None
+        w = self.w
+        w.line(f"def {proc.name}(S, F):")
+        with w.indented():
+            at = len(w.lines)
+            w.line("while True:")
             with w.indented():
-                env = Env(frame=False)
-                if decl.expr is not None:
-                    w.line(f"return {gen.expr(decl.expr, env)}", decl.expr.span)
-                else:
-                    gen.stmts(decl.body.stmts, w, env, decl.body.returns)
-            w.line("")
-            w.line("")
-    frame_procs: list[str] = []
-    for name, versions in p.procedures.items():
-        for version, decl in enumerate(versions.versions):
-            gen.current_versions = (name, version)
-            if name in cp.suspends:
-                pyname = gen.version_name("s", name, version)
-                lowered = FrameLowerer(gen, pyname, name).lower(decl.body)
-                for level, text, span in lowered.lines:
-                    w.lines.append((level + w.level, text, span))
-                frame_procs.append(pyname)
-            else:
-                params = "".join(f", v_{ident(x.name)}" for x in decl.params)
-                w.line(f"def {gen.version_name('p', name, version)}(S{params}):", decl.span)
+                w.line("pc = F.pc")
+                for number, block in enumerate(proc.blocks):
+                    w.line(f"{'if' if number == 0 else 'elif'} pc == {number}:")
+                    with w.indented():
+                        self.stmts(block)
+                w.line("else:")
                 with w.indented():
-                    gen.stmts(decl.body.stmts, w, Env(frame=False), decl.body.returns)
-            w.line("")
-            w.line("")
-    for name, versions in p.actions.items():
-        version = len(versions.versions) - 1
-        gen.current_versions = (name, version)
-        for part in action_functions(gen, name, versions.active, version):
-            for level, text, span in part.lines:
-                w.lines.append((level + w.level, text, span))
-            w.line("")
-            w.line("")
-        frame_procs.append(f"a_{name}__{version}")
-    if p.flow is not None:
-        flow = p.flow.active
-        gen.current_versions = ("flow", 0)
-        for pyname, block in (("s__flow", flow.body), ("s__final", flow.final)):
-            if block is None:
-                continue
-            lowered = FrameLowerer(gen, pyname, "flow").lower(block)
-            for level, text, span in lowered.lines:
-                w.lines.append((level + w.level, text, span))
-            frame_procs.append(pyname)
-            w.line("")
-            w.line("")
-    gen.frame_proc_names = frame_procs
+                    w.line("raise AssertionError('bad program counter')")
+            self._bind_frame_locals(at)
+        self.gap()
 
+    def _bind_frame_locals(self, at: int) -> None:
+        """Insert `L = F.L` at line `at` if the lines after it read frame locals through `L`."""
+        if any(_USES_FRAME_LOCALS.search(text) for _, text, _ in self.w.lines[at:]):
+            self.w.lines.insert(at, (self.w.level, "L = F.L", None))
 
-def _scoring(gen: Generator, w: PyWriter) -> None:
-    p = gen.p
-    w.line("def score(S, p):")
-    with w.indented():
-        if p.score is not None:
-            decl = p.score.active
-            env = Env(frame=False).bind(decl.var)
-            w.line(f"{env.local(decl.var)} = p")
-            w.line(
-                f"return {gen.checked(gen.expr(decl.expr, env), decl.expr, INT)}", decl.expr.span
-            )
-        else:
-            w.line("return 0")
-    w.line("")
-    w.line("")
-    w.line("def rank_key(S, p):")
-    with w.indented():
-        if p.rank is not None:
-            decl = p.rank.active
-            env = Env(frame=False).bind(decl.var)
-            w.line(f"{env.local(decl.var)} = p")
-            keys = []
-            for key in decl.keys:
-                code = f"_l.int_ok(int({gen.expr(key.expr, env)}))"
-                keys.append(f"-{code}" if key.descending else code)
-            w.line("return (" + "".join(k + ", " for k in keys) + ")", decl.span)
-        else:
-            w.line("return (-score(S, p),)")
-    w.line("")
-    w.line("")
-
-
-def _tests(gen: Generator, w: PyWriter) -> None:
-    p = gen.p
-    for index, decl in enumerate(p.scenarios.values()):
-        gen.current_versions = ("scenario", 0)
-        w.line(f"def scenario_{index}(S):", decl.span)
+    def fields(self, fields: list[ir.Field]) -> None:
+        """init/copy/encode/view functions and the save tables of the state layout."""
+        w = self.w
+        w.line("def init_fields(S):")
         with w.indented():
-            gen.stmts(decl.steps, w, Env(frame=False))
-        w.line("")
-        w.line("")
-    for index, decl in enumerate(p.invariants.values()):
-        w.line(f"def invariant_{index}(S):", decl.span)
+            for f in fields:
+                w.line(f"S.{f.slot} = {f.init.bare()}", f.span)
+            w.line("return None")
+        self.gap()
+        w.line("def copy_fields(S, T):")
         with w.indented():
-            w.line(f"return {gen.expr(decl.expr, Env(frame=False))}", decl.expr.span)
-        w.line("")
-        w.line("")
-
-
-def _bots(gen: Generator, w: PyWriter) -> None:
-    p = gen.p
-    for bot_index, decl in enumerate(p.bots.values()):
-        for rule in decl.rules:
-            if rule.action not in p.actions:
-                continue
-            params = p.actions[rule.action].active.params
-            env = Env(frame=False).bind("me", "me")
-            w.line(f"def bot{bot_index}_{ident(rule.action)}(S, me, args):", rule.span)
-            with w.indented():
-                for i, param in enumerate(params):
-                    env = env.bind(param.name)
-                    w.line(f"{env.local(param.name)} = args[{i}]")
-                w.line(f"return {gen.expr(rule.score, env)}", rule.score.span)
-            w.line("")
-            w.line("")
-
-
-def _registry(gen: Generator, w: PyWriter) -> None:
-    p = gen.p
-    for site in gen.sites:
-        for part in (site["legal"], site["resume"], site["why"]):
-            for level, text, span in part.lines:
-                w.lines.append((level + w.level, text, span))
-            w.line("")
-            w.line("")
-    w.line("SITES = [")
-    with w.indented():
-        for site in gen.sites:
-            i = site["index"]
-            w.line(
-                f"_Site({i}, {site['kind']!r}, {site['players']}, site{i}_legal, site{i}_why, "
-                f"site{i}_resume, {site['file']!r}, {site['line']!r}, {site['rule']!r}),"
-            )
-    w.line("]")
-    w.line("PROCS = {" + ", ".join(f"{n!r}: {n}" for n in gen.frame_proc_names) + "}")
-    # For checking saves: how many program counters each frame procedure has, and the
-    # (procedure, program counter) a frame waits at when each site is the pending decision.
-    w.line(
-        "PROC_PCS = {"
-        + ", ".join(f"{n!r}: {gen.frame_pcs[n]!r}" for n in gen.frame_proc_names)
-        + "}"
-    )
-    w.line("SITE_FRAMES = [" + ", ".join(repr(site["frame"]) for site in gen.sites) + "]")
-    w.line(
-        "SITE_SECRETS = {"
-        + ", ".join(
-            f"{site['index']!r}: {site['secret']!r}" for site in gen.sites if site["secret"]
-        )
-        + "}"
-    )
-    w.line("FLOW_PROC = 's__flow'")
-    final = p.flow is not None and p.flow.active.final is not None
-    w.line(f"FINAL_PROC = {'s__final' if final else None!r}")
-    w.line("ACTION_FRAMES = {")
-    with w.indented():
-        for name, versions in p.actions.items():
-            decl = versions.active
-            version = len(versions.versions) - 1
-            params = "".join(f", {x.name!r}: a[{i}]" for i, x in enumerate(decl.params))
-            w.line(
-                f"{name!r}: lambda p, a: _Frame('a_{ident(name)}__{version}', {{'me': p{params}}}),"
-            )
-    w.line("}")
-    w.line("ACTION_WHY = {" + ", ".join(f"{n!r}: A_{ident(n)}_why" for n in p.actions) + "}")
-    w.line("ACTION_DESCS = {")
-    with w.indented():
-        for name, (descs, rank) in gen.action_descs.items():
-            w.line(f"{name!r}: ({descs}, {rank!r}),")
-    w.line("}")
-    w.line("BOTS = {")
-    with w.indented():
-        for bot_index, decl in enumerate(p.bots.values()):
+            for f in fields:
+                w.line(f"T.{f.slot} = {f.copy.bare()}")
+            w.line("return None")
+        self.gap()
+        for fn, per_player, value in (
+            ("encode_fields(S)", False, "S.{}"),
+            ("encode_player(S, p)", True, "S.{}[p]"),
+        ):
             entries = ", ".join(
-                f"{r.action!r}: bot{bot_index}_{ident(r.action)}"
-                for r in decl.rules
-                if r.action in p.actions
+                f"{f.name!r}: {f.desc}.encode({value.format(f.slot)})"
+                for f in fields
+                if f.per_player == per_player
             )
-            w.line(f"{decl.name!r}: {{{entries}}},")
-    w.line("}")
-    w.line("SCENARIOS = [")
-    with w.indented():
-        for index, decl in enumerate(p.scenarios.values()):
-            w.line(
-                f"({decl.name!r}, {decl.players!r}, {decl.seed!r}, scenario_{index}, "
-                f"{decl.span.file!r}, {decl.span.line!r}),"
-            )
-    w.line("]")
-    w.line("INVARIANTS = [")
-    with w.indented():
-        for index, decl in enumerate(p.invariants.values()):
-            w.line(f"({decl.name!r}, invariant_{index}, {decl.span.file!r}, {decl.span.line!r}),")
-    w.line("]")
+            w.line(f"def {fn}:")
+            with w.indented():
+                w.line(f"return {{{entries}}}")
+            self.gap()
+        # How a save is read back: (name, slot, descriptor) per field, declared ranges checked.
+        for table, per_player in (("SAVE_FIELDS", False), ("SAVE_PLAYER_FIELDS", True)):
+            w.line(f"{table} = (")
+            with w.indented():
+                for f in fields:
+                    if f.per_player == per_player:
+                        w.line(f"({f.name!r}, {f.slot!r}, {f.save_desc}),")
+            w.line(")")
+        self.gap()
+        w.line("def view_fields(S):")
+        with w.indented():
+            w.line("out = {}")
+            for f in fields:
+                if not f.per_player:
+                    value = f"S.{f.slot}"
+                    shown = f"{f.desc}.encode({value})"
+                    if f.visibility != "public":
+                        shown = f"{{'hidden': True, 'size': {f.desc}.size({value})}}"
+                    w.line(f"out[{f.name!r}] = {shown}")
+            w.line("return out")
+        self.gap()
+        w.line("def view_player(S, p, own):")
+        with w.indented():
+            w.line("out = {}")
+            for f in fields:
+                if f.per_player:
+                    value = f"S.{f.slot}[p]"
+                    hidden = f"{{'hidden': True, 'size': {f.desc}.size({value})}}"
+                    shown = f"{f.desc}.encode({value})"
+                    if f.visibility == "owner":
+                        shown = f"{shown} if own else {hidden}"
+                    elif f.visibility != "public":
+                        shown = hidden
+                    w.line(f"out[{f.name!r}] = {shown}")
+            w.line("return out")
+        self.gap()
+
+    def tables(self, module: ir.Module, p) -> None:
+        """The registries the runtime reads: sites, frame procedures, actions, bots, tests."""
+        w = self.w
+        w.line("SITES = [")
+        with w.indented():
+            for site in module.sites:
+                i = site.index
+                w.line(
+                    f"_Site({i}, {site.kind!r}, {site.players.code}, site{i}_legal, site{i}_why, "
+                    f"site{i}_resume, {site.file!r}, {site.line!r}, {site.rule!r}),"
+                )
+        w.line("]")
+        procs = module.frame_procs()
+        w.line("PROCS = {" + ", ".join(f"{f.name!r}: {f.name}" for f in procs) + "}")
+        # For checking saves: how many program counters each frame procedure has, and the
+        # (procedure, program counter) a frame waits at when each site is the pending decision.
+        w.line("PROC_PCS = {" + ", ".join(f"{f.name!r}: {len(f.blocks)!r}" for f in procs) + "}")
+        w.line("SITE_FRAMES = [" + ", ".join(repr(site.frame) for site in module.sites) + "]")
+        secrets = ", ".join(f"{s.index!r}: {s.secret!r}" for s in module.sites if s.secret)
+        w.line(f"SITE_SECRETS = {{{secrets}}}")
+        w.line("FLOW_PROC = 's__flow'")
+        w.line(f"FINAL_PROC = {'s__final' if module.has_final else None!r}")
+        w.line("ACTION_FRAMES = {")
+        with w.indented():
+            for action in module.actions:
+                params = "".join(f", {x!r}: a[{i}]" for i, x in enumerate(action.params))
+                w.line(
+                    f"{action.name!r}: lambda p, a: _Frame({action.frame_name!r}, {{'me': p{params}}}),"
+                )
+        w.line("}")
+        why = ", ".join(f"{a.name!r}: {a.why.name}" for a in module.actions)
+        w.line(f"ACTION_WHY = {{{why}}}")
+        w.line("ACTION_DESCS = {")
+        with w.indented():
+            for name, (descs, rank) in module.action_descs.items():
+                w.line(f"{name!r}: ({descs}, {rank!r}),")
+        w.line("}")
+        w.line("BOTS = {")
+        with w.indented():
+            for name, rules in module.bots:
+                entries = ", ".join(f"{action!r}: {fn.name}" for action, fn in rules)
+                w.line(f"{name!r}: {{{entries}}},")
+        w.line("}")
+        w.line("SCENARIOS = [")
+        with w.indented():
+            for fn, (name, players, seed, file, line) in module.scenarios:
+                w.line(f"({name!r}, {players!r}, {seed!r}, {fn.name}, {file!r}, {line!r}),")
+        w.line("]")
+        w.line("INVARIANTS = [")
+        with w.indented():
+            for fn, (name, file, line) in module.invariants:
+                w.line(f"({name!r}, {fn.name}, {file!r}, {line!r}),")
+        w.line("]")
+
+    # ------------------------------------------------------------ statements
+
+    def stmts(self, stmts: list[ir.Stmt]) -> None:
+        """A block of statements (`pass` when empty)."""
+        if not stmts:
+            self.w.line("pass")
+        for stmt in stmts:
+            self.visit(stmt)
+
+    def visit(self, stmt: ir.Stmt) -> None:
+        """Write one statement, after its .metro line comment."""
+        span = getattr(stmt, "span", None)
+        if span is not None and span.line > 0 and (span.file, span.line) != self.origin:
+            self.origin = (span.file, span.line)
+            self.w.line(f"# {os.path.basename(span.file)}:{span.line}")
+        getattr(self, f"visit_{type(stmt).__name__}")(stmt)
+
+    def visit_Assign(self, node: ir.Assign) -> None:
+        self.w.line(f"{node.target.bare()} {node.op} {node.value.bare()}", node.span)
+
+    def visit_Eval(self, node: ir.Eval) -> None:
+        self.w.line(node.expr.bare(), node.span)
+
+    def visit_If(self, node: ir.If) -> None:
+        for i, branch in enumerate(node.branches):
+            self.w.line(f"{'if' if i == 0 else 'elif'} {branch.cond.bare()}:", branch.span)
+            with self.w.indented():
+                self.stmts(branch.body)
+        if node.orelse is not None:
+            self.w.line("else:")
+            with self.w.indented():
+                self.stmts(node.orelse)
+
+    def visit_For(self, node: ir.For) -> None:
+        self.w.line(f"for {node.target.bare()} in {node.iterable.bare()}:", node.span)
+        with self.w.indented():
+            self.stmts(node.body)
+
+    def visit_While(self, node: ir.While) -> None:
+        self.w.line(f"while {node.cond.bare()}:", node.span)
+        with self.w.indented():
+            self.stmts(node.body)
+
+    def visit_Break(self, node: ir.Break) -> None:
+        self.w.line("break", node.span)
+
+    def visit_Continue(self, node: ir.Continue) -> None:
+        self.w.line("continue", node.span)
+
+    def visit_Return(self, node: ir.Return) -> None:
+        value = "" if node.value is None else " " + node.value.bare()
+        self.w.line(f"return{value}", node.span)
+
+    def visit_Try(self, node: ir.Try) -> None:
+        self.w.line("try:")
+        with self.w.indented():
+            self.stmts(node.body)
+        self.w.line("except Exception:")
+        with self.w.indented():
+            self.stmts(node.handler)
+
+    def visit_RaiseEndGame(self, node: ir.RaiseEndGame) -> None:
+        self.w.line("raise _EndGame()", node.span)
+
+    def visit_RaiseRuleError(self, node: ir.RaiseRuleError) -> None:
+        self.w.line(f"raise _RuleError({node.message!r}, {node.file!r}, {node.line!r})", node.span)
+
+    def visit_Jump(self, node: ir.Jump) -> None:
+        self.w.line(f"F.pc = {node.target}", node.span)
+        self.w.line("continue")
+
+    def visit_Suspend(self, node: ir.Suspend) -> None:
+        self.w.line(f"S.site = {node.site}", node.span)
+        self.w.line(f"F.pc = {node.resume}")
+        self.w.line("return _SUSPEND")
+
+    def visit_PushCall(self, node: ir.PushCall) -> None:
+        args = ", ".join(f"{name!r}: {value.code}" for name, value in node.args)
+        self.w.line(f"S.stack.append(_Frame({node.callee!r}, {{{args}}}))", node.span)
+        self.w.line(f"F.pc = {node.resume}")
+        self.w.line("return _CALL")
+
+    def visit_Yield(self, node: ir.Yield) -> None:
+        self.w.line(f"F.pc = {node.resume}", node.span)
+        self.w.line("return _CALL")
+
+    def visit_FrameReturn(self, node: ir.FrameReturn) -> None:
+        value = "" if node.value is None else ", " + node.value.code
+        self.w.line(f"return _l.ret(F{value})", node.span)

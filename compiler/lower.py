@@ -1,22 +1,37 @@
-"""Pass `lower`: procedures that wait for decisions become resumable state machines.
+"""Pass `lower` (frames): procedures that wait for decisions become resumable state machines.
 
 A body is cut into numbered blocks at every decision and at every call of a waiting
-procedure. The function for a body runs `while True: dispatch on F.pc`, and each
-block ends by jumping (`F.pc = k; continue`), suspending at a decision site
-(`return SUSPEND`), pushing a callee frame (`return CALL`) or returning. Loops that
-contain decisions keep their iterator and index in the frame's locals.
+procedure (`ir.FrameProc`). Each block ends by jumping (`ir.Jump`), suspending at a decision
+site (`ir.Suspend`), pushing a callee frame (`ir.PushCall`) or returning. Loops that contain
+decisions keep their iterator and index in the frame's locals. Each decision becomes an
+`ir.Site` with its legal/why/resume functions; each action an `ir.Action`.
+
+Dispatch is `visit_<StmtClass>` by name (the compiler-wide visitor scheme is not in yet).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from math import comb
 
-from compiler.codegen import Env, Generator, source_text
-from compiler.pywriter import PyWriter
+from compiler import ir
+from compiler.codegen import Env, source_text
+from compiler.lower_stmts import (
+    LoweringContext,
+    StmtLowerer,
+    escapes,
+    skip_unless,
+    waits,
+    where_args,
+)
+from compiler.pyexpr import PyExpr
 from compiler.types import BoolT, CollT, ElemT, EnumT, IntT, OptT, PlayerT
 from dsl import ast
 from runtime.limits import MAX_DOMAIN, MAX_SUBSETS
+
+X = PyExpr.of
+SITE_PARAMS = ["S", "F", "p", "a"]
 
 
 @dataclass
@@ -30,87 +45,74 @@ class LoopTargets:
 class FrameLowerer:
     """Lowers one body into a frame procedure."""
 
-    def __init__(self, gen: Generator, pyname: str, rule: str):
-        self.gen = gen
+    def __init__(self, ctx: LoweringContext, pyname: str, rule: str, within: tuple[str, int]):
+        self.ctx = ctx
+        self.gen = ctx.gen
+        self.plain = StmtLowerer(ctx)
         self.pyname = pyname
         self.rule = rule
-        self.blocks: list[PyWriter] = []
-        self.w = self.new_block_writer()
-        self.env = Env(frame=True)
+        self.within = within
+        self.blocks: list[list[ir.Stmt]] = [[]]
+        self.cur = self.blocks[0]
+        self.env = Env(frame=True, within=within)
 
-    def new_block_writer(self) -> PyWriter:
-        writer = PyWriter(indent=3)
-        self.blocks.append(writer)
-        return writer
+    def emit(self, *stmts: ir.Stmt) -> None:
+        """Append statements to the current block."""
+        self.cur.extend(stmts)
 
     def new_block(self) -> int:
         """Allocate a block; returns its number."""
-        self.new_block_writer()
+        self.blocks.append([])
         return len(self.blocks) - 1
 
     def goto(self, block: int) -> None:
         """Write code that continues at a block."""
-        self.w = self.blocks[block]
+        self.cur = self.blocks[block]
 
     def jump(self, target: int, span=None) -> None:
         """End the current path with a jump."""
-        self.w.line(f"F.pc = {target}", span)
-        self.w.line("continue")
+        self.emit(ir.Jump(target, span))
 
-    def lower(self, block: ast.Block) -> PyWriter:
+    def lower(self, block: ast.Block) -> ir.FrameProc:
         """The whole frame procedure for a body."""
         self.body(block, [])
-        self.w.line("return _l.ret(F)")
-        self.gen.frame_pcs[self.pyname] = len(self.blocks)
-        out = PyWriter()
-        out.line(f"def {self.pyname}(S, F):")
-        with out.indented():
-            out.line("L = F.L")
-            out.line("while True:")
-            with out.indented():
-                out.line("pc = F.pc")
-                for number, writer in enumerate(self.blocks):
-                    out.line(f"{'if' if number == 0 else 'elif'} pc == {number}:")
-                    with out.indented():
-                        if not writer.lines:
-                            writer.line("return _l.ret(F)")
-                        out.extend(writer)
-                out.line("else:")
-                with out.indented():
-                    out.line("raise AssertionError('bad program counter')")
-        return out
+        self.emit(ir.FrameReturn())
+        for stmts in self.blocks:
+            if not stmts:
+                stmts.append(ir.FrameReturn())
+        return ir.FrameProc(self.pyname, self.blocks)
 
     def body(self, block: ast.Block, loops: list[LoopTargets]) -> None:
         """Lower a block's statements into the current and new blocks."""
         for stmt in block.stmts:
             self.stmt(stmt, loops)
         if block.returns:
-            self.w.line("return _l.ret(F)", block.span)
+            self.emit(ir.FrameReturn(span=block.span))
 
     def stmt(self, node: ast.Stmt, loops: list[LoopTargets]) -> None:
-        """Lower one statement (plain Python if it neither waits nor jumps out)."""
-        gen = self.gen
-        if not gen.waits(node) and not (loops and gen.escapes(node)):
-            gen.stmt(node, self.w, self.env)
+        """Lower one statement (plain if it neither waits nor jumps out)."""
+        if not waits(self.gen, node, self.within[0]) and not (loops and escapes(node)):
+            self.emit(*self.plain.stmt(node, self.env))
             return
-        getattr(self, f"l_{type(node).__name__}")(node, loops)
+        getattr(self, f"visit_{type(node).__name__}")(node, loops)
 
     # ------------------------------------------------------------ control flow
 
-    def l_Break(self, node, loops):
+    def visit_Break(self, node, loops):
         self.jump(loops[-1].exit, node.span)
 
-    def l_Continue(self, node, loops):
+    def visit_Continue(self, node, loops):
         self.jump(loops[-1].head, node.span)
 
-    def l_If(self, node: ast.If, loops):
+    def visit_If(self, node: ast.If, loops):
         targets = [self.new_block() for _ in node.branches]
         other = self.new_block() if node.orelse is not None else None
         join = self.new_block()
-        for i, (cond, _) in enumerate(node.branches):
-            self.w.line(f"{'if' if i == 0 else 'elif'} {self.gen.expr(cond, self.env)}:", cond.span)
-            with self.w.indented():
-                self.jump(targets[i])
+        branches = [
+            ir.Branch(X(self.gen.expr(cond, self.env)), [ir.Jump(target)], cond.span)
+            for target, (cond, _) in zip(targets, node.branches, strict=True)
+        ]
+        self.emit(ir.If(branches, span=node.span))
         self.jump(other if other is not None else join)
         for target, (_, body) in zip(targets, node.branches, strict=True):
             self.goto(target)
@@ -122,62 +124,55 @@ class FrameLowerer:
             self.jump(join)
         self.goto(join)
 
-    def l_For(self, node: ast.For, loops):
+    def visit_For(self, node: ast.For, loops):
         k = self.gen.fresh()
         it, i = f"L['_it{k}']", f"L['_i{k}']"
-        self.w.line(f"{it} = list({self.gen.items(node.iterable, self.env)})", node.span)
-        self._counted_loop(node, loops, f"len({it})", i, f"{self.env.local(node.var)} = {it}[{i}]")
+        self.emit(
+            ir.Assign(X(it), X(f"list({self.gen.items(node.iterable, self.env)})"), node.span)
+        )
+        fetch = ir.Assign(X(self.env.local(node.var)), X(f"{it}[{i}]"))
+        self._counted_loop(node, loops, f"len({it})", i, fetch)
 
-    def l_Repeat(self, node: ast.Repeat, loops):
+    def visit_Repeat(self, node: ast.Repeat, loops):
         k = self.gen.fresh()
         n, i = f"L['_n{k}']", f"L['_i{k}']"
-        self.w.line(
-            f"{n} = _l.times(S, {self.gen.expr(node.count, self.env)}, {node.span.file!r}, "
-            f"{node.span.line!r})",
-            node.span,
-        )
+        count = f"_l.times(S, {self.gen.expr(node.count, self.env)}, {where_args(node.span)})"
+        self.emit(ir.Assign(X(n), X(count), node.span))
         self._counted_loop(node, loops, n, i)
 
     def _counted_loop(
-        self, node: ast.For | ast.Repeat, loops, limit: str, index: str, fetch: str | None = None
+        self, node: ast.For | ast.Repeat, loops, limit: str, index: str, fetch=None
     ) -> None:
         """Run the body while `index` counts from 0 up to `limit`; `fetch` binds each item first."""
         head, exit_ = self.new_block(), self.new_block()
-        self.w.line(f"{index} = 0")
+        self.emit(ir.Assign(X(index), X("0")))
         self.jump(head)
         self.goto(head)
-        self.w.line(f"if {index} >= {limit}:")
-        with self.w.indented():
-            self.jump(exit_)
+        self.emit(ir.If([ir.Branch(X(f"{index} >= {limit}"), [ir.Jump(exit_)])]))
         if fetch is not None:
-            self.w.line(fetch)
-        self.w.line(f"{index} += 1")
+            self.emit(fetch)
+        self.emit(ir.Assign(X(index), X("1"), op="+="))
         where = getattr(node, "where", None)
         if where is not None:
-            self.w.line(f"if not {self.gen.expr(where, self.env)}:", where.span)
-            with self.w.indented():
-                self.jump(head)
+            cond = self.gen.expr(where, self.env)
+            self.emit(skip_unless(cond, ir.Jump(head), where.span))
         self.body(node.body, loops + [LoopTargets(exit_, head)])
         self.jump(head)
         self.goto(exit_)
 
-    def l_While(self, node: ast.While, loops):
-        head, exit_ = self.new_block(), self.new_block()
-        self.jump(head)
-        self.goto(head)
-        self.w.line(f"_l.tick(S, {node.span.file!r}, {node.span.line!r})", node.span)
-        self.w.line(f"if not {self.gen.expr(node.cond, self.env)}:", node.span)
-        with self.w.indented():
-            self.jump(exit_)
-        self.body(node.body, loops + [LoopTargets(exit_, head)])
-        self.jump(head)
-        self.goto(exit_)
+    def visit_While(self, node: ast.While, loops):
+        self._loop(node, loops, self.gen.expr(node.cond, self.env))
 
-    def l_Loop(self, node: ast.Loop, loops):
+    def visit_Loop(self, node: ast.Loop, loops):
+        self._loop(node, loops, None)
+
+    def _loop(self, node, loops, cond: str | None) -> None:
         head, exit_ = self.new_block(), self.new_block()
         self.jump(head)
         self.goto(head)
-        self.w.line(f"_l.tick(S, {node.span.file!r}, {node.span.line!r})", node.span)
+        self.emit(ir.Eval(X(f"_l.tick(S, {where_args(node.span)})"), node.span))
+        if cond is not None:
+            self.emit(skip_unless(cond, ir.Jump(exit_), node.span))
         self.body(node.body, loops + [LoopTargets(exit_, head)])
         self.jump(head)
         self.goto(exit_)
@@ -187,20 +182,18 @@ class FrameLowerer:
     def _call(self, call: ast.Expr, after_target: str | None, span) -> None:
         gen = self.gen
         if isinstance(call, ast.SuperCall):
-            name, version = gen.current_versions
+            name, version = self.within
             callee = gen.version_name("s", name, version - 1)
             decl = gen.p.procedures[name].versions[version - 1]
         else:
             callee, _ = gen.callable_name(call.func)
             decl = gen.p.procedures[call.func].active
-        params = ", ".join(
-            f"{p.name!r}: {gen.checked(gen.expr(a, self.env), a, gen.t(a))}"
+        args = [
+            (p.name, X(gen.checked(gen.expr(a, self.env), a, gen.t(a))))
             for p, a in zip(decl.params, call.args, strict=True)
-        )
+        ]
         resume = self.new_block()
-        self.w.line(f"S.stack.append(_Frame({callee!r}, {{{params}}}))", span)
-        self.w.line(f"F.pc = {resume}")
-        self.w.line("return _CALL")
+        self.emit(ir.PushCall(callee, args, resume, span))
         self.goto(resume)
         if after_target is not None:
             result = gen.t(call)
@@ -209,89 +202,89 @@ class FrameLowerer:
                 if isinstance(result, OptT) and isinstance(result.inner, IntT)
                 else ("_l.int_ok" if isinstance(result, IntT) else "")
             )
-            self.w.line(
-                f"{after_target} = {check}(F.ret)" if check else f"{after_target} = F.ret", span
-            )
+            value = f"{check}(F.ret)" if check else "F.ret"
+            self.emit(ir.Assign(X(after_target), X(value), span))
 
-    def l_ExprStmt(self, node: ast.ExprStmt, loops):
+    def visit_ExprStmt(self, node: ast.ExprStmt, loops):
         self._call(node.expr, None, node.span)
 
-    def l_Let(self, node: ast.Let, loops):
+    def visit_Let(self, node: ast.Let, loops):
         self._call(node.value, self.env.local(node.name), node.span)
 
-    def l_Assign(self, node: ast.Assign, loops):
+    def visit_Assign(self, node: ast.Assign, loops):
         if node.op == "=":
             self._call(node.value, self.gen.expr(node.target, self.env), node.span)
         else:  # `x += wait()`: the target is read when the call has returned
             self._call(node.value, None, node.span)
-            self.gen.assign(node, "F.ret", self.w, self.env)
+            self.emit(*self.plain.assign(node, "F.ret", self.env))
 
     # ------------------------------------------------------------ decisions
 
-    def l_Choose(self, node: ast.Choose, loops):
+    def _add_site(self, kind: str, players: str, legal, resume_fn, node, **extra) -> None:
+        """Register the decision site being lowered (its index is `len(ctx.sites)`)."""
+        index = len(self.ctx.sites)
+        why = extra.pop("why", None)
+        if why is None:
+            where = extra.pop("where", None)
+            text = source_text(self.gen.p, where.span) if where is not None else ""
+            reason = "not a legal choice here" + (f": `{text}` must hold" if text else "")
+            value = f"({reason!r}, {self.rule!r}, {where_args(node.span)})"
+            why = ir.Function(f"site{index}_why", SITE_PARAMS, [ir.Return(X(value))])
+        site = ir.Site(
+            index, kind, X(players), legal, why, resume_fn, node.span.file, node.span.line,
+            self.rule, **extra,
+        )  # fmt: skip
+        self.ctx.sites.append(site)
+
+    def _value_legal(self, site: int, node, env: Env, desc: str, optional: bool) -> ir.Function:
+        """`site<N>_legal` of a value choice: each domain value the guard allows."""
+        guard_env = env.bind(node.name).bind("me", "me")
+        var = guard_env.local(node.name)
+        append = ir.Eval(X(f"out.append(_A((0, {node.name!r}, ({var},), ({desc},))))"))
+        inner: list[ir.Stmt] = [append]
+        if node.where is not None:
+            cond = X(self.gen.expr(node.where, guard_env))
+            inner = [ir.If([ir.Branch(cond, inner, node.where.span)])]
+        domain = self.domain_iter(node.domain, env, node.span)
+        body: list[ir.Stmt] = [
+            ir.Assign(X("out"), X("[]")),
+            ir.For(X(var), X(domain), inner, node.span),
+        ]
+        if optional:
+            body.append(ir.Eval(X(f"out.append(_A((1, {node.name!r}, (None,), ({desc},))))")))
+        body.append(ir.Return(X("out")))
+        return ir.Function(f"site{site}_legal", ["S", "F", "me"], body)
+
+    def visit_Choose(self, node: ast.Choose, loops):
         gen = self.gen
-        k = gen.fresh()
-        by = f"L['_by{k}']"
+        by = f"L['_by{gen.fresh()}']"
         value_t = gen.cp.types[id(node)]
         desc = gen.desc(OptT(value_t) if node.optional else value_t)
-        rank = 0
-        gen.register_choice(node.name, desc, rank, node.span)
+        self.ctx.register_choice(node.name, desc, 0)
         resume = self.new_block()
-        site = len(gen.sites)
-        guard_env = self.env.bind(node.name).bind("me", "me")
-        legal = PyWriter()
-        legal.line(f"def site{site}_legal(S, F, me):")
-        with legal.indented():
-            legal.line("L = F.L")
-            legal.line("out = []")
-            legal.line(
-                f"for {guard_env.local(node.name)} in {self.domain_iter(node.domain, self.env, node.span)}:",
-                node.span,
-            )
-            with legal.indented():
-                if node.where is not None:
-                    legal.line(f"if {gen.expr(node.where, guard_env)}:", node.where.span)
-                    with legal.indented():
-                        legal.line(
-                            f"out.append(_A(({rank}, {node.name!r}, ({guard_env.local(node.name)},), "
-                            f"({desc},))))"
-                        )
-                else:
-                    legal.line(
-                        f"out.append(_A(({rank}, {node.name!r}, ({guard_env.local(node.name)},), ({desc},))))"
-                    )
-            if node.optional:
-                legal.line(f"out.append(_A(({rank + 1}, {node.name!r}, (None,), ({desc},))))")
-            legal.line("return out")
-        resume_fn = PyWriter()
-        resume_fn.line(f"def site{site}_resume(S, F, p, a):")
-        with resume_fn.indented():
-            resume_fn.line(f"F.L[{node.name!r}] = a[2][0]")
-            resume_fn.line(f"F.pc = {resume}")
-            resume_fn.line("return True")
-        players = f"lambda S, F: [F.L['_by{k}']]"
-        gen.add_site(
-            "value",
-            players,
-            legal,
-            resume_fn,
-            node,
-            self.rule,
-            where=node.where,
-            frame=(self.pyname, resume),
+        site = len(self.ctx.sites)
+        legal = self._value_legal(site, node, self.env, desc, node.optional)
+        resume_fn = ir.Function(
+            f"site{site}_resume",
+            SITE_PARAMS,
+            [
+                ir.Assign(X(f"F.L[{node.name!r}]"), X("a[2][0]")),
+                ir.Assign(X("F.pc"), X(str(resume))),
+                ir.Return(X("True")),
+            ],
         )
-        self.w.line(f"{by} = {gen.expr(node.by, self.env)}", node.span)
-        self.w.line(f"_acts = site{site}_legal(S, F, {by})")
-        self.w.line("if not _acts:")
-        with self.w.indented():
-            self.w.line(
-                f"raise _RuleError('nothing to choose for {node.name}', {node.span.file!r}, "
-                f"{node.span.line!r})"
-            )
-        self.w.line(f"S.cache_legal({by}, _acts)")
-        self.w.line(f"S.site = {site}")
-        self.w.line(f"F.pc = {resume}")
-        self.w.line("return _SUSPEND")
+        players = f"lambda S, F: [F.L[{by[2:-1]}]]"
+        self._add_site(
+            "value", players, legal, resume_fn, node, where=node.where, frame=(self.pyname, resume)
+        )
+        message = f"nothing to choose for {node.name}"
+        self.emit(
+            ir.Assign(X(by), X(gen.expr(node.by, self.env)), node.span),
+            ir.Assign(X("_acts"), X(f"site{site}_legal(S, F, {by})")),
+            ir.If([ir.Branch(X("not _acts"), [ir.RaiseRuleError(message, *_at(node))])]),
+            ir.Eval(X(f"S.cache_legal({by}, _acts)")),
+            ir.Suspend(site, resume),
+        )
         self.goto(resume)
 
     def domain_iter(self, domain, env: Env, span, charge: bool = True) -> str:
@@ -301,7 +294,7 @@ class FrameLowerer:
         budget (a range domain is also refused beyond MAX_DOMAIN values); `span` locates that.
         """
         gen = self.gen
-        where = f"{span.file!r}, {span.line!r}"
+        where = where_args(span)
         if isinstance(domain, ast.TypeDomain):
             tnode = domain.type
             if isinstance(tnode, ast.RangeType):
@@ -309,7 +302,7 @@ class FrameLowerer:
                 step = gen.expr(tnode.step, env) if tnode.step is not None else "1"
                 size = gen.range_size(tnode.lo, tnode.hi, tnode.step)
                 if size is not None and size > MAX_DOMAIN:
-                    gen.errors.append(
+                    self.ctx.errors.append(
                         (
                             f"this domain has {size:,} values, more than the limit of {MAX_DOMAIN:,}",
                             span,
@@ -339,8 +332,8 @@ class FrameLowerer:
         code = f"_l.subsets(S, {items}, {lo}, {hi}, {where})"
         # In a read-only enumeration a domain that depends on no parameter is computed once.
         parts = [domain.collection] + [b for b in (domain.lo, domain.hi) if b is not None]
-        if gen.hoist is not None and all(gen.invariant(part, env) for part in parts):
-            return gen.hoisted(code)
+        if env.hoist is not None and all(gen.invariant(part, env) for part in parts):
+            return gen.hoisted(code, env)
         return code
 
     def check_subsets(self, domain, span) -> None:
@@ -353,7 +346,7 @@ class FrameLowerer:
             return
         total = sum(comb(count, k) for k in range(max(lo, 0), min(hi, count) + 1))
         if total > MAX_SUBSETS:
-            gen.errors.append(
+            self.ctx.errors.append(
                 (
                     f"`subset of` {count} items has {total:,} subsets, more than the limit of "
                     f"{MAX_SUBSETS:,}",
@@ -377,121 +370,86 @@ class FrameLowerer:
             return gen.p.players.hi if gen.p.players else 1
         return int(gen.size_of(t))
 
-    def l_EachChoose(self, node: ast.EachChoose, loops):
+    def visit_EachChoose(self, node: ast.EachChoose, loops):
         gen = self.gen
         k = gen.fresh()
         who, sub = f"_who{k}", f"_sub{k}"
         inner = self.env.bind(node.var, "me")
-        value_t = gen.cp.types[id(node)]
-        desc = gen.desc(value_t)
-        gen.register_choice(node.name, desc, 0, node.span)
+        desc = gen.desc(gen.cp.types[id(node)])
+        self.ctx.register_choice(node.name, desc, 0)
         resume = self.new_block()
-        site = len(gen.sites)
-        guard_env = inner.bind(node.name).bind("me", "me")
-        legal = PyWriter()
-        legal.line(f"def site{site}_legal(S, F, me):")
-        with legal.indented():
-            legal.line("L = F.L")
-            legal.line("out = []")
-            legal.line(
-                f"for {guard_env.local(node.name)} in {self.domain_iter(node.domain, inner, node.span)}:",
-                node.span,
-            )
-            with legal.indented():
-                cond = gen.expr(node.where, guard_env) if node.where is not None else "True"
-                legal.line(f"if {cond}:")
-                with legal.indented():
-                    legal.line(
-                        f"out.append(_A((0, {node.name!r}, ({guard_env.local(node.name)},), ({desc},))))"
-                    )
-            legal.line("return out")
-        resume_fn = PyWriter()
-        resume_fn.line(f"def site{site}_resume(S, F, p, a):")
-        with resume_fn.indented():
-            resume_fn.line(f"if _l.submit(S, F, p, a[2][0], {who!r}, {sub!r}, {node.name!r}):")
-            with resume_fn.indented():
-                resume_fn.line(f"F.pc = {resume}")
-                resume_fn.line("return True")
-            resume_fn.line("return False")
+        site = len(self.ctx.sites)
+        legal = self._value_legal(site, node, inner, desc, optional=False)
+        submit = f"_l.submit(S, F, p, a[2][0], {who!r}, {sub!r}, {node.name!r})"
+        resume_fn = _resume_when(site, submit, resume)
         players = f"lambda S, F: [p for p in F.L[{who!r}] if p not in F.L[{sub!r}]]"
-        gen.add_site(
-            "each",
-            players,
-            legal,
-            resume_fn,
-            node,
-            self.rule,
-            where=node.where,
-            frame=(self.pyname, resume),
-            secret=(who, sub),
+        self._add_site(
+            "each", players, legal, resume_fn, node,
+            where=node.where, frame=(self.pyname, resume), secret=(who, sub),
+        )  # fmt: skip
+        start = f"_l.start_each(S, F, site{site}_legal, {who!r}, {sub!r}, {node.name!r})"
+        self.emit(
+            ir.Assign(X(f"L[{who!r}]"), X(f"list({gen.items(node.players, self.env)})"), node.span),
+            ir.Assign(X(f"L[{sub!r}]"), X("{}")),
+            ir.If([ir.Branch(X(start), [ir.Suspend(site, resume)])]),
         )
-        self.w.line(f"L[{who!r}] = list({gen.items(node.players, self.env)})", node.span)
-        self.w.line(f"L[{sub!r}] = {{}}")
-        self.w.line(f"if _l.start_each(S, F, site{site}_legal, {who!r}, {sub!r}, {node.name!r}):")
-        with self.w.indented():
-            self.w.line(f"S.site = {site}")
-            self.w.line(f"F.pc = {resume}")
-            self.w.line("return _SUSPEND")
         self.jump(resume)
         self.goto(resume)
 
-    def menu_functions(self, site: int, node) -> tuple[PyWriter, PyWriter]:
+    def menu_functions(self, site: int, node) -> tuple[ir.Function, ir.Function]:
         """`site<N>_legal` (every offered action's legal arguments) and `site<N>_why` for a menu."""
         gen = self.gen
         offered = sorted(gen.p.offered(node.actions), key=lambda a: gen.action_rank.get(a, 0))
-        legal = PyWriter()
-        legal.line(f"def site{site}_legal(S, F, me):")
-        with legal.indented():
-            legal.line("out = []")
-            for name in offered:
-                if name in gen.p.actions:
-                    legal.line(f"A_{name}_legal(S, me, out)")
-            legal.line("return out")
-        why = PyWriter()
-        why.line(f"def site{site}_why(S, F, p, a):")
-        with why.indented():
-            why.line(f"if a[1] not in {tuple(offered)!r}:")
-            with why.indented():
-                why.line(
-                    f"return (f'{{a[1]!r}} is not offered here (offered: {', '.join(offered)})', "
-                    f"{self.rule!r}, {node.span.file!r}, {node.span.line!r})"
-                )
-            why.line("return ACTION_WHY[a[1]](S, p, a[2])")
+        body: list[ir.Stmt] = [ir.Assign(X("out"), X("[]"))]
+        body += [ir.Eval(X(f"A_{n}_legal(S, me, out)")) for n in offered if n in gen.p.actions]
+        body.append(ir.Return(X("out")))
+        legal = ir.Function(f"site{site}_legal", ["S", "F", "me"], body)
+        refusal = (
+            f"(f'{{a[1]!r}} is not offered here (offered: {', '.join(offered)})', "
+            f"{self.rule!r}, {where_args(node.span)})"
+        )
+        why = ir.Function(
+            f"site{site}_why",
+            SITE_PARAMS,
+            [
+                ir.If([ir.Branch(X(f"a[1] not in {tuple(offered)!r}"), [ir.Return(X(refusal))])]),
+                ir.Return(X("ACTION_WHY[a[1]](S, p, a[2])")),
+            ],
+        )
         return legal, why
 
-    def l_ChooseAction(self, node: ast.ChooseAction, loops):
+    def visit_ChooseAction(self, node: ast.ChooseAction, loops):
         gen = self.gen
-        k = gen.fresh()
-        by = f"L['_by{k}']"
+        by = f"L['_by{gen.fresh()}']"
         resume = self.new_block()
         other = self.new_block() if node.orelse is not None else None
-        site = len(gen.sites)
+        site = len(self.ctx.sites)
         legal, why = self.menu_functions(site, node)
-        resume_fn = PyWriter()
-        resume_fn.line(f"def site{site}_resume(S, F, p, a):")
-        with resume_fn.indented():
-            resume_fn.line(f"F.pc = {resume}")
-            resume_fn.line("S.stack.append(ACTION_FRAMES[a[1]](p, a[2]))")
-            resume_fn.line("return True")
-        players = f"lambda S, F: [F.L['_by{k}']]"
-        gen.add_site(
-            "actions",
-            players,
-            legal,
-            resume_fn,
-            node,
-            self.rule,
-            why=why,
-            frame=(self.pyname, resume),
+        resume_fn = ir.Function(
+            f"site{site}_resume",
+            SITE_PARAMS,
+            [
+                ir.Assign(X("F.pc"), X(str(resume))),
+                ir.Eval(X("S.stack.append(ACTION_FRAMES[a[1]](p, a[2]))")),
+                ir.Return(X("True")),
+            ],
         )
-        self.w.line(f"{by} = {gen.expr(node.by, self.env)}", node.span)
-        self.w.line(f"_acts = site{site}_legal(S, F, {by})")
-        self.w.line("if _acts:")
-        with self.w.indented():
-            self.w.line(f"S.cache_legal({by}, _acts)")
-            self.w.line(f"S.site = {site}")
-            self.w.line(f"F.pc = {resume}")
-            self.w.line("return _SUSPEND")
+        players = f"lambda S, F: [F.L[{by[2:-1]}]]"
+        self._add_site(
+            "actions", players, legal, resume_fn, node, why=why, frame=(self.pyname, resume)
+        )
+        self.emit(
+            ir.Assign(X(by), X(gen.expr(node.by, self.env)), node.span),
+            ir.Assign(X("_acts"), X(f"site{site}_legal(S, F, {by})")),
+            ir.If(
+                [
+                    ir.Branch(
+                        X("_acts"),
+                        [ir.Eval(X(f"S.cache_legal({by}, _acts)")), ir.Suspend(site, resume)],
+                    )
+                ]
+            ),
+        )
         self.jump(other if other is not None else resume)
         if other is not None:
             self.goto(other)
@@ -499,179 +457,202 @@ class FrameLowerer:
             self.jump(resume)
         self.goto(resume)
 
-    def l_EachChooseAction(self, node: ast.EachChooseAction, loops):
+    def visit_EachChooseAction(self, node: ast.EachChooseAction, loops):
         gen = self.gen
         k = gen.fresh()
         who, sub = f"_who{k}", f"_sub{k}"
         resume = self.new_block()
-        site = len(gen.sites)
+        site = len(self.ctx.sites)
         legal, why = self.menu_functions(site, node)
-        resume_fn = PyWriter()
-        resume_fn.line(f"def site{site}_resume(S, F, p, a):")
-        with resume_fn.indented():
-            resume_fn.line(f"if _l.submit_action(S, F, p, a, {who!r}, {sub!r}, ACTION_FRAMES):")
-            with resume_fn.indented():
-                resume_fn.line(f"F.pc = {resume}")
-                resume_fn.line("return True")
-            resume_fn.line("return False")
+        submit = f"_l.submit_action(S, F, p, a, {who!r}, {sub!r}, ACTION_FRAMES)"
+        resume_fn = _resume_when(site, submit, resume)
         players = f"lambda S, F: [p for p in F.L[{who!r}] if p not in F.L[{sub!r}]]"
-        gen.add_site(
-            "each_actions",
-            players,
-            legal,
-            resume_fn,
-            node,
-            self.rule,
-            why=why,
-            frame=(self.pyname, resume),
-            secret=(who, sub),
+        self._add_site(
+            "each_actions", players, legal, resume_fn, node,
+            why=why, frame=(self.pyname, resume), secret=(who, sub),
+        )  # fmt: skip
+        start = f"_l.start_each_action(S, F, site{site}_legal, {who!r}, {sub!r}, ACTION_FRAMES)"
+        self.emit(
+            ir.Assign(X(f"L[{who!r}]"), X(f"list({gen.items(node.players, self.env)})"), node.span),
+            ir.Assign(X(f"L[{sub!r}]"), X("{}")),
+            ir.If([ir.Branch(X(start), [ir.Suspend(site, resume)])]),
+            ir.Yield(resume),
         )
-        self.w.line(f"L[{who!r}] = list({gen.items(node.players, self.env)})", node.span)
-        self.w.line(f"L[{sub!r}] = {{}}")
-        self.w.line(
-            f"if _l.start_each_action(S, F, site{site}_legal, {who!r}, {sub!r}, ACTION_FRAMES):"
-        )
-        with self.w.indented():
-            self.w.line(f"S.site = {site}")
-            self.w.line(f"F.pc = {resume}")
-            self.w.line("return _SUSPEND")
-        self.w.line(f"F.pc = {resume}")
-        self.w.line("return _CALL")
         self.goto(resume)
 
 
-def action_functions(
-    gen: Generator, name: str, decl: ast.ActionDecl, version: int
-) -> list[PyWriter]:
-    """`A_<name>_legal` (enumerates legal argument tuples) and `A_<name>_why` (explains a refusal)."""
+def _at(node) -> tuple[str, int]:
+    return node.span.file, node.span.line
+
+
+def _resume_when(site: int, accepted: str, resume: int) -> ir.Function:
+    """`site<N>_resume` for a simultaneous choice: resume once `accepted` says everyone has chosen."""
+    done = [ir.Assign(X("F.pc"), X(str(resume))), ir.Return(X("True"))]
+    return ir.Function(
+        f"site{site}_resume",
+        SITE_PARAMS,
+        [ir.If([ir.Branch(X(accepted), done)]), ir.Return(X("False"))],
+    )
+
+
+# ---------------------------------------------------------------- actions
+
+
+def lower_action(ctx: LoweringContext, name: str, decl: ast.ActionDecl, version: int) -> ir.Action:
+    """An action's IR: legal enumerations (hoisted and plain), why-not function and body frame."""
+    gen = ctx.gen
+    within = (name, version)
     rank = gen.action_rank[name]
     types = [gen.cp.signatures[name].params[i][1] for i in range(len(decl.params))]
     descs = "(" + "".join(gen.desc(t) + ", " for t in types) + ")"
-    gen.action_descs[name] = (descs, rank)
-    plain = _legal_function(gen, name, decl, f"A_{name}_legal_plain", rank, descs, hoist=False)
-    legal = _legal_function(gen, name, decl, f"A_{name}_legal", rank, descs, hoist=True)
-    why = PyWriter()
-    why.line(f"def A_{name}_why(S, me, args):", decl.span)
-    env = Env(frame=False).bind("me", "me")
-    with why.indented():
-        why.line(f"if len(args) != {len(decl.params)}:")
-        with why.indented():
-            why.line(
-                f"return ('{name} takes {len(decl.params)} argument(s)', {name!r}, "
-                f"{decl.span.file!r}, {decl.span.line!r})"
-            )
-        if decl.when is not None:
-            text = source_text(gen.p, decl.when.span)
-            why.line(f"if not {gen.expr(decl.when, env)}:", decl.when.span)
-            with why.indented():
-                why.line(
-                    f"return ({f'{name} is not allowed now: `{text}` does not hold'!r}, {name!r}, "
-                    f"{decl.when.span.file!r}, {decl.when.span.line!r})"
+    ctx.action_descs[name] = (descs, rank)
+    plain = _legal_function(ctx, name, decl, f"A_{name}_legal_plain", rank, descs, within, False)
+    legal = _legal_function(ctx, name, decl, f"A_{name}_legal", rank, descs, within, True)
+    why = _why_function(ctx, name, decl, within)
+    frame_name = f"a_{name}__{version}"
+    body = FrameLowerer(ctx, frame_name, name, within).lower(decl.body)
+    params = [p.name for p in decl.params]
+    return ir.Action(name, frame_name, params, plain, legal, why, body)
+
+
+def _refusal(message: str, rule: str, span) -> ir.Return:
+    """`return (message, rule, file, line)`: why an action is refused."""
+    return ir.Return(X(f"({message}, {rule!r}, {where_args(span)})"))
+
+
+def _why_function(ctx: LoweringContext, name: str, decl: ast.ActionDecl, within) -> ir.Function:
+    """`A_<name>_why`: the first reason an argument tuple is refused, or None."""
+    gen = ctx.gen
+    env = Env(frame=False, within=within).bind("me", "me")
+    count = len(decl.params)
+    body: list[ir.Stmt] = [
+        ir.If(
+            [
+                ir.Branch(
+                    X(f"len(args) != {count}"),
+                    [_refusal(repr(f"{name} takes {count} argument(s)"), name, decl.span)],
                 )
-        lowerer = FrameLowerer(gen, "", name)
-        for i, param in enumerate(decl.params):
-            env = env.bind(param.name)
-            var = env.local(param.name)
-            why.line(f"{var} = args[{i}]")
-            why.line(
-                f"if {var} not in {lowerer.domain_iter(param.domain, env, param.span, charge=False)}:",
-                param.span,
-            )
-            with why.indented():
-                why.line(
-                    f"return (f'{name}: {{{var}!r}} is not a possible {param.name}', {name!r}, "
-                    f"{param.span.file!r}, {param.span.line!r})"
-                )
-            if param.where is not None:
-                text = source_text(gen.p, param.where.span)
-                why.line(f"if not {gen.expr(param.where, env)}:", param.where.span)
-                with why.indented():
-                    why.line(
-                        f"return ({f'{name}: `{text}` does not hold for this {param.name}'!r}, "
-                        f"{name!r}, {param.where.span.file!r}, {param.where.span.line!r})"
-                    )
-        why.line("return None")
-    body = FrameLowerer(gen, f"a_{name}__{version}", name)
-    return [plain, legal, why, body.lower(decl.body)]
+            ]
+        )
+    ]
+    if decl.when is not None:
+        text = source_text(gen.p, decl.when.span)
+        message = repr(f"{name} is not allowed now: `{text}` does not hold")
+        refusal = _refusal(message, name, decl.when.span)
+        body.append(skip_unless(gen.expr(decl.when, env), refusal, decl.when.span))
+    lowerer = FrameLowerer(ctx, "", name, within)
+    for i, param in enumerate(decl.params):
+        env = env.bind(param.name)
+        var = env.local(param.name)
+        body.append(ir.Assign(X(var), X(f"args[{i}]")))
+        domain = lowerer.domain_iter(param.domain, env, param.span, charge=False)
+        message = f"f'{name}: {{{var}!r}} is not a possible {param.name}'"
+        refusal = _refusal(message, name, param.span)
+        body.append(ir.If([ir.Branch(X(f"{var} not in {domain}"), [refusal], param.span)]))
+        if param.where is not None:
+            text = source_text(gen.p, param.where.span)
+            message = repr(f"{name}: `{text}` does not hold for this {param.name}")
+            refusal = _refusal(message, name, param.where.span)
+            body.append(skip_unless(gen.expr(param.where, env), refusal, param.where.span))
+    body.append(ir.Return(X("None")))
+    return ir.Function(f"A_{name}_why", ["S", "me", "args"], body, decl.span)
 
 
 def _legal_function(
-    gen: Generator, name: str, decl: ast.ActionDecl, pyname: str, rank: int, descs: str, hoist: bool
-) -> PyWriter:
+    ctx: LoweringContext,
+    name: str,
+    decl: ast.ActionDecl,
+    pyname: str,
+    rank: int,
+    descs: str,
+    within: tuple[str, int],
+    hoist: bool,
+) -> ir.Function:
     """The enumeration of an action's legal arguments.
 
-    With `hoist`, every state read and every aggregate that depends on no parameter is computed
-    once before the loops (guards cannot change the state). Those precomputations may evaluate
-    something a guard would have skipped; if one fails, the plain version runs instead, so the
-    result is always exactly the plain one.
+    With `hoist` (the hoisting optimisation), every state read and every aggregate that depends
+    on no parameter is computed once before the loops (guards cannot change the state). Those
+    precomputations may evaluate something a guard would have skipped; if one fails, the plain
+    version runs instead, so the result is always exactly the plain one.
     """
-    env = Env(frame=False).bind("me", "me")
-    legal = PyWriter()
-    legal.line(f"def {pyname}(S, me, out):", decl.span)
-    gen.hoist = {} if hoist else None
-    with legal.indented():
-        guard_at = len(legal.lines)
-        if decl.when is not None:
-            legal.line(f"if not {gen.expr(decl.when, env)}:", decl.when.span)
-            with legal.indented():
-                legal.line("return")
-        guard_aliases = dict(gen.hoist or {})
-        loops_at = len(legal.lines)
-        lowerer = FrameLowerer(gen, "", name)
-        depth = 0
-        # Domains of known size before the first other one cost nothing (their product is
-        # bounded when compiling); every later one is counted each time it is walked, inline
-        # because this is the hot path: one listing walks at most MAX_DOMAIN more values.
-        combinations, free, counted = 1, True, False
-        for i, param in enumerate(decl.params):
-            env = env.bind(param.name)
-            size = lowerer.static_size(param.domain)
-            free = free and size is not None
-            domain = lowerer.domain_iter(param.domain, env, param.span, charge=False)
-            if free:
-                within, combinations = combinations <= MAX_DOMAIN, combinations * size
-                if within and combinations > MAX_DOMAIN:
-                    gen.errors.append(
-                        (
-                            f"action '{name}' has more than {MAX_DOMAIN:,} combinations of "
-                            "arguments (the domain limit)",
-                            param.span,
-                        )
+    gen = ctx.gen
+    env = Env(frame=False, within=within, hoist={} if hoist else None).bind("me", "me")
+    guard: list[ir.Stmt] = []
+    if decl.when is not None:
+        guard.append(skip_unless(gen.expr(decl.when, env), ir.Return(), decl.when.span))
+    guard_aliases = dict(env.hoist or {})
+    lowerer = FrameLowerer(ctx, "", name, within)
+    # Domains of known size before the first other one cost nothing (their product is
+    # bounded when compiling); every later one is counted each time it is walked, inline
+    # because this is the hot path: one listing walks at most MAX_DOMAIN more values.
+    combinations, free, counted = 1, True, False
+    loops: list[tuple[list[ir.Stmt], str, str, ir.Stmt | None, object]] = []
+    for i, param in enumerate(decl.params):
+        env = env.bind(param.name)
+        size = lowerer.static_size(param.domain)
+        free = free and size is not None
+        domain = lowerer.domain_iter(param.domain, env, param.span, charge=False)
+        setup: list[ir.Stmt] = []
+        if free:
+            within_limit, combinations = combinations <= MAX_DOMAIN, combinations * size
+            if within_limit and combinations > MAX_DOMAIN:
+                ctx.errors.append(
+                    (
+                        f"action '{name}' has more than {MAX_DOMAIN:,} combinations of "
+                        "arguments (the domain limit)",
+                        param.span,
                     )
-            else:
-                if not counted:
-                    legal.lines.insert(loops_at, (legal.level - depth, "_n = 0", None))
-                    counted = True
-                legal.line(f"_d{i} = {domain}", param.span)
-                legal.line(f"_n += len(_d{i})", param.span)
-                legal.line(f"if _n > {MAX_DOMAIN}:")
-                with legal.indented():
-                    legal.line(
-                        f"_l.too_many_arguments({name!r}, {param.span.file!r}, {param.span.line!r})"
-                    )
-                domain = f"_d{i}"
-            legal.line(f"for {env.local(param.name)} in {domain}:", param.span)
-            legal.level += 1
-            depth += 1
-            if param.where is not None:
-                legal.line(f"if not {gen.expr(param.where, env)}:", param.where.span)
-                with legal.indented():
-                    legal.line("continue")
-        args = "".join(env.local(p.name) + ", " for p in decl.params)
-        legal.line(f"out.append(_A(({rank}, {name!r}, ({args}), {descs})))")
-        legal.level -= depth
+                )
+        else:
+            counted = True
+            too_many = ir.Eval(X(f"_l.too_many_arguments({name!r}, {where_args(param.span)})"))
+            setup = [
+                ir.Assign(X(f"_d{i}"), X(domain), param.span),
+                ir.Assign(X("_n"), X(f"len(_d{i})"), param.span, "+="),
+                ir.If([ir.Branch(X(f"_n > {MAX_DOMAIN}"), [too_many])]),
+            ]
+            domain = f"_d{i}"
+        where = None
+        if param.where is not None:
+            where = skip_unless(gen.expr(param.where, env), ir.Continue(), param.where.span)
+        loops.append((setup, env.local(param.name), domain, where, param.span))
+    args = "".join(env.local(p.name) + ", " for p in decl.params)
+    inner: list[ir.Stmt] = [ir.Eval(X(f"out.append(_A(({rank}, {name!r}, ({args}), {descs})))"))]
+    for setup, var, domain, where, span in reversed(loops):
+        inner = setup + [ir.For(X(var), X(domain), ([where] if where else []) + inner, span)]
+    body: list[ir.Stmt] = guard + ([ir.Assign(X("_n"), X("0"))] if counted else []) + inner
     if hoist:
-        later = {code: alias for code, alias in gen.hoist.items() if code not in guard_aliases}
-        legal.lines[loops_at:loops_at] = _alias_block(later, name)
-        legal.lines[guard_at:guard_at] = _alias_block(guard_aliases, name)
-    gen.hoist = None
-    return legal
+        aliases = used_aliases(env.hoist, body)
+        later = {code: alias for code, alias in aliases.items() if code not in guard_aliases}
+        guard_first = {code: alias for code, alias in aliases.items() if code in guard_aliases}
+        body = (
+            _alias_block(guard_first, name) + guard + _alias_block(later, name) + body[len(guard) :]
+        )
+    return ir.Function(pyname, ["S", "me", "out"], body, decl.span)
 
 
-def _alias_block(aliases: dict[str, str], name: str) -> list:
+def used_aliases(aliases: dict[str, str], body: list[ir.Stmt]) -> dict[str, str]:
+    """The hoisted reads (code -> alias) that `body`, or a used read, refers to.
+
+    A read is registered as soon as its code is generated, also when an enclosing
+    expression is then hoisted as a whole; those inner aliases are never read.
+    """
+    names = re.compile(r"\b_h\d+\b")
+    used: set[str] = set()
+    pending = [e.code for e in ir.expressions(body)]
+    by_alias = {alias: code for code, alias in aliases.items()}
+    while pending:
+        for alias in names.findall(pending.pop()):
+            if alias not in used and alias in by_alias:
+                used.add(alias)
+                pending.append(by_alias[alias])
+    return {code: alias for code, alias in aliases.items() if alias in used}
+
+
+def _alias_block(aliases: dict[str, str], name: str) -> list[ir.Stmt]:
+    """Hoisted reads bound once, falling back to the plain enumeration if one fails."""
     if not aliases:
         return []
-    lines = [(1, "try:", None)]
-    lines += [(2, f"{alias} = {code}", None) for code, alias in aliases.items()]
-    lines += [(1, "except Exception:", None), (2, f"return A_{name}_legal_plain(S, me, out)", None)]
-    return lines
+    fallback = ir.Return(X(f"A_{name}_legal_plain(S, me, out)"))
+    assigns: list[ir.Stmt] = [ir.Assign(X(alias), X(code)) for code, alias in aliases.items()]
+    return [ir.Try(assigns, [fallback])]

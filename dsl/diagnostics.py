@@ -52,7 +52,6 @@ PATH = _code(
 )
 MAP_DATA = _code("map-data", "Map data does not satisfy the game's map schema")
 MAP_CHECK = _code("map-check", "A map fails one of the game's declared checks")
-MAP_DISCONNECTED = _code("map-disconnected", "A map graph is not connected")
 STRUCTURE = _code("structure", "A declaration is missing, misplaced or malformed")
 SCENARIO = _code("scenario", "A scenario or invariant is malformed")
 INT_RANGE = _code("int-range", "An integer is outside the 64-bit range -2**63 .. 2**63 - 1")

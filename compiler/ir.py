@@ -1,0 +1,282 @@
+"""The IR of a game's state machine: what `lower` produces and `emit` prints as Python.
+
+Statements are nodes; expressions are already-generated Python fragments (`PyExpr`).
+Every statement carries the span of the .metro text it comes from (None for bookkeeping),
+which the emitter writes as a `# file:line` comment and records in the line map.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field, fields
+
+from compiler.pyexpr import PyExpr
+from dsl.source import Span
+
+
+@dataclass
+class Stmt:
+    """A statement of generated code."""
+
+
+@dataclass
+class Assign(Stmt):
+    """`target = value` (`op` "=") or an in-place update such as `target |= value`."""
+
+    target: PyExpr
+    value: PyExpr
+    span: Span | None = None
+    op: str = "="
+
+
+@dataclass
+class Eval(Stmt):
+    """An expression evaluated for its effect (a call)."""
+
+    expr: PyExpr
+    span: Span | None = None
+
+
+@dataclass
+class Branch:
+    """One `if`/`elif` arm: a condition (located at `span`) and its body."""
+
+    cond: PyExpr
+    body: list[Stmt]
+    span: Span | None = None
+
+
+@dataclass
+class If(Stmt):
+    """`if`/`elif` branches and an optional `else` body."""
+
+    branches: list[Branch]
+    orelse: list[Stmt] | None = None
+    span: Span | None = None
+
+
+@dataclass
+class For(Stmt):
+    """`for target in iterable: body`."""
+
+    target: PyExpr
+    iterable: PyExpr
+    body: list[Stmt]
+    span: Span | None = None
+
+
+@dataclass
+class While(Stmt):
+    """`while cond: body`."""
+
+    cond: PyExpr
+    body: list[Stmt]
+    span: Span | None = None
+
+
+@dataclass
+class Break(Stmt):
+    """Leave the innermost Python loop."""
+
+    span: Span | None = None
+
+
+@dataclass
+class Continue(Stmt):
+    """Next iteration of the innermost Python loop."""
+
+    span: Span | None = None
+
+
+@dataclass
+class Return(Stmt):
+    """Return from a plain function (`value` None returns None)."""
+
+    value: PyExpr | None = None
+    span: Span | None = None
+
+
+@dataclass
+class Try(Stmt):
+    """`try: body` with `except Exception: handler`."""
+
+    body: list[Stmt]
+    handler: list[Stmt]
+
+
+@dataclass
+class RaiseEndGame(Stmt):
+    """`end game`: unwind to the runtime, which runs `final`."""
+
+    span: Span | None = None
+
+
+@dataclass
+class RaiseRuleError(Stmt):
+    """Stop with a rule error naming a .metro line."""
+
+    message: str
+    file: str
+    line: int
+    span: Span | None = None
+
+
+# ---------------------------------------------------------------- frame statements
+
+
+@dataclass
+class Jump(Stmt):
+    """Continue at block `target` of the frame procedure."""
+
+    target: int
+    span: Span | None = None
+
+
+@dataclass
+class Suspend(Stmt):
+    """Wait at decision site `site`; resume at block `resume`."""
+
+    site: int
+    resume: int
+    span: Span | None = None
+
+
+@dataclass
+class PushCall(Stmt):
+    """Call a waiting procedure: push its frame (callee name, arguments) and resume at `resume`."""
+
+    callee: str
+    args: list[tuple[str, PyExpr]]
+    resume: int
+    span: Span | None = None
+
+
+@dataclass
+class Yield(Stmt):
+    """Hand control to a frame the runtime pushed; resume at block `resume` when it returns."""
+
+    resume: int
+    span: Span | None = None
+
+
+@dataclass
+class FrameReturn(Stmt):
+    """Finish the frame (with a value for the caller's `F.ret`)."""
+
+    value: PyExpr | None = None
+    span: Span | None = None
+
+
+# ---------------------------------------------------------------- callables
+
+
+@dataclass
+class Function:
+    """A plain Python function: name, parameters and body."""
+
+    name: str
+    params: list[str]
+    body: list[Stmt]
+    span: Span | None = None
+    reads_frame_locals: bool = False  # starts with `L = F.L` when its body uses `L`
+
+
+@dataclass
+class FrameProc:
+    """A procedure split at its decision points: numbered blocks run by a program-counter loop."""
+
+    name: str
+    blocks: list[list[Stmt]]
+
+
+@dataclass
+class Site:
+    """A decision point: who decides, its legal/why/resume functions, and the frame waiting there."""
+
+    index: int
+    kind: str  # value, each, actions, each_actions
+    players: PyExpr  # `lambda S, F: [...]`
+    legal: Function
+    why: Function
+    resume: Function
+    file: str
+    line: int
+    rule: str
+    frame: tuple[str, int]
+    secret: tuple[str, str] | None = None  # frame locals: who chooses, what each has chosen
+
+
+@dataclass
+class Action:
+    """An action: its legal enumeration (hoisted and plain), why-not explanation and body frame."""
+
+    name: str
+    frame_name: str
+    params: list[str]
+    legal_plain: Function
+    legal: Function
+    why: Function
+    body: FrameProc
+
+
+@dataclass
+class Field:
+    """One slot of the state layout: a game-wide field or a per-player one."""
+
+    name: str
+    slot: str
+    per_player: bool
+    init: PyExpr  # the slot's initial value (a list over the players for a per-player field)
+    copy: PyExpr  # a copy of the slot `S.<slot>` (for `clone`)
+    desc: str
+    save_desc: str
+    visibility: str
+    span: Span | None = None
+
+
+@dataclass
+class Module:
+    """Everything one generated module holds."""
+
+    enums: list[tuple[str, tuple[str, ...]]]  # name, value names (a value is its index)
+    tables: list[tuple[str, tuple, list[tuple[str, tuple]]]]  # map kind, element ids, columns
+    consts: list[tuple[str, object]]
+    fields: list[Field]
+    functions: list[Function | FrameProc]
+    actions: list[Action]
+    sites: list[Site]
+    score: Function
+    rank_key: Function
+    scenarios: list[tuple[Function, tuple]]  # function, (name, players, seed, file, line)
+    invariants: list[tuple[Function, tuple]]  # function, (name, file, line)
+    bots: list[tuple[str, list[tuple[str, Function]]]]  # bot name, (action, scoring function)
+    action_descs: dict[str, tuple[str, int]]
+    flow_procs: list[FrameProc] = field(default_factory=list)  # the flow, then `final` if any
+    has_final: bool = False
+    desc_lines: list[str] = field(default_factory=list)
+    named_values: list[tuple[str, int]] = field(default_factory=list)  # E_/M_ constants
+
+    def frame_procs(self) -> list[FrameProc]:
+        """Every frame procedure, in emission order."""
+        procs = [f for f in self.functions if isinstance(f, FrameProc)]
+        return procs + [a.body for a in self.actions] + self.flow_procs
+
+
+def expressions(stmts: list[Stmt]) -> Iterator[PyExpr]:
+    """Every expression in `stmts` and the statements nested in them, in order."""
+    for stmt in stmts:
+        for f in fields(stmt):
+            yield from _expressions_in(getattr(stmt, f.name))
+
+
+def _expressions_in(value) -> Iterator[PyExpr]:
+    if isinstance(value, PyExpr):
+        yield value
+    elif isinstance(value, Stmt):
+        yield from expressions([value])
+    elif isinstance(value, Branch):
+        yield value.cond
+        yield from expressions(value.body)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from _expressions_in(item)

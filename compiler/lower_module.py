@@ -1,0 +1,320 @@
+"""Pass `lower` (module): the checked program as one `ir.Module`.
+
+Input: the checked program, its map data and constant evaluator. Output: the IR module —
+the state layout, functions and procedures (frames for those that wait), actions, decision
+sites, scoring, scenarios, invariants and bots — plus diagnostics for constants that cannot
+be computed and for limits found while lowering.
+"""
+
+from __future__ import annotations
+
+from compiler import ir
+from compiler.checked import CheckedProgram
+from compiler.codegen import Env, Generator, ident
+from compiler.consteval import EvalBudgetError, EvalError, Evaluator, MapData
+from compiler.lower import FrameLowerer, lower_action
+from compiler.lower_stmts import LoweringContext, StmtLowerer
+from compiler.pyexpr import PyExpr
+from compiler.types import (
+    INT,
+    BoolT,
+    CollT,
+    ElemT,
+    EnumT,
+    GeoT,
+    IntT,
+    MapT,
+    OptT,
+    PlayerT,
+    StrT,
+    TupleT,
+    Type,
+    is_finite,
+)
+from dsl import ast
+from dsl.diagnostics import TOO_LARGE, TYPE, Diagnostics
+from dsl.visitor import walk
+
+X = PyExpr.of
+
+
+def lower_program(
+    cp: CheckedProgram, data: MapData, evaluator: Evaluator, diags: Diagnostics
+) -> ir.Module:
+    """The IR module of a checked program (errors go to `diags`)."""
+    ctx = LoweringContext(Generator(cp, data, evaluator))
+    p = cp.program
+    consts = []
+    for name, versions in p.consts.items():
+        try:
+            consts.append((name, evaluator.const(name, versions.active)))
+        except EvalError as error:
+            kind = TOO_LARGE if isinstance(error, EvalBudgetError) else (error.code or TYPE)
+            diags.error(
+                kind, f"const '{name}' cannot be computed before the game: {error}", error.node.span
+            )
+    fields = _fields(ctx)
+    functions = _callables(ctx)
+    actions = [
+        lower_action(ctx, name, versions.active, len(versions.versions) - 1)
+        for name, versions in p.actions.items()
+    ]
+    flow_procs = []
+    if p.flow is not None:
+        flow = p.flow.active
+        for pyname, block in (("s__flow", flow.body), ("s__final", flow.final)):
+            if block is not None:
+                flow_procs.append(FrameLowerer(ctx, pyname, "flow", ("flow", 0)).lower(block))
+    score, rank_key = _scoring(ctx)
+    module = ir.Module(
+        enums=[(n, tuple(v)) for n, v in cp.enum_values.items()],
+        tables=[
+            (kind, tuple(data.ids[kind]), [(f, tuple(v)) for f, v in data.fields[kind].items()])
+            for kind in p.kinds
+        ],
+        consts=consts,
+        fields=fields,
+        functions=functions,
+        actions=actions,
+        sites=ctx.sites,
+        score=score,
+        rank_key=rank_key,
+        scenarios=_scenarios(ctx),
+        invariants=_invariants(ctx),
+        bots=_bots(ctx),
+        action_descs=ctx.action_descs,
+        flow_procs=flow_procs,
+        has_final=p.flow is not None and p.flow.active.final is not None,
+        desc_lines=ctx.gen.desc_lines,
+        named_values=sorted(
+            ctx.gen.named_values.items(), key=lambda entry: (entry[0].split("__")[0], entry[1])
+        ),
+    )
+    for message, span in dict.fromkeys(ctx.errors):
+        diags.error(TOO_LARGE, message, span)
+    return module
+
+
+# ------------------------------------------------------------------ the state layout
+
+
+def _fields(ctx: LoweringContext) -> list[ir.Field]:
+    """The state layout; computed in the order the descriptor constants are numbered by."""
+    gen = ctx.gen
+    p, cp = gen.p, gen.cp
+    specs = [(n, s, cp.state_types[n], f"g_{ident(n)}", False) for n, s in p.state.items()]
+    specs += [(n, s, cp.player_types[n], f"p_{ident(n)}", True) for n, s in p.per_player.items()]
+    inits = []
+    for _, spec, t, _, per_player in specs:
+        init = _init_code(gen, t, spec.init)
+        inits.append(f"[{init} for _p in range(S.n)]" if per_player else init)
+    descs = [gen.desc(t) for _, _, t, _, _ in specs]
+    saves = [_save_desc(gen, t, spec.type) for _, spec, t, _, _ in specs]
+    out = []
+    for (name, spec, t, slot, per_player), init, desc, save in zip(
+        specs, inits, descs, saves, strict=True
+    ):
+        if per_player:
+            inner = _copy_code(t, "_x")
+            copy = f"S.{slot}[:]" if inner == "_x" else f"[{inner} for _x in S.{slot}]"
+        else:
+            copy = _copy_code(t, f"S.{slot}")
+        out.append(
+            ir.Field(
+                name, slot, per_player, X(init), X(copy), desc, save, spec.visibility, spec.span
+            )
+        )
+    return out
+
+
+def _init_code(gen: Generator, t: Type, init) -> str:
+    if init is not None:
+        value = gen.expr(init, Env(frame=False))
+        return gen.convert(value, gen.t(init), t) if isinstance(t, CollT | MapT) else value
+    if isinstance(t, IntT):
+        return "0"
+    if isinstance(t, BoolT):
+        return "False"
+    if isinstance(t, StrT):
+        return "''"
+    if isinstance(t, OptT):
+        return "None"
+    if isinstance(t, CollT):
+        if t.kind == "bag":
+            return f"[0] * {gen.size_of(t.item)}"
+        return "set()" if t.kind == "set" else "[]"
+    if isinstance(t, MapT):
+        if not is_finite(t.key):
+            return "{}"
+        return f"[{_init_code(gen, t.value, None)} for _k in range({gen.size_of(t.key)})]"
+    if isinstance(t, TupleT):
+        return "(" + "".join(_init_code(gen, i, None) + ", " for i in t.items) + ")"
+    if isinstance(t, GeoT):
+        return {"building": "_shapes.Building.empty()", "frame": "_shapes.Frame(())"}.get(
+            t.kind, "None"
+        )
+    return "0"
+
+
+def _copy_code(t: Type, code: str, depth: int = 0) -> str:
+    if isinstance(t, CollT):
+        if t.kind == "set":
+            return f"set({code})"
+        if _immutable(t.item):
+            return f"{code}[:]"
+        return f"[{_copy_code(t.item, f'_c{depth}', depth + 1)} for _c{depth} in {code}]"
+    if isinstance(t, MapT):
+        if not is_finite(t.key):
+            return f"{{_k: {_copy_code(t.value, '_w', depth + 1)} for _k, _w in {code}.items()}}"
+        if _immutable(t.value):
+            return f"{code}[:]"
+        return f"[{_copy_code(t.value, f'_c{depth}', depth + 1)} for _c{depth} in {code}]"
+    if isinstance(t, OptT) and not _immutable(t.inner):
+        return f"(None if {code} is None else {_copy_code(t.inner, code, depth)})"
+    return code
+
+
+def _immutable(t: Type) -> bool:
+    if isinstance(t, OptT):
+        return _immutable(t.inner)
+    if isinstance(t, TupleT):
+        return all(_immutable(i) for i in t.items)
+    return isinstance(t, IntT | BoolT | StrT | EnumT | ElemT | PlayerT | GeoT)
+
+
+def _save_desc(gen: Generator, t: Type, node: ast.TypeExpr) -> str:
+    """The descriptor a save's field is decoded with: the field's own, plus its declared int ranges."""
+    if isinstance(node, ast.RangeType) and isinstance(t, IntT):
+        bounds = [_const_int(gen, b) for b in (node.lo, node.hi)]
+        step = 1 if node.step is None else _const_int(gen, node.step)
+        if None in bounds or step is None or step < 1:
+            return gen.desc(t)
+        return gen.extra_desc(f"_v.RangeD({bounds[0]!r}, {bounds[1]!r}, {step!r})")
+    if isinstance(node, ast.OptionalType) and isinstance(t, OptT):
+        inner = _save_desc(gen, t.inner, node.inner)
+        return gen.desc(t) if inner == gen.desc(t.inner) else gen.extra_desc(f"_v.OptD({inner})")
+    if isinstance(node, ast.CollectionType) and isinstance(t, CollT) and t.kind in ("list", "pile"):
+        item = _save_desc(gen, t.item, node.item)
+        return gen.desc(t) if item == gen.desc(t.item) else gen.extra_desc(f"_v.ListD({item})")
+    if isinstance(node, ast.MapType) and isinstance(t, MapT):
+        value = _save_desc(gen, t.value, node.value)
+        if value == gen.desc(t.value):
+            return gen.desc(t)
+        size = gen.size_of(t.key) if is_finite(t.key) else "None"
+        return gen.extra_desc(
+            f"_v.MapD({gen.desc(t.key)}, {value}, {0 if size == 'S.n' else size})"
+        )
+    return gen.desc(t)
+
+
+def _const_int(gen: Generator, node: ast.Expr) -> int | None:
+    try:
+        value = gen.evaluator.eval(node, {})
+    except EvalError:
+        return None
+    return value if type(value) is int else None
+
+
+# ------------------------------------------------------------------ functions and procedures
+
+
+def _callables(ctx: LoweringContext) -> list[ir.Function | ir.FrameProc]:
+    gen = ctx.gen
+    p, cp = gen.p, gen.cp
+    plain = StmtLowerer(ctx)
+    out: list[ir.Function | ir.FrameProc] = []
+    for name, versions in p.functions.items():
+        for version, decl in enumerate(versions.versions):
+            env = Env(frame=False, within=(name, version))
+            if decl.expr is not None:
+                body = [ir.Return(X(gen.expr(decl.expr, env)), decl.expr.span)]
+            else:
+                body = plain.block(decl.body.stmts, env, decl.body.returns)
+            params = ["S"] + [f"v_{ident(x.name)}" for x in decl.params]
+            out.append(ir.Function(gen.version_name("f", name, version), params, body, decl.span))
+    for name, versions in p.procedures.items():
+        for version, decl in enumerate(versions.versions):
+            within = (name, version)
+            if name in cp.suspends:
+                pyname = gen.version_name("s", name, version)
+                out.append(FrameLowerer(ctx, pyname, name, within).lower(decl.body))
+                continue
+            env = Env(frame=False, within=within)
+            body = plain.block(decl.body.stmts, env, decl.body.returns)
+            params = ["S"] + [f"v_{ident(x.name)}" for x in decl.params]
+            out.append(ir.Function(gen.version_name("p", name, version), params, body, decl.span))
+    return out
+
+
+def _scoring(ctx: LoweringContext) -> tuple[ir.Function, ir.Function]:
+    gen = ctx.gen
+    p = gen.p
+    body: list[ir.Stmt] = [ir.Return(X("0"))]
+    if p.score is not None:
+        decl = p.score.active
+        env = Env(frame=False).bind(decl.var)
+        value = gen.checked(gen.expr(decl.expr, env), decl.expr, INT)
+        body = [ir.Return(X(value), decl.expr.span)]
+        if _reads(decl.expr, decl.var):
+            body.insert(0, ir.Assign(X(env.local(decl.var)), X("p")))
+    score = ir.Function("score", ["S", "p"], body)
+    body = [ir.Return(X("(-score(S, p),)"))]
+    if p.rank is not None:
+        decl = p.rank.active
+        env = Env(frame=False).bind(decl.var)
+        keys = []
+        for key in decl.keys:
+            code = f"_l.int_ok(int({gen.expr(key.expr, env)}))"
+            keys.append(f"-{code}" if key.descending else code)
+        value = "(" + "".join(k + ", " for k in keys) + ")"
+        body = [ir.Return(X(value), decl.span)]
+        if any(_reads(key.expr, decl.var) for key in decl.keys):
+            body.insert(0, ir.Assign(X(env.local(decl.var)), X("p")))
+    return score, ir.Function("rank_key", ["S", "p"], body)
+
+
+def _scenarios(ctx: LoweringContext) -> list[tuple[ir.Function, tuple]]:
+    plain = StmtLowerer(ctx)
+    out = []
+    for index, decl in enumerate(ctx.gen.p.scenarios.values()):
+        body = plain.block(decl.steps, Env(frame=False, within=("scenario", 0)))
+        info = (decl.name, decl.players, decl.seed, decl.span.file, decl.span.line)
+        out.append((ir.Function(f"scenario_{index}", ["S"], body, decl.span), info))
+    return out
+
+
+def _invariants(ctx: LoweringContext) -> list[tuple[ir.Function, tuple]]:
+    gen = ctx.gen
+    out = []
+    for index, decl in enumerate(gen.p.invariants.values()):
+        body = [ir.Return(X(gen.expr(decl.expr, Env(frame=False))), decl.expr.span)]
+        info = (decl.name, decl.span.file, decl.span.line)
+        out.append((ir.Function(f"invariant_{index}", ["S"], body, decl.span), info))
+    return out
+
+
+def _bots(ctx: LoweringContext) -> list[tuple[str, list[tuple[str, ir.Function]]]]:
+    gen = ctx.gen
+    p = gen.p
+    out = []
+    for bot_index, decl in enumerate(p.bots.values()):
+        rules = []
+        for rule in decl.rules:
+            if rule.action not in p.actions:
+                continue
+            env = Env(frame=False).bind("me", "me")
+            body: list[ir.Stmt] = []
+            for i, param in enumerate(p.actions[rule.action].active.params):
+                env = env.bind(param.name)
+                if _reads(rule.score, param.name):
+                    body.append(ir.Assign(X(env.local(param.name)), X(f"args[{i}]")))
+            body.append(ir.Return(X(gen.expr(rule.score, env)), rule.score.span))
+            name = f"bot{bot_index}_{ident(rule.action)}"
+            rules.append((rule.action, ir.Function(name, ["S", "me", "args"], body, rule.span)))
+        out.append((decl.name, rules))
+    return out
+
+
+def _reads(expr: ast.Expr, name: str) -> bool:
+    """True if `expr` mentions the local `name` (so a binding of it is used)."""
+    return any(isinstance(sub, ast.Name) and sub.name == name for sub in walk(expr))

@@ -1,0 +1,291 @@
+"""Pass `lower` (plain part): statements that never wait for a decision become IR statements.
+
+Dispatch is `visit_<StmtClass>` by name (the compiler-wide visitor scheme is not in yet).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from compiler import ir
+from compiler.codegen import Env, Generator, ident, source_text
+from compiler.pyexpr import PyExpr
+from compiler.refs import ElemByIdRef, PlayerFieldRef
+from compiler.types import CollT, MapT, OptT
+from dsl import ast
+from dsl.source import Span
+from dsl.visitor import walk
+
+CHOOSE_NODES = (ast.Choose, ast.EachChoose, ast.ChooseAction, ast.EachChooseAction)
+
+X = PyExpr.of
+
+
+@dataclass
+class LoweringContext:
+    """What lowering the whole program shares and collects: sites, choice labels, limit errors."""
+
+    gen: Generator
+    sites: list[ir.Site] = field(default_factory=list)
+    action_descs: dict[str, tuple[str, int]] = field(default_factory=dict)
+    errors: list[tuple[str, Span]] = field(default_factory=list)
+
+    def register_choice(self, name: str, desc: str, rank: int) -> None:
+        """Record how a choice's values are labelled, so ids can be parsed back."""
+        self.action_descs.setdefault(name, (f"({desc},)", rank))
+
+
+def where_args(span: Span) -> str:
+    """`file, line` arguments locating a runtime check at `span`."""
+    return f"{span.file!r}, {span.line!r}"
+
+
+class StmtLowerer:
+    """Lowers plain statements (no decisions inside) to IR statements."""
+
+    def __init__(self, ctx: LoweringContext):
+        self.ctx = ctx
+        self.gen = ctx.gen
+
+    def block(self, stmts, env: Env, returns: bool = False) -> list[ir.Stmt]:
+        """IR for a sequence of statements (ending with a return when `returns`)."""
+        out: list[ir.Stmt] = []
+        for stmt in stmts:
+            out.extend(self.stmt(stmt, env))
+        if returns:
+            out.append(ir.FrameReturn() if env.frame else ir.Return())
+        return out
+
+    def stmt(self, node: ast.Stmt, env: Env) -> list[ir.Stmt]:
+        """IR for one plain statement."""
+        return getattr(self, f"visit_{type(node).__name__}")(node, env)
+
+    def visit_Let(self, node: ast.Let, env):
+        gen = self.gen
+        value = gen.expr(node.value, env)
+        declared = gen.cp.types.get(id(node))
+        if node.type is not None and isinstance(declared, CollT | MapT):
+            value = gen.convert(value, gen.t(node.value), declared)
+        value = gen.checked(value, node.value, declared or gen.t(node.value))
+        return [ir.Assign(X(env.local(node.name)), X(value), node.span)]
+
+    def visit_Assign(self, node: ast.Assign, env):
+        return self.assign(node, self.gen.expr(node.value, env), env)
+
+    def assign(self, node: ast.Assign, value: str, env: Env) -> list[ir.Stmt]:
+        """An assignment of the value computed by `value` (also a waiting call's result)."""
+        gen = self.gen
+        target = gen.expr(node.target, env)
+        tt, vt = gen.t(node.target), gen.t(node.value)
+        if node.op == "=":
+            if isinstance(tt, CollT | MapT):
+                value = gen.convert(value, vt, tt)
+            return [ir.Assign(X(target), X(gen.checked(value, node.value, tt)), node.span)]
+        if not isinstance(tt, CollT):
+            return self.augmented(node, value, env)
+        value = gen.checked(value, node.value, tt)
+        if isinstance(vt, CollT) and vt.kind == "bag":
+            items = f"_l.each_bag(S, {value}, {where_args(node.span)})"
+        else:
+            items = gen.charged(value, node)
+        if tt.kind == "bag":
+            fn = "bag_add_all" if node.op == "+=" else "bag_remove_all"
+            return [ir.Eval(X(f"_l.{fn}({target}, {items})"), node.span)]
+        if tt.kind == "set":
+            op = "|=" if node.op == "+=" else "-="
+            return [ir.Assign(X(target), X(f"set({items})"), node.span, op)]
+        return [ir.Eval(X(f"{target}.extend({items})"), node.span)]
+
+    def augmented(self, node: ast.Assign, value: str, env: Env) -> list[ir.Stmt]:
+        """`x += v` (or -=, *=) on a number, its result range-checked.
+
+        The parts of the target (container, index) are evaluated once, before the value,
+        as Python's own augmented assignment does.
+        """
+        gen = self.gen
+        target = node.target
+        ref = gen.cp.ref(target)
+        out: list[ir.Stmt] = []
+        if isinstance(ref, PlayerFieldRef):
+            container, index = f"S.p_{ident(target.name)}", gen.expr(target.obj, env)
+        elif isinstance(target, ast.Index) and not isinstance(ref, ElemByIdRef):
+            container, index = gen.expr(target.obj, env), gen.expr(target.index, env)
+        else:
+            container = index = None
+        if container is None:
+            place = gen.expr(target, env)
+        elif _stable(container) and _stable(index):
+            place = f"{container}[{index}]"
+        else:
+            # Python temporaries used at once (no counter: numbered frame locals are saved state).
+            out.append(ir.Assign(X("_at, _ai"), X(f"{container}, {index}"), node.span))
+            place = "_at[_ai]"
+        check = "_l.opt_int_ok" if isinstance(gen.t(target), OptT) else "_l.int_ok"
+        out.append(ir.Assign(X(place), X(f"{check}({place} {node.op[0]} {value})"), node.span))
+        return out
+
+    def visit_ExprStmt(self, node: ast.ExprStmt, env):
+        return [ir.Eval(X(self.gen.expr(node.expr, env)), node.span)]
+
+    def visit_Return(self, node: ast.Return, env):
+        value = X(self.gen.expr(node.value, env) if node.value is not None else "None")
+        return [ir.FrameReturn(value, node.span) if env.frame else ir.Return(value, node.span)]
+
+    def visit_Break(self, node, env):
+        return [ir.Break(node.span)]
+
+    def visit_Continue(self, node, env):
+        return [ir.Continue(node.span)]
+
+    def visit_EndGame(self, node, env):
+        return [ir.RaiseEndGame(node.span)]
+
+    def visit_Draw(self, node: ast.Draw, env):
+        gen = self.gen
+        count = gen.expr(node.count, env) if node.count is not None else "1"
+        items = f"_l.draw({gen.expr(node.source, env)}, {count})"
+        return [self.add_items(node.dest, items, env, node.span)]
+
+    def add_items(self, dest: ast.Expr, items: str, env: Env, span: Span) -> ir.Stmt:
+        """Append drawn items to a destination collection."""
+        code = self.gen.expr(dest, env)
+        t = self.gen.t(dest)
+        if isinstance(t, CollT) and t.kind == "bag":
+            return ir.Eval(X(f"_l.bag_add_all({code}, {items})"), span)
+        if isinstance(t, CollT) and t.kind == "set":
+            return ir.Eval(X(f"{code}.update({items})"), span)
+        return ir.Eval(X(f"{code}.extend({items})"), span)
+
+    def visit_Move(self, node: ast.Move, env):
+        gen = self.gen
+        item = gen.expr(node.item, env)
+        source, dest = gen.expr(node.source, env), gen.expr(node.dest, env)
+        st, dt = gen.t(node.source), gen.t(node.dest)
+        tmp = f"_m{gen.fresh()}"
+        skind = st.kind if isinstance(st, CollT) else "list"
+        dkind = dt.kind if isinstance(dt, CollT) else "list"
+        remove = {"bag": "_l.bag_remove", "set": "_l.set_remove"}.get(skind, "_l.list_remove")
+        out: list[ir.Stmt] = [
+            ir.Assign(X(tmp), X(item), node.span),
+            ir.Eval(X(f"{remove}({source}, {tmp})"), node.span),
+        ]
+        if dkind == "bag":
+            out.append(ir.Assign(X(f"{dest}[{tmp}]"), X("1"), node.span, "+="))
+        elif dkind == "set":
+            out.append(ir.Eval(X(f"{dest}.add({tmp})"), node.span))
+        else:
+            out.append(ir.Eval(X(f"{dest}.append({tmp})"), node.span))
+        return out
+
+    def visit_Shuffle(self, node, env):
+        return [ir.Eval(X(f"_l.shuffle(S, {self.gen.expr(node.target, env)})"), node.span)]
+
+    def visit_If(self, node: ast.If, env):
+        branches = [
+            ir.Branch(
+                X(self.gen.expr(cond, env)), self.block(body.stmts, env, body.returns), cond.span
+            )
+            for cond, body in node.branches
+        ]
+        orelse = None
+        if node.orelse is not None:
+            orelse = self.block(node.orelse.stmts, env, node.orelse.returns)
+        return [ir.If(branches, orelse, node.span)]
+
+    def visit_For(self, node: ast.For, env):
+        gen = self.gen
+        iterable = gen.items(node.iterable, env, snapshot=True)
+        body: list[ir.Stmt] = []
+        if node.where is not None:
+            body.append(skip_unless(gen.expr(node.where, env), ir.Continue(), node.where.span))
+        body += self.block(node.body.stmts, env, node.body.returns)
+        return [ir.For(X(env.local(node.var)), X(iterable), body, node.span)]
+
+    def visit_Repeat(self, node: ast.Repeat, env):
+        gen = self.gen
+        count = f"_l.times(S, {gen.expr(node.count, env)}, {where_args(node.span)})"
+        body = self.block(node.body.stmts, env, node.body.returns)
+        return [ir.For(X(f"_r{gen.fresh()}"), X(f"range({count})"), body, node.span)]
+
+    def visit_While(self, node: ast.While, env):
+        return [self._loop(self.gen.expr(node.cond, env), node, env)]
+
+    def visit_Loop(self, node: ast.Loop, env):
+        return [self._loop("True", node, env)]
+
+    def _loop(self, cond: str, node, env: Env) -> ir.While:
+        tick = ir.Eval(X(f"_l.tick(S, {where_args(node.span)})"), node.span)
+        body = self.block(node.body.stmts, env, node.body.returns)
+        return ir.While(X(cond), [tick, *body], node.span)
+
+    def visit_Play(self, node: ast.Play, env):
+        return [self._step("play", node, env)]
+
+    def visit_Refuse(self, node: ast.Refuse, env):
+        return [self._step("refuse", node, env)]
+
+    def _step(self, fn: str, node, env: Env) -> ir.Stmt:
+        gen = self.gen
+        args = "".join(gen.expr(a, env) + ", " for a in node.args)
+        code = (
+            f"_l.{fn}(S, {gen.expr(node.player, env)}, {node.action!r}, ({args}), "
+            f"{where_args(node.span)})"
+        )
+        return ir.Eval(X(code), node.span)
+
+    def visit_Expect(self, node: ast.Expect, env):
+        gen = self.gen
+        text = source_text(gen.p, node.expr.span)
+        detail = "''"
+        if isinstance(node.expr, ast.Compare):
+            left = gen.expr(node.expr.left, env)
+            right = gen.expr(node.expr.right, env)
+            detail = (
+                f"'found ' + _l.show({left}, {gen.desc(gen.t(node.expr.left))}) + "
+                f"' and ' + _l.show({right}, {gen.desc(gen.t(node.expr.right))})"
+            )
+        code = f"_l.expect({gen.expr(node.expr, env)}, {text!r}, {detail}, {where_args(node.span)})"
+        return [ir.Eval(X(code), node.span)]
+
+
+def skip_unless(cond: str, skip: ir.Stmt, span: Span | None) -> ir.If:
+    """`if not cond: skip` (a guard that passes over one item)."""
+    return ir.If([ir.Branch(X(f"not {X(cond).operand()}"), [skip], span)], span=span)
+
+
+def waits(gen: Generator, node: ast.Node, within: str) -> bool:
+    """True if executing this statement (inside callable `within`) may stop for a decision."""
+    suspends, procedures = gen.cp.suspends, gen.p.procedures
+    for sub in walk(node):
+        if isinstance(sub, CHOOSE_NODES):
+            return True
+        if isinstance(sub, ast.Call) and sub.func in suspends and sub.func in procedures:
+            return True
+        if isinstance(sub, ast.SuperCall) and within in suspends:
+            return True
+    return False
+
+
+def escapes(node: ast.Node) -> bool:
+    """True if a break/continue inside leaves this statement."""
+    if isinstance(node, ast.Break | ast.Continue):
+        return True
+    if isinstance(node, ast.For | ast.Repeat | ast.While | ast.Loop):
+        return False
+    if isinstance(node, ast.If):
+        blocks = [b for _, b in node.branches] + ([node.orelse] if node.orelse else [])
+        return any(escapes(s) for b in blocks for s in b.stmts)
+    if isinstance(node, ast.ChooseAction) and node.orelse is not None:
+        return any(escapes(s) for s in node.orelse.stmts)
+    return False
+
+
+def _stable(code: str) -> bool:
+    """True if evaluating `code` twice gives the same place: a Python name, a number, a frame local."""
+    return (
+        code.isidentifier()
+        or code.isdigit()
+        or code.startswith("S.p_")
+        and code[4:].isidentifier()
+        or (code.startswith("L['") and code.endswith("']") and code[3:-2].isidentifier())
+    )

@@ -1,0 +1,160 @@
+"""Pass `emit_python`: IR printed as Python (hand-built IR), and the expression tidying it relies on."""
+
+from __future__ import annotations
+
+import ast as pyast
+
+import pytest
+
+from compiler import ir
+from compiler.emit import CodeGenerator
+from compiler.pyexpr import PyExpr, strip_outer, tidy
+from dsl.source import Span
+
+X = PyExpr.of
+
+
+def at(line: int) -> Span:
+    return Span.point("games/demo/rules.metro", line, 3)
+
+
+def text(generator: CodeGenerator) -> str:
+    return generator.w.render(1, {})
+
+
+def test_a_function_with_statement_comments_and_no_redundant_parentheses():
+    body = [
+        ir.Assign(X("v_x"), X("((S.g_count + 1))"), at(4)),
+        ir.If(
+            [ir.Branch(X("(v_x > 3)"), [ir.Return(X("(v_x)"), at(6))], at(5))],
+            orelse=[],
+            span=at(5),
+        ),
+        ir.For(X("v_c"), X("range(((2)))"), [ir.Eval(X("_l.tick(S, 'f', 7)"), at(7))], at(7)),
+        ir.Return(),
+    ]
+    gen = CodeGenerator()
+    gen.function(ir.Function("f_demo__0", ["S"], body, at(3)))
+    assert text(gen) == (
+        "def f_demo__0(S):\n"
+        "    # rules.metro:4\n"
+        "    v_x = S.g_count + 1\n"
+        "    # rules.metro:5\n"
+        "    if v_x > 3:\n"
+        "        # rules.metro:6\n"
+        "        return v_x\n"
+        "    else:\n"
+        "        pass\n"
+        "    # rules.metro:7\n"
+        "    for v_c in range(2):\n"
+        "        _l.tick(S, 'f', 7)\n"
+        "    return\n"
+        "\n"
+    )
+
+
+def test_the_line_map_records_each_statement_not_its_comment():
+    gen = CodeGenerator()
+    gen.function(ir.Function("g", ["S"], [ir.Eval(X("go(S)"), at(9))], at(8)))
+    line_map: dict[int, tuple[str, int]] = {}
+    lines = gen.w.render(10, line_map).splitlines()
+    assert lines[1].strip() == "# rules.metro:9"
+    assert line_map == {10: ("games/demo/rules.metro", 8), 12: ("games/demo/rules.metro", 9)}
+
+
+def test_a_frame_procedure_dispatches_on_its_blocks():
+    blocks = [
+        [
+            ir.Assign(X("L['n']"), X("0"), at(2)),
+            ir.Suspend(site=4, resume=1, span=at(3)),
+        ],
+        [ir.PushCall("s_next__0", [("p", X("(me)"))], 2, at(4))],
+        [ir.Jump(0), ir.FrameReturn(X("L['n']"))],
+    ]
+    gen = CodeGenerator()
+    gen.frame_proc(ir.FrameProc("s_demo__0", blocks))
+    assert text(gen) == (
+        "def s_demo__0(S, F):\n"
+        "    L = F.L\n"
+        "    while True:\n"
+        "        pc = F.pc\n"
+        "        if pc == 0:\n"
+        "            # rules.metro:2\n"
+        "            L['n'] = 0\n"
+        "            # rules.metro:3\n"
+        "            S.site = 4\n"
+        "            F.pc = 1\n"
+        "            return _SUSPEND\n"
+        "        elif pc == 1:\n"
+        "            # rules.metro:4\n"
+        "            S.stack.append(_Frame('s_next__0', {'p': me}))\n"
+        "            F.pc = 2\n"
+        "            return _CALL\n"
+        "        elif pc == 2:\n"
+        "            F.pc = 0\n"
+        "            continue\n"
+        "            return _l.ret(F, L['n'])\n"
+        "        else:\n"
+        "            raise AssertionError('bad program counter')\n"
+        "\n"
+    )
+
+
+def test_frame_locals_are_bound_only_when_read():
+    gen = CodeGenerator()
+    gen.frame_proc(ir.FrameProc("s_quiet", [[ir.Eval(X("F.L.clear()")), ir.FrameReturn()]]))
+    gen.function(ir.Function("site0_legal", ["S", "F", "me"], [ir.Return(X("[]"))]))
+    assert "L = F.L" not in text(gen)
+
+
+def test_try_rule_error_and_end_game():
+    body = [
+        ir.Try([ir.Assign(X("_h0"), X("S.g_a"))], [ir.Return(X("plain(S)"))]),
+        ir.RaiseRuleError("nothing to choose for x", "r.metro", 5),
+        ir.RaiseEndGame(),
+        ir.Assign(X("S.g_s"), X("set(v)"), op="|="),
+    ]
+    gen = CodeGenerator()
+    gen.function(ir.Function("h", ["S"], body))
+    assert text(gen).splitlines()[1:] == [
+        "    try:",
+        "        _h0 = S.g_a",
+        "    except Exception:",
+        "        return plain(S)",
+        "    raise _RuleError('nothing to choose for x', 'r.metro', 5)",
+        "    raise _EndGame()",
+        "    S.g_s |= set(v)",
+        "",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("code", "tidied"),
+    [
+        ("((x))", "x"),
+        ("K_route__twin[(v_r)]", "K_route__twin[v_r]"),
+        ("range(1, (C) + 1)", "range(1, C + 1)"),
+        ("(((a)) + 1) % S.n", "(a + 1) % S.n"),
+        ("((a + b) * c)", "((a + b) * c)"),
+        ("f((a, b))", "f((a, b))"),  # a tuple argument keeps its parentheses
+        ("(x,)", "(x,)"),
+        ("(1).bit_length()", "(1).bit_length()"),
+        ("('(' + s)", "('(' + s)"),  # parentheses inside strings are text
+        ("not (a in b)", "not (a in b)"),
+        ("x in (a)", "x in a"),
+    ],
+)
+def test_tidy_drops_only_redundant_parentheses(code, tidied):
+    assert tidy(code) == tidied
+    # Parentheses leave no trace in Python's syntax tree: equal trees, same meaning.
+    assert pyast.dump(pyast.parse(tidied, mode="eval")) == pyast.dump(
+        pyast.parse(code, mode="eval")
+    )
+
+
+def test_statement_position_drops_enclosing_parentheses_but_keeps_tuples():
+    assert strip_outer("(a == b)") == "a == b"
+    assert strip_outer("(a, b)") == "(a, b)"
+    assert strip_outer("(x for x in y)") == "(x for x in y)"
+    assert X("(a + b)").operand() == "(a + b)" and X("a + b").operand() == "(a + b)"
+    assert X("S.p_hand[me]").atomic and not X("-x").atomic
