@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from compiler.builtins import BUILTINS
 from compiler.checked import CheckedProgram
 from compiler.consteval import EvalError, Evaluator, MapData
+from compiler.cost import step_costs
 from compiler.refs import (
     BuiltinRef,
     ConstRef,
@@ -47,7 +48,7 @@ from dsl import ast
 from dsl.source import Span
 from dsl.visitor import walk
 from runtime.geometry import Building, Frame, Shape
-from runtime.limits import FREE_WALK
+from runtime.limits import FREE_WALK, MAX_DOMAIN
 
 # Library calls whose integer results are small by nature (counts, seats, positions).
 IN_RANGE_BUILTINS = frozenset(
@@ -134,6 +135,40 @@ class Generator:
         self.inline_depth = 0
         # Enum values and map elements the code names: constant name -> value.
         self.named_values: dict[str, int] = {}
+        # How many steps each walk, loop and call may take (the step budget's weights).
+        self.costs = step_costs(cp, self.free_size)
+
+    def free_size(self, over: ast.Node) -> int | None:
+        """The items a walk over `over` takes without a charge (None: charged at run time)."""
+        if isinstance(over, ast.InDomain | ast.SubsetDomain):
+            return None
+        if isinstance(over, ast.TypeDomain):
+            if isinstance(over.type, ast.RangeType):
+                size = self.range_size(over.type.lo, over.type.hi, over.type.step)
+                return size if size is not None and size <= MAX_DOMAIN else None
+            t = self.checker_type(over.type)
+            return 2 if isinstance(t, BoolT) else self._finite_size(t)
+        if isinstance(over, ast.RangeExpr):
+            size = self.range_size(over.lo, over.hi)
+            return size if size is not None and size <= FREE_WALK else None
+        if isinstance(over, ast.PlayersLit):
+            return self._finite_size(PlayerT())
+        ref = self.cp.ref(over)
+        if isinstance(ref, EnumAllRef):
+            return len(self.cp.enum_values[ref.enum])
+        if isinstance(ref, KindAllRef):
+            count = self.data.count(ref.kind)
+            return count if count <= FREE_WALK else None
+        if isinstance(over, ast.Expr) and self.small_constant(over):
+            return FREE_WALK  # at most this many (a constant collection or a table's entry)
+        return None
+
+    def _finite_size(self, t: Type) -> int:
+        if isinstance(t, EnumT):
+            return len(self.cp.enum_values[t.name])
+        if isinstance(t, ElemT):
+            return self.data.count(t.kind)
+        return self.p.players.hi if self.p.players is not None else FREE_WALK
 
     @staticmethod
     def hoisted(code: str, env: Env) -> str:
@@ -319,31 +354,31 @@ class Generator:
         is charged to the step budget first.
         """
         t = self.t(node)
+        # A small walk is free unless what it nests costs more than runs free (pass `cost`).
+        forced = self.costs.is_forced(node)
         if isinstance(node, ast.RangeExpr):
             code = f"range({self.expr(node.lo, env)}, ({self.expr(node.hi, env)}) + 1)"
             size = self.range_size(node.lo, node.hi)
-            free = size is not None and size <= FREE_WALK
+            free = size is not None and size <= FREE_WALK and not forced
             return self.charged(code, node) if charge and not free else code
         if isinstance(node, ast.PlayersLit):
-            return "range(S.n)"
+            return self.charged("range(S.n)", node) if charge and forced else "range(S.n)"
         ref = self.cp.ref(node)
         if isinstance(ref, EnumAllRef):  # an enum is small (written out in the rules)
-            return f"range({len(self.cp.enum_values[ref.enum])})"
+            code = f"range({len(self.cp.enum_values[ref.enum])})"
+            return self.charged(code, node) if charge and forced else code
         if isinstance(ref, KindAllRef):
             code = f"range({self.data.count(ref.kind)})"
-            return (
-                self.charged(code, node)
-                if charge and self.data.count(ref.kind) > FREE_WALK
-                else code
-            )
-        charge = charge and not self.small_constant(node)
+            large = self.data.count(ref.kind) > FREE_WALK
+            return self.charged(code, node) if charge and (large or forced) else code
+        charge = charge and (forced or not self.small_constant(node))
         code = self.expr(node, env)
         if isinstance(t, GeoT):
             return f"({code}).cells"
         if isinstance(t, CollT):
             if t.kind == "bag":
                 if charge:
-                    return f"_l.each_bag(S, {code}, {node.span.file!r}, {node.span.line!r})"
+                    return f"_l.each_bag(S, {code}, {self.charge_args(node)})"
                 return f"_l.bag_items({code})"
             if t.kind == "set":
                 code = f"sorted({code})"
@@ -353,7 +388,14 @@ class Generator:
 
     def charged(self, code: str, node: ast.Node) -> str:
         """`code` (a sized collection or range), charged to the step budget at `node`'s line."""
-        return f"_l.each(S, {code}, {node.span.file!r}, {node.span.line!r})"
+        return f"_l.each(S, {code}, {self.charge_args(node)})"
+
+    def charge_args(self, node: ast.Node, span: Span | None = None) -> str:
+        """`file, line[, weight]`: where a charge for the walk or loop at `node` is made, and its
+        weight (the steps one iteration may take) when that is more than one."""
+        where = span or node.span
+        weight = self.costs.weight(node)
+        return f"{where.file!r}, {where.line!r}" + (f", {weight}" if weight != 1 else "")
 
     def small_constant(self, node: ast.Expr) -> bool:
         """True for a constant collection, or an entry of a constant table, of at most FREE_WALK items."""
@@ -570,6 +612,8 @@ class Generator:
         versions = self.p.functions[name].versions
         decl = versions[-1]
         if decl.expr is None or len(versions) > 1 or self.inline_depth > 4:
+            return None
+        if self.costs.entry_charge(name):  # its call is charged when it starts: keep the call
             return None
         if any(not isinstance(a, ast.Name | ast.MeLit | ast.IntLit | ast.Field) for a in arg_nodes):
             return None

@@ -31,14 +31,19 @@ from dsl import ast
 from dsl.visitor import children
 from runtime.limits import FREE_STEPS
 
-# The size of a walk that runs without a charge (an enum, the players, a small kind, constant
-# range or constant collection), or None when the walk is charged its length at run time.
-FreeSize = Callable[[ast.Expr], int | None]
+# The size of a walk (over a collection expression or a choice domain) that runs without a
+# charge (an enum, the players, a small kind, constant range or constant collection), or None
+# when the generated code charges the walk its length at run time.
+FreeSize = Callable[[ast.Node], int | None]
 
 
 @dataclass
 class StepCosts:
-    """The weights of charged walks and loops, the forced charges, and the calls charged at entry."""
+    """The weights of charged walks and loops, the forced charges, and the calls charged at entry.
+
+    Walks are keyed by what the generated code walks: the iterable expression of a `for` or a
+    comprehension clause, or the domain of a choice or action parameter; loops by their statement.
+    """
 
     weights: dict[int, int] = field(default_factory=dict)
     forced: set[int] = field(default_factory=set)
@@ -101,7 +106,7 @@ class _Weigher(Visitor):
         """Free steps of a declaration; action parameters walk their domains nested."""
         if isinstance(node, ast.ActionDecl):
             inner = self.steps(node.when) + self.steps(node.body)
-            return self.nested([(p, p.domain, p.where) for p in node.params], inner)
+            return self.nested([(p.domain, p.where) for p in node.params], inner)
         return self.generic_visit(node)
 
     def steps(self, node: ast.Node | None) -> int:
@@ -112,32 +117,29 @@ class _Weigher(Visitor):
         """Free steps of a node that does nothing itself: the sum of its parts."""
         return sum(self.visit(child) for child in children(node))
 
-    def walk(self, key: ast.Node, iterable: ast.Expr | None, weight: int) -> int:
-        """Free steps of a walk over `iterable` whose iterations take `weight` steps each."""
-        self.costs.weights[id(key)] = weight
-        size = self.free_size(iterable) if iterable is not None else None
+    def walk(self, over: ast.Node, weight: int) -> int:
+        """Free steps of a walk over `over` whose iterations take `weight` steps each."""
+        self.costs.weights[id(over)] = weight
+        size = self.free_size(over)
         if size is not None:
             if size * weight <= FREE_STEPS:
                 return size * weight
-            self.costs.forced.add(id(key))
+            self.costs.forced.add(id(over))
         return 0
 
     def nested(self, clauses, inner: int) -> int:
-        """Free steps of walks nested in order, `(key, iterable or domain, where)`, around `inner`."""
+        """Free steps of walks nested in order, `(iterable or domain, where)`, around `inner`."""
         rest = inner
-        for key, over, where in reversed(clauses):
+        for over, where in reversed(clauses):
             weight = 1 + self.steps(where) + rest
-            iterable = over.collection if isinstance(over, ast.InDomain) else over
-            if isinstance(over, ast.TypeDomain | ast.SubsetDomain):
-                iterable = None  # listed by the runtime, charged by its size
-            rest = self.steps(over) + self.walk(key, iterable, weight)
+            rest = self.steps(over) + self.walk(over, weight)
         return rest
 
     def visit_For(self, node: ast.For) -> int:
-        return self.nested([(node, node.iterable, node.where)], self.steps(node.body))
+        return self.nested([(node.iterable, node.where)], self.steps(node.body))
 
     def _comprehension(self, fors, inner: int) -> int:
-        return self.nested([(c, c.iterable, c.where) for c in fors], inner)
+        return self.nested([(c.iterable, c.where) for c in fors], inner)
 
     def visit_ListComp(self, node: ast.ListComp) -> int:
         return self._comprehension(node.fors, self.steps(node.elem))
@@ -168,14 +170,11 @@ class _Weigher(Visitor):
     def visit_CondExpr(self, node: ast.CondExpr) -> int:
         return self.steps(node.cond) + max(self.steps(node.then), self.steps(node.orelse))
 
-    def _choice(self, node, domain, where) -> int:
-        return self.nested([(node, domain, where)], 0)
-
     def visit_Choose(self, node: ast.Choose) -> int:
-        return self.steps(node.by) + self._choice(node, node.domain, node.where)
+        return self.steps(node.by) + self.nested([(node.domain, node.where)], 0)
 
     def visit_EachChoose(self, node: ast.EachChoose) -> int:
-        return self.steps(node.players) + self._choice(node, node.domain, node.where)
+        return self.steps(node.players) + self.nested([(node.domain, node.where)], 0)
 
     def visit_Call(self, node: ast.Call) -> int:
         args = sum(self.steps(arg) for arg in node.args)

@@ -28,7 +28,7 @@ from compiler.lower_stmts import (
 from compiler.pyexpr import PyExpr
 from compiler.types import BoolT, CollT, ElemT, EnumT, IntT, OptT, PlayerT
 from dsl import ast
-from runtime.limits import MAX_DOMAIN, MAX_SUBSETS
+from runtime.limits import MAX_DOMAIN, MAX_SUBSETS, STEP_BUDGET
 
 X = PyExpr.of
 SITE_PARAMS = ["S", "F", "p", "a"]
@@ -136,7 +136,7 @@ class FrameLowerer:
     def visit_Repeat(self, node: ast.Repeat, loops):
         k = self.gen.fresh()
         n, i = f"L['_n{k}']", f"L['_i{k}']"
-        count = f"_l.times(S, {self.gen.expr(node.count, self.env)}, {where_args(node.span)})"
+        count = f"_l.times(S, {self.gen.expr(node.count, self.env)}, {self.gen.charge_args(node)})"
         self.emit(ir.Assign(X(n), X(count), node.span))
         self._counted_loop(node, loops, n, i)
 
@@ -170,7 +170,7 @@ class FrameLowerer:
         head, exit_ = self.new_block(), self.new_block()
         self.jump(head)
         self.goto(head)
-        self.emit(ir.Eval(X(f"_l.tick(S, {where_args(node.span)})"), node.span))
+        self.emit(ir.Eval(X(f"_l.tick(S, {self.gen.charge_args(node)})"), node.span))
         if cond is not None:
             self.emit(skip_unless(cond, ir.Jump(exit_), node.span))
         self.body(node.body, loops + [LoopTargets(exit_, head)])
@@ -294,7 +294,8 @@ class FrameLowerer:
         budget (a range domain is also refused beyond MAX_DOMAIN values); `span` locates that.
         """
         gen = self.gen
-        where = where_args(span)
+        where = gen.charge_args(domain, span)  # weighted by what one value's test may cost
+        forced = gen.costs.is_forced(domain)
         if isinstance(domain, ast.TypeDomain):
             tnode = domain.type
             if isinstance(tnode, ast.RangeType):
@@ -308,15 +309,17 @@ class FrameLowerer:
                             span,
                         )
                     )
-                if not charge or (size is not None and size <= MAX_DOMAIN):
+                if not charge or (size is not None and size <= MAX_DOMAIN and not forced):
                     return f"range({lo}, ({hi}) + 1, {step})"
                 return f"_l.domain(S, {lo}, {hi}, {step}, {where})"
             t = gen.checker_type(tnode)
             if isinstance(t, BoolT):
-                return "(False, True)"
-            if isinstance(t, EnumT | ElemT | PlayerT):
-                return f"range({gen.size_of(t)})"
-            raise AssertionError("infinite domain")
+                code = "(False, True)"
+            elif isinstance(t, EnumT | ElemT | PlayerT):
+                code = f"range({gen.size_of(t)})"
+            else:
+                raise AssertionError("infinite domain")
+            return f"_l.each(S, {code}, {where})" if charge and forced else code
         if isinstance(domain, ast.InDomain):
             t = gen.t(domain.collection)
             code = gen.expr(domain.collection, env)
@@ -592,8 +595,15 @@ def _legal_function(
         size = lowerer.static_size(param.domain)
         free = free and size is not None
         domain = lowerer.domain_iter(param.domain, env, param.span, charge=False)
+        # Each value's tests (and the parameters after it) may cost several steps (pass `cost`).
+        # The values listed are at most MAX_DOMAIN: only tests dearer than STEP_BUDGET/MAX_DOMAIN
+        # steps each could take more than the budget unseen, so only those are charged.
+        weighed = gen.costs.weight(param.domain) > STEP_BUDGET // MAX_DOMAIN
+        charge = f"{gen.charge_args(param.domain, param.span)}"
         setup: list[ir.Stmt] = []
         if free:
+            if gen.costs.is_forced(param.domain):
+                domain = f"_l.each(S, {domain}, {charge})"
             within_limit, combinations = combinations <= MAX_DOMAIN, combinations * size
             if within_limit and combinations > MAX_DOMAIN:
                 ctx.errors.append(
@@ -607,7 +617,11 @@ def _legal_function(
             counted = True
             too_many = ir.Eval(X(f"_l.too_many_arguments({name!r}, {where_args(param.span)})"))
             setup = [
-                ir.Assign(X(f"_d{i}"), X(domain), param.span),
+                ir.Assign(
+                    X(f"_d{i}"),
+                    X(f"_l.each(S, {domain}, {charge})" if weighed else domain),
+                    param.span,
+                ),
                 ir.Assign(X("_n"), X(f"len(_d{i})"), param.span, "+="),
                 ir.If([ir.Branch(X(f"_n > {MAX_DOMAIN}"), [too_many])]),
             ]

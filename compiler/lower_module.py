@@ -13,7 +13,7 @@ from compiler.checked import CheckedProgram
 from compiler.codegen import Env, Generator, ident
 from compiler.consteval import EvalBudgetError, EvalError, Evaluator, MapData
 from compiler.lower import FrameLowerer, lower_action
-from compiler.lower_stmts import LoweringContext, StmtLowerer
+from compiler.lower_stmts import LoweringContext, StmtLowerer, where_args
 from compiler.pyexpr import PyExpr
 from compiler.types import (
     INT,
@@ -231,19 +231,34 @@ def _callables(ctx: LoweringContext) -> list[ir.Function | ir.FrameProc]:
             else:
                 body = plain.block(decl.body.stmts, env, decl.body.returns)
             params = ["S"] + [f"v_{ident(x.name)}" for x in decl.params]
+            body = _entry_charge(gen, name, version, versions, decl) + body
             out.append(ir.Function(gen.version_name("f", name, version), params, body, decl.span))
     for name, versions in p.procedures.items():
         for version, decl in enumerate(versions.versions):
             within = (name, version)
             if name in cp.suspends:
                 pyname = gen.version_name("s", name, version)
-                out.append(FrameLowerer(ctx, pyname, name, within).lower(decl.body))
+                proc = FrameLowerer(ctx, pyname, name, within).lower(decl.body)
+                proc.blocks[0][:0] = _entry_charge(gen, name, version, versions, decl)
+                out.append(proc)
                 continue
             env = Env(frame=False, within=within)
             body = plain.block(decl.body.stmts, env, decl.body.returns)
             params = ["S"] + [f"v_{ident(x.name)}" for x in decl.params]
+            body = _entry_charge(gen, name, version, versions, decl) + body
             out.append(ir.Function(gen.version_name("p", name, version), params, body, decl.span))
     return out
+
+
+def _entry_charge(gen: Generator, name: str, version: int, versions, decl) -> list[ir.Stmt]:
+    """The charge a call of `name` makes when it starts, if its body costs more than runs free.
+
+    Only the newest version is called by name; older ones run through `super`, inside its cost.
+    """
+    steps = gen.costs.entry_charge(name)
+    if not steps or version != len(versions.versions) - 1:
+        return []
+    return [ir.Eval(X(f"_l.spend(S, {steps}, {where_args(decl.span)})"), decl.span)]
 
 
 def _scoring(ctx: LoweringContext) -> tuple[ir.Function, ir.Function]:

@@ -203,7 +203,7 @@ class StmtLowerer:
 
     def visit_Repeat(self, node: ast.Repeat, env):
         gen = self.gen
-        count = f"_l.times(S, {gen.expr(node.count, env)}, {where_args(node.span)})"
+        count = f"_l.times(S, {gen.expr(node.count, env)}, {gen.charge_args(node)})"
         body = self.block(node.body.stmts, env, node.body.returns)
         return [ir.For(X(f"_r{gen.fresh()}"), X(f"range({count})"), body, node.span)]
 
@@ -214,7 +214,7 @@ class StmtLowerer:
         return [self._loop("True", node, env)]
 
     def _loop(self, cond: str, node, env: Env) -> ir.While:
-        tick = ir.Eval(X(f"_l.tick(S, {where_args(node.span)})"), node.span)
+        tick = ir.Eval(X(f"_l.tick(S, {self.gen.charge_args(node)})"), node.span)
         body = self.block(node.body.stmts, env, node.body.returns)
         return ir.While(X(cond), [tick, *body], node.span)
 

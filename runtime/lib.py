@@ -49,17 +49,28 @@ def _too_large(value: int) -> RuleError:
     )
 
 
-def tick(state, file: str, line: int) -> None:
+# `weight` below is the number of steps one iteration may take (its body, nested walks and
+# calls), as the compiler's `cost` pass bounds it; every charge is the iterations times it.
+
+
+def tick(state, file: str, line: int, weight: int = 1) -> None:
     """Count one iteration of a `while`/`loop`; fail at its line instead of hanging."""
-    state._iters += 1
+    state._iters += weight
     if state._iters > STEP_BUDGET:
         over_budget(file, line)
 
 
-def each(state, items, file: str, line: int):
+def spend(state, steps: int, file: str, line: int) -> None:
+    """Charge a call whose body may take `steps` steps (more than run free) before it runs."""
+    state._iters += steps
+    if state._iters > STEP_BUDGET:
+        over_budget(file, line)
+
+
+def each(state, items, file: str, line: int, weight: int = 1):
     """Charge a walk over `items` (a collection or range) to the step budget; returns `items`."""
     try:
-        steps = state._iters + len(items)
+        steps = state._iters + len(items) * weight
     except OverflowError:  # a range longer than any machine word
         over_budget(file, line)
     state._iters = steps
@@ -68,16 +79,16 @@ def each(state, items, file: str, line: int):
     return items
 
 
-def each_bag(state, bag: list, file: str, line: int) -> list:
+def each_bag(state, bag: list, file: str, line: int, weight: int = 1) -> list:
     """The items of a bag with repeats, charged before they are listed."""
-    each(state, range(sum(bag)), file, line)
+    each(state, range(sum(bag)), file, line, weight)
     return bag_items(bag)
 
 
-def times(state, count: int, file: str, line: int) -> int:
+def times(state, count: int, file: str, line: int, weight: int = 1) -> int:
     """Charge `repeat count times` to the step budget; returns the count."""
     if count > 0:
-        state._iters += count
+        state._iters += count * weight
         if state._iters > STEP_BUDGET:
             over_budget(file, line)
     return count
@@ -103,7 +114,7 @@ def too_many_arguments(action: str, file: str, line: int):
     )
 
 
-def domain(state, lo: int, hi: int, step: int, file: str, line: int) -> range:
+def domain(state, lo: int, hi: int, step: int, file: str, line: int, weight: int = 1) -> range:
     """The values lo..hi of a choice or parameter domain, refused beyond MAX_DOMAIN values."""
     values = range(lo, hi + 1, step)
     try:
@@ -116,7 +127,7 @@ def domain(state, lo: int, hi: int, step: int, file: str, line: int) -> range:
             file,
             line,
         )
-    return each(state, values, file, line)
+    return each(state, values, file, line, weight)
 
 
 def seat(state, number: int) -> int:
@@ -264,7 +275,7 @@ def greatest(values):
     return max(values)
 
 
-def subsets(state, items, lo: int, hi: int, file: str, line: int) -> list[tuple]:
+def subsets(state, items, lo: int, hi: int, file: str, line: int, weight: int = 1) -> list[tuple]:
     """Sub-collections (sorted tuples of the items) with size in lo..hi, at most MAX_SUBSETS of them."""
     from itertools import combinations
     from math import comb
@@ -281,7 +292,7 @@ def subsets(state, items, lo: int, hi: int, file: str, line: int) -> list[tuple]
                 file,
                 line,
             )
-    each(state, range(total), file, line)
+    each(state, range(total), file, line, weight)
     seen: set[tuple] = set()
     out: list[tuple] = []
     for size in sizes:

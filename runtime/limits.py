@@ -6,18 +6,19 @@ at the `.metro` line of the construct that went past them.
 
 from __future__ import annotations
 
-# Loop steps between two decisions: every iteration of `while`/`loop`, and the length of every
-# collection or range a `for`, `repeat`, comprehension, aggregate or choice domain walks
-# (charged when the walk starts, so a walk that would pass the budget fails before it begins).
+# Steps between two decisions: every iteration of `while`/`loop`, every item a `for`, `repeat`,
+# comprehension, aggregate or choice domain walks, and every call of a function or procedure.
+# Walks are charged when they start (so a walk that would pass the budget fails before it
+# begins), weighted by the steps one iteration may take (compiler/cost.py bounds them).
 STEP_BUDGET = 2_000_000
 
-# Walks that cost nothing: over an enum, the players, or a map kind, constant range or constant
-# collection of at most this many items (these are the hot paths of generated games).
+# Walks that need no charge of their own: over an enum, the players, or a map kind, constant
+# range or constant collection of at most this many items (the hot paths of generated games)...
 FREE_WALK = 64
 
-# Steps a construct may take between two charges: a walk of a known small size (above), a
-# loop's iteration or a call runs free while everything nested in it (walks, loops, calls of
-# functions and procedures, each one step) stays within this; anything more is charged.
+# ...while their whole cost, nested walks and calls included, is at most this many steps;
+# beyond it they are charged like any walk, and a function or procedure whose body may take
+# more charges that many steps whenever it is called.
 FREE_STEPS = 4096
 
 # Values one action parameter or choice domain may list (a range or a collection), and

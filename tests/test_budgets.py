@@ -107,6 +107,35 @@ def test_every_loop_kind_stops_at_its_line(tmp_path, body, marker):
     assert "step budget" in str(error)
 
 
+SIXTY_FOUR = "  enum V { " + " ".join(f"v{i}" for i in range(64)) + " }\n"
+
+
+def test_small_walks_nested_past_the_free_steps_are_charged(tmp_path):
+    # Each walk is over a 64-value enum (free alone); nested, and through calls, they are not.
+    body = (
+        SIXTY_FOUR
+        + "  function pairs(a: V) -> int = sum(1 for b in V for c in V)\n"
+        + "  action go() { n = sum(pairs(a) + pairs(a) for a in V for d in V for e in V) }\n"
+    )
+    error = run_error(tmp_path, body, "function pairs")
+    assert "step budget" in str(error)
+
+
+def test_calls_that_fan_out_are_charged(tmp_path):
+    # No loop at all: 2**40 calls through a chain of functions that each call the next twice.
+    chain = "".join(f"  function f{i}() -> int = f{i + 1}() + f{i + 1}()\n" for i in range(40))
+    body = chain + "  function f40() -> int = 1\n  action go() { n = f0() }\n"
+    path = write(tmp_path, body)
+    with time_limit(SECONDS):
+        game = load_game(str(tmp_path), use_cache=False)
+        state = game.new_game(1, 1)
+        with pytest.raises(RuleError) as info:
+            state.apply(0, "go")
+    assert "step budget" in str(info.value)
+    text = Path(path).read_text(encoding="utf-8").splitlines()[info.value.line - 1]
+    assert text.startswith("  function f"), text
+
+
 def test_a_loop_in_flow_names_its_line(tmp_path):
     flow = "  flow {\n    loop {\n      n += 1\n    }\n  }\n  action go() { end game }\n"
     error = run_error(tmp_path, "", "loop {", flow=flow, act=None)

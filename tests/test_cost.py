@@ -40,8 +40,8 @@ def test_a_small_walk_nested_in_a_small_walk_stays_free(tmp_path):
     cp = checked(tmp_path, "  function total() -> int = sum(1 for a in V for b in V)\n")
     costs = step_costs(cp, enum_size(cp))
     outer, inner = comp_fors(cp, "total")
-    assert costs.weight(inner) == 1 and costs.weight(outer) == 1 + 8
-    assert not costs.is_forced(outer) and not costs.is_forced(inner)
+    assert costs.weight(inner.iterable) == 1 and costs.weight(outer.iterable) == 1 + 8
+    assert not costs.is_forced(outer.iterable) and not costs.is_forced(inner.iterable)
     assert costs.entry_charge("total") == 0 and costs.bodies["total"] == 8 * 9
 
 
@@ -51,9 +51,13 @@ def test_nested_small_walks_past_the_free_steps_are_charged(tmp_path):
     )
     costs = step_costs(cp, enum_size(cp))
     outer, middle, inner = comp_fors(cp, "total")
-    assert 64 * costs.weight(inner) <= FREE_STEPS and not costs.is_forced(inner)
-    assert costs.weight(middle) == 1 + 64 and costs.is_forced(middle)  # 64 * 65 > FREE_STEPS
-    assert costs.weight(outer) == 1 and not costs.is_forced(outer)  # its body is charged
+    assert 64 * costs.weight(inner.iterable) <= FREE_STEPS and not costs.is_forced(inner.iterable)
+    assert costs.weight(middle.iterable) == 1 + 64 and costs.is_forced(
+        middle.iterable
+    )  # 64 * 65 > FREE_STEPS
+    assert costs.weight(outer.iterable) == 1 and not costs.is_forced(
+        outer.iterable
+    )  # its body is charged
     assert costs.bodies["total"] == 64  # the rest, 64 * 64 * 65 steps, is charged at run time
 
 
