@@ -94,6 +94,8 @@ class Builtin:
     effect: str = "reads"  # or "changes" (its first argument, in place) or "random"
     adds_item: bool = False  # the second argument is an item of the first (a collection)
     counts_only: bool = False  # reads only how many items there are (so guards may see secrets)
+    small_result: bool = False  # an integer small by nature (a count, seat, position): in range
+    reads_position: bool = False  # reads who decides now, not the state: never computed once
     runtime: str | None = None  # dotted name of the function in runtime/ that does the work
     emit: str | Callable | None = None  # template, or fn(gen, node, args, env); None: call runtime
     const: Callable[[list], object] | None = None  # compile-time value of the arguments' values
@@ -142,6 +144,7 @@ TABLE: list[Builtin] = [
         emit=emit_size,
         const=lambda args: len(args[0]),
         lazy=True,
+        small_result=True,
     ),
     Builtin(
         "sum",
@@ -162,6 +165,7 @@ TABLE: list[Builtin] = [
         emit=emit_count,
         const=over_items(count_true),
         over=Over(always(INT)),
+        small_result=True,
     ),
     Builtin(
         "any",
@@ -259,6 +263,7 @@ TABLE: list[Builtin] = [
         (2, 2),
         always(INT),
         runtime="runtime.lib.index_of",
+        small_result=True,
     ),
     # numbers
     Builtin(
@@ -306,6 +311,7 @@ TABLE: list[Builtin] = [
         seat_rule,
         runtime="runtime.lib.seat",
         emit="_l.seat(S, {0})",
+        small_result=True,
     ),
     Builtin(
         "next_player",
@@ -314,9 +320,16 @@ TABLE: list[Builtin] = [
         (1, 1),
         always(PLAYER),
         emit="(({0}) + 1) % S.n",
+        small_result=True,
     ),
     Builtin(
-        "seat_number", "p", "the 1-based seat of a player", (1, 1), always(INT), emit="(({0}) + 1)"
+        "seat_number",
+        "p",
+        "the 1-based seat of a player",
+        (1, 1),
+        always(INT),
+        emit="(({0}) + 1)",
+        small_result=True,
     ),
     Builtin(
         "to_move",
@@ -325,6 +338,7 @@ TABLE: list[Builtin] = [
         (0, 0),
         always(listed(PLAYER)),
         emit="S.to_move",
+        reads_position=True,
     ),
     Builtin("game_over", "", "true once the game has ended", (0, 0), always(BOOL), emit="S.over"),
     Builtin(
@@ -441,6 +455,7 @@ TABLE: list[Builtin] = [
         params=(BUILDING,),
         emit="({0}).floors",
         const=lambda args: args[0].floors,
+        small_result=True,
     ),
     Builtin(
         "piece_count",
@@ -451,6 +466,7 @@ TABLE: list[Builtin] = [
         params=(BUILDING,),
         emit="({0}).piece_count",
         const=lambda args: args[0].piece_count,
+        small_result=True,
     ),
     Builtin(
         "build",

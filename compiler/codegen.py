@@ -50,20 +50,6 @@ from dsl.visitor import walk
 from runtime.geometry import Building, Frame, Shape
 from runtime.limits import FREE_WALK, MAX_DOMAIN
 
-# Library calls whose integer results are small by nature (counts, seats, positions).
-IN_RANGE_BUILTINS = frozenset(
-    {
-        "size",
-        "count",
-        "seat",
-        "seat_number",
-        "next_player",
-        "index_of",
-        "floor_count",
-        "piece_count",
-    }
-)
-
 
 def ident(name: str) -> str:
     """A validated identifier fragment (the checker already refused anything else)."""
@@ -500,16 +486,10 @@ class Generator:
             if isinstance(self.cp.ref(sub), LocalRef):
                 if sub.name not in bound and env.local(sub.name).strip("()") != "me":
                     return False
-            if isinstance(sub, ast.Call) and sub.func in (
-                "roll",
-                "take_top",
-                "add",
-                "remove",
-                "clear",
-                "put_bottom",
-                "to_move",
-            ):
-                return False
+            if isinstance(self.cp.ref(sub), BuiltinRef):
+                builtin = BUILTINS[sub.func]
+                if builtin.effect != "reads" or builtin.reads_position:
+                    return False
         return True
 
     def x_GenCall(self, node: ast.GenCall, env: Env) -> str:
@@ -664,7 +644,7 @@ class Generator:
         if isinstance(self.cp.ref(node), BuiltinRef):
             if node.func in ("min", "max") and len(node.args) == 2:
                 return all(self.in_range(a) for a in node.args)
-            return node.func in IN_RANGE_BUILTINS
+            return BUILTINS[node.func].small_result
         return False
 
     def stored(self, node: ast.Expr) -> bool:
