@@ -1,0 +1,72 @@
+"""The greedy bot: one-ply lookahead on sampled positions, so it never peeks at hidden data."""
+
+from __future__ import annotations
+
+import random
+
+from runtime.determinize import sample_position
+from runtime.errors import IllegalAction
+from runtime.machine import Action, State
+
+SAMPLES = 3  # sampled positions each action is tried on
+
+
+def margin(state: State, player: int) -> int:
+    """The player's score minus the best other score (the score alone with one player)."""
+    scores = state.scores()
+    others = [s for p, s in enumerate(scores) if p != player]
+    return scores[player] - max(others, default=0)
+
+
+def preference(game) -> dict | None:
+    """The action scores of the bot the game declares (its default one, else its only one)."""
+    declared = getattr(game.module, "BOTS", {})
+    if game.default_bot in declared:
+        return declared[game.default_bot]
+    return next(iter(declared.values())) if len(declared) == 1 else None
+
+
+class GreedyBot:
+    """Takes the action whose position scores best: the margin, then the game's declared bot.
+
+    Each legal action is applied to a few sampled positions (`runtime.determinize`), never the
+    true one, and the position reached is valued by `margin`, averaged over the samples; ties
+    go to the score the game's own `bot` block gives the action, then to the seeded generator.
+    """
+
+    def __init__(self, seed: int | str = 0, game=None, samples: int = SAMPLES):
+        self.rng = random.Random(seed)
+        self.samples = samples
+        self.scores = preference(game) if game is not None else None
+
+    def choose(self, state: State, player: int) -> Action:
+        """The best-valued legal action."""
+        actions = state.legal_actions(player)
+        if len(actions) == 1:
+            return actions[0]
+        totals = [0.0] * len(actions)
+        first = None
+        for _ in range(self.samples):
+            sample = sample_position(state, player, self.rng)
+            first = first or sample
+            for index, action in enumerate(actions):
+                after = sample.clone()
+                try:
+                    after.apply(player, action)
+                except IllegalAction:  # cannot happen when legality reads no secret
+                    totals[index] -= float("inf")
+                    continue
+                totals[index] += margin(after, player)
+        keys = [
+            (total, self._preference(first, player, a))
+            for total, a in zip(totals, actions, strict=True)
+        ]
+        best = max(keys)
+        tied = [a for a, key in zip(actions, keys, strict=True) if key == best]
+        return tied[int(self.rng.random() * len(tied))]
+
+    def _preference(self, sample: State, player: int, action: Action):
+        scorer = None if self.scores is None else self.scores.get(action.name)
+        if scorer is None:
+            return 0
+        return sample._guarded(scorer, sample, player, action.args)
