@@ -4,18 +4,12 @@ from __future__ import annotations
 
 import random
 
+from metro.evaluation import as_ended, margin
 from runtime.determinize import sample_position
 from runtime.errors import IllegalAction
 from runtime.machine import Action, State
 
 SAMPLES = 3  # sampled positions each action is tried on
-
-
-def margin(state: State, player: int) -> int:
-    """The player's score minus the best other score (the score alone with one player)."""
-    scores = state.scores()
-    others = [s for p, s in enumerate(scores) if p != player]
-    return scores[player] - max(others, default=0)
 
 
 def preference(game) -> dict | None:
@@ -30,7 +24,8 @@ class GreedyBot:
     """Takes the action whose position scores best: the margin, then the game's declared bot.
 
     Each legal action is applied to a few sampled positions (`runtime.determinize`), never the
-    true one, and the position reached is valued by `margin`, averaged over the samples; ties
+    true one, and the position reached is valued by its score margin as if the game ended
+    there (`metro.evaluation`), averaged over the samples; ties
     go to the score the game's own `bot` block gives the action, then to the seeded generator.
     """
 
@@ -56,7 +51,7 @@ class GreedyBot:
                 except IllegalAction:  # cannot happen when legality reads no secret
                     totals[index] -= float("inf")
                     continue
-                totals[index] += margin(after, player)
+                totals[index] += margin(as_ended(after), player)
         keys = [
             (total, self._preference(first, player, a))
             for total, a in zip(totals, actions, strict=True)

@@ -5,10 +5,10 @@ Each iteration draws a determinization of the decider's information set
 legal in that determinization (UCB1 with availability counts), adds one node, plays on at
 random for at most `playout` decisions and backs the result up for every seat.
 
-Reward of a seat: 0.8 for a sole first place and 0.4 for a shared one (by the game's
-ranking, at the end or where the playout stopped), plus 0.2 x its normalized score margin
-(0 when far behind, 0.1 level, 0.2 far ahead); so wins count most and scores break
-near-ties.
+Reward of a seat (`metro.evaluation.rewards`): 0.8 for a sole first place and 0.4 for a
+shared one by the game's ranking, plus 0.2 x its normalized score margin (0 when far behind,
+0.1 level, 0.2 far ahead); so wins count most and scores break near-ties. A playout cut off
+by its budget is valued as if the game ended there (the rules' `final` block run on a copy).
 
 Simultaneous choices: the decider chooses first; other players' secret choices are not
 observed, so they are drawn at random and are not tree nodes. Chance happens inside `apply`
@@ -21,13 +21,13 @@ import math
 import random
 import time
 
+from metro.evaluation import as_ended, rewards
 from runtime.determinize import sample_position
 from runtime.machine import Action, State
 
 ITERATIONS = 200
 PLAYOUT = 80  # decisions played at random after the tree
 EXPLORATION = 0.7  # UCB1's constant for rewards in [0, 1]
-WIN, SHARED, MARGIN = 0.8, 0.4, 0.2
 
 
 class Node:
@@ -134,21 +134,7 @@ class MctsBot:
                 break
             mover = state.to_move[0]
             state.apply(mover, self._pick(state.legal_actions(mover)))
-        return rewards(state)
+        return rewards(as_ended(state))
 
     def _pick(self, actions: list[Action]) -> Action:
         return actions[int(self.rng.random() * len(actions))]
-
-
-def rewards(state: State) -> list[float]:
-    """Each seat's reward in [0, 1]: first place (sole or shared) plus a score-margin term."""
-    places = state.ranking()
-    scores = state.scores()
-    firsts = places.count(1)
-    out = []
-    for seat, score in enumerate(scores):
-        best_other = max((s for p, s in enumerate(scores) if p != seat), default=0)
-        spread = abs(score) + abs(best_other) + 1
-        share = 0.0 if places[seat] != 1 else (WIN if firsts == 1 else SHARED)
-        out.append(share + MARGIN * (0.5 + 0.5 * (score - best_other) / spread))
-    return out
