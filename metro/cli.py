@@ -244,7 +244,7 @@ def _seat_bots(game: Game, bot: str | None, bots: str | None, seats: int, whose:
     specs = [spec.strip() for spec in bots.split(",")]
     if len(specs) != seats:
         raise click.BadParameter(
-            f"{len(specs)} bot{'s' * (len(specs) != 1)} named for {seats} {whose}; "
+            f"{_plural(len(specs), 'bot')} named for {_plural(seats, whose)}; "
             "give one per seat, in seat order",
             param_hint="'--bots'",
         )
@@ -325,7 +325,7 @@ def simulate_command(
 ) -> None:
     """Play seeded bot games; report wins, scores and speed."""
     game, players = _load(path, variants, expansions, map_path, players)
-    specs = _seat_bots(game, bot, bots, players, "players")
+    specs = _seat_bots(game, bot, bots, players, "player")
     console = Console(stderr=True)
     # No refresh thread: worker processes may be forked, and forking a threaded process is unsafe.
     with Progress(
@@ -527,7 +527,7 @@ def play(
         )
     seed = seed if seed is not None else str(random.randrange(1_000_000))
     others = [p for p in range(players) if p not in seats]
-    specs = _seat_bots(game, bot, bots, len(others), "seats played by bots")
+    specs = _seat_bots(game, bot, bots, len(others), "bot seat")
     state = game.new_game(players, _seed(seed))
     bots = {p: make_bot(spec, f"{seed}/{p}", game) for p, spec in zip(others, specs, strict=True)}
     you = ", ".join(PLAYER.label(p) for p in seats)

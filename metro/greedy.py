@@ -43,7 +43,8 @@ class GreedyBot:
         first = None
         for _ in range(self.samples):
             sample = sample_position(state, player, self.rng)
-            first = first or sample
+            if first is None:
+                first = sample
             for index, action in enumerate(actions):
                 after = sample.clone()
                 try:

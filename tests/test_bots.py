@@ -210,3 +210,13 @@ def test_cli_bots_must_name_one_bot_per_seat(race):
     )
     assert result.exit_code == 0, result.output
     assert '"bots": ["greedy", "mcts:5"]' in result.output
+
+
+def test_cli_play_takes_one_bot_per_seat_no_person_plays(race):
+    runner = CliRunner()
+    path = race.source_file
+    result = runner.invoke(main, ["play", path, "--seed", "1", "--bots", "mcts:5,random"])
+    assert result.exit_code == 2 and "2 bots named for 1 bot seat" in result.output
+    result = runner.invoke(main, ["play", path, "--seed", "1", "--bots", "greedy"], input="q\n")
+    assert result.exit_code == 0, result.output
+    assert "the others are greedy bots" in result.output
