@@ -24,8 +24,9 @@ class GreedyBot:
     """Takes the action whose position scores best: the margin, then the game's declared bot.
 
     Each legal action is applied to a few sampled positions (`runtime.determinize`), never the
-    true one, and the position reached is valued by its score margin as if the game ended
-    there (`metro.evaluation`), averaged over the samples; ties
+    true one; at a simultaneous choice the others' pending choices are then drawn at random.
+    The position reached is valued by its score margin as if the game ended there
+    (`metro.evaluation`), averaged over the samples; ties
     go to the score the game's own `bot` block gives the action, then to the seeded generator.
     """
 
@@ -52,6 +53,7 @@ class GreedyBot:
                 except IllegalAction:  # cannot happen when legality reads no secret
                     totals[index] -= float("inf")
                     continue
+                self._settle(after, player)
                 totals[index] += margin(as_ended(after), player)
         keys = [
             (total, self._preference(first, player, a))
@@ -60,6 +62,18 @@ class GreedyBot:
         best = max(keys)
         tied = [a for a, key in zip(actions, keys, strict=True) if key == best]
         return tied[int(self.rng.random() * len(tied))]
+
+    def _settle(self, state: State, player: int) -> None:
+        """Complete a simultaneous choice the player has just joined: the others choose at random.
+
+        Until everyone has chosen nothing happens, so the player's choice would show no effect.
+        """
+        while not state.over and state.game.sites[state.site].secret:
+            movers = state.to_move
+            if player in movers:
+                return
+            actions = state.legal_actions(movers[0])
+            state.apply(movers[0], actions[int(self.rng.random() * len(actions))])
 
     def _preference(self, sample: State, player: int, action: Action):
         scorer = None if self.scores is None else self.scores.get(action.name)
