@@ -68,7 +68,11 @@ class MctsBot:
         if self.milliseconds is not None:
             deadline = time.perf_counter() + self.milliseconds / 1000
         done = 0
-        while (done < self.iterations) if deadline is None else (time.perf_counter() < deadline):
+        while (
+            done < self.iterations
+            if deadline is None
+            else not done or time.perf_counter() < deadline
+        ):
             self._iterate(root, sample_position(state, player, self.rng), player)
             done += 1
         return max(
