@@ -14,7 +14,15 @@ from metro.bots import make_bot
 from metro.cli import main
 from metro.mcts import MctsBot
 from metro.simulate import play_game, simulate
-from runtime.determinize import BLANK, element_key, hidden_containers, sample_position
+from runtime.determinize import (
+    BLANK,
+    Container,
+    _deal,
+    element_key,
+    hidden_containers,
+    sample_position,
+)
+from runtime.values import BagD, ListD, NamedD, SetD
 from tests.conftest import ROOT, game_dirs
 
 GAMES = [os.path.basename(path) for path in game_dirs()]
@@ -220,3 +228,18 @@ def test_cli_play_takes_one_bot_per_seat_no_person_plays(race):
     result = runner.invoke(main, ["play", path, "--seed", "1", "--bots", "greedy"], input="q\n")
     assert result.exit_code == 0, result.output
     assert "the others are greedy bots" in result.output
+
+
+def test_dealing_into_sets_keeps_their_items_distinct():
+    tile = NamedD(tuple("abcdefgh"))
+    sets = [Container({0, 1, 2}, SetD(tile)), Container({3, 4}, SetD(tile))]
+    pile = Container([5, 6, 7, 0], ListD(tile))
+    bag = Container([0, 1, 0, 0, 0, 0, 0, 2], BagD(tile, 8))
+    everything = sets + [pile, bag]
+    before = Counter(i for c in everything for i in c.items())
+    stream = 1
+    for _ in range(30):
+        stream = _deal(everything, stream)
+        assert Counter(i for c in everything for i in c.items()) == before
+        assert [len(s.value) for s in sets] == [3, 2] and len(pile.value) == 4
+        assert sum(bag.value) == 3
