@@ -77,7 +77,7 @@ def sample_position(state: State, player: int, rng: random.Random) -> State:
     for container in hidden_containers(sample, player):
         pools.setdefault(element_key(container.desc.item), []).append(container)
     for key in sorted(pools, key=repr):
-        stream = _deal(pools[key], stream)
+        stream = deal(pools[key], stream)
     stream = _redraw_secret_choices(sample, player, stream)
     stream, sample.rng = _rng.next_u64(stream)
     sample.seed = seed
@@ -121,7 +121,7 @@ def _containers(value, desc: Desc) -> Iterator[Container]:
             yield from _containers(entry, desc.value)
 
 
-def _deal(containers: list[Container], stream: int) -> int:
+def deal(containers: list[Container], stream: int) -> int:
     """Shuffle the pooled items and deal them back; sets first, as they need distinct items."""
     pool = [item for container in containers for item in container.items()]
     stream = _rng.shuffle(stream, pool)

@@ -17,7 +17,7 @@ from metro.simulate import play_game, simulate
 from runtime.determinize import (
     BLANK,
     Container,
-    _deal,
+    deal,
     element_key,
     hidden_containers,
     sample_position,
@@ -239,7 +239,7 @@ def test_dealing_into_sets_keeps_their_items_distinct():
     before = Counter(i for c in everything for i in c.items())
     stream = 1
     for _ in range(30):
-        stream = _deal(everything, stream)
+        stream = deal(everything, stream)
         assert Counter(i for c in everything for i in c.items()) == before
         assert [len(s.value) for s in sets] == [3, 2] and len(pile.value) == 4
         assert sum(bag.value) == 3
