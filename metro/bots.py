@@ -1,4 +1,8 @@
-"""Bots that pick actions for players: the protocol, a random bot and a registry by name."""
+"""Bots that pick actions for players: the protocol, a random bot and a registry by name.
+
+A bot is named by a spec: a name, optionally with a budget after a colon: `mcts:500`
+(iterations per decision), `mcts:250ms` (time per decision), `greedy:8` (sampled positions).
+"""
 
 from __future__ import annotations
 
@@ -6,6 +10,8 @@ import random
 from collections.abc import Callable
 from typing import Protocol
 
+from metro.greedy import GreedyBot
+from metro.mcts import MctsBot
 from metro.preference import PreferenceBot
 from runtime.machine import Action, State
 
@@ -21,7 +27,7 @@ class Bot(Protocol):
 class RandomBot:
     """Uniform over the legal actions, drawn from its own seeded generator."""
 
-    def __init__(self, seed: int | str = 0):
+    def __init__(self, seed: int | str = 0, game=None):
         self.rng = random.Random(seed)
 
     def choose(self, state: State, player: int) -> Action:
@@ -31,7 +37,40 @@ class RandomBot:
         return actions[int(self.rng.random() * len(actions))]
 
 
-BOTS: dict[str, Callable[[int | str], Bot]] = {"random": RandomBot}
+def _random(seed: int | str, game, budget: str | None) -> Bot:
+    if budget is not None:
+        raise ValueError("the random bot takes no budget")
+    return RandomBot(seed)
+
+
+def _greedy(seed: int | str, game, budget: str | None) -> Bot:
+    if budget is None:
+        return GreedyBot(seed, game)
+    return GreedyBot(seed, game, samples=_count(budget, "greedy", "sampled positions"))
+
+
+def _mcts(seed: int | str, game, budget: str | None) -> Bot:
+    if budget is None:
+        return MctsBot(seed, game)
+    if budget.endswith("ms"):
+        return MctsBot(seed, game, milliseconds=_count(budget[:-2], "mcts", "milliseconds"))
+    return MctsBot(seed, game, iterations=_count(budget, "mcts", "iterations"))
+
+
+def _count(text: str, bot: str, what: str) -> int:
+    if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= 10**7:
+        raise ValueError(
+            f"the {bot} bot's budget is a whole number of {what} (1 to 10000000), not {text!r}"
+        )
+    return int(text)
+
+
+# A factory gets the bot's seed, the game (or None) and the budget after the colon (or None).
+BOTS: dict[str, Callable[[int | str, object, str | None], Bot]] = {
+    "greedy": _greedy,
+    "mcts": _mcts,
+    "random": _random,
+}
 
 
 def bot_names(game=None) -> list[str]:
@@ -41,12 +80,12 @@ def bot_names(game=None) -> list[str]:
 
 
 def make_bot(name: str, seed: int | str, game=None) -> Bot:
-    """A new bot: one the game declares (`bot "name" {…}`), or a registered kind; else ValueError."""
+    """A new bot: one the game declares (`bot "name" {…}`), or a registered kind[:budget]; else ValueError."""
     declared = getattr(game.module, "BOTS", {}) if game is not None else {}
     if name in declared:
         return PreferenceBot(declared[name], seed)
-    try:
-        factory = BOTS[name]
-    except KeyError:
-        raise ValueError(f"unknown bot '{name}' (known: {', '.join(bot_names(game))})") from None
-    return factory(seed)
+    kind, colon, budget = name.partition(":")
+    factory = BOTS.get(kind)
+    if factory is None:
+        raise ValueError(f"unknown bot '{name}' (known: {', '.join(bot_names(game))})")
+    return factory(seed, game, budget if colon else None)

@@ -216,13 +216,12 @@ def _load(path: str, variants, expansions, map_path, players: int | None) -> tup
     return game, players
 
 
-def _bot_name(game: Game, chosen: str | None) -> str:
+def _bot_name(game: Game, chosen: str | None, option: str = "--bot") -> str:
     if chosen is not None:
-        if chosen not in bot_names(game):
-            raise click.BadParameter(
-                f"unknown bot '{chosen}' (known: {', '.join(bot_names(game))})",
-                param_hint="'--bot'",
-            )
+        try:
+            make_bot(chosen, 0, game)
+        except ValueError as error:
+            raise click.BadParameter(str(error), param_hint=f"'{option}'") from None
         return chosen
     if game.default_bot is None:
         return "random"
@@ -234,6 +233,22 @@ def _bot_name(game: Game, chosen: str | None) -> str:
         )
         return "random"
     return game.default_bot
+
+
+def _seat_bots(game: Game, bot: str | None, bots: str | None, seats: int, whose: str) -> list[str]:
+    """One bot spec per seat: `--bots A,B,...` (as many as `seats`), else `--bot` for all."""
+    if bots is None:
+        return [_bot_name(game, bot)] * seats
+    if bot is not None:
+        raise click.UsageError("give --bot (all seats) or --bots (one per seat), not both")
+    specs = [spec.strip() for spec in bots.split(",")]
+    if len(specs) != seats:
+        raise click.BadParameter(
+            f"{_plural(len(specs), 'bot')} named for {_plural(seats, whose)}; "
+            "give one per seat, in seat order",
+            param_hint="'--bots'",
+        )
+    return [_bot_name(game, spec, "--bots") for spec in specs]
 
 
 MAX_SEED_LENGTH = 1000
@@ -257,7 +272,13 @@ PLAYERS_OPTION = click.option(
 BOT_OPTION = click.option(
     "--bot",
     metavar="NAME",
-    help="Bot for the seats no person plays [default: the game's default bot, else random].",
+    help="Bot for the seats no person plays [default: the game's default bot, else random]; "
+    "a budget may follow a colon: mcts:500 (iterations), mcts:250ms, greedy:8.",
+)
+BOTS_OPTION = click.option(
+    "--bots",
+    metavar="A,B,...",
+    help="One bot per seat that no person plays, in seat order (e.g. mcts,random,greedy).",
 )
 
 
@@ -279,6 +300,7 @@ BOT_OPTION = click.option(
     callback=_valid_seed,
 )
 @BOT_OPTION
+@BOTS_OPTION
 @click.option(
     "--jobs",
     type=click.IntRange(min=1),
@@ -294,6 +316,7 @@ def simulate_command(
     games: int,
     seed: str,
     bot,
+    bots,
     jobs: int,
     as_json: bool,
     variants,
@@ -302,7 +325,7 @@ def simulate_command(
 ) -> None:
     """Play seeded bot games; report wins, scores and speed."""
     game, players = _load(path, variants, expansions, map_path, players)
-    bot = _bot_name(game, bot)
+    specs = _seat_bots(game, bot, bots, players, "player")
     console = Console(stderr=True)
     # No refresh thread: worker processes may be forked, and forking a threaded process is unsafe.
     with Progress(
@@ -322,7 +345,16 @@ def simulate_command(
             bar.refresh()
 
         stats = simulate(
-            path, players, games, seed, bot, variants, expansions, map_path, jobs, progress=advance
+            path,
+            players,
+            games,
+            seed,
+            variants=variants,
+            expansions=expansions,
+            map=map_path,
+            jobs=jobs,
+            progress=advance,
+            bots=specs,
         )
     if as_json:
         summary = stats.to_dict() | {
@@ -481,9 +513,10 @@ def diff_command(path: str, variants, expansions, map_path) -> None:
     callback=_valid_seed,
 )
 @BOT_OPTION
+@BOTS_OPTION
 @game_options
 def play(
-    path: str, players, humans: tuple[int, ...], seed, bot, variants, expansions, map_path
+    path: str, players, humans: tuple[int, ...], seed, bot, bots, variants, expansions, map_path
 ) -> None:
     """Play a game in the terminal against bots."""
     game, players = _load(path, variants, expansions, map_path, players)
@@ -493,13 +526,15 @@ def play(
             f"there is no seat {seats[-1] + 1} in a {players}-player game.", param_hint="'--human'"
         )
     seed = seed if seed is not None else str(random.randrange(1_000_000))
-    bot = _bot_name(game, bot)
+    others = [p for p in range(players) if p not in seats]
+    specs = _seat_bots(game, bot, bots, len(others), "bot seat")
     state = game.new_game(players, _seed(seed))
-    bots = {p: make_bot(bot, f"{seed}/{p}", game) for p in range(players) if p not in seats}
+    bots = {p: make_bot(spec, f"{seed}/{p}", game) for p, spec in zip(others, specs, strict=True)}
     you = ", ".join(PLAYER.label(p) for p in seats)
+    named = ", ".join(dict.fromkeys(specs)) or "no"
     say(
         f"{printable(game.name)}: {players} players, seed {printable(seed)}. You play {you}; "
-        f"the others are {bot} bots."
+        f"the others are {named} bots."
     )
     say("Answer with a number or an action id; q quits.")
     while state.to_move:

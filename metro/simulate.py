@@ -54,12 +54,12 @@ def play_game(game: Game, players: int, seed: int | str, bots: Sequence[Bot]) ->
 
 @dataclass(frozen=True)
 class Setup:
-    """What fixes a simulation's games: the rules and their options, seats, base seed, bot."""
+    """What fixes a simulation's games: the rules and their options, seats, base seed, bots."""
 
     path: str
     players: int
     seed: str
-    bot: str = "random"
+    bots: tuple[str, ...] = ()  # one bot spec per seat
     variants: tuple[str, ...] = ()
     expansions: tuple[str, ...] = ()
     map: str | None = None
@@ -119,7 +119,7 @@ def play_batch(game: Game, setup: Setup, start: int, count: int) -> Tally:
     tally = Tally.empty(setup.players)
     for index in range(start, start + count):
         seed = f"{setup.seed}/{index}"
-        bots = [make_bot(setup.bot, f"{seed}/{seat}", game) for seat in range(setup.players)]
+        bots = [make_bot(spec, f"{seed}/{seat}", game) for seat, spec in enumerate(setup.bots)]
         try:
             tally.add(play_game(game, setup.players, seed, bots))
         except MetroRuntimeError as error:
@@ -140,12 +140,17 @@ class SimulationStats:
     players: int
     games: int
     seed: str
-    bot: str
+    bots: list[str]
     wins: list[float]
     mean_scores: list[float]
     decisions: int
     unfinished: int
     seconds: float
+
+    @property
+    def bot(self) -> str:
+        """The bot of every seat, or the seats' bots joined by commas."""
+        return self.bots[0] if len(set(self.bots)) == 1 else ",".join(self.bots)
 
     @property
     def finished(self) -> int:
@@ -184,6 +189,7 @@ class SimulationStats:
             "players": self.players,
             "seed": self.seed,
             "bot": self.bot,
+            "bots": self.bots,
             "seconds": self.seconds,
             # JSON has no infinity: a run too short to time has no rate.
             "games_per_second": self.games_per_second if self.seconds else None,
@@ -231,17 +237,24 @@ def simulate(
     map: str | None = None,
     jobs: int = 1,
     progress: Callable[[int], None] | None = None,
+    bots: Sequence[str] | None = None,
 ) -> SimulationStats:
-    """Play `games` seeded games of `game` (a name or path) with bots; `progress(n)` hears of every n finished."""
+    """Play `games` seeded games of `game` (a name or path); `bots` (one per seat) or `bot` for all."""
     if games < 1:
         raise ValueError(f"the number of games must be at least 1, not {games}")
-    setup = Setup(game_path(game), players, str(seed), bot, tuple(variants), tuple(expansions), map)
+    seats = tuple(bots) if bots is not None else (bot,) * players
+    if len(seats) != players:
+        raise ValueError(f"{len(seats)} bots for {players} players: give one bot per seat")
+    setup = Setup(
+        game_path(game), players, str(seed), seats, tuple(variants), tuple(expansions), map
+    )
     loaded = load(setup)  # compile errors surface here, and workers then find the module cached
     if not loaded.min_players <= players <= loaded.max_players:
         raise ValueError(
             f"{loaded.name} takes {loaded.min_players}-{loaded.max_players} players, not {players}"
         )
-    make_bot(bot, 0, loaded)  # an unknown bot fails here, before any game is played
+    for spec in dict.fromkeys(seats):
+        make_bot(spec, 0, loaded)  # an unknown bot fails here, before any game is played
     started = time.perf_counter()
     tally = Tally.empty(players)
     if jobs <= 1:
@@ -255,7 +268,7 @@ def simulate(
         players=players,
         games=tally.games,
         seed=setup.seed,
-        bot=bot,
+        bots=list(seats),
         wins=[float(w) for w in tally.wins],
         mean_scores=[s / tally.games for s in tally.score_sums],
         decisions=tally.decisions,

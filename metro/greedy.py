@@ -1,0 +1,82 @@
+"""The greedy bot: one-ply lookahead on sampled positions, so it never peeks at hidden data."""
+
+from __future__ import annotations
+
+import random
+
+from metro.evaluation import as_ended, margin
+from runtime.determinize import sample_position
+from runtime.errors import IllegalAction
+from runtime.machine import Action, State
+
+SAMPLES = 3  # sampled positions each action is tried on
+
+
+def preference(game) -> dict | None:
+    """The action scores of the bot the game declares (its default one, else its only one)."""
+    declared = getattr(game.module, "BOTS", {})
+    if game.default_bot in declared:
+        return declared[game.default_bot]
+    return next(iter(declared.values())) if len(declared) == 1 else None
+
+
+class GreedyBot:
+    """Takes the action whose position scores best: the margin, then the game's declared bot.
+
+    Each legal action is applied to a few sampled positions (`runtime.determinize`), never the
+    true one; at a simultaneous choice the others' pending choices are then drawn at random.
+    The position reached is valued by its score margin as if the game ended there
+    (`metro.evaluation`), averaged over the samples; ties
+    go to the score the game's own `bot` block gives the action, then to the seeded generator.
+    """
+
+    def __init__(self, seed: int | str = 0, game=None, samples: int = SAMPLES):
+        self.rng = random.Random(seed)
+        self.samples = samples
+        self.scores = preference(game) if game is not None else None
+
+    def choose(self, state: State, player: int) -> Action:
+        """The best-valued legal action."""
+        actions = state.legal_actions(player)
+        if len(actions) == 1:
+            return actions[0]
+        totals = [0.0] * len(actions)
+        first = None
+        for _ in range(self.samples):
+            sample = sample_position(state, player, self.rng)
+            if first is None:
+                first = sample
+            for index, action in enumerate(actions):
+                after = sample.clone()
+                try:
+                    after.apply(player, action)
+                except IllegalAction:  # cannot happen when legality reads no secret
+                    totals[index] -= float("inf")
+                    continue
+                self._settle(after, player)
+                totals[index] += margin(as_ended(after), player)
+        keys = [
+            (total, self._preference(first, player, a))
+            for total, a in zip(totals, actions, strict=True)
+        ]
+        best = max(keys)
+        tied = [a for a, key in zip(actions, keys, strict=True) if key == best]
+        return tied[int(self.rng.random() * len(tied))]
+
+    def _settle(self, state: State, player: int) -> None:
+        """Complete a simultaneous choice the player has just joined: the others choose at random.
+
+        Until everyone has chosen nothing happens, so the player's choice would show no effect.
+        """
+        while not state.over and state.game.sites[state.site].secret:
+            movers = state.to_move
+            if player in movers:
+                return
+            actions = state.legal_actions(movers[0])
+            state.apply(movers[0], actions[int(self.rng.random() * len(actions))])
+
+    def _preference(self, sample: State, player: int, action: Action):
+        scorer = None if self.scores is None else self.scores.get(action.name)
+        if scorer is None:
+            return 0
+        return sample._guarded(scorer, sample, player, action.args)

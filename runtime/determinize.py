@@ -1,0 +1,169 @@
+"""Hidden information re-drawn: a position consistent with what one player can see.
+
+`sample_position(state, player, rng)` is the determinization step of information-set
+search. It is derived from the compiled game's declared visibility alone:
+
+* Every container `player` cannot see — a `hidden` list, pile, set or bag (also inside a
+  table, one container per entry), and other players' `owner` ones (`hidden` per-player
+  ones for everyone) — gives its items to a pool of their element type. Each pool is
+  shuffled and dealt back, every container keeping its size; so the multiset of hidden
+  items is conserved and everything public, and all of `player`'s own data, is unchanged.
+* Other players' secret simultaneous choices not yet revealed are re-drawn among their
+  legal options in the sampled position; `player`'s own stays.
+* The generator of chance is re-seeded from `rng`, as is the game's seed, and other
+  players' entries in the history are blanked, so nothing in the copy tells the future
+  draws or the true hidden data.
+
+Limits: hidden scalars (a hidden int, an optional value) and containers of containers stay
+as they are; so do procedure locals. The sample agrees with the player's view, not with all
+that a player could deduce from the rules and the game so far (that a deck holds only its
+own cards, the order a pile was built in, a hidden pile whose top is shown elsewhere).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from runtime import rng as _rng
+from runtime.machine import Action, State
+from runtime.values import BagD, Desc, ListD, MapD, NamedD, RangeD, SetD
+
+# Stands for another player's past action in a sample's history (only its length is used).
+BLANK = Action((0, "hidden", (), ()))
+
+
+@dataclass
+class Container:
+    """One hidden collection of a position: its value (changed in place) and its descriptor."""
+
+    value: list | set
+    desc: ListD | SetD | BagD
+
+    def items(self) -> list:
+        """Its items, bag counts spelled out."""
+        if isinstance(self.desc, BagD):
+            return [i for i, count in enumerate(self.value) for _ in range(count)]
+        if isinstance(self.desc, SetD):
+            return sorted(self.value)
+        return list(self.value)
+
+    def size(self) -> int:
+        """How many items it holds."""
+        return sum(self.value) if isinstance(self.desc, BagD) else len(self.value)
+
+    def fill(self, items: list) -> None:
+        """Replace its content by `items` (as many as it held)."""
+        if isinstance(self.desc, BagD):
+            counts = [0] * len(self.value)
+            for i in items:
+                counts[i] += 1
+            self.value[:] = counts
+        elif isinstance(self.desc, SetD):
+            self.value.clear()
+            self.value.update(items)
+        else:
+            self.value[:] = items
+
+
+def sample_position(state: State, player: int, rng: random.Random) -> State:
+    """A copy of `state` with all that `player` cannot see re-drawn at random from `rng`."""
+    sample = state.clone()
+    # Only Random.random() repeats across Python versions; the rest uses runtime.rng.
+    seed = int(rng.random() * (1 << 53))
+    stream = _rng.seed_state(seed)
+    pools: dict[tuple, list[Container]] = {}
+    for container in hidden_containers(sample, player):
+        pools.setdefault(element_key(container.desc.item), []).append(container)
+    for key in sorted(pools, key=repr):
+        stream = deal(pools[key], stream)
+    stream = _redraw_secret_choices(sample, player, stream)
+    stream, sample.rng = _rng.next_u64(stream)
+    sample.seed = seed
+    sample.history = [(p, a) if p == player else (p, BLANK) for p, a in sample.history]
+    sample._legal = None  # the cached lists were the true position's
+    return sample
+
+
+def hidden_containers(state: State, player: int) -> Iterator[Container]:
+    """The collections of `state` whose items `player` cannot see and the sampler re-deals."""
+    module = state.game.module
+    for name, attr, desc in module.SAVE_FIELDS:
+        if module.STATE_VISIBILITY.get(name, "public") != "public":
+            yield from _containers(getattr(state, attr), desc)
+    for name, attr, desc in module.SAVE_PLAYER_FIELDS:
+        visibility = module.PLAYER_VISIBILITY.get(name, "public")
+        if visibility == "public":
+            continue
+        values = getattr(state, attr)
+        for p in range(state.n):
+            if visibility != "owner" or p != player:
+                yield from _containers(values[p], desc)
+
+
+def element_key(desc: Desc) -> tuple:
+    """Which pool an item goes to: equal for descriptors of the same type."""
+    if isinstance(desc, NamedD):
+        return ("named", desc.names)
+    if isinstance(desc, RangeD):
+        return ("range", desc.lo, desc.hi, desc.step)
+    return (type(desc).__name__,)
+
+
+def _containers(value, desc: Desc) -> Iterator[Container]:
+    if isinstance(desc, ListD | SetD | BagD):
+        if not desc.item.mutable:  # a list of lists is not pooled
+            yield Container(value, desc)
+    elif isinstance(desc, MapD):
+        entries = value if desc.n is not None else [value[k] for k in sorted(value)]
+        for entry in entries:
+            yield from _containers(entry, desc.value)
+
+
+def deal(containers: list[Container], stream: int) -> int:
+    """Shuffle the pooled items and deal them back; sets first, as they need distinct items."""
+    pool = [item for container in containers for item in container.items()]
+    stream = _rng.shuffle(stream, pool)
+    order = sorted(containers, key=lambda c: not isinstance(c.desc, SetD))
+    hands: list[list] = []
+    for container in order:
+        size = container.size()
+        if isinstance(container.desc, SetD):
+            hand = _distinct(pool, size)
+            if hand is None:
+                return stream  # no way to fill the sets: this pool keeps its true content
+        else:
+            hand, pool[len(pool) - size :] = pool[len(pool) - size :], []
+        hands.append(hand)
+    for container, hand in zip(order, hands, strict=True):
+        container.fill(hand)
+    return stream
+
+
+def _distinct(pool: list, size: int) -> list | None:
+    """Take `size` distinct items from the end of the pool, or None if it has too few."""
+    hand, rest = [], []
+    while pool and len(hand) < size:
+        item = pool.pop()
+        (rest if item in hand else hand).append(item)
+    pool.extend(reversed(rest))
+    return hand if len(hand) == size else None
+
+
+def _redraw_secret_choices(state: State, player: int, stream: int) -> int:
+    """Replace other players' pending secret choices by options drawn from their legal ones."""
+    secret = None if state.over else state.game.module.SITE_SECRETS.get(state.site)
+    if secret is None:
+        return stream
+    frame = state.stack[-1]
+    site = state.game.sites[state.site]
+    submitted = frame.L[secret[1]]
+    for p in sorted(submitted):
+        if p == player or submitted[p] is None:
+            continue  # their own choice, or a player who had no option
+        options = state._guarded(site.legal, state, frame, p)
+        stream, index = _rng.below(stream, len(options))
+        action = options[index]
+        submitted[p] = action.args[0] if site.kind == "each" else [action.name, list(action.args)]
+    return stream

@@ -1,0 +1,245 @@
+"""Search bots and the hidden-information sampler: no peeking, conservation, legal and seeded choices."""
+
+from __future__ import annotations
+
+import os
+import random
+from collections import Counter
+
+import pytest
+from click.testing import CliRunner
+
+from compiler import load_game
+from metro.bots import make_bot
+from metro.cli import main
+from metro.mcts import MctsBot
+from metro.simulate import play_game, simulate
+from runtime.determinize import (
+    BLANK,
+    Container,
+    deal,
+    element_key,
+    hidden_containers,
+    sample_position,
+)
+from runtime.values import BagD, ListD, NamedD, SetD
+from tests.conftest import ROOT, game_dirs
+
+GAMES = [os.path.basename(path) for path in game_dirs()]
+CHECKPOINTS = (3, 25, 70)  # decisions of random play after which positions are sampled
+
+RACE = """\
+game "Race" {
+  players 2..2
+  state { total: int public = 0 }
+  per player { points: int public = 0 }
+  action wait(k in [1, 2, 3, 4, 5]) { total += k }
+  action win() { me.points = 1  end game }
+  flow {
+    loop {
+      for p in players {
+        if total >= 30 { end game }
+        choose by p { wait, win }
+      }
+    }
+  }
+  score(p) = p.points
+  rank p by p.points desc
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def games():
+    """Every shipped game, compiled."""
+    return {name: load_game(os.path.join(ROOT, "games", name)) for name in GAMES}
+
+
+@pytest.fixture(scope="module")
+def race(tmp_path_factory):
+    """A tiny game in which one action wins at once."""
+    folder = tmp_path_factory.mktemp("race")
+    (folder / "rules.metro").write_text(RACE, encoding="utf-8")
+    return load_game(str(folder), use_cache=False)
+
+
+def positions(game, seed: int = 1):
+    """Positions of one random two-player game after each checkpoint's number of decisions."""
+    rng = random.Random(seed)
+    state = game.new_game(2, seed)
+    for step in range(max(CHECKPOINTS) + 1):
+        if state.is_over:
+            return
+        if step in CHECKPOINTS:
+            yield state.clone()
+        player = state.to_move[0]
+        state.apply(player, rng.choice(state.legal_actions(player)))
+
+
+def hidden_items(state, player: int) -> Counter:
+    """The multiset of items `player` cannot see, by element type."""
+    counts = Counter()
+    for container in hidden_containers(state, player):
+        key = element_key(container.desc.item)
+        counts.update((key, item) for item in container.items())
+    return counts
+
+
+def hidden_content(state, player: int) -> list:
+    """What the hidden containers hold, in order."""
+    return [container.items() for container in hidden_containers(state, player)]
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_a_sample_shows_the_player_exactly_their_view_and_conserves_hidden_items(games, name):
+    game = games[name]
+    changed = False
+    checked = 0
+    for state in positions(game):
+        before = state.to_json()
+        for player in range(state.n):
+            for seed in range(4):
+                sample = sample_position(state, player, random.Random(seed))
+                assert sample.view(player) == state.view(player)
+                assert hidden_items(sample, player) == hidden_items(state, player)
+                assert sample.rng != state.rng  # the future draws are not the true ones
+                assert all(
+                    a is BLANK for p, a in sample.history if p != player
+                )  # nor what others did
+                changed |= hidden_content(sample, player) != hidden_content(state, player)
+                for q in sample.to_move:  # the sample is a position the rules go on from
+                    assert sample.legal_actions(q)
+                checked += 1
+        assert state.to_json() == before  # the true position is untouched
+    assert checked
+    if any(hidden_items(s, 0) for s in positions(game)):
+        assert changed, "the hidden data was never re-drawn"
+
+
+def test_others_pending_secret_choices_are_redrawn_but_ones_own_is_kept(ttr):
+    # The ticket choice at the start is simultaneous: P1 has chosen, P2 not yet.
+    state = ttr.new_game(2, 1)
+    mine = state.legal_actions(0)[0]
+    state.apply(0, mine)
+    secret = ttr.module.SITE_SECRETS[state.site]
+    true_choice = state.stack[-1].L[secret[1]][0]
+    seen = set()
+    for seed in range(12):
+        sample = sample_position(state, 1, random.Random(seed))
+        choice = sample.stack[-1].L[secret[1]][0]
+        options = [a.args[0] for a in ttr.sites[sample.site].legal(sample, sample.stack[-1], 0)]
+        assert choice in options
+        seen.add(repr(choice))
+        own = sample_position(state, 0, random.Random(seed))
+        assert own.stack[-1].L[secret[1]][0] == true_choice
+    assert len(seen) > 1
+
+
+def test_samples_are_reproducible(ttr):
+    state = next(positions(ttr))
+    first = sample_position(state, 0, random.Random(5)).to_doc()
+    assert sample_position(state, 0, random.Random(5)).to_doc() == first
+
+
+@pytest.mark.parametrize("name", GAMES)
+@pytest.mark.parametrize("spec", ["greedy", "mcts:8"])
+def test_search_bots_choose_legal_actions_in_every_game(games, name, spec):
+    game = games[name]
+    for state in positions(game, seed=2):
+        for player in state.to_move:
+            bot = make_bot(spec, "legal", game)
+            if isinstance(bot, MctsBot):
+                bot.playout = 20  # short playouts keep the test fast
+            before = state.to_json()
+            assert bot.choose(state, player) in state.legal_actions(player)
+            assert state.to_json() == before
+
+
+@pytest.mark.parametrize("spec", ["greedy", "mcts:20"])
+def test_the_same_seed_makes_the_same_choices(ttr, spec):
+    for state in positions(ttr, seed=3):
+        player = state.to_move[0]
+        picks = {make_bot(spec, "same", ttr).choose(state, player) for _ in range(2)}
+        assert len(picks) == 1
+
+
+def test_mcts_with_a_tiny_budget_finishes_a_whole_game(games):
+    game = games["ticket_to_ride"]
+    mcts = make_bot("mcts:3", "whole/0", game)
+    mcts.playout = 20
+    result = play_game(game, 2, "whole", [mcts, make_bot("random", "whole/1", game)])
+    assert result.over and result.decisions > 50
+
+
+@pytest.mark.parametrize("spec", ["mcts:30", "mcts:20ms", "greedy"])
+def test_search_bots_take_the_winning_move(race, spec):
+    state = race.new_game(2, 1)
+    assert len(state.legal_actions(0)) == 6
+    for seed in range(3):
+        assert make_bot(spec, seed, race).choose(state, 0).name == "win"
+
+
+def test_bot_specs_with_a_bad_budget_are_refused():
+    for spec, message in [
+        ("mcts:lots", "whole number of iterations"),
+        ("mcts:0", "whole number of iterations"),
+        ("mcts:xms", "whole number of milliseconds"),
+        ("greedy:-1", "whole number of sampled positions"),
+        ("random:5", "takes no budget"),
+        ("oracle:5", "unknown bot"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            make_bot(spec, 0)
+
+
+def test_simulate_plays_one_bot_per_seat(race):
+    stats = simulate(race.source_file, 2, 4, "s", bots=["greedy", "random"])
+    assert stats.bots == ["greedy", "random"] and stats.bot == "greedy,random"
+    assert stats.to_dict()["bots"] == ["greedy", "random"]
+    assert stats.wins[0] == 4  # greedy, seat 1, moves first and wins at once
+    with pytest.raises(ValueError, match="one bot per seat"):
+        simulate(race.source_file, 2, 1, "s", bots=["greedy"])
+
+
+def test_cli_bots_must_name_one_bot_per_seat(race):
+    runner = CliRunner()
+    path = race.source_file
+    result = runner.invoke(
+        main, ["simulate", path, "--players", "2", "--bots", "mcts,random,greedy"]
+    )
+    assert result.exit_code == 2
+    assert "3 bots named for 2 players" in result.output and "Traceback" not in result.output
+    result = runner.invoke(main, ["simulate", path, "--bots", "random,mcts:lots"])
+    assert result.exit_code == 2 and "whole number of iterations" in result.output
+    result = runner.invoke(main, ["simulate", path, "--bot", "random", "--bots", "random,random"])
+    assert result.exit_code == 2 and "not both" in result.output
+    result = runner.invoke(
+        main, ["simulate", path, "--games", "2", "--json", "--bots", "greedy,mcts:5"]
+    )
+    assert result.exit_code == 0, result.output
+    assert '"bots": ["greedy", "mcts:5"]' in result.output
+
+
+def test_cli_play_takes_one_bot_per_seat_no_person_plays(race):
+    runner = CliRunner()
+    path = race.source_file
+    result = runner.invoke(main, ["play", path, "--seed", "1", "--bots", "mcts:5,random"])
+    assert result.exit_code == 2 and "2 bots named for 1 bot seat" in result.output
+    result = runner.invoke(main, ["play", path, "--seed", "1", "--bots", "greedy"], input="q\n")
+    assert result.exit_code == 0, result.output
+    assert "the others are greedy bots" in result.output
+
+
+def test_dealing_into_sets_keeps_their_items_distinct():
+    tile = NamedD(tuple("abcdefgh"))
+    sets = [Container({0, 1, 2}, SetD(tile)), Container({3, 4}, SetD(tile))]
+    pile = Container([5, 6, 7, 0], ListD(tile))
+    bag = Container([0, 1, 0, 0, 0, 0, 0, 2], BagD(tile, 8))
+    everything = sets + [pile, bag]
+    before = Counter(i for c in everything for i in c.items())
+    stream = 1
+    for _ in range(30):
+        stream = deal(everything, stream)
+        assert Counter(i for c in everything for i in c.items()) == before
+        assert [len(s.value) for s in sets] == [3, 2] and len(pile.value) == 4
+        assert sum(bag.value) == 3
