@@ -483,9 +483,12 @@ class Generator:
             for c in sub.fors
         }
         for sub in walk(node):
-            if isinstance(self.cp.ref(sub), LocalRef):
-                if sub.name not in bound and env.local(sub.name).strip("()") != "me":
-                    return False
+            if (
+                isinstance(self.cp.ref(sub), LocalRef)
+                and sub.name not in bound
+                and env.local(sub.name).strip("()") != "me"
+            ):
+                return False
             if isinstance(self.cp.ref(sub), BuiltinRef):
                 builtin = BUILTINS[sub.func]
                 if builtin.effect != "reads" or builtin.reads_position:

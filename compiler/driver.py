@@ -159,9 +159,9 @@ def load_game(
 
 
 __all__ = [
+    "STAGES",
     "CompileContext",
     "CompileError",
-    "STAGES",
     "compile_game",
     "generate_python",
     "load_game",

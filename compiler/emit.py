@@ -92,24 +92,24 @@ def emit_module(
     p = cp.program
     code = CodeGenerator()
     code.module(module, p)
-    context = dict(
-        source_file=p.game_file,
-        version=COMPILER_VERSION,
-        inputs=inputs,
-        game_name=p.game_name,
-        players=(p.players.lo, p.players.hi) if p.players else (1, 1),
-        max_decisions=p.max_decisions,
-        default_bot=p.default_bot,
-        variants=list(variants),
-        enums=module.enums,
-        named_values=module.named_values,
-        kinds=module.tables,
-        consts=module.consts,
-        desc_lines=[Py(line) for line in module.desc_lines],
-        slots=tuple(f.slot for f in module.fields),
-        state_visibility={f.name: f.visibility for f in module.fields if not f.per_player},
-        player_visibility={f.name: f.visibility for f in module.fields if f.per_player},
-    )
+    context = {
+        "source_file": p.game_file,
+        "version": COMPILER_VERSION,
+        "inputs": inputs,
+        "game_name": p.game_name,
+        "players": (p.players.lo, p.players.hi) if p.players else (1, 1),
+        "max_decisions": p.max_decisions,
+        "default_bot": p.default_bot,
+        "variants": list(variants),
+        "enums": module.enums,
+        "named_values": module.named_values,
+        "kinds": module.tables,
+        "consts": module.consts,
+        "desc_lines": [Py(line) for line in module.desc_lines],
+        "slots": tuple(f.slot for f in module.fields),
+        "state_visibility": {f.name: f.visibility for f in module.fields if not f.per_player},
+        "player_visibility": {f.name: f.visibility for f in module.fields if f.per_player},
+    }
     marker, imports_marker = "# <<code>>", "# <<imports>>"
     template = environment().get_template("module.py.jinja")
     skeleton = template.render(code=Py(marker), imports=Py(imports_marker), **context)

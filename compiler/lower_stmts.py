@@ -285,7 +285,6 @@ def _stable(code: str) -> bool:
     return (
         code.isidentifier()
         or code.isdigit()
-        or code.startswith("S.p_")
-        and code[4:].isidentifier()
+        or (code.startswith("S.p_") and code[4:].isidentifier())
         or (code.startswith("L['") and code.endswith("']") and code[3:-2].isidentifier())
     )

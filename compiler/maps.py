@@ -194,10 +194,10 @@ def run_checks(cp: CheckedProgram, data: MapData, evaluator: Evaluator, diags: D
     for check in cp.program.checks.values():
         try:
             if check.var is None:
-                if not evaluator.eval(check.cond, {}):
-                    if not _report_cut_off(cp, check, data, evaluator, diags):
-                        message = f"map check failed: {check.message}"
-                        diags.error(MAP_CHECK, message, check.span, in_map)
+                failed = not evaluator.eval(check.cond, {})
+                if failed and not _report_cut_off(cp, check, data, evaluator, diags):
+                    message = f"map check failed: {check.message}"
+                    diags.error(MAP_CHECK, message, check.span, in_map)
                 continue
             for i, item in enumerate(data.items.get(check.kind, [])):
                 env = {check.var: i}

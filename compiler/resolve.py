@@ -505,4 +505,4 @@ class _Merger:
         self._record("removes", decl.what, decl.name, decl.span)
 
 
-__all__ = ["resolve", "find_game_file", "available_patches", "PatchRecord"]
+__all__ = ["PatchRecord", "available_patches", "find_game_file", "resolve"]

@@ -198,7 +198,7 @@ class AstBuilder:
     def range_type(self, ch):
         return ast.RangeType(ch[0], ch[1], ch[2], self.here)
 
-    def _collection(kind):  # noqa: N805 - a method factory evaluated in the class body
+    def _collection(kind):
         def build(self, ch):
             return ast.CollectionType(kind, ch[0], self.here)
 

@@ -94,7 +94,7 @@ class LimitExceeded(Refused):
 class _Built:
     """A built value on the parser's stack: the text it covers, its height and node count."""
 
-    __slots__ = ("value", "line", "column", "end_line", "end_column", "height", "count")
+    __slots__ = ("column", "count", "end_column", "end_line", "height", "line", "value")
 
     def __init__(self, value, line, column, end_line, end_column, height, count):
         self.value = value
@@ -109,7 +109,7 @@ class _Built:
 class _Measure:
     """One rule's callback: measures its children, sets the builder's span, checks limits."""
 
-    __slots__ = ("callback", "builder", "node", "limited")
+    __slots__ = ("builder", "callback", "limited", "node")
 
     def __init__(self, callback, builder: AstBuilder, node: bool, limited: bool):
         self.callback = callback

@@ -15,7 +15,7 @@ _END = "end_of_text"
 class _StateScanner:
     """One lexer context: a regex that skips ignored text, then matches one terminal."""
 
-    __slots__ = ("regex", "keywords", "newline_types")
+    __slots__ = ("keywords", "newline_types", "regex")
 
     def __init__(self, lexer: BasicLexer, ignore_pattern: str):
         scanner = lexer.scanner  # builds Lark's own scanner, whose terminal order we keep

@@ -33,7 +33,7 @@ def describe_expected(names: set[str]) -> str:
     """Summarise the expected terminals as prose, e.g. "an expression or ')'"."""
     words: list[str] = []
     rest = set(names)
-    if EXPRESSION_STARTS <= rest:
+    if rest >= EXPRESSION_STARTS:
         words.append("an expression")
         rest -= EXPRESSION_STARTS | RESERVED_TERMINALS | {"LPAR", "LSQB", "LBRACE", "MINUS", "NOT"}
     for name in sorted(rest):

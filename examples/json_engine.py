@@ -123,7 +123,7 @@ class Engine:
             result = handler(request)
         except (BadRequest, LookupError, MetroRuntimeError) as error:
             return {"ok": False, "error": str(error)}
-        except Exception as error:  # a last resort: one failed request must not stop the engine
+        except Exception as error:  # noqa: BLE001 - a last resort: one failed request must not stop the engine
             return {"ok": False, "error": f"internal error: {type(error).__name__}: {error}"}
         return result if result.get("ok") is False else {"ok": True, **result}
 

@@ -12,6 +12,7 @@ that is not UTF-8 or a field of the wrong type is an `EngineError`, never anothe
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
@@ -214,17 +215,15 @@ class SubprocessAdapter:
         if not doc["ok"]:
             raise EngineError(f"the engine refused '{op}': {doc.get('error', '(no reason given)')}")
         value = doc.get(key)
-        if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
+        if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
             raise EngineError(
                 f"the engine's answer to '{op}' needs \"{key}\" as {kind.__name__}: {doc!r:.200}"
             )
         return value
 
     def _gone(self, op: str) -> EngineError:
-        try:
+        with contextlib.suppress(subprocess.TimeoutExpired):
             self.process.wait(timeout=1)
-        except subprocess.TimeoutExpired:
-            pass
         self._threads[1].join(timeout=1)  # let the last words on stderr arrive
         status = self.process.poll()
         tail = "".join(line for line in self._stderr if line).strip()
@@ -294,10 +293,8 @@ class SubprocessAdapter:
             except (OSError, ValueError):
                 pass
         for stream in (process.stdin,):
-            try:
+            with contextlib.suppress(OSError):
                 stream.close()
-            except OSError:
-                pass
         try:
             process.wait(timeout=2)
         except subprocess.TimeoutExpired:

@@ -80,7 +80,7 @@ def reported() -> Iterator[None]:
         # The reader went away (`metro … | head`): stop quietly, as Unix tools do.
         sys.stderr.close()
         raise click.exceptions.Exit(0) from None
-    except Exception as error:
+    except Exception as error:  # noqa: BLE001 - the last resort: no traceback reaches a user, the error is reported with its place
         where = traceback.extract_tb(error.__traceback__)[-1]
         raise Failure(
             f"internal error: {type(error).__name__}: {error} "

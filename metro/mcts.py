@@ -33,7 +33,7 @@ EXPLORATION = 0.7  # UCB1's constant for rewards in [0, 1]
 class Node:
     """A tree node: visits, availability and each seat's summed reward, children by action."""
 
-    __slots__ = ("children", "visits", "available", "reward")
+    __slots__ = ("available", "children", "reward", "visits")
 
     def __init__(self, players: int):
         self.children: dict[Action, Node] = {}

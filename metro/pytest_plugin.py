@@ -165,7 +165,7 @@ class ScenarioItem(pytest.Item):
         def play() -> None:
             try:
                 run_scenario(self.game, self.scenario)
-            except BaseException as error:  # a failing scenario's lines count too; re-raised below
+            except BaseException as error:  # noqa: BLE001 - a failing scenario's lines count too; re-raised below
                 failure.append(error)
 
         _record(self.config, self.setup_key, trace_lines(self.game.module.__file__, play))

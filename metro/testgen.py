@@ -52,27 +52,27 @@ def render_tests(
     map_path: str | None = None,
 ) -> str:
     """The text of the test module for a compiled game."""
-    context = dict(
-        source_file=find_game_file(game_path),
-        version=COMPILER_VERSION,
-        game_path=_game_ref(game_path, out_dir),
-        variants=[_patch_ref(v, out_dir) for v in variants],
-        expansions=[_patch_ref(e, out_dir) for e in expansions],
-        map_path=_game_ref(map_path, out_dir) if map_path else None,
-        game_name=game.name,
-        player_counts=list(range(game.min_players, game.max_players + 1)),
-        scenarios=[
+    context = {
+        "source_file": find_game_file(game_path),
+        "version": COMPILER_VERSION,
+        "game_path": _game_ref(game_path, out_dir),
+        "variants": [_patch_ref(v, out_dir) for v in variants],
+        "expansions": [_patch_ref(e, out_dir) for e in expansions],
+        "map_path": _game_ref(map_path, out_dir) if map_path else None,
+        "game_name": game.name,
+        "player_counts": list(range(game.min_players, game.max_players + 1)),
+        "scenarios": [
             (_test_id(i, name), name)
             for i, name in enumerate(own_scenarios(game, game_path, variants, expansions))
         ],
-        invariants=[entry[0] for entry in game.invariants],
-        ci_examples=CI_EXAMPLES,
-        nightly_examples=NIGHTLY_EXAMPLES,
-        ci_battery=CI_BATTERY,
-        nightly_battery=NIGHTLY_BATTERY,
-        ci_lockstep=CI_LOCKSTEP,
-        nightly_lockstep=NIGHTLY_LOCKSTEP,
-    )
+        "invariants": [entry[0] for entry in game.invariants],
+        "ci_examples": CI_EXAMPLES,
+        "nightly_examples": NIGHTLY_EXAMPLES,
+        "ci_battery": CI_BATTERY,
+        "nightly_battery": NIGHTLY_BATTERY,
+        "ci_lockstep": CI_LOCKSTEP,
+        "nightly_lockstep": NIGHTLY_LOCKSTEP,
+    }
     return environment("metro").get_template(TEMPLATE).render(**context)
 
 

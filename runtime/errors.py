@@ -40,7 +40,7 @@ class ScenarioFailure(AssertionError):
         super().__init__(f"{file}:{line}: {message}" if file else message)
 
 
-class EndGame(Exception):  # noqa: N818 - a control-flow signal, not an error
+class EndGame(Exception):
     """Raised by `end game` to unwind every procedure at once."""
 
 

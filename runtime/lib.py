@@ -457,7 +457,7 @@ def _show(state, name: str, args: tuple) -> str:
         return Action(
             (0, name, tuple(tuple(a) if isinstance(a, list) else a for a in args), descs)
         ).id
-    except Exception:  # a malformed step still gets a readable message
+    except Exception:  # noqa: BLE001 - a malformed step still gets a readable message
         return f"{name}({', '.join(map(str, args))})"
 
 
@@ -467,7 +467,7 @@ def show(value, desc) -> str:
 
     try:
         return json.dumps(desc.encode(value), ensure_ascii=False)
-    except Exception:  # a scenario message must never hide the real failure
+    except Exception:  # noqa: BLE001 - a scenario message must never hide the real failure
         return repr(value)
 
 

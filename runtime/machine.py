@@ -65,7 +65,7 @@ class Action(tuple):
 class Frame:
     """One running procedure: which, where it stopped, its locals and the last call's result."""
 
-    __slots__ = ("proc", "pc", "L", "ret")
+    __slots__ = ("L", "pc", "proc", "ret")
 
     def __init__(self, proc: str, local_vars: dict, pc: int = 0):
         self.proc = proc
@@ -100,7 +100,7 @@ class Frame:
 class Site:
     """A decision point: who decides, the legal actions, why one is refused, how it resumes."""
 
-    __slots__ = ("index", "kind", "players", "legal", "why", "resume", "file", "line", "rule")
+    __slots__ = ("file", "index", "kind", "legal", "line", "players", "resume", "rule", "why")
 
     @property
     def secret(self) -> bool:
@@ -122,7 +122,7 @@ class Site:
 class State:
     """A game position. Generated games subclass it with one slot per declared field."""
 
-    __slots__ = ("game", "n", "seed", "rng", "stack", "site", "history", "over", "_legal", "_iters")
+    __slots__ = ("_iters", "_legal", "game", "history", "n", "over", "rng", "seed", "site", "stack")
 
     # ------------------------------------------------------------ the public contract
 
@@ -486,5 +486,5 @@ def load_module(source: str, filename: str, name: str) -> ModuleType:
     module.__file__ = filename
     code = compile(source, filename, "exec")
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    exec(code, module.__dict__)  # noqa: S102 - our own generated code, literals emitted with repr
+    exec(code, module.__dict__)
     return module

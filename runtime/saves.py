@@ -195,7 +195,7 @@ def _action(game, text: str):
         same = action.id == text
     except InvalidSave:
         raise
-    except Exception as error:  # whatever the id parser refuses, however it refuses it
+    except Exception as error:  # noqa: BLE001 - whatever the id parser refuses, however it refuses it
         raise InvalidSave(f"{show(text)} is not an action of this game ({_why(error)})") from None
     if not same:
         raise InvalidSave(f"{show(text)} is not written as the action's id {show(action.id)}")
@@ -213,7 +213,7 @@ def check_sound(state) -> None:
     for name, check, file, line in game.invariants:
         try:
             holds = check(state)
-        except Exception as error:
+        except Exception as error:  # noqa: BLE001 - a corrupt save may make generated code fail anywhere
             raise InvalidSave(
                 f"the invariant '{name}' ({file}:{line}) fails: {_why(error, game)}"
             ) from None
@@ -221,7 +221,7 @@ def check_sound(state) -> None:
             raise InvalidSave(f"the invariant '{name}' ({file}:{line}) does not hold")
     try:
         to_move = state.to_move
-    except Exception as error:
+    except Exception as error:  # noqa: BLE001 - a corrupt save may make generated code fail anywhere
         raise InvalidSave(
             f"who is to move cannot be found: {_why(error, game)}", ("stack",)
         ) from None
@@ -236,7 +236,7 @@ def check_sound(state) -> None:
     for p in to_move:
         try:
             legal = state.legal_actions(p)
-        except Exception as error:
+        except Exception as error:  # noqa: BLE001 - a corrupt save may make generated code fail anywhere
             raise InvalidSave(
                 f"P{p + 1}'s legal actions cannot be listed: {_why(error, game)}"
             ) from None
@@ -248,7 +248,7 @@ def check_sound(state) -> None:
             _check_secret_choices(state, *secret)
     try:
         state.to_json()
-    except Exception as error:
+    except Exception as error:  # noqa: BLE001 - a corrupt save may make generated code fail anywhere
         raise InvalidSave(f"the position cannot be saved again: {_why(error, game)}") from None
 
 
@@ -268,7 +268,7 @@ def _check_secret_choices(state, who_key: str, sub_key: str) -> None:
         choice = encode_any(submitted[player])
         try:
             legal = site.legal(state, frame, player)
-        except Exception as error:
+        except Exception as error:  # noqa: BLE001 - a corrupt save may make generated code fail anywhere
             raise InvalidSave(
                 f"P{player + 1}'s options cannot be listed: {_why(error, game)}"
             ) from None

@@ -16,11 +16,11 @@ __all__ = [
     "Building",
     "Frame",
     "Shape",
+    "fits",
     "legal_placements",
     "place",
-    "fits",
-    "without",
     "removable_pieces",
+    "without",
 ]
 
 

@@ -71,7 +71,7 @@ class IntD(Desc):
 class RangeD(IntD):
     """Integers of a declared range `lo..hi [step s]` (a save is checked against it)."""
 
-    __slots__ = ("lo", "hi", "step")
+    __slots__ = ("hi", "lo", "step")
 
     def __init__(self, lo: int, hi: int, step: int = 1):
         self.lo = lo
@@ -124,7 +124,7 @@ class StrD(Desc):
 class NamedD(Desc):
     """Enum values and map elements: an index at run time, a name outside."""
 
-    __slots__ = ("names", "index", "atoms")
+    __slots__ = ("atoms", "index", "names")
 
     def __init__(self, names: tuple[str, ...]):
         self.names = names
@@ -245,7 +245,7 @@ class ListD(Desc):
 class BagD(Desc):
     """A multiset of enum values/elements/players: a list of counts inside, {name: count} outside."""
 
-    __slots__ = ("item", "n", "keys", "lookup")
+    __slots__ = ("item", "keys", "lookup", "n")
     mutable = True
 
     def __init__(self, item: Desc, n: int):
@@ -308,7 +308,7 @@ class SetD(Desc):
 class MapD(Desc):
     """A table: a list indexed by a finite key inside, or a dict for number keys."""
 
-    __slots__ = ("key", "value", "n", "keys", "lookup")
+    __slots__ = ("key", "keys", "lookup", "n", "value")
     mutable = True
 
     def __init__(self, key: Desc, value: Desc, n: int | None):
@@ -516,7 +516,7 @@ def decode_any(doc, depth: int = 0):
         for i, pair in enumerate(pairs):
             if type(pair) is not list or len(pair) != 2:
                 raise InvalidSave(f"expected a [key, value] pair, found {show(items[i])}", (i,))
-        out = {k: v for k, v in pairs}
+        out = dict(pairs)
         if len(out) != len(pairs):
             raise InvalidSave("a key appears twice")
         _sortable(out)

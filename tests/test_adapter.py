@@ -98,7 +98,7 @@ def test_request_before_new_game_is_refused():
 def test_an_engine_that_hangs_times_out(tmp_path):
     engine = SubprocessAdapter(_fake_engine(tmp_path, "time.sleep(60)\n"), timeout=0.5)
     started = time.monotonic()
-    with pytest.raises(EngineError, match="did not answer 'to_move' within 0.5 s"):
+    with pytest.raises(EngineError, match=r"did not answer 'to_move' within 0\.5 s"):
         engine.to_move()
     assert time.monotonic() - started < 10
     assert engine.process.poll() is not None

@@ -206,7 +206,7 @@ VISIBILITY = """
 
 
 def test_visibility_reports_only_the_guards_that_reveal(tmp_path):
-    cp, errors = _run(tmp_path, VISIBILITY, "visibility", flow="flow { end game }")
+    _cp, errors = _run(tmp_path, VISIBILITY, "visibility", flow="flow { end game }")
     assert errors == [
         (
             "visibility",

@@ -27,9 +27,11 @@ def modules() -> list[str]:
     for package in sorted(FORBIDDEN):
         for folder, dirs, files in os.walk(os.path.join(ROOT, package)):
             dirs[:] = sorted(d for d in dirs if d != "__pycache__")
-            for name in sorted(files):
-                if name.endswith(".py"):
-                    found.append(os.path.relpath(os.path.join(folder, name), ROOT))
+            found.extend(
+                os.path.relpath(os.path.join(folder, name), ROOT)
+                for name in sorted(files)
+                if name.endswith(".py")
+            )
     return [path.replace(os.sep, "/") for path in found]
 
 

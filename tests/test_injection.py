@@ -446,7 +446,7 @@ def test_hostile_file_names(tmp_path, folder):
     ctx = compile_game(game_dir, variants=["v"])
     assert audit(ctx.python) == []
     game = check_module(ctx, DEFAULTS)
-    assert game.module.SOURCE_FILE == os.path.join(game_dir, "rules.metro")
+    assert os.path.join(game_dir, "rules.metro") == game.module.SOURCE_FILE
     assert {file for file, _ in game.module.METRO_LINES.values()} >= {
         os.path.join(game_dir, "rules.metro")
     }

@@ -98,7 +98,7 @@ def test_32_plots_in_8_wards_of_4(data):
     names = {w["id"] for w in wards}
     assert {"shinjuku", "shibuya"} <= names
     assert all(w["name"].lower() == w["id"] for w in wards)
-    assert Counter(p["ward"] for p in plots) == {i: PLOTS_PER_WARD for i in range(WARDS)}
+    assert Counter(p["ward"] for p in plots) == dict.fromkeys(range(WARDS), PLOTS_PER_WARD)
     for p in plots:  # readable ids: the ward and a number
         assert p["id"] in {f"{wards[p['ward']]['id']}{n}" for n in range(1, 5)}
 

@@ -47,9 +47,12 @@ def test_the_reserved_words_are_the_keywords_that_begin_an_operand():
     beginning_operands = set()
     for rule in metro_parser().rules:
         first = rule.expansion[0] if rule.expansion else None
-        if rule.origin.name in OPERAND_RULES and isinstance(first, Terminal):
-            if first.name in keywords:
-                beginning_operands.add(keywords[first.name])
+        if (
+            rule.origin.name in OPERAND_RULES
+            and isinstance(first, Terminal)
+            and first.name in keywords
+        ):
+            beginning_operands.add(keywords[first.name])
     assert beginning_operands == RESERVED_WORDS
 
 

@@ -10,6 +10,7 @@ are the OSAKA METRO EXPANSION rulebook's (English edition: 'Contents', 'Setup', 
 from __future__ import annotations
 
 import importlib.util
+import itertools
 import os
 import shutil
 import subprocess
@@ -152,7 +153,7 @@ def test_the_small_circles_form_a_chain_of_squares(ctx):
 
     for letter in TWO_MARKER_LINES:
         stops = stops_by_line(ctx)[letter]
-        for a, b in zip(stops, stops[1:], strict=False):
+        for a, b in itertools.pairwise(stops):
             assert touch(cells(a), cells(b)), (a["id"], b["id"])
 
 
@@ -326,7 +327,7 @@ def load_build_script(monkeypatch):
 
 def test_the_build_script_reads_the_expansions_own_data(monkeypatch):
     module = load_build_script(monkeypatch)
-    assert module.DEFAULT_DATA == os.path.join(OSAKA, "data")
+    assert os.path.join(OSAKA, "data") == module.DEFAULT_DATA
     for name in (module.LINES_FILE, module.COORDS_FILE, "SOURCES.md"):
         assert os.path.isfile(os.path.join(OSAKA, "data", name)), name
 

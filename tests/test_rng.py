@@ -51,7 +51,7 @@ def test_golden_outputs_seed_0():
 
 def test_golden_outputs_seed_str():
     assert seed_state("abc") == STATE_ABC
-    assert STATE_ABC == int(hashlib.sha256(b"abc").hexdigest()[:16], 16)
+    assert int(hashlib.sha256(b"abc").hexdigest()[:16], 16) == STATE_ABC
     assert outputs(seed_state("abc"), 3) == GOLDEN_ABC
 
 

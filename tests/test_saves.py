@@ -572,7 +572,7 @@ def test_secret_choices_already_made_must_be_legal():
     doc = next(d for d in docs if d["stack"] and game.sites[d["site"]].secret and made(d))
     key, submitted = made(doc)[0]
     path = f"$.stack[{len(doc['stack']) - 1}].locals.{key}"
-    player, (name, args) = submitted["d"][0]
+    _player, (name, args) = submitted["d"][0]
     assert game.state_from_json(doc)
     _refused(
         game,

@@ -38,7 +38,7 @@ def test_random_bot_is_seeded_and_picks_legal_actions(ttr):
 def test_make_bot_knows_random_and_names_the_known_bots():
     assert "random" in BOTS
     assert isinstance(make_bot("random", 1), RandomBot)
-    with pytest.raises(ValueError, match="known: .*random"):
+    with pytest.raises(ValueError, match=r"known: .*random"):
         make_bot("oracle", 1)
 
 

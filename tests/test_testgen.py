@@ -186,7 +186,7 @@ def _metro_string(text: str) -> str:
 
 def _constants(source: str, path: str) -> dict:
     namespace = {"__file__": path}
-    exec(compile(source.split("\n_SLOW")[0], path, "exec"), namespace)  # noqa: S102 - constants only
+    exec(compile(source.split("\n_SLOW")[0], path, "exec"), namespace)
     return namespace
 
 

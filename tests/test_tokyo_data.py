@@ -7,6 +7,7 @@ Tokyo Metro schema (so every schema check runs too), and held to the numbers of 
 from __future__ import annotations
 
 import importlib.util
+import itertools
 import os
 import re
 import shutil
@@ -124,9 +125,7 @@ def test_a_station_holds_two_consecutive_stops_of_one_line(ctx):
         if len({line for line, _ in stops}) < len(stops)
     ]
     assert same_line
-    assert any(
-        b == (a[0], a[1] + 1) for stops in same_line for a, b in zip(stops, stops[1:], strict=False)
-    )
+    assert any(b == (a[0], a[1] + 1) for stops in same_line for a, b in itertools.pairwise(stops))
 
 
 @pytest.mark.parametrize("letter", ["H", "T"])
@@ -285,7 +284,7 @@ def load_build_script(monkeypatch):
 
 def test_the_build_script_reads_the_games_own_data(monkeypatch):
     module = load_build_script(monkeypatch)
-    assert module.DEFAULT_DATA == os.path.join(GAME, "data")
+    assert os.path.join(GAME, "data") == module.DEFAULT_DATA
     for name in (module.LINES_FILE, module.COORDS_FILE, "SOURCES.md"):
         assert os.path.isfile(os.path.join(GAME, "data", name)), name
 

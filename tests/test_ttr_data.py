@@ -87,7 +87,7 @@ def test_every_route_agrees_with_the_data(board):
         if row["double_group_id"]:
             doubles.setdefault(row["double_group_id"], []).append(row["id"])
     assert len(doubles) == 22 and all(len(pair) == 2 for pair in doubles.values())
-    twin_of = {a: b for a, b in doubles.values()} | {b: a for a, b in doubles.values()}
+    twin_of = dict(doubles.values()) | {b: a for a, b in doubles.values()}
     routes = elements(board, "route")
     assert list(routes) == [row["id"] for row in rows]
     for row in rows:

@@ -6,7 +6,7 @@ import signal
 from contextlib import contextmanager
 
 
-class TooSlow(BaseException):  # noqa: N818 - not an Exception, so no `except Exception` can swallow it
+class TooSlow(BaseException):
     """A step took longer than its time limit."""
 
 

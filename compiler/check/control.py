@@ -75,9 +75,13 @@ def always_returns(block: ast.Block) -> bool:
     for stmt in block.stmts:
         if isinstance(stmt, ast.Return | ast.EndGame):
             return True
-        if isinstance(stmt, ast.If) and stmt.orelse is not None:
-            if all(always_returns(b) for _, b in stmt.branches) and always_returns(stmt.orelse):
-                return True
+        if (
+            isinstance(stmt, ast.If)
+            and stmt.orelse is not None
+            and all(always_returns(b) for _, b in stmt.branches)
+            and always_returns(stmt.orelse)
+        ):
+            return True
     return False
 
 

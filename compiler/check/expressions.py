@@ -109,15 +109,12 @@ class ExpressionRules(TyperBase):
                 UNDEFINED_NAME, f"'{name}' is a player field; write `p.{name}` for a player p", node
             )
             return ANY
-        candidates = [
-            n
-            for n in (
-                list(p.state)
-                + list(p.consts)
-                + list(self.cp.value_enum)
-                + [n for f in scope.frames for n in f]
-            )
-        ]
+        candidates = list(
+            list(p.state)
+            + list(p.consts)
+            + list(self.cp.value_enum)
+            + [n for f in scope.frames for n in f]
+        )
         self.error(
             UNDEFINED_NAME, f"unknown name '{name[:60]}'", node, *self.suggest(name, candidates)
         )

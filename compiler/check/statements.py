@@ -159,9 +159,8 @@ class StatementRules(TyperBase):
             if not isinstance(coll, CollT | AnyT):
                 self.error(TYPE, f"`move` works between collections, not {coll}", where)
             self.mutable_root(where, scope)
-        if isinstance(src, CollT):
-            if not self.sub.comparable(item, src.item):
-                self.error(TYPE, f"cannot move {item} out of {src}", node.item)
+        if isinstance(src, CollT) and not self.sub.comparable(item, src.item):
+            self.error(TYPE, f"cannot move {item} out of {src}", node.item)
         if isinstance(dst, CollT):
             self.expect_assignable(item, dst.item, node.item, "the moved item")
 

@@ -418,8 +418,9 @@ def text(plots: list[Plot]) -> str:
         'map "Tokyo plots" for "Tokyo Jutaku" {',
         f"  # the pieces: {TOTAL_PIECES} in the box",
     ]
-    for kind in KINDS:
-        out.append(f'  piece_kind {kind.ident}(shape: "{kind.drawing}", count: {kind.count})')
+    out.extend(
+        f'  piece_kind {kind.ident}(shape: "{kind.drawing}", count: {kind.count})' for kind in KINDS
+    )
     out.append("")
     out.append(
         "  # the wards, and the 32 spots of the layout (rows and columns 0-5 without the centre)"

@@ -69,6 +69,8 @@ REPO = os.path.dirname(os.path.dirname(GAME_DIR))
 if REPO not in sys.path:  # run as a script from a clone: the games package is the repository's
     sys.path.insert(0, REPO)
 
+import itertools  # noqa: E402 - after the sys.path line above
+
 from games.tokyo_metro.tools.common import (  # noqa: E402
     DataError,
     Geo,
@@ -240,12 +242,12 @@ ACTS: dict[str, range] = {
     "invest": range(200, 601, 100),
     "start": range(100, 401, 100),
     "speed": range(1, 4),
-    "bike": range(0, 1),
+    "bike": range(1),
     "discount": range(100, 301, 100),
     "bid": range(200, 601, 100),
     "loan": range(1000, 1001),
     "repay": range(1000, 1001),
-    "speculate": range(0, 1),
+    "speculate": range(1),
     "chip": range(0, 401, 100),
     "card": range(0, 301, 100),
 }
@@ -325,7 +327,7 @@ def select_stops(lines: dict[str, list[Row]], geo: Geo) -> dict[str, list[Row]]:
         while last < len(rows) - 1 and on_board(rows[last + 1]):
             last += 1
         along = [0.0]
-        for a, b in zip(rows, rows[1:], strict=False):
+        for a, b in itertools.pairwise(rows):
             along.append(along[-1] + geo.dist(a.name, b.name))
         while len(keep) < TARGET_STOPS:
             candidates = [i for i in range(first, last + 1) if i not in keep]
@@ -335,7 +337,7 @@ def select_stops(lines: dict[str, list[Row]], geo: Geo) -> dict[str, list[Row]]:
 
             def worst_gap(extra: int, marks=marks, along=along) -> tuple[float, int]:
                 cuts = sorted({*marks, extra})
-                return max(along[b] - along[a] for a, b in zip(cuts, cuts[1:], strict=False)), extra
+                return max(along[b] - along[a] for a, b in itertools.pairwise(cuts)), extra
 
             # the candidate that leaves the shortest longest stretch (ties: earlier in line order)
             keep.add(min(candidates, key=worst_gap))
@@ -648,7 +650,7 @@ def check_cards() -> None:
                 by_dots[act][dots].append(value)
         for act, values in by_dots.items():  # the lowest and highest values never fall
             levels = [values[d] for d in sorted(values)]
-            for lower, upper in zip(levels, levels[1:], strict=False):
+            for lower, upper in itertools.pairwise(levels):
                 if min(upper) < min(lower) or max(upper) < max(lower):
                     raise ValueError(f"deck {deck}: {act} values fall with the dots")
         seen |= {act for _, offers in cards for act, _, _ in offers}

@@ -78,6 +78,8 @@ REPO = os.path.dirname(os.path.dirname(GAME_DIR))
 if REPO not in sys.path:  # run as a script from a clone: the games package is the repository's
     sys.path.insert(0, REPO)
 
+import itertools  # noqa: E402 - after the sys.path line above
+
 from games.tokyo_metro.tools.common import (  # noqa: E402
     DataError,
     Geo,
@@ -329,15 +331,15 @@ ACTS: dict[str, tuple[str, range]] = {
     "move": ("Move", range(1, 4)),
     "station": ("Station", range(100, 301, 100)),
     "invest": ("Invest", range(200, 601, 100)),
-    "investchip": ("InvestChip", range(0, 1)),
+    "investchip": ("InvestChip", range(1)),
     "speed": ("Speed", range(1, 4)),
-    "bike": ("Bike", range(0, 1)),
+    "bike": ("Bike", range(1)),
     "discount": ("Discount", range(100, 301, 100)),
     "loan": ("Loan", range(1000, 1001)),
     "repay": ("Repay", range(1000, 1001)),
-    "speculate": ("Speculate", range(0, 1)),
+    "speculate": ("Speculate", range(1)),
     "chip": ("Chip", range(0, 401, 100)),
-    "sell": ("Sell", range(0, 1)),
+    "sell": ("Sell", range(1)),
     "copy": ("Copy", range(100, 301, 100)),
 }
 DOTS = [1, 1, 1, 1, 2, 2, 2, 2]
@@ -427,7 +429,7 @@ def select_stops(lines: dict[str, list[Row]], geo: Geo) -> dict[str, list[Stop]]
             for i, j in enumerate(picked, start=1)
         ]
 
-    tram = [r for r in lines["P"]]
+    tram = list(lines["P"])
     names = [r.name for r in tram]
     if (names[0], names[-1]) != TRAM_ENDS or any(n not in names[1:-1] for n in SMALL_CIRCLES):
         raise ValueError("the New Tram's ends or small circles are not in the lines file")
@@ -794,7 +796,7 @@ def check_cards() -> None:
                 by_dots[act][dots].append(value)
         for act, values in by_dots.items():  # the lowest and highest values never fall
             levels = [values[d] for d in sorted(values)]
-            for lower, upper in zip(levels, levels[1:], strict=False):
+            for lower, upper in itertools.pairwise(levels):
                 if min(upper) < min(lower) or max(upper) < max(lower):
                     raise ValueError(f"deck {deck}: {act} values fall with the dots")
         seen |= {act for _, offers in cards for act, _, _ in offers}
