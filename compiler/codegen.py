@@ -44,6 +44,7 @@ from compiler.types import (
     Type,
     is_finite,
 )
+from compiler.visit import StrictVisitor
 from dsl import ast
 from dsl.source import Span
 from dsl.visitor import walk
@@ -106,7 +107,7 @@ class Env:
         return replace(self, names=names)
 
 
-class Generator:
+class Generator(StrictVisitor):
     """Emits the module for one checked program and its map data."""
 
     def __init__(self, cp: CheckedProgram, data: MapData, evaluator: Evaluator):
@@ -274,27 +275,27 @@ class Generator:
 
     def expr(self, node: ast.Expr, env: Env) -> str:
         """Python code for an expression."""
-        return getattr(self, f"x_{type(node).__name__}")(node, env)
+        return self.visit(node, env)
 
-    def x_IntLit(self, node, env):
+    def visit_IntLit(self, node, env):
         return repr(node.value)
 
-    def x_StrLit(self, node, env):
+    def visit_StrLit(self, node, env):
         return repr(node.value)
 
-    def x_BoolLit(self, node, env):
+    def visit_BoolLit(self, node, env):
         return repr(node.value)
 
-    def x_NoneLit(self, node, env):
+    def visit_NoneLit(self, node, env):
         return "None"
 
-    def x_PlayersLit(self, node, env):
+    def visit_PlayersLit(self, node, env):
         return "list(range(S.n))"
 
-    def x_MeLit(self, node, env):
+    def visit_MeLit(self, node, env):
         return env.local("me") if env.frame and "me" not in env.names else env.me
 
-    def x_Name(self, node: ast.Name, env: Env) -> str:
+    def visit_Name(self, node: ast.Name, env: Env) -> str:
         ref = self.cp.ref(node)
         if isinstance(ref, LocalRef):
             return env.local(node.name)
@@ -310,7 +311,7 @@ class Generator:
             return f"list(range({self.data.count(ref.kind)}))"
         raise AssertionError(f"unresolved name {node.name}")
 
-    def x_Field(self, node: ast.Field, env: Env) -> str:
+    def visit_Field(self, node: ast.Field, env: Env) -> str:
         ref = self.cp.ref(node)
         if isinstance(ref, EnumValueRef):
             return self.enum_value(ref.enum, ref.index)
@@ -323,7 +324,7 @@ class Generator:
             return f"K_{ident(ref.kind)}__{ident(ref.field)}[{obj}]"
         raise AssertionError("unresolved field")
 
-    def x_Index(self, node: ast.Index, env: Env) -> str:
+    def visit_Index(self, node: ast.Index, env: Env) -> str:
         ref = self.cp.ref(node)
         if isinstance(ref, ElemByIdRef):
             ids = self.data.ids.get(ref.kind, [])
@@ -465,7 +466,7 @@ class Generator:
                 parts.append(f"if {self.expr(c.where, inner)}")
         return " ".join(parts), inner
 
-    def x_ListComp(self, node, env):
+    def visit_ListComp(self, node, env):
         if env.hoist is not None and self.invariant(node, env):
             return self.hoisted(self._list_comp(node, env), env)
         return self._list_comp(node, env)
@@ -495,7 +496,7 @@ class Generator:
                     return False
         return True
 
-    def x_GenCall(self, node: ast.GenCall, env: Env) -> str:
+    def visit_GenCall(self, node: ast.GenCall, env: Env) -> str:
         if env.hoist is not None and self.invariant(node, env):
             return self.hoisted(self._gen_call(node, env), env)
         return self._gen_call(node, env)
@@ -518,34 +519,34 @@ class Generator:
             return f"sorted({elem} {clauses})"
         return f"_l.distinct({elem} {clauses})"
 
-    def x_ListLit(self, node, env):
+    def visit_ListLit(self, node, env):
         return "[" + ", ".join(self.expr(i, env) for i in node.items) + "]"
 
-    def x_TupleLit(self, node, env):
+    def visit_TupleLit(self, node, env):
         return "(" + "".join(self.expr(i, env) + ", " for i in node.items) + ")"
 
-    def x_DictLit(self, node, env):
+    def visit_DictLit(self, node, env):
         return (
             "{"
             + ", ".join(f"{self.expr(k, env)}: {self.expr(v, env)}" for k, v in node.entries)
             + "}"
         )
 
-    def x_DictComp(self, node: ast.DictComp, env: Env) -> str:
+    def visit_DictComp(self, node: ast.DictComp, env: Env) -> str:
         clauses, inner = self.comp(node.key, node.fors, env)
         return f"{{{self.expr(node.key, inner)}: {self.expr(node.value, inner)} {clauses}}}"
 
-    def x_BinOp(self, node: ast.BinOp, env: Env) -> str:
+    def visit_BinOp(self, node: ast.BinOp, env: Env) -> str:
         left, right = self.expr(node.left, env), self.expr(node.right, env)
         if isinstance(self.t(node.left), CollT):
             return f"[*{self.charged(left, node)}, *{self.charged(right, node)}]"
         op = "//" if node.op == "/" else node.op
         return f"({left} {op} {right})"
 
-    def x_Neg(self, node, env):
+    def visit_Neg(self, node, env):
         return f"(-{self.expr(node.operand, env)})"
 
-    def x_Compare(self, node: ast.Compare, env: Env) -> str:
+    def visit_Compare(self, node: ast.Compare, env: Env) -> str:
         left, right = self.expr(node.left, env), self.expr(node.right, env)
         if node.op in ("in", "not in"):
             rt = self.t(node.right)
@@ -556,30 +557,30 @@ class Generator:
             return f"({left} {node.op} {right})"
         return f"({left} {node.op} {right})"
 
-    def x_IsNone(self, node, env):
+    def visit_IsNone(self, node, env):
         return f"({self.expr(node.operand, env)} is {'not ' if node.negated else ''}None)"
 
-    def x_Not(self, node, env):
+    def visit_Not(self, node, env):
         return f"(not {self.expr(node.operand, env)})"
 
-    def x_BoolOp(self, node, env):
+    def visit_BoolOp(self, node, env):
         return f"({self.expr(node.left, env)} {node.op} {self.expr(node.right, env)})"
 
-    def x_CondExpr(self, node, env):
+    def visit_CondExpr(self, node, env):
         return f"({self.expr(node.then, env)} if {self.expr(node.cond, env)} else {self.expr(node.orelse, env)})"
 
-    def x_SuperCall(self, node: ast.SuperCall, env: Env) -> str:
+    def visit_SuperCall(self, node: ast.SuperCall, env: Env) -> str:
         name, version = env.within
         prefix = "f" if name in self.p.functions else "p"
         args = "".join(", " + self.expr(a, env) for a in node.args)
         return f"{self.version_name(prefix, name, version - 1)}(S{args})"
 
-    def x_Call(self, node: ast.Call, env: Env) -> str:
+    def visit_Call(self, node: ast.Call, env: Env) -> str:
         ref = self.cp.ref(node)
         args = [self.expr(a, env) for a in node.args]
         if isinstance(ref, FunctionRef):
             if env.hoist is not None and self.invariant(node, env):
-                return self.hoisted(self.x_Call(node, replace(env, hoist=None)), env)
+                return self.hoisted(self.visit_Call(node, replace(env, hoist=None)), env)
             inlined = self.inline(node.func, node.args, args, env)
             if inlined is not None:
                 return inlined

@@ -19,6 +19,7 @@ from compiler.builtins import RUNTIME_ALIASES
 from compiler.checked import CheckedProgram
 from compiler.codegen import ident, lit
 from compiler.pywriter import PyWriter
+from compiler.visit import StrictVisitor
 
 COMPILER_VERSION = "metro-0.1.0/codegen-2"
 
@@ -124,7 +125,7 @@ def emit_module(
     return before + body + after + f"\nMETRO_LINES = {{\n{table}\n}}\n", line_map
 
 
-class CodeGenerator:
+class CodeGenerator(StrictVisitor):
     """Writes an IR module as indented Python, each statement's .metro line as a comment."""
 
     def __init__(self):
@@ -329,15 +330,15 @@ class CodeGenerator:
         if not stmts:
             self.w.line("pass")
         for stmt in stmts:
-            self.visit(stmt)
+            self.statement(stmt)
 
-    def visit(self, stmt: ir.Stmt) -> None:
+    def statement(self, stmt: ir.Stmt) -> None:
         """Write one statement, after its .metro line comment."""
         span = getattr(stmt, "span", None)
         if span is not None and span.line > 0 and (span.file, span.line) != self.origin:
             self.origin = (span.file, span.line)
             self.w.line(f"# {os.path.basename(span.file)}:{span.line}")
-        getattr(self, f"visit_{type(stmt).__name__}")(stmt)
+        self.visit(stmt)
 
     def visit_Assign(self, node: ir.Assign) -> None:
         self.w.line(f"{node.target.bare()} {node.op} {node.value.bare()}", node.span)

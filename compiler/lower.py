@@ -27,6 +27,7 @@ from compiler.lower_stmts import (
 )
 from compiler.pyexpr import PyExpr
 from compiler.types import BoolT, CollT, ElemT, EnumT, IntT, OptT, PlayerT
+from compiler.visit import StrictVisitor
 from dsl import ast
 from runtime.limits import MAX_DOMAIN, MAX_SUBSETS, STEP_BUDGET
 
@@ -42,7 +43,7 @@ class LoopTargets:
     head: int
 
 
-class FrameLowerer:
+class FrameLowerer(StrictVisitor):
     """Lowers one body into a frame procedure."""
 
     def __init__(self, ctx: LoweringContext, pyname: str, rule: str, within: tuple[str, int]):
@@ -94,7 +95,7 @@ class FrameLowerer:
         if not waits(self.gen, node, self.within[0]) and not (loops and escapes(node)):
             self.emit(*self.plain.stmt(node, self.env))
             return
-        getattr(self, f"visit_{type(node).__name__}")(node, loops)
+        self.visit(node, loops)
 
     # ------------------------------------------------------------ control flow
 

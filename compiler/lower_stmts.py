@@ -12,6 +12,7 @@ from compiler.codegen import Env, Generator, ident, source_text
 from compiler.pyexpr import PyExpr
 from compiler.refs import ElemByIdRef, PlayerFieldRef
 from compiler.types import CollT, MapT, OptT
+from compiler.visit import StrictVisitor
 from dsl import ast
 from dsl.source import Span
 from dsl.visitor import walk
@@ -40,7 +41,7 @@ def where_args(span: Span) -> str:
     return f"{span.file!r}, {span.line!r}"
 
 
-class StmtLowerer:
+class StmtLowerer(StrictVisitor):
     """Lowers plain statements (no decisions inside) to IR statements."""
 
     def __init__(self, ctx: LoweringContext):
@@ -58,7 +59,7 @@ class StmtLowerer:
 
     def stmt(self, node: ast.Stmt, env: Env) -> list[ir.Stmt]:
         """IR for one plain statement."""
-        return getattr(self, f"visit_{type(node).__name__}")(node, env)
+        return self.visit(node, env)
 
     def visit_Let(self, node: ast.Let, env):
         gen = self.gen

@@ -11,6 +11,8 @@ from typing import Any, ClassVar
 from dsl.ast import Node
 from dsl.visitor import children
 
+_MISSING = object()
+
 
 class Visitor:
     """Calls `visit_<ClassName>(node, *args)` for a node, else `generic_visit(node, *args)`."""
@@ -39,4 +41,9 @@ class Visitor:
         return None
 
 
-_MISSING = object()
+class StrictVisitor(Visitor):
+    """A Visitor with a rule for every node class it meets (code generation, lowering)."""
+
+    def generic_visit(self, node, *args: Any) -> Any:
+        """A node without a rule is a compiler bug, never a user's mistake."""
+        raise AssertionError(f"no rule for {type(node).__name__} in {type(self).__name__}")

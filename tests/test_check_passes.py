@@ -15,7 +15,7 @@ from compiler.checked import CheckedProgram
 from compiler.refs import BuiltinRef, EnumValueRef, GlobalRef, LocalRef, PlayerFieldRef
 from compiler.resolve import resolve
 from compiler.types import INT, PLAYER, CollT, EnumT
-from compiler.visit import Visitor
+from compiler.visit import StrictVisitor, Visitor
 from dsl import ast
 from dsl.diagnostics import Diagnostics
 from dsl.source import Span
@@ -257,6 +257,16 @@ def test_visitor_dispatches_by_class_and_falls_back_to_children():
     assert Names._rules[ast.Name] is Names.visit_Name
     assert Names._rules[ast.BinOp] is None  # cached: no rule, so generic_visit
     assert Visitor._rules == {}  # each visitor class has its own cache
+
+
+def test_a_strict_visitor_refuses_a_node_it_has_no_rule_for():
+    class OnlyNames(StrictVisitor):
+        def visit_Name(self, node):
+            return node.name
+
+    assert OnlyNames().visit(ast.Name("a", SPAN)) == "a"
+    with pytest.raises(AssertionError, match="no rule for Neg in OnlyNames"):
+        OnlyNames().visit(ast.Neg(ast.Name("b", SPAN), SPAN))
 
 
 @pytest.mark.parametrize("until", [name for name, _ in PASSES])
