@@ -8,7 +8,7 @@ import math
 import os
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 # A stop's slot on the grid: ("v", x, y) is the grid point (x, y) (the corner shared by squares
 # x-1..x, y-1..y); ("h", x, y) the street from point (x, y) east to (x+1, y); ("u", x, y) the
@@ -91,6 +91,41 @@ def read_tsv(path: str, header: list[str], required: int) -> list[TsvRow]:
     if not rows:
         raise DataError(path, None, "no data rows")
     return rows
+
+
+LINES_HEADER = ["line", "line_name", "code", "station", "transfers"]
+
+
+@dataclass(frozen=True)
+class Row:
+    """One row of a lines file: a station on a line, in line order."""
+
+    line: str
+    line_name: str
+    code: str
+    name: str
+    transfers: tuple[str, ...]
+    source_line: int = field(default=0, compare=False)  # in the lines file, for errors
+
+
+def read_lines(path: str, letters: list[str], skip: str | None = None) -> dict[str, list[Row]]:
+    """A lines file: each of `letters` -> its rows in order (codes starting with `skip` dropped);
+    an unknown line or transfer letter, or a line without stations, is a DataError."""
+    lines: dict[str, list[Row]] = {letter: [] for letter in letters}
+    for row in read_tsv(path, LINES_HEADER, 4):
+        letter, line_name, code, name, transfers = row.fields
+        if letter not in lines:
+            raise DataError(path, row.line, f"unknown line {letter!r} (not one of {letters})")
+        served = tuple(t for t in transfers.split(",") if t)
+        unknown = [t for t in served if t not in lines]
+        if unknown:
+            raise DataError(path, row.line, f"unknown transfer line(s) {unknown}")
+        if skip is None or not code.startswith(skip):
+            lines[letter].append(Row(letter, line_name, code, name, served, row.line))
+    empty = [letter for letter, rows in lines.items() if not rows]
+    if empty:
+        raise DataError(path, None, f"no stations for line(s) {empty}")
+    return lines
 
 
 def read_coords(path: str) -> dict[str, tuple[float, float]]:

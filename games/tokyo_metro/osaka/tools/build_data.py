@@ -69,7 +69,7 @@ import os
 import sys
 import textwrap
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OSAKA_DIR = os.path.dirname(HERE)
@@ -81,19 +81,18 @@ if REPO not in sys.path:  # run as a script from a clone: the games package is t
 import itertools  # noqa: E402 - after the sys.path line above
 
 from games.tokyo_metro.tools.common import (  # noqa: E402
-    DataError,
     Geo,
+    Row,
     check_coords,
     place_stations,
     read_coords,
-    read_tsv,
+    read_lines,
     square_id,
     track_text,
     write_files,
 )
 
 DEFAULT_DATA = os.path.join(OSAKA_DIR, "data")
-LINES_HEADER = ["line", "line_name", "code", "station", "transfers"]
 LINES_FILE = "osaka_subway_lines.tsv"
 COORDS_FILE = "osaka_station_coords.tsv"
 
@@ -348,35 +347,9 @@ DOTS = [1, 1, 1, 1, 2, 2, 2, 2]
 # ---------------------------------------------------------------------------------------- input
 
 
-@dataclass(frozen=True)
-class Row:
-    """One row of the lines file: a station on a line, in line order."""
-
-    line: str
-    code: str
-    name: str
-    transfers: tuple[str, ...]
-    source_line: int = field(default=0, compare=False)  # in the lines file, for errors
-
-
-def read_lines(path: str) -> dict[str, list[Row]]:
+def read_station_lines(path: str) -> dict[str, list[Row]]:
     """The lines file: line letter -> its rows in order (the train lines and P)."""
-    rail = TRAIN_LINES + ["P"]
-    lines: dict[str, list[Row]] = {letter: [] for letter in rail}
-    for row in read_tsv(path, LINES_HEADER, 4):
-        letter, _line_name, code, name, transfers = row.fields
-        if letter not in lines:
-            raise DataError(path, row.line, f"unknown line {letter!r} (not one of {rail})")
-        unknown = [t for t in transfers.split(",") if t and t not in lines]
-        if unknown:
-            raise DataError(path, row.line, f"unknown transfer line(s) {unknown}")
-        lines[letter].append(
-            Row(letter, code, name, tuple(t for t in transfers.split(",") if t), row.line)
-        )
-    empty = [letter for letter, rows in lines.items() if not rows]
-    if empty:
-        raise DataError(path, None, f"no stations for line(s) {empty}")
-    return lines
+    return read_lines(path, TRAIN_LINES + ["P"])
 
 
 # ---------------------------------------------------------------------------------------- stops
@@ -823,7 +796,7 @@ def check_cards() -> None:
 def build(data_dir: str) -> dict[str, str]:
     """File name -> text of every generated file."""
     lines_path, coords_path = (os.path.join(data_dir, n) for n in (LINES_FILE, COORDS_FILE))
-    lines = read_lines(lines_path)
+    lines = read_station_lines(lines_path)
     coords = read_coords(coords_path)
     named = [(r.source_line, r.name) for rows in lines.values() for r in rows]
     check_coords(lines_path, named, coords_path, coords)
