@@ -88,8 +88,7 @@ def item_problems(draw: CheckedDraw, item: tuple) -> list[tuple[str, str]]:
 
 
 def _place_problem(value: object) -> str | None:
-    if value is None:
-        return "the place is none"
+    # A place that is none is no problem: the item is not drawn.
     if isinstance(value, tuple) and any(abs(n) > MAX_COORDINATE for n in value):
         return f"{value!r} is farther than {MAX_COORDINATE:,} from (0, 0)"
     return None

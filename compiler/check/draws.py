@@ -129,7 +129,8 @@ def _part_problem(name: str, shape: str, t: Type) -> str | None:
         pair = shape == "rect" and _is_pair(t)
         return None if isinstance(t, IntT) or pair else _size_needs(shape)
     if name == "on":
-        return None if isinstance(t, ElemT) else "is a map element drawn as a rect"
+        inner = t.inner if isinstance(t, OptT) else t
+        return None if isinstance(inner, ElemT) else "is a map element drawn as a rect"
     return None
 
 
@@ -142,6 +143,9 @@ def _is_pair(t: Type) -> bool:
 
 
 def _is_place(t: Type) -> bool:
+    """A pair of numbers or a map element; optional ones too (an item without a place is not drawn)."""
+    if isinstance(t, OptT):
+        t = t.inner
     return _is_pair(t) or isinstance(t, ElemT | AnyT)
 
 
@@ -245,5 +249,7 @@ def _place_parts(draw: CheckedDraw):
 
 
 def _element_of(t: Type) -> str | None:
+    if isinstance(t, OptT):
+        t = t.inner
     return t.kind if isinstance(t, ElemT) else None
 

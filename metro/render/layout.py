@@ -14,7 +14,7 @@ import math
 from graphlib import TopologicalSorter
 
 from compiler.draw_rules import PLACE_ARGS, PLACES_ARGS, CheckedDraw
-from compiler.types import CollT, ElemT, Type
+from compiler.types import CollT, ElemT, OptT, Type
 from metro.render.model import Item, Layer, Point, Style
 from metro.render.texts import Names
 
@@ -92,7 +92,8 @@ class Layout:
         types = dict(zip(draw.parts, draw.types, strict=True))
         origin = (0.0, 0.0)
         if "on" in parts:
-            parent = self.anchors.get(types["on"].kind, {}).get(parts["on"])
+            on_t = types["on"].inner if isinstance(types["on"], OptT) else types["on"]
+            parent = self.anchors.get(on_t.kind, {}).get(parts["on"])
             if parent is None or parent.shape != "rect":
                 return None
             origin = parent.places[0]
@@ -131,6 +132,10 @@ class Layout:
         return item
 
     def _place(self, value, t: Type, origin: Point) -> Point | None:
+        if value is None:
+            return None
+        if isinstance(t, OptT):
+            t = t.inner
         if isinstance(t, ElemT):
             anchor = self.anchors.get(t.kind, {}).get(value)
             return None if anchor is None else anchor.centre()
@@ -190,6 +195,8 @@ def _kinds_placed(draw: CheckedDraw) -> set[str]:
     for name, t in zip(draw.parts, draw.types, strict=True):
         if name in PLACES_ARGS and isinstance(t, CollT):
             t = t.item
+        if isinstance(t, OptT):
+            t = t.inner
         if (name in PLACE_ARGS or name in PLACES_ARGS or name == "on") and isinstance(t, ElemT):
             kinds.add(t.kind)
     return kinds
