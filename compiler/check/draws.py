@@ -79,7 +79,11 @@ def _check_one(typer: Typer, reads: _StateReads, decl: ast.DrawDecl) -> CheckedD
     elem = ast.TupleLit(values, decl.span)
     fors = tuple(ast.CompFor(b.var, b.iterable, b.where, b.span) for b in decl.bindings)
     whole = ast.ListComp(elem, fors, decl.span) if fors else ast.ListLit((elem,), decl.span)
-    rest = ast.ListComp(elem, fors[1:], decl.span) if len(fors) > 1 else ast.ListLit((elem,), decl.span)
+    rest = (
+        ast.ListComp(elem, fors[1:], decl.span)
+        if len(fors) > 1
+        else ast.ListLit((elem,), decl.span)
+    )
     typer.current_decl = decl.name
     typer.expr(whole, Scope([{}], pure=True, me=True))
     parts = ("item", *SHAPE_ARGS.get(shape, ()), *(p.name for p in decl.props))
@@ -252,4 +256,3 @@ def _element_of(t: Type) -> str | None:
     if isinstance(t, OptT):
         t = t.inner
     return t.kind if isinstance(t, ElemT) else None
-

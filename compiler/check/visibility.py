@@ -92,8 +92,7 @@ def guard_reads(
             ):
                 diags.error(
                     VISIBILITY,
-                    f"{what} would reveal another player's "
-                    f"{spec.visibility} field '{node.name}'",
+                    f"{what} would reveal another player's {spec.visibility} field '{node.name}'",
                     node.span,
                 )
 

@@ -18,7 +18,7 @@ def picture_bytes(scene: Scene, label_size: float, kind: str) -> bytes:
     if kind == "svg":
         return svg.encode("utf-8")
     try:
-        import cairosvg  # noqa: PLC0415 - optional: only PNG pictures need it
+        import cairosvg
     except ImportError:
         raise PictureError(
             "PNG pictures need cairosvg, which is not installed: "
@@ -30,7 +30,7 @@ def picture_bytes(scene: Scene, label_size: float, kind: str) -> bytes:
 
 
 def picture_kind(path: str) -> str:
-    """"svg" or "png", from a file name; PictureError for any other."""
+    """The kind of picture a file name asks for ("svg" or "png"); PictureError for any other."""
     lower = path.lower()
     for kind in ("svg", "png"):
         if lower.endswith("." + kind):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from compiler.checked import CheckedProgram
 from compiler.consteval import Evaluator, MapData
 from compiler.draw_eval import DrawProblem, map_items
 from compiler.draw_rules import CheckedDraw, item_problems
@@ -30,10 +31,15 @@ class Pictures:
     """Everything needed to picture a game: its drawings, laid out map, names and findings."""
 
     title: str
-    draws: list[CheckedDraw]
+    checked: CheckedProgram
     names: Names
     layout: Layout
     findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def draws(self) -> list[CheckedDraw]:
+        """The game's drawings, in the order they are painted."""
+        return self.checked.draws
 
     @property
     def label_size(self) -> float:
@@ -55,7 +61,7 @@ def open_pictures(path: str, expansions=(), variants=(), map_path: str | None = 
     layout = Layout(cp.draws, names, items)
     title = ctx.program.game_name
     findings = _findings(sorted_diagnostics(found.items), problems, data, layout)
-    return Pictures(title, cp.draws, names, layout, findings)
+    return Pictures(title, cp, names, layout, findings)
 
 
 def map_scene(pictures: Pictures) -> Scene:
@@ -129,7 +135,8 @@ def _findings(
         named = [
             (kind, index)
             for kind, index, span in places
-            if _inside(diagnostic.span, span) or any(n.endswith(f" at {span}") for n in diagnostic.notes)
+            if _inside(diagnostic.span, span)
+            or any(n.endswith(f" at {span}") for n in diagnostic.notes)
         ]
         add(diagnostic.message, diagnostic.span, named)
     for problem in problems:

@@ -8,6 +8,7 @@ carries them in its `<style>`.
 
 from __future__ import annotations
 
+import itertools
 import math
 import xml.etree.ElementTree as ET
 
@@ -240,7 +241,7 @@ def _dashes(length: float, count: int, width: float | None, edge: float = 0.0) -
 
 
 def _length(points) -> float:
-    return sum(math.dist(a, b) for a, b in zip(points, points[1:], strict=False))
+    return sum(math.dist(a, b) for a, b in itertools.pairwise(points))
 
 
 def label_place(item: Item, size: float) -> tuple[float, float, str]:
