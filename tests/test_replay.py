@@ -197,6 +197,10 @@ def test_the_page_steps_and_switches_views_in_a_real_browser(browser, ttr_page, 
     assert page.inner_text("#position") == f"position {last} of {last}"
     page.click("#moves li >> nth=4")
     assert page.inner_text("#position") == f"position 5 of {last}"
+    assert page.evaluate("location.hash") == "#step=5&view=P1"
+    page.goto(path.as_uri() + "#step=7&view=P2")  # a link to a position and a view
+    assert page.inner_text("#position") == f"position 7 of {last}"
+    assert page.input_value("#view") == "P2"
     assert errors == []
     assert [url for url in requests if not url.startswith("file://")] == []
     page.close()
