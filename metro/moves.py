@@ -2,7 +2,7 @@
 
 A move of a menu (`choose by p { … }`) is seen by everyone as it is made. A simultaneous
 (secret) choice is seen by the others only once everyone has chosen: until then it reads
-`has chosen (in secret)`. A choice among private things (kept tickets: its domain reads a
+`has chosen (in secret)`. A choice among private things (its domain reads a
 field only its owner sees) is never seen by the others beyond its name.
 """
 
@@ -75,7 +75,7 @@ def game_moves(game: Game, players: int, seed, history, private: frozenset[str])
         last = state.to_move == [player]  # the last one to choose: all are revealed after it
         state.apply(player, action)
         action = state.history[-1][1]
-        # A move of a menu is made in the open (claiming a route shows the cards played).
+        # A move of a menu is made in the open (what it spends is shown as it is played).
         hidden = site.kind != "actions" and action.name in private
         moves.append(Move(step, player, action, secret, step + 1, hidden))
         if secret:

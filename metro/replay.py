@@ -6,7 +6,7 @@ and CSS restyles (a drawing that does not change between positions costs one num
 view's data as changes from the position before, and the moves in words. A view holds only
 what its player saw: drawings that read `me` are computed for that player alone, the data
 is the player's own view, and another player's secret choice is there as `has chosen (in
-secret)` until it is revealed, a private one (kept tickets) never beyond its name.
+secret)` until it is revealed, a private one (among its own hidden things) never beyond its name.
 """
 
 from __future__ import annotations

@@ -139,6 +139,23 @@ def test_metro_render_of_a_broken_map_writes_it_and_exits_1(tmp_path):
     ET.parse(out)
 
 
+def test_the_broken_example_map_marks_each_finding_on_what_it_names(tmp_path):
+    broken = os.path.join(ROOT, "examples", "broken_map.metro")
+    pictures = open_pictures(TTR, map_path=broken)
+    marked = {f.message: len(f.marked) for f in pictures.findings}
+    assert marked == {
+        "map check failed: every city can be reached from every other": 1,  # Eyam
+        "route 'R2': double routes are twinned both ways": 1,
+        "route 'R6': a route joins two different cities": 1,
+        # tickets are not drawn on the map: the two cities the ticket names are marked
+        "ticket 'T2': a ticket's two cities are joined by routes": 2,
+    }
+    out = tmp_path / "broken.svg"
+    result = CliRunner().invoke(main, ["render", TTR, "--map", broken, "-o", str(out)])
+    assert result.exit_code == 1
+    assert "4 findings marked" in result.stdout
+
+
 def test_a_map_whose_data_is_wrong_is_drawn_without_the_broken_element(tmp_path):
     game = tmp_path / "ttr"
     shutil.copytree(TTR, game)

@@ -1,11 +1,11 @@
 """From the items of drawings to shapes on the picture: places, sizes, lines laid side by side.
 
-Drawings of the map are placed once, in the order their places need (a route's line needs
-its cities' points); each map element's first drawing is its anchor, where lines to it
+Drawings of the map are placed once, in the order their places need (a line between two
+elements needs their points); each map element's first drawing is its anchor, where lines to it
 start and what `on` puts drawings on. Drawings of the state are placed per position
 against those anchors. Within one drawing, lines between the same two places are laid
-side by side and points on the same place stand in a row, so double routes and several
-pieces on one square stay visible.
+side by side and points on the same place stand in a row, so parallel edges and several
+markers on one place stay visible.
 """
 
 from __future__ import annotations

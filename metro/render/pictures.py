@@ -15,6 +15,7 @@ from compiler.draw_eval import DrawProblem, map_items
 from compiler.draw_rules import CheckedDraw, item_problems
 from compiler.driver import CompileContext, run_stages
 from compiler.maps import build_map_data, run_checks
+from compiler.types import ElemT
 from dsl.diagnostics import Diagnostic, Diagnostics, sorted_diagnostics
 from dsl.source import Span
 from metro.render.layout import Layout
@@ -60,7 +61,7 @@ def open_pictures(path: str, expansions=(), variants=(), map_path: str | None = 
     names = Names(data.ids, cp.enum_values)
     layout = Layout(cp.draws, names, items)
     title = ctx.program.game_name
-    findings = _findings(sorted_diagnostics(found.items), problems, data, layout)
+    findings = _findings(cp, sorted_diagnostics(found.items), problems, data, layout)
     return Pictures(title, cp, names, layout, findings)
 
 
@@ -115,7 +116,11 @@ def state_items(game: Game, state: State, draw: CheckedDraw, viewer: int | None)
 
 
 def _findings(
-    diagnostics: list[Diagnostic], problems: list[DrawProblem], data: MapData, layout: Layout
+    cp: CheckedProgram,
+    diagnostics: list[Diagnostic],
+    problems: list[DrawProblem],
+    data: MapData,
+    layout: Layout,
 ) -> list[Finding]:
     """The map's findings, each with the drawings of the elements it names marked."""
     places = [
@@ -125,8 +130,21 @@ def _findings(
     ]
     findings: list[Finding] = []
 
+    def drawn(element: tuple[str, int]) -> list:
+        """The drawings of an element, else of the drawn elements its fields name (a ticket's
+        two ends, say, when tickets are not drawn on the map)."""
+        items = layout.of_element.get(element, [])
+        if items:
+            return items
+        kind, index = element
+        for name, t in cp.kind_fields.get(kind, []):
+            value = data.fields.get(kind, {}).get(name, [None] * (index + 1))[index]
+            if isinstance(t, ElemT) and value is not None:
+                items = items + layout.of_element.get((t.kind, value), [])
+        return items
+
     def add(message: str, span: Span, elements: list[tuple[str, int]]) -> None:
-        marked = [item.bounds() for e in elements for item in layout.of_element.get(e, [])]
+        marked = [item.bounds() for e in elements for item in drawn(e)]
         where = str(span) if span.line else span.file
         findings.append(Finding(len(findings) + 1, message, where, marked))
 

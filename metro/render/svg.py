@@ -22,11 +22,11 @@ FINDING = "#d0021b"
 FONT = "DejaVu Sans, Helvetica, Arial, sans-serif"
 
 
-def scene_bounds(scene: Scene, label_size: float, extra: list[Bounds] = ()) -> Bounds:
-    """The box holding every item of the scene with its label (and `extra` boxes)."""
+def scene_bounds(scene: Scene, label_size: float) -> Bounds:
+    """The box holding every item of the scene with its label."""
     items = [item for layer in scene.layers for item in layer.items]
     labels = (label_bounds(item, label_size) for item in items)
-    boxes = [item.bounds() for item in items] + [b for b in labels if b] + list(extra)
+    boxes = [item.bounds() for item in items] + [b for b in labels if b]
     return union(boxes) or (0.0, 0.0, 100.0, 100.0)
 
 
@@ -40,7 +40,7 @@ def to_svg(scene: Scene, bounds: Bounds, label_size: float) -> str:
         for item in layer.items:
             group.append(item_element(item, label_size))
     if scene.findings:
-        root.append(findings_element(scene, bounds, label_size))
+        root.append(findings_element(scene, label_size))
     if scene.caption or scene.findings:
         root.append(caption_element(scene, bounds, label_size))
     return document(root)
@@ -290,12 +290,15 @@ def _label(item: Item, size: float) -> list[ET.Element]:
     return [halo, text]
 
 
-def findings_element(scene: Scene, bounds: Bounds, label_size: float) -> ET.Element:
+def findings_element(scene: Scene, label_size: float) -> ET.Element:
     """A numbered ring around each element a finding of the map names."""
     group = ET.Element("g", {"id": "findings"})
     stroke = label_size * 0.25
+    seen: dict[tuple, int] = {}  # findings already marked on one box: their badges fan out
     for finding in scene.findings:
         for x0, y0, x1, y1 in finding.marked:
+            turn = seen.get((x0, y0, x1, y1), 0)
+            seen[(x0, y0, x1, y1)] = turn + 1
             cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
             r = max(math.hypot(x1 - x0, y1 - y0) / 2, label_size) + label_size * 0.5
             ring = ET.SubElement(group, "g", {"class": "finding"})
@@ -313,11 +316,14 @@ def findings_element(scene: Scene, bounds: Bounds, label_size: float) -> ET.Elem
                     "stroke-dasharray": f"{_n(stroke * 3)} {_n(stroke * 1.5)}",
                 },
             )
-            badge_x, badge_y = cx + r * 0.71, cy - r * 0.71
+            badge = label_size * 0.8
+            step = max(math.radians(35), 2.4 * badge / r)  # badges on one ring never overlap
+            angle = math.radians(-45) + step * turn
+            badge_x, badge_y = cx + r * math.cos(angle), cy + r * math.sin(angle)
             ET.SubElement(
                 ring,
                 "circle",
-                {"cx": _n(badge_x), "cy": _n(badge_y), "r": _n(label_size * 0.8), "fill": FINDING},
+                {"cx": _n(badge_x), "cy": _n(badge_y), "r": _n(badge), "fill": FINDING},
             )
             number = ET.SubElement(
                 ring,
