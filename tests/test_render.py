@@ -16,6 +16,7 @@ from compiler import compile_game, load_game
 from dsl.diagnostics import CompileError
 from metro.bots import make_bot
 from metro.cli import main
+from metro.coverage import code_lines
 from metro.render import map_scene, open_pictures, position_scene
 from metro.render.files import PictureError, picture_bytes
 from metro.render.svg import scene_bounds, to_svg
@@ -449,3 +450,11 @@ def test_generated_drawing_functions_read_the_viewer(ttr):
     assert re.search(r"def draw_\d+\(S, me\):", source)
     assert "'your tickets': draw_" in source
     assert "'routes': draw_" not in source  # a drawing of the map alone is not generated
+
+
+def test_drawings_are_pictures_not_rules_so_coverage_leaves_them_out(ttr, ttr_pictures):
+    live, inlined = code_lines(ttr)
+    drawn = {(os.path.basename(d.decl.span.file), d.decl.span.line) for d in ttr_pictures.draws}
+    covered = {(os.path.basename(f), line) for f, line in [*live.values(), *inlined.values()]}
+    assert drawn and drawn.isdisjoint(covered)
+    assert ("rules.metro", 96) in covered  # a rule's line (cards_left) is counted
