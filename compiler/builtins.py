@@ -487,6 +487,16 @@ TABLE: list[Builtin] = [
         emit="_shapes.Building.empty()",
     ),
     Builtin(
+        "columns",
+        "building",
+        "the (x, y, height) of each ground cell a building stands on, in (x, y) order",
+        (1, 1),
+        always(listed(TupleT((INT, INT, INT)))),
+        params=(BUILDING,),
+        emit="({0}).columns()",
+        const=lambda args: args[0].columns(),
+    ),
+    Builtin(
         "cells_of",
         "frame",
         "the (x, y) ground cells of a frame",

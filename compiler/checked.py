@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from compiler.draw_rules import CheckedDraw
 from compiler.program import Program
 from compiler.refs import Ref
 from compiler.types import ANY, Subtyping, Type
@@ -40,6 +41,7 @@ class CheckedProgram:
     refs: dict[int, Ref] = field(default_factory=dict)
     suspends: set[str] = field(default_factory=set)
     calls: dict[str, set[str]] = field(default_factory=dict)
+    draws: list[CheckedDraw] = field(default_factory=list)
 
     @classmethod
     def start(cls, program: Program) -> CheckedProgram:

@@ -11,6 +11,7 @@ from compiler import cache, ir
 from compiler.check import check
 from compiler.checked import CheckedProgram
 from compiler.consteval import Evaluator, MapData
+from compiler.draw_eval import map_items, report
 from compiler.emit import emit_module
 from compiler.lower_module import lower_program
 from compiler.maps import build_map_data, run_checks
@@ -61,6 +62,8 @@ def stage_validate_maps(ctx: CompileContext) -> None:
     ctx.evaluator = Evaluator(ctx.checked, ctx.data)
     if not ctx.diags.has_errors:
         run_checks(ctx.checked, ctx.data, ctx.evaluator, ctx.diags)
+    if not ctx.diags.has_errors:  # the map's drawings: colours, marks and places that are wrong
+        report(map_items(ctx.checked.draws, ctx.data, ctx.evaluator)[1], ctx.diags)
 
 
 def stage_lower(ctx: CompileContext) -> None:

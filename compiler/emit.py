@@ -151,6 +151,8 @@ class CodeGenerator(StrictVisitor):
         for _, rules in module.bots:
             for _, function in rules:
                 self.function(function)
+        for _, function in module.draws:
+            self.function(function)
         for site in module.sites:
             for function in (site.legal, site.resume, site.why):
                 self.function(function)
@@ -311,6 +313,11 @@ class CodeGenerator(StrictVisitor):
             for name, rules in module.bots:
                 entries = ", ".join(f"{action!r}: {fn.name}" for action, fn in rules)
                 w.line(f"{name!r}: {{{entries}}},")
+        w.line("}")
+        w.line("DRAWS = {")
+        with w.indented():
+            for name, fn in module.draws:
+                w.line(f"{name!r}: {fn.name},")
         w.line("}")
         w.line("SCENARIOS = [")
         with w.indented():

@@ -255,6 +255,7 @@ class Module:
     has_final: bool = False
     desc_lines: list[str] = field(default_factory=list)
     named_values: list[tuple[str, int]] = field(default_factory=list)  # E_/M_ constants
+    draws: list[tuple[str, Function]] = field(default_factory=list)  # drawings of the state
 
     def frame_procs(self) -> list[FrameProc]:
         """Every frame procedure, in emission order."""

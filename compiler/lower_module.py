@@ -13,6 +13,7 @@ from compiler.checked import CheckedProgram
 from compiler.codegen import Env, Generator, ident
 from compiler.consteval import EvalBudgetError, EvalError, Evaluator, MapData
 from compiler.lower import FrameLowerer, lower_action
+from compiler.lower_draws import lower_draws
 from compiler.lower_stmts import LoweringContext, StmtLowerer, where_args
 from compiler.pyexpr import PyExpr
 from compiler.types import (
@@ -86,6 +87,7 @@ def lower_program(
         flow_procs=flow_procs,
         has_final=p.flow is not None and p.flow.active.final is not None,
         desc_lines=ctx.gen.desc_lines,
+        draws=lower_draws(ctx),
         named_values=sorted(
             ctx.gen.named_values.items(), key=lambda entry: (entry[0].split("__")[0], entry[1])
         ),

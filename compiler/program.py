@@ -57,6 +57,8 @@ class Program:
     rank: Versions | None = None
     invariants: dict[str, ast.InvariantDecl] = field(default_factory=dict)
     bots: dict[str, ast.BotDecl] = field(default_factory=dict)
+    draws: dict[str, ast.DrawDecl] = field(default_factory=dict)
+    schema_draws: set[str] = field(default_factory=set)  # names of draws written in `map schema`
     groups: dict[str, list[str]] = field(default_factory=dict)
     group_decls: dict[str, ast.Decl] = field(default_factory=dict)
 

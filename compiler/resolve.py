@@ -371,8 +371,13 @@ class _Merger:
                     p.kinds[kind.name] = kind
             for check in decl.checks:
                 self._add_named(p.checks, "check", check)
+            for draw in decl.draws:
+                self._add_named(p.draws, "draw", draw)
+                p.schema_draws.add(draw.name)
         elif isinstance(decl, ast.CheckDecl):
             self._add_named(p.checks, "check", decl)
+        elif isinstance(decl, ast.DrawDecl):
+            self._add_named(p.draws, "draw", decl)
         elif isinstance(decl, ast.StateDecl):
             fields = p.per_player if decl.per_player else p.state
             for spec in decl.fields:
@@ -463,12 +468,15 @@ class _Merger:
                 else:
                     fields[spec.name] = spec
                     self._record("replaces", "state field", spec.name, spec.span)
-        elif isinstance(decl, ast.InvariantDecl | ast.ScenarioDecl | ast.CheckDecl | ast.BotDecl):
+        elif isinstance(
+            decl, ast.InvariantDecl | ast.ScenarioDecl | ast.CheckDecl | ast.BotDecl | ast.DrawDecl
+        ):
             table = {
                 ast.InvariantDecl: p.invariants,
                 ast.ScenarioDecl: p.scenarios,
                 ast.CheckDecl: p.checks,
                 ast.BotDecl: p.bots,
+                ast.DrawDecl: p.draws,
             }[type(decl)]
             if decl.name not in table:
                 self.diags.error(
@@ -495,6 +503,7 @@ class _Merger:
             "scenario": p.scenarios,
             "invariant": p.invariants,
             "check": p.checks,
+            "draw": p.draws,
         }[decl.what]
         if decl.name not in table:
             self.diags.error(

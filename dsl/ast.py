@@ -704,12 +704,52 @@ class CheckDecl(Decl):
 
 
 @dataclass(frozen=True, slots=True)
+class DrawBinding(Node):
+    """`x in C [where cond]` of a drawing: one more loop over what is drawn."""
+
+    var: str
+    iterable: Expr
+    where: Expr | None
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class DrawShape(Node):
+    """The shape of a drawing: `point at P`, `line from P to Q`, `text T at P`, …"""
+
+    shape: str  # point, line, path, rect, box, text
+    args: tuple[Expr, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class DrawProp(Node):
+    """`colour C`, `label V`, … : one property of a drawing."""
+
+    name: str
+    value: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class DrawDecl(Decl):
+    """`draw "name" [for x in C …]: [shape] props`: how map data or the state is drawn."""
+
+    name: str
+    bindings: tuple[DrawBinding, ...]
+    shape: DrawShape | None
+    props: tuple[DrawProp, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
 class SchemaDecl(Decl):
-    """`map schema { kind…; check… }`."""
+    """`map schema { kind…; check…; draw… }`."""
 
     kinds: tuple[KindDecl, ...]
     checks: tuple[CheckDecl, ...]
     span: Span = _span()
+    draws: tuple[DrawDecl, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -101,7 +101,8 @@ class AstBuilder:
     def schema_decl(self, ch):
         kinds = tuple(c for c in ch if isinstance(c, ast.KindDecl))
         checks = tuple(c for c in ch if isinstance(c, ast.CheckDecl))
-        return ast.SchemaDecl(kinds, checks, self.here)
+        draws = tuple(c for c in ch if isinstance(c, ast.DrawDecl))
+        return ast.SchemaDecl(kinds, checks, self.here, draws)
 
     def kind_decl(self, ch):
         return ast.KindDecl(str(ch[0]), _present(ch[1:]), self.here)
@@ -114,6 +115,40 @@ class AstBuilder:
 
     def check_decl(self, ch):
         return ast.CheckDecl(unquote(ch[0]), None, None, None, ch[1], self.here)
+
+    def draw_decl(self, ch):
+        name, bindings, shape, *props = ch
+        return ast.DrawDecl(unquote(name), bindings or (), shape, tuple(props), self.here)
+
+    def draw_bindings(self, ch):
+        return tuple(ch)
+
+    def draw_binding(self, ch):
+        return ast.DrawBinding(str(ch[0]), ch[1], ch[2], self.here)
+
+    def point_shape(self, ch):
+        return ast.DrawShape("point", tuple(ch), self.here)
+
+    def line_shape(self, ch):
+        return ast.DrawShape("line", tuple(ch), self.here)
+
+    def path_shape(self, ch):
+        return ast.DrawShape("path", tuple(ch), self.here)
+
+    def rect_shape(self, ch):
+        return ast.DrawShape("rect", tuple(ch), self.here)
+
+    def box_shape(self, ch):
+        return ast.DrawShape("box", tuple(ch), self.here)
+
+    def text_shape(self, ch):
+        return ast.DrawShape("text", tuple(ch), self.here)
+
+    def draw_prop(self, ch):
+        return ast.DrawProp(ch[0], ch[1], self.here)
+
+    def draw_prop_name(self, ch):
+        return str(ch[0])
 
     def state_decl(self, ch):
         return ast.StateDecl(False, tuple(ch), self.here)

@@ -648,3 +648,10 @@ def _show_end(state: State, seats: list[int]) -> None:
         place = PLACES.get(places[player], f"{places[player]}th")
         mark = " (you)" if player in seats else ""
         say(f"  {place:>4}  {PLAYER.label(player)}{mark}: {scores[player]} points")
+
+
+# The picture commands live in their own module, which reads this one's options and helpers.
+from metro.cli_pictures import render_command, replay_command  # noqa: E402
+
+main.add_command(render_command)
+main.add_command(replay_command)

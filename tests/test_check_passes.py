@@ -6,6 +6,7 @@ import pytest
 
 from compiler.check import PASSES, check
 from compiler.check.control import check_control
+from compiler.check.draws import check_draws
 from compiler.check.effects import check_effects
 from compiler.check.names import check_names, valid_identifier
 from compiler.check.structure import check_structure
@@ -45,6 +46,7 @@ def test_the_passes_run_in_their_documented_order():
         "effects",
         "visibility",
         "structure",
+        "draws",
     ]
     assert [run for _, run in PASSES] == [
         check_names,
@@ -53,6 +55,7 @@ def test_the_passes_run_in_their_documented_order():
         check_effects,
         check_visibility,
         check_structure,
+        check_draws,
     ]
 
 

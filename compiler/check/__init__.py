@@ -8,6 +8,7 @@
 | `effects`    | + refs                         | calls, suspends; recursion, waiting functions and calls |
 | `visibility` | + refs                         | guards of legal choices that would reveal secrets    |
 | `structure`  | + types of choices             | players, flow, map, scenario player counts, choice names |
+| `draws`      | + refs, visibility             | draws (compiler/draw_rules.py); types of places, colours, texts; what nothing draws |
 
 Every pass adds its findings to one Diagnostics; none stops the others.
 """
@@ -17,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from compiler.check.control import check_control
+from compiler.check.draws import check_draws
 from compiler.check.effects import check_effects
 from compiler.check.names import check_names
 from compiler.check.structure import check_structure
@@ -33,6 +35,7 @@ PASSES: list[tuple[str, Callable[[CheckedProgram, Diagnostics], None]]] = [
     ("effects", check_effects),
     ("visibility", check_visibility),
     ("structure", check_structure),
+    ("draws", check_draws),
 ]
 
 

@@ -28,7 +28,7 @@ def check_visibility(cp: CheckedProgram, diags: Diagnostics) -> None:
             + [_domain_expr(param.domain) for param in decl.params]
         )
         for guard in guards:
-            _guard_reads(cp, diags, guard, set())
+            guard_reads(cp, diags, guard, set())
     bodies = [v for t in (p.procedures, p.actions) for vs in t.values() for v in vs.versions]
     if p.flow is not None:
         bodies += p.flow.versions
@@ -36,20 +36,24 @@ def check_visibility(cp: CheckedProgram, diags: Diagnostics) -> None:
         for node in walk(body):
             if isinstance(node, ast.Choose):
                 for guard in (node.where, _domain_expr(node.domain)):
-                    _guard_reads(cp, diags, guard, set())
+                    guard_reads(cp, diags, guard, set())
             elif isinstance(node, ast.EachChoose):
                 for guard in (node.where, _domain_expr(node.domain)):
-                    _guard_reads(cp, diags, guard, {node.var})
+                    guard_reads(cp, diags, guard, {node.var})
 
 
-def _guard_reads(
+def guard_reads(
     cp: CheckedProgram,
     diags: Diagnostics,
     guard: ast.Node | None,
     choosers: set[str],
     seen: set[str] | None = None,
+    what: str = "the legal choices",
 ) -> None:
-    """Report the secrets a guard reads (`choosers`: names bound to the deciding player)."""
+    """Report the secrets a guard reads (`choosers`: names bound to the deciding player).
+
+    `what` names what would show them (the legal choices, a drawing).
+    """
     if guard is None:
         return
     p = cp.program
@@ -60,7 +64,9 @@ def _guard_reads(
         if isinstance(node, ast.Call) and node.func in p.functions and node.func not in seen:
             seen.add(node.func)
             decl = p.functions[node.func].active
-            _guard_reads(cp, diags, decl.expr or decl.body, {q.name for q in decl.params}, seen)
+            guard_reads(
+                cp, diags, decl.expr or decl.body, {q.name for q in decl.params}, seen, what
+            )
     counted: set[int] = set()
     for node in walk(guard):
         builtin = BUILTINS.get(node.func) if isinstance(node, ast.Call) else None
@@ -73,7 +79,7 @@ def _guard_reads(
             if spec is not None and spec.visibility != "public":
                 diags.error(
                     VISIBILITY,
-                    f"the legal choices would reveal the {spec.visibility} field "
+                    f"{what} would reveal the {spec.visibility} field "
                     f"'{node.name}' (only its size() may be used here)",
                     node.span,
                 )
@@ -86,8 +92,7 @@ def _guard_reads(
             ):
                 diags.error(
                     VISIBILITY,
-                    f"the legal choices would reveal another player's "
-                    f"{spec.visibility} field '{node.name}'",
+                    f"{what} would reveal another player's {spec.visibility} field '{node.name}'",
                     node.span,
                 )
 
