@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from compiler.builtin_rules import ConstError
 from compiler.builtins import BUILTINS, Builtin
@@ -45,6 +45,7 @@ class MapData:
     ids: dict[str, list[str]]
     fields: dict[str, dict[str, list]]
     items: dict[str, list[ast.MapItem]]
+    labels: dict[str, tuple[str, ...]] = field(default_factory=dict)  # kind -> each element's label
 
     def count(self, kind: str) -> int:
         """Number of elements of a kind."""

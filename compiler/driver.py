@@ -12,6 +12,7 @@ from compiler.check import check
 from compiler.checked import CheckedProgram
 from compiler.consteval import Evaluator, MapData
 from compiler.emit import emit_module
+from compiler.lower_labels import element_labels
 from compiler.lower_module import lower_program
 from compiler.maps import build_map_data, run_checks
 from compiler.program import Program
@@ -61,6 +62,8 @@ def stage_validate_maps(ctx: CompileContext) -> None:
     ctx.evaluator = Evaluator(ctx.checked, ctx.data)
     if not ctx.diags.has_errors:
         run_checks(ctx.checked, ctx.data, ctx.evaluator, ctx.diags)
+    if not ctx.diags.has_errors:
+        ctx.data.labels = element_labels(ctx.checked, ctx.data, ctx.evaluator, ctx.diags)
 
 
 def stage_lower(ctx: CompileContext) -> None:

@@ -44,6 +44,7 @@ def test_the_passes_run_in_their_documented_order():
         "control",
         "effects",
         "visibility",
+        "labels",
         "structure",
     ]
     assert [run for _, run in PASSES] == [
