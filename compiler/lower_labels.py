@@ -73,14 +73,15 @@ def element_labels(
     """Each labelled kind's element texts, in `cp.label_kinds` order (errors at the placeholder)."""
     labels: dict[str, tuple[str, ...]] = {}
     for kind in cp.label_kinds:
-        template = cp.program.kinds[kind].label.text
-        descs = [display_desc(cp, data, labels, cp.type_of(e)) for e in template.exprs]
+        label = cp.program.kinds[kind].label
         fields = data.fields.get(kind, {})
         texts = []
         for index, element in enumerate(data.ids.get(kind, [])):
             env = {name: column[index] for name, column in fields.items()}
             env[kind] = index
             try:
+                template = _chosen(label.text, evaluator, env)
+                descs = [display_desc(cp, data, labels, cp.type_of(e)) for e in template.exprs]
                 values = [evaluator.eval(e, env) for e in template.exprs]
             except EvalError as error:
                 code = TOO_LARGE if isinstance(error, EvalBudgetError) else LABEL
@@ -96,6 +97,13 @@ def element_labels(
         else:
             labels[kind] = tuple(texts)
     return labels
+
+
+def _chosen(text: ast.Template | ast.LabelIf, evaluator: Evaluator, env: dict) -> ast.Template:
+    """The template a label shows for one element (its conditions evaluated)."""
+    while isinstance(text, ast.LabelIf):
+        text = text.then if evaluator.eval(text.cond, env) else text.orelse
+    return text
 
 
 def _fill(texts: tuple[str, ...], shown: list[str]) -> str:
@@ -165,10 +173,7 @@ def _label_function(gen: Generator, name: str, params: list[str], label: ast.Lab
     for i, param in enumerate(params):
         env = env.bind(param)
         body.append(ir.Assign(X(env.local(param)), X(f"a[{i}]")))
-    text = _template_code(gen, label.text, env)
-    if label.none is not None:
-        none = _template_code(gen, label.none, env)
-        text = f"({none} if {env.local(params[0])} is None else {text})"
+    text = _text_code(gen, label.text, env)
     if _STATE.search(text):  # walks and calls charge the step budget
         body.insert(0, ir.Assign(X("S"), X("_l.LabelScope()")))
     failed = f"the label of {name} cannot be shown for these values"
@@ -180,6 +185,14 @@ def _label_function(gen: Generator, name: str, params: list[str], label: ast.Lab
         )
     )
     return ir.Function(f"label_{ident(name)}", ["a"], body, span)
+
+
+def _text_code(gen: Generator, text: ast.Template | ast.LabelIf, env: Env) -> str:
+    """Code for a label's text: a template, or a conditional choice of them."""
+    if isinstance(text, ast.Template):
+        return _template_code(gen, text, env)
+    then, orelse = _text_code(gen, text.then, env), _text_code(gen, text.orelse, env)
+    return f"({then} if {gen.expr(text.cond, env)} else {orelse})"
 
 
 def _template_code(gen: Generator, template: ast.Template, env: Env) -> str:

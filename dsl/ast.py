@@ -350,12 +350,35 @@ class Template(Node):
 
 
 @dataclass(frozen=True, slots=True)
-class Label(Node):
-    """`label "…" [else "…"]`: how an element, action or choice reads; `none` reads a none."""
+class LabelIf(Node):
+    """`("…" if cond else "…")`: one of two texts, as a condition says."""
 
-    text: Template
-    none: Template | None
+    cond: Expr
+    then: Template | LabelIf
+    orelse: Template | LabelIf
     span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Label(Node):
+    """`label "…"` (or a `(… if … else …)` of texts): how an element, action or choice reads."""
+
+    text: Template | LabelIf
+    span: Span = _span()
+
+    def templates(self) -> list[Template]:
+        """Every text the label may show."""
+        return [n for n in _label_parts(self.text) if isinstance(n, Template)]
+
+    def conditions(self) -> list[Expr]:
+        """Every condition that picks between its texts."""
+        return [n.cond for n in _label_parts(self.text) if isinstance(n, LabelIf)]
+
+
+def _label_parts(node: Template | LabelIf) -> list[Template | LabelIf]:
+    if isinstance(node, Template):
+        return [node]
+    return [node, *_label_parts(node.then), *_label_parts(node.orelse)]
 
 
 @dataclass(frozen=True, slots=True)

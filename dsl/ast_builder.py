@@ -121,7 +121,10 @@ class AstBuilder:
         return ast.KindDecl(str(ch[0]), fields, self.here, label)
 
     def label(self, ch):
-        return ast.Label(ch[0], ch[1], self.here)
+        return ast.Label(ch[0], self.here)
+
+    def label_if(self, ch):
+        return ast.LabelIf(ch[1], ch[0], ch[2], self.here)
 
     def template(self, ch):
         return read_template(ch[0], self.filename, self.parse_placeholder)

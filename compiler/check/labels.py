@@ -10,8 +10,8 @@ which map kinds' labels are computed (a kind after the kinds its label shows). E
   (menus, move lists, replays, in any player's view) and can never reveal anything.
 - a kind's label that shows its own kind (`twin: route` in a route's label), directly or
   through other kinds' labels, would read itself;
-- `else` (the text of none) belongs to optional choices only; choices of one name (which
-  share an id) have one label;
+- a label's conditions (`("…" if locos == 0 else "…")`) are truth values; choices of one
+  name (which share an id) have one label;
 - a breakdown is shown to every player at the end: it reads public fields only.
 """
 
@@ -54,37 +54,31 @@ class LabelChecker:
             decl = versions.active
             if decl.label is not None:
                 params = dict(self.cp.signatures[name].params)
-                self.label(decl.label, params, "an action's label", optional=False)
+                self.label(decl.label, params, "an action's label")
         self.choices()
         self.breakdown()
 
     # ------------------------------------------------------------ labels
 
-    def label(self, label: ast.Label, names: dict[str, Type], what: str, optional: bool) -> None:
-        """Type a label's placeholders with `names` in scope; report what it may not read."""
-        if label.none is not None and not optional:
-            self.diags.error(
-                LABEL,
-                f"`else` gives the text of none, and {what} has no none "
-                "(only an optional choice has)",
-                label.none.span,
-            )
-        for template in (label.text, label.none):
-            if template is None:
-                continue
-            scope = Scope([{n: Local(t, False) for n, t in names.items()}], pure=True, me=True)
-            for expr in template.exprs:
-                self.typer.current_decl = ""
-                self.typer.expr(expr, scope)
-                found = self.state_read(expr)
-                if found is not None:
-                    node, reads = found
-                    self.diags.error(
-                        LABEL,
-                        f"{what} cannot read {reads}: it shows only "
-                        f"{_GIVEN[what]}, constants and map data",
-                        node.span,
-                    )
+    def label(self, label: ast.Label, names: dict[str, Type], what: str) -> None:
+        """Type a label's placeholders and conditions with `names` in scope; report what it may not read."""
+        scope = Scope([{n: Local(t, False) for n, t in names.items()}], pure=True, me=True)
+        self.typer.current_decl = ""
+        for cond in label.conditions():
+            self.typer.condition(cond, scope)
+        exprs = [e for t in label.templates() for e in t.exprs]
+        for expr in exprs:
+            self.typer.expr(expr, scope)
+        for expr in label.conditions() + exprs:
+            found = self.state_read(expr)
+            if found is not None:
+                node, reads = found
+                self.diags.error(
+                    LABEL,
+                    f"{what} cannot read {reads}: it shows only "
+                    f"{_GIVEN[what]}, constants and map data",
+                    node.span,
+                )
 
     def kinds(self) -> None:
         """Kinds' labels, and the order they are computed in (a cycle is an error)."""
@@ -94,9 +88,9 @@ class LabelChecker:
                 continue
             fields = dict(self.cp.kind_fields.get(name, []))
             fields[name] = ElemT(name)  # the element itself, by its kind's name
-            self.label(kind.label, fields, "a kind's label", optional=False)
+            self.label(kind.label, fields, "a kind's label")
             shows[name] = {}
-            for expr in kind.label.text.exprs:
+            for expr in (e for t in kind.label.templates() for e in t.exprs):
                 for other in _kinds_in(self.cp.type_of(expr)):
                     shows[name].setdefault(other, expr)
         order: list[str] = []
@@ -151,7 +145,7 @@ class LabelChecker:
                     continue
                 optional = isinstance(node, ast.Choose) and node.optional
                 names = {node.name: OptT(value) if optional else value}
-                self.label(node.label, names, "a choice's label", optional=optional)
+                self.label(node.label, names, "a choice's label")
                 self.cp.choice_labels.setdefault(node.name, (node.label, names[node.name]))
                 first = seen.setdefault(node.name, node.label)
                 if first != node.label:
