@@ -72,6 +72,7 @@ def element_labels(
 ) -> dict[str, tuple[str, ...]]:
     """Each labelled kind's element texts, in `cp.label_kinds` order (errors at the placeholder)."""
     labels: dict[str, tuple[str, ...]] = {}
+    evaluator.steps = 0  # the labels have a budget of their own, after the constants and checks
     for kind in cp.label_kinds:
         label = cp.program.kinds[kind].label
         fields = data.fields.get(kind, {})

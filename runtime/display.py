@@ -98,11 +98,12 @@ def _table(state, fields: list[_Field]) -> tuple[Line | Grid, ...]:
     groups: dict[str, list[_Field]] = {}
     for f in fields:
         value = getattr(state, f.slot)
-        if f.visibility != "public":
+        keyed = isinstance(f.desc, MapD) and f.key is not None and isinstance(f.desc.key, NamedD)
+        if f.visibility != "public" and not keyed:
             out.append(Line(f.heading, _hidden(f.desc, value)))
-        elif isinstance(f.desc, MapD) and _holds_players(f.desc.value):
+        elif f.visibility == "public" and isinstance(f.desc, MapD) and _holds_players(f.desc.value):
             out.append(_by_player(f, value))
-        elif isinstance(f.desc, MapD) and f.key is not None and isinstance(f.desc.key, NamedD):
+        elif keyed:  # a hidden table among them shows the size of each entry
             if f.key not in groups:
                 groups[f.key] = []
                 out.append(f.key)
@@ -136,7 +137,12 @@ def _keyed(state, kind: str, fields: list[_Field]) -> Grid:
     values = [getattr(state, f.slot) for f in fields]
     rows = []
     for index in range(len(values[0])):
-        cells = tuple(f.desc.value.display(v[index]) for f, v in zip(fields, values, strict=True))
+        cells = tuple(
+            f.desc.value.display(v[index])
+            if f.visibility == "public"
+            else _hidden(f.desc.value, v[index])
+            for f, v in zip(fields, values, strict=True)
+        )
         if any(cell != NOTHING for cell in cells):
             rows.append((key.display(index), *cells))
     return Grid(kind, tuple(f.heading for f in fields), tuple(rows))
