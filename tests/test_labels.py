@@ -222,5 +222,5 @@ def test_choices_of_one_name_have_one_label(tmp_path):
     )
     text = rules(CLAIM + extra)
     found = errors(tmp_path, text)
-    assert found[0][:3] == ("label", 19, column_of(text, 19, '"grab'))
+    assert found[0][:3] == ("label", 19, column_of(text, 19, 'label "grab'))
     assert "choice 'c' has another label" in found[0][3]
