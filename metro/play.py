@@ -369,7 +369,7 @@ def _table_section(screen: Screen) -> Group:
     lines = [item for item in screen.table if isinstance(item, Line)]
     grids = [item for item in screen.table if isinstance(item, Grid)]
     parts = [_lines(lines, "Table")] if lines else []
-    parts += [_grid(g, g.columns[0] if len(g.columns) == 1 else f"By {g.heading}") for g in grids]
+    parts += [_grid(g, "" if len(g.columns) == 1 else f"By {g.heading}") for g in grids]
     return Group(*parts)
 
 
