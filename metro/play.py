@@ -23,7 +23,7 @@ from dsl.terminal import printable
 from metro.bots import make_bot
 from metro.moves import MoveLog, replayed
 from runtime.display import Grid, Line, Screen
-from runtime.errors import IllegalAction
+from runtime.errors import IllegalAction, RuleError
 from runtime.machine import Action, Game, State
 from runtime.saves import MAX_SAVE_CHARS
 from runtime.values import PLAYER, plain_words
@@ -85,6 +85,7 @@ class Session:
     log: MoveLog = field(default_factory=MoveLog)
     bots: dict = field(default_factory=dict)
     seen_up_to: dict[int, int] = field(default_factory=dict)  # person -> moves already shown
+    seen_hidden: dict[int, set[int]] = field(default_factory=dict)  # person -> moves shown secret
     last_person: int | None = None
 
     def __post_init__(self) -> None:
@@ -191,8 +192,17 @@ class Session:
             self.say("There is no earlier decision of yours to go back to.")
             return
         history = self.state.history[: mine[-1]]
-        self.state, self.log = replayed(self.game, self.state.n, self.state.seed, history)
+        try:
+            self.state, self.log = replayed(self.game, self.state.n, self.state.seed, history)
+        except (
+            IllegalAction,
+            RuleError,
+            ValueError,
+        ):  # a loaded save whose history does not replay
+            self.say("This game's history cannot be replayed, so it cannot be undone.")
+            return
         self.seen_up_to[player] = 0
+        self.seen_hidden[player] = set()
         self.say("Back to your previous decision.", style="bold")
         self.show(player, self.state.legal_actions(player))
 
@@ -243,9 +253,20 @@ class Session:
     def recent_moves(self, player: int) -> list[str]:
         """The moves since `player` last saw the screen (at most RECENT_MOVES), as they may read them."""
         start = self.seen_up_to.get(player, 0)
-        moves = self.log.moves[start:]
+        hidden = self.seen_hidden.setdefault(player, set())
+        revealed = [i for i in sorted(hidden) if i < start and not self.log.moves[i].hidden]
+        hidden.difference_update(revealed)
+        indices = revealed + list(range(start, len(self.log.moves)))
         self.seen_up_to[player] = len(self.log.moves)
-        lines = [printable(m.line(player)) for m in moves if m.player != player]
+        lines = []
+        for i in indices:
+            move = self.log.moves[i]
+            if move.player == player:
+                continue
+            if move.hidden:
+                hidden.add(i)
+            prefix = "revealed: " if i < start else ""
+            lines.append(prefix + printable(move.line(player)))
         if len(lines) > RECENT_MOVES:
             lines = [f"({len(lines) - RECENT_MOVES} earlier moves)"] + lines[-RECENT_MOVES:]
         return lines

@@ -195,3 +195,20 @@ def test_a_broken_save_is_refused_cleanly(tmp_path):
     child.expect(pexpect.EOF)
     assert "cannot continue" in child.before and "trains" in child.before
     assert "Traceback" not in child.before
+
+
+def test_hot_seat_bids_are_revealed_once_everyone_has_bid():
+    child = spawn(["tokyo_metro", "--players=2", "--seed=3", "--human=1", "--human=2"])
+    child.expect(PROMPT)
+    listed = screen_after(child, "bid 300")
+    child.sendline(re.search(r"(\d+)\. bid ¥300", listed).group(1))
+    child.expect("Press Enter when you are ready")
+    child.sendline("")
+    child.expect(PROMPT)
+    assert "P1: has chosen (in secret)" in child.before and "¥300" not in child.before
+    listed = screen_after(child, "bid 500")
+    child.sendline(re.search(r"(\d+)\. bid ¥500", listed).group(1))
+    child.expect(PROMPT)  # P2 bid more, so P2 places the meeple first
+    assert "revealed: P1: bid ¥300" in child.before
+    child.sendline("q")
+    child.expect(pexpect.EOF)
