@@ -205,7 +205,7 @@ def test_hot_seat_bids_are_revealed_once_everyone_has_bid():
     child.expect("Press Enter when you are ready")
     child.sendline("")
     child.expect(PROMPT)
-    assert "P1: has chosen (in secret)" in child.before and "¥300" not in child.before
+    assert "P1: has chosen (in secret)" in child.before and "P1: bid" not in child.before
     listed = screen_after(child, "bid 500")
     child.sendline(re.search(r"(\d+)\. bid ¥500", listed).group(1))
     child.expect(PROMPT)  # P2 bid more, so P2 places the meeple first
