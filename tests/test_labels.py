@@ -224,3 +224,22 @@ def test_choices_of_one_name_have_one_label(tmp_path):
     found = errors(tmp_path, text)
     assert found[0][:3] == ("label", 19, column_of(text, 19, 'label "grab'))
     assert "choice 'c' has another label" in found[0][3]
+
+
+@pytest.mark.parametrize(
+    ("game", "expansions"),
+    [("ticket_to_ride", ()), ("tokyo_metro", ()), ("tokyo_metro", ("osaka",))],
+)
+def test_the_shipped_breakdowns_add_up_to_the_score(game, expansions):
+    from metro import load_game as load_shipped
+    from metro.bots import make_bot
+
+    loaded = load_shipped(game, expansions=expansions)
+    for seed in (1, 2):
+        state = loaded.new_game(3, seed)
+        bots = [make_bot("random", f"{seed}/{p}") for p in range(3)]
+        while state.to_move:
+            p = state.to_move[0]
+            state.apply(p, bots[p].choose(state, p))
+        for p in range(3):
+            assert sum(int(text) for _, text in state.breakdown(p)) == state.scores()[p]

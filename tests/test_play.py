@@ -136,7 +136,7 @@ def test_the_last_move_and_the_end_screen(tmp_path, game, expansions, variants, 
     assert re.search(r"Winners?: P\d", end)
     headings = {
         "ticket_to_ride": ["Routes", "Tickets completed", "Tickets failed", "Longest-route bonus"],
-        "tokyo_metro": ["Money at the end of play"],
+        "tokyo_metro": ["Money at the end of play", "Stock payouts", "Loans repaid with interest"],
         "tokyo_jutaku": ["Pieces in the tower"] if variants else ["Buildings completed", "Money"],
     }[game]
     for heading in headings:
