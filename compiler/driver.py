@@ -52,7 +52,7 @@ def stage_resolve(ctx: CompileContext) -> None:
 
 
 def stage_check(ctx: CompileContext) -> None:
-    """Names, types, control, effects, visibility, structure (compiler/check/)."""
+    """Names, types, control, effects, visibility, labels, structure (compiler/check/)."""
     ctx.checked = check(ctx.program, ctx.diags)
 
 
