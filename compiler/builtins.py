@@ -61,7 +61,7 @@ from compiler.types import (
     TupleT,
     Type,
 )
-from runtime import graph, grid, shapes
+from runtime import graph, grid, lib, shapes
 
 # Modules of `runtime/` as the generated module imports them (compiler/templates/module.py.jinja).
 RUNTIME_ALIASES = {
@@ -264,6 +264,7 @@ TABLE: list[Builtin] = [
         always(INT),
         runtime="runtime.lib.index_of",
         small_result=True,
+        const=lambda args: lib.index_of(args[0], args[1]),
     ),
     # numbers
     Builtin(

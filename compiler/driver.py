@@ -13,6 +13,7 @@ from compiler.checked import CheckedProgram
 from compiler.consteval import Evaluator, MapData
 from compiler.draw_eval import map_items, report
 from compiler.emit import emit_module
+from compiler.lower_labels import element_labels
 from compiler.lower_module import lower_program
 from compiler.maps import build_map_data, run_checks
 from compiler.program import Program
@@ -52,7 +53,7 @@ def stage_resolve(ctx: CompileContext) -> None:
 
 
 def stage_check(ctx: CompileContext) -> None:
-    """Names, types, control, effects, visibility, structure (compiler/check/)."""
+    """Names, types, control, effects, visibility, labels, structure (compiler/check/)."""
     ctx.checked = check(ctx.program, ctx.diags)
 
 
@@ -62,6 +63,8 @@ def stage_validate_maps(ctx: CompileContext) -> None:
     ctx.evaluator = Evaluator(ctx.checked, ctx.data)
     if not ctx.diags.has_errors:
         run_checks(ctx.checked, ctx.data, ctx.evaluator, ctx.diags)
+    if not ctx.diags.has_errors:
+        ctx.data.labels = element_labels(ctx.checked, ctx.data, ctx.evaluator, ctx.diags)
     if not ctx.diags.has_errors:  # the map's drawings: colours, marks and places that are wrong
         report(map_items(ctx.checked.draws, ctx.data, ctx.evaluator)[1], ctx.diags)
 

@@ -14,6 +14,13 @@ from compiler.codegen import Env, Generator, ident
 from compiler.consteval import EvalBudgetError, EvalError, Evaluator, MapData
 from compiler.lower import FrameLowerer, lower_action
 from compiler.lower_draws import lower_draws
+from compiler.lower_labels import (
+    breakdown_function,
+    declares_words,
+    field_display,
+    label_functions,
+    value_words,
+)
 from compiler.lower_stmts import LoweringContext, StmtLowerer, where_args
 from compiler.pyexpr import PyExpr
 from compiler.types import (
@@ -45,6 +52,7 @@ def lower_program(
     """The IR module of a checked program (errors go to `diags`)."""
     ctx = LoweringContext(Generator(cp, data, evaluator))
     p = cp.program
+    ctx.gen.enum_words = {name for name in cp.enum_values if declares_words(cp, name)}
     consts = []
     for name, versions in p.consts.items():
         try:
@@ -67,6 +75,8 @@ def lower_program(
             if block is not None:
                 flow_procs.append(FrameLowerer(ctx, pyname, "flow", ("flow", 0)).lower(block))
     score, rank_key = _scoring(ctx)
+    labels, arg_desc_lines = label_functions(ctx)
+    breakdown = breakdown_function(ctx)
     module = ir.Module(
         enums=[(n, tuple(v)) for n, v in cp.enum_values.items()],
         tables=[
@@ -91,6 +101,12 @@ def lower_program(
         named_values=sorted(
             ctx.gen.named_values.items(), key=lambda entry: (entry[0].split("__")[0], entry[1])
         ),
+        enum_words={name: value_words(cp, name) for name in sorted(ctx.gen.enum_words)},
+        element_labels=data.labels,
+        labels=labels,
+        arg_desc_lines=arg_desc_lines,
+        breakdown=breakdown,
+        field_display=field_display(ctx.gen),
     )
     for message, span in dict.fromkeys(ctx.errors):
         diags.error(TOO_LARGE, message, span)

@@ -55,6 +55,8 @@ class Program:
     flow: Versions | None = None
     score: Versions | None = None
     rank: Versions | None = None
+    breakdown: Versions | None = None
+    enum_words: dict[str, dict[str, str]] = field(default_factory=dict)  # enum -> value -> words
     invariants: dict[str, ast.InvariantDecl] = field(default_factory=dict)
     bots: dict[str, ast.BotDecl] = field(default_factory=dict)
     draws: dict[str, ast.DrawDecl] = field(default_factory=dict)

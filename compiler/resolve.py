@@ -22,6 +22,13 @@ from dsl.parser import RULE_SUFFIX, parse, read_source
 from dsl.source import SourceFile, Span
 
 GAME_FILE_NAMES = ("rules.metro", "game.metro")
+# Declarations a game has at most one of (a patch replaces them with `override`): their attribute.
+WHOLE_GAME_DECLS = {
+    ast.FlowDecl: "flow",
+    ast.ScoreDecl: "score",
+    ast.RankDecl: "rank",
+    ast.BreakdownDecl: "breakdown",
+}
 
 
 def find_game_file(path: str) -> str:
@@ -337,6 +344,7 @@ class _Merger:
                 self.diags.error(DUPLICATE, f"enum '{decl.name}' is already declared", decl.span)
             else:
                 p.enums[decl.name] = decl
+                self._words(decl)
                 self._record("adds", "enum", decl.name, decl.span)
         elif isinstance(decl, ast.GroupDecl):
             if decl.name in p.groups:
@@ -360,6 +368,7 @@ class _Merger:
                 self.diags.error(PATCH, f"there is no enum '{decl.name}' to extend", decl.span)
             else:
                 p.enum_extra.setdefault(decl.name, []).extend(decl.values)
+                self._words(decl)
                 self._record("extends", "enum", decl.name, decl.span)
         elif isinstance(decl, ast.SchemaDecl):
             for kind in decl.kinds:
@@ -393,8 +402,8 @@ class _Merger:
                         spec.name,
                         spec.span,
                     )
-        elif isinstance(decl, ast.FlowDecl | ast.ScoreDecl | ast.RankDecl):
-            attr = {ast.FlowDecl: "flow", ast.ScoreDecl: "score", ast.RankDecl: "rank"}[type(decl)]
+        elif type(decl) in WHOLE_GAME_DECLS:
+            attr = WHOLE_GAME_DECLS[type(decl)]
             if getattr(p, attr) is not None:
                 self.diags.error(
                     DUPLICATE, f"the {attr} is already declared (use `override {attr}`)", decl.span
@@ -409,6 +418,13 @@ class _Merger:
             self._add_named(p.scenarios, "scenario", decl)
         else:
             self.diags.error(STRUCTURE, "this declaration is not allowed here", decl.span)
+
+    def _words(self, decl: ast.EnumDecl | ast.ExtendEnumDecl) -> None:
+        """Record how the enum's values read where the declaration says (`red "bright red"`)."""
+        words = self.program.enum_words.setdefault(decl.name, {})
+        for value, word in zip(decl.values, decl.words, strict=False):
+            if word is not None:
+                words[value] = word
 
     def _add_named(self, table: dict, what: str, decl) -> None:
         if decl.name in table:
@@ -440,8 +456,8 @@ class _Merger:
             table[decl.name].versions.append(decl)
             self._record("replaces", what, decl.name, wrapper.span)
             return
-        if isinstance(decl, ast.FlowDecl | ast.ScoreDecl | ast.RankDecl):
-            attr = {ast.FlowDecl: "flow", ast.ScoreDecl: "score", ast.RankDecl: "rank"}[type(decl)]
+        if type(decl) in WHOLE_GAME_DECLS:
+            attr = WHOLE_GAME_DECLS[type(decl)]
             current = getattr(p, attr)
             if current is None:
                 self.diags.error(PATCH, f"`override` names no existing {attr}", wrapper.span)

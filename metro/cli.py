@@ -22,11 +22,12 @@ from metro.bots import bot_names, make_bot
 from metro.coverage import format_coverage, game_coverage
 from metro.diff import describe_patches
 from metro.games import UnknownGame, game_path
+from metro.play import PlayError, Session, Setup, read_save, resume, setup_from_save
 from metro.playthrough import transcript
 from metro.simulate import SimulationStats, simulate
 from metro.testgen import generate_tests
-from runtime.errors import MetroRuntimeError
-from runtime.machine import Action, Game, State
+from runtime.errors import InvalidSave, MetroRuntimeError
+from runtime.machine import Game
 from runtime.values import PLAYER
 
 
@@ -43,8 +44,6 @@ class GameParam(click.ParamType):
 
 
 GAME_PATH = GameParam()
-PLACES = {1: "1st", 2: "2nd", 3: "3rd"}
-MENU_LIMIT = 40  # longer lists of legal actions are summarised by action name
 
 
 def say(message: str = "", err: bool = False, nl: bool = True) -> None:
@@ -496,16 +495,14 @@ def diff_command(path: str, variants, expansions, map_path) -> None:
 
 
 @main.command()
-@click.argument("path", type=GAME_PATH, metavar="GAME")
+@click.argument("path", type=GAME_PATH, metavar="GAME", required=False)
 @PLAYERS_OPTION
 @click.option(
     "--human",
     "humans",
     type=click.IntRange(min=1),
     multiple=True,
-    default=(1,),
-    show_default=True,
-    help="Seat played by a person at this terminal (1-based). Repeatable.",
+    help="Seat played by a person at this terminal (1-based) [default: 1]. Repeatable (hot seat).",
 )
 @click.option(
     "--seed",
@@ -514,11 +511,48 @@ def diff_command(path: str, variants, expansions, map_path) -> None:
 )
 @BOT_OPTION
 @BOTS_OPTION
+@click.option(
+    "--load",
+    "load_path",
+    type=click.Path(exists=True, dir_okay=False, path_type=str),
+    help="Continue a game saved with `save FILE` (GAME may then be left out).",
+)
 @game_options
 def play(
-    path: str, players, humans: tuple[int, ...], seed, bot, bots, variants, expansions, map_path
+    path,
+    players,
+    humans: tuple[int, ...],
+    seed,
+    bot,
+    bots,
+    load_path,
+    variants,
+    expansions,
+    map_path,
 ) -> None:
-    """Play a game in the terminal against bots."""
+    """Play a game in the terminal, against bots or other people at this terminal."""
+    console = Console(highlight=False)
+    if load_path is not None:
+        session = _loaded_session(path, load_path, console)
+    else:
+        if path is None:
+            raise click.UsageError("name a GAME, or --load a saved game")
+        session = _new_session(
+            path, players, humans or (1,), seed, bot, bots, variants, expansions, map_path, console
+        )
+    setup = session.setup
+    you = ", ".join(PLAYER.label(p) for p in setup.humans)
+    named = ", ".join(dict.fromkeys(setup.bots.values())) or "no"
+    session.say(
+        f"{session.game.name}: {session.state.n} players, seed {setup.seed}. You play {you}; "
+        f"the others are {named} bots. Type help for the commands."
+    )
+    session.run()
+
+
+def _new_session(
+    path, players, humans, seed, bot, bots, variants, expansions, map_path, console
+) -> Session:
     game, players = _load(path, variants, expansions, map_path, players)
     seats = sorted({h - 1 for h in humans})
     if seats[-1] >= players:
@@ -528,126 +562,35 @@ def play(
     seed = seed if seed is not None else str(random.randrange(1_000_000))
     others = [p for p in range(players) if p not in seats]
     specs = _seat_bots(game, bot, bots, len(others), "bot seat")
-    state = game.new_game(players, _seed(seed))
-    bots = {p: make_bot(spec, f"{seed}/{p}", game) for p, spec in zip(others, specs, strict=True)}
-    you = ", ".join(PLAYER.label(p) for p in seats)
-    named = ", ".join(dict.fromkeys(specs)) or "no"
-    say(
-        f"{printable(game.name)}: {players} players, seed {printable(seed)}. You play {you}; "
-        f"the others are {named} bots."
+    setup = Setup(
+        path,
+        tuple(variants),
+        tuple(expansions),
+        map_path,
+        tuple(seats),
+        dict(zip(others, specs, strict=True)),
+        seed,
     )
-    say("Answer with a number or an action id; q quits.")
-    while state.to_move:
-        player = state.to_move[0]
-        if player in bots:
-            action = bots[player].choose(state, player)
-            say(f"{PLAYER.label(player)}: {_public_label(state, action)}")
-        else:
-            action = _ask(state, player)
-            if action is None:
-                say("You left the game.")
-                return
-        state.apply(player, action)
-    _show_end(state, seats)
+    return Session(game, setup, game.new_game(players, _seed(seed)), console)
 
 
-def _public_label(state: State, action: Action) -> str:
-    # Only menu actions (`choose by p { ... }`) are public moves. A simultaneous choice stays
-    # secret until the rules reveal its effect: not even which action it was is shown. Other
-    # choices may pick private things (e.g. which cards to keep), so only their name is shown.
-    site = state.game.sites[state.site]
-    if site.secret:
-        return "has chosen (in secret)"
-    if site.kind == "actions":
-        return printable(action.label)
-    return f"chose {action.name.replace('_', ' ')}"
-
-
-def _ask(state: State, player: int) -> Action | None:
-    _show_view(state.view(player), player)
-    actions = state.legal_actions(player)
-    _show_menu(actions)
-    while True:
-        answer = click.prompt(f"{PLAYER.label(player)}, your move", prompt_suffix="> ").strip()
-        if answer.lower() in ("q", "quit"):
-            return None
-        if answer.isdigit() and 1 <= int(answer) <= len(actions):
-            return actions[int(answer) - 1]
-        for action in actions:
-            if answer == action.id:
-                return action
-        matches = [(n, a) for n, a in enumerate(actions, 1) if answer.lower() in a.label.lower()]
-        if matches and not answer.isdigit():
-            for number, action in matches:
-                say(f"{number:>4}. {printable(action.label)}")
-            continue
-        say(
-            f"'{answer}' is not one of the choices: type a number from 1 to {len(actions)}, "
-            f"an action id such as {printable(actions[0].id)}, or q to quit."
+def _loaded_session(path, load_path: str, console) -> Session:
+    """A session continuing a save: the save is untrusted, every part of it is checked."""
+    try:
+        doc = read_save(load_path)
+        game_ref = path if path is not None else GAME_PATH.convert(doc["game"], None, None)
+        setup = setup_from_save(doc, game_ref)
+        game = load_game(
+            game_ref, expansions=setup.expansions, variants=setup.variants, map=setup.map
         )
-
-
-def _show_menu(actions: list[Action]) -> None:
-    if len(actions) <= MENU_LIMIT:
-        for number, action in enumerate(actions, 1):
-            say(f"{number:>4}. {printable(action.label)}")
-        return
-    # Long menus are shown as runs of one action name; typing a word lists its members.
-    first = 0
-    for number in range(1, len(actions) + 1):
-        if number == len(actions) or actions[number].name != actions[first].name:
-            if number - first == 1:
-                say(f"{first + 1:>9}. {printable(actions[first].label)}")
-            else:
-                name = actions[first].name.replace("_", " ")
-                say(f"{f'{first + 1}-{number}':>9}. {name} ({number - first} choices)")
-            first = number
-    say("Type part of a choice, such as its name, to list the matching ones with their numbers.")
-
-
-def _show_view(view: dict, player: int) -> None:
-    say("")
-    say(
-        f"== {printable(view['game'])}: you are {view['you']}; to move: {', '.join(view['to_move'])} =="
-    )
-    say("Table:")
-    for name, value in view["state"].items():
-        say(f"  {name}: {_text(value)}")
-    say(f"You ({view['you']}):")
-    for name, value in view["player_state"][player].items():
-        say(f"  {name}: {_text(value)}")
-    for other, fields in enumerate(view["player_state"]):
-        if other != player:
-            shown = "; ".join(f"{name} {_text(value)}" for name, value in fields.items())
-            say(f"{PLAYER.label(other)}: {shown}")
-
-
-def _text(value, nested: bool = False) -> str:
-    """A view value as short readable text (entries that are none are left out of maps)."""
-    if value is None:
-        return "-"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, dict):
-        if value.get("hidden") is True:
-            return "hidden" if value.get("size") is None else f"hidden ({value['size']})"
-        items = [f"{key}={_text(item, True)}" for key, item in value.items() if item is not None]
-        text = ", ".join(items) or "-"
-    elif isinstance(value, list):
-        text = ", ".join(_text(item, True) for item in value) or "-"
-    else:
-        return printable(str(value))
-    return f"[{text}]" if nested else text
-
-
-def _show_end(state: State, seats: list[int]) -> None:
-    say("")
-    say("Game over." if state.is_over else "The game stopped: nobody can move.")
-    scores, places = state.scores(), state.ranking()
-    for player in sorted(range(state.n), key=lambda p: (places[p], p)):
-        place = PLACES.get(places[player], f"{places[player]}th")
-        mark = " (you)" if player in seats else ""
-        say(f"  {place:>4}  {PLAYER.label(player)}{mark}: {scores[player]} points")
+        for spec in setup.bots.values():
+            make_bot(spec, 0, game)  # a ValueError names an unknown bot
+        state, log = resume(game, setup, doc)
+    except (PlayError, InvalidSave, ValueError) as error:
+        raise Failure(f"error: cannot continue {load_path}: {error}") from None
+    session = Session(game, setup, state, console, log)
+    session.seen_up_to = {p: len(log.moves) for p in setup.humans}
+    return session
 
 
 # The picture commands live in their own module, which reads this one's options and helpers.

@@ -21,7 +21,7 @@ from metro.cli import (
     game_options,
     say,
 )
-from metro.moves import private_choices
+from metro.play import SAVE_FORMAT
 from metro.render.files import PictureError, picture_kind, write_picture
 from metro.render.pictures import Pictures, map_scene, open_pictures, position_scene
 from metro.replay import replay_page
@@ -155,8 +155,7 @@ def replay_command(
     if not chosen:
         raise click.UsageError("no view left: name a player with --as or keep --public")
     history = [(p, a.id) for p, a in state.history]
-    private = private_choices(pictures.checked)
-    page = replay_page(pictures, game, state.n, state.seed, history, chosen, private)
+    page = replay_page(pictures, game, state.n, state.seed, history, chosen)
     try:
         with open(output, "w", encoding="utf-8") as handle:
             handle.write(page)
@@ -215,8 +214,11 @@ def _load_save(game: Game, load_path: str) -> State:
     if len(text) > MAX_LOAD_BYTES:
         raise Failure(f"error: {load_path} is larger than {MAX_LOAD_BYTES // 2**20} MiB")
     try:
-        return game.state_from_json(text)
-    except (InvalidSave, json.JSONDecodeError) as error:
+        doc = json.loads(text)
+        if isinstance(doc, dict) and doc.get("format") == SAVE_FORMAT:
+            doc = doc.get("state")  # a game saved by `metro play`: its position
+        return game.state_from_json(doc)
+    except (InvalidSave, json.JSONDecodeError, RecursionError) as error:
         raise Failure(f"error: {load_path}: {error}") from None
 
 

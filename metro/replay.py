@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import jinja2
 
-from metro.moves import Move, game_moves
+from metro.moves import Move, replayed
 from metro.render.model import union
 from metro.render.pictures import MAX_ITEMS, Pictures, state_items
 from metro.render.svg import (
@@ -29,6 +29,7 @@ from metro.render.svg import (
     label_bounds,
     svg_root,
 )
+from runtime.display import Line
 from runtime.errors import RuleError
 from runtime.machine import Game, State
 from runtime.values import PLAYER
@@ -71,7 +72,6 @@ def replay_page(
     seed,
     history: list[tuple[int, str]],
     viewers: list[int | None],
-    private: frozenset[str],
 ) -> str:
     """The HTML page replaying a game from its seed and history, for the views asked for."""
     draws = [d for d in pictures.draws if d.dynamic]
@@ -95,7 +95,7 @@ def replay_page(
                     shared[draw.name] = index
                 frame.append(index)
             track.frames.append(frame)
-            data = _view_texts(game, state, track.viewer)
+            data = _view_texts(state, track.viewer)
             track.changes.append({k: v for k, v in data.items() if track.last.get(k) != v})
             track.changes[-1].update({k: "" for k in track.last if k not in data})
             track.last = data
@@ -103,7 +103,7 @@ def replay_page(
         if step < len(history):
             player, action = history[step]
             state.apply(player, action)
-    moves = game_moves(game, players, seed, history, private)
+    moves = replayed(game, players, seed, history)[1].moves
     for track in tracks:
         track.moves = [_move_entry(move, track.viewer) for move in moves]
     return _page(pictures, draws, tracks, pool, steps, boxes)
@@ -130,37 +130,27 @@ def _drawn(pictures: Pictures, game: Game, state: State, draw, viewer) -> tuple[
     return text, boxes
 
 
-def _view_texts(game: Game, state: State, viewer: int | None) -> dict[str, str]:
-    """What a view shows as text, by `section\\tfield` (section: table, or a player)."""
-    module = game.module
-    if viewer is None:
-        table = module.view_fields(state)
-        seats = [module.view_player(state, p, False) for p in range(state.n)]
-    else:
-        view = state.view(viewer)
-        table, seats = view["state"], view["player_state"]
-    out = {f"table\t{name}": view_text(value) for name, value in table.items()}
-    for p, fields in enumerate(seats):
-        out.update({f"{PLAYER.label(p)}\t{name}": view_text(v) for name, v in fields.items()})
+def _view_texts(state: State, viewer: int | None) -> dict[str, str]:
+    """What a view shows in words, by `section\theading` (section: table, or a player).
+
+    The words are those of `metro play` (`state.display`): the rules' headings and labels,
+    bookkeeping fields left out, hidden data as its size.
+    """
+    screen = state.display(viewer)
+    out: dict[str, str] = {}
+    for part in screen.table:
+        if isinstance(part, Line):
+            out[f"table\t{part.heading}"] = part.text
+            continue
+        for row in part.rows:
+            cells = zip(part.columns, row[1:], strict=True)
+            out[f"table\t{row[0]}"] = "; ".join(f"{column}: {cell}" for column, cell in cells)
+    for row in screen.players.rows:
+        for seat, cell in zip(screen.players.columns, row[1:], strict=True):
+            out[f"{seat}\t{row[0]}"] = cell
+    for line in screen.private:  # the viewer's own secrets in full, not just their size
+        out[f"{screen.viewer}\t{line.heading}"] = line.text
     return out
-
-
-def view_text(value, nested: bool = False) -> str:
-    """A value of a view as short text (what is hidden shows as `hidden (its size)`)."""
-    if value is None:
-        return "-"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, dict):
-        if value.get("hidden") is True:
-            return "hidden" if value.get("size") is None else f"hidden ({value['size']})"
-        items = [f"{k}={view_text(v, True)}" for k, v in value.items() if v is not None]
-        text = ", ".join(items) or "-"
-    elif isinstance(value, list):
-        text = ", ".join(view_text(item, True) for item in value) or "-"
-    else:
-        return str(value)
-    return f"[{text}]" if nested else text
 
 
 def _status(state: State) -> str:
@@ -176,8 +166,8 @@ def _status(state: State) -> str:
 
 
 def _move_entry(move: Move, viewer: int | None) -> list:
-    hidden = move.text(viewer, move.step + 1)
-    shown = move.text(viewer, move.revealed)
+    hidden = move.line(viewer, move.step + 1)
+    shown = move.line(viewer, move.revealed)
     return [shown] if hidden == shown else [hidden, shown, move.revealed]
 
 

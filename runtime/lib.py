@@ -53,6 +53,15 @@ def _too_large(value: int) -> RuleError:
 # calls), as the compiler's `cost` pass bounds it; every charge is the iterations times it.
 
 
+class LabelScope:
+    """What a label function charges its walks to: a label reads no state, only the budget."""
+
+    __slots__ = ("_iters",)
+
+    def __init__(self):
+        self._iters = 0
+
+
 def tick(state, file: str, line: int, weight: int = 1) -> None:
     """Count one iteration of a `while`/`loop`; fail at its line instead of hanging."""
     state._iters += weight

@@ -14,8 +14,9 @@ from types import ModuleType
 from runtime import rng as _rng
 from runtime import saves
 from runtime.action_ids import parse_id
+from runtime.display import screen
 from runtime.errors import EndGame, IllegalAction, MetroRuntimeError, RuleError
-from runtime.values import PLAYER, check_list, copy_any, each_item, encode_any
+from runtime.values import PLAYER, check_list, copy_any, each_item, encode_any, plain_words
 
 # What a frame procedure returns to the runner.
 SUSPEND = 0  # a decision is pending: the state's `site` says which
@@ -50,9 +51,16 @@ class Action(tuple):
 
     @property
     def label(self) -> str:
-        """Readable text, e.g. `take card C7 red 0`."""
-        words = [self[1].replace("_", " ")]
-        words += [d.label(a) for d, a in zip(self[3], self[2], strict=True)]
+        """How a person reads it: the label the rules declare, else its name and arguments in words.
+
+        E.g. `claim Atlanta–Nashville (1, gray): 1 gray`, or by default `draw face up red`.
+        A label depends on the arguments only, so it reads alike wherever the action is shown.
+        """
+        labeller = getattr(self[3], "labeller", None)
+        if labeller is not None:
+            return labeller(self[2])
+        words = [plain_words(self[1])]
+        words += [d.display(a) for d, a in zip(self[3], self[2], strict=True)]
         return " ".join(words)
 
     def __str__(self) -> str:
@@ -100,7 +108,18 @@ class Frame:
 class Site:
     """A decision point: who decides, the legal actions, why one is refused, how it resumes."""
 
-    __slots__ = ("file", "index", "kind", "legal", "line", "players", "resume", "rule", "why")
+    __slots__ = (
+        "file",
+        "index",
+        "kind",
+        "legal",
+        "line",
+        "players",
+        "private",
+        "resume",
+        "rule",
+        "why",
+    )
 
     @property
     def secret(self) -> bool:
@@ -117,6 +136,9 @@ class Site:
         self.file = file
         self.line = line
         self.rule = rule
+        self.private = (
+            False  # what was chosen is the chooser's secret (set by Game from the module)
+        )
 
 
 class State:
@@ -245,6 +267,15 @@ class State:
                 places[p] = position + 1
         return places
 
+    def display(self, player: int | None):
+        """What `player` may see, for people (runtime/display.py); None: what everyone sees."""
+        return screen(self, player)
+
+    def breakdown(self, player: int) -> list[tuple[str, str]]:
+        """How `player`'s score came about, as the rules' `breakdown` declares it: (heading, text)."""
+        fn = self.game.module.BREAKDOWN
+        return [] if fn is None else list(self._guarded(fn, self, player))
+
     def winners(self) -> list[int]:
         """Players in first place."""
         return [p for p, place in enumerate(self.ranking()) if place == 1]
@@ -371,6 +402,8 @@ class Game:
         self.default_bot: str | None = module.DEFAULT_BOT
         self.variants = variants
         self.source_file: str = module.SOURCE_FILE
+        for index in module.PRIVATE_SITES:
+            self.sites[index].private = True
 
     def new_game(self, players: int, seed: int | str = 0) -> State:
         """A new game, run to the first decision."""

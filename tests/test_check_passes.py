@@ -8,6 +8,7 @@ from compiler.check import PASSES, check
 from compiler.check.control import check_control
 from compiler.check.draws import check_draws
 from compiler.check.effects import check_effects
+from compiler.check.labels import check_labels
 from compiler.check.names import check_names, valid_identifier
 from compiler.check.structure import check_structure
 from compiler.check.types import check_types
@@ -45,6 +46,7 @@ def test_the_passes_run_in_their_documented_order():
         "control",
         "effects",
         "visibility",
+        "labels",
         "structure",
         "draws",
     ]
@@ -54,6 +56,7 @@ def test_the_passes_run_in_their_documented_order():
         check_control,
         check_effects,
         check_visibility,
+        check_labels,
         check_structure,
         check_draws,
     ]

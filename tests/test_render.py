@@ -4,6 +4,7 @@ diagnostics of drawings written wrong."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -17,6 +18,7 @@ from dsl.diagnostics import CompileError
 from metro.bots import make_bot
 from metro.cli import main
 from metro.coverage import code_lines
+from metro.play import SAVE_FORMAT
 from metro.render import map_scene, open_pictures, position_scene
 from metro.render.files import PictureError, picture_bytes
 from metro.render.svg import scene_bounds, to_svg
@@ -89,11 +91,12 @@ def test_every_shipped_map_renders_with_each_elements_label(name):
 def test_the_map_drawing_places_lines_at_their_ends_and_double_routes_side_by_side(ttr_pictures):
     layout = ttr_pictures.layout
     names = ttr_pictures.names.elements
+    ids = load_game(TTR).module.K_route
     denver = layout.anchors["city"][names["city"].index("Denver")].places[0]
     assert denver == (666, 622)  # the city's (x, y) from usa.metro
     # R004 and R005 are the two tracks between the same cities: parallel, a line width apart
-    a = layout.of_element[("route", names["route"].index("R004"))][0]
-    b = layout.of_element[("route", names["route"].index("R005"))][0]
+    a = layout.of_element[("route", ids.index("R004"))][0]
+    b = layout.of_element[("route", ids.index("R005"))][0]
     ends_a = sorted(a.places)
     ends_b = sorted(b.places)
     gap = ((ends_a[0][0] - ends_b[0][0]) ** 2 + (ends_a[0][1] - ends_b[0][1]) ** 2) ** 0.5
@@ -213,7 +216,7 @@ def test_each_player_sees_their_own_tickets_and_the_public_view_none(ttr_picture
         )
         for viewer in (None, 0, 1)
     }
-    tickets = game.module.K_ticket
+    tickets = game.module.K_ticket__label
     assert layer[None].items == []
     for p in (0, 1):
         assert sorted(i.title for i in layer[p].items) == sorted(
@@ -230,6 +233,27 @@ def test_metro_render_draws_a_position_as_one_player_sees_it(tmp_path):
     assert "after 20 decisions" in result.stdout and "as P2 sees it" in result.stdout
     root = ET.parse(out).getroot()
     assert any("as P2 sees it" in t for t in texts(root))
+
+
+def test_metro_render_draws_a_state_save_and_a_game_saved_by_metro_play(tmp_path):
+    game = load_game(TTR)
+    state = play(game, 2, 30)
+    bare = tmp_path / "state.json"
+    bare.write_text(state.to_json(), encoding="utf-8")
+    saved = tmp_path / "played.json"
+    doc = {"format": SAVE_FORMAT, "game": TTR, "state": state.to_doc()}
+    saved.write_text(json.dumps(doc), encoding="utf-8")
+    pictures = []
+    for save in (bare, saved):
+        out = tmp_path / f"{save.stem}.svg"
+        result = CliRunner().invoke(main, ["render", TTR, "--load", str(save), "-o", str(out)])
+        assert result.exit_code == 0, result.output
+        pictures.append(out.read_text(encoding="utf-8"))
+    assert pictures[0] == pictures[1]
+    broken = tmp_path / "broken.json"
+    broken.write_text(json.dumps({**doc, "state": {"game": "x"}}), encoding="utf-8")
+    result = CliRunner().invoke(main, ["render", TTR, "--load", str(broken), "-o", str(out)])
+    assert result.exit_code == 1 and "invalid save" in result.output
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from compiler import load_game
 from metro.bots import make_bot
 from metro.cli import main
-from metro.moves import game_moves, private_choices
+from metro.moves import replayed
 from metro.render import open_pictures
 from metro.replay import replay_page
 
@@ -56,9 +56,7 @@ def ttr_page():
     game = load_game(TTR)
     pictures = open_pictures(TTR)
     history = played(game, 2, 40)
-    html = replay_page(
-        pictures, game, 2, 4, history, [None, 0, 1], private_choices(pictures.checked)
-    )
+    html = replay_page(pictures, game, 2, 4, history, [None, 0, 1])
     return game, history, html
 
 
@@ -83,7 +81,7 @@ def test_a_view_holds_only_what_its_player_saw(ttr_page):
     data = page_data(html)
     views = {v["key"]: v for v in data["views"]}
     state = game.replay(2, 4, history)
-    tickets = game.module.K_ticket
+    tickets = game.module.K_ticket__label
     mine = [tickets[t] for t in state.p_tickets[0]]
     theirs = [tickets[t] for t in state.p_tickets[1]]
     assert mine and theirs
@@ -101,15 +99,16 @@ def test_a_view_holds_only_what_its_player_saw(ttr_page):
         final = {}
         for change in views[key]["changes"]:
             final.update(change)
-        assert final[f"{key}\ttickets"] == ", ".join(own)
+        assert final[f"{key}\tTickets"] == ", ".join(own)
         other_seat = "P2" if key == "P1" else "P1"
-        assert final[f"{other_seat}\ttickets"].startswith("hidden")
+        assert final[f"{other_seat}\tTickets"].endswith("hidden")
     public = seen(views["everyone"])
     assert not any(f"<title>{t}</title>" in public for t in mine + theirs)
     # The first choice, the tickets each keeps, is secret and private: the others only ever
     # learn that it was made.
-    assert views["P2"]["moves"][0] == ["P1 has chosen (in secret)", "P1 chose keep", 2]
-    assert views["everyone"]["moves"][0] == ["P1 has chosen (in secret)", "P1 chose keep", 2]
+    private = "P1: made a private choice (keep)"
+    assert views["P2"]["moves"][0] == ["P1: has chosen (in secret)", private, 2]
+    assert views["everyone"]["moves"][0] == ["P1: has chosen (in secret)", private, 2]
     assert views["P1"]["moves"][0][0].startswith("P1: keep ")
 
 
@@ -122,21 +121,20 @@ def test_a_replay_restricted_to_one_player_holds_no_other_view(tmp_path):
     data = page_data(out.read_text(encoding="utf-8"))
     assert [v["key"] for v in data["views"]] == ["P1"]
     text = out.read_text(encoding="utf-8")
-    assert "P2\\ttickets" in text and "P1 chose keep" not in text
+    assert "P2\\tTickets" in text and "P1: made a private choice" not in text
 
 
 def test_secret_bids_are_shown_once_everyone_has_bid():
     game = load_game(TOKYO)
-    pictures = open_pictures(TOKYO)
     history = played(game, 3, 10)
-    moves = game_moves(game, 3, 4, history, private_choices(pictures.checked))
+    moves = replayed(game, 3, 4, history)[1].moves
     bids = [m for m in moves if m.action.name == "bids"]
     assert [m.player for m in bids] == [0, 1, 2]
     assert {m.revealed for m in bids} == {3}  # after the third bid, all three are known
     first = bids[0]
-    assert first.text(1, 1) == "P1 has chosen (in secret)"
-    assert first.text(0, 1) == first.text(1, 3) == f"P1: {first.action.label}"
-    assert first.text(None, 2) == "P1 has chosen (in secret)"
+    assert first.line(1, 1) == "P1: has chosen (in secret)"
+    assert first.line(0, 1) == first.line(1, 3) == f"P1: {first.action.label}"
+    assert first.line(None, 2) == "P1: has chosen (in secret)"
 
 
 @pytest.fixture(scope="module")
@@ -175,9 +173,9 @@ def test_the_page_steps_and_switches_views_in_a_real_browser(browser, ttr_page, 
     assert page.inner_text("#position") == f"position 1 of {last}"
     # in everyone's view the secret ticket choice shows as made until both chose, and then
     # only its name, never which tickets
-    assert page.inner_text("#moves li >> nth=0") == "P1 has chosen (in secret)"
+    assert page.inner_text("#moves li >> nth=0") == "P1: has chosen (in secret)"
     page.click("#next")
-    assert page.inner_text("#moves li >> nth=0") == "P1 chose keep"
+    assert page.inner_text("#moves li >> nth=0") == "P1: made a private choice (keep)"
     page.click("#last")
     assert page.inner_text("#position") == f"position {last} of {last}"
     layer = next(i for i, d in enumerate(page_data(html)["layers"]) if d["name"] == "your tickets")
@@ -185,7 +183,7 @@ def test_the_page_steps_and_switches_views_in_a_real_browser(browser, ttr_page, 
     page.select_option("#view", "P1")
     state = game.replay(2, 4, history)
     titles = page.locator(f"#layer-{layer} g.item title").all_text_contents()
-    assert sorted(titles) == sorted(game.module.K_ticket[t] for t in state.p_tickets[0])
+    assert sorted(titles) == sorted(game.module.K_ticket__label[t] for t in state.p_tickets[0])
     assert page.inner_text("#data-title") == "What P1 sees"
     assert page.inner_text("#moves li >> nth=0").startswith("P1: keep ")
     owned = sum(1 for owner in state.g_owner if owner is not None)

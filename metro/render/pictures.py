@@ -14,6 +14,7 @@ from compiler.consteval import Evaluator, MapData
 from compiler.draw_eval import DrawProblem, map_items
 from compiler.draw_rules import CheckedDraw, item_problems
 from compiler.driver import CompileContext, run_stages
+from compiler.lower_labels import element_labels, value_words
 from compiler.maps import build_map_data, run_checks
 from compiler.types import ElemT
 from dsl.diagnostics import Diagnostic, Diagnostics, sorted_diagnostics
@@ -58,11 +59,29 @@ def open_pictures(path: str, expansions=(), variants=(), map_path: str | None = 
     if not found.has_errors:
         run_checks(cp, data, evaluator, found)
     items, problems = map_items(cp.draws, data, evaluator)
-    names = Names(data.ids, cp.enum_values)
+    names = Names(_element_texts(cp, data, evaluator, found), _enum_texts(cp))
     layout = Layout(cp.draws, names, items)
     title = ctx.program.game_name
     findings = _findings(cp, sorted_diagnostics(found.items), problems, data, layout)
     return Pictures(title, cp, names, layout, findings)
+
+
+def _element_texts(
+    cp: CheckedProgram, data: MapData, evaluator: Evaluator, found: Diagnostics
+) -> dict[str, list[str]]:
+    """How each element reads: its kind's label, or its id (also where the map is broken)."""
+    labels: dict[str, tuple[str, ...]] = {}
+    if not found.has_errors:
+        failed = Diagnostics()
+        labels = element_labels(cp, data, evaluator, failed)
+        if failed.has_errors:
+            labels = {}
+    return {kind: list(labels.get(kind, ids)) for kind, ids in data.ids.items()}
+
+
+def _enum_texts(cp: CheckedProgram) -> dict[str, list[str]]:
+    """How each enum value reads: its declared words, else its name with spaces."""
+    return {enum: list(value_words(cp, enum)) for enum in cp.enum_values}
 
 
 def map_scene(pictures: Pictures) -> Scene:

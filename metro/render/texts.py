@@ -10,10 +10,10 @@ from runtime.values import PLAYER
 
 @dataclass
 class Names:
-    """How the values of a game read: the ids of its map elements and the names of enum values."""
+    """How the values of a game read: its map elements and enum values as people read them."""
 
-    elements: dict[str, list[str]]  # map kind -> element ids, by index
-    enums: dict[str, list[str]]  # enum -> value names, by index
+    elements: dict[str, list[str]]  # map kind -> element labels (else ids), by index
+    enums: dict[str, list[str]]  # enum -> value words, by index
 
     def element(self, kind: str, index: int) -> str:
         """How a map element reads."""
