@@ -64,7 +64,8 @@ def load(doc, game) -> dict:
             raise InvalidSave(f"not readable JSON: {error}") from None
     elif not isinstance(doc, dict):
         raise InvalidSave(f"expected JSON text or an object, found {show(doc)}")
-    doc = exact_keys(doc, TOP_KEYS)
+    # A state in recorded or explicit chance mode also has "chance" (runtime/chance.py).
+    doc = exact_keys(doc, TOP_KEYS + ("chance",) if "chance" in check_object(doc) else TOP_KEYS)
     if doc["game"] != game.name:
         raise InvalidSave(f"this state is of {show(doc['game'])}, not '{game.name}'", ("game",))
     players = doc["players"]
