@@ -18,13 +18,16 @@ from rich.table import Table
 from compiler import compile_game, generate_python, load_game
 from dsl.diagnostics import CompileError
 from dsl.terminal import printable
+from metro.adapter import Adapter, LocalAdapter, SubprocessAdapter
 from metro.bots import bot_names, make_bot
+from metro.conform import VectorResult, load_vectors, run_vectors
 from metro.coverage import format_coverage, game_coverage
 from metro.diff import describe_patches
 from metro.games import UnknownGame, game_path
 from metro.playthrough import transcript
 from metro.simulate import SimulationStats, simulate
 from metro.testgen import generate_tests
+from metro.vectorgen import VectorError, VectorOptions, generate_vectors
 from runtime.errors import MetroRuntimeError
 from runtime.machine import Action, Game, State
 from runtime.values import PLAYER
@@ -439,6 +442,28 @@ def playthrough_command(
     help="Directory for the generated pytest module(s).",
 )
 @click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["pytest", "vectors"]),
+    default="pytest",
+    show_default=True,
+    help="A pytest module, or language-neutral JSON test vectors for any engine (docs/protocol.md).",
+)
+@click.option(
+    "--playouts",
+    type=click.IntRange(min=0, max=100),
+    default=1,
+    show_default=True,
+    help="Vectors: random playouts per player count.",
+)
+@click.option(
+    "--perft-depth",
+    type=click.IntRange(min=0, max=8),
+    default=3,
+    show_default=True,
+    help="Vectors: the deepest perft count published.",
+)
+@click.option(
     "--coverage", is_flag=True, help="Also print which .metro lines scenarios and random games run."
 )
 @click.option(
@@ -458,6 +483,9 @@ def playthrough_command(
 def testgen_command(
     path: str,
     out_dir: str,
+    output_format: str,
+    playouts: int,
+    perft_depth: int,
     coverage: bool,
     games: int,
     as_json: bool,
@@ -465,8 +493,15 @@ def testgen_command(
     expansions,
     map_path,
 ) -> None:
-    """Write a standalone pytest module for a game: scenarios, invariants under Hypothesis, the battery."""
-    written = generate_tests(path, out_dir, variants, expansions, map_path)
+    """Write tests for a game: a standalone pytest module, or JSON test vectors for any engine."""
+    if output_format == "vectors":
+        options = VectorOptions(playouts=playouts, perft_depth=perft_depth)
+        try:
+            written = generate_vectors(path, out_dir, variants, expansions, map_path, options)
+        except VectorError as error:
+            raise Failure(f"error: {error}") from None
+    else:
+        written = generate_tests(path, out_dir, variants, expansions, map_path)
     report = None
     if coverage:
         game = load_game(path, expansions=expansions, variants=variants, map=map_path)
@@ -480,6 +515,100 @@ def testgen_command(
         say(f"wrote {name}")
     if report is not None:
         say(format_coverage(report))
+
+
+@main.command("conform")
+@click.argument(
+    "folder", type=click.Path(exists=True, file_okay=False, path_type=str), metavar="DIR"
+)
+@click.option(
+    "--engine",
+    "command",
+    metavar="CMD",
+    help="The engine to test: a command line speaking the JSON-lines protocol (docs/protocol.md).",
+)
+@click.option(
+    "--reference",
+    type=GAME_PATH,
+    metavar="GAME",
+    help="Test metro's own runtime of GAME instead of an engine (with --variant/--with/--map).",
+)
+@click.option(
+    "--only", default="", metavar="TEXT", help="Run only the vectors whose id contains TEXT."
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0.1),
+    default=30.0,
+    show_default=True,
+    help="Seconds the engine may take to answer one request.",
+)
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print one JSON object (schemas/conform.schema.json) instead of text.",
+)
+@game_options
+def conform_command(
+    folder: str,
+    command: str | None,
+    reference: str | None,
+    only: str,
+    timeout: float,
+    as_json: bool,
+    variants,
+    expansions,
+    map_path,
+) -> None:
+    """Run the test vectors in DIR against an engine: pass/fail per vector, exit 1 on any failure."""
+    if (command is None) == (reference is None):
+        raise click.UsageError("give --engine CMD (an engine to test) or --reference GAME")
+    try:
+        game_name, vectors = load_vectors(folder, only)
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise Failure(f"error: cannot read the vectors: {error}") from None
+    if command is not None:
+
+        def start() -> Adapter:
+            engine = SubprocessAdapter(command, timeout=timeout)
+            served = engine.info()["game"]
+            if served != game_name:
+                engine.close()
+                raise Failure(
+                    f"error: the engine serves {served!r}; the vectors are of {game_name!r}"
+                )
+            return engine
+
+    else:
+        game = load_game(reference, expansions=expansions, variants=variants, map=map_path)
+
+        def start() -> Adapter:
+            return LocalAdapter(game)
+
+    def report(result: VectorResult) -> None:
+        if not as_json:
+            verdict = "pass" if result.passed else "FAIL"
+            say(f"{verdict} {result.id}" + ("" if result.passed else f"\n     {result.difference}"))
+
+    results = run_vectors(start, vectors, report)
+    failed = sum(not r.passed for r in results)
+    if as_json:
+        say(
+            json.dumps(
+                {
+                    "game": game_name,
+                    "passed": len(results) - failed,
+                    "failed": failed,
+                    "results": [r.to_doc() for r in results],
+                },
+                ensure_ascii=False,
+            )
+        )
+    else:
+        say(f"{len(results) - failed} passed, {failed} failed")
+    if failed:
+        raise click.exceptions.Exit(1)
 
 
 @main.command("diff")

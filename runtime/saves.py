@@ -170,6 +170,20 @@ def decode_fields(module, state, doc: dict) -> None:
             setattr(state, slot, values)
 
 
+def set_fields(state, doc) -> None:
+    """Replace a game's declared fields from the state JSON (`{"state": …, "player_state": […]}`).
+
+    The pending decision and the procedures' locals stay as they are: this is how a test
+    arranges a position (conformance vectors' `set_state`). InvalidSave, with the state
+    unchanged, if the fields do not fit the game.
+    """
+    doc = exact_keys(doc, ("state", "player_state"))
+    scratch = state.clone()
+    decode_fields(state.game.module, scratch, doc)
+    state.game.module.copy_fields(scratch, state)
+    state._legal = None
+
+
 def decode_history(game, doc, n: int) -> list:
     """The (player, action) pairs of the save's history; each id must be an action's exact id."""
     entries = check_list(doc)
