@@ -536,6 +536,7 @@ def testgen_command(
 @click.option(
     "--only", default="", metavar="TEXT", help="Run only the vectors whose id contains TEXT."
 )
+@click.option("-x", "--fail-fast", is_flag=True, help="Stop at the first vector that fails.")
 @click.option(
     "--timeout",
     type=click.FloatRange(min=0.1),
@@ -555,6 +556,7 @@ def conform_command(
     command: str | None,
     reference: str | None,
     only: str,
+    fail_fast: bool,
     timeout: float,
     as_json: bool,
     variants,
@@ -591,7 +593,7 @@ def conform_command(
             verdict = "pass" if result.passed else "FAIL"
             say(f"{verdict} {result.id}" + ("" if result.passed else f"\n     {result.difference}"))
 
-    results = run_vectors(start, vectors, report)
+    results = run_vectors(start, vectors, report, fail_fast)
     failed = sum(not r.passed for r in results)
     if as_json:
         say(

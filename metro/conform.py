@@ -71,8 +71,10 @@ def run_vectors(
     start_engine: Callable[[], Adapter],
     vectors: Iterable[tuple[str, Vector]],
     report: Callable[[VectorResult], None] = lambda result: None,
+    fail_fast: bool = False,
 ) -> list[VectorResult]:
-    """Run every vector on an engine from `start_engine` (restarted after an engine failure)."""
+    """Run the vectors on an engine from `start_engine` (restarted after an engine failure);
+    with `fail_fast`, stop at the first failure."""
     results = []
     engine = None
     try:
@@ -85,6 +87,8 @@ def run_vectors(
                 engine = None
             results.append(result)
             report(result)
+            if fail_fast and not result.passed:
+                break
     finally:
         if engine is not None:
             engine.close()

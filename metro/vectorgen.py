@@ -325,7 +325,7 @@ def recompute(game: Game, vector: Vector) -> Vector | Skipped:
         try:
             new = _recompute_step(state, kind, value)
         except (IllegalAction, InvalidSave, ChanceInPerft, PerftBudget, MetroRuntimeError) as error:
-            return Skipped(vector.id, f"step {index} ({kind}) no longer works: {error}")
+            return Skipped(vector.id, f"step {index} ({kind}) no longer works: {_short(error)}")
         if new != value:
             changed.append(index)
         steps.append({kind: new})
@@ -333,6 +333,13 @@ def recompute(game: Game, vector: Vector) -> Vector | Skipped:
     return Vector(
         vector.id, vector.kind, vector.name, vector.players, steps, vector.source, status, changed
     )
+
+
+def _short(error: Exception) -> str:
+    """An error's message with the rule file named by its file name alone (vectors travel)."""
+    file = getattr(error, "file", "")
+    text = str(error)
+    return text.replace(file, os.path.basename(file), 1) if file else text
 
 
 def _recompute_step(state: State, kind: str, value):
