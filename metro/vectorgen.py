@@ -260,29 +260,29 @@ def playout_vector(
 
 
 def perft_vectors(game: Game, playout: Vector, options: VectorOptions) -> list[Vector]:
-    """Perft counts from positions on a playout (depths until a count would need too much)."""
+    """Perft checks from positions on a playout (depths until a count would need too much)."""
     out = []
     for after in options.perft_at:
         prefix = _prefix(playout.steps, after)
         if prefix is None:
             break
         state = _replay(game, playout.players, prefix)
-        counts = []
+        checks = [{"expect": expectation(state, True)}]
         for depth in range(1, options.perft_depth + 1):
             try:
-                counts.append(
+                checks.append(
                     {"perft": {"depth": depth, "count": perft(state, depth, options.perft_budget)}}
                 )
             except (ChanceInPerft, PerftBudget):
                 break
-        if counts:
+        if len(checks) > 1:
             out.append(
                 Vector(
                     playout.id.replace("playout-", "perft-", 1) + f"-at{after}",
                     "perft",
                     f"perft from {playout.name}, after {after} decisions",
                     playout.players,
-                    prefix + counts,
+                    prefix + checks,
                 )
             )
     return out
