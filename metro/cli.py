@@ -25,6 +25,7 @@ from metro.coverage import format_coverage, game_coverage
 from metro.diff import describe_patches
 from metro.games import UnknownGame, game_path
 from metro.playthrough import transcript
+from metro.scenarios import own_scenarios, run_scenarios
 from metro.simulate import SimulationStats, simulate
 from metro.testgen import generate_tests
 from metro.vectorgen import VectorError, VectorOptions, generate_vectors
@@ -142,49 +143,131 @@ def _plural(count: int, word: str) -> str:
 @main.command()
 @click.argument("paths", nargs=-1, required=True, type=GAME_PATH, metavar="GAME...")
 @click.option(
+    "--scenarios",
+    "run",
+    is_flag=True,
+    help="Also run every scenario (a game whose scenarios fail is not ok).",
+)
+@click.option(
     "--json",
     "as_json",
     is_flag=True,
     help="Print one JSON object (schemas/check.schema.json) instead of text.",
 )
 @game_options
-def check(paths: tuple[str, ...], as_json: bool, variants, expansions, map_path) -> None:
-    """Compile games and print their diagnostics.
+def check(paths: tuple[str, ...], run: bool, as_json: bool, variants, expansions, map_path) -> None:
+    """Compile games and print their diagnostics; with --scenarios, run their scenarios too.
 
     Each GAME is a shipped game's name, a game directory (holding rules.metro) or a rules file. Exit status 1
-    if any game has errors.
+    if any game has errors (or, with --scenarios, a failing scenario).
     """
-    results = [_check_one(path, variants, expansions, map_path, echo=not as_json) for path in paths]
+    results = [
+        _check_one(path, variants, expansions, map_path, run, echo=not as_json) for path in paths
+    ]
     if as_json:
         say(json.dumps({"games": results}))
     if not all(result["ok"] for result in results):
         raise click.exceptions.Exit(1)
 
 
-def _check_one(path: str, variants, expansions, map_path, echo: bool) -> dict:
-    """Compile one game; print its diagnostics when `echo`; its JSON-able result."""
+def _check_one(path: str, variants, expansions, map_path, run: bool, echo: bool) -> dict:
+    """Compile one game (and run its scenarios); print findings when `echo`; its JSON-able result."""
     result = {"path": path, "ok": False, "game": None, "scenarios": 0, "invariants": 0}
+    failed: list[dict] = []
     try:
         ctx = compile_game(path, expansions, variants, map_path)
     except CompileError as error:
         if echo:
             say(error.render(), err=True)
-        return result | {"diagnostics": [d.to_dict() for d in error.diagnostics]}
+        return result | {
+            "scenarios_passed": None,
+            "scenario_failures": failed,
+            "diagnostics": [d.to_dict() for d in error.diagnostics],
+        }
     program = ctx.program
+    declared = len(program.scenarios)
+    passed = None
+    changed = 0
+    if run:
+        game = load_game(path, expansions=expansions, variants=variants, map=map_path)
+        outcomes = run_scenarios(game, set(own_scenarios(game, path, variants, expansions)))
+        failed = [r.to_doc() for r in outcomes if not r.passed and r.own]
+        changed = sum(not r.passed and not r.own for r in outcomes)
+        passed = sum(r.passed for r in outcomes)
     if echo:
         for diagnostic in ctx.diags.items:
             say(diagnostic.render(ctx.sources), err=True)
+        for failure in failed:
+            say(
+                f"{failure['where']}: scenario {failure['name']} fails: {failure['error']}",
+                err=True,
+            )
+        if not run:
+            ran = f"{_plural(declared, 'scenario')} declared, not run"
+        else:
+            ran = f"{passed} of {_plural(declared, 'scenario')} pass" + (
+                f", {changed} base ones changed by the patches" if changed else ""
+            )
+        verdict = "FAIL" if failed else "ok"
         say(
-            f"ok: {printable(program.game_name)} ({_plural(len(program.scenarios), 'scenario')}, "
+            f"{verdict}: {printable(program.game_name)} ({ran}; "
             f"{_plural(len(program.invariants), 'invariant')})"
         )
     return result | {
-        "ok": True,
+        "ok": not failed,
         "game": program.game_name,
-        "scenarios": len(program.scenarios),
+        "scenarios": declared,
         "invariants": len(program.invariants),
+        "scenarios_passed": passed,
+        "scenario_failures": failed,
         "diagnostics": [d.to_dict() for d in ctx.diags.items],
     }
+
+
+@main.command("test")
+@click.argument("path", type=GAME_PATH, metavar="GAME")
+@click.option(
+    "-k", "only", default="", metavar="TEXT", help="Run the scenarios whose name has TEXT."
+)
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print one JSON object (schemas/test.schema.json) instead of text.",
+)
+@game_options
+def test_command(path: str, only: str, as_json: bool, variants, expansions, map_path) -> None:
+    """Run a game's scenarios: pass/fail each, then a summary; exit 1 if one fails.
+
+    With --variant or --with the base game's scenarios run too; one that fails under the
+    patches is reported as changed by them (the rule it checks changed), not as a failure.
+    """
+    game = load_game(path, expansions=expansions, variants=variants, map=map_path)
+    own = set(own_scenarios(game, path, variants, expansions))
+    results = run_scenarios(game, own, only)
+    failed = [r for r in results if not r.passed and r.own]
+    changed = [r for r in results if not r.passed and not r.own]
+    if as_json:
+        summary = {"passed": sum(r.passed for r in results), "failed": len(failed)}
+        say(
+            json.dumps(
+                {"game": game.name, **summary, "changed": len(changed)}
+                | {"results": [r.to_doc() for r in results]},
+                ensure_ascii=False,
+            )
+        )
+    else:
+        for result in results:
+            verdict = "pass" if result.passed else "FAIL" if result.own else "changed"
+            say(f"{verdict} {result.scenario.name}")
+            if not result.passed:
+                say(f"     {result.error}")
+        say(
+            f"{sum(r.passed for r in results)} passed, {len(failed)} failed"
+            + (f", {len(changed)} base scenarios changed by the patches" if changed else "")
+        )
+    if failed:
+        raise click.exceptions.Exit(1)
 
 
 @main.command("compile")

@@ -20,9 +20,8 @@ from dataclasses import dataclass
 from compiler.driver import load_game
 from compiler.resolve import find_game_file
 from metro.perft import ChanceInPerft, PerftBudget, perft
-from metro.scenarios import Scenario, scenarios
+from metro.scenarios import Scenario, own_scenarios, scenarios
 from metro.state_schema import state_schemas
-from metro.testgen import own_scenarios
 from metro.vectors import (
     Skipped,
     Vector,
