@@ -12,6 +12,7 @@ no longer apply, are the set's `own` vectors.
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import re
@@ -43,9 +44,10 @@ class VectorOptions:
 
     playouts: int = 1  # random playouts per player count
     playout_steps: int | None = None  # decisions per playout at most (None: to the end)
+    playout_bytes: int = 400_000  # a playout ends once its steps hold this much JSON
     perft_at: tuple[int, ...] = (0, 12, 40)  # playout decisions after which perft is counted
     perft_depth: int = 3  # the deepest count published
-    perft_budget: int = 20_000  # positions one count may visit (deeper counts are left out)
+    perft_budget: int = 2_000  # positions one count may visit (deeper counts are left out)
 
 
 class VectorError(ValueError):
@@ -137,20 +139,32 @@ def _playout_id(players: int, index: int, prefix: str = "") -> str:
 
 
 class _Recorder:
-    """Turns what happens to a recorded-chance state into vector steps."""
+    """Turns what happens to a recorded-chance state into vector steps.
 
-    def __init__(self, state: State, views: bool = True):
-        self.views = views
-        self.steps: list[dict] = [{"chance": r.outcome} for r in state.chance.log]
-        self.steps.append({"expect": expectation(state, True)})
+    Every view is recorded at the start, after each arrangement and at the end; after an
+    action or a refusal, who is to move, the legal actions, scores and ranking.
+    """
+
+    def __init__(self, state: State):
+        self.steps: list[dict] = []
+        self.size = 0  # characters of JSON recorded so far
+        for record in state.chance.log:
+            self.add({"chance": record.outcome})
+        self.checkpoint(state, views=True)
         self.fields = fields_of(state)
+
+    def add(self, step: dict) -> None:
+        """Record one step."""
+        self.steps.append(step)
+        self.size += len(json.dumps(step, ensure_ascii=False))
 
     def arranged(self, state: State) -> None:
         """If the fields changed outside any action (a scenario arranged them), say so."""
         fields = fields_of(state)
         if fields != self.fields:
-            self.steps.append({"set_state": fields})
-            self.steps.append({"expect": expectation(state, True)})
+            state._legal = None  # lists cached before the arrangement are stale now
+            self.add({"set_state": fields})
+            self.checkpoint(state, views=True)
             self.fields = fields
 
     def apply(self, state: State, player: int, action, apply) -> None:
@@ -160,16 +174,26 @@ class _Recorder:
         try:
             apply(state, player, action)
         except IllegalAction:
-            self.steps.append({"refuse": {"player": player, "action": _id_of(state, action)}})
-            self.steps.append({"expect": expectation(state, self.views)})
+            self.add({"refuse": {"player": player, "action": _id_of(state, action)}})
+            self.checkpoint(state, views=False)
             raise
-        self.steps.append({"apply": {"player": player, "action": state.history[-1][1].id}})
-        self.steps.extend({"chance": r.outcome} for r in state.chance.log[mark:])
+        self.add({"apply": {"player": player, "action": state.history[-1][1].id}})
+        for record in state.chance.log[mark:]:
+            self.add({"chance": record.outcome})
         self.fields = fields_of(state)
 
     def checkpoint(self, state: State, views: bool) -> None:
         """An expect step for the position now."""
-        self.steps.append({"expect": expectation(state, views)})
+        self.add({"expect": expectation(state, views)})
+
+    def finish(self, state: State) -> None:
+        """The last step shows every view (the step before, if it is an expect, is replaced)."""
+        self.arranged(state)
+        last = self.steps[-1].get("expect")
+        if last is not None and "views" not in last:
+            self.steps.pop()
+        if last is None or "views" not in last:
+            self.checkpoint(state, views=True)
 
 
 def _id_of(state: State, action) -> str:
@@ -188,7 +212,7 @@ def _recording(state: State, recorder: _Recorder) -> None:
 
     def apply(self, player, action):
         recorder.apply(self, player, action, base.apply)
-        recorder.checkpoint(self, recorder.views)
+        recorder.checkpoint(self, views=False)
 
     state.__class__ = type(base.__name__, (base,), {"__slots__": (), "apply": apply})
 
@@ -220,7 +244,7 @@ def scenario_vector(
             f"{scenario.where}: scenario {scenario.name!r} fails on the reference runtime, so it "
             f"cannot become a vector: {error}"
         ) from None
-    recorder.arranged(state)
+    recorder.finish(state)
     source = os.path.relpath(os.path.abspath(scenario.file), os.path.abspath(game_dir))
     return Vector(
         f"scenario-{prefix}{index + 1:03d}-{_slug(scenario.name)}",
@@ -235,19 +259,21 @@ def scenario_vector(
 def playout_vector(
     game: Game, players: int, index: int, options: VectorOptions, prefix: str = ""
 ) -> Vector:
-    """A seeded random game: after every decision who is to move and the legal actions; views,
-    scores and ranking after decisions 1, 2, 4, 8, ... and at the end."""
+    """A seeded random game: after every decision who is to move, the legal actions, scores and
+    ranking; every view after decisions 1, 2, 4, 8, ... and at the end. A playout whose steps
+    reach `options.playout_bytes` of JSON ends there."""
     seed = f"vectors/playout/{players}/{index + 1}"
     rng = random.Random(seed)
     state = game.new_game(players, seed, chance=RECORDED)
-    recorder = _Recorder(state, views=False)
+    recorder = _Recorder(state)
     limit = game.max_decisions if options.playout_steps is None else options.playout_steps
     decisions = 0
-    while state.to_move and decisions < limit:
+    while state.to_move and decisions < limit and recorder.size < options.playout_bytes:
         player = rng.choice(state.to_move)
         recorder.apply(state, player, rng.choice(state.legal_actions(player)), type(state).apply)
         decisions += 1
-        recorder.checkpoint(state, views=decisions & (decisions - 1) == 0 or not state.to_move)
+        recorder.checkpoint(state, views=decisions & (decisions - 1) == 0)
+    recorder.finish(state)
     return Vector(
         _playout_id(players, index, prefix),
         "playout",

@@ -276,3 +276,39 @@ def test_a_chance_node_is_visible_to_an_adapter(ttr):
     assert adapter.awaits_chance() and adapter.to_move() == []
     assert adapter.state.to_move == [CHANCE]
     assert "not a reordering" in adapter.chance({"kind": "shuffle", "order": ["red"] * 110})
+
+
+QUICK = VectorOptions(playouts=1, playout_steps=25, perft_at=(0,), perft_depth=1)
+
+
+@pytest.mark.parametrize("name", ["tokyo_metro", "tokyo_jutaku"])
+def test_the_other_games_pass_their_own_vectors(name):
+    """Every scenario of the other shipped games as data, and short playouts, on the reference."""
+    path = os.path.join(ROOT, "games", name)
+    vector_set, game = build_vectors(path, options=QUICK)
+    assert sum(v.kind == "scenario" for v in vector_set.vectors) == len(game.scenarios)
+    results = run_vectors(lambda: LocalAdapter(game), [("", v) for v in vector_set.vectors])
+    assert [r.difference for r in results if not r.passed] == []
+
+
+CONFIGURATIONS = [
+    ("ticket_to_ride", [], []),
+    *(("ticket_to_ride", [v], []) for v in ("big_bonus", "big_hand", "no_locomotive_redeal")),
+    *(("ticket_to_ride", [v], []) for v in ("open_doubles", "short_game")),
+    ("tokyo_metro", [], []),
+    ("tokyo_metro", ["cards-osaka"], []),
+    ("tokyo_metro", ["solo"], []),
+    ("tokyo_metro", [], ["osaka"]),
+    ("tokyo_metro", ["cards-tokyo"], ["osaka"]),
+    ("tokyo_jutaku", [], []),
+    ("tokyo_jutaku", ["tower"], []),
+]
+
+
+@pytest.mark.nightly
+@pytest.mark.parametrize(("name", "variants", "expansions"), CONFIGURATIONS)
+def test_every_configuration_passes_its_full_vector_set(name, variants, expansions):
+    """The default vector set of every shipped game, variant and expansion, on the reference."""
+    vector_set, game = build_vectors(os.path.join(ROOT, "games", name), variants, expansions)
+    results = run_vectors(lambda: LocalAdapter(game), [("", v) for v in vector_set.vectors])
+    assert [r.difference for r in results if not r.passed] == []
