@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from metro.adapter import Adapter, EngineError
-from metro.vectors import Vector, read_vector_files
+from metro.vectors import Vector, VectorFileError, read_vector_files
 
 SHOWN = 120  # characters of a value shown in a difference
 
@@ -55,15 +55,21 @@ def load_vectors(folder: str, only: str = "") -> tuple[str, list[tuple[str, Vect
     files = read_vector_files(folder)
     if not files:
         raise ValueError(f"{folder}: no vector files (metro testgen GAME --format vectors -o DIR)")
-    games = {doc["game"] for _, doc in files}
+    games = {str(doc.get("game")) for _, doc in files}
     if len(games) != 1:
         raise ValueError(f"{folder}: vector files of several games: {', '.join(sorted(games))}")
-    pairs = [
-        (path, Vector.from_doc(item))
-        for path, doc in files
-        for item in doc["vectors"]
-        if only in item["id"]
-    ]
+    pairs = []
+    for path, doc in files:
+        items = doc.get("vectors")
+        if not isinstance(items, list):
+            raise ValueError(f"{path}: no list of vectors")
+        for index, item in enumerate(items):
+            try:
+                vector = Vector.from_doc(item)
+            except VectorFileError as error:
+                raise ValueError(f"{path}: vector {index}: {error}") from None
+            if only in vector.id:
+                pairs.append((path, vector))
     return games.pop(), pairs
 
 

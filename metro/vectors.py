@@ -53,7 +53,6 @@ class Vector:
     source: str = ""  # where a scenario is declared, `file:line` relative to the game's folder
     status: str = "own"
     changed_steps: list[int] = field(default_factory=list)  # status "changed": which expect/perft
-    note: str = ""
 
     def to_doc(self) -> dict:
         """JSON form."""
@@ -68,25 +67,71 @@ class Vector:
             doc["source"] = self.source
         if self.status == "changed":
             doc["changed_steps"] = self.changed_steps
-        if self.note:
-            doc["note"] = self.note
         doc["steps"] = self.steps
         return doc
 
     @staticmethod
-    def from_doc(doc: dict) -> Vector:
-        """Inverse of to_doc (the file is assumed valid against the schema)."""
+    def from_doc(doc) -> Vector:
+        """Inverse of to_doc; VectorFileError if `doc` is not a vector (files are untrusted)."""
+        if not isinstance(doc, dict):
+            raise VectorFileError("a vector is an object")
+        name = doc.get("id")
+        if not isinstance(name, str) or not isinstance(doc.get("name", ""), str):
+            raise VectorFileError("a vector's id and name are strings")
+        players = doc.get("players")
+        if type(players) is not int or not 1 <= players <= MAX_PLAYERS:
+            raise VectorFileError(f"{name}: players is 1..{MAX_PLAYERS}")
+        steps = doc.get("steps")
+        if not isinstance(steps, list):
+            raise VectorFileError(f"{name}: steps is a list")
+        for index, step in enumerate(steps):
+            problem = _step_problem(step)
+            if problem:
+                raise VectorFileError(f"{name}: step {index}: {problem}")
         return Vector(
-            doc["id"],
-            doc["kind"],
-            doc["name"],
-            doc["players"],
-            doc["steps"],
-            doc.get("source", ""),
-            doc.get("status", "own"),
-            doc.get("changed_steps", []),
-            doc.get("note", ""),
+            name,
+            str(doc.get("kind", "")),
+            doc.get("name", ""),
+            players,
+            steps,
+            str(doc.get("source", "")),
+            str(doc.get("status", "own")),
         )
+
+
+class VectorFileError(ValueError):
+    """A vector file that does not hold vectors (schemas/vectors.schema.json)."""
+
+
+MAX_PLAYERS = 1000
+EXPECT_KEYS = frozenset(
+    ("to_move", "chance", "legal_actions", "views", "scores", "ranking", "over")
+)
+
+
+def _step_problem(step) -> str:
+    """Why `step` is not a vector step ("" if it is one)."""
+    if not isinstance(step, dict) or len(step) != 1:
+        return "a step is an object with one key"
+    ((kind, value),) = step.items()
+    if kind not in STEP_KINDS:
+        return f"unknown step {kind!r}"
+    if kind in ("apply", "refuse"):
+        if not isinstance(value, dict) or type(value.get("player")) is not int:
+            return f"{kind} needs an integer player"
+        if not isinstance(value.get("action"), str):
+            return f"{kind} needs an action id"
+    elif kind == "perft":
+        if not isinstance(value, dict) or any(
+            type(value.get(key)) is not int or value[key] < 0 for key in ("depth", "count")
+        ):
+            return "perft needs depth and count as whole numbers"
+    elif kind == "expect":
+        if not isinstance(value, dict) or not set(value) <= EXPECT_KEYS:
+            return f"expect holds some of {', '.join(sorted(EXPECT_KEYS))}"
+    elif not isinstance(value, dict):
+        return f"{kind} needs an object"
+    return ""
 
 
 @dataclass

@@ -184,3 +184,25 @@ def test_every_request_and_answer_of_a_vector_follows_the_protocol_schemas(ttr_v
 def _schema(name: str) -> dict:
     with open(os.path.join(ROOT, "schemas", name), encoding="utf-8") as handle:
         return json.load(handle)
+
+
+@pytest.mark.parametrize(
+    ("vector", "message"),
+    [
+        ("[]", "a vector is an object"),
+        ('{"id": "x", "players": 0, "steps": []}', "x: players is 1..1000"),
+        ('{"id": "x", "players": 2, "steps": [{"apply": {}, "chance": {}}]}', "one key"),
+        ('{"id": "x", "players": 2, "steps": [{"teleport": {}}]}', "unknown step 'teleport'"),
+        ('{"id": "x", "players": 2, "steps": [{"apply": {"player": "P1"}}]}', "integer player"),
+        ('{"id": "x", "players": 2, "steps": [{"perft": {"depth": 1}}]}', "perft needs"),
+        ('{"id": "x", "players": 2, "steps": [{"expect": {"mood": 1}}]}', "expect holds"),
+    ],
+)
+def test_a_malformed_vector_file_is_reported_not_run(tmp_path, vector, message):
+    (tmp_path / "bad.json").write_text(
+        '{"format": "metro-vectors", "game": "Ticket to Ride", "vectors": [' + vector + "]}"
+    )
+    result = conform(str(tmp_path), "--reference", TTR)
+    assert result.exit_code == 1
+    assert "cannot read the vectors" in result.output and message in result.output
+    assert "Traceback" not in result.output
