@@ -239,8 +239,9 @@ def _check_one(path: str, variants, expansions, map_path, run: bool, echo: bool)
 def test_command(path: str, only: str, as_json: bool, variants, expansions, map_path) -> None:
     """Run a game's scenarios: pass/fail each, then a summary; exit 1 if one fails.
 
-    With --variant or --with the base game's scenarios run too; one that fails under the
-    patches is reported as changed by them (the rule it checks changed), not as a failure.
+    With --variant or --with the base scenarios run too (the base of variants is the game with
+    its expansions); one that fails under the patches is reported as changed by them (the rule
+    it checks changed), not as a failure.
     """
     game = load_game(path, expansions=expansions, variants=variants, map=map_path)
     own = set(own_scenarios(game, path, variants, expansions))

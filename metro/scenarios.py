@@ -89,12 +89,16 @@ def run_scenarios(game: Game, own: set[str] | None = None, only: str = "") -> li
 
 
 def own_scenarios(game: Game, game_path: str, variants=(), expansions=()) -> list[str]:
-    """The configuration's own scenarios: all of a plain game's; with patches, those they declare."""
+    """The configuration's own scenarios: all of a plain game's; with variants, those the
+    variants declare (the game with its expansions is their base); with expansions alone, the
+    expansions' (and those in their folders)."""
     if not variants and not expansions:
         return [entry[0] for entry in game.scenarios]
     game_dir = os.path.dirname(find_game_file(game_path))
-    patches = {os.path.abspath(find_patch_file(game_dir, v, "variants")) for v in variants}
-    patches |= {os.path.abspath(find_patch_file(game_dir, e, "expansions")) for e in expansions}
+    if variants:
+        patches = {os.path.abspath(find_patch_file(game_dir, v, "variants")) for v in variants}
+    else:
+        patches = {os.path.abspath(find_patch_file(game_dir, e, "expansions")) for e in expansions}
     folders = {os.path.dirname(p) for p in patches} - {os.path.abspath(game_dir)}
     return [
         entry[0]

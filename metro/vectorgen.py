@@ -4,10 +4,11 @@ Every vector is recorded with chance in `recorded` mode (the seeded game, each r
 outcome logged), so it replays without metro's generator. A game's set holds: the initial
 position for each player count, every scenario as data, a random playout per player count
 and perft counts from positions on those playouts. A set for variants or expansions also holds
-every base vector, replayed under the patches with its expectations recomputed: marked
-`unchanged`, `changed` (with the steps that differ), or listed as not applicable (with the
-step that no longer works); the patches' own scenarios, and new playouts where the base ones
-no longer apply, are the set's `own` vectors.
+every base vector (the base of variants is the game with its expansions), replayed under the
+patches with its expectations recomputed: marked `unchanged`, `changed` (with the steps that
+differ), or listed as not applicable (with the step that no longer works); the patches' own
+scenarios, and new positions and playouts where the base ones no longer apply, are the set's
+`own` vectors.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import json
 import os
 import random
 import re
+from collections import Counter
 from dataclasses import dataclass
 
 from compiler.driver import load_game
@@ -83,28 +85,28 @@ def build_vectors(
         return VectorSet(
             game.name, names, added, map_path, _own_vectors(game, game_dir, options)
         ), game
-    base = load_game(game_path, map=map_path)
+    # The base of variants is the game with its expansions; the base of expansions, the game.
+    base, _ = build_vectors(game_path, (), expansions if variants else (), map_path, options)
+    prefix = "variant-" if variants else "expansion-"
     vector_set = VectorSet(game.name, names, added, map_path, [])
-    replaced: set[str] = set()
-    for vector in _own_vectors(base, game_dir, options):
+    for vector in base.vectors:
         result = recompute(game, vector)
         if isinstance(result, Skipped):
             vector_set.not_applicable.append(result)
-            replaced.add(vector.id)
         else:
             vector_set.vectors.append(result)
+    covered = Counter((v.kind, v.players) for v in vector_set.vectors)
     own = set(own_scenarios(game, game_path, variants, expansions))
     for index, scenario in enumerate(scenarios(game)):
         if scenario.name in own:
-            vector_set.vectors.append(scenario_vector(game, scenario, index, game_dir, "own-"))
-    for players in _player_counts(game):
-        if f"initial-{players}p" in replaced:
-            vector_set.vectors.append(initial_vector(game, players, "own-"))
-        for index in range(options.playouts):
-            if _playout_id(players, index) in replaced:
-                playout = playout_vector(game, players, index, options, "own-")
-                vector_set.vectors.append(playout)
-                vector_set.vectors.extend(perft_vectors(game, playout, options))
+            vector_set.vectors.append(scenario_vector(game, scenario, index, game_dir, prefix))
+    for players in _player_counts(game):  # new ones where the base ones do not apply
+        if not covered["initial", players]:
+            vector_set.vectors.append(initial_vector(game, players, prefix))
+        for index in range(covered["playout", players], options.playouts):
+            playout = playout_vector(game, players, index, options, prefix)
+            vector_set.vectors.append(playout)
+            vector_set.vectors.extend(perft_vectors(game, playout, options))
     return vector_set, game
 
 
@@ -342,6 +344,11 @@ def _replay(game: Game, players: int, steps: list[dict]) -> State:
 
 def recompute(game: Game, vector: Vector) -> Vector | Skipped:
     """A base vector replayed on `game` with its expectations recomputed (Skipped if it cannot be)."""
+    if not game.min_players <= vector.players <= game.max_players:
+        return Skipped(
+            vector.id,
+            f"the patches allow {game.min_players}-{game.max_players} players, not {vector.players}",
+        )
     state = game.new_game(vector.players, chance=EXPLICIT)
     steps: list[dict] = []
     changed: list[int] = []

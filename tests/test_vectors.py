@@ -218,6 +218,7 @@ def test_a_variant_set_holds_the_base_vectors_recomputed_and_marked(ttr):
     assert statuses["initial-2p"] == "unchanged"
     own = [v for v in variant_set.vectors if v.status == "own"]
     assert [v.kind for v in own] == ["scenario"]  # the variant's own scenario
+    assert own[0].id.startswith("scenario-variant-")
     skipped = {s.id: s.reason for s in variant_set.not_applicable}
     # With open doubles, 2-3 players may claim the second track: the base scenarios refusing it fail.
     assert len(skipped) == 2
