@@ -159,6 +159,8 @@ class ChanceLog:
             if sides > 1:
                 self._log(state, _roll_doc(sides, value + 1))
             return value + 1
+        if not 0 < sides < _rng.BELOW_LIMIT:
+            raise ValueError(f"n must satisfy 1 <= n < 2**32, got {sides}")  # as seeded play says
         if sides == 1:
             return 1
         return _roll_value(self._next(ChanceNode(ROLL, (), sides)), sides)

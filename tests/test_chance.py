@@ -10,7 +10,7 @@ import pytest
 
 from compiler import load_game
 from runtime.chance import CHANCE, replay_record
-from runtime.errors import IllegalAction, InvalidSave
+from runtime.errors import IllegalAction, InvalidSave, RuleError
 from tests.conftest import ROOT
 
 TTR = os.path.join(ROOT, "games", "ticket_to_ride")
@@ -266,3 +266,16 @@ def test_bots_search_an_explicit_game_with_seeded_samples(ttr, bot):
     action = make_bot(bot, 1).choose(state, player)
     assert action in state.legal_actions(player)
     assert state.chance_node is None and state.history == []
+
+
+def test_a_roll_of_no_sides_fails_alike_in_every_mode(tmp_path):
+    (tmp_path / "rules.metro").write_text(
+        DICE.replace("me.total += roll(6)", "me.total += roll(me.total - me.total)")
+    )
+    game = load_game(str(tmp_path), use_cache=False)
+    for mode in ("seeded", "recorded", "explicit"):
+        state = game.new_game(2, 1, chance=mode)
+        if mode == "explicit":
+            state.apply_outcome({"kind": "shuffle", "order": [1, 2, 3, 3]})
+        with pytest.raises(RuleError, match=r"rules.metro:\d+: .*1 <= n < 2\*\*32, got 0"):
+            state.apply(0, "throw")
