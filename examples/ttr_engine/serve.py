@@ -51,7 +51,8 @@ class Session:
         return Chance(seed=self.seed) if self.seed is not None else Chance(self.given)
 
     def _run(self, step) -> None:
-        """Take a step with the outcomes given so far; stop (unchanged) at a missing one."""
+        """Take a step on a copy with the outcomes given so far; keep it unless it was refused
+        or stopped at a missing outcome."""
         work = self.pos.copy()
         try:
             if step is START:
@@ -129,9 +130,7 @@ class Session:
             raise Refused("a chance outcome is awaited, not an action")
         if pos.phase == "over":
             raise Refused("the game is over")
-        if action not in self.rules.legal(pos, player):
-            self.rules.apply(pos.copy(), player, action, Chance())  # raises Refused, saying why
-        self._run((player, action))
+        self._run((player, action))  # an illegal action is Refused, and nothing changes
         return {}
 
     def op_view(self, request):
