@@ -191,7 +191,10 @@ class StmtLowerer(StrictVisitor):
         return out
 
     def visit_Shuffle(self, node, env):
-        return [ir.Eval(X(f"_l.shuffle(S, {self.gen.expr(node.target, env)})"), node.span)]
+        gen = self.gen
+        pile = gen.t(node.target)
+        items = gen.desc(pile.item) if isinstance(pile, CollT) else "None"
+        return [ir.Eval(X(f"_l.shuffle(S, {gen.expr(node.target, env)}, {items})"), node.span)]
 
     def visit_If(self, node: ast.If, env):
         branches = [

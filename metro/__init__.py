@@ -14,6 +14,7 @@ from metro.bots import Bot, bot_names, make_bot
 from metro.games import UnknownGame, game_path, shipped_games
 from metro.simulate import GameResult, SimulationStats, play_game, simulate
 from runtime import Action, Game, IllegalAction, InvalidSave, RuleError, ScenarioFailure, State
+from runtime.chance import CHANCE, ChanceNode, replay_record
 from runtime.errors import MetroRuntimeError
 
 
@@ -28,8 +29,10 @@ def compile_game(game: str, expansions=(), variants=(), map: str | None = None):
 
 
 __all__ = [
+    "CHANCE",
     "Action",
     "Bot",
+    "ChanceNode",
     "CompileError",
     "Game",
     "GameResult",
@@ -47,6 +50,7 @@ __all__ = [
     "load_game",
     "make_bot",
     "play_game",
+    "replay_record",
     "shipped_games",
     "simulate",
 ]

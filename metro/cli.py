@@ -18,14 +18,18 @@ from rich.table import Table
 from compiler import compile_game, generate_python, load_game
 from dsl.diagnostics import CompileError
 from dsl.terminal import printable
+from metro.adapter import Adapter, LocalAdapter, SubprocessAdapter
 from metro.bots import bot_names, make_bot
+from metro.conform import VectorResult, load_vectors, run_vectors
 from metro.coverage import format_coverage, game_coverage
 from metro.diff import describe_patches
 from metro.games import UnknownGame, game_path
 from metro.play import PlayError, Session, Setup, read_save, resume, setup_from_save
 from metro.playthrough import transcript
+from metro.scenarios import own_scenarios, run_scenarios
 from metro.simulate import SimulationStats, simulate
 from metro.testgen import generate_tests
+from metro.vectorgen import VectorError, VectorOptions, generate_vectors
 from runtime.errors import InvalidSave, MetroRuntimeError
 from runtime.machine import Game
 from runtime.values import PLAYER
@@ -138,49 +142,132 @@ def _plural(count: int, word: str) -> str:
 @main.command()
 @click.argument("paths", nargs=-1, required=True, type=GAME_PATH, metavar="GAME...")
 @click.option(
+    "--scenarios",
+    "run",
+    is_flag=True,
+    help="Also run every scenario (a game whose scenarios fail is not ok).",
+)
+@click.option(
     "--json",
     "as_json",
     is_flag=True,
     help="Print one JSON object (schemas/check.schema.json) instead of text.",
 )
 @game_options
-def check(paths: tuple[str, ...], as_json: bool, variants, expansions, map_path) -> None:
-    """Compile games and print their diagnostics.
+def check(paths: tuple[str, ...], run: bool, as_json: bool, variants, expansions, map_path) -> None:
+    """Compile games and print their diagnostics; with --scenarios, run their scenarios too.
 
     Each GAME is a shipped game's name, a game directory (holding rules.metro) or a rules file. Exit status 1
-    if any game has errors.
+    if any game has errors (or, with --scenarios, a failing scenario).
     """
-    results = [_check_one(path, variants, expansions, map_path, echo=not as_json) for path in paths]
+    results = [
+        _check_one(path, variants, expansions, map_path, run, echo=not as_json) for path in paths
+    ]
     if as_json:
         say(json.dumps({"games": results}))
     if not all(result["ok"] for result in results):
         raise click.exceptions.Exit(1)
 
 
-def _check_one(path: str, variants, expansions, map_path, echo: bool) -> dict:
-    """Compile one game; print its diagnostics when `echo`; its JSON-able result."""
+def _check_one(path: str, variants, expansions, map_path, run: bool, echo: bool) -> dict:
+    """Compile one game (and run its scenarios); print findings when `echo`; its JSON-able result."""
     result = {"path": path, "ok": False, "game": None, "scenarios": 0, "invariants": 0}
+    failed: list[dict] = []
     try:
         ctx = compile_game(path, expansions, variants, map_path)
     except CompileError as error:
         if echo:
             say(error.render(), err=True)
-        return result | {"diagnostics": [d.to_dict() for d in error.diagnostics]}
+        return result | {
+            "scenarios_passed": None,
+            "scenario_failures": failed,
+            "diagnostics": [d.to_dict() for d in error.diagnostics],
+        }
     program = ctx.program
+    declared = len(program.scenarios)
+    passed = None
+    changed = 0
+    if run:
+        game = load_game(path, expansions=expansions, variants=variants, map=map_path)
+        outcomes = run_scenarios(game, set(own_scenarios(game, path, variants, expansions)))
+        failed = [r.to_doc() for r in outcomes if not r.passed and r.own]
+        changed = sum(not r.passed and not r.own for r in outcomes)
+        passed = sum(r.passed for r in outcomes)
     if echo:
         for diagnostic in ctx.diags.items:
             say(diagnostic.render(ctx.sources), err=True)
+        for failure in failed:
+            say(
+                f"{failure['where']}: scenario {failure['name']} fails: {failure['error']}",
+                err=True,
+            )
+        if not run:
+            ran = f"{_plural(declared, 'scenario')} declared, not run"
+        else:
+            ran = f"{passed} of {_plural(declared, 'scenario')} pass" + (
+                f", {changed} base ones changed by the patches" if changed else ""
+            )
+        verdict = "FAIL" if failed else "ok"
         say(
-            f"ok: {printable(program.game_name)} ({_plural(len(program.scenarios), 'scenario')}, "
+            f"{verdict}: {printable(program.game_name)} ({ran}; "
             f"{_plural(len(program.invariants), 'invariant')})"
         )
     return result | {
-        "ok": True,
+        "ok": not failed,
         "game": program.game_name,
-        "scenarios": len(program.scenarios),
+        "scenarios": declared,
         "invariants": len(program.invariants),
+        "scenarios_passed": passed,
+        "scenario_failures": failed,
         "diagnostics": [d.to_dict() for d in ctx.diags.items],
     }
+
+
+@main.command("test")
+@click.argument("path", type=GAME_PATH, metavar="GAME")
+@click.option(
+    "-k", "only", default="", metavar="TEXT", help="Run the scenarios whose name has TEXT."
+)
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print one JSON object (schemas/test.schema.json) instead of text.",
+)
+@game_options
+def test_command(path: str, only: str, as_json: bool, variants, expansions, map_path) -> None:
+    """Run a game's scenarios: pass/fail each, then a summary; exit 1 if one fails.
+
+    With --variant or --with the base scenarios run too (the base of variants is the game with
+    its expansions); one that fails under the patches is reported as changed by them (the rule
+    it checks changed), not as a failure.
+    """
+    game = load_game(path, expansions=expansions, variants=variants, map=map_path)
+    own = set(own_scenarios(game, path, variants, expansions))
+    results = run_scenarios(game, own, only)
+    failed = [r for r in results if not r.passed and r.own]
+    changed = [r for r in results if not r.passed and not r.own]
+    if as_json:
+        summary = {"passed": sum(r.passed for r in results), "failed": len(failed)}
+        say(
+            json.dumps(
+                {"game": game.name, **summary, "changed": len(changed)}
+                | {"results": [r.to_doc() for r in results]},
+                ensure_ascii=False,
+            )
+        )
+    else:
+        for result in results:
+            verdict = "pass" if result.passed else "FAIL" if result.own else "changed"
+            say(f"{verdict} {result.scenario.name}")
+            if not result.passed:
+                say(f"     {result.error}")
+        say(
+            f"{sum(r.passed for r in results)} passed, {len(failed)} failed"
+            + (f", {len(changed)} base scenarios changed by the patches" if changed else "")
+        )
+    if failed:
+        raise click.exceptions.Exit(1)
 
 
 @main.command("compile")
@@ -438,6 +525,28 @@ def playthrough_command(
     help="Directory for the generated pytest module(s).",
 )
 @click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["pytest", "vectors"]),
+    default="pytest",
+    show_default=True,
+    help="A pytest module, or language-neutral JSON test vectors for any engine (docs/protocol.md).",
+)
+@click.option(
+    "--playouts",
+    type=click.IntRange(min=0, max=100),
+    default=1,
+    show_default=True,
+    help="Vectors: random playouts per player count.",
+)
+@click.option(
+    "--perft-depth",
+    type=click.IntRange(min=0, max=8),
+    default=3,
+    show_default=True,
+    help="Vectors: the deepest perft count published.",
+)
+@click.option(
     "--coverage", is_flag=True, help="Also print which .metro lines scenarios and random games run."
 )
 @click.option(
@@ -457,6 +566,9 @@ def playthrough_command(
 def testgen_command(
     path: str,
     out_dir: str,
+    output_format: str,
+    playouts: int,
+    perft_depth: int,
     coverage: bool,
     games: int,
     as_json: bool,
@@ -464,8 +576,15 @@ def testgen_command(
     expansions,
     map_path,
 ) -> None:
-    """Write a standalone pytest module for a game: scenarios, invariants under Hypothesis, the battery."""
-    written = generate_tests(path, out_dir, variants, expansions, map_path)
+    """Write tests for a game: a standalone pytest module, or JSON test vectors for any engine."""
+    if output_format == "vectors":
+        options = VectorOptions(playouts=playouts, perft_depth=perft_depth)
+        try:
+            written = generate_vectors(path, out_dir, variants, expansions, map_path, options)
+        except VectorError as error:
+            raise Failure(f"error: {error}") from None
+    else:
+        written = generate_tests(path, out_dir, variants, expansions, map_path)
     report = None
     if coverage:
         game = load_game(path, expansions=expansions, variants=variants, map=map_path)
@@ -479,6 +598,102 @@ def testgen_command(
         say(f"wrote {name}")
     if report is not None:
         say(format_coverage(report))
+
+
+@main.command("conform")
+@click.argument(
+    "folder", type=click.Path(exists=True, file_okay=False, path_type=str), metavar="DIR"
+)
+@click.option(
+    "--engine",
+    "command",
+    metavar="CMD",
+    help="The engine to test: a command line speaking the JSON-lines protocol (docs/protocol.md).",
+)
+@click.option(
+    "--reference",
+    type=GAME_PATH,
+    metavar="GAME",
+    help="Test metro's own runtime of GAME instead of an engine (with --variant/--with/--map).",
+)
+@click.option(
+    "--only", default="", metavar="TEXT", help="Run only the vectors whose id contains TEXT."
+)
+@click.option("-x", "--fail-fast", is_flag=True, help="Stop at the first vector that fails.")
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0.1),
+    default=30.0,
+    show_default=True,
+    help="Seconds the engine may take to answer one request.",
+)
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print one JSON object (schemas/conform.schema.json) instead of text.",
+)
+@game_options
+def conform_command(
+    folder: str,
+    command: str | None,
+    reference: str | None,
+    only: str,
+    fail_fast: bool,
+    timeout: float,
+    as_json: bool,
+    variants,
+    expansions,
+    map_path,
+) -> None:
+    """Run the test vectors in DIR against an engine: pass/fail per vector, exit 1 on any failure."""
+    if (command is None) == (reference is None):
+        raise click.UsageError("give --engine CMD (an engine to test) or --reference GAME")
+    try:
+        game_name, vectors = load_vectors(folder, only)
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise Failure(f"error: cannot read the vectors: {error}") from None
+    if command is not None:
+
+        def start() -> Adapter:
+            engine = SubprocessAdapter(command, timeout=timeout)
+            served = engine.info()["game"]
+            if served != game_name:
+                engine.close()
+                raise Failure(
+                    f"error: the engine serves {served!r}; the vectors are of {game_name!r}"
+                )
+            return engine
+
+    else:
+        game = load_game(reference, expansions=expansions, variants=variants, map=map_path)
+
+        def start() -> Adapter:
+            return LocalAdapter(game)
+
+    def report(result: VectorResult) -> None:
+        if not as_json:
+            verdict = "pass" if result.passed else "FAIL"
+            say(f"{verdict} {result.id}" + ("" if result.passed else f"\n     {result.difference}"))
+
+    results = run_vectors(start, vectors, report, fail_fast)
+    failed = sum(not r.passed for r in results)
+    if as_json:
+        say(
+            json.dumps(
+                {
+                    "game": game_name,
+                    "passed": len(results) - failed,
+                    "failed": failed,
+                    "results": [r.to_doc() for r in results],
+                },
+                ensure_ascii=False,
+            )
+        )
+    else:
+        say(f"{len(results) - failed} passed, {failed} failed")
+    if failed:
+        raise click.exceptions.Exit(1)
 
 
 @main.command("diff")

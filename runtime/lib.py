@@ -147,13 +147,18 @@ def seat(state, number: int) -> int:
 
 
 def roll(state, sides: int) -> int:
-    """A number from 1 to `sides` from the state's generator."""
+    """A number from 1 to `sides`: from the state's generator, or given (runtime/chance.py)."""
+    if state.chance is not None:
+        return state.chance.roll(state, sides)
     state.rng, value = _rng.below(state.rng, sides)
     return value + 1
 
 
-def shuffle(state, items: list) -> None:
-    """Shuffle a pile with the state's generator."""
+def shuffle(state, items: list, desc=None) -> None:
+    """Shuffle a pile (items written by `desc`): with the state's generator, or as given."""
+    if state.chance is not None:
+        state.chance.shuffle(state, items, desc)
+        return
     state.rng = _rng.shuffle(state.rng, items)
 
 

@@ -145,6 +145,9 @@ class State:
     """A game position. Generated games subclass it with one slot per declared field."""
 
     __slots__ = ("_iters", "_legal", "game", "history", "n", "over", "rng", "seed", "site", "stack")
+    chance = (
+        None  # seeded play; states in another chance mode keep their log here (runtime/chance.py)
+    )
 
     # ------------------------------------------------------------ the public contract
 
@@ -282,7 +285,10 @@ class State:
 
     def clone(self) -> State:
         """An independent copy (equal until one of them changes)."""
-        other = object.__new__(type(self))
+        return self._copy_into(object.__new__(type(self)))
+
+    def _copy_into(self, other: State) -> State:
+        """Make `other` an independent copy of this position (its chance log aside); return it."""
         other.game = self.game
         other.n = self.n
         other.seed = self.seed
@@ -404,14 +410,32 @@ class Game:
         self.source_file: str = module.SOURCE_FILE
         for index in module.PRIVATE_SITES:
             self.sites[index].private = True
+        self._chance_class: type | None = None  # made on first use (runtime/chance.py)
 
-    def new_game(self, players: int, seed: int | str = 0) -> State:
-        """A new game, run to the first decision."""
+    def new_game(self, players: int, seed: int | str = 0, chance: str = "seeded") -> State:
+        """A new game, run to the first decision (or, with explicit chance, to a chance node).
+
+        `chance` is "seeded" (random events from the seed), "recorded" (the same, with each
+        outcome logged) or "explicit" (outcomes given by the caller); see runtime/chance.py.
+        """
         if not self.min_players <= players <= self.max_players:
             raise ValueError(
                 f"{self.name} takes {self.min_players}-{self.max_players} players, not {players}"
             )
-        state = self.module.State()
+        if chance == "seeded":
+            state = self._fresh(self.module.State(), players, seed)
+            state._run()
+            return state
+        from runtime import chance as _chance  # chance.py builds on this module
+
+        if chance not in _chance.MODES:
+            raise ValueError(f"chance is one of {', '.join(_chance.MODES)}, not {chance!r}")
+        state = self._fresh(self.chance_class()(), players, seed)
+        _chance.start(state, chance)
+        return state
+
+    def _fresh(self, state: State, players: int, seed: int | str) -> State:
+        """`state` set up as a new game that has not run yet."""
         state.game = self
         state.n = players
         state.seed = seed
@@ -423,13 +447,30 @@ class Game:
         state._legal = None
         state._iters = 0
         self.module.init_fields(state)
-        state._run()
         return state
+
+    def chance_class(self) -> type:
+        """The class of this game's states in recorded or explicit chance mode (made once)."""
+        if self._chance_class is None:
+            from runtime.chance import ChanceState
+
+            base = self.module.State
+            self._chance_class = type(
+                base.__name__, (ChanceState, base), {"__slots__": ("chance",)}
+            )
+        return self._chance_class
 
     def state_from_json(self, doc: str | dict) -> State:
         """Restore a state from `State.to_json()` (or its parsed form); InvalidSave if it does not fit."""
         doc = saves.load(doc, self)
-        state = self.module.State()
+        if "chance" in doc:
+            from runtime.chance import load_state
+
+            return load_state(self, doc)
+        return self.restore(doc, self.module.State())
+
+    def restore(self, doc: dict, state: State) -> State:
+        """Fill a blank `state` from a save `saves.load` has read; InvalidSave if it does not fit."""
         state.game = self
         state.n = doc["players"]
         state.seed = doc["seed"]
