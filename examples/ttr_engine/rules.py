@@ -112,6 +112,8 @@ class Position:
     completed: list[int] = field(default_factory=list)
     longest: list[int] = field(default_factory=list)
     bonus: list[bool] = field(default_factory=list)
+    ticket_gains: list[int] = field(default_factory=list)  # points of completed tickets
+    ticket_losses: list[int] = field(default_factory=list)  # points of failed tickets
     phase: str = "keep"  # keep (everyone at once), turn, second (card), kept (tickets), over
     submitted: dict[int, tuple[str, ...]] = field(default_factory=dict)
 
@@ -135,6 +137,8 @@ class Position:
             list(self.completed),
             list(self.longest),
             list(self.bonus),
+            list(self.ticket_gains),
+            list(self.ticket_losses),
             self.phase,
             dict(self.submitted),
         )
@@ -161,6 +165,7 @@ class Rules:
         pos.trains = [TRAINS] * players
         pos.score, pos.completed, pos.longest = [0] * players, [0] * players, [0] * players
         pos.bonus = [False] * players
+        pos.ticket_gains, pos.ticket_losses = [0] * players, [0] * players
         return pos
 
     def setup(self, pos: Position, chance: Chance) -> None:
@@ -402,8 +407,10 @@ class Rules:
                 if ticket.a in reach and reach.get(ticket.a) == reach.get(ticket.b):
                     pos.score[p] += ticket.points
                     pos.completed[p] += 1
+                    pos.ticket_gains[p] += ticket.points
                 else:
                     pos.score[p] -= ticket.points
+                    pos.ticket_losses[p] += ticket.points
             pos.longest[p] = longest_trail([(r.a, r.b, r.length) for r in mine])
         best = max(pos.longest)
         for p in range(pos.n):

@@ -2,7 +2,7 @@
 
 Names are the rule file's declared fields: `deck`, `face_up`, `discard`, `ticket_deck`, `owner`,
 `current`, `last_round_from`, `idle_turns`, and per player `hand`, `tickets`, `offered`,
-`trains`, `score`, `completed`, `longest`, `bonus`. Players are written P1, P2, ...; a bag of
+`trains`, `score`, `completed`, `longest`, `bonus`, `ticket_gains`, `ticket_losses`. Players are written P1, P2, ...; a bag of
 cards as {card: count} without zero counts; piles bottom first. In a view, what the player may
 not see is {"hidden": true, "size": n}.
 """
@@ -11,7 +11,18 @@ from __future__ import annotations
 
 from rules import CARDS, GAME_NAME, Position, Refused
 
-PLAYER_FIELDS = ("hand", "tickets", "offered", "trains", "score", "completed", "longest", "bonus")
+PLAYER_FIELDS = (
+    "hand",
+    "tickets",
+    "offered",
+    "trains",
+    "score",
+    "completed",
+    "longest",
+    "bonus",
+    "ticket_gains",
+    "ticket_losses",
+)
 TABLE_FIELDS = (
     "deck",
     "face_up",
@@ -59,6 +70,8 @@ def fields(pos: Position) -> dict:
                 "completed": pos.completed[p],
                 "longest": pos.longest[p],
                 "bonus": pos.bonus[p],
+                "ticket_gains": pos.ticket_gains[p],
+                "ticket_losses": pos.ticket_losses[p],
             }
             for p in range(pos.n)
         ],
@@ -118,6 +131,8 @@ def set_fields(pos: Position, doc, routes, tickets) -> Position:
         if not isinstance(row["bonus"], bool):
             raise Refused("bonus is true or false")
         new.bonus[p] = row["bonus"]
+        new.ticket_gains[p] = _int(row["ticket_gains"])
+        new.ticket_losses[p] = _int(row["ticket_losses"])
     return new
 
 
