@@ -255,6 +255,8 @@ class Module:
     has_final: bool = False
     desc_lines: list[str] = field(default_factory=list)
     named_values: list[tuple[str, int]] = field(default_factory=list)  # E_/M_ constants
+    estimate: Function | None = None  # a position's value for a player, as bots judge it
+    metrics: list[tuple[str, Function]] = field(default_factory=list)  # metric name, function
 
     def frame_procs(self) -> list[FrameProc]:
         """Every frame procedure, in emission order."""

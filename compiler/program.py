@@ -55,6 +55,8 @@ class Program:
     flow: Versions | None = None
     score: Versions | None = None
     rank: Versions | None = None
+    estimate: Versions | None = None
+    metrics: dict[str, ast.MetricDecl] = field(default_factory=dict)
     invariants: dict[str, ast.InvariantDecl] = field(default_factory=dict)
     bots: dict[str, ast.BotDecl] = field(default_factory=dict)
     groups: dict[str, list[str]] = field(default_factory=dict)

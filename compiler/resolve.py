@@ -23,6 +23,14 @@ from dsl.source import SourceFile, Span
 
 GAME_FILE_NAMES = ("rules.metro", "game.metro")
 
+# Declarations a game has at most one of, by the Program attribute that holds their versions.
+_SINGLE_ATTR = {
+    ast.FlowDecl: "flow",
+    ast.ScoreDecl: "score",
+    ast.RankDecl: "rank",
+    ast.EstimateDecl: "estimate",
+}
+
 
 def find_game_file(path: str) -> str:
     """The game file for a path: the file itself, or rules.metro/game.metro in a directory."""
@@ -388,18 +396,21 @@ class _Merger:
                         spec.name,
                         spec.span,
                     )
-        elif isinstance(decl, ast.FlowDecl | ast.ScoreDecl | ast.RankDecl):
-            attr = {ast.FlowDecl: "flow", ast.ScoreDecl: "score", ast.RankDecl: "rank"}[type(decl)]
+        elif type(decl) in _SINGLE_ATTR:
+            attr = _SINGLE_ATTR[type(decl)]
             if getattr(p, attr) is not None:
                 self.diags.error(
                     DUPLICATE, f"the {attr} is already declared (use `override {attr}`)", decl.span
                 )
             else:
                 setattr(p, attr, Versions([decl]))
+                self._record("adds", attr, attr, decl.span)
         elif isinstance(decl, ast.InvariantDecl):
             self._add_named(p.invariants, "invariant", decl)
         elif isinstance(decl, ast.BotDecl):
             self._add_named(p.bots, "bot", decl)
+        elif isinstance(decl, ast.MetricDecl):
+            self._add_named(p.metrics, "metric", decl)
         elif isinstance(decl, ast.ScenarioDecl):
             self._add_named(p.scenarios, "scenario", decl)
         else:
@@ -435,8 +446,8 @@ class _Merger:
             table[decl.name].versions.append(decl)
             self._record("replaces", what, decl.name, wrapper.span)
             return
-        if isinstance(decl, ast.FlowDecl | ast.ScoreDecl | ast.RankDecl):
-            attr = {ast.FlowDecl: "flow", ast.ScoreDecl: "score", ast.RankDecl: "rank"}[type(decl)]
+        if type(decl) in _SINGLE_ATTR:
+            attr = _SINGLE_ATTR[type(decl)]
             current = getattr(p, attr)
             if current is None:
                 self.diags.error(PATCH, f"`override` names no existing {attr}", wrapper.span)
@@ -463,12 +474,16 @@ class _Merger:
                 else:
                     fields[spec.name] = spec
                     self._record("replaces", "state field", spec.name, spec.span)
-        elif isinstance(decl, ast.InvariantDecl | ast.ScenarioDecl | ast.CheckDecl | ast.BotDecl):
+        elif isinstance(
+            decl,
+            ast.InvariantDecl | ast.ScenarioDecl | ast.CheckDecl | ast.BotDecl | ast.MetricDecl,
+        ):
             table = {
                 ast.InvariantDecl: p.invariants,
                 ast.ScenarioDecl: p.scenarios,
                 ast.CheckDecl: p.checks,
                 ast.BotDecl: p.bots,
+                ast.MetricDecl: p.metrics,
             }[type(decl)]
             if decl.name not in table:
                 self.diags.error(
@@ -495,6 +510,7 @@ class _Merger:
             "scenario": p.scenarios,
             "invariant": p.invariants,
             "check": p.checks,
+            "metric": p.metrics,
         }[decl.what]
         if decl.name not in table:
             self.diags.error(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from metro.evaluation import as_ended, margin
+from metro.evaluation import margin
 from runtime.determinize import sample_position
 from runtime.errors import IllegalAction
 from runtime.machine import Action, State
@@ -21,12 +21,12 @@ def preference(game) -> dict | None:
 
 
 class GreedyBot:
-    """Takes the action whose position scores best: the margin, then the game's declared bot.
+    """Takes the action whose position is valued best: the margin, then the game's declared bot.
 
     Each legal action is applied to a few sampled positions (`runtime.determinize`), never the
     true one; at a simultaneous choice the others' pending choices are then drawn at random.
-    The position reached is valued by its score margin as if the game ended there
-    (`metro.evaluation`), averaged over the samples; ties
+    The position reached is valued by its margin on the game's `estimate`, or with none on the
+    score as if the game ended there (`metro.evaluation`), averaged over the samples; ties
     go to the score the game's own `bot` block gives the action, then to the seeded generator.
     """
 
@@ -54,7 +54,7 @@ class GreedyBot:
                     totals[index] -= float("inf")
                     continue
                 self._settle(after, player)
-                totals[index] += margin(as_ended(after), player)
+                totals[index] += margin(after, player)
         keys = [
             (total, self._preference(first, player, a))
             for total, a in zip(totals, actions, strict=True)

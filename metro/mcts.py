@@ -6,13 +6,18 @@ legal in that determinization (UCB1 with availability counts), adds one node, pl
 random for at most `playout` decisions and backs the result up for every seat.
 
 Reward of a seat (`metro.evaluation.rewards`): 0.8 for a sole first place and 0.4 for a
-shared one by the game's ranking, plus 0.2 x its normalized score margin (0 when far behind,
-0.1 level, 0.2 far ahead); so wins count most and scores break near-ties. A playout cut off
-by its budget is valued as if the game ended there (the rules' `final` block run on a copy).
+shared one, plus 0.2 x its normalized margin (0 when far behind, 0.1 level, 0.2 far ahead);
+so wins count most and values break near-ties. A playout cut off by its budget is valued by
+the game's `estimate` when it declares one (its places then follow the estimates), else as
+if the game ended there (the rules' `final` block run on a copy). With an estimate, playouts
+are short: random play adds more noise than information once the rules can judge a position.
 
-Simultaneous choices: the decider chooses first; other players' secret choices are not
-observed, so they are drawn at random and are not tree nodes. Chance happens inside `apply`
-from the state's own generator, which every determinization re-seeds.
+Simultaneous choices are decoupled (DUCT, Lanctot et al. 2013): at such a node every player
+still to choose picks by UCB1 from their own statistics, which no other player's choice of
+this step is part of, so nobody's choice depends on what the others chose in secret; the
+child is keyed by all the choices together. Chance happens inside `apply` from the state's
+own generator, which every determinization re-seeds, so each iteration meets fresh chance
+outcomes below the same action sequence (an open-loop tree).
 """
 
 from __future__ import annotations
@@ -21,25 +26,41 @@ import math
 import random
 import time
 
-from metro.evaluation import as_ended, rewards
+from metro.evaluation import margins, rewards
 from runtime.determinize import sample_position
 from runtime.machine import Action, State
 
 ITERATIONS = 200
-PLAYOUT = 80  # decisions played at random after the tree
+PLAYOUT = 80  # decisions played at random after the tree, for a game without an estimate
+PLAYOUT_WITH_ESTIMATE = 4  # ... and for a game that declares one
 EXPLORATION = 0.7  # UCB1's constant for rewards in [0, 1]
 
 
-class Node:
-    """A tree node: visits, availability and each seat's summed reward, children by action."""
+class Arm:
+    """One player's statistics of one action at a simultaneous choice."""
 
-    __slots__ = ("available", "children", "reward", "visits")
+    __slots__ = ("reward", "visits")
+
+    def __init__(self):
+        self.visits = 0
+        self.reward = 0.0
+
+
+class Node:
+    """A tree node: visits, availability, each seat's summed reward, children, secret arms.
+
+    Children are keyed by an action, or after a simultaneous choice by the tuple of
+    (player, action) choices made there; `arms` holds each chooser's statistics there.
+    """
+
+    __slots__ = ("arms", "available", "children", "reward", "visits")
 
     def __init__(self, players: int):
-        self.children: dict[Action, Node] = {}
+        self.children: dict[object, Node] = {}
         self.visits = 0
         self.available = 1
         self.reward = [0.0] * players
+        self.arms: dict[int, dict[Action, Arm]] | None = None
 
 
 class MctsBot:
@@ -51,11 +72,14 @@ class MctsBot:
         game=None,
         iterations: int = ITERATIONS,
         milliseconds: float | None = None,
-        playout: int = PLAYOUT,
+        playout: int | None = None,
     ):
         self.rng = random.Random(seed)
         self.iterations = iterations
         self.milliseconds = milliseconds
+        if playout is None:
+            estimated = game is not None and game.has_estimate
+            playout = PLAYOUT_WITH_ESTIMATE if estimated else PLAYOUT
         self.playout = playout
 
     def choose(self, state: State, player: int) -> Action:
@@ -64,6 +88,7 @@ class MctsBot:
         if len(actions) == 1:
             return actions[0]
         root = Node(state.n)
+        self._cut_offs, self._margin_total = 0, 0.0
         deadline = None
         if self.milliseconds is not None:
             deadline = time.perf_counter() + self.milliseconds / 1000
@@ -73,8 +98,11 @@ class MctsBot:
             if deadline is None
             else not done or time.perf_counter() < deadline
         ):
-            self._iterate(root, sample_position(state, player, self.rng), player)
+            self._iterate(root, sample_position(state, player, self.rng))
             done += 1
+        if root.arms is not None:  # the root is a simultaneous choice
+            arms = root.arms.get(player, {})
+            return max(actions, key=lambda a: _arm_key(arms.get(a)))
         return max(
             actions,
             key=lambda a: (
@@ -84,13 +112,21 @@ class MctsBot:
             ),
         )
 
-    def _iterate(self, root: Node, state: State, player: int) -> None:
-        node, path = root, [root]
+    def _iterate(self, root: Node, state: State) -> None:
+        node, path, pulled = root, [root], []
         while not state.over:
-            mover, actions, secret = self._decider(state, player)
-            if secret:  # another player's secret choice: unobserved, so not in the tree
-                state.apply(mover, self._pick(actions))
+            if state.game.sites[state.site].secret:
+                key = self._simultaneous(node, state, pulled)
+                child = node.children.get(key)
+                if child is None:
+                    node.children[key] = child = Node(state.n)
+                    path.append(child)
+                    break
+                node = child
+                path.append(node)
                 continue
+            mover = state.to_move[0]
+            actions = state.legal_actions(mover)
             untried = []
             for action in actions:
                 child = node.children.get(action)
@@ -107,18 +143,49 @@ class MctsBot:
             action, node = self._select(node, actions, mover)
             state.apply(mover, action)
             path.append(node)
-        rewards = self._playout(state)
+        values = self._playout(state)
         for visited in path:
             visited.visits += 1
-            for seat, reward in enumerate(rewards):
-                visited.reward[seat] += reward
+            for seat, value in enumerate(values):
+                visited.reward[seat] += value
+        for seat, arm in pulled:
+            arm.visits += 1
+            arm.reward += values[seat]
 
-    def _decider(self, state: State, player: int) -> tuple[int, list[Action], bool]:
-        """Who decides next in the search, their actions, and whether that choice is unobserved."""
-        movers = state.to_move
-        mover = player if player in movers else movers[0]
-        secret = mover != player and state.game.sites[state.site].secret
-        return mover, state.legal_actions(mover), secret
+    def _simultaneous(self, node: Node, state: State, pulled: list) -> tuple:
+        """Everyone still to choose at this simultaneous choice picks from their own arms."""
+        if node.arms is None:
+            node.arms = {}
+        chosen: list[tuple[int, Action]] = []
+        choosers: set[int] = set()
+        site = state.site
+        while not state.over and state.site == site:
+            mover = state.to_move[0]
+            if mover in choosers:  # the same choice asked again (a new step): a new node
+                break
+            arms = node.arms.setdefault(mover, {})
+            action = self._pull(arms, state.legal_actions(mover))
+            pulled.append((mover, arms[action]))
+            chosen.append((mover, action))
+            choosers.add(mover)
+            state.apply(mover, action)
+        return tuple(chosen)
+
+    def _pull(self, arms: dict[Action, Arm], actions: list[Action]) -> Action:
+        """An untried action at random, else the one of the highest UCB1 value."""
+        untried = [a for a in actions if a not in arms]
+        if untried:
+            action = self._pick(untried)
+            arms[action] = Arm()
+            return action
+        total = math.log(sum(arms[a].visits for a in actions) + 1)
+        return max(
+            actions,
+            key=lambda a: (
+                arms[a].reward / max(arms[a].visits, 1)
+                + EXPLORATION * math.sqrt(total / max(arms[a].visits, 1))
+            ),
+        )
 
     def _select(self, node: Node, actions: list[Action], mover: int) -> tuple[Action, Node]:
         """The child of the highest UCB1 value for the mover, among those available now."""
@@ -138,7 +205,16 @@ class MctsBot:
                 break
             mover = state.to_move[0]
             state.apply(mover, self._pick(state.legal_actions(mover)))
-        return rewards(as_ended(state))
+        if state.over:
+            return rewards(state)
+        # The scale of a cut-off position's margins: their mean size so far in this search.
+        self._cut_offs += 1
+        self._margin_total += sum(abs(m) for m in margins(state)) / state.n
+        return rewards(state, max(1.0, self._margin_total / self._cut_offs))
 
     def _pick(self, actions: list[Action]) -> Action:
         return actions[int(self.rng.random() * len(actions))]
+
+
+def _arm_key(arm: Arm | None) -> tuple[int, float]:
+    return (-1, 0.0) if arm is None else (arm.visits, arm.reward)

@@ -245,6 +245,20 @@ class State:
                 places[p] = position + 1
         return places
 
+    def estimates(self) -> list[int]:
+        """Each player's position as the game's `estimate` values it (the score if none, or once over)."""
+        estimate = self.game.module.ESTIMATE
+        if estimate is None or self.over:
+            return self.scores()
+        return [self._guarded(estimate, self, p) for p in range(self.n)]
+
+    def metrics(self) -> dict[str, list[int]]:
+        """Each of the game's declared metrics (`metric "name"(p) = …`), one value per player."""
+        return {
+            name: [self._guarded(fn, self, p) for p in range(self.n)]
+            for name, fn in self.game.module.METRICS
+        }
+
     def winners(self) -> list[int]:
         """Players in first place."""
         return [p for p, place in enumerate(self.ranking()) if place == 1]
@@ -369,6 +383,8 @@ class Game:
         self.scenarios = module.SCENARIOS
         self.invariants = module.INVARIANTS
         self.default_bot: str | None = module.DEFAULT_BOT
+        self.has_estimate: bool = module.ESTIMATE is not None
+        self.metric_names: list[str] = [name for name, _ in module.METRICS]
         self.variants = variants
         self.source_file: str = module.SOURCE_FILE
 
