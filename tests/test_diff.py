@@ -60,7 +60,8 @@ def test_replaced_values_are_shown_old_to_new(tmp_path):
         ("adds", "metric", "bonus", "", ""),
     ]
     assert all(
-        c.where.endswith(f"house.metro:{n}") for c, n in zip(changes, [2, 3, 4, 5, 8, 9, 10])
+        c.where.endswith(f"house.metro:{n}")
+        for c, n in zip(changes, [2, 3, 4, 5, 8, 9, 10], strict=True)
     )
 
 
