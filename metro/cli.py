@@ -21,6 +21,7 @@ from dsl.terminal import printable
 from metro.bots import bot_names, make_bot
 from metro.coverage import format_coverage, game_coverage
 from metro.diff import describe_patches
+from metro.executors import DaskMissing
 from metro.games import UnknownGame, game_path
 from metro.playthrough import transcript
 from metro.simulate import SimulationStats, simulate
@@ -282,6 +283,55 @@ BOTS_OPTION = click.option(
 )
 
 
+def run_options(command: Callable) -> Callable:
+    """Where games run: `--jobs N` local processes or `--dask ADDRESS|local`."""
+    options = [
+        click.option(
+            "--jobs",
+            type=click.IntRange(min=1),
+            default=1,
+            show_default=True,
+            help="Worker processes (results do not depend on it); with --dask local, its workers.",
+        ),
+        click.option(
+            "--dask",
+            metavar="ADDRESS",
+            help="Run the games on a Dask cluster: a scheduler's address (tcp://host:8786), "
+            "or 'local' to start one on this machine (needs the dask extra).",
+        ),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+@contextmanager
+def progress_bar(label: str, total: int, hidden: bool) -> Iterator[Callable[[int], None]]:
+    """A progress bar on stderr (only on a terminal); yields the function that advances it."""
+    console = Console(stderr=True)
+    # No refresh thread: worker processes may be forked, and forking a threaded process is unsafe.
+    with Progress(
+        TextColumn(label),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=console,
+        transient=True,
+        auto_refresh=False,
+        disable=hidden or not console.is_terminal,
+    ) as bar:
+        task = bar.add_task("games", total=total)
+
+        def advance(finished: int) -> None:
+            bar.advance(task, finished)
+            bar.refresh()
+
+        try:
+            yield advance
+        except DaskMissing as error:
+            raise click.UsageError(str(error)) from None
+
+
 @main.command("simulate")
 @click.argument("path", type=GAME_PATH, metavar="GAME")
 @PLAYERS_OPTION
@@ -301,13 +351,7 @@ BOTS_OPTION = click.option(
 )
 @BOT_OPTION
 @BOTS_OPTION
-@click.option(
-    "--jobs",
-    type=click.IntRange(min=1),
-    default=1,
-    show_default=True,
-    help="Worker processes (results do not depend on it).",
-)
+@run_options
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")
 @game_options
 def simulate_command(
@@ -318,6 +362,7 @@ def simulate_command(
     bot,
     bots,
     jobs: int,
+    dask: str | None,
     as_json: bool,
     variants,
     expansions,
@@ -326,24 +371,7 @@ def simulate_command(
     """Play seeded bot games; report wins, scores and speed."""
     game, players = _load(path, variants, expansions, map_path, players)
     specs = _seat_bots(game, bot, bots, players, "player")
-    console = Console(stderr=True)
-    # No refresh thread: worker processes may be forked, and forking a threaded process is unsafe.
-    with Progress(
-        TextColumn("simulating"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        console=console,
-        transient=True,
-        auto_refresh=False,
-        disable=as_json or not console.is_terminal,
-    ) as bar:
-        task = bar.add_task("games", total=games)
-
-        def advance(finished: int) -> None:
-            bar.advance(task, finished)
-            bar.refresh()
-
+    with progress_bar("simulating", games, as_json) as advance:
         stats = simulate(
             path,
             players,
@@ -355,23 +383,26 @@ def simulate_command(
             jobs=jobs,
             progress=advance,
             bots=specs,
+            dask=dask,
         )
+    where = f"Dask at {dask}" if dask else _plural(jobs, "job")
     if as_json:
         summary = stats.to_dict() | {
             "variants": list(variants),
             "expansions": list(expansions),
             "jobs": jobs,
+            "dask": dask,
         }
         say(json.dumps(summary))
     else:
-        _print_stats(stats, jobs)
+        _print_stats(stats, where)
 
 
 def _number(value: float) -> str:
     return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.2f}"
 
 
-def _print_stats(stats: SimulationStats, jobs: int) -> None:
+def _print_stats(stats: SimulationStats, where: str) -> None:
     table = Table(
         title=f"{_rich(stats.game)}: {_plural(stats.games, 'game')}, {stats.players} players",
         caption=f"seed {_rich(stats.seed)}, {_rich(stats.bot)} bots",
@@ -392,7 +423,7 @@ def _print_stats(stats: SimulationStats, jobs: int) -> None:
     console.print(f"Mean decisions per game: {stats.mean_decisions:,.1f}")
     console.print(
         f"Speed: {stats.games_per_second:,.1f} games/s, {stats.decisions_per_second:,.0f} "
-        f"decisions/s ({stats.seconds:.2f} s, {_plural(jobs, 'job')})"
+        f"decisions/s ({stats.seconds:.2f} s, {where})"
     )
     if stats.unfinished:
         console.print(f"Unfinished games (nobody could move): {stats.unfinished}")
