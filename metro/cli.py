@@ -19,12 +19,16 @@ from compiler import compile_game, generate_python, load_game
 from dsl.diagnostics import CompileError
 from dsl.terminal import printable
 from metro.bots import bot_names, make_bot
+from metro.compare import compare, configurations
+from metro.compare_view import print_comparison
 from metro.coverage import format_coverage, game_coverage
 from metro.diff import describe_patches
 from metro.executors import DaskMissing
 from metro.games import UnknownGame, game_path
 from metro.playthrough import transcript
+from metro.report import require_plots, write_report
 from metro.simulate import SimulationStats, simulate
+from metro.stats import ScipyMissing
 from metro.testgen import generate_tests
 from runtime.errors import MetroRuntimeError
 from runtime.machine import Action, Game, State
@@ -511,6 +515,110 @@ def testgen_command(
         say(f"wrote {name}")
     if report is not None:
         say(format_coverage(report))
+
+
+@main.command("compare")
+@click.argument("path", type=GAME_PATH, metavar="GAME")
+@click.option(
+    "--variant",
+    "variants",
+    multiple=True,
+    metavar="NAME[,NAME]",
+    help="A configuration to compare with the base: this variant (commas: several at once). "
+    "Repeatable.",
+)
+@click.option(
+    "--with",
+    "expansions",
+    multiple=True,
+    metavar="EXPANSION[,…]",
+    help="A configuration to compare with the base: with this expansion. Repeatable.",
+)
+@click.option(
+    "--map",
+    "map_path",
+    type=click.Path(exists=True, dir_okay=False, path_type=str),
+    help="Play every configuration on this map file.",
+)
+@PLAYERS_OPTION
+@click.option(
+    "--games",
+    type=click.IntRange(min=2),
+    default=100,
+    show_default=True,
+    help="Games per configuration.",
+)
+@click.option(
+    "--seed",
+    default="1",
+    show_default=True,
+    help="Base seed: game i of every configuration is seeded with SEED/i.",
+    callback=_valid_seed,
+)
+@BOT_OPTION
+@BOTS_OPTION
+@run_options
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print one JSON object (schemas/compare.schema.json) with every game's record.",
+)
+@click.option(
+    "--report",
+    type=click.Path(dir_okay=False, path_type=str),
+    metavar="FILE.html",
+    help="Also write a self-contained HTML report with plots (needs the report extra).",
+)
+def compare_command(
+    path: str,
+    variants,
+    expansions,
+    map_path,
+    players,
+    games: int,
+    seed: str,
+    bot,
+    bots,
+    jobs: int,
+    dask: str | None,
+    as_json: bool,
+    report: str | None,
+) -> None:
+    """Play the base game and each variant or expansion on the same seeds, and compare them.
+
+    Reports win rates by seat, scores, margins, game length and the game's metrics per
+    configuration, and each configuration's differences from the base with 95% intervals and
+    paired tests, in words.
+    """
+    if not variants and not expansions:
+        raise click.UsageError("name at least one configuration: --variant NAME or --with NAME")
+    try:
+        configs = configurations(variants, expansions)
+    except ValueError as error:
+        raise click.UsageError(str(error)) from None
+    if report is not None:
+        require_plots()
+    game, players = _load(path, (), (), map_path, players)
+    specs = _seat_bots(game, bot, bots, players, "player")
+    try:
+        with progress_bar("comparing", games * len(configs), as_json) as advance:
+            result = compare(
+                path, players, games, seed, specs, configs, map_path, jobs, dask, advance
+            )
+    except ScipyMissing as error:
+        raise click.UsageError(str(error)) from None
+    if report is not None:
+        try:
+            write_report(result, report)
+        except OSError as error:
+            raise Failure(f"error: cannot write {report}: {error.strerror or error}") from None
+    if as_json:
+        say(json.dumps(result.to_dict()))
+    else:
+        print_comparison(result, Console(highlight=False))
+        if report is not None:
+            say(f"report: {report}")
 
 
 @main.command("diff")

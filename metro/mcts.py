@@ -2,15 +2,17 @@
 
 Each iteration draws a determinization of the decider's information set
 (`runtime.determinize.sample_position`), descends one tree keyed by actions along those
-legal in that determinization (UCB1 with availability counts), adds one node, plays on at
-random for at most `playout` decisions and backs the result up for every seat.
+legal in that determinization (UCB1 with availability counts), adds one node, values it and
+backs the value up for every seat.
 
 Reward of a seat (`metro.evaluation.rewards`): 0.8 for a sole first place and 0.4 for a
 shared one, plus 0.2 x its normalized margin (0 when far behind, 0.1 level, 0.2 far ahead);
-so wins count most and values break near-ties. A playout cut off by its budget is valued by
-the game's `estimate` when it declares one (its places then follow the estimates), else as
-if the game ended there (the rules' `final` block run on a copy). With an estimate, playouts
-are short: random play adds more noise than information once the rules can judge a position.
+so wins count most and values break near-ties. A game that declares an `estimate` has its new
+leaf valued by it at once (no random playout: random play, such as random bids, adds more
+noise than information once the rules can judge a position): 0.5 + 0.5 tanh(margin / scale),
+the scale being the mean margin size met so far in this search. Any other game is played on
+at random for at most `playout` decisions and, if still unfinished, valued the same way on
+its score as if the game ended there (the rules' `final` block run on a copy).
 
 Simultaneous choices are decoupled (DUCT, Lanctot et al. 2013): at such a node every player
 still to choose picks by UCB1 from their own statistics, which no other player's choice of

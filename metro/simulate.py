@@ -173,6 +173,11 @@ def run_batch(code: GameCode, setup: Setup, start: int, count: int) -> Tally:
     return play_batch(load(code), setup, start, count)
 
 
+def run_records(code: GameCode, setup: Setup, start: int, count: int) -> list[GameResult]:
+    """Load the game (once per process) and play one batch: each game's result, with metrics."""
+    return play_results(load(code), setup, start, count, metrics=True)
+
+
 @dataclass(frozen=True)
 class SimulationStats:
     """A simulation's results: per-seat wins and mean scores, game length and speed."""
