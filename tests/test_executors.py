@@ -8,7 +8,7 @@ from concurrent.futures import Future
 import pytest
 
 from metro.executors import Backend, SerialExecutor, open_backend, run_tasks
-from metro.simulate import GameCode, Setup, _LOADED, load, simulate
+from metro.simulate import _LOADED, GameCode, Setup, load, simulate
 from runtime.errors import RuleError
 from tests.conftest import ROOT
 
