@@ -63,7 +63,7 @@ def _rule_error(n: int) -> int:
 
 def test_an_error_of_the_rules_is_not_retried():
     flaky = FlakyExecutor(failures=0)
-    with pytest.raises(RuleError, match="rules.metro:4"):
+    with pytest.raises(RuleError, match=r"rules\.metro:4"):
         run_tasks(Backend(flaky, 1, "here"), _rule_error, [(4,), (5,)])
     assert flaky.submitted == 1
 
