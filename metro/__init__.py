@@ -22,6 +22,29 @@ def load_game(game: str, expansions=(), variants=(), map: str | None = None) -> 
     return compiler.load_game(game_path(game), expansions=expansions, variants=variants, map=map)
 
 
+def pettingzoo_env(name: str, players: int, **options):
+    """A game as a PettingZoo AEC environment (needs the rl extra; see metro/pettingzoo_adapter.py)."""
+    from metro.pettingzoo_adapter import (
+        pettingzoo_env as make,
+    )  # numpy and pettingzoo load only now
+
+    return make(name, players, **options)
+
+
+def openspiel_game(name: str, players: int, **options):
+    """A game as an OpenSpiel game (needs the rl extra; see metro/openspiel_adapter.py)."""
+    from metro.openspiel_adapter import openspiel_game as make  # pyspiel loads only now
+
+    return make(name, players, **options)
+
+
+def compare(*args, **options):
+    """Play the base and other configurations on the same seeds and compare them (metro.compare)."""
+    from metro.compare import compare as run
+
+    return run(*args, **options)
+
+
 def compile_game(game: str, expansions=(), variants=(), map: str | None = None):
     """Compile a game by name or path and return the compile context (diagnostics, Python)."""
     return compiler.compile_game(game_path(game), expansions, variants, map)
@@ -42,10 +65,13 @@ __all__ = [
     "State",
     "UnknownGame",
     "bot_names",
+    "compare",
     "compile_game",
     "game_path",
     "load_game",
     "make_bot",
+    "openspiel_game",
+    "pettingzoo_env",
     "play_game",
     "shipped_games",
     "simulate",

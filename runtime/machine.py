@@ -279,6 +279,11 @@ class State:
         self.game.module.copy_fields(self, other)
         return other
 
+    def __deepcopy__(self, memo) -> State:
+        # copy.deepcopy (which OpenSpiel's Python games clone with) is a clone: the compiled
+        # game, shared by its states, is never copied.
+        return self.clone()
+
     def __eq__(self, other) -> bool:
         return isinstance(other, State) and self.to_doc() == other.to_doc()
 
@@ -387,6 +392,9 @@ class Game:
         self.metric_names: list[str] = [name for name, _ in module.METRICS]
         self.variants = variants
         self.source_file: str = module.SOURCE_FILE
+
+    def __deepcopy__(self, memo) -> Game:
+        return self  # compiled code and tables: immutable, shared by every copy of a position
 
     def new_game(self, players: int, seed: int | str = 0) -> State:
         """A new game, run to the first decision."""
