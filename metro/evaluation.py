@@ -9,6 +9,7 @@ on a copy (money for stocks, loans repaid…).
 from __future__ import annotations
 
 import math
+import random
 
 from runtime.errors import MetroRuntimeError
 from runtime.machine import Frame, State
@@ -32,6 +33,19 @@ def as_ended(state: State) -> State:
     except MetroRuntimeError:
         return state
     return ended
+
+
+def settle(state: State, player: int, rng: random.Random) -> None:
+    """Complete a simultaneous choice `player` has just joined: the others choose at random.
+
+    Until everyone has chosen nothing happens, so the player's choice would show no effect.
+    """
+    while not state.over and state.game.sites[state.site].secret:
+        movers = state.to_move
+        if player in movers:
+            return
+        actions = state.legal_actions(movers[0])
+        state.apply(movers[0], actions[int(rng.random() * len(actions))])
 
 
 def values(state: State) -> list[int]:

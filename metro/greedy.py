@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from metro.evaluation import margin
+from metro.evaluation import margin, settle
 from runtime.determinize import sample_position
 from runtime.errors import IllegalAction
 from runtime.machine import Action, State
@@ -53,7 +53,7 @@ class GreedyBot:
                 except IllegalAction:  # cannot happen when legality reads no secret
                     totals[index] -= float("inf")
                     continue
-                self._settle(after, player)
+                settle(after, player, self.rng)
                 totals[index] += margin(after, player)
         keys = [
             (total, self._preference(first, player, a))
@@ -62,18 +62,6 @@ class GreedyBot:
         best = max(keys)
         tied = [a for a, key in zip(actions, keys, strict=True) if key == best]
         return tied[int(self.rng.random() * len(tied))]
-
-    def _settle(self, state: State, player: int) -> None:
-        """Complete a simultaneous choice the player has just joined: the others choose at random.
-
-        Until everyone has chosen nothing happens, so the player's choice would show no effect.
-        """
-        while not state.over and state.game.sites[state.site].secret:
-            movers = state.to_move
-            if player in movers:
-                return
-            actions = state.legal_actions(movers[0])
-            state.apply(movers[0], actions[int(self.rng.random() * len(actions))])
 
     def _preference(self, sample: State, player: int, action: Action):
         scorer = None if self.scores is None else self.scores.get(action.name)

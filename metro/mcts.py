@@ -28,7 +28,7 @@ import math
 import random
 import time
 
-from metro.evaluation import margins, rewards
+from metro.evaluation import margins, rewards, settle
 from runtime.determinize import sample_position
 from runtime.machine import Action, State
 
@@ -36,6 +36,7 @@ ITERATIONS = 500
 PLAYOUT = 80  # decisions played at random after the tree, for a game without an estimate
 PLAYOUT_WITH_ESTIMATE = 0  # ... and for a game that declares one: its leaves are valued by it
 EXPLORATION = 0.7  # UCB1's constant for rewards in [0, 1]
+PRIOR_VISITS = 8  # virtual visits each root action starts with, at its one-ply value
 
 
 class Arm:
@@ -91,6 +92,7 @@ class MctsBot:
             return actions[0]
         root = Node(state.n)
         self._cut_offs, self._margin_total = 0, 0.0
+        self._seed_root(root, state, player, actions)
         deadline = None
         if self.milliseconds is not None:
             deadline = time.perf_counter() + self.milliseconds / 1000
@@ -113,6 +115,38 @@ class MctsBot:
                 else (-1, 0.0)
             ),
         )
+
+    def _seed_root(self, root: Node, state: State, player: int, actions: list[Action]) -> None:
+        """Start every root action at its one-ply value, as if visited PRIOR_VISITS times.
+
+        That is greedy's knowledge: among many options (a bid of any of fifty amounts) the
+        search then needs evidence before it prefers one that loses value at once. The value
+        is taken on one sampled position; at a simultaneous choice the others' choices are
+        drawn at random.
+        """
+        sample = sample_position(state, player, self.rng)
+        reached = []
+        for action in actions:
+            after = sample.clone()
+            after.apply(player, action)
+            settle(after, player, self.rng)
+            reached.append(after)
+        for after in reached:
+            if not after.over:
+                self._cut_offs += 1
+                self._margin_total += sum(abs(m) for m in margins(after)) / after.n
+        scale = max(1.0, self._margin_total / max(1, self._cut_offs))
+        values = [rewards(after, scale) for after in reached]
+        if state.game.sites[state.site].secret:
+            root.arms = {player: {}}
+            for action, value in zip(actions, values, strict=True):
+                arm = root.arms[player][action] = Arm()
+                arm.visits, arm.reward = PRIOR_VISITS, PRIOR_VISITS * value[player]
+            return
+        for action, value in zip(actions, values, strict=True):
+            child = root.children[action] = Node(state.n)
+            child.visits = child.available = PRIOR_VISITS
+            child.reward = [PRIOR_VISITS * v for v in value]
 
     def _iterate(self, root: Node, state: State) -> None:
         node, path, pulled = root, [root], []
