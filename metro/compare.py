@@ -316,7 +316,7 @@ def describe(label: str, differences: list[Difference]) -> list[str]:
         verb = "raises" if d.mean > 0 else "lowers"
         words.append(
             f"{label} {verb} the {_what(d.name)} by {_amount(d, abs(d.mean))} "
-            f"(from {_value(d, d.base)} to {_value(d, d.other)}; p = {d.adjusted_p:.2g})."
+            f"(from {_value(d, d.base)} to {_value(d, d.other)}; {p_text(d.adjusted_p)})."
         )
     if same:
         listed = ", ".join(f"{_what(d.name)} ({_amount(d, d.mean, signed=True)})" for d in same)
@@ -326,6 +326,11 @@ def describe(label: str, differences: list[Difference]) -> list[str]:
     if not changed:
         words.insert(0, f"{label} changes nothing measured beyond the noise.")
     return words
+
+
+def p_text(p: float) -> str:
+    """A p-value in words; one too small for a float is said to be so."""
+    return "p < 1e-300" if p == 0 else f"p = {p:.2g}"
 
 
 def _what(name: str) -> str:

@@ -89,7 +89,7 @@ def _difference_table(label: str, differences: list[Difference]) -> Table:
             _cell(d.other, rate),
             f"{100 * d.mean:+.3g} pp" if rate else f"{d.mean:+.3g}",
             interval,
-            f"{d.adjusted_p:.2g}",
+            f"{d.adjusted_p:.2g}" if d.adjusted_p else "< 1e-300",
             verdict,
         )
     return table

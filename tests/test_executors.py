@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from concurrent.futures import Future
 
 import pytest
@@ -87,3 +88,28 @@ def test_dask_gives_exactly_the_serial_results():
         serial.mean_scores,
         serial.decisions,
     )
+
+
+def test_without_dask_the_option_is_a_usage_error(monkeypatch):
+    from click.testing import CliRunner
+
+    from metro.cli import main
+    from metro.executors import DaskMissing
+
+    monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed fails
+    with pytest.raises(DaskMissing, match=r"metro-games\[dask\]"), open_backend(dask="local"):
+        pass
+    result = CliRunner().invoke(main, ["simulate", TTR, "--games", "2", "--dask", "local"])
+    assert result.exit_code == 2 and "pip install 'metro-games[dask]'" in result.output
+
+
+def _already_loaded(digest: str) -> bool:
+    return digest in _LOADED
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="workers are forked on Linux only")
+def test_forked_workers_find_the_game_loaded_and_do_not_load_it_again():
+    code = GameCode.of(Setup(TTR, 2, "1", ("random", "random")))
+    load(code)  # as simulate() does before it starts the pool
+    with open_backend(jobs=2) as backend:
+        assert run_tasks(backend, _already_loaded, [(code.digest,)] * 4) == [True] * 4
