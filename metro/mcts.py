@@ -32,7 +32,7 @@ from metro.evaluation import margins, rewards, settle
 from runtime.determinize import sample_position
 from runtime.machine import Action, State
 
-ITERATIONS = 500
+ITERATIONS = 200
 PLAYOUT = 80  # decisions played at random after the tree, for a game without an estimate
 PLAYOUT_WITH_ESTIMATE = 0  # ... and for a game that declares one: its leaves are valued by it
 EXPLORATION = 0.7  # UCB1's constant for rewards in [0, 1]
