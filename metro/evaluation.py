@@ -35,11 +35,15 @@ def as_ended(state: State) -> State:
     return ended
 
 
-def settle(state: State, player: int, rng: random.Random) -> None:
+def settle(state: State, player: int, seed: int) -> None:
     """Complete a simultaneous choice `player` has just joined: the others choose at random.
 
     Until everyone has chosen nothing happens, so the player's choice would show no effect.
+    The others' choices are drawn from `seed`: given the same seed, every option of the player
+    meets the same choices of the others (when their options do not depend on it), so options
+    are compared on equal terms.
     """
+    rng = random.Random(seed)
     while not state.over and state.game.sites[state.site].secret:
         movers = state.to_move
         if player in movers:

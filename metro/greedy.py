@@ -44,6 +44,9 @@ class GreedyBot:
         first = None
         for _ in range(self.samples):
             sample = sample_position(state, player, self.rng)
+            others = int(
+                self.rng.random() * (1 << 53)
+            )  # the others' secret choices: one draw for all
             if first is None:
                 first = sample
             for index, action in enumerate(actions):
@@ -53,7 +56,7 @@ class GreedyBot:
                 except IllegalAction:  # cannot happen when legality reads no secret
                     totals[index] -= float("inf")
                     continue
-                settle(after, player, self.rng)
+                settle(after, player, others)
                 totals[index] += margin(after, player)
         keys = [
             (total, self._preference(first, player, a))

@@ -14,6 +14,11 @@ the scale being the mean margin size met so far in this search. Any other game i
 at random for at most `playout` decisions and, if still unfinished, valued the same way on
 its score as if the game ended there (the rules' `final` block run on a copy).
 
+The root's actions start with PRIOR_VISITS virtual visits at their one-ply value (what greedy
+knows), and the action chosen is the one of the best mean reward, prior included: among many
+near-equal options (a bid of any amount) the search must find evidence before it departs from
+what pays at once.
+
 Simultaneous choices are decoupled (DUCT, Lanctot et al. 2013): at such a node every player
 still to choose picks by UCB1 from their own statistics, which no other player's choice of
 this step is part of, so nobody's choice depends on what the others chose in secret; the
@@ -86,7 +91,7 @@ class MctsBot:
         self.playout = playout
 
     def choose(self, state: State, player: int) -> Action:
-        """The most visited of the player's legal actions after the search."""
+        """The player's legal action of the best mean reward after the search."""
         actions = state.legal_actions(player)
         if len(actions) == 1:
             return actions[0]
@@ -104,16 +109,15 @@ class MctsBot:
         ):
             self._iterate(root, sample_position(state, player, self.rng))
             done += 1
+        # The best mean reward, its prior visits included: with as many options as a bid has,
+        # visits are spread nearly evenly and the most visited is chosen by noise.
         if root.arms is not None:  # the root is a simultaneous choice
-            arms = root.arms.get(player, {})
-            return max(actions, key=lambda a: _arm_key(arms.get(a)))
+            arms = root.arms[player]
+            return max(actions, key=lambda a: (arms[a].reward / arms[a].visits, arms[a].visits))
+        children = root.children
         return max(
             actions,
-            key=lambda a: (
-                (root.children[a].visits, root.children[a].reward[player])
-                if a in root.children
-                else (-1, 0.0)
-            ),
+            key=lambda a: (children[a].reward[player] / children[a].visits, children[a].visits),
         )
 
     def _seed_root(self, root: Node, state: State, player: int, actions: list[Action]) -> None:
@@ -125,11 +129,12 @@ class MctsBot:
         drawn at random.
         """
         sample = sample_position(state, player, self.rng)
+        others = int(self.rng.random() * (1 << 53))  # the others' secret choices: one draw for all
         reached = []
         for action in actions:
             after = sample.clone()
             after.apply(player, action)
-            settle(after, player, self.rng)
+            settle(after, player, others)
             reached.append(after)
         for after in reached:
             if not after.over:
@@ -250,7 +255,3 @@ class MctsBot:
 
     def _pick(self, actions: list[Action]) -> Action:
         return actions[int(self.rng.random() * len(actions))]
-
-
-def _arm_key(arm: Arm | None) -> tuple[int, float]:
-    return (-1, 0.0) if arm is None else (arm.visits, arm.reward)
