@@ -15,14 +15,16 @@ at random for at most `playout` decisions and, if still unfinished, valued the s
 its score as if the game ended there (the rules' `final` block run on a copy).
 
 The root's actions start with PRIOR_VISITS virtual visits at their one-ply value (what greedy
-knows), and the action chosen is the one of the best mean reward, prior included: among many
-near-equal options (a bid of any amount) the search must find evidence before it departs from
-what pays at once.
+knows), and the action chosen is the one of the best lower confidence bound of its mean reward,
+prior included ("secure child"): among many near-equal options (a bid of any amount) the search
+must find evidence before it departs from what pays at once.
 
 Simultaneous choices are decoupled (DUCT, Lanctot et al. 2013): at such a node every player
 still to choose picks by UCB1 from their own statistics, which no other player's choice of
 this step is part of, so nobody's choice depends on what the others chose in secret; the
-child is keyed by all the choices together. Chance happens inside `apply` from the state's
+child is keyed by all the choices together. Every chooser's statistics there start at their
+options' one-ply values too (taken before anyone chooses), so the others are modelled as
+playing sensibly, not as bidding at random, until the search learns better. Chance happens inside `apply` from the state's
 own generator, which every determinization re-seeds, so each iteration meets fresh chance
 outcomes below the same action sequence (an open-loop tree).
 """
@@ -42,6 +44,7 @@ PLAYOUT = 80  # decisions played at random after the tree, for a game without an
 PLAYOUT_WITH_ESTIMATE = 0  # ... and for a game that declares one: its leaves are valued by it
 EXPLORATION = 0.7  # UCB1's constant for rewards in [0, 1]
 PRIOR_VISITS = 8  # virtual visits each root action starts with, at its one-ply value
+SECURITY = 1.0  # how much the final choice discounts a mean reward by its uncertainty
 
 
 class Arm:
@@ -91,7 +94,7 @@ class MctsBot:
         self.playout = playout
 
     def choose(self, state: State, player: int) -> Action:
-        """The player's legal action of the best mean reward after the search."""
+        """The player's legal action of the best secure value (mean less uncertainty) after the search."""
         actions = state.legal_actions(player)
         if len(actions) == 1:
             return actions[0]
@@ -109,49 +112,50 @@ class MctsBot:
         ):
             self._iterate(root, sample_position(state, player, self.rng))
             done += 1
-        # The best mean reward, its prior visits included: with as many options as a bid has,
-        # visits are spread nearly evenly and the most visited is chosen by noise.
+        # The "secure" child: the best mean reward less its uncertainty, prior visits included.
+        # With as many options as a bid has, visits are spread nearly evenly, so the most
+        # visited is chosen by noise, and the best mean is often one seen a few lucky times.
         if root.arms is not None:  # the root is a simultaneous choice
             arms = root.arms[player]
-            return max(actions, key=lambda a: (arms[a].reward / arms[a].visits, arms[a].visits))
+            return max(actions, key=lambda a: _secure(arms[a].reward, arms[a].visits))
         children = root.children
-        return max(
-            actions,
-            key=lambda a: (children[a].reward[player] / children[a].visits, children[a].visits),
-        )
+        return max(actions, key=lambda a: _secure(children[a].reward[player], children[a].visits))
 
     def _seed_root(self, root: Node, state: State, player: int, actions: list[Action]) -> None:
         """Start every root action at its one-ply value, as if visited PRIOR_VISITS times.
 
         That is greedy's knowledge: among many options (a bid of any of fifty amounts) the
         search then needs evidence before it prefers one that loses value at once. The value
-        is taken on one sampled position; at a simultaneous choice the others' choices are
-        drawn at random.
+        is taken on one sampled position.
         """
-        sample = sample_position(state, player, self.rng)
-        others = int(self.rng.random() * (1 << 53))  # the others' secret choices: one draw for all
+        values = self._one_ply(sample_position(state, player, self.rng), player, actions)
+        if state.game.sites[state.site].secret:
+            root.arms = {player: _prior_arms(actions, values, player)}
+            return
+        for action, value in zip(actions, values, strict=True):
+            child = root.children[action] = Node(state.n)
+            child.visits = child.available = PRIOR_VISITS
+            child.reward = [PRIOR_VISITS * v for v in value]
+
+    def _one_ply(self, state: State, mover: int, actions: list[Action]) -> list[list[float]]:
+        """Each action's rewards for every seat one decision ahead of `state` (a sample).
+
+        At a simultaneous choice the others' choices are drawn at random, the same draw for
+        every action, so that actions are compared on equal terms.
+        """
+        others = int(self.rng.random() * (1 << 53))
         reached = []
         for action in actions:
-            after = sample.clone()
-            after.apply(player, action)
-            settle(after, player, others)
+            after = state.clone()
+            after.apply(mover, action)
+            settle(after, mover, others)
             reached.append(after)
         for after in reached:
             if not after.over:
                 self._cut_offs += 1
                 self._margin_total += sum(abs(m) for m in margins(after)) / after.n
         scale = max(1.0, self._margin_total / max(1, self._cut_offs))
-        values = [rewards(after, scale) for after in reached]
-        if state.game.sites[state.site].secret:
-            root.arms = {player: {}}
-            for action, value in zip(actions, values, strict=True):
-                arm = root.arms[player][action] = Arm()
-                arm.visits, arm.reward = PRIOR_VISITS, PRIOR_VISITS * value[player]
-            return
-        for action, value in zip(actions, values, strict=True):
-            child = root.children[action] = Node(state.n)
-            child.visits = child.available = PRIOR_VISITS
-            child.reward = [PRIOR_VISITS * v for v in value]
+        return [rewards(after, scale) for after in reached]
 
     def _iterate(self, root: Node, state: State) -> None:
         node, path, pulled = root, [root], []
@@ -197,6 +201,11 @@ class MctsBot:
         """Everyone still to choose at this simultaneous choice picks from their own arms."""
         if node.arms is None:
             node.arms = {}
+        for mover in state.to_move:  # new choosers start at their one-ply values, like the root
+            if mover not in node.arms:
+                actions = state.legal_actions(mover)
+                values = self._one_ply(state, mover, actions)
+                node.arms[mover] = _prior_arms(actions, values, mover)
         chosen: list[tuple[int, Action]] = []
         choosers: set[int] = set()
         site = state.site
@@ -255,3 +264,17 @@ class MctsBot:
 
     def _pick(self, actions: list[Action]) -> Action:
         return actions[int(self.rng.random() * len(actions))]
+
+
+def _secure(reward: float, visits: int) -> float:
+    """A lower confidence bound of an action's mean reward."""
+    return reward / visits - SECURITY / math.sqrt(visits)
+
+
+def _prior_arms(actions: list[Action], values: list[list[float]], mover: int) -> dict[Action, Arm]:
+    """Arms that start at their one-ply values, as if pulled PRIOR_VISITS times."""
+    arms = {}
+    for action, value in zip(actions, values, strict=True):
+        arm = arms[action] = Arm()
+        arm.visits, arm.reward = PRIOR_VISITS, PRIOR_VISITS * value[mover]
+    return arms
