@@ -22,19 +22,24 @@ def load_game(game: str, expansions=(), variants=(), map: str | None = None) -> 
     return compiler.load_game(game_path(game), expansions=expansions, variants=variants, map=map)
 
 
+RL_EXTRA = "the RL environments need the rl extra: pip install 'metro-games[rl]'"
+
+
 def pettingzoo_env(name: str, players: int, **options):
     """A game as a PettingZoo AEC environment (needs the rl extra; see metro/pettingzoo_adapter.py)."""
-    from metro.pettingzoo_adapter import (
-        pettingzoo_env as make,
-    )  # numpy and pettingzoo load only now
-
+    try:  # numpy and pettingzoo load only now
+        from metro.pettingzoo_adapter import pettingzoo_env as make
+    except ImportError as error:
+        raise ImportError(f"{RL_EXTRA} ({error})") from error
     return make(name, players, **options)
 
 
 def openspiel_game(name: str, players: int, **options):
     """A game as an OpenSpiel game (needs the rl extra; see metro/openspiel_adapter.py)."""
-    from metro.openspiel_adapter import openspiel_game as make  # pyspiel loads only now
-
+    try:  # pyspiel loads only now
+        from metro.openspiel_adapter import openspiel_game as make
+    except ImportError as error:
+        raise ImportError(f"{RL_EXTRA} ({error})") from error
     return make(name, players, **options)
 
 

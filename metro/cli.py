@@ -26,7 +26,7 @@ from metro.diff import describe_patches
 from metro.executors import DaskMissing
 from metro.games import UnknownGame, game_path
 from metro.playthrough import transcript
-from metro.report import require_plots, write_report
+from metro.report import PlotsMissing, require_plots, write_report
 from metro.simulate import SimulationStats, simulate
 from metro.stats import ScipyMissing
 from metro.testgen import generate_tests
@@ -598,7 +598,10 @@ def compare_command(
     except ValueError as error:
         raise click.UsageError(str(error)) from None
     if report is not None:
-        require_plots()
+        try:
+            require_plots()
+        except PlotsMissing as error:
+            raise click.UsageError(str(error)) from None
     game, players = _load(path, (), (), map_path, players)
     specs = _seat_bots(game, bot, bots, players, "player")
     try:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import sys
 
 import pytest
 from click.testing import CliRunner
@@ -160,3 +161,13 @@ def test_rule_file_text_reaches_the_report_escaped(tmp_path):
     html = render_report(result)
     assert "&lt;b&gt;points&lt;/b&gt;" in html and "<b>points" not in html
     assert "&lt;i&gt;Tally&lt;/i&gt;" in html and "<i>Tally" not in html
+
+
+def test_without_the_report_extra_the_options_are_usage_errors(monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib fails
+    args = ["compare", TTR, "--variant", "big_bonus", "--games", "2", "--report", "r.html"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2 and "pip install 'metro-games[report]'" in result.output
+    monkeypatch.setitem(sys.modules, "scipy", None)
+    result = CliRunner().invoke(main, args[:-2])
+    assert result.exit_code == 2 and "needs scipy" in result.output

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import random
+import sys
 import warnings
 
 import pytest
@@ -124,3 +125,14 @@ def test_openspiel_states_clone_and_replay():
     assert str(replayed) == str(state)
     tensor = state.observation_tensor(state.current_player())
     assert len(tensor) == game.observation_tensor_size()
+
+
+def test_without_the_rl_extra_the_adapters_say_what_to_install(monkeypatch):
+    import metro
+
+    for name in ("metro.pettingzoo_adapter", "metro.openspiel_adapter", "pettingzoo", "pyspiel"):
+        monkeypatch.setitem(sys.modules, name, None)
+    with pytest.raises(ImportError, match=r"metro-games\[rl\]"):
+        metro.pettingzoo_env("ticket_to_ride", players=2)
+    with pytest.raises(ImportError, match=r"metro-games\[rl\]"):
+        metro.openspiel_game("ticket_to_ride", players=2)
