@@ -43,6 +43,7 @@ from compiler.builtin_rules import (
     of_items,
     over_items,
     pair_or_items,
+    path_cost_rule,
     reachable_rule,
     seat_rule,
     truth,
@@ -395,6 +396,15 @@ TABLE: list[Builtin] = [
         longest_trail_rule,
         runtime="runtime.graph.longest_trail",
         const=lambda args: graph.longest_trail(list(args[0])),
+    ),
+    Builtin(
+        "path_cost",
+        "edges, a, b, limit",
+        "least total weight of a path joining two vertices over (a, b, weight) edges; limit if none costs less",
+        (4, 4),
+        path_cost_rule,
+        runtime="runtime.graph.path_cost",
+        const=lambda args: graph.path_cost(list(args[0]), args[1], args[2], args[3]),
     ),
     # shapes and buildings
     Builtin(

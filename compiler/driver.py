@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sys
 from collections.abc import Callable
@@ -145,10 +146,10 @@ def generate_python(path: str, expansions=(), variants=(), map: str | None = Non
     return compile_game(path, expansions, variants, map).python
 
 
-def load_game(
+def game_source(
     path: str, expansions=(), variants=(), map: str | None = None, use_cache: bool = True
-) -> Game:
-    """Compile (or load from the cache) and return a runnable Game."""
+) -> tuple[str, str]:
+    """The generated module's text (compiled, or from the cache) and a name for its tracebacks."""
     game_file = find_game_file(path)
     if not os.path.isfile(game_file):
         use_cache = False  # nothing to key on: compiling reports the missing file
@@ -160,8 +161,22 @@ def load_game(
         source = generate_python(path, expansions, variants, map)
         if use_cache:
             cache.store(key, source)
-    module = load_module(source, f"<metro:{game_file}>", f"metro_game_{key[:12] or 'nocache'}")
-    return Game(module, tuple(variants))
+    return source, f"<metro:{game_file}>"
+
+
+def load_game(
+    path: str, expansions=(), variants=(), map: str | None = None, use_cache: bool = True
+) -> Game:
+    """Compile (or load from the cache) and return a runnable Game."""
+    source, filename = game_source(path, expansions, variants, map, use_cache)
+    return game_from_source(source, filename, tuple(variants))
+
+
+def game_from_source(source: str, filename: str, variants: tuple[str, ...] = ()) -> Game:
+    """A runnable Game from a generated module's text (what a worker without the compiler runs)."""
+    digest = hashlib.sha256(source.encode()).hexdigest()
+    module = load_module(source, filename, f"metro_game_{digest[:12]}")
+    return Game(module, variants)
 
 
 __all__ = [
@@ -169,6 +184,8 @@ __all__ = [
     "CompileContext",
     "CompileError",
     "compile_game",
+    "game_from_source",
+    "game_source",
     "generate_python",
     "load_game",
 ]

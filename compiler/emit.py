@@ -148,6 +148,10 @@ class CodeGenerator(StrictVisitor):
             self.callable(proc)
         self.function(module.score)
         self.function(module.rank_key)
+        if module.estimate is not None:
+            self.function(module.estimate)
+        for _, function in module.metrics:
+            self.function(function)
         for function, _ in module.scenarios + module.invariants:
             self.function(function)
         for _, rules in module.bots:
@@ -345,6 +349,9 @@ class CodeGenerator(StrictVisitor):
             for name, fn in module.draws:
                 w.line(f"{name!r}: {fn.name},")
         w.line("}")
+        w.line(f"ESTIMATE = {'estimate' if module.estimate is not None else None}")
+        metrics = ", ".join(f"({name!r}, {fn.name})" for name, fn in module.metrics)
+        w.line(f"METRICS = [{metrics}]")
         w.line("SCENARIOS = [")
         with w.indented():
             for fn, (name, players, seed, file, line) in module.scenarios:

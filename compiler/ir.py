@@ -265,6 +265,8 @@ class Module:
     arg_desc_lines: list[str] = field(default_factory=list)
     breakdown: Function | None = None
     field_display: list[tuple] = field(default_factory=list)  # name, heading, internal, key kind
+    estimate: Function | None = None  # a position's value for a player, as bots judge it
+    metrics: list[tuple[str, Function]] = field(default_factory=list)  # metric name, function
 
     def frame_procs(self) -> list[FrameProc]:
         """Every frame procedure, in emission order."""

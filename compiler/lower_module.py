@@ -107,6 +107,8 @@ def lower_program(
         arg_desc_lines=arg_desc_lines,
         breakdown=breakdown,
         field_display=field_display(ctx.gen),
+        estimate=_estimate(ctx),
+        metrics=_metrics(ctx),
     )
     for message, span in dict.fromkeys(ctx.errors):
         diags.error(TOO_LARGE, message, span)
@@ -304,6 +306,32 @@ def _scoring(ctx: LoweringContext) -> tuple[ir.Function, ir.Function]:
         if any(_reads(key.expr, decl.var) for key in decl.keys):
             body.insert(0, ir.Assign(X(env.local(decl.var)), X("p")))
     return score, ir.Function("rank_key", ["S", "p"], body)
+
+
+def _player_function(ctx: LoweringContext, name: str, var: str, expr: ast.Expr) -> ir.Function:
+    """`name(S, p)`: the integer value of `expr` for the player `p` bound to `var`."""
+    gen = ctx.gen
+    env = Env(frame=False).bind(var)
+    # int() makes a truth value a count; the range check keeps every result a 64-bit integer.
+    value = f"_l.int_ok(int({gen.expr(expr, env)}))"
+    body: list[ir.Stmt] = [ir.Return(X(value), expr.span)]
+    if _reads(expr, var):
+        body.insert(0, ir.Assign(X(env.local(var)), X("p")))
+    return ir.Function(name, ["S", "p"], body)
+
+
+def _estimate(ctx: LoweringContext) -> ir.Function | None:
+    decl = ctx.gen.p.estimate
+    if decl is None:
+        return None
+    return _player_function(ctx, "estimate", decl.active.var, decl.active.expr)
+
+
+def _metrics(ctx: LoweringContext) -> list[tuple[str, ir.Function]]:
+    return [
+        (decl.name, _player_function(ctx, f"metric_{i}", decl.var, decl.expr))
+        for i, decl in enumerate(ctx.gen.p.metrics.values())
+    ]
 
 
 def _scenarios(ctx: LoweringContext) -> list[tuple[ir.Function, tuple]]:

@@ -57,6 +57,8 @@ class Program:
     rank: Versions | None = None
     breakdown: Versions | None = None
     enum_words: dict[str, dict[str, str]] = field(default_factory=dict)  # enum -> value -> words
+    estimate: Versions | None = None
+    metrics: dict[str, ast.MetricDecl] = field(default_factory=dict)
     invariants: dict[str, ast.InvariantDecl] = field(default_factory=dict)
     bots: dict[str, ast.BotDecl] = field(default_factory=dict)
     draws: dict[str, ast.DrawDecl] = field(default_factory=dict)

@@ -28,6 +28,7 @@ WHOLE_GAME_DECLS = {
     ast.ScoreDecl: "score",
     ast.RankDecl: "rank",
     ast.BreakdownDecl: "breakdown",
+    ast.EstimateDecl: "estimate",
 }
 
 
@@ -410,10 +411,13 @@ class _Merger:
                 )
             else:
                 setattr(p, attr, Versions([decl]))
+                self._record("adds", attr, attr, decl.span)
         elif isinstance(decl, ast.InvariantDecl):
             self._add_named(p.invariants, "invariant", decl)
         elif isinstance(decl, ast.BotDecl):
             self._add_named(p.bots, "bot", decl)
+        elif isinstance(decl, ast.MetricDecl):
+            self._add_named(p.metrics, "metric", decl)
         elif isinstance(decl, ast.ScenarioDecl):
             self._add_named(p.scenarios, "scenario", decl)
         else:
@@ -485,7 +489,13 @@ class _Merger:
                     fields[spec.name] = spec
                     self._record("replaces", "state field", spec.name, spec.span)
         elif isinstance(
-            decl, ast.InvariantDecl | ast.ScenarioDecl | ast.CheckDecl | ast.BotDecl | ast.DrawDecl
+            decl,
+            ast.InvariantDecl
+            | ast.ScenarioDecl
+            | ast.CheckDecl
+            | ast.BotDecl
+            | ast.DrawDecl
+            | ast.MetricDecl,
         ):
             table = {
                 ast.InvariantDecl: p.invariants,
@@ -493,6 +503,7 @@ class _Merger:
                 ast.CheckDecl: p.checks,
                 ast.BotDecl: p.bots,
                 ast.DrawDecl: p.draws,
+                ast.MetricDecl: p.metrics,
             }[type(decl)]
             if decl.name not in table:
                 self.diags.error(
@@ -520,6 +531,7 @@ class _Merger:
             "invariant": p.invariants,
             "check": p.checks,
             "draw": p.draws,
+            "metric": p.metrics,
         }[decl.what]
         if decl.name not in table:
             self.diags.error(

@@ -903,6 +903,30 @@ class ScoreDecl(Decl):
 
 
 @dataclass(frozen=True, slots=True)
+class EstimateDecl(Decl):
+    """`estimate(p) = expr`: how good the position is for p, as bots value it before the end."""
+
+    var: str
+    expr: Expr
+    span: Span = _span()
+
+    @property
+    def name(self) -> str:
+        """There is one estimate."""
+        return "estimate"
+
+
+@dataclass(frozen=True, slots=True)
+class MetricDecl(Decl):
+    """`metric "name"(p) = expr`: a number recorded per player at the end of every game."""
+
+    name: str
+    var: str
+    expr: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
 class BreakdownEntry(Node):
     """`"Heading": value` — one line of a player's score breakdown."""
 

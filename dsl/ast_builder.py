@@ -235,6 +235,12 @@ class AstBuilder:
     def breakdown_entry(self, ch):
         return ast.BreakdownEntry(unquote(ch[0]), ch[1], self.here)
 
+    def estimate_decl(self, ch):
+        return ast.EstimateDecl(str(ch[0]), ch[1], self.here)
+
+    def metric_decl(self, ch):
+        return ast.MetricDecl(unquote(ch[0]), str(ch[1]), ch[2], self.here)
+
     def rank_decl(self, ch):
         return ast.RankDecl(str(ch[0]), tuple(ch[1:]), self.here)
 

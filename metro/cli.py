@@ -20,14 +20,19 @@ from dsl.diagnostics import CompileError
 from dsl.terminal import printable
 from metro.adapter import Adapter, LocalAdapter, SubprocessAdapter
 from metro.bots import bot_names, make_bot
+from metro.compare import compare, configurations
+from metro.compare_view import print_comparison
 from metro.conform import VectorResult, load_vectors, run_vectors
 from metro.coverage import format_coverage, game_coverage
 from metro.diff import describe_patches
+from metro.executors import DaskMissing
 from metro.games import UnknownGame, game_path
 from metro.play import PlayError, Session, Setup, read_save, resume, setup_from_save
 from metro.playthrough import transcript
+from metro.report import PlotsMissing, require_plots, write_report
 from metro.scenarios import own_scenarios, run_scenarios
 from metro.simulate import SimulationStats, simulate
+from metro.stats import ScipyMissing
 from metro.testgen import generate_tests
 from metro.vectorgen import VectorError, VectorOptions, generate_vectors
 from runtime.errors import InvalidSave, MetroRuntimeError
@@ -368,6 +373,55 @@ BOTS_OPTION = click.option(
 )
 
 
+def run_options(command: Callable) -> Callable:
+    """Where games run: `--jobs N` local processes or `--dask ADDRESS|local`."""
+    options = [
+        click.option(
+            "--jobs",
+            type=click.IntRange(min=1),
+            default=1,
+            show_default=True,
+            help="Worker processes (results do not depend on it); with --dask local, its workers.",
+        ),
+        click.option(
+            "--dask",
+            metavar="ADDRESS",
+            help="Run the games on a Dask cluster: a scheduler's address (tcp://host:8786), "
+            "or 'local' to start one on this machine (needs the dask extra).",
+        ),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+@contextmanager
+def progress_bar(label: str, total: int, hidden: bool) -> Iterator[Callable[[int], None]]:
+    """A progress bar on stderr (only on a terminal); yields the function that advances it."""
+    console = Console(stderr=True)
+    # No refresh thread: worker processes may be forked, and forking a threaded process is unsafe.
+    with Progress(
+        TextColumn(label),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=console,
+        transient=True,
+        auto_refresh=False,
+        disable=hidden or not console.is_terminal,
+    ) as bar:
+        task = bar.add_task("games", total=total)
+
+        def advance(finished: int) -> None:
+            bar.advance(task, finished)
+            bar.refresh()
+
+        try:
+            yield advance
+        except DaskMissing as error:
+            raise click.UsageError(str(error)) from None
+
+
 @main.command("simulate")
 @click.argument("path", type=GAME_PATH, metavar="GAME")
 @PLAYERS_OPTION
@@ -387,13 +441,7 @@ BOTS_OPTION = click.option(
 )
 @BOT_OPTION
 @BOTS_OPTION
-@click.option(
-    "--jobs",
-    type=click.IntRange(min=1),
-    default=1,
-    show_default=True,
-    help="Worker processes (results do not depend on it).",
-)
+@run_options
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")
 @game_options
 def simulate_command(
@@ -404,6 +452,7 @@ def simulate_command(
     bot,
     bots,
     jobs: int,
+    dask: str | None,
     as_json: bool,
     variants,
     expansions,
@@ -412,24 +461,7 @@ def simulate_command(
     """Play seeded bot games; report wins, scores and speed."""
     game, players = _load(path, variants, expansions, map_path, players)
     specs = _seat_bots(game, bot, bots, players, "player")
-    console = Console(stderr=True)
-    # No refresh thread: worker processes may be forked, and forking a threaded process is unsafe.
-    with Progress(
-        TextColumn("simulating"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        console=console,
-        transient=True,
-        auto_refresh=False,
-        disable=as_json or not console.is_terminal,
-    ) as bar:
-        task = bar.add_task("games", total=games)
-
-        def advance(finished: int) -> None:
-            bar.advance(task, finished)
-            bar.refresh()
-
+    with progress_bar("simulating", games, as_json) as advance:
         stats = simulate(
             path,
             players,
@@ -441,23 +473,26 @@ def simulate_command(
             jobs=jobs,
             progress=advance,
             bots=specs,
+            dask=dask,
         )
+    where = f"Dask at {dask}" if dask else _plural(jobs, "job")
     if as_json:
         summary = stats.to_dict() | {
             "variants": list(variants),
             "expansions": list(expansions),
             "jobs": jobs,
+            "dask": dask,
         }
         say(json.dumps(summary))
     else:
-        _print_stats(stats, jobs)
+        _print_stats(stats, where)
 
 
 def _number(value: float) -> str:
     return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.2f}"
 
 
-def _print_stats(stats: SimulationStats, jobs: int) -> None:
+def _print_stats(stats: SimulationStats, where: str) -> None:
     table = Table(
         title=f"{_rich(stats.game)}: {_plural(stats.games, 'game')}, {stats.players} players",
         caption=f"seed {_rich(stats.seed)}, {_rich(stats.bot)} bots",
@@ -478,7 +513,7 @@ def _print_stats(stats: SimulationStats, jobs: int) -> None:
     console.print(f"Mean decisions per game: {stats.mean_decisions:,.1f}")
     console.print(
         f"Speed: {stats.games_per_second:,.1f} games/s, {stats.decisions_per_second:,.0f} "
-        f"decisions/s ({stats.seconds:.2f} s, {_plural(jobs, 'job')})"
+        f"decisions/s ({stats.seconds:.2f} s, {where})"
     )
     if stats.unfinished:
         console.print(f"Unfinished games (nobody could move): {stats.unfinished}")
@@ -694,6 +729,113 @@ def conform_command(
         say(f"{len(results) - failed} passed, {failed} failed")
     if failed:
         raise click.exceptions.Exit(1)
+
+
+@main.command("compare")
+@click.argument("path", type=GAME_PATH, metavar="GAME")
+@click.option(
+    "--variant",
+    "variants",
+    multiple=True,
+    metavar="NAME[,NAME]",
+    help="A configuration to compare with the base: this variant (commas: several at once). "
+    "Repeatable.",
+)
+@click.option(
+    "--with",
+    "expansions",
+    multiple=True,
+    metavar="EXPANSION[,…]",
+    help="A configuration to compare with the base: with this expansion. Repeatable.",
+)
+@click.option(
+    "--map",
+    "map_path",
+    type=click.Path(exists=True, dir_okay=False, path_type=str),
+    help="Play every configuration on this map file.",
+)
+@PLAYERS_OPTION
+@click.option(
+    "--games",
+    type=click.IntRange(min=2),
+    default=100,
+    show_default=True,
+    help="Games per configuration.",
+)
+@click.option(
+    "--seed",
+    default="1",
+    show_default=True,
+    help="Base seed: game i of every configuration is seeded with SEED/i.",
+    callback=_valid_seed,
+)
+@BOT_OPTION
+@BOTS_OPTION
+@run_options
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print one JSON object (schemas/compare.schema.json) with every game's record.",
+)
+@click.option(
+    "--report",
+    type=click.Path(dir_okay=False, path_type=str),
+    metavar="FILE.html",
+    help="Also write a self-contained HTML report with plots (needs the report extra).",
+)
+def compare_command(
+    path: str,
+    variants,
+    expansions,
+    map_path,
+    players,
+    games: int,
+    seed: str,
+    bot,
+    bots,
+    jobs: int,
+    dask: str | None,
+    as_json: bool,
+    report: str | None,
+) -> None:
+    """Play the base game and each variant or expansion on the same seeds, and compare them.
+
+    Reports win rates by seat, scores, margins, game length and the game's metrics per
+    configuration, and each configuration's differences from the base with 95% intervals and
+    paired tests, in words.
+    """
+    if not variants and not expansions:
+        raise click.UsageError("name at least one configuration: --variant NAME or --with NAME")
+    try:
+        configs = configurations(variants, expansions)
+    except ValueError as error:
+        raise click.UsageError(str(error)) from None
+    if report is not None:
+        try:
+            require_plots()
+        except PlotsMissing as error:
+            raise click.UsageError(str(error)) from None
+    game, players = _load(path, (), (), map_path, players)
+    specs = _seat_bots(game, bot, bots, players, "player")
+    try:
+        with progress_bar("comparing", games * len(configs), as_json) as advance:
+            result = compare(
+                path, players, games, seed, specs, configs, map_path, jobs, dask, advance
+            )
+    except ScipyMissing as error:
+        raise click.UsageError(str(error)) from None
+    if report is not None:
+        try:
+            write_report(result, report)
+        except OSError as error:
+            raise Failure(f"error: cannot write {report}: {error.strerror or error}") from None
+    if as_json:
+        say(json.dumps(result.to_dict()))
+    else:
+        print_comparison(result, Console(highlight=False))
+        if report is not None:
+            say(f"report: {report}")
 
 
 @main.command("diff")

@@ -279,6 +279,20 @@ class State:
         fn = self.game.module.BREAKDOWN
         return [] if fn is None else list(self._guarded(fn, self, player))
 
+    def estimates(self) -> list[int]:
+        """Each player's position as the game's `estimate` values it (the score if none, or once over)."""
+        estimate = self.game.module.ESTIMATE
+        if estimate is None or self.over:
+            return self.scores()
+        return [self._guarded(estimate, self, p) for p in range(self.n)]
+
+    def metrics(self) -> dict[str, list[int]]:
+        """Each of the game's declared metrics (`metric "name"(p) = …`), one value per player."""
+        return {
+            name: [self._guarded(fn, self, p) for p in range(self.n)]
+            for name, fn in self.game.module.METRICS
+        }
+
     def winners(self) -> list[int]:
         """Players in first place."""
         return [p for p, place in enumerate(self.ranking()) if place == 1]
@@ -301,6 +315,11 @@ class State:
         other._iters = 0
         self.game.module.copy_fields(self, other)
         return other
+
+    def __deepcopy__(self, memo) -> State:
+        # copy.deepcopy (which OpenSpiel's Python games clone with) is a clone: the compiled
+        # game, shared by its states, is never copied.
+        return self.clone()
 
     def __eq__(self, other) -> bool:
         return isinstance(other, State) and self.to_doc() == other.to_doc()
@@ -406,11 +425,16 @@ class Game:
         self.scenarios = module.SCENARIOS
         self.invariants = module.INVARIANTS
         self.default_bot: str | None = module.DEFAULT_BOT
+        self.has_estimate: bool = module.ESTIMATE is not None
+        self.metric_names: list[str] = [name for name, _ in module.METRICS]
         self.variants = variants
         self.source_file: str = module.SOURCE_FILE
         for index in module.PRIVATE_SITES:
             self.sites[index].private = True
         self._chance_class: type | None = None  # made on first use (runtime/chance.py)
+
+    def __deepcopy__(self, memo) -> Game:
+        return self  # compiled code and tables: immutable, shared by every copy of a position
 
     def new_game(self, players: int, seed: int | str = 0, chance: str = "seeded") -> State:
         """A new game, run to the first decision (or, with explicit chance, to a chance node).

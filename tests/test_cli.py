@@ -143,7 +143,7 @@ def schema(name: str) -> dict:
 
 
 def test_the_json_schemas_are_valid_schemas():
-    for name in ("check", "simulate", "testgen"):
+    for name in ("check", "simulate", "testgen", "compare"):
         Draft202012Validator.check_schema(schema(name))
 
 

@@ -4,7 +4,8 @@ Input: a CheckedProgram after `types` (it reads `cp.refs`). Output: none besides
 an action's `when`, its parameters' `where` and domains, and every choice's `where` and
 domain may read a hidden or owner-only field only through a builtin that only counts
 (size()), and a player's own owner-only fields only as that player (`me`, or the chooser
-of `each p in … choose`).
+of `each p in … choose`). The same holds for the `estimate` a bot values positions by,
+whose player is its parameter: a bot must learn nothing from it that its view does not show.
 """
 
 from __future__ import annotations
@@ -40,6 +41,9 @@ def check_visibility(cp: CheckedProgram, diags: Diagnostics) -> None:
             elif isinstance(node, ast.EachChoose):
                 for guard in (node.where, _domain_expr(node.domain)):
                     guard_reads(cp, diags, guard, {node.var})
+    if p.estimate is not None:
+        decl = p.estimate.active
+        guard_reads(cp, diags, decl.expr, {decl.var}, what="the estimate")
 
 
 def guard_reads(
@@ -71,7 +75,11 @@ def guard_reads(
     for node in walk(guard):
         builtin = BUILTINS.get(node.func) if isinstance(node, ast.Call) else None
         if builtin is not None and builtin.counts_only:  # size(): how many, not which
-            counted.update(id(n) for n in node.args)
+            for arg in node.args:
+                counted.add(id(arg))
+                while isinstance(arg, ast.Index):  # size(piles[k]): the table's entry is counted
+                    arg = arg.obj
+                    counted.add(id(arg))
     for node in walk(guard):
         ref = cp.ref(node)
         if isinstance(ref, GlobalRef) and id(node) not in counted:
