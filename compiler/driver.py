@@ -154,7 +154,11 @@ def game_source(
     if not os.path.isfile(game_file):
         use_cache = False  # nothing to key on: compiling reports the missing file
     extra = [*expansions, *variants, map or ""]
-    options = repr((tuple(expansions), tuple(variants), map))
+    # The paths as given are written into the module (its messages name the files that way), so
+    # they are part of the key, with the directory relative ones start from.
+    given = (path, *extra)
+    start = os.getcwd() if any(p and not os.path.isabs(p) for p in given) else ""
+    options = repr((path, start, tuple(expansions), tuple(variants), map))
     key = cache.cache_key(game_file, [e for e in extra if e], options) if use_cache else ""
     source = cache.load(key) if use_cache else None
     if source is None:
