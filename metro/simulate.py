@@ -38,15 +38,22 @@ class GameResult:
     over: bool
 
 
-def play_game(game: Game, players: int, seed: int | str, bots: Sequence[Bot]) -> GameResult:
-    """Play one game, each seat's bot deciding, until the game ends or nobody is to move."""
+def play_game(
+    game: Game, players: int, seed: int | str, bots: Sequence[Bot], trusted: bool = False
+) -> GameResult:
+    """Play one game, each seat's bot deciding, until the game ends or nobody is to move.
+
+    With `trusted`, the bots' choices are taken unchecked (`State.apply_legal`): only for bots
+    known to return one of the legal actions they were given, such as those of `make_bot`.
+    """
     state = game.new_game(players, seed)
+    apply = state.apply_legal if trusted else state.apply
     while True:
         movers = state.to_move
         if not movers:
             break
         player = movers[0]
-        state.apply(player, bots[player].choose(state, player))
+        apply(player, bots[player].choose(state, player))
     over = state.is_over
     winners = state.winners() if over else []
     return GameResult(seed, state.scores(), state.ranking(), winners, len(state.history), over)
@@ -121,7 +128,7 @@ def play_batch(game: Game, setup: Setup, start: int, count: int) -> Tally:
         seed = f"{setup.seed}/{index}"
         bots = [make_bot(spec, f"{seed}/{seat}", game) for seat, spec in enumerate(setup.bots)]
         try:
-            tally.add(play_game(game, setup.players, seed, bots))
+            tally.add(play_game(game, setup.players, seed, bots, trusted=True))
         except MetroRuntimeError as error:
             raise RuleError(f"in game {index} (seed '{seed}'): {error}") from error
     return tally

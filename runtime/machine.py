@@ -191,19 +191,38 @@ class State:
                     site.line,
                 )
             raise IllegalAction(*reason)
-        self.history.append((player, action))
+        self._take(player, action, site, frame)
+
+    def apply_legal(self, player: int, action: Action) -> None:
+        """Take an action that `legal_actions(player)` returned at this very position, unchecked.
+
+        The fast path for bots and simulations: nothing is validated, so any other action
+        (or player, or a position changed since the list was made) corrupts the game.
+        """
+        self._take(player, action, self.game.sites[self.site], self.stack[-1])
+
+    def _take(self, player: int, action: Action, site: Site, frame: Frame) -> None:
+        history = self.history
+        history.append((player, action))
         known, self._legal = self._legal, None
         self._iters = 0  # the step budget counts the work between two decisions
-        if self._guarded(site.resume, self, frame, player, action):
+        try:  # what _guarded does, inline on the hot path
+            resumed = site.resume(self, frame, player, action)
+        except RuleError as error:
+            if error.file:
+                raise
+            raise self.game.rule_error(error) from error
+        except MetroRuntimeError:
+            raise
+        except Exception as error:
+            raise self.game.rule_error(error) from error
+        if resumed:
             self._run()
-        elif site.secret and known is not None and known[0] == len(self.history) - 1:
+        elif site.secret and known is not None and known[0] == len(history) - 1:
             # A simultaneous choice still waiting for others: nothing but the hidden submission
             # changed, and no one's options may depend on it, so the others' lists still hold.
-            self._legal = (
-                len(self.history),
-                {q: acts for q, acts in known[1].items() if q != player},
-            )
-        if len(self.history) > self.game.max_decisions and not self.over:
+            self._legal = (len(history), {q: acts for q, acts in known[1].items() if q != player})
+        if len(history) > self.game.max_decisions and not self.over:
             raise RuleError(
                 f"the game exceeded its budget of {self.game.max_decisions} decisions "
                 "(`max decisions`)"
