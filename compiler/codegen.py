@@ -8,6 +8,8 @@ is validated and prefixed, so no rule text is ever executed.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 
 from compiler.builtins import BUILTINS
@@ -118,6 +120,8 @@ class Generator(StrictVisitor):
         self.descs: dict[str, str] = {}
         self.desc_lines: list[str] = []
         self.counter = 0
+        self.number_prefix = ""
+        self.numbered: dict[str, int] = {}  # the last number of each `numbered_apart` prefix
         self.action_rank = {name: 2 * i for i, name in enumerate(self.p.actions)}
         self.inline_depth = 0
         # Enum values and map elements the code names: constant name -> value.
@@ -185,10 +189,25 @@ class Generator(StrictVisitor):
 
     # ------------------------------------------------------------ names
 
-    def fresh(self) -> int:
-        """A new number for synthetic locals."""
+    def fresh(self) -> str:
+        """A new number for synthetic locals (prefixed inside `numbered_apart`)."""
         self.counter += 1
-        return self.counter
+        return f"{self.number_prefix}{self.counter}"
+
+    @contextmanager
+    def numbered_apart(self, prefix: str) -> Iterator[None]:
+        """Number the names made inside as `prefix1`, `prefix2`, … apart from the others.
+
+        Frame locals are named by this numbering and saved with the game: code that an
+        optimisation adds must not shift the names the rest of the module gets.
+        """
+        saved = self.counter, self.number_prefix
+        self.counter, self.number_prefix = self.numbered.get(prefix, 0), prefix
+        try:
+            yield
+        finally:
+            self.numbered[prefix] = self.counter
+            self.counter, self.number_prefix = saved
 
     def version_name(self, prefix: str, name: str, version: int) -> str:
         """Python name of one version of a function/procedure."""

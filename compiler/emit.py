@@ -77,6 +77,7 @@ IMPORTS = [
     ("_EndGame", "from runtime.errors import EndGame as _EndGame"),
     ("_RuleError", "from runtime.errors import RuleError as _RuleError"),
     ("_CALL", "from runtime.machine import CALL as _CALL"),
+    ("_RETURN", "from runtime.machine import RETURN as _RETURN"),
     ("_SUSPEND", "from runtime.machine import SUSPEND as _SUSPEND"),
     ("_A", "from runtime.machine import Action as _A"),
     ("_Frame", "from runtime.machine import Frame as _Frame"),
@@ -137,6 +138,7 @@ class CodeGenerator(StrictVisitor):
     def module(self, module: ir.Module, p) -> None:
         """Every function of the module, then the tables the runtime reads."""
         self.fields(module.fields)
+        self.guard_tables(module.guard_tables)
         for part in module.functions:
             self.callable(part)
         for action in module.actions:
@@ -268,6 +270,23 @@ class CodeGenerator(StrictVisitor):
                     w.line(f"out[{f.name!r}] = {shown}")
             w.line("return out")
         self.gap()
+
+    def guard_tables(self, tables: list[ir.GuardTable]) -> None:
+        """The tables of values guards let through (compiler/guards.py), a row per line."""
+        w = self.w
+        for table in tables:
+            w.line("# " + " ".join(table.comment.splitlines()))  # one line, whatever the rule text
+            rows = table.value
+            if rows and isinstance(rows[0], tuple):
+                w.line(f"{ident(table.name)} = (")
+                with w.indented():
+                    for row in rows:
+                        w.line(lit(row) + ",")
+                w.line(")")
+            else:
+                w.line(f"{ident(table.name)} = {lit(rows)}")
+        if tables:
+            self.gap()
 
     def tables(self, module: ir.Module, p) -> None:
         """The registries the runtime reads: sites, frame procedures, actions, bots, tests."""
@@ -410,5 +429,6 @@ class CodeGenerator(StrictVisitor):
         self.w.line("return _CALL")
 
     def visit_FrameReturn(self, node: ir.FrameReturn) -> None:
-        value = "" if node.value is None else ", " + node.value.code
-        self.w.line(f"return _l.ret(F{value})", node.span)
+        value = "None" if node.value is None else node.value.bare()
+        self.w.line(f"F.ret = {value}", node.span)
+        self.w.line("return _RETURN")

@@ -220,6 +220,15 @@ class Action:
 
 
 @dataclass
+class GuardTable:
+    """A module constant made while compiling: the values a guard's fixed part lets through."""
+
+    name: str
+    comment: str
+    value: object  # nested tuples of ints (values, or the points of an integer key)
+
+
+@dataclass
 class Field:
     """One slot of the state layout: a game-wide field or a per-player one."""
 
@@ -255,6 +264,7 @@ class Module:
     has_final: bool = False
     desc_lines: list[str] = field(default_factory=list)
     named_values: list[tuple[str, int]] = field(default_factory=list)  # E_/M_ constants
+    guard_tables: list[GuardTable] = field(default_factory=list)
 
     def frame_procs(self) -> list[FrameProc]:
         """Every frame procedure, in emission order."""

@@ -17,6 +17,8 @@ from math import comb
 
 from compiler import ir
 from compiler.codegen import Env, source_text
+from compiler.guards import StaticParam
+from compiler.lower_guards import static_param
 from compiler.lower_stmts import (
     LoweringContext,
     StmtLowerer,
@@ -591,6 +593,7 @@ def _legal_function(
     # because this is the hot path: one listing walks at most MAX_DOMAIN more values.
     combinations, free, counted = 1, True, False
     loops: list[tuple[list[ir.Stmt], str, str, ir.Stmt | None, object]] = []
+    static: list[StaticParam] = []  # earlier parameters with fixed domains (table dimensions)
     for i, param in enumerate(decl.params):
         env = env.bind(param.name)
         size = lowerer.static_size(param.domain)
@@ -601,6 +604,19 @@ def _legal_function(
         # steps each could take more than the budget unseen, so only those are charged.
         weighed = gen.costs.weight(param.domain) > STEP_BUDGET // MAX_DOMAIN
         charge = f"{gen.charge_args(param.domain, param.span)}"
+        where_code = gen.expr(param.where, env) if param.where is not None else None
+        table = None
+        if hoist:  # the listing walks a table of the values the guard's fixed part lets through
+            tables = ctx.guard_tables()
+            loop_vars = {p.name for p in decl.params[: i + 1]}
+            plan = tables.plan(param.name, param.domain, param.where, static, loop_vars)
+            if plan.table is not None:
+                with gen.numbered_apart("t"):
+                    table = tables.lookup(plan, name, param.name, env)
+                    where_code = tables.residual(plan, env)
+        here = static_param(gen, param.name, param.domain)
+        if here is not None:
+            static.append(here)
         setup: list[ir.Stmt] = []
         if free:
             if gen.costs.is_forced(param.domain):
@@ -627,9 +643,11 @@ def _legal_function(
                 ir.If([ir.Branch(X(f"_n > {MAX_DOMAIN}"), [too_many])]),
             ]
             domain = f"_d{i}"
+        if table is not None:
+            setup, domain = _walk_table(setup, domain, table, size, charge, param.span)
         where = None
-        if param.where is not None:
-            where = skip_unless(gen.expr(param.where, env), ir.Continue(), param.where.span)
+        if where_code is not None:
+            where = skip_unless(where_code, ir.Continue(), param.where.span)
         loops.append((setup, env.local(param.name), domain, where, param.span))
     args = "".join(env.local(p.name) + ", " for p in decl.params)
     inner: list[ir.Stmt] = [ir.Eval(X(f"out.append(_A(({rank}, {name!r}, ({args}), {descs})))"))]
@@ -644,6 +662,26 @@ def _legal_function(
             _alias_block(guard_first, name) + guard + _alias_block(later, name) + body[len(guard) :]
         )
     return ir.Function(pyname, ["S", "me", "out"], body, decl.span)
+
+
+def _walk_table(
+    setup: list[ir.Stmt], domain: str, table: str, size: int, charge: str, span
+) -> tuple[list[ir.Stmt], str]:
+    """A parameter's loop over its guard table instead of its domain (same setup, same charges).
+
+    The step budget and the domain limit count the values as written, as the plain listing
+    does: an optimisation never changes when a limit is reached.
+    """
+    charged = domain.startswith("_l.each(") or any(
+        isinstance(s, ir.Assign) and s.value.code.startswith("_l.each(") for s in setup
+    )
+    out: list[ir.Stmt] = [ir.Eval(X(f"_l.times(S, {size}, {charge})"), span)] if charged else []
+    for stmt in setup:
+        if isinstance(stmt, ir.Assign) and stmt.op == "+=":
+            out.append(ir.Assign(stmt.target, X(str(size)), stmt.span, "+="))
+        elif isinstance(stmt, ir.If):
+            out.append(stmt)
+    return out, table
 
 
 def used_aliases(aliases: dict[str, str], body: list[ir.Stmt]) -> dict[str, str]:

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 from compiler import ir
 from compiler.codegen import Env, Generator, ident, source_text
+from compiler.lower_guards import GuardTables
 from compiler.pyexpr import PyExpr
 from compiler.refs import ElemByIdRef, PlayerFieldRef
 from compiler.types import CollT, MapT, OptT
@@ -30,6 +31,13 @@ class LoweringContext:
     sites: list[ir.Site] = field(default_factory=list)
     action_descs: dict[str, tuple[str, int]] = field(default_factory=dict)
     errors: list[tuple[str, Span]] = field(default_factory=list)
+    tables: GuardTables | None = None  # made on first use (compiler/lower_guards.py)
+
+    def guard_tables(self) -> GuardTables:
+        """The guard tables of this program (created once)."""
+        if self.tables is None:
+            self.tables = GuardTables(self.gen)
+        return self.tables
 
     def register_choice(self, name: str, desc: str, rank: int) -> None:
         """Record how a choice's values are labelled, so ids can be parsed back."""

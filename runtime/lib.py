@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
+
 from runtime import rng as _rng
 from runtime.errors import IllegalAction, RuleError, ScenarioFailure
 from runtime.graph import components
 from runtime.limits import MAX_DOMAIN, MAX_SUBSETS, STEP_BUDGET
-from runtime.machine import RETURN, Action, Frame
+from runtime.machine import Action, Frame
 from runtime.values import INT_LIMIT, ListD
 
-__all__ = ["Action", "Frame"]
-
-
-def ret(frame: Frame, value=None) -> int:
-    """Finish a frame with a result."""
-    frame.ret = value
-    return RETURN
+# Re-exported for generated code: a guard table's slot for an integer key (compiler/guards.py).
+__all__ = ["Action", "Frame", "bisect_left", "bisect_right"]
 
 
 def int_ok(value):

@@ -1,0 +1,115 @@
+"""Lowering guard tables: the module constants of `compiler/guards.py`'s tables and the code reading them."""
+
+from __future__ import annotations
+
+from compiler import ir
+from compiler.codegen import Env, Generator, ident, source_text
+from compiler.guards import Conjunct, GuardSplitter, Key, Plan, Scope, StaticParam, bucket_code
+from compiler.pyexpr import PyExpr
+from compiler.types import BoolT, ElemT, EnumT
+from dsl import ast
+from runtime.limits import MAX_DOMAIN
+
+
+def fixed_values(gen: Generator, domain) -> tuple | None:
+    """The values of a domain known while compiling (an enum, a kind, truth values, a constant range)."""
+    if not isinstance(domain, ast.TypeDomain):
+        return None
+    tnode = domain.type
+    if isinstance(tnode, ast.RangeType):
+        size = gen.range_size(tnode.lo, tnode.hi, tnode.step)
+        if size is None or size > MAX_DOMAIN:
+            return None
+        lo = gen.const_int(tnode.lo)
+        step = gen.const_int(tnode.step) if tnode.step is not None else 1
+        return tuple(range(lo, lo + size * step, step))
+    t = gen.checker_type(tnode)
+    if isinstance(t, BoolT):
+        return (False, True)
+    if isinstance(t, EnumT):
+        return tuple(range(len(gen.cp.enum_values[t.name])))
+    if isinstance(t, ElemT):
+        return tuple(range(gen.data.count(t.kind)))
+    return None
+
+
+def static_param(gen: Generator, name: str, domain) -> StaticParam | None:
+    """A parameter a later table may be indexed by: its values are the positions 0, 1, …"""
+    values = fixed_values(gen, domain)
+    if values is None or (isinstance(domain.type, ast.RangeType) and values[:1] != (0,)):
+        return None
+    return StaticParam(name, values) if values == tuple(range(len(values))) else None
+
+
+class GuardTables:
+    """Plans the tables of one program's listings and writes them as module constants."""
+
+    def __init__(self, gen: Generator):
+        self.gen = gen
+        self.splitter = GuardSplitter(gen)
+        self.constants: list[ir.GuardTable] = []
+
+    def plan(self, var: str, domain, where, static: list[StaticParam], loop_vars: set[str]) -> Plan:
+        """The plan for a parameter (no table unless part of its guard is fixed by the map)."""
+        return self.splitter.plan(var, fixed_values(self.gen, domain), where, static, loop_vars)
+
+    def lookup(self, plan: Plan, owner: str, var: str, env: Env) -> str:
+        """Code for the table's values for the current keys (hoisted when it depends on no parameter).
+
+        Writes the table (and each integer key's points) as module constants named after
+        `owner` (the action or site) and `var`.
+        """
+        table = plan.table
+        name = f"G_{ident(owner)}__{ident(var)}"
+        indexes = []
+        dims_text = []
+        for number, dim in enumerate(table.dims):
+            if isinstance(dim, StaticParam):
+                indexes.append(env.local(dim.name))
+                dims_text.append(dim.name)
+                continue
+            points = ""
+            if dim.points:
+                points = f"{name}__k{number}"
+                comment = f"{owner}: the values of `{self.text(dim)}` where a slot of {name} starts"
+                self.constants.append(ir.GuardTable(points, comment, dim.points))
+            slot = bucket_code(dim, self.key_code(dim, env), points)
+            indexes.append(slot if slot.isidentifier() else self.gen.hoisted(slot, env))
+            dims_text.append(self.text(dim))
+        conditions = ", ".join(f"`{self.text(c)}`" for c in table.moved)
+        by = f", by {' and '.join(dims_text)}" if dims_text else ""
+        comment = f"{owner}: the values of {var} for which {conditions} hold{by}"
+        self.constants.append(ir.GuardTable(name, comment, table.cells))
+        code = name + "".join(f"[{index}]" for index in indexes)
+        if any(isinstance(dim, StaticParam) for dim in table.dims):
+            return code
+        return self.gen.hoisted(code, env)
+
+    def residual(self, plan: Plan, env: Env) -> str | None:
+        """The conjuncts left to test per value, in their written order (None: nothing left)."""
+        if not plan.residual:
+            return None
+        codes = [PyExpr.of(self.conj_code(c, env)).operand() for c in plan.residual]
+        return codes[0] if len(codes) == 1 else "(" + " and ".join(codes) + ")"
+
+    def conj_code(self, conj: Conjunct, env: Env) -> str:
+        """Code for one conjunct in its scope."""
+        return self.gen.expr(conj.node, self.scope_env(conj.scope, env))
+
+    def key_code(self, key: Key, env: Env) -> str:
+        """Code reading a key's value."""
+        return self.gen.expr(key.node, self.scope_env(key.scope, env))
+
+    def scope_env(self, scope: Scope | None, env: Env) -> Env:
+        """The env in which an inlined function's body reads its arguments (as `Generator.inline`)."""
+        if scope is None:
+            return env
+        gen = self.gen
+        inner = Env(frame=False, tag=f"_{gen.fresh()}", within=env.within, hoist=env.hoist)
+        for name, arg, outer in scope.bindings:
+            inner = inner.bind(name, f"({gen.expr(arg, self.scope_env(outer, env))})")
+        return inner
+
+    def text(self, part: Conjunct | Key) -> str:
+        """The .metro text of a conjunct or key (for the table's comment)."""
+        return source_text(self.gen.p, part.node.span) or "…"
