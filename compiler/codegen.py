@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from compiler.builtins import BUILTINS
 from compiler.checked import CheckedProgram
@@ -52,6 +53,9 @@ from dsl.source import Span
 from dsl.visitor import walk
 from runtime.geometry import Building, Frame, Shape
 from runtime.limits import FREE_WALK, MAX_DOMAIN
+
+if TYPE_CHECKING:  # compiler/lower_guards.py builds on this module
+    from compiler.lower_guards import GuardTables
 
 
 def ident(name: str) -> str:
@@ -122,6 +126,8 @@ class Generator(StrictVisitor):
         self.counter = 0
         self.number_prefix = ""
         self.numbered: dict[str, int] = {}  # the last number of each `numbered_apart` prefix
+        self.inline_tags: dict[tuple, str] = {}  # (function, arguments' code) -> its locals' tag
+        self.tables: GuardTables | None = None  # guard tables, once lowering has set them up
         self.action_rank = {name: 2 * i for i, name in enumerate(self.p.actions)}
         self.inline_depth = 0
         # Enum values and map elements the code names: constant name -> value.
@@ -480,9 +486,13 @@ class Generator(StrictVisitor):
         for c in fors:
             iterable = self.items(c.iterable, inner)
             inner = inner.bind(c.var)
+            where = self.expr(c.where, inner) if c.where is not None else None
+            if where is not None and self.tables is not None:
+                # The part of the condition fixed by the map: a table made while compiling.
+                iterable, where = self.tables.clause(c, iterable, where, inner)
             parts.append(f"for {inner.local(c.var)} in {iterable}")
-            if c.where is not None:
-                parts.append(f"if {self.expr(c.where, inner)}")
+            if where is not None:
+                parts.append(f"if {where}")
         return " ".join(parts), inner
 
     def visit_ListComp(self, node, env):
@@ -622,7 +632,10 @@ class Generator(StrictVisitor):
             return None
         if sum(1 for _ in walk(decl.expr)) > 80:
             return None
-        inner = Env(frame=False, tag=f"_{self.fresh()}", within=env.within, hoist=env.hoist)
+        number = self.fresh()  # taken even when the tag is reused: later names stay as they were
+        # The same call inlined twice reads the same, so hoisting computes it once.
+        tag = self.inline_tags.setdefault((name, tuple(args)), f"_{number}")
+        inner = Env(frame=False, tag=tag, within=env.within, hoist=env.hoist)
         for param, code in zip(decl.params, args, strict=True):
             inner = inner.bind(param.name, f"({code})")
         self.inline_depth += 1

@@ -132,6 +132,7 @@ class GuardSplitter:
         self.evaluator = _PinnedEvaluator(gen.cp, gen.data)
         self.evaluator.consts = gen.evaluator.consts  # constants are computed once
         self.domains: dict[str, tuple] = {}  # the fixed values of the parameters being planned
+        self.trusted: set[str] = set()  # locals whose type says whether they may be none
 
     # ------------------------------------------------------------ the plan for one parameter
 
@@ -142,15 +143,18 @@ class GuardSplitter:
         where: ast.Expr | None,
         static: list[StaticParam],
         loop_vars: set[str],
+        simple_keys: bool = False,
     ) -> Plan:
         """Which conjuncts of `where` (over `var`'s fixed `domain` values, or None) move into a table.
 
         `static` are the earlier parameters a table may be indexed by; `loop_vars` every
-        parameter in scope (this one included).
+        parameter in scope (this one included). With `simple_keys`, only keys that cannot
+        fail and walk nothing are used.
         """
         if where is None or domain is None:
             return Plan(None, [])
         self.domains = {var: domain, **{s.name: s.values for s in static}}
+        self.trusted = set(loop_vars)
         conjuncts = self.conjuncts(where, None, 0)
         allowed = {var} | {s.name for s in static}
         moved: list[_Candidate] = []
@@ -158,6 +162,8 @@ class GuardSplitter:
         blocked = False  # a conjunct left in the guard may fail: none after it may move
         for conj in conjuncts:
             candidate = None if blocked else self._candidate(conj, var, allowed, loop_vars)
+            if candidate is not None and simple_keys and not all(map(self._simple, candidate.keys)):
+                candidate = None
             if candidate is not None and self._evaluate(candidate, var, domain, static):
                 trial = moved + [candidate]
                 if _size(trial, static, domain) <= MAX_TABLE_VALUES:
@@ -234,14 +240,32 @@ class GuardSplitter:
         params = sorted(free & allowed - {var})
         return _Candidate(conj, keys, params, var in free)
 
+    def _simple(self, key: Key) -> bool:
+        """True for a key that cannot fail and walks nothing (no call, comprehension or range)."""
+        walks = (ast.Call, ast.GenCall, ast.ListComp, ast.DictComp, ast.RangeExpr, ast.SuperCall)
+        return not any(isinstance(n, walks) for n in walk(key.node)) and self.total(
+            key.node, key.scope, frozenset()
+        )
+
     def keys(self, node, scope, allowed, loop_vars, bound, parent) -> list[Key] | None:
         """The keys that make `node` computable while compiling, or None if it cannot be."""
+        if (
+            isinstance(node, ast.Name)
+            and scope is not None
+            and isinstance(self.cp.ref(node), LocalRef)
+        ):
+            try:  # a parameter of an inlined function stands for its argument
+                arg, outer = scope.lookup(node.name)
+            except KeyError:
+                pass  # a comprehension variable of the function's body
+            else:
+                return self.keys(arg, outer, allowed, loop_vars, bound, parent)
         found = self.deps(node, scope)
         free = found - {STATE}
-        if STATE not in found:
-            return [] if free <= allowed | bound else None
-        t = self.gen.t(node)
-        if not free & (loop_vars | bound):
+        if STATE not in found and free <= allowed | bound:
+            return []
+        if not free & (loop_vars | bound):  # the same for every value: a key, if it has few values
+            t = self._key_type(node, scope)
             if _finite(t):
                 return [Key(node, scope, "finite", self._values(t))]
             if isinstance(t, IntT) and parent is not None:
@@ -250,17 +274,7 @@ class GuardSplitter:
             key = self._int_key(node, scope, allowed, loop_vars, bound)
             if key is not None:
                 return [key]
-        if (
-            isinstance(node, ast.Name)
-            and scope is not None
-            and isinstance(self.cp.ref(node), LocalRef)
-        ):
-            try:
-                arg, outer = scope.lookup(node.name)
-            except KeyError:
-                return None
-            return self.keys(arg, outer, allowed, loop_vars, bound, node)
-        if _reads_state_itself(self.cp, node):
+        if isinstance(node, ast.Name) or _reads_state_itself(self.cp, node):
             return None
         if isinstance(node, ast.Call) and isinstance(self.cp.ref(node), FunctionRef):
             decl = self.p.functions[node.func].active
@@ -276,15 +290,24 @@ class GuardSplitter:
             out += part
         return out
 
+    def _key_type(self, node: ast.Expr, scope) -> Type:
+        """A key's type; none is a possible value of a parameter that is not trusted to hold one."""
+        t = self.gen.t(node)
+        if not isinstance(t, OptT) and not self._present(node, scope, frozenset()):
+            return OptT(t)
+        return t
+
     def _int_key(self, node: ast.Compare, scope, allowed, loop_vars, bound) -> Key | None:
         for key_side, fixed, op in (
             (node.left, node.right, node.op),
             (node.right, node.left, ORDERINGS[node.op]),
         ):
             found = self.deps(key_side, scope)
-            if STATE not in found or found & (loop_vars | bound):
-                continue
-            if not isinstance(self.gen.t(key_side), IntT):
+            if found & (loop_vars | bound) or not (STATE in found or found - allowed):
+                continue  # not the same for every value, or fixed itself
+            if not isinstance(self.gen.t(key_side), IntT) or not self._present(
+                key_side, scope, frozenset()
+            ):
                 continue
             fixed_deps = self.deps(fixed, scope)
             if STATE in fixed_deps or not fixed_deps <= allowed:
@@ -432,7 +455,7 @@ class GuardSplitter:
                 return self.total(arg, outer, frozenset())
             return isinstance(
                 ref, LocalRef | GlobalRef | ConstRef | EnumValueRef | EnumAllRef | KindAllRef
-            )
+            )  # reading a name cannot fail; what is done with a none in it is checked apart
         if isinstance(node, ast.Field):
             if isinstance(ref, EnumValueRef):
                 return True
@@ -458,7 +481,7 @@ class GuardSplitter:
                     return parts and self._fits(right, self.gen.t(node.left))
                 return parts and isinstance(right, CollT)
             return parts and all(
-                not isinstance(self.gen.t(side), OptT) for side in (node.left, node.right)
+                self._present(side, scope, known) for side in (node.left, node.right)
             )
         if isinstance(node, ast.IsNone | ast.Not | ast.Neg):
             return self.total(node.operand, scope, known)
@@ -470,7 +493,10 @@ class GuardSplitter:
         if isinstance(node, ast.BinOp):
             if not (self.total(node.left, scope, known) and self.total(node.right, scope, known)):
                 return False
-            if not all(isinstance(self.gen.t(s), IntT) for s in (node.left, node.right)):
+            if not all(
+                isinstance(self.gen.t(s), IntT) and self._present(s, scope, known)
+                for s in (node.left, node.right)
+            ):
                 return False
             if node.op in ("+", "-", "*"):
                 return True
@@ -499,8 +525,25 @@ class GuardSplitter:
         return False
 
     def _present(self, node: ast.Expr, scope, known: frozenset) -> bool:
-        """True if a value is never none here (not optional, or tested for none before)."""
-        return not isinstance(self.gen.t(node), OptT) or (node, scope) in known
+        """True if a value is never none here: not optional, or tested for none before.
+
+        A parameter of a function may hold none whatever its type says (an optional value
+        passes where its value is expected), so only the names in `trusted` (the walked
+        values) and arguments seen through inlining are judged by their type.
+        """
+        if (node, scope) in known:
+            return True
+        if isinstance(node, ast.Name) and isinstance(self.cp.ref(node), LocalRef):
+            if scope is not None:
+                try:
+                    arg, outer = scope.lookup(node.name)
+                except KeyError:
+                    pass  # a comprehension variable: its type holds
+                else:
+                    return self._present(arg, outer, frozenset())
+            elif node.name not in self.trusted:
+                return False
+        return not isinstance(self.gen.t(node), OptT)
 
     def _facts(self, node: ast.Expr, truth: bool, scope) -> frozenset:
         """The optional values known not to be none once `node` has evaluated to `truth`."""

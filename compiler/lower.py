@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from math import comb
 
 from compiler import ir
+from compiler.builtins import BUILTINS
 from compiler.codegen import Env, source_text
 from compiler.guards import StaticParam
 from compiler.lower_guards import static_param
@@ -28,6 +29,7 @@ from compiler.lower_stmts import (
     where_args,
 )
 from compiler.pyexpr import PyExpr
+from compiler.refs import BuiltinRef
 from compiler.types import BoolT, CollT, ElemT, EnumT, IntT, OptT, PlayerT
 from compiler.visit import StrictVisitor
 from dsl import ast
@@ -328,7 +330,10 @@ class FrameLowerer(StrictVisitor):
             code = gen.expr(domain.collection, env)
             if isinstance(t, CollT) and t.kind == "bag":
                 code = f"_l.bag_distinct({code})"
-            elif not isinstance(domain.collection, ast.RangeExpr):
+            elif not (
+                isinstance(domain.collection, ast.RangeExpr)
+                or _sorted_unique(gen, domain.collection)
+            ):
                 code = f"_l.distinct({code})"
             return f"_l.each(S, {code}, {where})" if charge else code
         self.check_subsets(domain, span)
@@ -485,6 +490,11 @@ class FrameLowerer(StrictVisitor):
             ir.Yield(resume),
         )
         self.goto(resume)
+
+
+def _sorted_unique(gen, node: ast.Expr) -> bool:
+    """True for a call of a builtin whose list is already ascending and without repeats."""
+    return isinstance(gen.cp.ref(node), BuiltinRef) and BUILTINS[node.func].sorted_unique
 
 
 def _at(node) -> tuple[str, int]:

@@ -6,6 +6,7 @@ from compiler import ir
 from compiler.codegen import Env, Generator, ident, source_text
 from compiler.guards import Conjunct, GuardSplitter, Key, Plan, Scope, StaticParam, bucket_code
 from compiler.pyexpr import PyExpr
+from compiler.refs import EnumAllRef, KindAllRef
 from compiler.types import BoolT, ElemT, EnumT
 from dsl import ast
 from runtime.limits import MAX_DOMAIN
@@ -33,6 +34,22 @@ def fixed_values(gen: Generator, domain) -> tuple | None:
     return None
 
 
+def fixed_items(gen: Generator, node: ast.Expr) -> tuple | None:
+    """The items of a walked collection known while compiling (every element of a kind or enum, a constant range)."""
+    ref = gen.cp.ref(node)
+    if isinstance(ref, KindAllRef):
+        return tuple(range(gen.data.count(ref.kind)))
+    if isinstance(ref, EnumAllRef):
+        return tuple(range(len(gen.cp.enum_values[ref.enum])))
+    if isinstance(node, ast.RangeExpr):
+        size = gen.range_size(node.lo, node.hi)
+        if size is None or size > MAX_DOMAIN:
+            return None
+        lo = gen.const_int(node.lo)
+        return tuple(range(lo, lo + size))
+    return None
+
+
 def static_param(gen: Generator, name: str, domain) -> StaticParam | None:
     """A parameter a later table may be indexed by: its values are the positions 0, 1, …"""
     values = fixed_values(gen, domain)
@@ -48,19 +65,45 @@ class GuardTables:
         self.gen = gen
         self.splitter = GuardSplitter(gen)
         self.constants: list[ir.GuardTable] = []
+        self.walks = 0  # tables of comprehension walks so far
 
     def plan(self, var: str, domain, where, static: list[StaticParam], loop_vars: set[str]) -> Plan:
         """The plan for a parameter (no table unless part of its guard is fixed by the map)."""
         return self.splitter.plan(var, fixed_values(self.gen, domain), where, static, loop_vars)
 
-    def lookup(self, plan: Plan, owner: str, var: str, env: Env) -> str:
+    def clause(
+        self, clause: ast.CompFor, iterable: str, where: str, env: Env
+    ) -> tuple[str, str | None]:
+        """A comprehension clause's (iterable, condition): over a table when part is fixed by the map.
+
+        Its keys are computed once per walk instead of per value, so only keys that cannot
+        fail and walk nothing are used (their reads are the same, their charges none).
+        """
+        values = fixed_items(self.gen, clause.iterable)
+        if values is None:
+            return iterable, where
+        plan = self.splitter.plan(
+            clause.var, values, clause.where, [], {clause.var}, simple_keys=True
+        )
+        if plan.table is None:
+            return iterable, where
+        with self.gen.numbered_apart("t"):
+            table = self.lookup(plan, "", clause.var, env, hoist=False)
+            residual = self.residual(plan, env)
+        if iterable.startswith("_l.each("):  # charged as the whole walk, as written
+            table = (
+                f"_l.charged(S, {table}, {len(values)}, {self.gen.charge_args(clause.iterable)})"
+            )
+        return table, residual
+
+    def lookup(self, plan: Plan, owner: str, var: str, env: Env, hoist: bool = True) -> str:
         """Code for the table's values for the current keys (hoisted when it depends on no parameter).
 
         Writes the table (and each integer key's points) as module constants named after
         `owner` (the action or site) and `var`.
         """
         table = plan.table
-        name = f"G_{ident(owner)}__{ident(var)}"
+        name = self.name(owner, var, table)
         indexes = []
         dims_text = []
         for number, dim in enumerate(table.dims):
@@ -78,12 +121,27 @@ class GuardTables:
             dims_text.append(self.text(dim))
         conditions = ", ".join(f"`{self.text(c)}`" for c in table.moved)
         by = f", by {' and '.join(dims_text)}" if dims_text else ""
-        comment = f"{owner}: the values of {var} for which {conditions} hold{by}"
-        self.constants.append(ir.GuardTable(name, comment, table.cells))
+        comment = f"{owner or 'a walk'}: the values of {var} for which {conditions} hold{by}"
+        constant = ir.GuardTable(name, comment, table.cells)
+        if constant not in self.constants:
+            self.constants.append(constant)
         code = name + "".join(f"[{index}]" for index in indexes)
-        if any(isinstance(dim, StaticParam) for dim in table.dims):
+        if not hoist or any(isinstance(dim, StaticParam) for dim in table.dims):
             return code
         return self.gen.hoisted(code, env)
+
+    def name(self, owner: str, var: str, table) -> str:
+        """The constant's name: after the action (or site) and parameter, or numbered for a walk."""
+        if owner:
+            return f"G_{ident(owner)}__{ident(var)}"
+        # The same walk written twice (an inlined function) shares its table. A number
+        # (never an action's name) stands for the walk.
+        for constant in self.constants:
+            walked, _, name = constant.name[2:].partition("__")
+            if walked.isdigit() and name == var and constant.value == table.cells:
+                return constant.name
+        self.walks += 1
+        return f"G_{self.walks}__{ident(var)}"
 
     def residual(self, plan: Plan, env: Env) -> str | None:
         """The conjuncts left to test per value, in their written order (None: nothing left)."""

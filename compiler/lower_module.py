@@ -89,7 +89,7 @@ def lower_program(
         named_values=sorted(
             ctx.gen.named_values.items(), key=lambda entry: (entry[0].split("__")[0], entry[1])
         ),
-        guard_tables=ctx.tables.constants if ctx.tables is not None else [],
+        guard_tables=ctx.guard_tables().constants,
     )
     for message, span in dict.fromkeys(ctx.errors):
         diags.error(TOO_LARGE, message, span)

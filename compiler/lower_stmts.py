@@ -31,13 +31,13 @@ class LoweringContext:
     sites: list[ir.Site] = field(default_factory=list)
     action_descs: dict[str, tuple[str, int]] = field(default_factory=dict)
     errors: list[tuple[str, Span]] = field(default_factory=list)
-    tables: GuardTables | None = None  # made on first use (compiler/lower_guards.py)
+
+    def __post_init__(self):
+        self.gen.tables = GuardTables(self.gen)
 
     def guard_tables(self) -> GuardTables:
-        """The guard tables of this program (created once)."""
-        if self.tables is None:
-            self.tables = GuardTables(self.gen)
-        return self.tables
+        """The guard tables of this program (compiler/lower_guards.py)."""
+        return self.gen.tables
 
     def register_choice(self, name: str, desc: str, rank: int) -> None:
         """Record how a choice's values are labelled, so ids can be parsed back."""

@@ -76,6 +76,15 @@ def each(state, items, file: str, line: int, weight: int = 1):
     return items
 
 
+def charged(state, items, size: int, file: str, line: int, weight: int = 1):
+    """Charge a walk over `size` values (a domain as written) and return `items`, those a guard's
+    fixed part lets through (compiler/guards.py): the budget counts what the rules say."""
+    state._iters += size * weight
+    if state._iters > STEP_BUDGET:
+        over_budget(file, line)
+    return items
+
+
 def each_bag(state, bag: list, file: str, line: int, weight: int = 1) -> list:
     """The items of a bag with repeats, charged before they are listed."""
     each(state, range(sum(bag)), file, line, weight)
