@@ -17,6 +17,7 @@ from compiler.builtins import BUILTINS
 from compiler.checked import CheckedProgram
 from compiler.consteval import EvalError, Evaluator, MapData
 from compiler.cost import step_costs
+from compiler.pyexpr import PyExpr
 from compiler.refs import (
     BuiltinRef,
     ConstRef,
@@ -534,6 +535,9 @@ class Generator(StrictVisitor):
         clauses, inner = self.comp(node.elem, node.fors, env)
         elem = self.expr(node.elem, inner)
         func = node.func
+        unrolled = self._unrolled(node, clauses, env)
+        if unrolled is not None:
+            return unrolled
         if func == "count":
             if isinstance(self.t(node.elem), BoolT):
                 return f"sum(1 {clauses} if {elem})"
@@ -547,6 +551,32 @@ class Generator(StrictVisitor):
         if func == "sorted":
             return f"sorted({elem} {clauses})"
         return f"_l.distinct({elem} {clauses})"
+
+    def _unrolled(self, node: ast.GenCall, clauses: str, env: Env) -> str | None:
+        """`any`, `all`, `sum`, `min` or `max` over a few constant values, written out, else None.
+
+        `any(c in col[d] for d in range(3))` becomes `c in col[0] or c in col[1] or …`: the
+        same values tested in the same order, without a generator. Only a walk that is not
+        charged (clauses `for x in range(n)`) of at most UNROLL values, without a condition.
+        """
+        ops = {"any": " or ", "all": " and ", "sum": " + ", "min": ", ", "max": ", "}
+        if node.func not in ops or len(node.fors) != 1 or node.fors[0].where is not None:
+            return None
+        var = node.fors[0].var
+        head = f"for {env.bind(var).local(var)} in range("
+        if not (clauses.startswith(head) and clauses.endswith(")")):
+            return None
+        count = clauses[len(head) : -1]
+        if not count.isdigit() or not 1 <= int(count) <= UNROLL:
+            return None
+        # Written apart: the names the rest of the module gets stay as they were.
+        with self.numbered_apart("u"):
+            parts = [
+                PyExpr.of(self.expr(node.elem, env.bind(var, str(value)))).operand()
+                for value in range(int(count))
+            ]
+        joined = ops[node.func].join(parts)
+        return f"{node.func}({joined})" if node.func in ("min", "max") else f"({joined})"
 
     def visit_ListLit(self, node, env):
         return "[" + ", ".join(self.expr(i, env) for i in node.items) + "]"
@@ -711,6 +741,9 @@ class Generator(StrictVisitor):
                 return f"_l.table_to_list({code}, {self.size_of(dst.key)})"
             return f"dict({code})"
         return code
+
+
+UNROLL = 8  # aggregates over at most this many constant values are written out
 
 
 def _small(value) -> bool:

@@ -74,6 +74,7 @@ IMPORTS = [
         for module, alias in RUNTIME_ALIASES.items()
     ),
     ("_v", "from runtime import values as _v"),
+    ("_UNSET", "from runtime.lib import UNSET as _UNSET"),
     ("_EndGame", "from runtime.errors import EndGame as _EndGame"),
     ("_RuleError", "from runtime.errors import RuleError as _RuleError"),
     ("_CALL", "from runtime.machine import CALL as _CALL"),
@@ -419,10 +420,20 @@ class CodeGenerator(StrictVisitor):
         self.w.line("return _SUSPEND")
 
     def visit_PushCall(self, node: ir.PushCall) -> None:
+        # The callee's frame goes on the stack and runs at once, as the runner would run it;
+        # if it finishes without waiting, this frame takes its result and goes on.
         args = ", ".join(f"{name!r}: {value.code}" for name, value in node.args)
-        self.w.line(f"S.stack.append(_Frame({node.callee!r}, {{{args}}}))", node.span)
-        self.w.line(f"F.pc = {node.resume}")
-        self.w.line("return _CALL")
+        w = self.w
+        w.line(f"_f = _Frame({node.callee!r}, {{{args}}})", node.span)
+        w.line("S.stack.append(_f)")
+        w.line(f"F.pc = {node.resume}")
+        w.line(f"_s = {ident(node.callee)}(S, _f)")
+        w.line("if _s != _RETURN:")
+        with w.indented():
+            w.line("return _s")
+        w.line("S.stack.pop()")
+        w.line("F.ret = _f.ret")
+        w.line("continue")
 
     def visit_Yield(self, node: ir.Yield) -> None:
         self.w.line(f"F.pc = {node.resume}", node.span)

@@ -660,18 +660,97 @@ def _legal_function(
             where = skip_unless(where_code, ir.Continue(), param.where.span)
         loops.append((setup, env.local(param.name), domain, where, param.span))
     args = "".join(env.local(p.name) + ", " for p in decl.params)
-    inner: list[ir.Stmt] = [ir.Eval(X(f"out.append(_A(({rank}, {name!r}, ({args}), {descs})))"))]
+    append = ir.Eval(X(f"out.append(_A(({rank}, {name!r}, ({args}), {descs})))"))
+    count = [ir.Assign(X("_n"), X("0"))] if counted else []
+    if not hoist:
+        return ir.Function(
+            pyname, ["S", "me", "out"], guard + count + _nest(loops, append), decl.span
+        )
+    # Hoisted values are computed once, at the first loop whose tests need them: those of
+    # inner loops only once an outer value has passed its (cheaper) tests.
+    aliases = used_aliases(env.hoist, guard + _nest(loops, append))
+    first = {c: a for c, a in aliases.items() if c in guard_aliases}
+    depths = _first_use(aliases, guard, loops)
+    for code, alias in aliases.items():
+        if _READ.fullmatch(code):  # a field read costs less than checking whether it was made
+            depths[alias] = min(depths[alias], 0)
+    groups = [_at_depth(aliases, depths, d) for d in range(len(loops))]
+    groups = [{c: a for c, a in group.items() if c not in guard_aliases} for group in groups]
+    inner = [append]
+    for depth in reversed(range(len(loops))):
+        setup, var, domain, where, span = loops[depth]
+        inner = setup + [ir.For(X(var), X(domain), ([where] if where else []) + inner, span)]
+        if depth > 0:
+            inner = _lazy_block(groups[depth], name) + inner
+    lazy = [group for group in groups[1:] if group]
+    body = (
+        _alias_block(first, name)
+        + guard
+        + _alias_block(groups[0] if groups else {}, name)
+        + ([ir.Assign(X("_k"), X("len(out)"))] if lazy else [])
+        + [ir.Assign(X(_lazy_marker(group)), X("_UNSET")) for group in lazy]
+        + count
+        + inner
+    )
+    return ir.Function(pyname, ["S", "me", "out"], body, decl.span)
+
+
+def _nest(loops: list, innermost: ir.Stmt) -> list[ir.Stmt]:
+    """The parameters' loops, one inside the other, around the innermost statement."""
+    inner: list[ir.Stmt] = [innermost]
     for setup, var, domain, where, span in reversed(loops):
         inner = setup + [ir.For(X(var), X(domain), ([where] if where else []) + inner, span)]
-    body: list[ir.Stmt] = guard + ([ir.Assign(X("_n"), X("0"))] if counted else []) + inner
-    if hoist:
-        aliases = used_aliases(env.hoist, body)
-        later = {code: alias for code, alias in aliases.items() if code not in guard_aliases}
-        guard_first = {code: alias for code, alias in aliases.items() if code in guard_aliases}
-        body = (
-            _alias_block(guard_first, name) + guard + _alias_block(later, name) + body[len(guard) :]
-        )
-    return ir.Function(pyname, ["S", "me", "out"], body, decl.span)
+    return inner
+
+
+_READ = re.compile(r"S\.[gp]_\w+(\[me\])?")  # a state field read by a listing
+
+
+def _first_use(aliases: dict[str, str], guard: list[ir.Stmt], loops: list) -> dict[str, int]:
+    """For each hoisted alias, the first loop whose setup, domain or test needs it (-1: the guard)."""
+    names = re.compile(r"\b_h\d+\b")
+    depth = {alias: len(loops) for alias in aliases.values()}
+    parts = [(-1, " ".join(e.code for e in ir.expressions(guard)))]
+    for number, (setup, _, domain, where, _) in enumerate(loops):
+        stmts = setup + ([where] if where else [])
+        parts.append((number, domain + " " + " ".join(e.code for e in ir.expressions(stmts))))
+    for number, code in parts:
+        for alias in names.findall(code):
+            if alias in depth:
+                depth[alias] = min(depth[alias], number)
+    # A value used to compute another one is needed where that one is.
+    by_alias = {alias: code for code, alias in aliases.items()}
+    for alias in reversed(list(by_alias)):
+        for used in names.findall(by_alias[alias]):
+            if used in depth:
+                depth[used] = min(depth[used], depth[alias])
+    return depth
+
+
+def _at_depth(aliases: dict[str, str], depths: dict[str, int], depth: int) -> dict[str, str]:
+    """The aliases first needed at one loop depth, in the order they were registered."""
+    return {code: alias for code, alias in aliases.items() if depths[alias] == depth}
+
+
+def _lazy_marker(group: dict[str, str]) -> str:
+    """The alias whose being unset tells a lazily computed group has not run yet (its last)."""
+    return list(group.values())[-1]
+
+
+def _lazy_block(aliases: dict[str, str], name: str) -> list[ir.Stmt]:
+    """Hoisted values needed first inside a loop: computed the first time it gets there.
+
+    If one fails, what was listed so far is dropped and the plain enumeration runs instead.
+    """
+    if not aliases:
+        return []
+    fallback = [
+        ir.Eval(X("del out[_k:]")),
+        ir.Return(X(f"A_{name}_legal_plain(S, me, out)")),
+    ]
+    assigns: list[ir.Stmt] = [ir.Assign(X(alias), X(code)) for code, alias in aliases.items()]
+    marker = _lazy_marker(aliases)
+    return [ir.If([ir.Branch(X(f"{marker} is _UNSET"), [ir.Try(assigns, fallback)])])]
 
 
 def _walk_table(

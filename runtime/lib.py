@@ -14,6 +14,8 @@ from runtime.values import INT_LIMIT, ListD
 # Re-exported for generated code: a guard table's slot for an integer key (compiler/guards.py).
 __all__ = ["Action", "Frame", "bisect_left", "bisect_right"]
 
+UNSET = object()  # a value a legal-action listing has not computed yet (compiler/lower.py)
+
 
 def int_ok(value):
     """The integer itself if it lies in the documented range (INT_LIMIT), else a RuleError."""
