@@ -61,6 +61,8 @@ def static_param(gen: Generator, name: str, domain) -> StaticParam | None:
 class GuardTables:
     """Plans the tables of one program's listings and writes them as module constants."""
 
+    enabled = True  # off only in tests that compare a game with and without its tables
+
     def __init__(self, gen: Generator):
         self.gen = gen
         self.splitter = GuardSplitter(gen)
@@ -69,6 +71,8 @@ class GuardTables:
 
     def plan(self, var: str, domain, where, static: list[StaticParam], loop_vars: set[str]) -> Plan:
         """The plan for a parameter (no table unless part of its guard is fixed by the map)."""
+        if not self.enabled:
+            return Plan(None, [])
         return self.splitter.plan(var, fixed_values(self.gen, domain), where, static, loop_vars)
 
     def clause(
@@ -80,7 +84,7 @@ class GuardTables:
         fail and walk nothing are used (their reads are the same, their charges none).
         """
         values = fixed_items(self.gen, clause.iterable)
-        if values is None:
+        if values is None or not self.enabled:
             return iterable, where
         plan = self.splitter.plan(
             clause.var, values, clause.where, [], {clause.var}, simple_keys=True

@@ -8,6 +8,8 @@ import random
 import pytest
 
 from compiler import compile_game, load_game
+from compiler.lower_guards import GuardTables
+from metro.playthrough import transcript
 from runtime.errors import MetroRuntimeError
 from tests.conftest import ROOT
 
@@ -22,6 +24,7 @@ def tables() -> dict:
 
 def test_parts_fixed_by_the_map_become_tables(tables):
     assert set(tables) == {
+        "G_1__r",
         "G_build__r__k0",
         "G_build__r",
         "G_build__c",
@@ -140,3 +143,20 @@ def test_a_guard_that_may_fail_keeps_the_parts_after_it_in_place(tmp_path):
     assert compile_game(str(tmp_path), stop_after="lower").module.guard_tables == []
     with pytest.raises(MetroRuntimeError, match="division by zero"):
         load_game(str(tmp_path)).new_game(2, 1)
+
+
+def test_a_walk_keyed_by_a_parameter_that_may_hold_none(tables):
+    # roads_from(t: town) is called with me.at (a town or none): none gets a slot of its own.
+    assert tables["G_1__r"].value == ((1, 2), (3,), (4,), (), ())
+
+
+@pytest.mark.parametrize(
+    ("path", "seeds"), [(GUARDS, 4), (os.path.join(ROOT, "games", "tokyo_metro"), 2)]
+)
+def test_a_game_plays_the_same_without_its_tables(path, seeds, monkeypatch):
+    with_tables = load_game(path, use_cache=False)
+    monkeypatch.setattr(GuardTables, "enabled", False)
+    without = load_game(path, use_cache=False)
+    assert not [name for name in vars(without.module) if name.startswith("G_")]
+    for seed in range(seeds):
+        assert transcript(with_tables, 3, seed, "random") == transcript(without, 3, seed, "random")
