@@ -7,19 +7,19 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from compiler import cache, ir
+from compiler import ir
 from compiler.check import check
 from compiler.checked import CheckedProgram
 from compiler.consteval import Evaluator, MapData
 from compiler.emit import emit_module
+from compiler.loading import load_game
 from compiler.lower_module import lower_program
 from compiler.maps import build_map_data, run_checks
 from compiler.program import Program
-from compiler.resolve import find_game_file, resolve
+from compiler.resolve import resolve
 from dsl.diagnostics import TOO_DEEP, CompileError, Diagnostics
 from dsl.memory import paused_gc
 from dsl.source import Span
-from runtime.machine import Game, load_module
 
 
 @dataclass
@@ -137,25 +137,6 @@ def compile_game(
 def generate_python(path: str, expansions=(), variants=(), map: str | None = None) -> str:
     """The generated Python module for a game."""
     return compile_game(path, expansions, variants, map).python
-
-
-def load_game(
-    path: str, expansions=(), variants=(), map: str | None = None, use_cache: bool = True
-) -> Game:
-    """Compile (or load from the cache) and return a runnable Game."""
-    game_file = find_game_file(path)
-    if not os.path.isfile(game_file):
-        use_cache = False  # nothing to key on: compiling reports the missing file
-    extra = [*expansions, *variants, map or ""]
-    options = repr((tuple(expansions), tuple(variants), map))
-    key = cache.cache_key(game_file, [e for e in extra if e], options) if use_cache else ""
-    source = cache.load(key) if use_cache else None
-    if source is None:
-        source = generate_python(path, expansions, variants, map)
-        if use_cache:
-            cache.store(key, source)
-    module = load_module(source, f"<metro:{game_file}>", f"metro_game_{key[:12] or 'nocache'}")
-    return Game(module, tuple(variants))
 
 
 __all__ = [

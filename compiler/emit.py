@@ -19,9 +19,10 @@ from compiler.builtins import RUNTIME_ALIASES
 from compiler.checked import CheckedProgram
 from compiler.codegen import ident, lit
 from compiler.pywriter import PyWriter
+from compiler.version import COMPILER_VERSION
 from compiler.visit import StrictVisitor
 
-COMPILER_VERSION = "metro-0.1.0/codegen-2"
+__all__ = ["COMPILER_VERSION", "emit_module", "environment"]
 
 
 class Py(str):

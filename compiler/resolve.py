@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import stat
 
+from compiler.game_files import GAME_FILE_NAMES, find_game_file
 from compiler.program import PatchRecord, Program, Versions
 from dsl import ast
 from dsl.diagnostics import (
@@ -16,23 +17,9 @@ from dsl.diagnostics import (
     STRUCTURE,
     CompileError,
     Diagnostics,
-    whole_file,
 )
 from dsl.parser import RULE_SUFFIX, parse, read_source
 from dsl.source import SourceFile, Span
-
-GAME_FILE_NAMES = ("rules.metro", "game.metro")
-
-
-def find_game_file(path: str) -> str:
-    """The game file for a path: the file itself, or rules.metro/game.metro in a directory."""
-    if os.path.isdir(path):
-        for name in GAME_FILE_NAMES:
-            candidate = os.path.join(path, name)
-            if os.path.isfile(candidate):
-                return candidate
-        _fail(f"no {' or '.join(GAME_FILE_NAMES)} in this directory", whole_file(path))
-    return path
 
 
 def find_patch_file(game_dir: str, name: str, folder: str) -> str:
@@ -505,4 +492,5 @@ class _Merger:
         self._record("removes", decl.what, decl.name, decl.span)
 
 
-__all__ = ["PatchRecord", "available_patches", "find_game_file", "resolve"]
+# GAME_FILE_NAMES and find_game_file live in compiler/game_files.py (light to import).
+__all__ = ["GAME_FILE_NAMES", "PatchRecord", "available_patches", "find_game_file", "resolve"]

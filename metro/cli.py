@@ -15,16 +15,15 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-from compiler import compile_game, generate_python, load_game
+import compiler
+from compiler import load_game
 from dsl.diagnostics import CompileError
 from dsl.terminal import printable
 from metro.bots import bot_names, make_bot
 from metro.coverage import format_coverage, game_coverage
-from metro.diff import describe_patches
 from metro.games import UnknownGame, game_path
 from metro.playthrough import transcript
 from metro.simulate import SimulationStats, simulate
-from metro.testgen import generate_tests
 from runtime.errors import MetroRuntimeError
 from runtime.machine import Action, Game, State
 from runtime.values import PLAYER
@@ -162,7 +161,7 @@ def _check_one(path: str, variants, expansions, map_path, echo: bool) -> dict:
     """Compile one game; print its diagnostics when `echo`; its JSON-able result."""
     result = {"path": path, "ok": False, "game": None, "scenarios": 0, "invariants": 0}
     try:
-        ctx = compile_game(path, expansions, variants, map_path)
+        ctx = compiler.compile_game(path, expansions, variants, map_path)
     except CompileError as error:
         if echo:
             say(error.render(), err=True)
@@ -196,7 +195,7 @@ def _check_one(path: str, variants, expansions, map_path, echo: bool) -> dict:
 @game_options
 def compile_command(path: str, output: str, variants, expansions, map_path) -> None:
     """Write the Python module that the compiler generates for a game."""
-    text = generate_python(path, expansions, variants, map_path)  # nothing is written on errors
+    text = compiler.generate_python(path, expansions, variants, map_path)  # none written on errors
     try:
         with click.open_file(output, "w", encoding="utf-8") as handle:
             handle.write(text)
@@ -466,6 +465,8 @@ def testgen_command(
     map_path,
 ) -> None:
     """Write a standalone pytest module for a game: scenarios, invariants under Hypothesis, the battery."""
+    from metro.testgen import generate_tests  # code generation: imported only when asked for
+
     written = generate_tests(path, out_dir, variants, expansions, map_path)
     report = None
     if coverage:
@@ -488,6 +489,8 @@ def testgen_command(
 def diff_command(path: str, variants, expansions, map_path) -> None:
     """List, in words, every declaration the expansions and variants add, replace or remove."""
     with reported():
+        from metro.diff import describe_patches  # the front end: imported only when asked for
+
         changes = describe_patches(path, expansions=expansions, variants=variants)
     if not changes:
         say("no changes (name expansions with --with and variants with --variant)")

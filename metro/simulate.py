@@ -2,8 +2,9 @@
 
 Game i of a simulation uses the seed `f"{seed}/{i}"` and the bot at seat p the seed
 `f"{seed}/{i}/{p}"`, so results depend only on the inputs, never on how the games are
-split over processes. Workers receive the game's path and options, not compiled code,
-and load the game themselves (compiled modules are cached on disk).
+split over processes. Workers receive the game's path and options, not compiled code
+(classes made by exec do not pickle): forked workers find the game the parent loaded,
+others load it from the module cache.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import lru_cache
 
 from compiler import load_game
 from metro.bots import Bot, make_bot
@@ -109,16 +109,22 @@ class Tally:
 
 def load(setup: Setup) -> Game:
     """Compile the game, or load it from the on-disk module cache (CompileError on bad rules)."""
-    # A worker gets the game's path, not its compiled module (classes made by exec do not
-    # pickle), and loads the game itself.
     return load_game(
         setup.path, expansions=setup.expansions, variants=setup.variants, map=setup.map
     )
 
 
-@lru_cache(maxsize=1)
+# The game of the simulation this process runs: a forked worker inherits it from the parent,
+# a spawned one loads it once.
+_running: dict[Setup, Game] = {}
+
+
 def _worker_game(setup: Setup) -> Game:
-    return load(setup)  # once per worker process and simulation
+    game = _running.get(setup)
+    if game is None:
+        _running.clear()
+        game = _running[setup] = load(setup)
+    return game
 
 
 def play_batch(game: Game, setup: Setup, start: int, count: int) -> Tally:
@@ -256,6 +262,8 @@ def simulate(
         game_path(game), players, str(seed), seats, tuple(variants), tuple(expansions), map
     )
     loaded = load(setup)  # compile errors surface here, and workers then find the module cached
+    _running.clear()
+    _running[setup] = loaded
     if not loaded.min_players <= players <= loaded.max_players:
         raise ValueError(
             f"{loaded.name} takes {loaded.min_players}-{loaded.max_players} players, not {players}"
@@ -298,7 +306,8 @@ def _run_pool(
     progress: Callable[[int], None] | None,
 ) -> None:
     # The platform's start method: fork on Linux (workers inherit the loaded game), spawn or
-    # forkserver elsewhere (workers load it; scripts then need an `if __name__ == "__main__":`).
+    # forkserver elsewhere (workers load it from the module cache; scripts then need an
+    # `if __name__ == "__main__":`).
     with ProcessPoolExecutor(max_workers=jobs) as pool:
         futures = [pool.submit(run_batch, setup, start, count) for start, count in parts]
         try:

@@ -340,13 +340,21 @@ def start_each(state, frame, legal, who_key: str, sub_key: str, result: str) -> 
     """Begin a simultaneous choice; players without options are skipped. True if anyone decides."""
     local_vars = frame.L
     submitted = local_vars[sub_key]
-    for player in local_vars[who_key]:
-        if not legal(state, frame, player):
-            submitted[player] = None
+    _list_or_skip(state, frame, legal, local_vars[who_key], submitted)
     if all(p in submitted for p in local_vars[who_key]):
         local_vars[result] = [submitted.get(p) for p in range(state.n)]
         return False
     return True
+
+
+def _list_or_skip(state, frame, legal, players, submitted: dict) -> None:
+    """List each chooser's legal choices once: kept for the decision, or none chosen if empty."""
+    for player in players:
+        actions = legal(state, frame, player)
+        if actions:
+            state.cache_legal(player, actions)
+        else:
+            submitted[player] = None
 
 
 def submit(state, frame, player: int, value, who_key: str, sub_key: str, result: str) -> bool:
@@ -367,9 +375,7 @@ def start_each_action(state, frame, legal, who_key: str, sub_key: str, frames) -
     """
     local_vars = frame.L
     submitted = local_vars[sub_key]
-    for player in local_vars[who_key]:
-        if not legal(state, frame, player):
-            submitted[player] = None
+    _list_or_skip(state, frame, legal, local_vars[who_key], submitted)
     if all(p in submitted for p in local_vars[who_key]):
         _push_actions(state, local_vars[who_key], submitted, frames)
         return False

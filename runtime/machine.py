@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import linecache
-from types import ModuleType
+from types import CodeType, ModuleType
 
 from runtime import rng as _rng
 from runtime import saves
@@ -500,9 +500,18 @@ def _describe(error: Exception) -> str:
 
 def load_module(source: str, filename: str, name: str) -> ModuleType:
     """Turn generated Python text into a module (tracebacks show the generated lines)."""
+    return run_module(compile_module(source, filename), filename, name)
+
+
+def compile_module(source: str, filename: str) -> CodeType:
+    """Compile generated Python text; tracebacks through it show its lines."""
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    return compile(source, filename, "exec")
+
+
+def run_module(code: CodeType, filename: str, name: str) -> ModuleType:
+    """The module a compiled game's code defines."""
     module = ModuleType(name)
     module.__file__ = filename
-    code = compile(source, filename, "exec")
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     exec(code, module.__dict__)
     return module
