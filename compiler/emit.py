@@ -128,12 +128,65 @@ def emit_module(
     return before + body + after + f"\nMETRO_LINES = {{\n{table}\n}}\n", line_map
 
 
+MAX_INLINE_LEVEL = 40  # a block is written at its jump only up to this indentation
+
+
+def _single_entry(proc: ir.FrameProc) -> set[int]:
+    """Blocks entered by exactly one jump and never resumed at (the entry block is not one)."""
+    jumps: dict[int, int] = {}
+    resumed = {0}
+    for block in proc.blocks:
+        for stmt in _statements(block):
+            if isinstance(stmt, ir.Jump):
+                jumps[stmt.target] = jumps.get(stmt.target, 0) + 1
+            elif isinstance(stmt, ir.Suspend | ir.PushCall | ir.Yield):
+                resumed.add(stmt.resume)
+    return {number for number, count in jumps.items() if count == 1 and number not in resumed}
+
+
+# Statements after which nothing in the same block runs.
+TERMINATORS = (
+    ir.Jump,
+    ir.Suspend,
+    ir.PushCall,
+    ir.Yield,
+    ir.FrameReturn,
+    ir.Return,
+    ir.Break,
+    ir.Continue,
+    ir.RaiseEndGame,
+    ir.RaiseRuleError,
+)
+
+
+def reachable(stmts: list[ir.Stmt]) -> list[ir.Stmt]:
+    """The statements up to the first one after which nothing runs (the rest is never reached)."""
+    for number, stmt in enumerate(stmts):
+        if isinstance(stmt, TERMINATORS):
+            return stmts[: number + 1]
+    return stmts
+
+
+def _statements(stmts: list[ir.Stmt]):
+    """Every statement of a block that can run, those inside branches included."""
+    for stmt in reachable(stmts):
+        yield stmt
+        if isinstance(stmt, ir.If):
+            for branch in stmt.branches:
+                yield from _statements(branch.body)
+            yield from _statements(stmt.orelse or [])
+
+
 class CodeGenerator(StrictVisitor):
     """Writes an IR module as indented Python, each statement's .metro line as a comment."""
 
     def __init__(self):
         self.w = PyWriter()
         self.origin: tuple[str, int] | None = None
+        self.proc: ir.FrameProc | None = None  # the frame procedure being written
+        self.single: set[int] = set()  # its blocks written at their one jump
+        self.inlining: list[int] = []  # the blocks being written, outermost first
+        self.dispatched: set[int] = set()  # blocks reached through the dispatch loop
 
     # ------------------------------------------------------------ module parts
 
@@ -184,23 +237,37 @@ class CodeGenerator(StrictVisitor):
         self.gap()
 
     def frame_proc(self, proc: ir.FrameProc) -> None:
-        """A frame procedure: a loop dispatching on the program counter to its blocks."""
+        """A frame procedure: a loop dispatching on the program counter to its blocks.
+
+        A block entered by one jump only (not where the frame resumes) is written where that
+        jump is, so most steps run straight on instead of going round the dispatch loop.
+        """
         self.origin = None
         w = self.w
+        self.proc, self.inlining, self.dispatched = proc, [], set()
+        self.single = _single_entry(proc)
         w.line(f"def {proc.name}(S, F):")
         with w.indented():
             at = len(w.lines)
             w.line("while True:")
             with w.indented():
                 w.line("pc = F.pc")
-                for number, block in enumerate(proc.blocks):
-                    w.line(f"{'if' if number == 0 else 'elif'} pc == {number}:")
+                pending = [n for n in range(len(proc.blocks)) if n not in self.single]
+                written: set[int] = set()
+                while pending:
+                    number = pending.pop(0)
+                    w.line(f"{'if' if not written else 'elif'} pc == {number}:")
+                    written.add(number)
                     with w.indented():
-                        self.stmts(block)
+                        self.inlining = [number]
+                        self.stmts(proc.blocks[number])
+                    # a block of one entry reached by a jump it could not be written at
+                    pending += sorted(self.dispatched - written - set(pending))
                 w.line("else:")
                 with w.indented():
                     w.line("raise AssertionError('bad program counter')")
             self._bind_frame_locals(at)
+        self.proc = None
         self.gap()
 
     def _bind_frame_locals(self, at: int) -> None:
@@ -347,10 +414,10 @@ class CodeGenerator(StrictVisitor):
     # ------------------------------------------------------------ statements
 
     def stmts(self, stmts: list[ir.Stmt]) -> None:
-        """A block of statements (`pass` when empty)."""
+        """A block of statements (`pass` when empty), without those that can never run."""
         if not stmts:
             self.w.line("pass")
-        for stmt in stmts:
+        for stmt in reachable(stmts):
             self.statement(stmt)
 
     def statement(self, stmt: ir.Stmt) -> None:
@@ -412,7 +479,18 @@ class CodeGenerator(StrictVisitor):
         self.w.line(f"raise _RuleError({node.message!r}, {node.file!r}, {node.line!r})", node.span)
 
     def visit_Jump(self, node: ir.Jump) -> None:
-        self.w.line(f"F.pc = {node.target}", node.span)
+        target = node.target
+        if (
+            target in self.single
+            and target not in self.inlining
+            and self.w.level < MAX_INLINE_LEVEL
+        ):
+            self.inlining.append(target)
+            self.stmts(self.proc.blocks[target])
+            self.inlining.pop()
+            return
+        self.dispatched.add(target)
+        self.w.line(f"F.pc = {target}", node.span)
         self.w.line("continue")
 
     def visit_Suspend(self, node: ir.Suspend) -> None:

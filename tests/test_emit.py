@@ -99,12 +99,26 @@ def test_a_frame_procedure_dispatches_on_its_blocks():
         "        elif pc == 2:\n"
         "            F.pc = 0\n"
         "            continue\n"
-        "            F.ret = L['n']\n"
-        "            return _RETURN\n"
         "        else:\n"
         "            raise AssertionError('bad program counter')\n"
         "\n"
     )
+
+
+def test_a_block_entered_by_one_jump_is_written_at_it():
+    blocks = [
+        [ir.If([ir.Branch(X("L['a']"), [ir.Jump(2)])]), ir.Jump(3)],
+        [ir.Eval(X("after()")), ir.FrameReturn()],  # resumed at: stays in the dispatch
+        [ir.Eval(X("once()")), ir.Suspend(site=0, resume=1)],
+        [ir.Eval(X("loop()")), ir.Jump(3)],  # a loop: its head has two ways in
+    ]
+    gen = CodeGenerator()
+    gen.frame_proc(ir.FrameProc("s_demo__0", blocks))
+    code = text(gen)
+    assert "pc == 2" not in code and "F.pc = 2" not in code
+    assert "            if L['a']:\n                once()\n" in code
+    assert "elif pc == 1:" in code and "elif pc == 3:" in code
+    assert code.count("loop()") == 1
 
 
 def test_frame_locals_are_bound_only_when_read():
@@ -117,9 +131,10 @@ def test_frame_locals_are_bound_only_when_read():
 def test_try_rule_error_and_end_game():
     body = [
         ir.Try([ir.Assign(X("_h0"), X("S.g_a"))], [ir.Return(X("plain(S)"))]),
-        ir.RaiseRuleError("nothing to choose for x", "r.metro", 5),
-        ir.RaiseEndGame(),
         ir.Assign(X("S.g_s"), X("set(v)"), op="|="),
+        ir.If([ir.Branch(X("_h0"), [ir.RaiseEndGame()])]),
+        ir.RaiseRuleError("nothing to choose for x", "r.metro", 5),
+        ir.Assign(X("S.g_s"), X("set()")),  # never runs: not written
     ]
     gen = CodeGenerator()
     gen.function(ir.Function("h", ["S"], body))
@@ -128,9 +143,10 @@ def test_try_rule_error_and_end_game():
         "        _h0 = S.g_a",
         "    except Exception:",
         "        return plain(S)",
-        "    raise _RuleError('nothing to choose for x', 'r.metro', 5)",
-        "    raise _EndGame()",
         "    S.g_s |= set(v)",
+        "    if _h0:",
+        "        raise _EndGame()",
+        "    raise _RuleError('nothing to choose for x', 'r.metro', 5)",
         "",
     ]
 
