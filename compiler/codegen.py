@@ -161,6 +161,10 @@ class Generator(StrictVisitor):
             return FREE_WALK  # at most this many (a constant collection or a table's entry)
         return None
 
+    def value_count(self, t: Type) -> int:
+        """The number of values of a finite type (truth values: 2)."""
+        return 2 if isinstance(t, BoolT) else self._finite_size(t)
+
     def _finite_size(self, t: Type) -> int:
         if isinstance(t, EnumT):
             return len(self.cp.enum_values[t.name])
@@ -484,17 +488,30 @@ class Generator(StrictVisitor):
         """`elem for … in … if …` clauses, and the env inside them."""
         parts = []
         inner = env
+        pure = self.changes_nothing([elem, *fors])
         for c in fors:
             iterable = self.items(c.iterable, inner)
             inner = inner.bind(c.var)
             where = self.expr(c.where, inner) if c.where is not None else None
             if where is not None and self.tables is not None:
-                # The part of the condition fixed by the map: a table made while compiling.
-                iterable, where = self.tables.clause(c, iterable, where, inner)
+                # The part of the condition fixed by the map: a table made while compiling
+                # (or a maintained index of the state).
+                iterable, where = self.tables.clause(c, iterable, where, inner, pure)
             parts.append(f"for {inner.local(c.var)} in {iterable}")
             if where is not None:
                 parts.append(f"if {where}")
         return " ".join(parts), inner
+
+    def changes_nothing(self, nodes) -> bool:
+        """True if evaluating the nodes calls no procedure and no builtin that changes anything."""
+        for node in nodes:
+            for sub in walk(node):
+                ref = self.cp.ref(sub)
+                if isinstance(ref, ProcedureRef) or isinstance(sub, ast.SuperCall):
+                    return False
+                if isinstance(ref, BuiltinRef) and BUILTINS[sub.func].effect != "reads":
+                    return False
+        return True
 
     def visit_ListComp(self, node, env):
         if env.hoist is not None and self.invariant(node, env):

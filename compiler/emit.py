@@ -110,7 +110,7 @@ def emit_module(
         "kinds": module.tables,
         "consts": module.consts,
         "desc_lines": [Py(line) for line in module.desc_lines],
-        "slots": tuple(f.slot for f in module.fields),
+        "slots": tuple(f.slot for f in module.fields) + tuple(i.slot for i in module.indexes),
         "state_visibility": {f.name: f.visibility for f in module.fields if not f.per_player},
         "player_visibility": {f.name: f.visibility for f in module.fields if f.per_player},
     }
@@ -187,12 +187,14 @@ class CodeGenerator(StrictVisitor):
         self.single: set[int] = set()  # its blocks written at their one jump
         self.inlining: list[int] = []  # the blocks being written, outermost first
         self.dispatched: set[int] = set()  # blocks reached through the dispatch loop
+        self.indexes: list = []  # the maintained indexes some walk uses
 
     # ------------------------------------------------------------ module parts
 
     def module(self, module: ir.Module, p) -> None:
         """Every function of the module, then the tables the runtime reads."""
-        self.fields(module.fields)
+        self.indexes = module.indexes
+        self.fields(module.fields, module.indexes)
         self.guard_tables(module.guard_tables)
         for part in module.functions:
             self.callable(part)
@@ -275,19 +277,30 @@ class CodeGenerator(StrictVisitor):
         if any(_USES_FRAME_LOCALS.search(text) for _, text, _ in self.w.lines[at:]):
             self.w.lines.insert(at, (self.w.level, "L = F.L", None))
 
-    def fields(self, fields: list[ir.Field]) -> None:
+    def fields(self, fields: list[ir.Field], indexes: list) -> None:
         """init/copy/encode/view functions and the save tables of the state layout."""
         w = self.w
         w.line("def init_fields(S):")
         with w.indented():
             for f in fields:
                 w.line(f"S.{f.slot} = {f.init.bare()}", f.span)
+            if indexes:
+                w.line("refresh_indexes(S)")
             w.line("return None")
         self.gap()
         w.line("def copy_fields(S, T):")
         with w.indented():
             for f in fields:
                 w.line(f"T.{f.slot} = {f.copy.bare()}")
+            for index in indexes:
+                w.line(f"T.{index.slot} = [_g[:] for _g in S.{index.slot}]")
+            w.line("return None")
+        self.gap()
+        # The maintained indexes, made again from the tables (after a save is read back).
+        w.line("def refresh_indexes(S):")
+        with w.indented():
+            for index in indexes:
+                w.line(f"S.{index.slot} = _l.group_by({index.table}, {index.values})")
             w.line("return None")
         self.gap()
         for fn, per_player, value in (
@@ -430,6 +443,18 @@ class CodeGenerator(StrictVisitor):
 
     def visit_Assign(self, node: ir.Assign) -> None:
         self.w.line(f"{node.target.bare()} {node.op} {node.value.bare()}", node.span)
+
+    def visit_IndexedStore(self, node: ir.IndexedStore) -> None:
+        index = node.index
+        if index not in self.indexes:  # no walk uses it: a plain assignment
+            self.w.line(f"{node.target.bare()} = {node.value.bare()}", node.span)
+        elif node.key is None:
+            self.w.line(f"{node.target.bare()} = {node.value.bare()}", node.span)
+            self.w.line(f"S.{index.slot} = _l.group_by({index.table}, {index.values})")
+        else:
+            key = node.key.bare()
+            moved = f"_l.regroup(S.{index.slot}, {key}, {node.target.bare()}, {node.value.bare()})"
+            self.w.line(f"{node.target.bare()} = {moved}", node.span)
 
     def visit_Eval(self, node: ir.Eval) -> None:
         self.w.line(node.expr.bare(), node.span)

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 from compiler.builtins import BUILTINS
 from compiler.consteval import EvalError, Evaluator
+from compiler.indexes import Index
 from compiler.refs import (
     BuiltinRef,
     ConstRef,
@@ -106,11 +107,23 @@ class Table:
 
 
 @dataclass
+class IndexWalk:
+    """A walk over the keys a maintained index holds for one value (compiler/indexes.py)."""
+
+    index: Index
+    value: ast.Expr | None  # what the table must hold (None: none)
+    scope: Scope | None
+    may_be_none: bool  # the value may be none (its slot is then the last)
+
+
+@dataclass
 class Plan:
-    """How one parameter's values are listed: a table and the conjuncts left to test (or no table: the guard as written)."""
+    """How one parameter's values are listed: over a table or an index, and the conjuncts left
+    to test (neither: the guard as written)."""
 
     table: Table | None
     residual: list[Conjunct]
+    walk: IndexWalk | None = None
 
 
 @dataclass
@@ -132,6 +145,7 @@ class GuardSplitter:
         self.evaluator = _PinnedEvaluator(gen.cp, gen.data)
         self.evaluator.consts = gen.evaluator.consts  # constants are computed once
         self.domains: dict[str, tuple] = {}  # the fixed values of the parameters being planned
+        self.indexes: dict[str, Index] = {}  # the maintained indexes (compiler/indexes.py)
         self.trusted: set[str] = set()  # locals whose type says whether they may be none
 
     # ------------------------------------------------------------ the plan for one parameter
@@ -144,12 +158,14 @@ class GuardSplitter:
         static: list[StaticParam],
         loop_vars: set[str],
         simple_keys: bool = False,
+        kind: Type | None = None,
     ) -> Plan:
         """Which conjuncts of `where` (over `var`'s fixed `domain` values, or None) move into a table.
 
         `static` are the earlier parameters a table may be indexed by; `loop_vars` every
         parameter in scope (this one included). With `simple_keys`, only keys that cannot
-        fail and walk nothing are used.
+        fail and walk nothing are used. `kind` is the kind or enum whose every value the
+        domain is (or None): without a table, a maintained index of a table over it may serve.
         """
         if where is None or domain is None:
             return Plan(None, [])
@@ -171,9 +187,64 @@ class GuardSplitter:
                     continue
             residual.append(conj)
             blocked = blocked or not self.total(conj.node, conj.scope, frozenset())
-        if not moved:
-            return Plan(None, [])
-        return Plan(self._table(moved, var, domain, static), residual)
+        if moved:
+            return Plan(self._table(moved, var, domain, static), residual)
+        if kind is not None:
+            return self._index_walk(conjuncts, var, kind)
+        return Plan(None, [])
+
+    def _index_walk(self, conjuncts: list[Conjunct], var: str, kind: Type) -> Plan:
+        """A walk over an index instead of every key: for a conjunct `F[var] == x` (or `is none`)."""
+        for number, conj in enumerate(conjuncts):
+            walk = self._indexed_test(conj, var, kind)
+            if walk is not None:
+                return Plan(None, conjuncts[:number] + conjuncts[number + 1 :], walk)
+            if not self.total(conj.node, conj.scope, frozenset()):
+                break  # the conjuncts before the one walked by cannot fail
+        return Plan(None, [])
+
+    def _indexed_test(self, conj: Conjunct, var: str, kind: Type) -> IndexWalk | None:
+        node, scope = conj.node, conj.scope
+        if isinstance(node, ast.IsNone) and not node.negated:
+            pairs = [(node.operand, None)]
+        elif isinstance(node, ast.Compare) and node.op == "==":
+            pairs = [(node.left, node.right), (node.right, node.left)]
+        else:
+            return None
+        for entry, value in pairs:
+            index = self._entry_of(entry, scope, var, kind)
+            if index is None:
+                continue
+            if value is None:
+                return IndexWalk(index, None, scope, True)
+            found = self.deps(value, scope)
+            if var in found or not self._simple(Key(value, scope, "finite", ())):
+                continue
+            may_be_none = isinstance(self.gen.t(value), OptT) or not self._present(
+                value, scope, frozenset()
+            )
+            return IndexWalk(index, value, scope, may_be_none)
+        return None
+
+    def _entry_of(self, node: ast.Expr, scope, var: str, kind: Type) -> Index | None:
+        """The index of `F` if `node` is `F[var]` for an indexed table F over `kind`."""
+        if not isinstance(node, ast.Index) or not isinstance(node.obj, ast.Name):
+            return None
+        index = self.indexes.get(node.obj.name)
+        if index is None or index.key != kind or not isinstance(self.cp.ref(node.obj), GlobalRef):
+            return None
+        return index if self._is_var(node.index, scope, var) else None
+
+    def _is_var(self, node: ast.Expr, scope, var: str) -> bool:
+        if not isinstance(node, ast.Name) or not isinstance(self.cp.ref(node), LocalRef):
+            return False
+        if scope is None:
+            return node.name == var
+        try:
+            arg, outer = scope.lookup(node.name)
+        except KeyError:
+            return False
+        return self._is_var(arg, outer, var)
 
     def conjuncts(self, node: ast.Expr, scope: Scope | None, depth: int) -> list[Conjunct]:
         """The parts of an `and` chain, seen through calls of inlinable one-expression functions."""

@@ -47,6 +47,21 @@ class Branch:
 
 
 @dataclass
+class IndexedStore(Stmt):
+    """`target = value` into a state table with a maintained index (compiler/indexes.py).
+
+    `key` is the entry written (None: the whole table). The emitter keeps the index up to
+    date only if some walk uses it; otherwise this is a plain assignment.
+    """
+
+    target: PyExpr
+    value: PyExpr
+    index: object  # compiler.indexes.Index
+    key: PyExpr | None = None
+    span: Span | None = None
+
+
+@dataclass
 class If(Stmt):
     """`if`/`elif` branches and an optional `else` body."""
 
@@ -265,6 +280,7 @@ class Module:
     desc_lines: list[str] = field(default_factory=list)
     named_values: list[tuple[str, int]] = field(default_factory=list)  # E_/M_ constants
     guard_tables: list[GuardTable] = field(default_factory=list)
+    indexes: list = field(default_factory=list)  # maintained indexes (compiler/indexes.py)
 
     def frame_procs(self) -> list[FrameProc]:
         """Every frame procedure, in emission order."""

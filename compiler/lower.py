@@ -184,7 +184,9 @@ class FrameLowerer(StrictVisitor):
 
     # ------------------------------------------------------------ calls of waiting procedures
 
-    def _call(self, call: ast.Expr, after_target: str | None, span) -> None:
+    def _call(
+        self, call: ast.Expr, after_target: str | None, span, target: ast.Expr | None = None
+    ) -> None:
         gen = self.gen
         if isinstance(call, ast.SuperCall):
             name, version = self.within
@@ -208,7 +210,10 @@ class FrameLowerer(StrictVisitor):
                 else ("_l.int_ok" if isinstance(result, IntT) else "")
             )
             value = f"{check}(F.ret)" if check else "F.ret"
-            self.emit(ir.Assign(X(after_target), X(value), span))
+            if target is not None:
+                self.emit(*self.plain.store(target, after_target, value, self.env, span))
+            else:
+                self.emit(ir.Assign(X(after_target), X(value), span))
 
     def visit_ExprStmt(self, node: ast.ExprStmt, loops):
         self._call(node.expr, None, node.span)
@@ -218,7 +223,7 @@ class FrameLowerer(StrictVisitor):
 
     def visit_Assign(self, node: ast.Assign, loops):
         if node.op == "=":
-            self._call(node.value, self.gen.expr(node.target, self.env), node.span)
+            self._call(node.value, self.gen.expr(node.target, self.env), node.span, node.target)
         else:  # `x += wait()`: the target is read when the call has returned
             self._call(node.value, None, node.span)
             self.emit(*self.plain.assign(node, "F.ret", self.env))
@@ -620,7 +625,7 @@ def _legal_function(
             tables = ctx.guard_tables()
             loop_vars = {p.name for p in decl.params[: i + 1]}
             plan = tables.plan(param.name, param.domain, param.where, static, loop_vars)
-            if plan.table is not None:
+            if plan.table is not None or plan.walk is not None:
                 with gen.numbered_apart("t"):
                     table = tables.lookup(plan, name, param.name, env)
                     where_code = tables.residual(plan, env)

@@ -68,17 +68,33 @@ class GuardTables:
         self.splitter = GuardSplitter(gen)
         self.constants: list[ir.GuardTable] = []
         self.walks = 0  # tables of comprehension walks so far
+        self.walked: set[str] = set()  # the state tables whose maintained index a walk uses
+
+    @property
+    def indexes(self) -> dict:
+        """The maintained indexes walks may use (compiler/indexes.py)."""
+        return self.splitter.indexes
+
+    @indexes.setter
+    def indexes(self, indexes: dict) -> None:
+        self.splitter.indexes = indexes
 
     def plan(self, var: str, domain, where, static: list[StaticParam], loop_vars: set[str]) -> Plan:
-        """The plan for a parameter (no table unless part of its guard is fixed by the map)."""
+        """The plan for a parameter (none unless part of its guard is fixed by the map or indexed)."""
         if not self.enabled:
             return Plan(None, [])
-        return self.splitter.plan(var, fixed_values(self.gen, domain), where, static, loop_vars)
+        kind = None
+        if isinstance(domain, ast.TypeDomain) and not isinstance(domain.type, ast.RangeType):
+            kind = self.gen.checker_type(domain.type)
+            kind = kind if isinstance(kind, ElemT | EnumT) else None
+        values = fixed_values(self.gen, domain)
+        return self.splitter.plan(var, values, where, static, loop_vars, kind=kind)
 
     def clause(
-        self, clause: ast.CompFor, iterable: str, where: str, env: Env
+        self, clause: ast.CompFor, iterable: str, where: str, env: Env, pure: bool
     ) -> tuple[str, str | None]:
-        """A comprehension clause's (iterable, condition): over a table when part is fixed by the map.
+        """A comprehension clause's (iterable, condition): over a table when part is fixed by the
+        map, or over a maintained index when the comprehension changes nothing (`pure`).
 
         Its keys are computed once per walk instead of per value, so only keys that cannot
         fail and walk nothing are used (their reads are the same, their charges none).
@@ -86,10 +102,16 @@ class GuardTables:
         values = fixed_items(self.gen, clause.iterable)
         if values is None or not self.enabled:
             return iterable, where
+        ref = self.gen.cp.ref(clause.iterable)
+        kind = None
+        if pure and isinstance(ref, KindAllRef):
+            kind = ElemT(ref.kind)
+        elif pure and isinstance(ref, EnumAllRef):
+            kind = EnumT(ref.enum)
         plan = self.splitter.plan(
-            clause.var, values, clause.where, [], {clause.var}, simple_keys=True
+            clause.var, values, clause.where, [], {clause.var}, simple_keys=True, kind=kind
         )
-        if plan.table is None:
+        if plan.table is None and plan.walk is None:
             return iterable, where
         with self.gen.numbered_apart("t"):
             table = self.lookup(plan, "", clause.var, env, hoist=False)
@@ -106,6 +128,8 @@ class GuardTables:
         Writes the table (and each integer key's points) as module constants named after
         `owner` (the action or site) and `var`.
         """
+        if plan.walk is not None:
+            return self.walk(plan.walk, env, hoist)
         table = plan.table
         name = self.name(owner, var, table)
         indexes = []
@@ -133,6 +157,18 @@ class GuardTables:
         if not hoist or any(isinstance(dim, StaticParam) for dim in table.dims):
             return code
         return self.gen.hoisted(code, env)
+
+    def walk(self, walk, env: Env, hoist: bool) -> str:
+        """Code for the keys a maintained index holds for the walked-by value."""
+        index = walk.index
+        self.walked.add(index.field)
+        if walk.value is None:
+            slot = "-1"
+        else:
+            value = self.gen.expr(walk.value, self.scope_env(walk.scope, env))
+            slot = f"-1 if {value} is None else {value}" if walk.may_be_none else value
+        code = f"S.{index.slot}[{slot}]"
+        return self.gen.hoisted(code, env) if hoist else code
 
     def name(self, owner: str, var: str, table) -> str:
         """The constant's name: after the action (or site) and parameter, or numbered for a walk."""

@@ -90,6 +90,7 @@ def lower_program(
             ctx.gen.named_values.items(), key=lambda entry: (entry[0].split("__")[0], entry[1])
         ),
         guard_tables=ctx.guard_tables().constants,
+        indexes=[i for i in ctx.indexes.values() if i.field in ctx.guard_tables().walked],
     )
     for message, span in dict.fromkeys(ctx.errors):
         diags.error(TOO_LARGE, message, span)

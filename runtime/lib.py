@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
+from bisect import bisect_left, bisect_right, insort
 
 from runtime import rng as _rng
 from runtime.errors import IllegalAction, RuleError, ScenarioFailure
@@ -76,6 +76,23 @@ def each(state, items, file: str, line: int, weight: int = 1):
     if steps > STEP_BUDGET:
         over_budget(file, line)
     return items
+
+
+def group_by(table: list, values: int) -> list[list]:
+    """A table's maintained index: the sorted keys holding each value (none's last)."""
+    groups: list[list] = [[] for _ in range(values + 1)]
+    for key, value in enumerate(table):
+        groups[-1 if value is None else value].append(key)
+    return groups
+
+
+def regroup(groups: list[list], key, old, new):
+    """Move `key` from its old value's list to its new value's in a maintained index; returns `new`."""
+    if old is not new and old != new:
+        before = groups[-1 if old is None else old]
+        del before[bisect_left(before, key)]
+        insort(groups[-1 if new is None else new], key)
+    return new
 
 
 def charged(state, items, size: int, file: str, line: int, weight: int = 1):

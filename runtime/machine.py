@@ -427,6 +427,7 @@ class Game:
         state._legal = None
         state._iters = 0
         saves.decode_fields(self.module, state, doc)
+        self.module.refresh_indexes(state)
         with saves.at("history"):
             state.history = saves.decode_history(self, doc["history"], state.n)
         saves.check_sound(state)

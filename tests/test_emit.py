@@ -8,7 +8,9 @@ import pytest
 
 from compiler import ir
 from compiler.emit import CodeGenerator
+from compiler.indexes import Index
 from compiler.pyexpr import PyExpr, strip_outer, tidy
+from compiler.types import ElemT
 from dsl.source import Span
 
 X = PyExpr.of
@@ -119,6 +121,26 @@ def test_a_block_entered_by_one_jump_is_written_at_it():
     assert "            if L['a']:\n                once()\n" in code
     assert "elif pc == 1:" in code and "elif pc == 3:" in code
     assert code.count("loop()") == 1
+
+
+def test_a_store_keeps_an_index_up_to_date_only_if_a_walk_uses_it():
+    owner = Index("owner", ElemT("road"), 3)
+    entry = ir.IndexedStore(X("S.g_owner[v_r]"), X("_iv"), owner, X("v_r"))
+    whole = ir.IndexedStore(X("S.g_owner"), X("list(v_t)"), owner)
+    gen = CodeGenerator()
+    gen.indexes = [owner]
+    gen.function(ir.Function("f", ["S"], [entry, whole]))
+    assert text(gen).splitlines()[1:4] == [
+        "    S.g_owner[v_r] = _l.regroup(S.i_owner, v_r, S.g_owner[v_r], _iv)",
+        "    S.g_owner = list(v_t)",
+        "    S.i_owner = _l.group_by(S.g_owner, 3)",
+    ]
+    unused = CodeGenerator()
+    unused.function(ir.Function("f", ["S"], [entry, whole]))
+    assert text(unused).splitlines()[1:3] == [
+        "    S.g_owner[v_r] = _iv",
+        "    S.g_owner = list(v_t)",
+    ]
 
 
 def test_frame_locals_are_bound_only_when_read():
