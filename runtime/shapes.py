@@ -29,7 +29,12 @@ def legal_placements(
 ) -> list[tuple]:
     """Every legal placement of a shape, as sorted (orientation, dx, dy, dz) tuples."""
     limit = max_floors if max_floors and max_floors > 0 else None
-    return [(o, dx, dy, dz) for o, (dx, dy, dz) in placements(shape, frame, building, limit)]
+    key = ("tuples", shape.cells, frame, limit)  # kept with the (immutable) building
+    known = building._placements.get(key)
+    if known is None:
+        found = placements(shape, frame, building, limit)
+        known = building._placements[key] = tuple((o, dx, dy, dz) for o, (dx, dy, dz) in found)
+    return list(known)
 
 
 def _placement(shape: Shape, where: tuple) -> Placement:
@@ -67,4 +72,7 @@ def without(building: Building, index: int) -> Building:
 
 def removable_pieces(building: Building) -> list[int]:
     """Pieces whose removal leaves everything else supported and each of their floors in one part."""
-    return removable(building)
+    known = building._placements.get("removable")  # kept with the (immutable) building
+    if known is None:
+        known = building._placements["removable"] = tuple(removable(building))
+    return list(known)
