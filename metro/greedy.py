@@ -73,7 +73,7 @@ class GreedyBot:
             if player in movers:
                 return
             actions = state.legal_actions(movers[0])
-            state.apply(movers[0], actions[int(self.rng.random() * len(actions))])
+            state.apply_legal(movers[0], actions[int(self.rng.random() * len(actions))])
 
     def _preference(self, sample: State, player: int, action: Action):
         scorer = None if self.scores is None else self.scores.get(action.name)

@@ -85,11 +85,13 @@ class MctsBot:
         )
 
     def _iterate(self, root: Node, state: State, player: int) -> None:
+        # Every action taken here is one of the legal actions of the position it is taken at:
+        # the unchecked fast path.
         node, path = root, [root]
         while not state.over:
             mover, actions, secret = self._decider(state, player)
             if secret:  # another player's secret choice: unobserved, so not in the tree
-                state.apply(mover, self._pick(actions))
+                state.apply_legal(mover, self._pick(actions))
                 continue
             untried = []
             for action in actions:
@@ -101,11 +103,11 @@ class MctsBot:
             if untried:
                 action = self._pick(untried)
                 node.children[action] = child = Node(state.n)
-                state.apply(mover, action)
+                state.apply_legal(mover, action)
                 path.append(child)
                 break
             action, node = self._select(node, actions, mover)
-            state.apply(mover, action)
+            state.apply_legal(mover, action)
             path.append(node)
         rewards = self._playout(state)
         for visited in path:
@@ -137,7 +139,7 @@ class MctsBot:
             if state.over:
                 break
             mover = state.to_move[0]
-            state.apply(mover, self._pick(state.legal_actions(mover)))
+            state.apply_legal(mover, self._pick(state.legal_actions(mover)))
         return rewards(as_ended(state))
 
     def _pick(self, actions: list[Action]) -> Action:
