@@ -211,8 +211,9 @@ class CodeGenerator(StrictVisitor):
             for _, function in rules:
                 self.function(function)
         for site in module.sites:
-            for function in (site.legal, site.resume, site.why):
-                self.function(function)
+            for function in (site.legal_plain, site.legal, site.resume, site.why):
+                if function is not None:
+                    self.function(function)
         self.tables(module, p)
 
     def callable(self, part: ir.Function | ir.FrameProc) -> None:

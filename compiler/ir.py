@@ -219,6 +219,7 @@ class Site:
     rule: str
     frame: tuple[str, int]
     secret: tuple[str, str] | None = None  # frame locals: who chooses, what each has chosen
+    legal_plain: Function | None = None  # the listing `legal` falls back to, if it has one
 
 
 @dataclass

@@ -12,7 +12,7 @@ Dispatch is `visit_<StmtClass>` by name (the compiler-wide visitor scheme is not
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from math import comb
 
 from compiler import ir
@@ -246,24 +246,67 @@ class FrameLowerer(StrictVisitor):
         )  # fmt: skip
         self.ctx.sites.append(site)
 
-    def _value_legal(self, site: int, node, env: Env, desc: str, optional: bool) -> ir.Function:
-        """`site<N>_legal` of a value choice: each domain value the guard allows."""
-        guard_env = env.bind(node.name).bind("me", "me")
+    def _value_legal(
+        self, site: int, node, env: Env, desc: str, optional: bool
+    ) -> tuple[ir.Function, ir.Function | None]:
+        """`site<N>_legal` of a value choice (each domain value the guard allows), and the plain
+        listing it falls back to when it computes reads once or walks a guard table (else None)."""
+        name = f"site{site}_legal"
+        plain = self._value_listing(name, node, env, desc, optional, None)
+        with self.gen.numbered_apart(
+            "h"
+        ):  # the names the rest of the module gets stay as they were
+            fast = self._value_listing(name, node, env, desc, optional, f"{name}_plain")
+        if fast is None:
+            return plain, None
+        plain.name = f"{name}_plain"
+        return fast, plain
+
+    def _value_listing(
+        self, name: str, node, env: Env, desc: str, optional: bool, fallback: str | None
+    ) -> ir.Function | None:
+        """The listing of a value choice; with a `fallback`, reads that depend on no value are
+        computed once and the guard's part fixed by the map walks a table (None if neither)."""
+        gen = self.gen
+        hoist = {} if fallback is not None else None
+        guard_env = replace(env, hoist=hoist).bind(node.name).bind("me", "me")
         var = guard_env.local(node.name)
         append = ir.Eval(X(f"out.append(_A((0, {node.name!r}, ({var},), ({desc},))))"))
         inner: list[ir.Stmt] = [append]
-        if node.where is not None:
-            cond = X(self.gen.expr(node.where, guard_env))
-            inner = [ir.If([ir.Branch(cond, inner, node.where.span)])]
         domain = self.domain_iter(node.domain, env, node.span)
+        where = gen.expr(node.where, guard_env) if node.where is not None else None
+        walked, setup = False, []
+        if fallback is not None and node.where is not None:
+            tables = self.ctx.guard_tables()
+            plan = tables.plan(node.name, node.domain, node.where, [], {node.name})
+            if plan.table is not None or plan.walk is not None:
+                table = tables.lookup(plan, name.removesuffix("_legal"), node.name, guard_env)
+                size = self.static_size(node.domain)
+                charge = gen.charge_args(node.domain, node.span)
+                setup, domain = _walk_table([], domain, table, size, charge, node.span)
+                where, walked = tables.residual(plan, guard_env), True
+        if where is not None:
+            inner = [ir.If([ir.Branch(X(where), inner, node.where.span)])]
         body: list[ir.Stmt] = [
             ir.Assign(X("out"), X("[]")),
+            *setup,
             ir.For(X(var), X(domain), inner, node.span),
         ]
         if optional:
             body.append(ir.Eval(X(f"out.append(_A((1, {node.name!r}, (None,), ({desc},))))")))
         body.append(ir.Return(X("out")))
-        return ir.Function(f"site{site}_legal", ["S", "F", "me"], body)
+        if fallback is None:
+            return ir.Function(name, ["S", "F", "me"], body)
+        aliases = used_aliases(hoist, body)
+        if not aliases and not walked:
+            return None
+        block = [
+            ir.Try(
+                [ir.Assign(X(a), X(c)) for c, a in aliases.items()],
+                [ir.Return(X(f"{fallback}(S, F, me)"))],
+            )
+        ]
+        return ir.Function(name, ["S", "F", "me"], (block if aliases else []) + body)
 
     def visit_Choose(self, node: ast.Choose, loops):
         gen = self.gen
@@ -273,7 +316,7 @@ class FrameLowerer(StrictVisitor):
         self.ctx.register_choice(node.name, desc, 0)
         resume = self.new_block()
         site = len(self.ctx.sites)
-        legal = self._value_legal(site, node, self.env, desc, node.optional)
+        legal, plain = self._value_legal(site, node, self.env, desc, node.optional)
         resume_fn = ir.Function(
             f"site{site}_resume",
             SITE_PARAMS,
@@ -285,8 +328,9 @@ class FrameLowerer(StrictVisitor):
         )
         players = f"lambda S, F: [F.L[{by[2:-1]}]]"
         self._add_site(
-            "value", players, legal, resume_fn, node, where=node.where, frame=(self.pyname, resume)
-        )
+            "value", players, legal, resume_fn, node,
+            where=node.where, frame=(self.pyname, resume), legal_plain=plain,
+        )  # fmt: skip
         message = f"nothing to choose for {node.name}"
         self.emit(
             ir.Assign(X(by), X(gen.expr(node.by, self.env)), node.span),
@@ -395,13 +439,13 @@ class FrameLowerer(StrictVisitor):
         self.ctx.register_choice(node.name, desc, 0)
         resume = self.new_block()
         site = len(self.ctx.sites)
-        legal = self._value_legal(site, node, inner, desc, optional=False)
+        legal, plain = self._value_legal(site, node, inner, desc, optional=False)
         submit = f"_l.submit(S, F, p, a[2][0], {who!r}, {sub!r}, {node.name!r})"
         resume_fn = _resume_when(site, submit, resume)
         players = f"lambda S, F: [p for p in F.L[{who!r}] if p not in F.L[{sub!r}]]"
         self._add_site(
             "each", players, legal, resume_fn, node,
-            where=node.where, frame=(self.pyname, resume), secret=(who, sub),
+            where=node.where, frame=(self.pyname, resume), secret=(who, sub), legal_plain=plain,
         )  # fmt: skip
         start = f"_l.start_each(S, F, site{site}_legal, {who!r}, {sub!r}, {node.name!r})"
         self.emit(

@@ -154,7 +154,7 @@ class GuardTables:
         if constant not in self.constants:
             self.constants.append(constant)
         code = name + "".join(f"[{index}]" for index in indexes)
-        if not hoist or any(isinstance(dim, StaticParam) for dim in table.dims):
+        if not hoist or not indexes or any(isinstance(dim, StaticParam) for dim in table.dims):
             return code
         return self.gen.hoisted(code, env)
 

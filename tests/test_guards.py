@@ -33,6 +33,7 @@ def test_parts_fixed_by_the_map_become_tables(tables):
         "G_rest__n__k1",
         "G_rest__n",
         "G_pair__r",
+        "G_site2__lookout",
     }
     # c by r: a gray road (R2, R5) takes every colour, a coloured one its own.
     assert tables["G_build__c"].value == ((0,), (0, 1, 2), (2,), (1,), (0, 1, 2), (2,))
