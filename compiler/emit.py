@@ -196,6 +196,10 @@ class CodeGenerator(StrictVisitor):
         self.indexes = module.indexes
         self.fields(module.fields, module.indexes)
         self.guard_tables(module.guard_tables)
+        if module.action_tables:
+            self.w.line("# actions whose arguments have few values, each built once")
+            self.stmts(module.action_tables)
+            self.gap()
         for part in module.functions:
             self.callable(part)
         for action in module.actions:

@@ -282,6 +282,7 @@ class Module:
     named_values: list[tuple[str, int]] = field(default_factory=list)  # E_/M_ constants
     guard_tables: list[GuardTable] = field(default_factory=list)
     indexes: list = field(default_factory=list)  # maintained indexes (compiler/indexes.py)
+    action_tables: list[Assign] = field(default_factory=list)  # `ACTIONS_<name> = …`
 
     def frame_procs(self) -> list[FrameProc]:
         """Every frame procedure, in emission order."""

@@ -572,12 +572,38 @@ def lower_action(ctx: LoweringContext, name: str, decl: ast.ActionDecl, version:
     descs = "(" + "".join(gen.desc(t) + ", " for t in types) + ")"
     ctx.action_descs[name] = (descs, rank)
     plain = _legal_function(ctx, name, decl, f"A_{name}_legal_plain", rank, descs, within, False)
-    legal = _legal_function(ctx, name, decl, f"A_{name}_legal", rank, descs, within, True)
+    built = _action_table(ctx, name, rank, descs, types)
+    legal = _legal_function(ctx, name, decl, f"A_{name}_legal", rank, descs, within, True, built)
     why = _why_function(ctx, name, decl, within)
     frame_name = f"a_{name}__{version}"
     body = FrameLowerer(ctx, frame_name, name, within).lower(decl.body)
     params = [p.name for p in decl.params]
     return ir.Action(name, frame_name, params, plain, legal, why, body)
+
+
+MAX_ACTION_TABLE = 4096  # an action with at most this many argument combinations is built once
+
+
+def _action_table(ctx: LoweringContext, name: str, rank: int, descs: str, types) -> str | None:
+    """The module constant holding every action of `name` built once, if its parameters all
+    have few values (an enum, a kind, truth values): listing it then builds nothing."""
+    domains, count = [], 1
+    for t in types:
+        if isinstance(t, BoolT):
+            domains.append("(False, True)")
+            count *= 2
+        elif isinstance(t, EnumT | ElemT):
+            size = int(ctx.gen.size_of(t))
+            domains.append(f"range({size})")
+            count *= size
+        else:
+            return None
+    if count > MAX_ACTION_TABLE:
+        return None
+    table = f"ACTIONS_{name}"
+    code = f"_l.action_table({rank}, {name!r}, {descs}, ({''.join(d + ', ' for d in domains)}))"
+    ctx.action_tables.append(ir.Assign(X(table), X(code)))
+    return table
 
 
 def _refusal(message: str, rule: str, span) -> ir.Return:
@@ -632,8 +658,9 @@ def _legal_function(
     descs: str,
     within: tuple[str, int],
     hoist: bool,
+    built: str | None = None,
 ) -> ir.Function:
-    """The enumeration of an action's legal arguments.
+    """The enumeration of an action's legal arguments (taken from the table `built`, if any).
 
     With `hoist` (the hoisting optimisation), every state read and every aggregate that depends
     on no parameter is computed once before the loops (guards cannot change the state). Those
@@ -710,6 +737,9 @@ def _legal_function(
         loops.append((setup, env.local(param.name), domain, where, param.span))
     args = "".join(env.local(p.name) + ", " for p in decl.params)
     append = ir.Eval(X(f"out.append(_A(({rank}, {name!r}, ({args}), {descs})))"))
+    if built is not None:
+        indexes = "".join(f"[{env.local(p.name)}]" for p in decl.params)
+        append = ir.Eval(X(f"out.append({built}{indexes})"))
     count = [ir.Assign(X("_n"), X("0"))] if counted else []
     if not hoist:
         return ir.Function(

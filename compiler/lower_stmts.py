@@ -34,6 +34,7 @@ class LoweringContext:
     errors: list[tuple[str, Span]] = field(default_factory=list)
 
     indexes: dict[str, Index] = field(default_factory=dict)  # maintained (compiler/indexes.py)
+    action_tables: list[ir.Assign] = field(default_factory=list)  # actions built once
 
     def __post_init__(self):
         self.gen.tables = GuardTables(self.gen)

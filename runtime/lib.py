@@ -78,6 +78,18 @@ def each(state, items, file: str, line: int, weight: int = 1):
     return items
 
 
+def action_table(rank: int, name: str, descs: tuple, domains: tuple):
+    """Every action of one name built once: nested tuples indexed by the argument values (the
+    action itself when it takes none). Listing then looks actions up instead of building them."""
+
+    def build(args: tuple, rest: tuple):
+        if not rest:
+            return Action((rank, name, args, descs))
+        return tuple(build((*args, value), rest[1:]) for value in rest[0])
+
+    return build((), domains)
+
+
 def group_by(table: list, values: int) -> list[list]:
     """A table's maintained index: the sorted keys holding each value (none's last)."""
     groups: list[list] = [[] for _ in range(values + 1)]
