@@ -105,6 +105,7 @@ class Frame:
     cells: tuple[Site, ...]
     _sites: frozenset[Site] = field(init=False, repr=False, compare=False)
     _bounds: tuple[int, int, int, int] = field(init=False, repr=False, compare=False)
+    _hash: int = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         sites = frozenset((x, y) for x, y in self.cells)
@@ -115,6 +116,11 @@ class Frame:
         xs = [s[0] for s in sites]
         ys = [s[1] for s in sites]
         object.__setattr__(self, "_bounds", (min(xs), min(ys), max(xs), max(ys)))
+        object.__setattr__(self, "_hash", hash(self.cells))
+
+    def __hash__(self) -> int:
+        # Kept: frames key the placement caches, looked up for every listing.
+        return self._hash
 
     @classmethod
     def rect(cls, x0: int, y0: int, w: int, h: int) -> Frame:
@@ -352,7 +358,7 @@ def placements(
         if building._solid:
             # Solid buildings with the same heights take the same placements: buildings
             # repeat across positions and games (bots follow the same plans).
-            known = _solid_placements(shape.cells, frame, max_floors, building._profile)
+            known = solid_placements(shape.cells, frame, max_floors, building._profile)
         else:
             known = tuple(_placements(shape, frame, building, max_floors))
         building._placements[key] = known
@@ -374,7 +380,7 @@ def _placements(shape: Shape, frame: Frame, building: Building, max_floors: int 
 
 
 @lru_cache(maxsize=4096)
-def _solid_placements(
+def solid_placements(
     cells: tuple[Cell, ...],
     frame: Frame,
     max_floors: int | None,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from runtime.geometry import (
     Building,
     Frame,
@@ -10,6 +12,7 @@ from runtime.geometry import (
     check_placement,
     placements,
     removable,
+    solid_placements,
 )
 
 __all__ = [
@@ -32,9 +35,22 @@ def legal_placements(
     key = ("tuples", shape.cells, frame, limit)  # kept with the (immutable) building
     known = building._placements.get(key)
     if known is None:
-        found = placements(shape, frame, building, limit)
-        known = building._placements[key] = tuple((o, dx, dy, dz) for o, (dx, dy, dz) in found)
+        if building.supported:  # shared by every building of the same heights
+            known = _flat_placements(shape.cells, frame, limit, building._profile)
+        else:
+            known = _flat(placements(shape, frame, building, limit))
+        building._placements[key] = known
     return list(known)
+
+
+@lru_cache(maxsize=4096)
+def _flat_placements(cells, frame: Frame, limit: int | None, profile: tuple) -> tuple[tuple, ...]:
+    # The enumeration itself (its own cache would keep the same placements twice).
+    return _flat(solid_placements.__wrapped__(cells, frame, limit, profile))
+
+
+def _flat(found) -> tuple[tuple, ...]:
+    return tuple((o, dx, dy, dz) for o, (dx, dy, dz) in found)
 
 
 def _placement(shape: Shape, where: tuple) -> Placement:
