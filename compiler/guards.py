@@ -18,7 +18,6 @@ is one whose guard would have been false without an error.
 
 from __future__ import annotations
 
-import bisect
 import contextlib
 import itertools
 from dataclasses import dataclass, field
@@ -761,12 +760,3 @@ def bucket_code(key: Key, code: str, points_name: str) -> str:
     if None in key.values:
         return f"(-1 if {code} is None else {code})"
     return code
-
-
-def slot_of(key: Key, value) -> int:
-    """The slot a key value falls in (for tests: the index `bucket_code` computes)."""
-    if key.kind == "right":
-        return bisect.bisect_right(key.points, value)
-    if key.kind == "left":
-        return bisect.bisect_left(key.points, value)
-    return len(key.values) - 1 if value is None else int(value)
