@@ -11,6 +11,7 @@ from compiler import compile_game, load_game
 from compiler.lower_guards import GuardTables
 from metro.playthrough import transcript
 from runtime.lib import group_by
+from runtime.saves import set_fields
 from tests.conftest import ROOT
 
 GUARDS = os.path.join(ROOT, "tests", "data", "guards")
@@ -47,6 +48,21 @@ def test_the_index_matches_its_table_after_every_kind_of_write():
             assert restored.i_owner == state.i_owner
     # an entry (build, grab, pair), a waiting call's result (gift), the whole table (restore)
     assert {"build", "grab", "pair", "gift", "restore"} <= writes
+
+
+def test_fields_set_from_json_rebuild_the_index():
+    # How a conformance vector arranges a position (set_state): the fields are replaced whole.
+    game = load_game(GUARDS)
+    rng = random.Random(5)
+    played = game.new_game(2, 5)
+    while played.to_move and len(played.history) < 12:
+        mover = played.to_move[0]
+        played.apply(mover, rng.choice(played.legal_actions(mover)))
+    state = game.new_game(2, 5)
+    assert state.i_owner != fresh(played)
+    doc = played.to_doc()
+    set_fields(state, {"state": doc["state"], "player_state": doc["player_state"]})
+    assert state.g_owner == played.g_owner and state.i_owner == fresh(state)
 
 
 def test_a_clone_keeps_its_own_index():

@@ -95,8 +95,6 @@ def test_serial_and_parallel_runs_agree():
 @pytest.mark.skipif(
     multiprocessing.get_start_method() != "fork", reason="only forked workers inherit the game"
 )
-
-
 def test_simulate_rejects_bad_counts():
     with pytest.raises(ValueError, match="players"):
         simulate(TTR, players=9, games=1, seed=1)
