@@ -58,14 +58,16 @@ from compiler.types import (
     PLAYER,
     SHAPE,
     STR,
+    CollT,
     OptT,
     TupleT,
     Type,
 )
-from runtime import graph, grid, lib, shapes
+from runtime import floor_plans, graph, grid, lib, shapes
 
 # Modules of `runtime/` as the generated module imports them (compiler/templates/module.py.jinja).
 RUNTIME_ALIASES = {
+    "runtime.floor_plans": "_plans",
     "runtime.graph": "_g",
     "runtime.grid": "_grid",
     "runtime.lib": "_l",
@@ -521,6 +523,26 @@ TABLE: list[Builtin] = [
         params=(FRAME,),
         emit="list(({0}).cells)",
         const=lambda args: list(args[0].cells),
+    ),
+    Builtin(
+        "floor_plan",
+        "building, frames, floors",
+        "a building drawn floor by floor over its frames, as text (max floors, 0: any)",
+        (3, 3),
+        always(STR),
+        params=(BUILDING, CollT("list", FRAME), INT),
+        runtime="runtime.floor_plans.floor_plan",
+        const=lambda args: floor_plans.floor_plan(args[0], list(args[1]), args[2]),
+    ),
+    Builtin(
+        "placement_words",
+        "shape, placement",
+        "the ground sites and floors a shape covers at a placement, as text: `b2 c2 on floor 1`",
+        (2, 2),
+        always(STR),
+        params=(SHAPE, PLACEMENT),
+        runtime="runtime.floor_plans.placement_words",
+        const=lambda args: floor_plans.placement_words(*args),
     ),
     # changing the state
     Builtin(

@@ -224,8 +224,9 @@ class CodeGenerator(StrictVisitor):
                     self.function(function)
         for function in module.labels:
             self.function(function)
-        if module.breakdown is not None:
-            self.function(module.breakdown)
+        for function in (module.breakdown, module.display):
+            if function is not None:
+                self.function(function)
         for line in module.arg_desc_lines:  # before the tables, which name them
             self.w.line(line)
         if module.action_tables:  # after the label functions and descriptors they name
@@ -237,7 +238,7 @@ class CodeGenerator(StrictVisitor):
         self.display_tables(module)
 
     def display_tables(self, module: ir.Module) -> None:
-        """What people's screens read: private sites, fields' headings, the breakdown."""
+        """What people's screens read: private sites, fields' headings, the breakdown, the display."""
         w = self.w
         private = ", ".join(repr(s.index) for s in module.sites if s.private)
         w.line(f"PRIVATE_SITES = {{{private}}}" if private else "PRIVATE_SITES = set()")
@@ -252,6 +253,7 @@ class CodeGenerator(StrictVisitor):
                 )
         w.line(")")
         w.line(f"BREAKDOWN = {'breakdown' if module.breakdown is not None else None}")
+        w.line(f"DISPLAY = {'display' if module.display is not None else None}")
 
     def callable(self, part: ir.Function | ir.FrameProc) -> None:
         """A plain function or a frame procedure."""

@@ -289,6 +289,7 @@ class Module:
     labels: list[Function] = field(default_factory=list)
     arg_desc_lines: list[str] = field(default_factory=list)
     breakdown: Function | None = None
+    display: Function | None = None  # the rules' `display` entries of a player
     field_display: list[tuple] = field(default_factory=list)  # name, heading, internal, key kind
     estimate: Function | None = None  # a position's value for a player, as bots judge it
     metrics: list[tuple[str, Function]] = field(default_factory=list)  # metric name, function

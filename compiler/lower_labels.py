@@ -218,10 +218,21 @@ def _template_code(gen: Generator, template: ast.Template, env: Env) -> str:
 
 def breakdown_function(ctx: LoweringContext) -> ir.Function:
     """`breakdown(S, p)`: each entry's heading and value as text (an empty tuple if none)."""
+    return _entries_function(ctx, ctx.gen.p.breakdown, "breakdown")
+
+
+def display_function(ctx: LoweringContext) -> ir.Function | None:
+    """`display(S, p)`: the rules' `display` entries of a player as (heading, text), if declared."""
+    if ctx.gen.p.display is None:
+        return None
+    return _entries_function(ctx, ctx.gen.p.display, "display")
+
+
+def _entries_function(ctx: LoweringContext, versions, name: str) -> ir.Function:
     gen = ctx.gen
-    if gen.p.breakdown is None:
-        return ir.Function("breakdown", ["S", "p"], [ir.Return(X("()"))])
-    decl = gen.p.breakdown.active
+    if versions is None:
+        return ir.Function(name, ["S", "p"], [ir.Return(X("()"))])
+    decl = versions.active
     env = Env(frame=False).bind(decl.var)
     entries = [
         f"({lit(e.heading)}, {gen.desc(gen.t(e.expr))}.display({gen.expr(e.expr, env)}))"
@@ -229,8 +240,8 @@ def breakdown_function(ctx: LoweringContext) -> ir.Function:
     ]
     value = "(" + "".join(entry + ", " for entry in entries) + ")"
     body: list[ir.Stmt] = [ir.Assign(X(env.local(decl.var)), X("p"))]
-    body += _guarded(value, "the breakdown cannot be computed", decl.span)
-    return ir.Function("breakdown", ["S", "p"], body)
+    body += _guarded(value, f"the {name} cannot be computed", decl.span)
+    return ir.Function(name, ["S", "p"], body)
 
 
 def field_display(gen: Generator) -> list[tuple]:
@@ -256,6 +267,7 @@ def field_display(gen: Generator) -> list[tuple]:
 __all__ = [
     "breakdown_function",
     "declares_words",
+    "display_function",
     "element_labels",
     "field_display",
     "label_functions",

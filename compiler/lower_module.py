@@ -17,6 +17,7 @@ from compiler.lower_draws import lower_draws
 from compiler.lower_labels import (
     breakdown_function,
     declares_words,
+    display_function,
     field_display,
     label_functions,
     value_words,
@@ -106,6 +107,7 @@ def lower_program(
         labels=labels,
         arg_desc_lines=arg_desc_lines,
         breakdown=breakdown,
+        display=display_function(ctx),
         field_display=field_display(ctx.gen),
         estimate=_estimate(ctx),
         metrics=_metrics(ctx),

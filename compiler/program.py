@@ -56,6 +56,7 @@ class Program:
     score: Versions | None = None
     rank: Versions | None = None
     breakdown: Versions | None = None
+    display: Versions | None = None
     enum_words: dict[str, dict[str, str]] = field(default_factory=dict)  # enum -> value -> words
     estimate: Versions | None = None
     metrics: dict[str, ast.MetricDecl] = field(default_factory=dict)

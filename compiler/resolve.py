@@ -31,6 +31,7 @@ WHOLE_GAME_DECLS = {
     ast.ScoreDecl: "score",
     ast.RankDecl: "rank",
     ast.BreakdownDecl: "breakdown",
+    ast.DisplayDecl: "display",
     ast.EstimateDecl: "estimate",
 }
 

@@ -928,7 +928,7 @@ class MetricDecl(Decl):
 
 @dataclass(frozen=True, slots=True)
 class BreakdownEntry(Node):
-    """`"Heading": value` — one line of a player's score breakdown."""
+    """`"Heading": value` — one line of a player's score breakdown or display."""
 
     heading: str
     expr: Expr
@@ -947,6 +947,21 @@ class BreakdownDecl(Decl):
     def name(self) -> str:
         """There is one breakdown."""
         return "breakdown"
+
+
+@dataclass(frozen=True, slots=True)
+class DisplayDecl(Decl):
+    """`display(p) { "Heading": value, … }`: what people's screens show of each player beyond
+    its fields (a floor plan, a total), read from public data."""
+
+    var: str
+    entries: tuple[BreakdownEntry, ...]
+    span: Span = _span()
+
+    @property
+    def name(self) -> str:
+        """There is one display."""
+        return "display"
 
 
 @dataclass(frozen=True, slots=True)

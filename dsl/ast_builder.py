@@ -232,6 +232,9 @@ class AstBuilder:
     def breakdown_decl(self, ch):
         return ast.BreakdownDecl(str(ch[0]), tuple(ch[1:]), self.here)
 
+    def display_decl(self, ch):
+        return ast.DisplayDecl(str(ch[0]), tuple(ch[1:]), self.here)
+
     def breakdown_entry(self, ch):
         return ast.BreakdownEntry(unquote(ch[0]), ch[1], self.here)
 

@@ -288,13 +288,9 @@ class Session:
         table = Table(box=None, show_header=False, padding=(0, 1))
         table.add_column(justify="right")
         table.add_column()
-        for name, first, last in groups:
-            if first == last:
-                table.add_row(f"{first}.", Text(printable(actions[first - 1].label)))
-            else:
-                table.add_row(
-                    f"{first}-{last}.", Text(f"{plain_words(name)} ({last - first + 1} choices)")
-                )
+        for first, last, text in _summary(actions, groups):
+            numbers = f"{first}." if first == last else f"{first}-{last}."
+            table.add_row(numbers, Text(printable(text)))
         self.console.print(
             Panel(table, title=f"Your choices ({len(actions)})", box=box.ASCII, expand=False)
         )
@@ -365,6 +361,42 @@ def _groups(actions: list[Action]) -> list[tuple[str, int, int]]:
     return out
 
 
+def _summary(actions: list[Action], groups) -> list[tuple[int, int, str]]:
+    """A long menu in lines: (first, last, text) per action name, or per name and first
+    argument when that still fits (`place a cube at … (6 choices)`)."""
+    finer: list[tuple[str, int, int]] = []
+    for name, first, last in groups:
+        for number in range(first, last + 1):
+            key = (name, actions[number - 1].args[:1])
+            if finer and finer[-1][0] == key:
+                finer[-1] = (key, finer[-1][1], number)
+            else:
+                finer.append((key, number, number))
+    chosen = finer if len(finer) <= MENU_LIMIT else groups
+    out = []
+    for key, first, last in chosen:
+        if first == last:
+            out.append((first, last, actions[first - 1].label))
+            continue
+        prefix = _common_words([actions[n - 1].label for n in range(first, last + 1)])
+        words = plain_words(key[0] if isinstance(key, tuple) else key)
+        shown = f"{prefix} …" if len(prefix) > len(words) else words
+        out.append((first, last, f"{shown} ({last - first + 1} choices)"))
+    return out
+
+
+def _common_words(labels: list[str]) -> str:
+    """The words every label starts with (`place a cube at`)."""
+    common = labels[0].split(" ")
+    for label in labels[1:]:
+        words = label.split(" ")
+        size = 0
+        while size < min(len(common), len(words)) and common[size] == words[size]:
+            size += 1
+        common = common[:size]
+    return " ".join(common).rstrip(":,;")
+
+
 def _lines(lines, title: str) -> Panel:
     table = Table(box=None, show_header=False, padding=(0, 1))
     table.add_column(style="bold")
@@ -381,7 +413,8 @@ def _grid(grid: Grid, title: str, highlight: str | None = None) -> Table:
         label = f"{column} (you)" if column == highlight else column
         table.add_column(Text(printable(label)))
     for row in grid.rows:
-        table.add_row(*(Text(printable(cell)) for cell in row))
+        # A multi-line cell is a picture (a floor plan): cropped, never wrapped.
+        table.add_row(*(Text(printable(cell, keep="\n"), no_wrap="\n" in cell) for cell in row))
     return table
 
 

@@ -4,7 +4,8 @@ The rules say how things read (labels of elements, words of enum values), what e
 called (`face_up: bag of Card public "Face-up cards"`) and which fields are bookkeeping
 (`internal`: in views and saves, never on people's screens). Built from the same state as
 `State.view`, with the same visibility: hidden data shows only its size, and another player's
-owner-only data only its size.
+owner-only data only its size. The rules' `display(p)` entries (a floor plan, say) follow each
+player's fields; they read public data only, so every viewer sees them alike.
 """
 
 from __future__ import annotations
@@ -163,4 +164,7 @@ def _players(state, fields: list[_Field], viewer: int | None) -> Grid:
             else:
                 cells.append(_hidden(f.desc, value))
         rows.append((f.heading, *cells))
+    entries = [state.display_entries(p) for p in range(state.n)]
+    for index, (heading, _) in enumerate(entries[0] if entries else []):
+        rows.append((heading, *(entries[p][index][1] for p in range(state.n))))
     return Grid("", tuple(PLAYER.label(p) for p in range(state.n)), tuple(rows))

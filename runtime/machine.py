@@ -297,6 +297,11 @@ class State:
         fn = self.game.module.BREAKDOWN
         return [] if fn is None else list(self._guarded(fn, self, player))
 
+    def display_entries(self, player: int) -> list[tuple[str, str]]:
+        """What screens show of `player` beyond its fields, as the rules' `display` declares it."""
+        fn = self.game.module.DISPLAY
+        return [] if fn is None else list(self._guarded(fn, self, player))
+
     def estimates(self) -> list[int]:
         """Each player's position as the game's `estimate` values it (the score if none, or once over)."""
         estimate = self.game.module.ESTIMATE

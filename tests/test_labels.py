@@ -135,6 +135,24 @@ def test_breakdown(tmp_path):
     assert state.breakdown(1) == [("Points", "0"), ("Routes", "none")]
 
 
+def test_display_entries_follow_each_players_fields(tmp_path):
+    extra = CLAIM + '  display(p) { "Routes held": [r for r in route where owner[r] == p] }\n'
+    game = load_game(write(tmp_path, rules(extra)), use_cache=False)
+    state = game.new_game(2, 1)
+    state.apply(0, "claim(R2)")
+    assert state.display_entries(0) == [("Routes held", "El Paso–C (1, dark blue)")]
+    for viewer in (0, 1, None):  # public data: every viewer sees the same rows
+        rows = state.display(viewer).players.rows
+        assert rows[-1] == ("Routes held", "El Paso–C (1, dark blue)", "none")
+
+
+def test_without_a_display_the_screen_shows_the_fields_only(tmp_path):
+    game = load_game(write(tmp_path, rules(CLAIM)), use_cache=False)
+    state = game.new_game(2, 1)
+    assert state.display_entries(0) == []
+    assert [row[0] for row in state.display(0).players.rows] == ["Hand", "Points"]
+
+
 # ------------------------------------------------------------------ mistakes, where they stand
 
 
@@ -213,6 +231,20 @@ def test_a_breakdown_reads_public_data_only(tmp_path):
     ]
 
 
+def test_a_display_entry_reads_public_data_only(tmp_path):
+    extra = CLAIM + '  display(p) { "Points": p.points, "Cards": p.hand }\n'
+    text = rules(extra)
+    found = errors(tmp_path, text)
+    assert found == [
+        (
+            "label",
+            17,
+            column_of(text, 17, "p.hand }"),
+            "a display entry is shown to every player, so it cannot read the owner field 'hand'",
+        )
+    ]
+
+
 def test_choices_of_one_name_have_one_label(tmp_path):
     extra = (
         '  procedure pick() { choose c: Color by seat(1) label "take {c}" }\n'
@@ -243,3 +275,41 @@ def test_the_shipped_breakdowns_add_up_to_the_score(game, expansions):
             state.apply(p, bots[p].choose(state, p))
         for p in range(3):
             assert sum(int(text) for _, text in state.breakdown(p)) == state.scores()[p]
+
+
+SHIPPED = [  # game, --with, --variant, players
+    ("ticket_to_ride", (), (), 3),
+    ("tokyo_metro", (), (), 3),
+    ("tokyo_metro", ("osaka",), (), 3),
+    ("tokyo_metro", (), ("cards-osaka",), 2),
+    ("tokyo_metro", (), ("solo",), 1),
+    ("tokyo_jutaku", (), (), 3),
+    ("tokyo_jutaku", (), ("tower",), 2),
+]
+
+
+@pytest.mark.parametrize(("game", "expansions", "variants", "players"), SHIPPED)
+def test_no_two_choices_of_a_shipped_menu_read_alike(game, expansions, variants, players):
+    from metro import load_game as load_shipped
+    from metro.bots import make_bot
+
+    loaded = load_shipped(game, expansions=expansions, variants=variants)
+    state = loaded.new_game(players, 4)
+    bots = [make_bot("random", f"4/{p}") for p in range(players)]
+    for _ in range(400):
+        if not state.to_move:
+            break
+        p = state.to_move[0]
+        labels = [a.label for a in state.legal_actions(p)]
+        assert len(set(labels)) == len(labels), sorted(x for x in labels if labels.count(x) > 1)
+        state.apply(p, bots[p].choose(state, p))
+
+
+def test_double_routes_of_one_colour_read_as_two_tracks():
+    from metro import load_game as load_shipped
+
+    labels = load_shipped("ticket_to_ride").module.K_route__label
+    assert "Atlanta–Raleigh (2, gray, track 1)" in labels
+    assert "Atlanta–Raleigh (2, gray, track 2)" in labels
+    assert "Atlanta–New Orleans (4, orange)" in labels  # twins of two colours read by colour
+    assert len(set(labels)) == len(labels)

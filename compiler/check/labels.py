@@ -12,7 +12,8 @@ which map kinds' labels are computed (a kind after the kinds its label shows). E
   through other kinds' labels, would read itself;
 - a label's conditions (`("…" if locos == 0 else "…")`) are truth values; choices of one
   name (which share an id) have one label;
-- a breakdown is shown to every player at the end: it reads public fields only.
+- a breakdown is shown to every player at the end, and a `display` entry on every screen:
+  they read public fields only.
 """
 
 from __future__ import annotations
@@ -199,13 +200,19 @@ class LabelChecker:
                 break
         return self.reads_cache[name]
 
-    # ------------------------------------------------------------ the breakdown
+    # ------------------------------------------------------------ the breakdown and the display
 
     def breakdown(self) -> None:
-        """`breakdown(p) { "Heading": value, … }`: typed, and reading public data only."""
-        if self.p.breakdown is None:
-            return
-        decl = self.p.breakdown.active
+        """`breakdown(p)` and `display(p)` `{ "Heading": value, … }`: typed, reading public data only."""
+        for versions, what in (
+            (self.p.breakdown, "a score breakdown"),
+            (self.p.display, "a display entry"),
+        ):
+            if versions is not None:
+                self.entries(versions.active, what)
+
+    def entries(self, decl: ast.BreakdownDecl | ast.DisplayDecl, what: str) -> None:
+        """One declaration's entries: each typed, and reporting a read of secret data."""
         for entry in decl.entries:
             scope = Scope([{decl.var: Local(PLAYER, False)}], pure=True)
             self.typer.expr(entry.expr, scope)
@@ -214,7 +221,7 @@ class LabelChecker:
                 node, reads = found
                 self.diags.error(
                     LABEL,
-                    f"a score breakdown is shown to every player, so it cannot read {reads}",
+                    f"{what} is shown to every player, so it cannot read {reads}",
                     node.span,
                     "keep what it shows in public fields (e.g. counters the scoring adds to)",
                 )
