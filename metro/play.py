@@ -329,6 +329,8 @@ class Session:
             )
         breakdowns = [state.breakdown(p) for p in order]
         for index, (heading, _) in enumerate(breakdowns[0] if breakdowns else []):
+            if all(b[index][1] == "0" for b in breakdowns):
+                continue  # a source nobody used (no loans taken, no cards bought)
             table.add_row(
                 Text(printable(heading)), *(Text(printable(b[index][1])) for b in breakdowns)
             )

@@ -33,6 +33,7 @@ CONFIGS = [  # game, --with, --variant, players, bot
 ]
 IDS = ["-".join([c[0], *c[1], *c[2]]) for c in CONFIGS]
 COLOUR = re.compile(r"\x1b\[(3[0-9]|9[0-7]|4[0-9])")
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
 def spawn(args: list[str], columns: int = 110, **env):
@@ -136,11 +137,21 @@ def test_the_last_move_and_the_end_screen(tmp_path, game, expansions, variants, 
     assert re.search(r"Winners?: P\d", end)
     headings = {
         "ticket_to_ride": ["Routes", "Tickets completed", "Tickets failed", "Longest-route bonus"],
-        "tokyo_metro": ["Money at the end of play", "Stock payouts", "Loans repaid with interest"],
+        "tokyo_metro": ["Starting money", "Bids for turn order"],
         "tokyo_jutaku": ["Pieces in the tower"] if variants else ["Buildings completed", "Money"],
     }[game]
     for heading in headings:
         assert heading in end, end
+    if game != "tokyo_jutaku" or variants:  # numeric breakdowns: each column adds up to the score
+        lines = [line.strip() for line in ANSI.sub("", end).splitlines()]
+        rows = [
+            [cell.strip() for cell in line.strip("|").split("|")]
+            for line in lines
+            if re.fullmatch(r"\|.*\|\s*-?\d+\s*(\|\s*-?\d+\s*)*\|", line)
+        ]
+        *parts, (_, *scores) = rows
+        for column, score in enumerate(scores, 1):
+            assert sum(int(row[column]) for row in parts) == int(score), end
 
 
 def test_ticket_to_ride_reads_in_words_and_filters_by_city(tmp_path):
