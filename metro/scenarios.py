@@ -78,12 +78,16 @@ def run_scenarios(game: Game, own: set[str] | None = None, only: str = "") -> li
     for scenario in scenarios(game):
         if only not in scenario.name:
             continue
-        try:
-            run_scenario(game, scenario)
-        except (ScenarioFailure, MetroRuntimeError) as error:
-            message = str(error) or type(error).__name__
+        if not game.min_players <= scenario.players <= game.max_players:
+            # a base scenario under a variant that changes the player count (solo)
+            message = f"{game.name} takes {game.min_players}-{game.max_players} players here"
         else:
-            message = ""
+            try:
+                run_scenario(game, scenario)
+            except (ScenarioFailure, MetroRuntimeError) as error:
+                message = str(error) or type(error).__name__
+            else:
+                message = ""
         results.append(ScenarioResult(scenario, own is None or scenario.name in own, message))
     return results
 

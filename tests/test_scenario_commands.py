@@ -97,3 +97,12 @@ def test_metro_test_under_a_variant_reports_the_base_scenarios_it_changes():
     assert [r["name"] for r in report["results"] if r["own"]] == [
         "open doubles: with 2 players the other player may claim the twin"
     ]
+
+
+def test_base_scenarios_for_other_player_counts_are_changed_by_a_solo_variant():
+    result = run("test", "tokyo_metro", "--variant", "solo", "-k", "setup", "--json")
+    assert result.exit_code == 0, result.output  # not an internal error: the seats do not fit
+    report = json.loads(result.output)
+    changed = [r for r in report["results"] if not r["passed"]]
+    assert changed and report["failed"] == 0 and not any(r["own"] for r in changed)
+    assert all("takes 1-1 players here" in r["error"] for r in changed)
