@@ -4,6 +4,7 @@ diagnostics of drawings written wrong."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -21,7 +22,8 @@ from metro.coverage import code_lines
 from metro.play import SAVE_FORMAT
 from metro.render import map_scene, open_pictures, position_scene
 from metro.render.files import PictureError, picture_bytes
-from metro.render.svg import scene_bounds, to_svg
+from metro.render.labels import candidates, overlap, text_box
+from metro.render.svg import label_place, scene_bounds, to_svg
 from runtime.errors import RuleError
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -86,6 +88,27 @@ def test_every_shipped_map_renders_with_each_elements_label(name):
     drawn = pictures.layout.of_element
     assert {kind for kind, _ in drawn} >= kinds
     assert all(pictures.names.element(*element) in shown for element in drawn)
+
+
+def overlapping_pairs(boxes) -> int:
+    return sum(1 for a, b in itertools.combinations(boxes, 2) if overlap(a, b) > 0)
+
+
+@pytest.mark.parametrize("name", sorted(SHIPPED))
+def test_map_labels_are_kept_off_each_other(name):
+    path, expansions, variants, _ = SHIPPED[name]
+    pictures = open_pictures(path, expansions, variants)
+    size = pictures.label_size
+    items = [i for layer in pictures.layout.map_layers for i in layer.items if i.label]
+    placed = [text_box(i.label, label_place(i, size), size) for i in items]
+    beside = [text_box(i.label, candidates(i, size)[0], size) for i in items]  # all on one side
+    assert overlapping_pairs(placed) <= overlapping_pairs(beside) // 4
+    if name == "ticket to ride":
+        assert overlapping_pairs(placed) == 0
+    for item, box in zip(items, placed, strict=True):  # each label still touches its shape
+        x0, y0, x1, y1 = item.bounds()
+        reach = size * 0.5
+        assert overlap(box, (x0 - reach, y0 - reach, x1 + reach, y1 + reach)) > 0, item.label
 
 
 def test_the_map_drawing_places_lines_at_their_ends_and_double_routes_side_by_side(ttr_pictures):

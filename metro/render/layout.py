@@ -2,8 +2,8 @@
 
 Drawings of the map are placed once, in the order their places need (a line between two
 elements needs their points); each map element's first drawing is its anchor, where lines to it
-start and what `on` puts drawings on. Drawings of the state are placed per position
-against those anchors. Within one drawing, lines between the same two places are laid
+start and what `on` puts drawings on; their labels are then kept off each other
+(metro/render/labels.py). Drawings of the state are placed per position against those anchors. Within one drawing, lines between the same two places are laid
 side by side and points on the same place stand in a row, so parallel edges and several
 markers on one place stay visible.
 """
@@ -15,6 +15,7 @@ from graphlib import TopologicalSorter
 
 from compiler.draw_rules import PLACE_ARGS, PLACES_ARGS, CheckedDraw
 from compiler.types import CollT, ElemT, OptT, Type
+from metro.render.labels import place_labels
 from metro.render.model import Item, Layer, Point, Style
 from metro.render.texts import Names
 
@@ -53,6 +54,7 @@ class Layout:
                 for number, changes in self.restyles(draw, map_items.get(draw.name, [])).items():
                     item = self.item(number)
                     item.style = item.style.over(changes)
+        place_labels([item for layer in self.map_layers for item in layer.items], self.label_size)
 
     def item(self, number: int) -> Item:
         """A map item by its number."""

@@ -38,6 +38,7 @@ class Item:
     title: str = ""  # text shown when the pointer rests on it
     element: tuple[str, int] | None = None  # the map element it draws, if any
     number: int = -1  # its place among the picture's map items (restyles name it)
+    label_at: tuple[float, float, str] | None = None  # where its label stands, once placed
 
     def bounds(self) -> Bounds:
         """The smallest box holding the shape (its label's extent not included)."""

@@ -12,6 +12,7 @@ import itertools
 import math
 import xml.etree.ElementTree as ET
 
+from metro.render.labels import candidates, text_box
 from metro.render.model import Bounds, Item, Scene, Style, union
 
 SVG_NS = "http://www.w3.org/2000/svg"
@@ -246,27 +247,14 @@ def _length(points) -> float:
 
 def label_place(item: Item, size: float) -> tuple[float, float, str]:
     """Where an item's label stands: x, y (its baseline) and its SVG text-anchor."""
-    x0, y0, x1, y1 = item.bounds()
-    if item.shape == "point":
-        return x1 + size * 0.3, item.places[0][1] + size * 0.35, "start"
-    if item.shape == "rect":
-        return x0 + size * 0.3, y0 + size * 1.1, "start"
-    if item.shape == "box":
-        return x0, y0 - size * 0.3, "start"
-    if item.shape == "path":
-        x, y = item.places[0]
-        return x, y - size * 0.6, "middle"
-    return (x0 + x1) / 2, (y0 + y1) / 2 + size * 0.35, "middle"
+    return item.label_at or candidates(item, size)[0]
 
 
 def label_bounds(item: Item, size: float):
     """The box an item's label takes (None without a label), roughly: for the picture's frame."""
     if not item.label:
         return None
-    x, y, anchor = label_place(item, size)
-    width = len(item.label) * size * 0.6
-    left = x - width / 2 if anchor == "middle" else x
-    return (left, y - size, left + width, y + size * 0.3)
+    return text_box(item.label, label_place(item, size), size)
 
 
 def _label(item: Item, size: float) -> list[ET.Element]:
