@@ -1,8 +1,8 @@
 """`metro play` driven as a person drives it: through a pseudo-terminal, answer by answer.
 
-For every shipped game and configuration: a few moves, a filtered menu, help, undo, save and
---load; and, from a save one decision before the end, the last move and the end screen with
-the rules' score breakdown. Then hot seat (a clear screen between people, nobody's secrets on
+For every shipped game and configuration: a whole game answered from the screen alone; a few
+moves, a filtered menu, help, undo, save and --load; and, from a save one decision before the
+end, the last move and the end screen with the rules' score breakdown (adding up to the score). Then hot seat (a clear screen between people, nobody's secrets on
 another's screen) and a narrow terminal without colour.
 """
 
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import re
 import sys
 
@@ -34,6 +35,7 @@ CONFIGS = [  # game, --with, --variant, players, bot
 IDS = ["-".join([c[0], *c[1], *c[2]]) for c in CONFIGS]
 COLOUR = re.compile(r"\x1b\[(3[0-9]|9[0-7]|4[0-9])")
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
+MENU_NUMBER = re.compile(r"^\|?\s*(\d+)(?:-(\d+))?\.\s", re.M)  # `12.` or a group's `7-60.`
 
 
 def spawn(args: list[str], columns: int = 110, **env):
@@ -152,6 +154,24 @@ def test_the_last_move_and_the_end_screen(tmp_path, game, expansions, variants, 
         *parts, (_, *scores) = rows
         for column, score in enumerate(scores, 1):
             assert sum(int(row[column]) for row in parts) == int(score), end
+
+
+@pytest.mark.parametrize(("game", "expansions", "variants", "players", "bot"), CONFIGS, ids=IDS)
+def test_a_whole_game_played_at_the_terminal(game, expansions, variants, players, bot):
+    """A person who reads only the screen: at every prompt, one of the numbers shown."""
+    args = options(game, expansions, variants) + [f"--players={players}", "--seed=3"]
+    child = spawn(args + [f"--bot={bot}"])
+    chooser = random.Random(3)
+    answers = 0
+    while child.expect([PROMPT, pexpect.EOF]) == 0:
+        screen = child.before
+        assert "Your choices" in screen and "Traceback" not in screen, screen
+        numbers = [int(m[1] or m[0]) for m in MENU_NUMBER.findall(screen)]
+        child.sendline(str(chooser.randint(1, max(numbers))))
+        answers += 1
+        assert answers < 400, "the game did not end"
+    assert "Game over." in child.before and "Final scores" in child.before, child.before
+    assert re.search(r"Winners?: P\d", child.before)
 
 
 def test_ticket_to_ride_reads_in_words_and_filters_by_city(tmp_path):
