@@ -37,7 +37,7 @@ PLACES = {1: "1st", 2: "2nd", 3: "3rd"}
 HELP = """\
 Answer with:
   a number            take that choice (numbers stay the same while you filter)
-  an action id        e.g. claim_route(R003,red,0)
+  an action id        e.g. {example}
   part of a label     list the matching choices (several words: all must match)
   help                this text
   undo                take back your last decision (only when the others are bots)
@@ -154,7 +154,7 @@ class Session:
         if lowered in ("q", "quit", "exit"):
             return "quit"
         if lowered in ("help", "?", "h"):
-            self.say(HELP)
+            self.say(HELP.format(example=actions[-1].id))
             return None
         if lowered == "undo":
             self.undo(player)

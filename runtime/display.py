@@ -111,9 +111,17 @@ def _table(state, fields: list[_Field]) -> tuple[Line | Grid, ...]:
             groups[f.key].append(f)
         else:
             out.append(Line(f.heading, f.desc.display(value)))
-    return tuple(
-        _keyed(state, item, groups[item]) if isinstance(item, str) else item for item in out
-    )
+    shown: list[Line | Grid] = []
+    for item in out:
+        if not isinstance(item, str):
+            shown.append(item)
+            continue
+        grid = _keyed(state, item, groups[item])
+        if grid.rows:
+            shown.append(grid)
+        else:  # every entry empty (no vehicle placed yet): one line per table, not an empty grid
+            shown += [Line(f.heading, NOTHING) for f in groups[item]]
+    return tuple(shown)
 
 
 def _holds_players(desc) -> bool:

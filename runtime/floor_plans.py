@@ -42,7 +42,8 @@ def placement_words(shape: Shape, where: tuple) -> str:
 
 
 def floor_plan(building: Building, frames: Sequence[Frame], floors: int = 0) -> str:
-    """The building drawn floor by floor over its frames, up to the first free floor.
+    """The building drawn floor by floor over its frames, up to the first free floor, in the
+    columns and rows its frames and cubes use.
 
     `floors` caps the floors drawn (0: no cap), like the building's allowed height.
     """
@@ -52,8 +53,8 @@ def floor_plan(building: Building, frames: Sequence[Frame], floors: int = 0) -> 
         sites.update(frame.cells)
     if not sites:
         return "nothing to draw"
-    x0 = min(0, min(x for x, _ in sites))
-    y0 = min(0, min(y for _, y in sites))
+    x0 = min(x for x, _ in sites)  # the columns and rows in use (their headers name them)
+    y0 = min(y for _, y in sites)
     x1 = max(x for x, _ in sites)
     y1 = max(y for _, y in sites)
     if (x1 - x0 + 1) * (y1 - y0 + 1) > MAX_PLAN_SITES:

@@ -33,7 +33,9 @@ def test_every_placement_reads_differently():
 
 
 def test_an_empty_plan_shows_the_frame():
-    assert floor_plan(Building(), [FRAME], 2) == "floor 1\n  a b c\n1\n2   . .\n3   . .\n4 . ."
+    assert floor_plan(Building(), [FRAME], 2) == "floor 1\n  a b c\n2   . .\n3   . .\n4 . ."
+    # only the columns and rows in use, named as the placements name them
+    assert floor_plan(Building(), [Frame.parse("..../..##")], 1) == "floor 1\n  c d\n2 . ."
 
 
 def test_pieces_show_their_numbers_floor_by_floor_up_to_the_next_free_floor():
@@ -41,7 +43,6 @@ def test_pieces_show_their_numbers_floor_by_floor_up_to_the_next_free_floor():
     assert floor_plan(building, [FRAME], 3).splitlines() == [
         "floor 1   floor 2   floor 3",
         "  a b c     a b c     a b c",
-        "1         1         1",
         "2   1 1   2   2 .   2   . .",
         "3   . .   3   . .   3   . .",
         "4 . .     4 . .     4 . .",
