@@ -14,6 +14,7 @@ import os
 from dataclasses import dataclass, field
 
 from rich import box
+from rich.columns import Columns
 from rich.console import Console, Group
 from rich.panel import Panel
 from rich.table import Table
@@ -227,7 +228,7 @@ class Session:
         screen = self.state.display(player)
         self.console.print(self.header(screen))
         self.console.print(_table_section(screen))
-        self.console.print(_grid(screen.players, "Players", highlight=screen.viewer))
+        self.console.print(_players(screen.players, screen.viewer))
         if screen.private:
             self.console.print(
                 _lines(screen.private, f"Yours ({screen.viewer}, hidden from the others)")
@@ -388,7 +389,8 @@ def _summary(actions: list[Action], groups) -> list[tuple[int, int, str]]:
 
 
 def _common_words(labels: list[str]) -> str:
-    """The words every label starts with (`place a cube at`)."""
+    """The words every label starts with (`place cube at`), up to a colon that begins details
+    (`claim Atlanta–Nashville (1, gray)`, not `…: 1`)."""
     common = labels[0].split(" ")
     for label in labels[1:]:
         words = label.split(" ")
@@ -396,6 +398,9 @@ def _common_words(labels: list[str]) -> str:
         while size < min(len(common), len(words)) and common[size] == words[size]:
             size += 1
         common = common[:size]
+    colons = [i for i, word in enumerate(common) if word.endswith(":")]
+    if colons:
+        common = common[: colons[-1] + 1]
     return " ".join(common).rstrip(":,;")
 
 
@@ -418,6 +423,26 @@ def _grid(grid: Grid, title: str, highlight: str | None = None) -> Table:
         # A multi-line cell is a picture (a floor plan): cropped, never wrapped.
         table.add_row(*(Text(printable(cell, keep="\n"), no_wrap="\n" in cell) for cell in row))
     return table
+
+
+def _players(grid: Grid, viewer: str | None) -> Group:
+    """Every player's values side by side; pictures (a floor plan) below, a panel per player,
+    wrapped to the terminal's width rather than squeezed into a column."""
+    pictures = [row for row in grid.rows if any("\n" in cell for cell in row[1:])]
+    plain = Grid(grid.heading, grid.columns, tuple(r for r in grid.rows if r not in pictures))
+    parts: list = [_grid(plain, "Players", highlight=viewer)]
+    for heading, *cells in pictures:
+        panels = [
+            Panel(
+                Text(printable(cell, keep="\n"), no_wrap=True),
+                title=printable(f"{column}{' (you)' if column == viewer else ''}: {heading}"),
+                box=box.ASCII,
+                expand=False,
+            )
+            for column, cell in zip(grid.columns, cells, strict=True)
+        ]
+        parts.append(Columns(panels))
+    return Group(*parts)
 
 
 def _table_section(screen: Screen) -> Group:
