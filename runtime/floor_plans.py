@@ -25,20 +25,24 @@ def site_name(x: int, y: int) -> str:
 
 
 def placement_words(shape: Shape, where: tuple) -> str:
-    """The cubes a shape covers at a placement: `b2 c2 on floor 1`, `b2 on floors 1–2`."""
+    """The cubes a shape covers at a placement, floor by floor: `b2 c2 on floor 1`,
+    `b2 on floors 1–2`, `b3 c3 on floor 2, b3 on floors 3–4`."""
     orientation, dx, dy, dz = where
     cells = Placement.of(shape, orientation, (dx, dy, dz)).cells
     by_floor: dict[int, list[tuple[int, int]]] = {}
     for x, y, z in cells:
         by_floor.setdefault(z, []).append((y, x))
-    floors = sorted(by_floor)
-    names = {z: " ".join(site_name(x, y) for y, x in sorted(by_floor[z])) for z in floors}
-    if len(floors) == 1:
-        return f"{names[floors[0]]} on floor {floors[0] + 1}"
-    contiguous = floors == list(range(floors[0], floors[-1] + 1))
-    if contiguous and len(set(names.values())) == 1:
-        return f"{names[floors[0]]} on floors {floors[0] + 1}–{floors[-1] + 1}"
-    return ", ".join(f"{names[z]} on floor {z + 1}" for z in floors)
+    runs: list[tuple[str, int, int]] = []  # the same sites on consecutive floors: one run
+    for z in sorted(by_floor):
+        names = " ".join(site_name(x, y) for y, x in sorted(by_floor[z]))
+        if runs and runs[-1][0] == names and runs[-1][2] == z - 1:
+            runs[-1] = (names, runs[-1][1], z)
+        else:
+            runs.append((names, z, z))
+    return ", ".join(
+        f"{names} on floor {low + 1}" if low == high else f"{names} on floors {low + 1}–{high + 1}"
+        for names, low, high in runs
+    )
 
 
 def floor_plan(building: Building, frames: Sequence[Frame], floors: int = 0) -> str:

@@ -23,6 +23,9 @@ def test_placements_read_as_the_sites_and_floors_they_cover():
     words = {placement_words(corner, at) for at in legal_placements(corner, FRAME, Building(), 2)}
     assert "b2 c2 on floor 1, b2 on floor 2" in words  # a standing corner, floor by floor
     assert "b2 c2 b3 on floor 1" in words  # lying flat: row by row, left to right
+    ell = Shape.parse("###/#..")
+    standing = {placement_words(ell, at) for at in legal_placements(ell, FRAME, Building(), 3)}
+    assert "b2 c2 on floor 1, b2 on floors 2–3" in standing
 
 
 def test_every_placement_reads_differently():
