@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given
 
 from dsl.diagnostics import CompileError
 from dsl.formatter import WIDTH, format_text
@@ -15,6 +16,7 @@ from dsl.formatter.cst import cst_parser, parse_cst
 from dsl.formatter.layout import Layout
 from dsl.parser import MAX_NESTING, parse
 from metro.cli import main
+from tests.test_fuzz import PROGRAMS, fuzz_settings
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "data" / "fmt"
@@ -95,6 +97,19 @@ def test_shipped_files_keep_their_meaning_and_comments(path):
     assert format_text(once, path) == once, "formatting twice changes the text"
     assert parse(once, path) == parse(text, path), "formatting changed the AST"
     assert comments(once) == comments(text), "formatting lost or changed a comment"
+
+
+@fuzz_settings(100)
+@given(PROGRAMS)
+def test_generated_programs_keep_their_meaning_and_comments(text):
+    try:
+        before = parse(text, "x.metro")
+    except CompileError:
+        return
+    once = format_text(text)
+    assert parse(once, "x.metro") == before
+    assert format_text(once) == once
+    assert comments(once) == comments(text)
 
 
 # ---------------------------------------------------------------- layout decisions

@@ -211,7 +211,10 @@ class _Printer:
             elif kind is _FillRest:
                 self._fill_rest(d, indent, stack)
             elif kind is LineSuffix:
-                self.suffixes.append(d.text)
+                if "".join(self.parts).strip():
+                    self.suffixes.append(d.text)
+                else:  # nothing on this line to trail (its token printed nothing): a line of its own
+                    self.rows.append(Row(indent, d.text))
             elif kind is Comments:
                 self._comments(d, indent)
             else:
@@ -227,8 +230,6 @@ class _Printer:
     def _newline(self, indent: int, blank: bool) -> None:
         code = "".join(self.parts).rstrip()
         comment = " ".join(self.suffixes) or None
-        if not code and comment:
-            code, comment = comment, None
         if code:
             self.rows.append(Row(self.indent, code, comment))
         if blank and self.rows and self.rows[-1].code:

@@ -120,9 +120,18 @@ class Layout:
         trail = self.comments.take_trailing(token.end_pos)
         return _around(token.value if text is None else text, lead, trail)
 
-    def drop(self, token: Token) -> Doc | str:
-        """A token the canonical layout leaves out (`;`, optional commas): only its comments."""
-        return self.token(token, "")
+    def _has_comments(self, token: Token) -> bool:
+        table = self.comments
+        return token.start_pos in table.leading or token.end_pos in table.trailing
+
+    def drop(self, *tokens: Token) -> Doc | str:
+        """Tokens the canonical layout leaves out (`;`, optional commas, empty brackets).
+
+        A token that carries a comment stays, so the comment keeps its place for good.
+        """
+        if any(self._has_comments(token) for token in tokens):
+            return Concat(*(self.token(token) for token in tokens))
+        return ""
 
     def spaced(self, kids: list[Child]) -> Doc:
         """Words and punctuation with single spaces where the language writes them."""
@@ -294,7 +303,9 @@ class Layout:
         """`{ names }` on one line, else the names indented between the braces."""
         if empty:
             return Concat(self.fmt(open_), self.fmt(close))
-        return Group(self.fmt(open_), Nest(Concat(LINE, names)), LINE, self.fmt(close))
+        lead = self.comments.take_leading(close.start_pos)
+        last = Comments(lead.comments) if lead is not None else None  # inside, as in `braced`
+        return Group(self.fmt(open_), Nest(Concat(LINE, names, last)), LINE, self.fmt(close))
 
     # ------------------------------------------------------------ files
 
@@ -395,7 +406,7 @@ class Layout:
         if len(kids) == 2:
             return head
         if len(kids) == 4:  # `kind x()`: the empty brackets are left out
-            return Concat(head, self.drop(kids[2]), self.drop(kids[3]))
+            return Concat(head, self.drop(kids[2], kids[3]))
         return Concat(head, self.bracketed(kids[2], kids[3:-1], kids[-1]))
 
     def rule_field_decl(self, kids):
@@ -540,7 +551,7 @@ class Layout:
         if len(kids) == 2:
             return head
         if len(kids) == 4:  # `city x()`: the empty brackets are left out
-            return Concat(head, self.drop(kids[2]), self.drop(kids[3]))
+            return Concat(head, self.drop(kids[2], kids[3]))
         return Concat(head, self.bracketed(kids[2], kids[3:-1], kids[-1]))
 
     def rule_elem_name(self, kids):
@@ -669,7 +680,7 @@ class Layout:
         if not call:
             return head
         if len(call) == 2:  # `play p: x()`: the empty brackets are left out
-            return Concat(head, self.drop(call[0]), self.drop(call[1]))
+            return Concat(head, self.drop(call[0], call[1]))
         return Concat(head, self.call_args(call))
 
     def rule_expect_step(self, kids):
@@ -895,5 +906,6 @@ def _around(doc: Doc | str, lead: Leading | None, trail: str | None) -> Doc | st
     return Concat(
         Comments(lead.comments, lead.blank_after) if lead is not None else None,
         doc,
-        LineSuffix(trail) if trail is not None else None,
+        # Nothing may follow a trailing comment on its line: what comes next starts a new one.
+        Concat(LineSuffix(trail), Nest(HARDLINE)) if trail is not None else None,
     )
