@@ -38,6 +38,17 @@ from compiler.visit import Visitor
 from dsl import ast
 from dsl.diagnostics import ASSIGN, NOT_FINITE, PURITY, TYPE, UNDEFINED_NAME, Diagnostics
 
+# The types every rule file may name (besides `player`, enums, map kinds and collections).
+BUILTIN_TYPES: dict[str, Type] = {
+    "int": INT,
+    "bool": BOOL,
+    "text": STR,
+    "shape": SHAPE,
+    "frame": FRAME,
+    "building": BUILDING,
+    "placement": PLACEMENT,
+}
+
 
 @dataclass
 class Local:
@@ -133,15 +144,7 @@ class TyperBase(Visitor):
 
     def _type_expr(self, node: ast.TypeExpr, data: bool) -> Type:
         if isinstance(node, ast.NamedType):
-            builtin = {
-                "int": INT,
-                "bool": BOOL,
-                "text": STR,
-                "shape": SHAPE,
-                "frame": FRAME,
-                "building": BUILDING,
-                "placement": PLACEMENT,
-            }.get(node.name)
+            builtin = BUILTIN_TYPES.get(node.name)
             if builtin is not None:
                 return builtin
             if node.name in self.p.enums:
