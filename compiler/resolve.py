@@ -98,14 +98,32 @@ def _fail(message: str, span: Span, *notes: str, sources=None) -> None:
     diags.raise_if_errors(sources or {})
 
 
-def load_file(path: str, program: Program | None = None) -> tuple[ast.File, SourceFile]:
+class SourceFiles:
+    """Where `resolve` reads rule files: from disk. An editor passes a subclass that gives
+    its unsaved texts instead, and reuses the trees of texts it parsed before."""
+
+    def text(self, path: str) -> str:
+        """The text of a rule file (CompileError if it cannot be read)."""
+        return read_source(path)
+
+    def parse(self, text: str, path: str) -> ast.File:
+        """The syntax tree of a rule file's text (CompileError on a syntax error)."""
+        return parse(text, path)
+
+
+DISK = SourceFiles()
+
+
+def load_file(
+    path: str, program: Program | None = None, files: SourceFiles = DISK
+) -> tuple[ast.File, SourceFile]:
     """Read and parse one file (CompileError on failure)."""
-    text = read_source(path)
+    text = files.text(path)
     source = SourceFile(path, text)
     if program is not None:
         program.sources[path] = source
     try:
-        tree = parse(text, path)
+        tree = files.parse(text, path)
     except CompileError as error:
         error.sources.setdefault(path, source)
         raise
@@ -117,10 +135,11 @@ def resolve(
     expansions: list[str] = (),
     variants: list[str] = (),
     map_path: str | None = None,
+    files: SourceFiles = DISK,
 ) -> Program:
     """Build the merged Program, raising CompileError with every resolution finding."""
     game_file = find_game_file(game_path)
-    tree, source = _load(game_file, None)
+    tree, source = _load(game_file, None, files)
     if not isinstance(tree, ast.GameFile):
         _fail(
             'this is not a game file (it should start with `game "Name" {`)',
@@ -131,7 +150,7 @@ def resolve(
     program.sources[game_file] = source
     diags = Diagnostics()
     game_dir = os.path.dirname(game_file)
-    merger = _Merger(program, diags, os.path.realpath(game_dir or "."))
+    merger = _Merger(program, diags, os.path.realpath(game_dir or "."), files)
     merger.add_all(tree.decls, game_file, patching=False, seen={os.path.realpath(game_file)})
     diags.raise_if_errors(program.sources)
     for name in expansions:
@@ -153,7 +172,7 @@ def resolve(
         diags.raise_if_errors(program.sources)
         chosen = [path for path in found if path is not None]
     for path in chosen:
-        map_tree, _ = _load(path, program)
+        map_tree, _ = _load(path, program, files)
         if not isinstance(map_tree, ast.MapFile):
             _fail(
                 'this is not a map file (`map "Name" for "Game" {`)',
@@ -172,24 +191,25 @@ def resolve(
     return program
 
 
-def _load(path: str, program: Program | None):
+def _load(path: str, program: Program | None, files: SourceFiles):
     if program is not None and path in program.sources:
-        return parse(program.sources[path].text, path), program.sources[path]
-    return load_file(path, program)
+        return files.parse(program.sources[path].text, path), program.sources[path]
+    return load_file(path, program, files)
 
 
 class _Merger:
     """Adds declarations to the program with base or patch semantics."""
 
-    def __init__(self, program: Program, diags: Diagnostics, root: str):
+    def __init__(self, program: Program, diags: Diagnostics, root: str, files: SourceFiles):
         self.program = program
         self.diags = diags
+        self.files = files
         self.root = root  # real path of the base game's directory: rule files read only below it
         self.patching = False
         self.combinations: list = []
 
     def apply_patch(self, path: str, expected: str) -> None:
-        tree, _ = _load(path, self.program)
+        tree, _ = _load(path, self.program, self.files)
         if not isinstance(tree, ast.PatchFile):
             self.diags.error(RESOLVE, "this is not a variant or expansion file", tree.span)
             return
@@ -282,7 +302,7 @@ class _Merger:
             self.diags.error(RESOLVE, f"'{decl.path}' is used twice (or uses itself)", where)
             return
         seen.add(key)
-        tree, _ = _load(target, self.program)
+        tree, _ = _load(target, self.program, self.files)
         if not isinstance(tree, ast.PartFile):
             self.diags.error(
                 RESOLVE,
@@ -505,4 +525,4 @@ class _Merger:
         self._record("removes", decl.what, decl.name, decl.span)
 
 
-__all__ = ["PatchRecord", "available_patches", "find_game_file", "resolve"]
+__all__ = ["DISK", "PatchRecord", "SourceFiles", "available_patches", "find_game_file", "resolve"]

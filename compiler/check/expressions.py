@@ -75,7 +75,7 @@ class ExpressionRules(TyperBase):
         name = node.name
         local = scope.lookup(name)
         if local is not None:
-            self.cp.refs[id(node)] = LocalRef(name)
+            self.cp.refs[id(node)] = LocalRef(name, local.site)
             return local.type
         p = self.p
         if name in p.state:
@@ -326,7 +326,7 @@ class ExpressionRules(TyperBase):
             inner = inner.child()
             if comp.var in self.global_names:
                 self.error(DUPLICATE, f"'{comp.var}' hides a declaration of the same name", comp)
-            inner.frames[-1][comp.var] = Local(item, False)
+            inner.frames[-1][comp.var] = Local(item, False, comp)
             if comp.where is not None:
                 self.condition(comp.where, inner)
         return inner

@@ -52,10 +52,11 @@ BUILTIN_TYPES: dict[str, Type] = {
 
 @dataclass
 class Local:
-    """A local variable: its type and whether it may be assigned."""
+    """A local variable: its type, whether it may be assigned, and the node that binds it."""
 
     type: Type
     mutable: bool = True
+    site: ast.Node | None = None  # a parameter, `let`, loop, choice or comprehension
 
 
 @dataclass

@@ -157,7 +157,7 @@ class Typer(StatementRules, ExpressionRules):
                     t = self.domain(param.domain, scope)
                     if param.name in scope.frames[-1] or param.name in self.global_names:
                         self.error(DUPLICATE, f"parameter '{param.name}' hides another name", param)
-                    scope.frames[-1][param.name] = Local(t, mutable=False)
+                    scope.frames[-1][param.name] = Local(t, mutable=False, site=param)
                     params.append((param.name, t))
                     if param.where is not None:
                         self.condition(param.where, scope.child().with_pure())
@@ -174,11 +174,11 @@ class Typer(StatementRules, ExpressionRules):
                     self.block(decl.final, Scope([{}]))
         if p.score is not None:
             decl = p.score.active
-            scope = Scope([{decl.var: Local(PLAYER, False)}], pure=True)
+            scope = Scope([{decl.var: Local(PLAYER, False, decl)}], pure=True)
             self.expect_assignable(self.expr(decl.expr, scope), INT, decl.expr, "score")
         if p.rank is not None:
             decl = p.rank.active
-            scope = Scope([{decl.var: Local(PLAYER, False)}], pure=True)
+            scope = Scope([{decl.var: Local(PLAYER, False, decl)}], pure=True)
             for key in decl.keys:
                 t = self.expr(key.expr, scope)
                 if not isinstance(t, IntT | BoolT | AnyT):
@@ -198,8 +198,9 @@ class Typer(StatementRules, ExpressionRules):
                     )
                     continue
                 scope = Scope([{}], pure=True, me=True)
+                sites = {param.name: param for param in p.actions[rule.action].active.params}
                 for name, t in self.cp.signatures[rule.action].params:
-                    scope.frames[-1][name] = Local(t, False)
+                    scope.frames[-1][name] = Local(t, False, sites.get(name))
                 self.expect_assignable(
                     self.expr(rule.score, scope), INT, rule.score, "a bot's score"
                 )
@@ -215,7 +216,7 @@ class Typer(StatementRules, ExpressionRules):
                 if decl.kind not in p.kinds:
                     self.error(UNDEFINED_NAME, f"unknown map kind '{decl.kind}'", decl)
                     continue
-                scope.frames[-1][decl.var] = Local(ElemT(decl.kind), False)
+                scope.frames[-1][decl.var] = Local(ElemT(decl.kind), False, decl)
                 if decl.where is not None:
                     self.condition(decl.where, scope)
             self.condition(decl.cond, scope)
@@ -225,6 +226,7 @@ class Typer(StatementRules, ExpressionRules):
 
     def _param_scope(self, decl, pure: bool) -> Scope:
         scope = Scope([{}], pure=pure)
+        sites = {param.name: param for param in decl.params}
         for name, t in self._signature_quiet(decl):
             if name in self.global_names:
                 self.error(
@@ -232,7 +234,7 @@ class Typer(StatementRules, ExpressionRules):
                     f"parameter '{name}' hides the {self.global_names[name]} '{name}'",
                     decl,
                 )
-            scope.frames[-1][name] = Local(t, mutable=False)
+            scope.frames[-1][name] = Local(t, mutable=False, site=sites.get(name))
         return scope
 
     def _signature_quiet(self, decl) -> list[tuple[str, Type]]:
