@@ -496,6 +496,23 @@ def diff_command(path: str, variants, expansions, map_path) -> None:
         say(str(change))
 
 
+@main.command("lsp")
+def lsp_command() -> None:
+    """Run the language server for editors (LSP over standard input and output).
+
+    Needs the lsp extra: pip install 'metro-games[lsp]'.
+    """
+    try:
+        from metro.lsp.server import serve
+    except ImportError as error:
+        if error.name not in ("pygls", "lsprotocol") and not str(error.name).startswith("pygls."):
+            raise
+        raise Failure(
+            "error: `metro lsp` needs the lsp extra: pip install 'metro-games[lsp]'"
+        ) from None
+    serve()
+
+
 @main.command("fmt")
 @click.argument("paths", nargs=-1, required=True, metavar="PATH...")
 @click.option("--check", is_flag=True, help="Change nothing; exit 1 if a file is not formatted.")
