@@ -584,13 +584,15 @@ class _Builder:
         span = self.locate.find(item.span, item.ident, kind_span) or self.locate.strings(item.span)
         key = ("element", item.kind, item.ident)
         self.define(key, item.ident, span, item.span, f"{item.kind} {item.ident}")
-        fields = dict(self.cp.kind_fields.get(item.kind, [])) if self.cp is not None else {}
-        for arg in item.args:
-            if arg.name is not None:
-                self.refer(
-                    ("kind field", item.kind, arg.name), self.locate.find(arg.span, arg.name)
-                )
-            self.map_value(arg.value, fields.get(arg.name))
+        listed = self.cp.kind_fields.get(item.kind, []) if self.cp is not None else []
+        fields = dict(listed)
+        for position, arg in enumerate(item.args):
+            name = arg.name
+            if name is not None:
+                self.refer(("kind field", item.kind, name), self.locate.find(arg.span, name))
+            elif position < len(listed):  # written in the kind's field order
+                name = listed[position][0]
+            self.map_value(arg.value, fields.get(name))
         return Outline(item.ident, "element", item.kind, span or item.span, item.span)
 
     def map_value(self, value: ast.Expr, t: Type | None) -> None:

@@ -119,17 +119,17 @@ class MetroServer(LanguageServer):
         compilation = Compilation(context, self.files)
         loop = asyncio.get_running_loop()
         stale = lambda: self.revision != revision  # noqa: E731 - read in the worker thread
-        result = await loop.run_in_executor(self.pool, compilation.run, "check", stale)
-        if not result.finished or self.revision != revision:
-            return
-        if not compilation.done:  # no errors so far: show none yet, finish the stages
-            result = await loop.run_in_executor(self.pool, compilation.run, None, stale)
+        while True:
+            stop = None if context in self.fresh else "check"  # `check` first, if not shown yet
+            result = await loop.run_in_executor(self.pool, compilation.run, stop, stale)
             if not result.finished or self.revision != revision:
                 return
-        self.results[context] = result
-        self.indexes.pop(context, None)
-        self.fresh.add(context)
-        self.publish(context.game)
+            self.results[context] = result
+            self.indexes.pop(context, None)
+            self.fresh.add(context)
+            self.publish(context.game)  # `check`'s findings at once; the other stages' later
+            if compilation.done:
+                return
 
     async def settle(self, contexts: list[Context]) -> None:
         """Wait until these contexts have results for the current texts."""
@@ -370,8 +370,9 @@ def _hover_text(index: SymbolIndex, key: tuple, item: Definition | Reference) ->
     )
     if len(definitions) > 1:
         lines.append(f"{len(definitions) - 1} override(s)")
-    if shown is not None and shown.doc:
-        lines.append(shown.doc)
+    documented = [d.doc for d in definitions if d.doc]
+    if documented:  # the newest version's comment, else the base's
+        lines.append(documented[-1])
     return "\n\n".join(lines)
 
 
