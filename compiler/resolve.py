@@ -16,6 +16,7 @@ from dsl.diagnostics import (
     STRUCTURE,
     CompileError,
     Diagnostics,
+    did_you_mean,
     whole_file,
 )
 from dsl.parser import RULE_SUFFIX, parse, read_source
@@ -370,14 +371,22 @@ class _Merger:
         elif isinstance(decl, ast.ExtendGroupDecl):
             if decl.name not in p.groups:
                 self.diags.error(
-                    PATCH, f"there is no action group '{decl.name}' to extend", decl.span
+                    PATCH,
+                    f"there is no action group '{decl.name}' to extend",
+                    decl.span,
+                    *did_you_mean(decl.name, p.groups),
                 )
             else:
                 p.groups[decl.name].extend(a for a in decl.actions if a not in p.groups[decl.name])
                 self._record("extends", "action group", decl.name, decl.span)
         elif isinstance(decl, ast.ExtendEnumDecl):
             if decl.name not in p.enums:
-                self.diags.error(PATCH, f"there is no enum '{decl.name}' to extend", decl.span)
+                self.diags.error(
+                    PATCH,
+                    f"there is no enum '{decl.name}' to extend",
+                    decl.span,
+                    *did_you_mean(decl.name, p.enums),
+                )
             else:
                 p.enum_extra.setdefault(decl.name, []).extend(decl.values)
                 self._record("extends", "enum", decl.name, decl.span)
@@ -449,7 +458,10 @@ class _Merger:
         if table is not None:
             if decl.name not in table:
                 self.diags.error(
-                    PATCH, f"`override` names no existing {what} '{decl.name}'", wrapper.span
+                    PATCH,
+                    f"`override` names no existing {what} '{decl.name}'",
+                    wrapper.span,
+                    *did_you_mean(decl.name, table),
                 )
                 return
             table[decl.name].versions.append(decl)
@@ -478,7 +490,10 @@ class _Merger:
             for spec in decl.fields:
                 if spec.name not in fields:
                     self.diags.error(
-                        PATCH, f"`override` names no existing state field '{spec.name}'", spec.span
+                        PATCH,
+                        f"`override` names no existing state field '{spec.name}'",
+                        spec.span,
+                        *did_you_mean(spec.name, fields),
                     )
                 else:
                     fields[spec.name] = spec
@@ -492,7 +507,10 @@ class _Merger:
             }[type(decl)]
             if decl.name not in table:
                 self.diags.error(
-                    PATCH, f"`override` names nothing called '{decl.name}'", wrapper.span
+                    PATCH,
+                    f"`override` names nothing called '{decl.name}'",
+                    wrapper.span,
+                    *did_you_mean(decl.name, table),
                 )
             else:
                 table[decl.name] = decl
@@ -518,7 +536,10 @@ class _Merger:
         }[decl.what]
         if decl.name not in table:
             self.diags.error(
-                PATCH, f"`remove` names no existing {decl.what} '{decl.name}'", decl.span
+                PATCH,
+                f"`remove` names no existing {decl.what} '{decl.name}'",
+                decl.span,
+                *did_you_mean(decl.name, table),
             )
             return
         del table[decl.name]

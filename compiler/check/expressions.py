@@ -129,7 +129,10 @@ class ExpressionRules(TyperBase):
             values = self.cp.enum_values.get(node.obj.name, [])
             if node.name not in values:
                 self.error(
-                    UNDEFINED_NAME, f"enum '{node.obj.name}' has no value '{node.name}'", node
+                    UNDEFINED_NAME,
+                    f"enum '{node.obj.name}' has no value '{node.name}'",
+                    node,
+                    *self.suggest(node.name, values),
                 )
                 return ANY
             self.cp.refs[id(node)] = EnumValueRef(node.obj.name, values.index(node.name))
@@ -307,6 +310,7 @@ class ExpressionRules(TyperBase):
                 f"'{node.func}' cannot take a comprehension "
                 f"(use {', '.join(COMPREHENSIONS[:-1])} or {COMPREHENSIONS[-1]})",
                 node,
+                *self.suggest(node.func, COMPREHENSIONS),
             )
         inner = self._comp_scope(node.fors, scope)
         elem = self.expr(node.elem, inner)

@@ -195,6 +195,7 @@ class Typer(StatementRules, ExpressionRules):
                         UNDEFINED_NAME,
                         f"bot '{decl.name}' scores unknown action '{rule.action}'",
                         rule,
+                        *self.suggest(rule.action, p.actions),
                     )
                     continue
                 scope = Scope([{}], pure=True, me=True)
@@ -214,7 +215,12 @@ class Typer(StatementRules, ExpressionRules):
             scope = Scope([{}], pure=True)
             if decl.var is not None:
                 if decl.kind not in p.kinds:
-                    self.error(UNDEFINED_NAME, f"unknown map kind '{decl.kind}'", decl)
+                    self.error(
+                        UNDEFINED_NAME,
+                        f"unknown map kind '{decl.kind}'",
+                        decl,
+                        *self.suggest(decl.kind, p.kinds),
+                    )
                     continue
                 scope.frames[-1][decl.var] = Local(ElemT(decl.kind), False, decl)
                 if decl.where is not None:
