@@ -137,10 +137,10 @@ def main(game: str, edits: int, as_json: bool) -> None:
     )
     click.echo(
         f"  end to end, edit -> diagnostics: error found by `check` {remote['breaking'] * 1000:.0f} ms, "
-        f"clean {remote['mending'] * 1000:.0f} ms"
+        f"mended (shown after `check`) {remote['mending'] * 1000:.0f} ms"
     )
     click.echo(
-        f"  in process, CPU: keystroke compile {local['keystroke'] * 1000:.0f} ms "
+        f"  in process, CPU: every stage after a keystroke {local['keystroke'] * 1000:.0f} ms "
         f"(with an error: {local['keystroke_breaking'] * 1000:.0f} ms), "
         f"cold metro check {local['cold_check'] * 1000:.0f} ms "
         f"(ratio {result['keystroke_vs_cold_check']:.2f})"
