@@ -9,8 +9,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from dsl.diagnostics import CompileError
-from dsl.formatter import format_text
-from dsl.parser import RULE_SUFFIX, read_source
+from dsl.formatter import format_text, formatting_off
+from dsl.parser import RULE_SUFFIX, parse, read_source
 
 
 @dataclass(frozen=True)
@@ -52,14 +52,22 @@ def metro_files(paths: list[str]) -> Iterator[str]:
 
 
 def format_file(path: str) -> Formatted:
-    """Read and format one rule file (CompileError if it cannot be read or parsed)."""
+    """Read and format one rule file (CompileError if it cannot be read or parsed); a file
+    that asks to keep its layout (`# metro fmt: off`) is only checked to parse."""
     text = read_source(path)
+    if formatting_off(text):
+        parse(text, path)
+        return Formatted(path, text, text)
     return Formatted(path, text, format_text(text, path))
 
 
 def format_stdin(text: str) -> str:
-    """The canonical layout of rule text read from standard input."""
-    return format_text(text, f"<stdin>{RULE_SUFFIX}")
+    """The canonical layout of rule text read from standard input (as it is if it says off)."""
+    name = f"<stdin>{RULE_SUFFIX}"
+    if formatting_off(text):
+        parse(text, name)
+        return text
+    return format_text(text, name)
 
 
 def write_atomically(path: str, text: str) -> None:

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from hypothesis import given
 
 from dsl.diagnostics import CompileError
-from dsl.formatter import WIDTH, format_text
+from dsl.formatter import WIDTH, format_text, formatting_off
 from dsl.formatter.cst import cst_parser, parse_cst
 from dsl.formatter.layout import Layout
 from dsl.parser import MAX_NESTING, parse
@@ -88,6 +88,33 @@ def test_careless_layout_becomes_the_canonical_one(name):
     assert parse(careless, "x.metro") == parse(canonical, "x.metro")
     assert comments(careless) == comments(canonical)
     assert max(len(line) for line in canonical.splitlines()) <= WIDTH
+
+
+# The shipped rule files CI keeps in the canonical layout. Files a build script writes say
+# `# metro fmt: off` (the script checks them byte for byte); tests/data/bad and tests/data/mini
+# are test inputs whose exact lines the tests name.
+FORMATTED = ["games", "tests/data/fmt"]
+
+
+def test_every_shipped_rule_file_is_in_the_canonical_layout():
+    result = CliRunner().invoke(main, ["fmt", "--check", *(str(ROOT / p) for p in FORMATTED)])
+    assert result.exit_code == 0, result.output + "\nrun: metro fmt " + " ".join(FORMATTED)
+    assert "0 files would be reformatted" in result.output
+
+
+def test_generated_files_keep_their_layout_and_say_so(tmp_path):
+    generated = [p for p in (ROOT / "games").rglob("*.metro") if formatting_off(p.read_text())]
+    assert {p.name for p in generated} == {
+        "tokyo.metro",
+        "cards.metro",
+        "osaka.metro",
+        "plots.metro",
+    }
+    odd = tmp_path / "odd.metro"
+    odd.write_text('# metro fmt: off\ngame "g" { players 1..2 }\n', encoding="utf-8")
+    assert CliRunner().invoke(main, ["fmt", str(odd)]).exit_code == 0
+    assert odd.read_text(encoding="utf-8") == '# metro fmt: off\ngame "g" { players 1..2 }\n'
+    assert not formatting_off('game "g" {\n  # metro fmt: off\n}\n')  # only before the code
 
 
 @pytest.mark.parametrize("path", shipped_files())

@@ -15,8 +15,21 @@ from dsl.formatter.layout import FormatterGap, Layout
 from dsl.parser import parse
 
 WIDTH = 100  # columns, as the project's Python
+OFF = "# metro fmt: off"  # in a file's opening comments: `metro fmt` leaves the file as it is
 
-__all__ = ["WIDTH", "FormatterGap", "format_text"]
+__all__ = ["OFF", "WIDTH", "FormatterGap", "format_text", "formatting_off"]
+
+
+def formatting_off(text: str) -> bool:
+    """Whether a file asks to keep its layout: `# metro fmt: off` among its opening comments
+    (files a build script writes keep the script's layout, so the script can check them)."""
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped and not stripped.startswith("#"):
+            return False
+        if stripped.startswith(OFF):
+            return True
+    return False
 
 
 def format_text(text: str, filename: str = "<text>.metro") -> str:

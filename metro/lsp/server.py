@@ -24,7 +24,7 @@ from pygls.uris import from_fs_path, to_fs_path
 from compiler.builtins import TABLE
 from compiler.check.names import valid_identifier
 from dsl.diagnostics import CompileError, Diagnostic
-from dsl.formatter import format_text
+from dsl.formatter import format_text, formatting_off
 from dsl.keywords import RESERVED_WORDS
 from dsl.source import Span
 from metro.lsp.analysis import Analysis, Compilation, EditorFiles
@@ -527,6 +527,8 @@ async def rename(ls: MetroServer, params: types.RenameParams):
 async def formatting(ls: MetroServer, params: types.DocumentFormattingParams):
     """The document in the canonical layout of `metro fmt` (nothing if it does not parse)."""
     document = ls.workspace.get_text_document(params.text_document.uri)
+    if formatting_off(document.source):
+        return []
     try:
         formatted = format_text(document.source, to_fs_path(params.text_document.uri))
     except CompileError:
