@@ -139,6 +139,10 @@ def test_the_site_builds_strictly(tmp_path):
     limits = (tmp_path / "site" / "limits" / "index.html").read_text(encoding="utf-8")
     assert "MAX_FILE_BYTES" in limits or "2 MiB" in limits
     assert "readme:" not in limits
+    # .metro examples are highlighted by metro's own Pygments lexer, with its colours
+    page = (tmp_path / "site" / "language" / "files" / "index.html").read_text(encoding="utf-8")
+    assert '<span class="kd">game</span>' in page
+    assert (tmp_path / "site" / "pygments.css").is_file()
 
 
 def test_the_builtin_reference_is_the_generated_one():
