@@ -32,6 +32,7 @@ from compiler.refs import (
     ProcedureRef,
 )
 from compiler.types import CollT, ElemT, OptT, Type
+from compiler.visit import Visitor
 from dsl import ast
 from dsl.source import SourceFile, Span
 from dsl.visitor import walk
@@ -292,8 +293,9 @@ def _type_words(t: Type | None) -> str:
     return "" if t is None else str(t)
 
 
-class _Builder:
-    """Walks the files of one compilation, filling a SymbolIndex."""
+class _Builder(Visitor):
+    """Walks the files of one compilation, filling a SymbolIndex: a declaration's rule
+    (`visit_<Decl>`) records what it declares and returns its outline entry."""
 
     def __init__(
         self,
@@ -403,19 +405,20 @@ class _Builder:
 
     # ------------------------------------------------------------ declarations
 
-    def decl(self, decl: ast.Decl, override: bool = False) -> Outline | None:
+    def generic_visit(self, node: ast.Node, *args):
+        """A declaration without an outline entry (players, uses, defaults, requires)."""
+        return None
+
+    def decl(self, decl: ast.Decl) -> Outline | None:
         if isinstance(decl, ast.OverrideDecl):
-            entry = self.decl(decl.decl, override=True)
+            entry = self.decl(decl.decl)
             if entry is None:
                 return None
             detail = f"override {entry.detail}"
             return Outline(entry.name, entry.kind, detail, entry.span, decl.span, entry.children)
         self.scope = decl.span
         self.expressions(decl)
-        method = getattr(self, f"decl_{type(decl).__name__}", None)
-        if method is None:
-            return None
-        return method(decl)
+        return self.visit(decl)
 
     def _simple(self, key_kind: str, decl, stop=None):
         span = self.name_in(decl, decl.name)
@@ -423,7 +426,7 @@ class _Builder:
         self.define((key_kind, decl.name), decl.name, span, decl.span, detail)
         return Outline(decl.name, key_kind, detail, span or decl.span, decl.span)
 
-    def decl_ConstDecl(self, decl: ast.ConstDecl):
+    def visit_ConstDecl(self, decl: ast.ConstDecl):
         span = self.name_in(decl, decl.name)
         detail = f"const {decl.name}"
         self.define(("const", decl.name), decl.name, span, decl.span, detail)
@@ -435,23 +438,23 @@ class _Builder:
             self.local(param, param.name)
         return outline
 
-    def decl_FunctionDecl(self, decl: ast.FunctionDecl):
+    def visit_FunctionDecl(self, decl: ast.FunctionDecl):
         stop = decl.body.span if decl.body is not None else decl.expr.span
         return self._callable("function", decl, stop)
 
-    def decl_ProcedureDecl(self, decl: ast.ProcedureDecl):
+    def visit_ProcedureDecl(self, decl: ast.ProcedureDecl):
         return self._callable("procedure", decl, decl.body.span)
 
-    def decl_ActionDecl(self, decl: ast.ActionDecl):
+    def visit_ActionDecl(self, decl: ast.ActionDecl):
         return self._callable("action", decl, decl.body.span)
 
-    def decl_EnumDecl(self, decl: ast.EnumDecl):
+    def visit_EnumDecl(self, decl: ast.EnumDecl):
         outline = self._simple("enum", decl)
         if decl.base is not None:
             self.refer(("enum", decl.base), self.name_in(decl, decl.base, outline.span))
         return self._values(decl, outline)
 
-    def decl_ExtendEnumDecl(self, decl: ast.ExtendEnumDecl):
+    def visit_ExtendEnumDecl(self, decl: ast.ExtendEnumDecl):
         span = self.name_in(decl, decl.name)
         self.refer(("enum", decl.name), span)
         outline = Outline(
@@ -473,14 +476,14 @@ class _Builder:
             outline.name, "enum", outline.detail, outline.span, outline.whole, tuple(children)
         )
 
-    def decl_GroupDecl(self, decl: ast.GroupDecl):
+    def visit_GroupDecl(self, decl: ast.GroupDecl):
         span = self.name_in(decl, decl.name)
         detail = f"actions {decl.name}"
         self.define(("group", decl.name), decl.name, span, decl.span, detail)
         self._action_names(decl, decl.actions, span)
         return Outline(decl.name, "group", detail, span or decl.span, decl.span)
 
-    def decl_ExtendGroupDecl(self, decl: ast.ExtendGroupDecl):
+    def visit_ExtendGroupDecl(self, decl: ast.ExtendGroupDecl):
         span = self.name_in(decl, decl.name)
         self.refer(("group", decl.name), span)
         self._action_names(decl, decl.actions, span)
@@ -494,9 +497,9 @@ class _Builder:
             self.refer(self.action_key(name), span)
             after = span or after
 
-    def decl_SchemaDecl(self, decl: ast.SchemaDecl):
+    def visit_SchemaDecl(self, decl: ast.SchemaDecl):
         children = [self.kind(kind) for kind in decl.kinds]
-        children += [self.decl_CheckDecl(check) for check in decl.checks]
+        children += [self.visit_CheckDecl(check) for check in decl.checks]
         return Outline("map schema", "schema", "", decl.span, decl.span, tuple(children))
 
     def kind(self, decl: ast.KindDecl) -> Outline:
@@ -511,7 +514,7 @@ class _Builder:
                 children.append(Outline(f.name, "kind field", detail, fspan, f.span))
         return Outline(decl.name, "kind", "", span or decl.span, decl.span, tuple(children))
 
-    def decl_CheckDecl(self, decl: ast.CheckDecl):
+    def visit_CheckDecl(self, decl: ast.CheckDecl):
         span = self.locate.strings(decl.span)
         self.define(
             ("check", decl.message), decl.message, span, decl.span, f"check {decl.message!r}"
@@ -522,7 +525,7 @@ class _Builder:
             self.local(decl, decl.var, after=span)
         return Outline(decl.message, "check", "", span or decl.span, decl.span)
 
-    def decl_StateDecl(self, decl: ast.StateDecl):
+    def visit_StateDecl(self, decl: ast.StateDecl):
         kind = "player field" if decl.per_player else "state"
         children = []
         for spec in decl.fields:
@@ -534,14 +537,14 @@ class _Builder:
         name = "per player" if decl.per_player else "state"
         return Outline(name, "state", "", decl.span, decl.span, tuple(children))
 
-    def decl_FlowDecl(self, decl: ast.FlowDecl):
+    def visit_FlowDecl(self, decl: ast.FlowDecl):
         return Outline("flow", "flow", "", decl.span, decl.span)
 
-    def decl_ScoreDecl(self, decl: ast.ScoreDecl):
+    def visit_ScoreDecl(self, decl: ast.ScoreDecl):
         self.local(decl, decl.var)
         return Outline("score", "score", self.locate.header(decl.span, None), decl.span, decl.span)
 
-    def decl_RankDecl(self, decl: ast.RankDecl):
+    def visit_RankDecl(self, decl: ast.RankDecl):
         self.local(decl, decl.var)
         return Outline("rank", "rank", self.locate.header(decl.span, None), decl.span, decl.span)
 
@@ -550,18 +553,18 @@ class _Builder:
         self.define((kind, decl.name), decl.name, span, decl.span, f"{kind} {decl.name!r}")
         return Outline(decl.name, kind, "", span or decl.span, decl.span)
 
-    def decl_InvariantDecl(self, decl: ast.InvariantDecl):
+    def visit_InvariantDecl(self, decl: ast.InvariantDecl):
         return self._named_by_string("invariant", decl)
 
-    def decl_ScenarioDecl(self, decl: ast.ScenarioDecl):
+    def visit_ScenarioDecl(self, decl: ast.ScenarioDecl):
         return self._named_by_string("scenario", decl)
 
-    def decl_BotDecl(self, decl: ast.BotDecl):
+    def visit_BotDecl(self, decl: ast.BotDecl):
         for rule in decl.rules:
             self.refer(("action", rule.action), self.locate.find(rule.span, rule.action))
         return self._named_by_string("bot", decl)
 
-    def decl_RemoveDecl(self, decl: ast.RemoveDecl):
+    def visit_RemoveDecl(self, decl: ast.RemoveDecl):
         key = {
             "function": "function",
             "procedure": "procedure",
@@ -633,19 +636,29 @@ class _Builder:
 
     def expressions(self, root: ast.Node) -> None:
         """Every use of a name below a node: names, fields, calls, types, actions, locals."""
+        uses = _Uses(self)
         for node in walk(root):
-            method = getattr(self, f"use_{type(node).__name__}", None)
-            if method is not None:
-                method(node)
+            uses.visit(node)
+
+
+class _Uses(Visitor):
+    """Records the names one node uses (the walk over the nodes is the builder's)."""
+
+    def __init__(self, builder: _Builder):
+        self.b = builder
+
+    def generic_visit(self, node: ast.Node, *args):
+        """A node that names nothing by itself."""
+        return None
 
     def ref(self, node: ast.Node):
-        return self.cp.ref(node) if self.cp is not None else None
+        return self.b.cp.ref(node) if self.b.cp is not None else None
 
-    def use_Name(self, node: ast.Name) -> None:
+    def visit_Name(self, node: ast.Name) -> None:
         ref = self.ref(node)
         key: Key | None
         if isinstance(ref, LocalRef):
-            key = self.local_key(ref)
+            key = self.b.local_key(ref)
         elif isinstance(ref, GlobalRef):
             key = ("state", ref.name)
         elif isinstance(ref, ConstRef):
@@ -657,11 +670,11 @@ class _Builder:
         elif isinstance(ref, KindAllRef):
             key = ("kind", ref.kind)
         else:
-            key = self.global_key(node.name) if ref is None else None
+            key = self.b.global_key(node.name) if ref is None else None
         if key is not None:
-            self.refer(key, node.span, node)
+            self.b.refer(key, node.span, node)
 
-    def use_Field(self, node: ast.Field) -> None:
+    def visit_Field(self, node: ast.Field) -> None:
         ref = self.ref(node)
         span = Span(
             node.span.file,
@@ -671,20 +684,20 @@ class _Builder:
             node.span.end_col,
         )
         if isinstance(ref, PlayerFieldRef):
-            self.refer(("player field", ref.field), span, node)
+            self.b.refer(("player field", ref.field), span, node)
         elif isinstance(ref, ElemFieldRef):
-            self.refer(("kind field", ref.kind, ref.field), span, node)
+            self.b.refer(("kind field", ref.kind, ref.field), span, node)
         elif isinstance(ref, EnumValueRef):
-            self.refer(("value", node.name), span, node)
-        elif ref is None and self.program is not None and node.name in self.program.per_player:
-            self.refer(("player field", node.name), span, node)
+            self.b.refer(("value", node.name), span, node)
+        elif ref is None and self.b.program is not None and node.name in self.b.program.per_player:
+            self.b.refer(("player field", node.name), span, node)
 
-    def use_Index(self, node: ast.Index) -> None:
+    def visit_Index(self, node: ast.Index) -> None:
         ref = self.ref(node)
         if isinstance(ref, ElemByIdRef):
-            self.refer(("element", ref.kind, ref.id), node.index.span, node)
+            self.b.refer(("element", ref.kind, ref.id), node.index.span, node)
 
-    def use_Call(self, node: ast.Call) -> None:
+    def visit_Call(self, node: ast.Call) -> None:
         ref = self.ref(node)
         span = Span(
             node.span.file,
@@ -694,16 +707,16 @@ class _Builder:
             node.span.col + len(node.func),
         )
         if isinstance(ref, FunctionRef):
-            self.refer(("function", ref.name), span, node)
+            self.b.refer(("function", ref.name), span, node)
         elif isinstance(ref, ProcedureRef):
-            self.refer(("procedure", ref.name), span, node)
+            self.b.refer(("procedure", ref.name), span, node)
         elif isinstance(ref, BuiltinRef):
-            self.refer(("builtin", ref.name), span, node)
+            self.b.refer(("builtin", ref.name), span, node)
         elif ref is None:
-            key = self.callable_key(node.func)
-            self.refer(key or ("builtin", node.func), span, node)
+            key = self.b.callable_key(node.func)
+            self.b.refer(key or ("builtin", node.func), span, node)
 
-    def use_GenCall(self, node: ast.GenCall) -> None:
+    def visit_GenCall(self, node: ast.GenCall) -> None:
         span = Span(
             node.span.file,
             node.span.line,
@@ -711,43 +724,43 @@ class _Builder:
             node.span.line,
             node.span.col + len(node.func),
         )
-        self.refer(self.callable_key(node.func) or ("builtin", node.func), span, node)
+        self.b.refer(self.b.callable_key(node.func) or ("builtin", node.func), span, node)
 
-    def use_NamedType(self, node: ast.NamedType) -> None:
-        key = self.global_key(node.name)
+    def visit_NamedType(self, node: ast.NamedType) -> None:
+        key = self.b.global_key(node.name)
         if key is not None and key[0] in ("enum", "kind"):
-            self.refer(key, node.span)
+            self.b.refer(key, node.span)
 
-    def use_ChooseAction(self, node: ast.ChooseAction) -> None:
+    def visit_ChooseAction(self, node: ast.ChooseAction) -> None:
         for name, span in zip(node.actions, node.action_spans, strict=False):
-            self.refer(self.action_key(name), span)
+            self.b.refer(self.b.action_key(name), span)
 
-    def use_EachChooseAction(self, node: ast.EachChooseAction) -> None:
+    def visit_EachChooseAction(self, node: ast.EachChooseAction) -> None:
         for name, span in zip(node.actions, node.action_spans, strict=False):
-            self.refer(self.action_key(name), span)
+            self.b.refer(self.b.action_key(name), span)
 
-    def use_Play(self, node: ast.Play) -> None:
-        self.refer(
-            ("action", node.action), self.locate.find(node.span, node.action, node.player.span)
+    def visit_Play(self, node: ast.Play) -> None:
+        self.b.refer(
+            ("action", node.action), self.b.locate.find(node.span, node.action, node.player.span)
         )
 
-    def use_Refuse(self, node: ast.Refuse) -> None:
-        self.refer(
-            ("action", node.action), self.locate.find(node.span, node.action, node.player.span)
+    def visit_Refuse(self, node: ast.Refuse) -> None:
+        self.b.refer(
+            ("action", node.action), self.b.locate.find(node.span, node.action, node.player.span)
         )
 
-    def use_Let(self, node: ast.Let) -> None:
-        self.local(node, node.name)
+    def visit_Let(self, node: ast.Let) -> None:
+        self.b.local(node, node.name)
 
-    def use_For(self, node: ast.For) -> None:
-        self.local(node, node.var)
+    def visit_For(self, node: ast.For) -> None:
+        self.b.local(node, node.var)
 
-    def use_Choose(self, node: ast.Choose) -> None:
-        self.local(node, node.name)
+    def visit_Choose(self, node: ast.Choose) -> None:
+        self.b.local(node, node.name)
 
-    def use_EachChoose(self, node: ast.EachChoose) -> None:
-        self.local(node, node.var)
-        self.local(node, node.name)
+    def visit_EachChoose(self, node: ast.EachChoose) -> None:
+        self.b.local(node, node.var)
+        self.b.local(node, node.name)
 
-    def use_CompFor(self, node: ast.CompFor) -> None:
-        self.local(node, node.var)
+    def visit_CompFor(self, node: ast.CompFor) -> None:
+        self.b.local(node, node.var)
