@@ -23,6 +23,14 @@ from dsl.parser import RULE_SUFFIX, parse, read_source
 from dsl.source import SourceFile, Span
 
 GAME_FILE_NAMES = ("rules.metro", "game.metro")
+# Declarations a game has at most one of (a patch replaces them with `override`): their attribute.
+WHOLE_GAME_DECLS = {
+    ast.FlowDecl: "flow",
+    ast.ScoreDecl: "score",
+    ast.RankDecl: "rank",
+    ast.BreakdownDecl: "breakdown",
+    ast.EstimateDecl: "estimate",
+}
 
 
 def find_game_file(path: str) -> str:
@@ -358,6 +366,7 @@ class _Merger:
                 self.diags.error(DUPLICATE, f"enum '{decl.name}' is already declared", decl.span)
             else:
                 p.enums[decl.name] = decl
+                self._words(decl)
                 self._record("adds", "enum", decl.name, decl.span)
         elif isinstance(decl, ast.GroupDecl):
             if decl.name in p.groups:
@@ -389,6 +398,7 @@ class _Merger:
                 )
             else:
                 p.enum_extra.setdefault(decl.name, []).extend(decl.values)
+                self._words(decl)
                 self._record("extends", "enum", decl.name, decl.span)
         elif isinstance(decl, ast.SchemaDecl):
             for kind in decl.kinds:
@@ -400,8 +410,13 @@ class _Merger:
                     p.kinds[kind.name] = kind
             for check in decl.checks:
                 self._add_named(p.checks, "check", check)
+            for draw in decl.draws:
+                self._add_named(p.draws, "draw", draw)
+                p.schema_draws.add(draw.name)
         elif isinstance(decl, ast.CheckDecl):
             self._add_named(p.checks, "check", decl)
+        elif isinstance(decl, ast.DrawDecl):
+            self._add_named(p.draws, "draw", decl)
         elif isinstance(decl, ast.StateDecl):
             fields = p.per_player if decl.per_player else p.state
             for spec in decl.fields:
@@ -417,22 +432,32 @@ class _Merger:
                         spec.name,
                         spec.span,
                     )
-        elif isinstance(decl, ast.FlowDecl | ast.ScoreDecl | ast.RankDecl):
-            attr = {ast.FlowDecl: "flow", ast.ScoreDecl: "score", ast.RankDecl: "rank"}[type(decl)]
+        elif type(decl) in WHOLE_GAME_DECLS:
+            attr = WHOLE_GAME_DECLS[type(decl)]
             if getattr(p, attr) is not None:
                 self.diags.error(
                     DUPLICATE, f"the {attr} is already declared (use `override {attr}`)", decl.span
                 )
             else:
                 setattr(p, attr, Versions([decl]))
+                self._record("adds", attr, attr, decl.span)
         elif isinstance(decl, ast.InvariantDecl):
             self._add_named(p.invariants, "invariant", decl)
         elif isinstance(decl, ast.BotDecl):
             self._add_named(p.bots, "bot", decl)
+        elif isinstance(decl, ast.MetricDecl):
+            self._add_named(p.metrics, "metric", decl)
         elif isinstance(decl, ast.ScenarioDecl):
             self._add_named(p.scenarios, "scenario", decl)
         else:
             self.diags.error(STRUCTURE, "this declaration is not allowed here", decl.span)
+
+    def _words(self, decl: ast.EnumDecl | ast.ExtendEnumDecl) -> None:
+        """Record how the enum's values read where the declaration says (`red "bright red"`)."""
+        words = self.program.enum_words.setdefault(decl.name, {})
+        for value, word in zip(decl.values, decl.words, strict=False):
+            if word is not None:
+                words[value] = word
 
     def _add_named(self, table: dict, what: str, decl) -> None:
         if decl.name in table:
@@ -467,8 +492,8 @@ class _Merger:
             table[decl.name].versions.append(decl)
             self._record("replaces", what, decl.name, wrapper.span)
             return
-        if isinstance(decl, ast.FlowDecl | ast.ScoreDecl | ast.RankDecl):
-            attr = {ast.FlowDecl: "flow", ast.ScoreDecl: "score", ast.RankDecl: "rank"}[type(decl)]
+        if type(decl) in WHOLE_GAME_DECLS:
+            attr = WHOLE_GAME_DECLS[type(decl)]
             current = getattr(p, attr)
             if current is None:
                 self.diags.error(PATCH, f"`override` names no existing {attr}", wrapper.span)
@@ -498,12 +523,22 @@ class _Merger:
                 else:
                     fields[spec.name] = spec
                     self._record("replaces", "state field", spec.name, spec.span)
-        elif isinstance(decl, ast.InvariantDecl | ast.ScenarioDecl | ast.CheckDecl | ast.BotDecl):
+        elif isinstance(
+            decl,
+            ast.InvariantDecl
+            | ast.ScenarioDecl
+            | ast.CheckDecl
+            | ast.BotDecl
+            | ast.DrawDecl
+            | ast.MetricDecl,
+        ):
             table = {
                 ast.InvariantDecl: p.invariants,
                 ast.ScenarioDecl: p.scenarios,
                 ast.CheckDecl: p.checks,
                 ast.BotDecl: p.bots,
+                ast.DrawDecl: p.draws,
+                ast.MetricDecl: p.metrics,
             }[type(decl)]
             if decl.name not in table:
                 self.diags.error(
@@ -533,6 +568,8 @@ class _Merger:
             "scenario": p.scenarios,
             "invariant": p.invariants,
             "check": p.checks,
+            "draw": p.draws,
+            "metric": p.metrics,
         }[decl.what]
         if decl.name not in table:
             self.diags.error(
