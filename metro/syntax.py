@@ -54,7 +54,8 @@ WORD_CLASSES = (
         _listed(
             "game map part variant expansion for enum extends actions const function procedure "
             "action kind schema state per flow final score rank invariant bot scenario seed "
-            "check use default requires excludes override remove extend max decisions"
+            "check use default requires excludes override remove extend max decisions label "
+            "breakdown estimate metric"
         ),
     ),
     WordClass(
@@ -77,7 +78,21 @@ WORD_CLASSES = (
         "modifier",
         Keyword.Pseudo,
         "storage.modifier.metro",
-        ("public", "owner", "hidden", "asc", "desc"),
+        ("public", "owner", "hidden", "internal", "asc", "desc"),
+    ),
+    # Drawings (`draw "routes" for r in route: line from r.a to r.b colour "red"`): the shapes
+    # and the words that place them, then the properties (named as CSS properties are).
+    WordClass(
+        "shape",
+        Keyword.Reserved,
+        "keyword.other.shape.metro",
+        _listed("point line path rect box at through around"),
+    ),
+    WordClass(
+        "property",
+        Name.Property,
+        "support.type.property-name.metro",
+        _listed("colour outline width dashes mark title on"),
     ),
     WordClass("operator", Operator.Word, "keyword.operator.word.metro", ("and", "or", "not", "is")),
     WordClass("constant", Keyword.Constant, "constant.language.metro", ("true", "false", "none")),

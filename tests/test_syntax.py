@@ -27,6 +27,8 @@ SCOPES = {
     Keyword: "keyword.control.metro",
     Keyword.Type: "storage.type.metro",
     Keyword.Pseudo: "storage.modifier.metro",
+    Keyword.Reserved: "keyword.other.shape.metro",
+    Name.Property: "support.type.property-name.metro",
     Operator.Word: "keyword.operator.word.metro",
     Keyword.Constant: "constant.language.metro",
     Name.Builtin.Pseudo: "variable.language.metro",
@@ -93,6 +95,21 @@ def test_a_snippet_is_highlighted_by_meaning():
     assert (Keyword.Declaration, "score") in tokens  # … and the declaration of the same name
     assert kinds["size"] is Name.Builtin and kinds["xs"] is Name
     assert kinds['\\"'] is String.Escape
+
+
+def test_labels_headings_and_drawings_are_highlighted_by_meaning():
+    text = (
+        '  kind city(x: int) label "{x}"\n  per player { score: int public internal }\n'
+        '  draw "cities" for c in city: point at (c.x, 0) colour "#fff" width 3\n'
+        '  metric "cities"(p) = 1\n'
+    )
+    kinds = {value: token for token, value in reversed(list(MetroLexer().get_tokens(text)))}
+    assert kinds["label"] is Keyword.Declaration and kinds["metric"] is Keyword.Declaration
+    assert kinds["internal"] is Keyword.Pseudo
+    assert kinds["draw"] is Keyword and kinds["point"] is Keyword.Reserved
+    assert kinds["at"] is Keyword.Reserved
+    assert kinds["colour"] is Name.Property and kinds["width"] is Name.Property
+    assert textmate_words(text) == pygments_words(text)
 
 
 @pytest.mark.parametrize("path", SHIPPED, ids=lambda p: str(p.relative_to(ROOT)))

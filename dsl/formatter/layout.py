@@ -10,6 +10,8 @@ brackets or operators first; one empty line kept where the source had one or mor
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 from lark import Token, Tree
 
 from dsl.formatter.cst import CommentTable, Leading
@@ -155,26 +157,48 @@ class Layout:
         first = self.comments.first_line(offset)
         return first if first is not None else line
 
-    def lines(self, items: list[Child]) -> Doc:
-        """Items one a line, with one empty line where the source had any between them."""
+    def lines(self, items: list[Child], commas: dict[int, Token] | None = None) -> Doc:
+        """Items one a line, with one empty line where the source had any between them.
+
+        With `commas` (the comma token after an item, by the item's id), every item ends
+        in a comma, the last one too.
+        """
         parts: list[Doc | str] = []
         end = None
         for item in items:
             if end is not None:
                 parts.append(BLANKLINE if self._start_line(item) - end > 1 else HARDLINE)
-            parts.append(self.fmt(item))
-            end = _end_line(item)
+            comma = commas.get(id(item)) if commas is not None else None
+            if commas is None:
+                parts.append(self.fmt(item))
+            elif comma is None:
+                parts.append(self.with_comma(item))
+            else:
+                parts.append(Concat(self.fmt(item), self.fmt(comma)))
+            end = _end_line(comma if comma is not None else item)
         return Concat(*parts)
 
-    def braced(self, open_: Token, items: list[Child], close: Token) -> Doc:
-        """`{`, the items one a line, indented, `}`; `{}` when empty."""
+    def with_comma(self, child: Child) -> Doc:
+        """A child and a comma the source did not have, before the child's trailing comment."""
+        end = child.end_pos if isinstance(child, Token) else child.meta.end_pos
+        trail = self.comments.take_trailing(end)
+        return _around(Concat(self.fmt(child), ","), None, trail)
+
+    def braced(
+        self,
+        open_: Token,
+        items: list[Child],
+        close: Token,
+        commas: dict[int, Token] | None = None,
+    ) -> Doc:
+        """`{`, the items one a line, indented, `}`; `{}` when empty. `commas` as in `lines`."""
         remark = open_.end_pos in self.comments.trailing  # `{  # …` keeps its own line
         opening = self.token(open_)
         lead = self.comments.take_leading(close.start_pos)
         closing = self.token(close)
         if not items and lead is None and not remark:
             return Concat(opening, closing)
-        body: list[Doc | str] = [HARDLINE, self.lines(items)] if items else []
+        body: list[Doc | str] = [HARDLINE, self.lines(items, commas)] if items else []
         if lead is not None:
             if items:
                 blank = lead.line - _end_line(items[-1]) > 1
@@ -293,7 +317,7 @@ class Layout:
         for index, (name, comma) in enumerate(entries):
             wanted = commas and index + 1 < len(entries)
             if comma is None:
-                items.append(Concat(self.fmt(name), "," if wanted else None))
+                items.append(self.with_comma(name) if wanted else self.fmt(name))
             else:
                 shown = self.fmt(comma) if wanted else self.drop(comma)
                 items.append(Concat(self.fmt(name), shown))
@@ -366,6 +390,12 @@ class Layout:
     def rule_enum_names(self, kids):
         return self.names(kids, commas=False)
 
+    def rule_enum_values(self, kids):
+        return self.names(kids, commas=False)
+
+    def rule_enum_value(self, kids):  # `gray` or `gray "grey"`: a value and the words it reads as
+        return self.spaced(kids)
+
     def rule_players_decl(self, kids):
         return self.spaced(kids)
 
@@ -402,12 +432,34 @@ class Layout:
         return Concat(self.spaced(kids[:2]), " ", self.braced(kids[2], kids[3:-1], kids[-1]))
 
     def rule_kind_decl(self, kids):
+        label = kids[-1] if _data(kids[-1]) == "label" else None
+        if label is not None:
+            kids = kids[:-1]
+        trail = self._trail_before(label, kids[-1])
         head = self.spaced(kids[:2])
-        if len(kids) == 2:
-            return head
         if len(kids) == 4:  # `kind x()`: the empty brackets are left out
-            return Concat(head, self.drop(kids[2], kids[3]))
-        return Concat(head, self.bracketed(kids[2], kids[3:-1], kids[-1]))
+            head = Concat(head, self.drop(kids[2], kids[3]))
+        elif len(kids) > 4:
+            head = Concat(head, self.bracketed(kids[2], kids[3:-1], kids[-1]))
+        return self._labelled(head, label, trail=trail)
+
+    def _trail_before(self, label: Child | None, last: Token) -> str | None:
+        """The comment after a labelled head's last token (it goes before the label's line)."""
+        return None if label is None else self.comments.take_trailing(last.end_pos)
+
+    def _labelled(
+        self,
+        head: Doc | str,
+        label: Child | None,
+        after: Doc | str | None = None,
+        trail: str | None = None,
+    ) -> Doc | str:
+        """`head label "…"` (and `after`); the label on the next line, indented, when too long
+        or when a comment (`trail`) ends the head's line."""
+        if label is None:
+            return head
+        suffix = LineSuffix(trail) if trail is not None else None
+        return Group(head, suffix, Nest(Concat(LINE, Group(self.fmt(label), after))))
 
     def rule_field_decl(self, kids):
         head = Concat(self.fmt(kids[0]), self.fmt(kids[1]), " ", self.fmt(kids[2]))
@@ -439,7 +491,7 @@ class Layout:
     def rule_field_spec(self, kids):
         name, colon, type_, *rest = kids
         head: list[Doc | str] = [self.fmt(name), self.fmt(colon), " ", self.fmt(type_)]
-        if rest and not _is_token(rest[0], "="):
+        while rest and not _is_token(rest[0], "="):  # its visibility, its heading or `internal`
             head += [" ", self.fmt(rest[0])]
             rest = rest[1:]
         if not rest:
@@ -447,6 +499,12 @@ class Layout:
         return self.assignment(Concat(*head), self.fmt(rest[0]), rest[1])
 
     def rule_visibility(self, kids):
+        return self.fmt(kids[0])
+
+    def rule_heading(self, kids):
+        return self.fmt(kids[0])
+
+    def rule_internal(self, kids):
         return self.fmt(kids[0])
 
     def _signature(self, kids, after=None) -> tuple[Doc, list[Child]]:
@@ -481,12 +539,18 @@ class Layout:
 
     def rule_action_decl(self, kids):
         close_at = next(i for i, c in enumerate(kids) if _is_token(c, ")") and i > 2)
-        after = None
-        if len(kids) - close_at == 4:  # `when cond` then the block
-            when, cond = kids[close_at + 1 : close_at + 3]
-            after = Concat(" ", self.fmt(when), " ", self._condition(cond))
-        head, rest = self._signature(kids, after)
-        return Concat(head, " ", self.block(rest[-1], True))
+        rest = kids[close_at + 1 : -1]  # [label] ["when" cond]
+        label = rest.pop(0) if rest and _data(rest[0]) == "label" else None
+        when = None
+        if rest:  # `when cond` before the block
+            when = Concat(" ", self.fmt(rest[0]), " ", self._condition(rest[1]))
+        if label is None:
+            head, _ = self._signature(kids, when)
+        else:  # the label (and `when`) on the signature's line, else on the next, indented
+            trail = self._trail_before(label, kids[close_at])
+            signature, _ = self._signature(kids[: close_at + 1])
+            head = self._labelled(signature, label, when, trail)
+        return Concat(head, " ", self.block(kids[-1], True))
 
     def rule_params(self, kids):
         return self.commas(kids)
@@ -516,6 +580,28 @@ class Layout:
         head = Concat(self.fmt(score), self.fmt(open_), self.fmt(var), self.fmt(close))
         return self.assignment(head, self.fmt(equals), value)
 
+    def rule_estimate_decl(self, kids):
+        return self.rule_score_decl(kids)
+
+    def rule_metric_decl(self, kids):
+        metric, name, open_, var, close, equals, value = kids
+        head = Concat(self.fmt(metric), " ", self.fmt(name))
+        head = Concat(head, self.fmt(open_), self.fmt(var), self.fmt(close))
+        return self.assignment(head, self.fmt(equals), value)
+
+    def rule_breakdown_decl(self, kids):
+        """`breakdown(p) {`, one entry a line, each with its comma, `}`."""
+        keyword, open_, var, close, brace, *entries, end = kids
+        head = Concat(self.fmt(keyword), self.fmt(open_), self.fmt(var), self.fmt(close), " ")
+        items = [child for child in entries if not _is_token(child, ",")]
+        commas = {id(before): child for before, child in pairwise(entries) if _is_token(child, ",")}
+        return Concat(head, self.braced(brace, items, end, commas))
+
+    def rule_breakdown_entry(self, kids):
+        heading, colon, value = kids
+        head = Concat(self.fmt(heading), self.fmt(colon))
+        return Assign(head, self.fmt(value), _data(value) in OPENS_BRACKET)
+
     def rule_rank_decl(self, kids):
         rank, var, by, *keys = kids
         head = Concat(self.fmt(rank), " ", self.fmt(var), " ", self.fmt(by))
@@ -543,6 +629,64 @@ class Layout:
         open_at = next(i for i, c in enumerate(kids) if _is_token(c, "{"))
         head = self.spaced(kids[:open_at])
         return Concat(head, " ", self.braced(kids[open_at], kids[open_at + 1 : -1], kids[-1]))
+
+    # ------------------------------------------------------------ labels and drawings
+
+    def rule_label(self, kids):
+        return Concat(self.fmt(kids[0]), " ", self.fmt(kids[1]))
+
+    def rule_template(self, kids):
+        return self.fmt(kids[0])
+
+    def rule_label_if(self, kids):  # laid out as a conditional expression
+        return self.rule_cond_expr(kids)
+
+    def rule_draw_decl(self, kids):
+        """`draw "name" for …:` then the shape and its properties, as many a line as fit."""
+        colon_at = next(i for i, c in enumerate(kids) if _is_token(c, ":"))
+        head = self.spaced(kids[:2])
+        if colon_at == 3:
+            head = Concat(head, " ", self.fmt(kids[2]))
+        parts = [self.fmt(part) for part in kids[colon_at + 1 :]]
+        if not parts:
+            return Concat(head, self.fmt(kids[colon_at]))
+        # The line after the head starts with the shape (or the first property); the properties
+        # fill lines one level deeper (the empty first item: none of that depth before the shape).
+        body = Concat(parts[0], Nest(Fill(["", *parts[1:]])))
+        return Group(head, self.fmt(kids[colon_at]), Nest(Concat(LINE, body)))
+
+    def rule_draw_bindings(self, kids):
+        return Concat(self.fmt(kids[0]), " ", Group(Nest(self.commas(kids[1:]), 4)))
+
+    def rule_draw_binding(self, kids):
+        head = self.spaced(kids[:3])
+        if len(kids) == 3:
+            return head
+        return Concat(head, " ", self.fmt(kids[3]), " ", self.fmt(kids[4]))
+
+    def rule_point_shape(self, kids):
+        return self.spaced(kids)
+
+    def rule_line_shape(self, kids):
+        return self.spaced(kids)
+
+    def rule_path_shape(self, kids):
+        return self.spaced(kids)
+
+    def rule_rect_shape(self, kids):
+        return self.spaced(kids)
+
+    def rule_box_shape(self, kids):
+        return self.spaced(kids)
+
+    def rule_text_shape(self, kids):
+        return self.spaced(kids)
+
+    def rule_draw_prop(self, kids):
+        return Concat(self.fmt(kids[0]), " ", self.fmt(kids[1]))
+
+    def rule_draw_prop_name(self, kids):
+        return self.fmt(kids[0])
 
     # ------------------------------------------------------------ map data
 
@@ -653,19 +797,25 @@ class Layout:
     def rule_choose_stmt(self, kids):
         domain_at = next(i for i, c in enumerate(kids) if isinstance(c, Tree) and i > 1)
         head = Concat(self.spaced(kids[:domain_at]), self.fmt(kids[domain_at]))
-        clauses = kids[domain_at + 1 :]
-        lines = [
-            Concat(LINE, self.fmt(keyword), " ", self.fmt(value))
-            for keyword, value in zip(clauses[::2], clauses[1::2], strict=True)
-        ]
-        return Group(head, Nest(Concat(*lines)))
+        return Group(head, Nest(self._clauses(kids[domain_at + 1 :])))
 
     def rule_each_choose_stmt(self, kids):
         head = Concat(self.spaced(kids[:6]), self.fmt(kids[6]))
         if len(kids) == 7:
             return head
-        where = Concat(LINE, self.fmt(kids[7]), " ", self.fmt(kids[8]))
-        return Group(head, Nest(where))
+        return Group(head, Nest(self._clauses(kids[7:])))
+
+    def _clauses(self, kids: list[Child]) -> Doc:
+        """A choice's `where c`, `by p` and label: each on a line of its own when they break."""
+        lines: list[Doc | str] = []
+        while kids:
+            if _data(kids[0]) == "label":
+                lines.append(Concat(LINE, self.fmt(kids[0])))
+                kids = kids[1:]
+            else:
+                keyword, value, *kids = kids
+                lines.append(Concat(LINE, self.fmt(keyword), " ", self.fmt(value)))
+        return Concat(*lines)
 
     def rule_play_step(self, kids):
         return self._step(kids)
