@@ -143,6 +143,11 @@ def test_the_site_builds_strictly(tmp_path):
     page = (tmp_path / "site" / "language" / "files" / "index.html").read_text(encoding="utf-8")
     assert '<span class="kd">game</span>' in page
     assert (tmp_path / "site" / "pygments.css").is_file()
+    # the command line page lists every command, with no internal value of click in it
+    cli = (tmp_path / "site" / "cli" / "index.html").read_text(encoding="utf-8")
+    for command in ("fmt", "lsp", "compare", "conform", "render", "replay", "test", "testgen"):
+        assert f"metro {command} [OPTIONS]" in cli, command
+    assert "Sentinel" not in cli
 
 
 def test_the_builtin_reference_is_the_generated_one():

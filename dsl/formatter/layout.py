@@ -443,9 +443,13 @@ class Layout:
             head = Concat(head, self.bracketed(kids[2], kids[3:-1], kids[-1]))
         return self._labelled(head, label, trail=trail)
 
-    def _trail_before(self, label: Child | None, last: Token) -> str | None:
-        """The comment after a labelled head's last token (it goes before the label's line)."""
-        return None if label is None else self.comments.take_trailing(last.end_pos)
+    def _trail_before(self, label: Child | None, last: Child) -> str | None:
+        """The comment after a labelled head's last child (it goes before the label's line)."""
+        if label is None:
+            return None
+        return self.comments.take_trailing(
+            last.end_pos if isinstance(last, Token) else last.meta.end_pos
+        )
 
     def _labelled(
         self,
@@ -796,26 +800,24 @@ class Layout:
 
     def rule_choose_stmt(self, kids):
         domain_at = next(i for i, c in enumerate(kids) if isinstance(c, Tree) and i > 1)
-        head = Concat(self.spaced(kids[:domain_at]), self.fmt(kids[domain_at]))
-        return Group(head, Nest(self._clauses(kids[domain_at + 1 :])))
+        return self._choice(kids[: domain_at + 1], kids[domain_at + 1 :])
 
     def rule_each_choose_stmt(self, kids):
-        head = Concat(self.spaced(kids[:6]), self.fmt(kids[6]))
-        if len(kids) == 7:
-            return head
-        return Group(head, Nest(self._clauses(kids[7:])))
+        return self._choice(kids[:7], kids[7:])
 
-    def _clauses(self, kids: list[Child]) -> Doc:
-        """A choice's `where c`, `by p` and label: each on a line of its own when they break."""
-        lines: list[Doc | str] = []
-        while kids:
-            if _data(kids[0]) == "label":
-                lines.append(Concat(LINE, self.fmt(kids[0])))
-                kids = kids[1:]
-            else:
-                keyword, value, *kids = kids
-                lines.append(Concat(LINE, self.fmt(keyword), " ", self.fmt(value)))
-        return Concat(*lines)
+    def _choice(self, head: list[Child], clauses: list[Child]) -> Doc | str:
+        """A choice's head (ending in its domain), its `where c` and `by p` (each on a line of
+        its own when they break) and its label (which moves to the next line first)."""
+        label = clauses.pop() if clauses and _data(clauses[-1]) == "label" else None
+        trail = self._trail_before(label, (clauses or head)[-1])
+        choice = Concat(self.spaced(head[:-1]), self.fmt(head[-1]))
+        lines = [
+            Concat(LINE, self.fmt(keyword), " ", self.fmt(value))
+            for keyword, value in zip(clauses[::2], clauses[1::2], strict=True)
+        ]
+        if lines:
+            choice = Group(choice, Nest(Concat(*lines)))
+        return self._labelled(choice, label, trail=trail)
 
     def rule_play_step(self, kids):
         return self._step(kids)
