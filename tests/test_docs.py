@@ -24,6 +24,7 @@ DOCS = ROOT / "docs"
 TUTORIALS = sorted((DOCS / "tutorials").glob("*.md"))
 FENCE = re.compile(r"^```(\w*)\s*$")
 FILE_LINE = re.compile(r"^File `([^`]+)`:\s*$")
+NEEDS = re.compile(r"<!-- tutorial needs: ([\w ]+) -->")  # the modules of an extra it runs
 COMMAND_SECONDS = 300
 
 
@@ -193,6 +194,9 @@ def run(command: str, cwd: Path) -> str:
 def test_tutorial_works_as_written(path, tmp_path):
     if shutil.which("bash") is None:
         pytest.skip("the tutorials' commands are shell commands")
+    for needs in NEEDS.finditer(path.read_text(encoding="utf-8")):
+        for module in needs.group(1).split():
+            pytest.importorskip(module)
     for name in ("games", "examples"):  # the tutorials work in a clone of the repository
         (tmp_path / name).symlink_to(ROOT / name, target_is_directory=True)
     page = Page.read(path)
