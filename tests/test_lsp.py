@@ -32,7 +32,7 @@ game "Editor test" {
   const LIMIT = 3
   state { pool: bag of Color public }
   per player {
-    score: int public
+    score: int public "Points"
     hand: bag of Color owner
   }
   # Twice a number.
@@ -41,7 +41,7 @@ game "Editor test" {
     let total = double(n) + half(n)
     p.score += total
   }
-  action take(c: Color where c == red) { gain(me, LIMIT) }
+  action take(c: Color where c == red) label "take {c}" { gain(me, LIMIT) }
   flow {
     loop {
       choose by seat(1) { take }
@@ -49,12 +49,20 @@ game "Editor test" {
     }
   }
   score(p) = p.score
+  estimate(p) = p.score + size(p.hand)
+  metric "points"(p) = p.score
+  breakdown(p) {
+    "Points": p.score,
+  }
+  draw "scores" for p in players: text (p, ": ", p.score) at (10, 20 * seat_number(p))
 }
 """
 PART = 'part "helpers" for "Editor test" {\n  function half(x: int) -> int = x / 2\n}\n'
 VARIANT = (
     'variant "Twice" for "Editor test" {\n'
-    "  override function double(x: int) -> int = super(x) * 2 + half(x)\n}\n"
+    "  override function double(x: int) -> int = super(x) * 2 + half(x)\n"
+    '  remove metric "points"\n'
+    '  override draw "scores" for p in players: text (p, " has ", p.score) at (10, 10)\n}\n'
 )
 
 
@@ -397,6 +405,59 @@ def test_rename_changes_every_use_in_every_file_and_refuses_what_cannot_be_renam
         editor.rename("rules.metro", position, "not a name")
 
 
+def test_labels_metrics_drawings_estimate_and_breakdown_are_navigable(editor):
+    at = lambda text, needle, n=0, offset=0, file="rules.metro": (  # noqa: E731
+        file.split("/")[-1],
+        where(text, needle, n, offset).line,
+        where(text, needle, n, offset).character,
+    )
+    symbols = {s.name: s for s in editor.symbols("rules.metro")}
+    assert {"estimate", "breakdown", "points", "scores"} <= set(symbols)
+    assert symbols["scores"].kind == types.SymbolKind.Event
+    assert [c.name for c in symbols["breakdown"].children] == ["Points"]
+    # a placeholder of an action's label is its parameter: found, and renamed with it
+    param = at(RULES, "c: Color")
+    assert uris(editor.definition("rules.metro", where(RULES, "{c}", 0, 1))) == [param]
+    edit = editor.rename("rules.metro", where(RULES, "c: Color"), "shade")
+    assert sorted(
+        ("rules.metro", e.range.start.line, e.range.start.character)
+        for e in edit.changes[editor.uri("rules.metro")]
+    ) == [param, at(RULES, "c == red"), at(RULES, "{c}", 0, 1)]
+    # the variant removes the metric and replaces the drawing the rules declare
+    editor.open("variants/twice.metro")
+    editor.wait("variants/twice.metro", lambda found: found == [])
+    removed = where(VARIANT, '"points"', 0, 1)
+    assert uris(editor.definition("variants/twice.metro", removed)) == [at(RULES, '"points"')]
+    replaced = where(VARIANT, '"scores"', 0, 1)
+    assert uris(editor.definition("variants/twice.metro", replaced)) == [
+        at(RULES, '"scores"'),
+        at(VARIANT, '"scores"', file="twice.metro"),
+    ]
+    hover = editor.hover("rules.metro", where(RULES, '"scores"', 0, 1))
+    assert 'draw "scores" for p in players:' in hover and "1 override" in hover
+    assert 'metric "points"(p)' in editor.hover("rules.metro", where(RULES, '"points"', 0, 1))
+    # the locals of the new declarations
+    estimate = where(RULES, "p.hand")
+    assert uris(editor.definition("rules.metro", estimate)) == [at(RULES, "p) = p.score +")]
+    drawn = where(RULES, 'p, ": "')
+    assert uris(editor.definition("rules.metro", drawn)) == [at(RULES, "p in players: text")]
+
+
+def test_completion_names_the_drawings_and_metrics_a_patch_may_change(editor):
+    text = VARIANT.replace("}\n", '  remove draw "s\n}\n')
+    editor.change("variants/twice.metro", text)
+    names = editor.complete("variants/twice.metro", where(text, '"s\n', 0, 2))
+    assert list(names) == ["scores"]
+    assert names["scores"].text_edit.range.start == where(text, '"s\n', 0, 1)
+    metrics = text.replace('remove draw "s', 'remove metric "')
+    editor.change("variants/twice.metro", metrics)
+    assert list(editor.complete("variants/twice.metro", where(metrics, 'metric "\n', 0, 8))) == [
+        "points"
+    ]
+    editor.change("variants/twice.metro", VARIANT)
+    editor.wait("variants/twice.metro", lambda found: found == [])
+
+
 def test_formatting_gives_the_canonical_layout(editor):
     messy = RULES.replace("  const LIMIT = 3", "const   LIMIT=3")
     editor.change("rules.metro", messy)
@@ -432,6 +493,13 @@ def test_navigation_across_a_shipped_game_its_map_and_a_variant():
         session.open("usa.metro")
         (kind,) = session.definition("usa.metro", where(usa, "route R010", 0, 1))
         assert kind.uri.endswith("/rules.metro")
+        # a placeholder of a kind's label is the kind's field
+        rules = (root / "rules.metro").read_text(encoding="utf-8")
+        session.open("rules.metro")
+        (field,) = session.definition("rules.metro", where(rules, "{length}", 0, 1))
+        assert field.range.start == where(rules, "length: 1..6", 0, 0)
+        uses = session.references("rules.metro", where(rules, "length: 1..6", 0, 0))
+        assert where(rules, "{length}", 0, 1) in [loc.range.start for loc in uses]
         # a city: every route that names it (positionally) and its own line in the map
         places = session.references("usa.metro", where(usa, "Boston(", 0, 1))
         in_map = [loc for loc in places if loc.uri.endswith("/usa.metro")]

@@ -178,10 +178,10 @@ class Typer(StatementRules, ExpressionRules):
             self.expect_assignable(self.expr(decl.expr, scope), INT, decl.expr, "score")
         if p.estimate is not None:
             decl = p.estimate.active
-            scope = Scope([{decl.var: Local(PLAYER, False)}], pure=True)
+            scope = Scope([{decl.var: Local(PLAYER, False, decl)}], pure=True)
             self.expect_assignable(self.expr(decl.expr, scope), INT, decl.expr, "the estimate")
         for decl in p.metrics.values():
-            scope = Scope([{decl.var: Local(PLAYER, False)}], pure=True)
+            scope = Scope([{decl.var: Local(PLAYER, False, decl)}], pure=True)
             t = self.expr(decl.expr, scope)
             if not isinstance(t, IntT | BoolT | AnyT):
                 self.error(TYPE, f"a metric must be a number or a truth value, not {t}", decl.expr)

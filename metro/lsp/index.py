@@ -63,7 +63,14 @@ KINDS = {
     "flow": "flow",
     "score": "score",
     "rank": "rank",
+    "draw": "drawing",
+    "metric": "metric",
+    "estimate": "estimate",
+    "breakdown": "breakdown",
 }
+
+# Removable declarations named by a string (`remove draw "decks"`): the key's first part.
+NAMED_BY_STRING = frozenset({"scenario", "invariant", "check", "draw", "metric"})
 
 # Keys whose names are identifiers: these can be renamed.
 RENAMEABLE = frozenset(
@@ -309,6 +316,7 @@ class _Builder(Visitor):
         self.program = program
         self.cp = checked
         self.elements: dict[str, list[str]] = {}  # element id -> kinds that have it
+        self.field_kinds: dict[int, str] = {}  # id of a kind's field declaration -> the kind
         self.scope: Span | None = None  # the declaration being walked
 
     # ------------------------------------------------------------ helpers
@@ -376,6 +384,9 @@ class _Builder(Visitor):
             if isinstance(tree, ast.MapFile):
                 for item in tree.items:
                     self.elements.setdefault(item.ident, []).append(item.kind)
+            for node in walk(tree):
+                if isinstance(node, ast.KindDecl):
+                    self.field_kinds.update((id(f), node.name) for f in node.fields)
         for path, tree in trees.items():
             outline: list[Outline] = []
             if isinstance(tree, ast.MapFile):
@@ -500,6 +511,7 @@ class _Builder(Visitor):
     def visit_SchemaDecl(self, decl: ast.SchemaDecl):
         children = [self.kind(kind) for kind in decl.kinds]
         children += [self.visit_CheckDecl(check) for check in decl.checks]
+        children += [self.visit_DrawDecl(draw) for draw in decl.draws]
         return Outline("map schema", "schema", "", decl.span, decl.span, tuple(children))
 
     def kind(self, decl: ast.KindDecl) -> Outline:
@@ -548,6 +560,34 @@ class _Builder(Visitor):
         self.local(decl, decl.var)
         return Outline("rank", "rank", self.locate.header(decl.span, None), decl.span, decl.span)
 
+    def visit_EstimateDecl(self, decl: ast.EstimateDecl):
+        self.local(decl, decl.var)
+        detail = self.locate.header(decl.span, None)
+        return Outline("estimate", "estimate", detail, decl.span, decl.span)
+
+    def visit_BreakdownDecl(self, decl: ast.BreakdownDecl):
+        self.local(decl, decl.var)
+        children = []
+        for entry in decl.entries:
+            span = self.locate.strings(entry.span) or entry.span
+            children.append(Outline(entry.heading, "breakdown entry", "", span, entry.span))
+        detail = f"breakdown({decl.var})"
+        return Outline("breakdown", "breakdown", detail, decl.span, decl.span, tuple(children))
+
+    def visit_MetricDecl(self, decl: ast.MetricDecl):
+        span = self.locate.strings(decl.span)
+        detail = self.locate.header(decl.span, decl.expr.span)
+        self.define(("metric", decl.name), decl.name, span, decl.span, detail)
+        self.local(decl, decl.var, after=span)
+        return Outline(decl.name, "metric", detail, span or decl.span, decl.span)
+
+    def visit_DrawDecl(self, decl: ast.DrawDecl):
+        span = self.locate.strings(decl.span)
+        first = decl.shape or (decl.props[0] if decl.props else None)
+        detail = self.locate.header(decl.span, first.span if first is not None else None)
+        self.define(("draw", decl.name), decl.name, span, decl.span, detail)
+        return Outline(decl.name, "draw", detail, span or decl.span, decl.span)
+
     def _named_by_string(self, kind: str, decl) -> Outline:
         span = self.locate.strings(decl.span)
         self.define((kind, decl.name), decl.name, span, decl.span, f"{kind} {decl.name!r}")
@@ -565,14 +605,10 @@ class _Builder(Visitor):
         return self._named_by_string("bot", decl)
 
     def visit_RemoveDecl(self, decl: ast.RemoveDecl):
-        key = {
-            "function": "function",
-            "procedure": "procedure",
-            "action": "action",
-            "const": "const",
-        }
-        if decl.what in key:
-            self.refer((key[decl.what], decl.name), self.name_in(decl, decl.name))
+        if decl.what in ("function", "procedure", "action", "const"):
+            self.refer((decl.what, decl.name), self.name_in(decl, decl.name))
+        elif decl.what in NAMED_BY_STRING:
+            self.refer((decl.what, decl.name), self.locate.strings(decl.span))
         return None
 
     def map_item(self, item: ast.MapItem) -> Outline:
@@ -619,7 +655,9 @@ class _Builder(Visitor):
         key = ("local", span.file, span.line, span.col, name)
         detail = name
         t = self.cp.types.get(id(site)) if self.cp is not None else None
-        if t is not None and isinstance(site, ast.Let | ast.Choose | ast.EachChoose):
+        if isinstance(site, ast.EachChoose) and name == site.var:  # who chooses
+            detail = f"{name}: player"
+        elif t is not None and isinstance(site, ast.Let | ast.Choose | ast.EachChoose):
             detail = f"{name}: {t}"
         elif isinstance(site, ast.Param | ast.ActionParam):
             detail = self.locate.header(site.span, None)
@@ -629,6 +667,10 @@ class _Builder(Visitor):
         site = ref.site
         if site is None:
             return None
+        if isinstance(site, ast.FieldDecl) and id(site) in self.field_kinds:  # in a kind's label
+            return ("kind field", self.field_kinds[id(site)], ref.name)
+        if isinstance(site, ast.KindDecl):  # the element itself, in its kind's label
+            return ("kind", site.name)
         span = self.locate.find(site.span, ref.name)
         if span is None:
             return None
@@ -763,4 +805,7 @@ class _Uses(Visitor):
         self.b.local(node, node.name)
 
     def visit_CompFor(self, node: ast.CompFor) -> None:
+        self.b.local(node, node.var)
+
+    def visit_DrawBinding(self, node: ast.DrawBinding) -> None:
         self.b.local(node, node.var)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 from concurrent.futures import ThreadPoolExecutor
 from importlib.metadata import PackageNotFoundError, version
 
@@ -29,12 +30,24 @@ from dsl.keywords import RESERVED_WORDS
 from dsl.source import Span
 from metro.lsp.analysis import Analysis, Compilation, EditorFiles
 from metro.lsp.contexts import Context, contexts_for, game_contexts
-from metro.lsp.index import KINDS, RENAMEABLE, Definition, Outline, Reference, SymbolIndex
+from metro.lsp.index import (
+    KINDS,
+    NAMED_BY_STRING,
+    RENAMEABLE,
+    Definition,
+    Outline,
+    Reference,
+    SymbolIndex,
+)
 from metro.syntax import WORD_CLASSES
 
 DEBOUNCE_SECONDS = 0.1  # a burst of keystrokes is compiled once
 BUILTINS = {builtin.name: builtin for builtin in TABLE}
 KEYWORDS = sorted({word for word_class in WORD_CLASSES for word in word_class.words})
+# The text before the cursor inside the string that names what a patch overrides or removes.
+NAMING_STRING = re.compile(
+    r"\b(?:remove|override)\s+(" + "|".join(sorted(NAMED_BY_STRING)) + r')\s+"([^"]*)$'
+)
 
 SYMBOL_KINDS = {
     "const": types.SymbolKind.Constant,
@@ -57,6 +70,11 @@ SYMBOL_KINDS = {
     "scenario": types.SymbolKind.Event,
     "bot": types.SymbolKind.Object,
     "element": types.SymbolKind.Object,
+    "draw": types.SymbolKind.Event,
+    "metric": types.SymbolKind.Number,
+    "estimate": types.SymbolKind.Function,
+    "breakdown": types.SymbolKind.Function,
+    "breakdown entry": types.SymbolKind.Field,
 }
 COMPLETION_KINDS = {
     "const": types.CompletionItemKind.Constant,
@@ -386,6 +404,12 @@ async def completion(ls: MetroServer, params: types.CompletionParams):
     dot = _receiver(before)
     if dot is not None:
         return types.CompletionList(is_incomplete=False, items=_field_items(index, path, line, dot))
+    named = NAMING_STRING.search(before)
+    if named is not None:  # `remove draw "…`: the names of the game's drawings
+        start = types.Position(params.position.line, params.position.character - len(named[2]))
+        return types.CompletionList(
+            is_incomplete=False, items=_string_names(index, named[1], start, params.position)
+        )
     items: dict[str, types.CompletionItem] = {}
     for key, defs in index.definitions.items():
         if key[0] not in COMPLETION_KINDS or key[0] in ("kind field", "player field"):
@@ -415,6 +439,20 @@ async def completion(ls: MetroServer, params: types.CompletionParams):
     return types.CompletionList(
         is_incomplete=False, items=sorted(items.values(), key=lambda i: i.label)
     )
+
+
+def _string_names(
+    index: SymbolIndex, what: str, start: types.Position, end: types.Position
+) -> list[types.CompletionItem]:
+    """The names of the game's declarations of one sort that are named by a string."""
+    items = []
+    for key, defs in index.definitions.items():
+        if key[0] == what:
+            item = _item(defs[-1].name, what, defs[-1].detail, defs[-1].doc)
+            item.kind = types.CompletionItemKind.Value
+            item.text_edit = types.TextEdit(types.Range(start, end), defs[-1].name)
+            items.append(item)
+    return sorted(items, key=lambda i: i.label)
 
 
 def _item(name: str, what: str, detail: str, doc: str) -> types.CompletionItem:
