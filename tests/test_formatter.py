@@ -251,7 +251,66 @@ def test_one_empty_line_is_kept_where_there_were_several_and_none_after_an_openi
     assert text == 'game "g" {\n  const A = 1\n\n  const B = 2\n  const C = 3\n}\n'
 
 
+def test_a_label_moves_to_the_next_line_before_the_rest_breaks():
+    assert inner(
+        "procedure p() { choose optional destination in reachable_squares(p) where destination"
+        ' != home by p label ("stay where you are" if destination is none else "walk to {destination}") }'
+    ).splitlines() == [
+        "procedure p() {",
+        "  choose optional destination in reachable_squares(p) where destination != home by p",
+        '    label ("stay where you are" if destination is none else "walk to {destination}")',
+        "}",
+    ]
+    assert inner(
+        'map schema { kind route(a: city, b: city, length: 1..6, color: Color, twin: route?) label "{a}–{b} ({length})" }'
+    ).splitlines()[1:3] == [
+        "  kind route(a: city, b: city, length: 1..6, color: Color, twin: route?)",
+        '    label "{a}–{b} ({length})"',
+    ]
+    assert inner(
+        'action take(c in market where c != gray)  # why\n label "take {c}" when size(market) > 0 { go() }'
+    ).splitlines() == [
+        "action take(c in market where c != gray)  # why",
+        '  label "take {c}" when size(market) > 0 {',
+        "  go()",
+        "}",
+    ]
+
+
+def test_a_drawing_starts_a_line_with_its_shape_and_fills_deeper_lines_with_properties():
+    assert inner(
+        'draw "cards" for c in Card where face_up[c] > 0: rect at (1790, 130 + 90 * index_of(Card, c))'
+        ' size (110, 70) colour CARD_COLOURS[c] outline "#333" width 3 label face_up[c] title c'
+    ).splitlines() == [
+        'draw "cards" for c in Card where face_up[c] > 0:',
+        "  rect at (1790, 130 + 90 * index_of(Card, c)) size (110, 70) colour CARD_COLOURS[c]",
+        '    outline "#333" width 3 label face_up[c] title c',
+    ]
+    assert (
+        inner('draw "x" : point at (1, 2)   colour "red"')
+        == 'draw "x": point at (1, 2) colour "red"'
+    )
+
+
+def test_a_breakdown_is_one_entry_a_line_each_with_its_comma():
+    assert inner(
+        'breakdown(p){"Routes": p.routes, "Bonus": p.bonus # the bonus\n}'
+    ).splitlines() == [
+        "breakdown(p) {",
+        '  "Routes": p.routes,',
+        '  "Bonus": p.bonus,  # the bonus',
+        "}",
+    ]
+
+
 # ---------------------------------------------------------------- comments
+
+
+def test_after_a_trailing_comment_a_list_goes_on_at_its_own_indentation():
+    assert inner("actions turn { a  # first\n b }") == "actions turn {\n  a,  # first\n  b\n}"
+    assert inner('draw "x": point at (1, 2) # here\n colour "red" width 2') == (
+        'draw "x":\n  point at (1, 2)  # here\n    colour "red" width 2'
+    )
 
 
 def test_trailing_comments_are_aligned_in_runs_of_one_indentation():

@@ -225,7 +225,7 @@ class _Printer:
         return self.rows
 
     def _at_line_start(self) -> bool:
-        return not self.parts
+        return not any(self.parts)  # nothing printed on this line yet (empty texts aside)
 
     def _newline(self, indent: int, blank: bool) -> None:
         code = "".join(self.parts).rstrip()
@@ -284,7 +284,10 @@ class _Printer:
             stack.append((indent, _BREAK, _FillRest(d.items, d.index + 1)))
         rest = stack if last else []
         forced = type(item) is not str and item.forced
-        if not self.suffixes and not forced and self._fits(item, self.width - self.pos - 1, rest):
+        if self._at_line_start():  # the item before ended its line (a trailing comment)
+            self.indent = self.pos = indent
+            stack.append((indent, self._mode_of(item, rest), item))
+        elif not self.suffixes and not forced and self._fits(item, self.width - self.pos - 1, rest):
             self.parts.append(" ")
             self.pos += 1
             stack.append((indent, _FLAT, item))
