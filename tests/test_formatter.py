@@ -277,6 +277,21 @@ def test_a_label_moves_to_the_next_line_before_the_rest_breaks():
     ]
 
 
+def test_a_labelled_action_whose_parameters_break_has_its_label_after_the_bracket():
+    params = ", ".join(f"choice_{i}: 1..{i + 2}" for i in range(6))
+    assert inner(
+        f'action pick({params}) label "pick {{choice_0}} and the rest of them, one by one, in order"'
+        " when size(market) > 0 and size(market) < 10 { go() }"
+    ).splitlines() == [
+        "action pick(",
+        f"  {params}",
+        ') label "pick {choice_0} and the rest of them, one by one, in order"',
+        "  when size(market) > 0 and size(market) < 10 {",
+        "  go()",
+        "}",
+    ]
+
+
 def test_a_drawing_starts_a_line_with_its_shape_and_fills_deeper_lines_with_properties():
     assert inner(
         'draw "cards" for c in Card where face_up[c] > 0: rect at (1790, 130 + 90 * index_of(Card, c))'

@@ -90,6 +90,19 @@ class Assign(Doc):
         self.forced = any(type(part) is not str and part.forced for part in (head, value))
 
 
+class IfFits(Doc):
+    """`then` where `test` fits flat on the rest of the line, else `otherwise` (both lay out
+    the same parts; a flat enclosing group takes `then`)."""
+
+    __slots__ = ("otherwise", "test", "then")
+
+    def __init__(self, test: Doc, then: Doc, otherwise: Doc):
+        self.test = test
+        self.then = then
+        self.otherwise = otherwise
+        self.forced = then.forced or otherwise.forced
+
+
 LINE = Line(" ")
 SOFTLINE = Line("")
 HARDLINE = Line("", hard=True)
@@ -206,6 +219,9 @@ class _Printer:
                     stack.append((indent, _BREAK, d.head))
             elif kind is _AssignValue:
                 self._assign_value(d.assign, indent, stack)
+            elif kind is IfFits:
+                fits = mode is _FLAT or self._fits(d.test, self.width - self.pos, [])
+                stack.append((indent, mode, d.then if fits else d.otherwise))
             elif kind is Fill:
                 self._fill(d, indent, mode, stack)
             elif kind is _FillRest:
@@ -327,6 +343,8 @@ class _Printer:
                 room -= len(d.flat)
             elif kind is Assign:
                 todo.append((mode, Concat(d.head, " ", d.value)))
+            elif kind is IfFits:
+                todo.append((mode, d.then))
             elif kind is Fill:
                 for index, item in enumerate(reversed(d.items)):
                     todo.append((mode, item))

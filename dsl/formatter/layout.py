@@ -26,6 +26,7 @@ from dsl.formatter.doc import (
     Doc,
     Fill,
     Group,
+    IfFits,
     LineSuffix,
     Nest,
 )
@@ -547,14 +548,36 @@ class Layout:
         label = rest.pop(0) if rest and _data(rest[0]) == "label" else None
         when = None
         if rest:  # `when cond` before the block
-            when = Concat(" ", self.fmt(rest[0]), " ", self._condition(rest[1]))
+            when = Concat(self.fmt(rest[0]), " ", self._condition(rest[1]))
         if label is None:
-            head, _ = self._signature(kids, when)
-        else:  # the label (and `when`) on the signature's line, else on the next, indented
-            trail = self._trail_before(label, kids[close_at])
-            signature, _ = self._signature(kids[: close_at + 1])
-            head = self._labelled(signature, label, when, trail)
+            head, _ = self._signature(kids, Concat(" ", when) if when else None)
+        else:
+            head = self._labelled_signature(kids[: close_at + 1], label, when)
         return Concat(head, " ", self.block(kids[-1], True))
+
+    def _labelled_signature(self, kids: list[Child], label: Child, when: Doc | None) -> Doc:
+        """`action name(params) label "…" when c`: on one line; else the label (and `when`)
+        on the next line when the signature fits on its own; else the parameters broken
+        between the brackets and the label after `)`. A `when` too long for the label's line
+        goes on a line of its own."""
+        trail = self._trail_before(label, kids[-1])
+        keyword, name, open_, *middle, close = kids
+        head = Concat(self.fmt(keyword), " ", self.fmt(name))
+        opening, closing = self.fmt(open_), self.fmt(close)
+        params = Group(self.commas(_kids(middle[0]))) if middle else None
+        said = Group(self.fmt(label), Nest(Concat(LINE, when)) if when else None)
+
+        def signature(after: Doc | None) -> Doc:
+            if params is None:
+                return Concat(head, Group(opening, closing, after))
+            inside = Nest(Concat(SOFTLINE, params))
+            return Concat(head, Group(opening, inside, SOFTLINE, closing, after))
+
+        suffix = LineSuffix(trail) if trail is not None else None
+        next_line = Group(signature(None), suffix, Nest(Concat(LINE, said)))
+        if trail is not None or params is None:  # the label can only go on the next line
+            return next_line
+        return IfFits(signature(None), next_line, signature(Concat(" ", said)))
 
     def rule_params(self, kids):
         return self.commas(kids)
