@@ -105,6 +105,7 @@ BUILTIN_NAMES = tuple(builtin.name for builtin in TABLE)
 IDENTIFIER = r"[A-Za-z_][A-Za-z0-9_]*"
 OPERATORS = r"->|\.\.|[-+*]=|==|!=|<=|>=|[-+*/%<>=?]"
 PUNCTUATION = r"[{}()\[\],.;:]"
+PLACEHOLDER = r'\{[^{}"\n]*\}'
 
 
 def _word_rule(words_: tuple[str, ...]) -> str:
@@ -149,7 +150,10 @@ class MetroLexer(RegexLexer):
         ],
         "string": [
             (r"\\u[0-9a-fA-F]{4}|\\[^\n]", String.Escape),
-            (r'[^"\\\n]+', String.Double),
+            # a label's placeholders (`"claim {r}"`); `{{` and `}}` are braces
+            (r"\{\{|\}\}", String.Escape),
+            (PLACEHOLDER, String.Interpol),
+            (r'[^"\\\n{}]+|[{}]', String.Double),
             (r'"', String.Double, "#pop"),
         ],
     }
@@ -210,7 +214,9 @@ def textmate_grammar() -> dict:
                 "begin": '"',
                 "end": r'"|$',
                 "patterns": [
-                    {"name": "constant.character.escape.metro", "match": r"\\u[0-9a-fA-F]{4}|\\."}
+                    {"name": "constant.character.escape.metro", "match": r"\\u[0-9a-fA-F]{4}|\\."},
+                    {"name": "constant.character.escape.metro", "match": r"\{\{|\}\}"},
+                    {"name": "meta.interpolation.metro", "match": PLACEHOLDER},
                 ],
             },
         },
