@@ -110,7 +110,7 @@ def test_labels_headings_and_drawings_are_highlighted_by_meaning():
     assert kinds["at"] is Keyword.Reserved
     assert kinds["colour"] is Name.Property and kinds["width"] is Name.Property
     assert kinds["{x}"] is String.Interpol  # a label's placeholder
-    braces = dict((v, t) for t, v in MetroLexer().get_tokens('label "{{a}} {b}"'))
+    braces = {v: t for t, v in MetroLexer().get_tokens('label "{{a}} {b}"')}
     assert braces["{{"] is String.Escape and braces["{b}"] is String.Interpol
     assert textmate_words(text) == pygments_words(text)
 
