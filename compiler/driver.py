@@ -18,7 +18,7 @@ from compiler.lower_labels import element_labels
 from compiler.lower_module import lower_program
 from compiler.maps import build_map_data, run_checks
 from compiler.program import Program
-from compiler.resolve import resolve
+from compiler.resolve import DISK, SourceFiles, resolve
 from dsl.diagnostics import TOO_DEEP, CompileError, Diagnostics
 from dsl.memory import paused_gc
 from dsl.source import Span
@@ -32,6 +32,7 @@ class CompileContext:
     expansions: tuple[str, ...] = ()
     variants: tuple[str, ...] = ()
     map_path: str | None = None
+    files: SourceFiles = DISK  # where rule files are read (an editor gives its unsaved texts)
     diags: Diagnostics = field(default_factory=Diagnostics)
     program: Program | None = None
     checked: CheckedProgram | None = None
@@ -49,7 +50,9 @@ class CompileContext:
 
 def stage_resolve(ctx: CompileContext) -> None:
     """Read every file and merge patches."""
-    ctx.program = resolve(ctx.game_path, list(ctx.expansions), list(ctx.variants), ctx.map_path)
+    ctx.program = resolve(
+        ctx.game_path, list(ctx.expansions), list(ctx.variants), ctx.map_path, ctx.files
+    )
 
 
 def stage_check(ctx: CompileContext) -> None:

@@ -293,16 +293,37 @@ class StmtLowerer(StrictVisitor):
     def visit_Expect(self, node: ast.Expect, env):
         gen = self.gen
         text = source_text(gen.p, node.expr.span)
-        detail = "''"
-        if isinstance(node.expr, ast.Compare):
-            left = gen.expr(node.expr.left, env)
-            right = gen.expr(node.expr.right, env)
-            detail = (
-                f"'found ' + _l.show({left}, {gen.desc(gen.t(node.expr.left))}) + "
-                f"' and ' + _l.show({right}, {gen.desc(gen.t(node.expr.right))})"
-            )
+        # What a failed expectation shows: the value of each operand it compared (computed
+        # only when it fails), so a scenario's author sees what the game did.
+        seen = []
+        for operand in _compared(node.expr):
+            words = source_text(gen.p, operand.span)
+            value = f"_l.show({gen.expr(operand, env)}, {gen.desc(gen.t(operand))})"
+            if words not in (w for w, _ in seen):
+                seen.append((words, value))
+        pairs = ", ".join(f"({words!r}, {value})" for words, value in seen)
+        detail = f"lambda: [{pairs}]" if seen else "None"
         code = f"_l.expect({gen.expr(node.expr, env)}, {text!r}, {detail}, {where_args(node.span)})"
         return [ir.Eval(X(code), node.span)]
+
+
+_LITERALS = (ast.IntLit, ast.StrLit, ast.BoolLit, ast.NoneLit)
+
+
+def _compared(expr: ast.Expr) -> list[ast.Expr]:
+    """The operands of an expectation worth showing: through `and`, `or` and `not`, the two
+    sides of each comparison, the operand of `is none`, or the condition itself; no literals."""
+    if isinstance(expr, ast.BoolOp):
+        return _compared(expr.left) + _compared(expr.right)
+    if isinstance(expr, ast.Not):
+        return _compared(expr.operand)
+    if isinstance(expr, ast.Compare):
+        parts = [expr.left, expr.right]
+    elif isinstance(expr, ast.IsNone):
+        parts = [expr.operand]
+    else:
+        parts = [expr]
+    return [part for part in parts if not isinstance(part, _LITERALS)]
 
 
 def skip_unless(cond: str, skip: ir.Stmt, span: Span | None) -> ir.If:

@@ -9,7 +9,7 @@ from compiler.consteval import EvalError, Evaluator, MapData
 from compiler.refs import BuiltinRef
 from compiler.types import BoolT, CollT, ElemT, EnumT, GeoT, IntT, OptT, StrT, Type
 from dsl import ast
-from dsl.diagnostics import MAP_CHECK, MAP_DATA, Diagnostics
+from dsl.diagnostics import MAP_CHECK, MAP_DATA, Diagnostics, did_you_mean
 from runtime.geometry import Frame, Shape
 
 
@@ -29,6 +29,7 @@ def build_map_data(cp: CheckedProgram, diags: Diagnostics) -> MapData:
                 MAP_DATA,
                 f"unknown map kind '{item.kind}' (the schema declares: {known})",
                 item.span,
+                *did_you_mean(item.kind, program.kinds),
             )
             continue
         # Action ids quote any text exactly (runtime/action_ids.py); these names would only confuse.
@@ -74,7 +75,12 @@ def _bind_args(item: ast.MapItem, decl: ast.KindDecl, fields, diags: Diagnostics
         else:
             positional = False
             if arg.name not in names:
-                diags.error(MAP_DATA, f"{item.kind} has no field '{arg.name}'", arg.span)
+                diags.error(
+                    MAP_DATA,
+                    f"{item.kind} has no field '{arg.name}'",
+                    arg.span,
+                    *did_you_mean(arg.name, names),
+                )
             elif arg.name in bound:
                 diags.error(MAP_DATA, f"field '{arg.name}' given twice", arg.span)
             else:
@@ -117,7 +123,12 @@ def _value(cp, expr, t: Type, fdecl: ast.FieldDecl, item, index, diags: Diagnost
             return None
         found = index.get(base.kind, {}).get(name)
         if found is None:
-            diags.error(MAP_DATA, f"no {base.kind} '{name}' in the map", where)
+            diags.error(
+                MAP_DATA,
+                f"no {base.kind} '{name}' in the map",
+                where,
+                *did_you_mean(name, index.get(base.kind, {})),
+            )
         return found
     if isinstance(base, EnumT):
         name = _ident(expr)

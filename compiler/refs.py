@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
@@ -10,6 +10,7 @@ class LocalRef:
     """A parameter, choice, loop variable or local of the enclosing body."""
 
     name: str
+    site: object = field(default=None, compare=False)  # the AST node that binds it (tools read it)
     what = "local"
 
 

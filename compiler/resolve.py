@@ -21,6 +21,7 @@ from dsl.diagnostics import (
     STRUCTURE,
     CompileError,
     Diagnostics,
+    did_you_mean,
 )
 from dsl.parser import RULE_SUFFIX, parse, read_source
 from dsl.source import SourceFile, Span
@@ -64,14 +65,32 @@ def _fail(message: str, span: Span, *notes: str, sources=None) -> None:
     diags.raise_if_errors(sources or {})
 
 
-def load_file(path: str, program: Program | None = None) -> tuple[ast.File, SourceFile]:
+class SourceFiles:
+    """Where `resolve` reads rule files: from disk. An editor passes a subclass that gives
+    its unsaved texts instead, and reuses the trees of texts it parsed before."""
+
+    def text(self, path: str) -> str:
+        """The text of a rule file (CompileError if it cannot be read)."""
+        return read_source(path)
+
+    def parse(self, text: str, path: str) -> ast.File:
+        """The syntax tree of a rule file's text (CompileError on a syntax error)."""
+        return parse(text, path)
+
+
+DISK = SourceFiles()
+
+
+def load_file(
+    path: str, program: Program | None = None, files: SourceFiles = DISK
+) -> tuple[ast.File, SourceFile]:
     """Read and parse one file (CompileError on failure)."""
-    text = read_source(path)
+    text = files.text(path)
     source = SourceFile(path, text)
     if program is not None:
         program.sources[path] = source
     try:
-        tree = parse(text, path)
+        tree = files.parse(text, path)
     except CompileError as error:
         error.sources.setdefault(path, source)
         raise
@@ -83,10 +102,11 @@ def resolve(
     expansions: list[str] = (),
     variants: list[str] = (),
     map_path: str | None = None,
+    files: SourceFiles = DISK,
 ) -> Program:
     """Build the merged Program, raising CompileError with every resolution finding."""
     game_file = find_game_file(game_path)
-    tree, source = _load(game_file, None)
+    tree, source = _load(game_file, None, files)
     if not isinstance(tree, ast.GameFile):
         _fail(
             'this is not a game file (it should start with `game "Name" {`)',
@@ -97,7 +117,7 @@ def resolve(
     program.sources[game_file] = source
     diags = Diagnostics()
     game_dir = os.path.dirname(game_file)
-    merger = _Merger(program, diags, os.path.realpath(game_dir or "."))
+    merger = _Merger(program, diags, os.path.realpath(game_dir or "."), files)
     merger.add_all(tree.decls, game_file, patching=False, seen={os.path.realpath(game_file)})
     diags.raise_if_errors(program.sources)
     for name in expansions:
@@ -119,7 +139,7 @@ def resolve(
         diags.raise_if_errors(program.sources)
         chosen = [path for path in found if path is not None]
     for path in chosen:
-        map_tree, _ = _load(path, program)
+        map_tree, _ = _load(path, program, files)
         if not isinstance(map_tree, ast.MapFile):
             _fail(
                 'this is not a map file (`map "Name" for "Game" {`)',
@@ -138,24 +158,25 @@ def resolve(
     return program
 
 
-def _load(path: str, program: Program | None):
+def _load(path: str, program: Program | None, files: SourceFiles):
     if program is not None and path in program.sources:
-        return parse(program.sources[path].text, path), program.sources[path]
-    return load_file(path, program)
+        return files.parse(program.sources[path].text, path), program.sources[path]
+    return load_file(path, program, files)
 
 
 class _Merger:
     """Adds declarations to the program with base or patch semantics."""
 
-    def __init__(self, program: Program, diags: Diagnostics, root: str):
+    def __init__(self, program: Program, diags: Diagnostics, root: str, files: SourceFiles):
         self.program = program
         self.diags = diags
+        self.files = files
         self.root = root  # real path of the base game's directory: rule files read only below it
         self.patching = False
         self.combinations: list = []
 
     def apply_patch(self, path: str, expected: str) -> None:
-        tree, _ = _load(path, self.program)
+        tree, _ = _load(path, self.program, self.files)
         if not isinstance(tree, ast.PatchFile):
             self.diags.error(RESOLVE, "this is not a variant or expansion file", tree.span)
             return
@@ -248,7 +269,7 @@ class _Merger:
             self.diags.error(RESOLVE, f"'{decl.path}' is used twice (or uses itself)", where)
             return
         seen.add(key)
-        tree, _ = _load(target, self.program)
+        tree, _ = _load(target, self.program, self.files)
         if not isinstance(tree, ast.PartFile):
             self.diags.error(
                 RESOLVE,
@@ -317,14 +338,22 @@ class _Merger:
         elif isinstance(decl, ast.ExtendGroupDecl):
             if decl.name not in p.groups:
                 self.diags.error(
-                    PATCH, f"there is no action group '{decl.name}' to extend", decl.span
+                    PATCH,
+                    f"there is no action group '{decl.name}' to extend",
+                    decl.span,
+                    *did_you_mean(decl.name, p.groups),
                 )
             else:
                 p.groups[decl.name].extend(a for a in decl.actions if a not in p.groups[decl.name])
                 self._record("extends", "action group", decl.name, decl.span)
         elif isinstance(decl, ast.ExtendEnumDecl):
             if decl.name not in p.enums:
-                self.diags.error(PATCH, f"there is no enum '{decl.name}' to extend", decl.span)
+                self.diags.error(
+                    PATCH,
+                    f"there is no enum '{decl.name}' to extend",
+                    decl.span,
+                    *did_you_mean(decl.name, p.enums),
+                )
             else:
                 p.enum_extra.setdefault(decl.name, []).extend(decl.values)
                 self._words(decl)
@@ -412,7 +441,10 @@ class _Merger:
         if table is not None:
             if decl.name not in table:
                 self.diags.error(
-                    PATCH, f"`override` names no existing {what} '{decl.name}'", wrapper.span
+                    PATCH,
+                    f"`override` names no existing {what} '{decl.name}'",
+                    wrapper.span,
+                    *did_you_mean(decl.name, table),
                 )
                 return
             table[decl.name].versions.append(decl)
@@ -441,7 +473,10 @@ class _Merger:
             for spec in decl.fields:
                 if spec.name not in fields:
                     self.diags.error(
-                        PATCH, f"`override` names no existing state field '{spec.name}'", spec.span
+                        PATCH,
+                        f"`override` names no existing state field '{spec.name}'",
+                        spec.span,
+                        *did_you_mean(spec.name, fields),
                     )
                 else:
                     fields[spec.name] = spec
@@ -465,7 +500,10 @@ class _Merger:
             }[type(decl)]
             if decl.name not in table:
                 self.diags.error(
-                    PATCH, f"`override` names nothing called '{decl.name}'", wrapper.span
+                    PATCH,
+                    f"`override` names nothing called '{decl.name}'",
+                    wrapper.span,
+                    *did_you_mean(decl.name, table),
                 )
             else:
                 table[decl.name] = decl
@@ -493,7 +531,10 @@ class _Merger:
         }[decl.what]
         if decl.name not in table:
             self.diags.error(
-                PATCH, f"`remove` names no existing {decl.what} '{decl.name}'", decl.span
+                PATCH,
+                f"`remove` names no existing {decl.what} '{decl.name}'",
+                decl.span,
+                *did_you_mean(decl.name, table),
             )
             return
         del table[decl.name]
@@ -501,4 +542,12 @@ class _Merger:
 
 
 # GAME_FILE_NAMES and find_game_file live in compiler/game_files.py (light to import).
-__all__ = ["GAME_FILE_NAMES", "PatchRecord", "available_patches", "find_game_file", "resolve"]
+__all__ = [
+    "DISK",
+    "GAME_FILE_NAMES",
+    "PatchRecord",
+    "SourceFiles",
+    "available_patches",
+    "find_game_file",
+    "resolve",
+]

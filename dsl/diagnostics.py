@@ -7,6 +7,7 @@ Most findings have a place in a file. The others are about a whole file or direc
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass, field
 
 from dsl.source import SourceFile, Span
@@ -66,6 +67,42 @@ COMMAND_LINE = Span("", 0, 0, 0, 0)  # a finding about a command-line argument, 
 def whole_file(path: str) -> Span:
     """The place of a finding about a whole file or directory rather than one of its lines."""
     return Span(path, 0, 0, 0, 0)
+
+
+def did_you_mean(name: str, candidates) -> tuple[str, ...]:
+    """A note naming the known name closest to a misspelt one (none if none is close).
+
+    Close means a few edits away (a letter added, dropped, changed, or two swapped: one
+    edit for names of up to 4 letters, two up to 8, three beyond), or a different case.
+    """
+    allowed = 0 if len(name) <= 1 else 1 if len(name) <= 4 else 2 if len(name) <= 8 else 3
+    best = None
+    for candidate in sorted(set(candidates)):
+        if candidate == name:
+            continue
+        distance = 0 if candidate.lower() == name.lower() else _edits(name, candidate, allowed)
+        if distance <= allowed:
+            rank = (distance, -difflib.SequenceMatcher(None, name, candidate).ratio())
+            if best is None or rank < best[0]:
+                best = (rank, candidate)
+    return (f"did you mean '{best[1]}'?",) if best else ()
+
+
+def _edits(a: str, b: str, limit: int) -> int:
+    """Edits from `a` to `b` (insert, delete, substitute, swap two neighbours); limit + 1 if more."""
+    if abs(len(a) - len(b)) > limit:
+        return limit + 1
+    before: list[int] = []
+    row = list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        current = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            cost = 0 if a[i - 1] == b[j - 1] else 1
+            current[j] = min(current[j - 1] + 1, row[j] + 1, row[j - 1] + cost)
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                current[j] = min(current[j], before[j - 2] + 1)
+        before, row = row, current
+    return row[len(b)]
 
 
 def place(span: Span) -> str:

@@ -26,6 +26,7 @@ from metro.compare_view import print_comparison
 from metro.conform import VectorResult, load_vectors, run_vectors
 from metro.coverage import format_coverage, game_coverage
 from metro.executors import DaskMissing
+from metro.fmt import format_file, format_stdin, metro_files, write_atomically
 from metro.games import UnknownGame, game_path
 from metro.play import PlayError, Session, Setup, read_save, resume, setup_from_save
 from metro.playthrough import transcript
@@ -855,6 +856,69 @@ def diff_command(path: str, variants, expansions, map_path) -> None:
         say("no changes (name expansions with --with and variants with --variant)")
     for change in changes:
         say(str(change))
+
+
+@main.command("lsp")
+def lsp_command() -> None:
+    """Run the language server for editors (LSP over standard input and output).
+
+    Needs the lsp extra: pip install 'metro-games[lsp]'.
+    """
+    try:
+        from metro.lsp.server import serve
+    except ImportError as error:
+        if error.name not in ("pygls", "lsprotocol") and not str(error.name).startswith("pygls."):
+            raise
+        raise Failure(
+            "error: `metro lsp` needs the lsp extra: pip install 'metro-games[lsp]'"
+        ) from None
+    serve()
+
+
+@main.command("fmt")
+@click.argument("paths", nargs=-1, required=True, metavar="PATH...")
+@click.option("--check", is_flag=True, help="Change nothing; exit 1 if a file is not formatted.")
+@click.option("--diff", "show_diff", is_flag=True, help="Change nothing; print what would change.")
+def fmt_command(paths: tuple[str, ...], check: bool, show_diff: bool) -> None:
+    """Lay out .metro files in the one canonical layout, keeping every comment.
+
+    Each PATH is a .metro file or a directory searched for them; `-` reads standard input
+    and writes the result to standard output. Exit status 1 if a file has errors, or, with
+    --check, if one would change.
+    """
+    if paths == ("-",):
+        say(format_stdin(sys.stdin.read()), nl=False)
+        return
+    changed = unchanged = failed = 0
+    for path in metro_files(list(paths)):
+        try:
+            result = format_file(path)
+        except CompileError as error:
+            say(error.render(), err=True)
+            failed += 1
+            continue
+        if not result.changed:
+            unchanged += 1
+            continue
+        changed += 1
+        if show_diff:
+            say(result.diff(), nl=False)
+        elif check:
+            say(f"would reformat {path}", err=True)
+        else:
+            try:
+                write_atomically(path, result.after)
+            except OSError as error:
+                say(f"{path}: error: cannot write the file: {error.strerror or error}", err=True)
+                failed += 1
+                changed -= 1
+                continue
+            say(f"reformatted {path}", err=True)
+    verb = "would be reformatted" if check or show_diff else "reformatted"
+    summary = f"{_plural(changed, 'file')} {verb}, {unchanged} unchanged"
+    say(summary + (f", {failed} with errors" if failed else ""), err=True)
+    if failed or (check and changed):
+        raise click.exceptions.Exit(1)
 
 
 @main.command()

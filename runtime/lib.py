@@ -518,14 +518,18 @@ def _show(state, name: str, args: tuple) -> str:
         return f"{name}({', '.join(map(str, args))})"
 
 
+SHOWN_CHARS = 300  # a value in a scenario's message is cut after this many characters
+
+
 def show(value, desc) -> str:
-    """A value as readable JSON text (for scenario messages)."""
+    """A value as readable JSON text (for scenario messages), cut if it is long."""
     import json
 
     try:
-        return json.dumps(desc.encode(value), ensure_ascii=False)
+        text = json.dumps(desc.encode(value), ensure_ascii=False)
     except Exception:  # noqa: BLE001 - a scenario message must never hide the real failure
-        return repr(value)
+        text = repr(value)
+    return text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS] + "…"
 
 
 def no_element(kind: str, ident: str):
@@ -533,7 +537,15 @@ def no_element(kind: str, ident: str):
     raise RuleError(f"the map has no {kind} '{ident}'")
 
 
-def expect(ok: bool, text: str, detail: str, file: str, line: int) -> None:
-    """Scenario step: a condition that must hold."""
-    if not ok:
-        raise ScenarioFailure(f"expected {text}" + (f"; {detail}" if detail else ""), file, line)
+def expect(ok: bool, text: str, seen, file: str, line: int) -> None:
+    """Scenario step: a condition that must hold; failing, it says what its operands were
+    (`seen()` gives (source text, shown value) pairs)."""
+    if ok:
+        return
+    try:
+        values = [f"{words} = {value}" for words, value in seen()] if seen else []
+    except Exception:  # noqa: BLE001 - a scenario message must never hide the real failure
+        values = []
+    raise ScenarioFailure(
+        f"expected {text}" + (f"; saw {', '.join(values)}" if values else ""), file, line
+    )

@@ -75,7 +75,7 @@ class ExpressionRules(TyperBase):
         name = node.name
         local = scope.lookup(name)
         if local is not None:
-            self.cp.refs[id(node)] = LocalRef(name)
+            self.cp.refs[id(node)] = LocalRef(name, local.site)
             return local.type
         p = self.p
         if name in p.state:
@@ -129,7 +129,10 @@ class ExpressionRules(TyperBase):
             values = self.cp.enum_values.get(node.obj.name, [])
             if node.name not in values:
                 self.error(
-                    UNDEFINED_NAME, f"enum '{node.obj.name}' has no value '{node.name}'", node
+                    UNDEFINED_NAME,
+                    f"enum '{node.obj.name}' has no value '{node.name}'",
+                    node,
+                    *self.suggest(node.name, values),
                 )
                 return ANY
             self.cp.refs[id(node)] = EnumValueRef(node.obj.name, values.index(node.name))
@@ -307,6 +310,7 @@ class ExpressionRules(TyperBase):
                 f"'{node.func}' cannot take a comprehension "
                 f"(use {', '.join(COMPREHENSIONS[:-1])} or {COMPREHENSIONS[-1]})",
                 node,
+                *self.suggest(node.func, COMPREHENSIONS),
             )
         inner = self._comp_scope(node.fors, scope)
         elem = self.expr(node.elem, inner)
@@ -326,7 +330,7 @@ class ExpressionRules(TyperBase):
             inner = inner.child()
             if comp.var in self.global_names:
                 self.error(DUPLICATE, f"'{comp.var}' hides a declaration of the same name", comp)
-            inner.frames[-1][comp.var] = Local(item, False)
+            inner.frames[-1][comp.var] = Local(item, False, comp)
             if comp.where is not None:
                 self.condition(comp.where, inner)
         return inner

@@ -55,15 +55,25 @@ class LabelChecker:
             decl = versions.active
             if decl.label is not None:
                 params = dict(self.cp.signatures[name].params)
-                self.label(decl.label, params, "an action's label")
+                sites = {param.name: param for param in decl.params}
+                self.label(decl.label, params, "an action's label", sites)
         self.choices()
         self.breakdown()
 
     # ------------------------------------------------------------ labels
 
-    def label(self, label: ast.Label, names: dict[str, Type], what: str) -> None:
-        """Type a label's placeholders and conditions with `names` in scope; report what it may not read."""
-        scope = Scope([{n: Local(t, False) for n, t in names.items()}], pure=True, me=True)
+    def label(
+        self,
+        label: ast.Label,
+        names: dict[str, Type],
+        what: str,
+        sites: dict[str, ast.Node],
+    ) -> None:
+        """Type a label's placeholders and conditions with `names` in scope (bound at `sites`,
+        for the tools); report what it may not read."""
+        scope = Scope(
+            [{n: Local(t, False, sites.get(n)) for n, t in names.items()}], pure=True, me=True
+        )
         self.typer.current_decl = ""
         for cond in label.conditions():
             self.typer.condition(cond, scope)
@@ -89,7 +99,8 @@ class LabelChecker:
                 continue
             fields = dict(self.cp.kind_fields.get(name, []))
             fields[name] = ElemT(name)  # the element itself, by its kind's name
-            self.label(kind.label, fields, "a kind's label")
+            sites = {f.name: f for f in kind.fields} | {name: kind}
+            self.label(kind.label, fields, "a kind's label", sites)
             shows[name] = {}
             for expr in (e for t in kind.label.templates() for e in t.exprs):
                 for other in _kinds_in(self.cp.type_of(expr)):
@@ -146,7 +157,7 @@ class LabelChecker:
                     continue
                 optional = isinstance(node, ast.Choose) and node.optional
                 names = {node.name: OptT(value) if optional else value}
-                self.label(node.label, names, "a choice's label")
+                self.label(node.label, names, "a choice's label", {node.name: node})
                 self.cp.choice_labels.setdefault(node.name, (node.label, names[node.name]))
                 first = seen.setdefault(node.name, node.label)
                 if first != node.label:
@@ -214,7 +225,7 @@ class LabelChecker:
     def entries(self, decl: ast.BreakdownDecl | ast.DisplayDecl, what: str) -> None:
         """One declaration's entries: each typed, and reporting a read of secret data."""
         for entry in decl.entries:
-            scope = Scope([{decl.var: Local(PLAYER, False)}], pure=True)
+            scope = Scope([{decl.var: Local(PLAYER, False, decl)}], pure=True)
             self.typer.expr(entry.expr, scope)
             found = self.secret_read(entry.expr, set())
             if found is not None:

@@ -8,7 +8,7 @@ base values first) and `cp.value_enum` (a bare value name -> its most basic enum
 from __future__ import annotations
 
 from compiler.checked import CheckedProgram
-from dsl.diagnostics import BAD_NAME, DUPLICATE, TYPE, UNDEFINED_NAME, Diagnostics
+from dsl.diagnostics import BAD_NAME, DUPLICATE, TYPE, UNDEFINED_NAME, Diagnostics, did_you_mean
 from dsl.keywords import RESERVED_WORDS
 
 
@@ -66,7 +66,10 @@ def _enums(cp: CheckedProgram, diags: Diagnostics) -> None:
         while base is not None:
             if base not in p.enums:
                 diags.error(
-                    UNDEFINED_NAME, f"enum '{name}' extends unknown enum '{base}'", decl.span
+                    UNDEFINED_NAME,
+                    f"enum '{name}' extends unknown enum '{base}'",
+                    decl.span,
+                    *did_you_mean(base, p.enums),
                 )
                 break
             if base in seen:

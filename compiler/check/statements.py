@@ -59,7 +59,7 @@ class StatementRules(TyperBase):
             self.error(DUPLICATE, f"'{name}' hides a declaration of the same name", node)
         elif scope.lookup(name) is not None:
             self.error(DUPLICATE, f"'{name}' is already a local here", node)
-        scope.frames[-1][name] = Local(t, mutable)
+        scope.frames[-1][name] = Local(t, mutable, node)
 
     def visit_Assign(self, node: ast.Assign, scope: Scope) -> None:
         target_t = self.lvalue(node.target, scope)
@@ -184,7 +184,7 @@ class StatementRules(TyperBase):
         self.cp.types[id(node)] = t  # the chosen value's type, for lowering and naming
         guard = scope.child()
         guard.pure, guard.me = True, True
-        guard.frames[-1][node.name] = Local(t, False)
+        guard.frames[-1][node.name] = Local(t, False, node)
         if node.where is not None:
             self.condition(node.where, guard)
         self._declare(node.name, OptT(t) if node.optional else t, node, scope, mutable=False)
@@ -196,12 +196,12 @@ class StatementRules(TyperBase):
         ):
             self.error(TYPE, f"`each … in` needs a collection of players, not {t}", node.players)
         inner = scope.child()
-        inner.frames[-1][node.var] = Local(PLAYER, False)
+        inner.frames[-1][node.var] = Local(PLAYER, False, node)
         value_t = self.domain(node.domain, inner)
         self.cp.types[id(node)] = value_t
         guard = inner.child()
         guard.pure, guard.me = True, True
-        guard.frames[-1][node.name] = Local(value_t, False)
+        guard.frames[-1][node.name] = Local(value_t, False, node)
         if node.where is not None:
             self.condition(node.where, guard)
         self._declare(node.name, MapT(PLAYER, value_t), node, scope, mutable=False)

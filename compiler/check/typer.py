@@ -7,7 +7,6 @@
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
 
 from compiler.builtin_rules import item_type
@@ -36,15 +35,35 @@ from compiler.types import (
 )
 from compiler.visit import Visitor
 from dsl import ast
-from dsl.diagnostics import ASSIGN, NOT_FINITE, PURITY, TYPE, UNDEFINED_NAME, Diagnostics
+from dsl.diagnostics import (
+    ASSIGN,
+    NOT_FINITE,
+    PURITY,
+    TYPE,
+    UNDEFINED_NAME,
+    Diagnostics,
+    did_you_mean,
+)
+
+# The types every rule file may name (besides `player`, enums, map kinds and collections).
+BUILTIN_TYPES: dict[str, Type] = {
+    "int": INT,
+    "bool": BOOL,
+    "text": STR,
+    "shape": SHAPE,
+    "frame": FRAME,
+    "building": BUILDING,
+    "placement": PLACEMENT,
+}
 
 
 @dataclass
 class Local:
-    """A local variable: its type and whether it may be assigned."""
+    """A local variable: its type, whether it may be assigned, and the node that binds it."""
 
     type: Type
     mutable: bool = True
+    site: ast.Node | None = None  # a parameter, `let`, loop, choice or comprehension
 
 
 @dataclass
@@ -90,8 +109,7 @@ class TyperBase(Visitor):
 
     def suggest(self, name: str, candidates) -> tuple[str, ...]:
         """A 'did you mean' note for a misspelt name, if one candidate is close."""
-        close = difflib.get_close_matches(name, sorted(candidates), n=1, cutoff=0.75)
-        return (f"did you mean '{close[0]}'?",) if close else ()
+        return did_you_mean(name, candidates)
 
     def generic_visit(self, node: ast.Node, *args):
         """Every statement and expression class has a typing rule; a missing one is a bug."""
@@ -133,15 +151,7 @@ class TyperBase(Visitor):
 
     def _type_expr(self, node: ast.TypeExpr, data: bool) -> Type:
         if isinstance(node, ast.NamedType):
-            builtin = {
-                "int": INT,
-                "bool": BOOL,
-                "text": STR,
-                "shape": SHAPE,
-                "frame": FRAME,
-                "building": BUILDING,
-                "placement": PLACEMENT,
-            }.get(node.name)
+            builtin = BUILTIN_TYPES.get(node.name)
             if builtin is not None:
                 return builtin
             if node.name in self.p.enums:
@@ -152,6 +162,7 @@ class TyperBase(Visitor):
                 UNDEFINED_NAME,
                 f"unknown type '{node.name}'",
                 node,
+                *self.suggest(node.name, [*BUILTIN_TYPES, "player", *self.p.enums, *self.p.kinds]),
                 "types are int, bool, text, player, shape, frame, building, placement, enums, "
                 "map kinds and collections of them",
             )

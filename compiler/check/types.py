@@ -157,7 +157,7 @@ class Typer(StatementRules, ExpressionRules):
                     t = self.domain(param.domain, scope)
                     if param.name in scope.frames[-1] or param.name in self.global_names:
                         self.error(DUPLICATE, f"parameter '{param.name}' hides another name", param)
-                    scope.frames[-1][param.name] = Local(t, mutable=False)
+                    scope.frames[-1][param.name] = Local(t, mutable=False, site=param)
                     params.append((param.name, t))
                     if param.where is not None:
                         self.condition(param.where, scope.child().with_pure())
@@ -174,20 +174,20 @@ class Typer(StatementRules, ExpressionRules):
                     self.block(decl.final, Scope([{}]))
         if p.score is not None:
             decl = p.score.active
-            scope = Scope([{decl.var: Local(PLAYER, False)}], pure=True)
+            scope = Scope([{decl.var: Local(PLAYER, False, decl)}], pure=True)
             self.expect_assignable(self.expr(decl.expr, scope), INT, decl.expr, "score")
         if p.estimate is not None:
             decl = p.estimate.active
-            scope = Scope([{decl.var: Local(PLAYER, False)}], pure=True)
+            scope = Scope([{decl.var: Local(PLAYER, False, decl)}], pure=True)
             self.expect_assignable(self.expr(decl.expr, scope), INT, decl.expr, "the estimate")
         for decl in p.metrics.values():
-            scope = Scope([{decl.var: Local(PLAYER, False)}], pure=True)
+            scope = Scope([{decl.var: Local(PLAYER, False, decl)}], pure=True)
             t = self.expr(decl.expr, scope)
             if not isinstance(t, IntT | BoolT | AnyT):
                 self.error(TYPE, f"a metric must be a number or a truth value, not {t}", decl.expr)
         if p.rank is not None:
             decl = p.rank.active
-            scope = Scope([{decl.var: Local(PLAYER, False)}], pure=True)
+            scope = Scope([{decl.var: Local(PLAYER, False, decl)}], pure=True)
             for key in decl.keys:
                 t = self.expr(key.expr, scope)
                 if not isinstance(t, IntT | BoolT | AnyT):
@@ -204,11 +204,13 @@ class Typer(StatementRules, ExpressionRules):
                         UNDEFINED_NAME,
                         f"bot '{decl.name}' scores unknown action '{rule.action}'",
                         rule,
+                        *self.suggest(rule.action, p.actions),
                     )
                     continue
                 scope = Scope([{}], pure=True, me=True)
+                sites = {param.name: param for param in p.actions[rule.action].active.params}
                 for name, t in self.cp.signatures[rule.action].params:
-                    scope.frames[-1][name] = Local(t, False)
+                    scope.frames[-1][name] = Local(t, False, sites.get(name))
                 self.expect_assignable(
                     self.expr(rule.score, scope), INT, rule.score, "a bot's score"
                 )
@@ -222,9 +224,14 @@ class Typer(StatementRules, ExpressionRules):
             scope = Scope([{}], pure=True)
             if decl.var is not None:
                 if decl.kind not in p.kinds:
-                    self.error(UNDEFINED_NAME, f"unknown map kind '{decl.kind}'", decl)
+                    self.error(
+                        UNDEFINED_NAME,
+                        f"unknown map kind '{decl.kind}'",
+                        decl,
+                        *self.suggest(decl.kind, p.kinds),
+                    )
                     continue
-                scope.frames[-1][decl.var] = Local(ElemT(decl.kind), False)
+                scope.frames[-1][decl.var] = Local(ElemT(decl.kind), False, decl)
                 if decl.where is not None:
                     self.condition(decl.where, scope)
             self.condition(decl.cond, scope)
@@ -234,6 +241,7 @@ class Typer(StatementRules, ExpressionRules):
 
     def _param_scope(self, decl, pure: bool) -> Scope:
         scope = Scope([{}], pure=pure)
+        sites = {param.name: param for param in decl.params}
         for name, t in self._signature_quiet(decl):
             if name in self.global_names:
                 self.error(
@@ -241,7 +249,7 @@ class Typer(StatementRules, ExpressionRules):
                     f"parameter '{name}' hides the {self.global_names[name]} '{name}'",
                     decl,
                 )
-            scope.frames[-1][name] = Local(t, mutable=False)
+            scope.frames[-1][name] = Local(t, mutable=False, site=sites.get(name))
         return scope
 
     def _signature_quiet(self, decl) -> list[tuple[str, Type]]:

@@ -415,6 +415,7 @@ def text(plots: list[Plot]) -> str:
         "# games/tokyo_jutaku/tools/build_plots.py and rerun it.",
         "# Sides: white 2-4 floors / 5-9 pieces, blue 1-3 floors / 3-6 pieces; value = 1,000 yen per",
         "# piece + 2,000 yen per floor.  Cards are 5 x 4 cells; frames are drawn in card coordinates.",
+        "# metro fmt: off (written by this script, which checks it byte for byte)",
         'map "Tokyo plots" for "Tokyo Jutaku" {',
         f"  # the pieces: {TOTAL_PIECES} in the box",
     ]

@@ -535,6 +535,7 @@ def board_text(
             f"#   {ident}: {stop_list(next(s for s in stations if s.ident == ident))}"
             for ident in SAME_LINE_STATIONS
         ),
+        "# metro fmt: off (written by this script, which checks it byte for byte)",
         'map "Tokyo" for "Tokyo Metro" {',
         "  # lines in income-track order: kind line(name, spots, stocks, colour); spots = income-track",
         "  # disc spots, reconstructed: 4 / 3 / 2 by the line's number of transfer connections;",
@@ -596,6 +597,7 @@ def cards_text(acts: dict[str, str]) -> str:
         "# value: Move = squares, Station = cost a circle, Invest / Chip / Card = cost,",
         "# Start = line value increase, Speed = tokens, Discount = amount off, Bid = bonus,",
         "# Loan / Repay = 1000, Bike / Speculate = 0 (the speculation stake is the player's).",
+        "# metro fmt: off (written by this script, which checks it byte for byte)",
         'map "Tokyo cards" for "Tokyo Metro" {',
     ]
     for deck, name, _about, _cards in DECKS:

@@ -684,6 +684,7 @@ def board_text(
         "# (station: none) that touch one square each; no pyramid goes there.",
         "# Stations joining real stations of other names: Umeda (Umeda, Higashi-Umeda,",
         "# Nishi-Umeda) and Honmachi (spelled Hommachi on the Y and C lines).",
+        "# metro fmt: off (written by this script, which checks it byte for byte)",
         'map "Osaka" for "Tokyo Metro" {',
         "  # lines in income-track order: kind line(name, spots, stocks, colour); spots = income-",
         "  # track disc spots, reconstructed: 4 / 3 / 2 / 1 by the line's number of transfer",
@@ -740,6 +741,7 @@ def cards_text() -> str:
         "# value: Move = squares, Station = cost a circle, Invest / Chip / Copy = cost,",
         "# Speed = tokens, Discount = amount off, Loan / Repay = 1000, InvestChip = 0 (its cost is",
         "# an action chip), Sell = 0 (paid what the share would earn), Bike / Speculate = 0.",
+        "# metro fmt: off (written by this script, which checks it byte for byte)",
         'map "Osaka cards" for "Tokyo Metro" {',
     ]
     for deck, name, _about, _cards in DECKS:
