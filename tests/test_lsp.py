@@ -54,6 +54,9 @@ game "Editor test" {
   breakdown(p) {
     "Points": p.score,
   }
+  display(p) {
+    "Hand": size(p.hand),
+  }
   draw "scores" for p in players: text (p, ": ", p.score) at (10, 20 * seat_number(p))
 }
 """
@@ -415,6 +418,7 @@ def test_labels_metrics_drawings_estimate_and_breakdown_are_navigable(editor):
     assert {"estimate", "breakdown", "points", "scores"} <= set(symbols)
     assert symbols["scores"].kind == types.SymbolKind.Event
     assert [c.name for c in symbols["breakdown"].children] == ["Points"]
+    assert [c.name for c in symbols["display"].children] == ["Hand"]
     # a placeholder of an action's label is its parameter: found, and renamed with it
     param = at(RULES, "c: Color")
     assert uris(editor.definition("rules.metro", where(RULES, "{c}", 0, 1))) == [param]

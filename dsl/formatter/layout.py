@@ -624,6 +624,10 @@ class Layout:
         commas = {id(before): child for before, child in pairwise(entries) if _is_token(child, ",")}
         return Concat(head, self.braced(brace, items, end, commas))
 
+    def rule_display_decl(self, kids):
+        """`display(p) {`, laid out as a breakdown is."""
+        return self.rule_breakdown_decl(kids)
+
     def rule_breakdown_entry(self, kids):
         heading, colon, value = kids
         head = Concat(self.fmt(heading), self.fmt(colon))

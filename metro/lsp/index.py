@@ -67,6 +67,7 @@ KINDS = {
     "metric": "metric",
     "estimate": "estimate",
     "breakdown": "breakdown",
+    "display": "display",
 }
 
 # Removable declarations named by a string (`remove draw "decks"`): the key's first part.
@@ -566,13 +567,20 @@ class _Builder(Visitor):
         return Outline("estimate", "estimate", detail, decl.span, decl.span)
 
     def visit_BreakdownDecl(self, decl: ast.BreakdownDecl):
+        return self._rows_outline(decl, "breakdown")
+
+    def visit_DisplayDecl(self, decl: ast.DisplayDecl):
+        return self._rows_outline(decl, "display")
+
+    def _rows_outline(self, decl: ast.BreakdownDecl | ast.DisplayDecl, word: str) -> Outline:
+        """A breakdown's or display's outline: its rows under it, its player a local."""
         self.local(decl, decl.var)
         children = []
         for entry in decl.entries:
             span = self.locate.strings(entry.span) or entry.span
-            children.append(Outline(entry.heading, "breakdown entry", "", span, entry.span))
-        detail = f"breakdown({decl.var})"
-        return Outline("breakdown", "breakdown", detail, decl.span, decl.span, tuple(children))
+            children.append(Outline(entry.heading, f"{word} entry", "", span, entry.span))
+        detail = f"{word}({decl.var})"
+        return Outline(word, word, detail, decl.span, decl.span, tuple(children))
 
     def visit_MetricDecl(self, decl: ast.MetricDecl):
         span = self.locate.strings(decl.span)

@@ -75,6 +75,8 @@ SYMBOL_KINDS = {
     "estimate": types.SymbolKind.Function,
     "breakdown": types.SymbolKind.Function,
     "breakdown entry": types.SymbolKind.Field,
+    "display": types.SymbolKind.Function,
+    "display entry": types.SymbolKind.Field,
 }
 COMPLETION_KINDS = {
     "const": types.CompletionItemKind.Constant,
