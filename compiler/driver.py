@@ -30,6 +30,7 @@ class CompileContext:
     expansions: tuple[str, ...] = ()
     variants: tuple[str, ...] = ()
     map_path: str | None = None
+    library_root: str | None = None  # None: the shipped games/components
     diags: Diagnostics = field(default_factory=Diagnostics)
     program: Program | None = None
     checked: CheckedProgram | None = None
@@ -47,7 +48,9 @@ class CompileContext:
 
 def stage_resolve(ctx: CompileContext) -> None:
     """Read every file and merge patches."""
-    ctx.program = resolve(ctx.game_path, list(ctx.expansions), list(ctx.variants), ctx.map_path)
+    ctx.program = resolve(
+        ctx.game_path, list(ctx.expansions), list(ctx.variants), ctx.map_path, ctx.library_root
+    )
 
 
 def stage_check(ctx: CompileContext) -> None:
@@ -127,10 +130,15 @@ def run_stages(ctx: CompileContext, stop_after: str | None = None) -> CompileCon
 
 
 def compile_game(
-    path: str, expansions=(), variants=(), map: str | None = None, stop_after: str | None = None
+    path: str,
+    expansions=(),
+    variants=(),
+    map: str | None = None,
+    stop_after: str | None = None,
+    library_root: str | None = None,
 ) -> CompileContext:
     """Compile a game (with expansions/variants/map) and return the context."""
-    ctx = CompileContext(path, tuple(expansions), tuple(variants), map)
+    ctx = CompileContext(path, tuple(expansions), tuple(variants), map, library_root)
     return run_stages(ctx, stop_after)
 
 

@@ -613,6 +613,15 @@ class UseDecl(Decl):
 
 
 @dataclass(frozen=True, slots=True)
+class UseLibraryDecl(Decl):
+    """`use library "name"`: include a shared component library by name (never by path)."""
+
+    name: str
+    span: Span = _span()
+    name_span: Span | None = field(default=None, compare=False, repr=False)  # the string itself
+
+
+@dataclass(frozen=True, slots=True)
 class CombinationDecl(Decl):
     """`requires "Name"` / `excludes "Name"`: which expansions or variants a patch goes with."""
 
@@ -924,12 +933,13 @@ class GameFile(Node):
 
 @dataclass(frozen=True, slots=True)
 class MapFile(Node):
-    """`map "Name" for "Game" {…}`."""
+    """`map "Name" for "Game" {…}`, or `map "Name" for library "name" {…}`: data of a library."""
 
     name: str
     game: str
     items: tuple[MapItem, ...]
     span: Span = _span()
+    for_library: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -953,4 +963,13 @@ class PartFile(Node):
     span: Span = _span()
 
 
-File = GameFile | MapFile | PatchFile | PartFile
+@dataclass(frozen=True, slots=True)
+class LibraryFile(Node):
+    """`library "name" {…}`: declarations of a shared component library."""
+
+    name: str
+    decls: tuple[Decl, ...]
+    span: Span = _span()
+
+
+File = GameFile | MapFile | PatchFile | PartFile | LibraryFile

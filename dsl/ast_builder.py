@@ -34,6 +34,12 @@ class AstBuilder:
     def map_file(self, ch):
         return ast.MapFile(unquote(ch[0]), unquote(ch[1]), tuple(ch[2:]), self.here)
 
+    def library_map_file(self, ch):
+        return ast.MapFile(unquote(ch[0]), unquote(ch[1]), tuple(ch[2:]), self.here, True)
+
+    def library_file(self, ch):
+        return ast.LibraryFile(unquote(ch[0]), tuple(ch[1:]), self.here)
+
     def patch_file(self, ch):
         return ast.PatchFile(ch[0], unquote(ch[1]), unquote(ch[2]), tuple(ch[3:]), self.here)
 
@@ -78,6 +84,9 @@ class AstBuilder:
 
     def use_decl(self, ch):
         return ast.UseDecl(unquote(ch[0]), self.here, self._at(ch[0]))
+
+    def use_library_decl(self, ch):
+        return ast.UseLibraryDecl(unquote(ch[0]), self.here, self._at(ch[0]))
 
     def _at(self, token: Token) -> Span:
         return Span(self.filename, token.line, token.column, token.end_line, token.end_column)

@@ -1,0 +1,273 @@
+"""Shared component libraries: `use library "name"`, confined to games/components/<name>/.
+
+A library is named, never given by path; it reads only its own folder (symbolic links
+resolved); unknown names, bad names and misplaced files are clear errors; the module cache's
+key covers library files; `metro diff` and rule coverage see them.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from compiler import compile_game
+from compiler.cache import cache_key, input_files
+from compiler.libraries import available_libraries, valid_library_name
+from dsl.diagnostics import CompileError
+from metro.diff import describe_patches
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SHIPPED = os.path.join(ROOT, "games", "components")
+
+GAME = """game "G" {
+  players 2..2
+  use library "cans"
+  state { total: int public }
+  action a() { total += sum(c.size for c in can) + BIG }
+  flow { choose by seat(1) { a } }
+}
+"""
+
+CANS = """library "cans" {
+  use "more.metro"
+  use "data.metro"
+  map schema {
+    kind can(size: int)
+    check "cans have a size": all(c.size > 0 for c in can)
+  }
+}
+"""
+MORE = 'library "cans" {\n  const BIG = 10\n  function double(n: int) -> int = 2 * n\n}\n'
+DATA = 'map "Cans" for library "cans" {\n  can tall(size: 3)\n  can short(size: 1)\n}\n'
+LIBRARY = {"cans/library.metro": CANS, "cans/more.metro": MORE, "cans/data.metro": DATA}
+
+
+def write(folder, files: dict[str, str]) -> str:
+    """Write `files` (relative path -> text) under `folder`; returns the folder."""
+    for rel, text in files.items():
+        path = folder / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return str(folder)
+
+
+def setup(tmp_path, game: dict[str, str], library: dict[str, str] = LIBRARY):
+    """(game folder, library root) under tmp_path."""
+    return write(tmp_path / "game", game), write(tmp_path / "lib", library)
+
+
+def refused(tmp_path, game: dict[str, str], library: dict[str, str] = LIBRARY, **options):
+    """The diagnostics of a compile that must fail."""
+    folder, root = setup(tmp_path, game, library)
+    with pytest.raises(CompileError) as info:
+        compile_game(folder, library_root=root, **options)
+    return info.value.diagnostics
+
+
+def only(diagnostics, code: str):
+    found = [d for d in diagnostics if d.code.code == code]
+    assert len(found) == 1, [str(d) for d in diagnostics]
+    return found[0]
+
+
+def test_a_library_brings_its_declarations_and_its_data(tmp_path):
+    folder, root = setup(tmp_path, {"rules.metro": GAME})
+    ctx = compile_game(folder, library_root=root)
+    program = ctx.program
+    assert program.libraries == {"cans": os.path.join(root, "cans", "library.metro")}
+    assert program.library_data == [os.path.join(root, "cans", "data.metro")]
+    assert program.map_paths == []  # a library's data is not the game's map: --map keeps it
+    assert {"BIG"} <= set(program.consts) and "double" in program.functions
+    assert ctx.data.ids["can"] == ["tall", "short"]
+    assert "cans have a size" in program.checks
+
+
+def test_library_data_stays_when_the_map_is_replaced(tmp_path):
+    folder, root = setup(
+        tmp_path,
+        {
+            "rules.metro": GAME.replace(
+                'use library "cans"', 'use library "cans"\n  default map "m.metro"'
+            ).replace("state {", "map schema { kind town() }\n  state {"),
+            "m.metro": 'map "M" for "G" {\n  town a\n}\n',
+            "other.metro": 'map "O" for "G" {\n  town b\n}\n',
+        },
+    )
+    ctx = compile_game(folder, map=os.path.join(folder, "other.metro"), library_root=root)
+    assert ctx.data.ids["town"] == ["b"] and ctx.data.ids["can"] == ["tall", "short"]
+
+
+def test_a_library_used_by_the_game_and_an_expansion_is_read_once(tmp_path):
+    folder, root = setup(
+        tmp_path,
+        {
+            "rules.metro": GAME,
+            "more/expansion.metro": 'expansion "More" for "G" {\n  use library "cans"\n}\n',
+        },
+    )
+    program = compile_game(folder, expansions=["more"], library_root=root).program
+    assert list(program.libraries) == ["cans"] and len(program.library_data) == 1
+
+
+def test_an_unknown_library_is_named_with_the_known_ones(tmp_path):
+    found = only(refused(tmp_path, {"rules.metro": GAME.replace('"cans"', '"canz"')}), "resolve")
+    assert found.message == "unknown library 'canz' (did you mean 'cans'?)"
+    assert (found.span.line, found.span.col) == (3, 15)  # at the name
+    assert "known libraries: cans" in found.notes
+
+
+@pytest.mark.parametrize(
+    "name", ["../cans", "cans/../cans", "/etc", "Cans", "cans.metro", "", "a b", "x" * 65]
+)
+def test_a_library_is_named_by_one_word_never_by_a_path(tmp_path, name):
+    found = only(refused(tmp_path, {"rules.metro": GAME.replace('"cans"', f'"{name}"')}), "path")
+    assert found.message.startswith(f"'{name}' is not a library name")
+    assert not valid_library_name(name)
+
+
+def test_a_library_reads_only_its_own_folder(tmp_path):
+    (tmp_path / "secret.metro").write_text('library "cans" {\n  const SECRET = 1\n}\n')
+    for written in ("../../secret.metro", str(tmp_path / "secret.metro")):
+        library = {**LIBRARY, "cans/library.metro": CANS.replace("more.metro", written)}
+        found = only(refused(tmp_path, {"rules.metro": GAME}, library), "path")
+        assert found.span.file.endswith("library.metro") and found.span.line == 2
+        assert "outside the library's folder" in found.message or "absolute" in found.message
+
+
+def test_a_library_may_not_reach_another_library_by_path(tmp_path):
+    library = {
+        **LIBRARY,
+        "cans/library.metro": CANS.replace("more.metro", "../other/library.metro"),
+        "other/library.metro": 'library "other" {\n}\n',
+    }
+    found = only(refused(tmp_path, {"rules.metro": GAME}, library), "path")
+    assert found.message == "'../other/library.metro' leads outside the library's folder"
+
+
+def test_symbolic_links_out_of_a_library_are_refused(tmp_path):
+    folder, root = setup(tmp_path, {"rules.metro": GAME})
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "library.metro").write_text(CANS)
+    # a library folder that is a link out of the root
+    os.symlink(outside, os.path.join(root, "linked"))
+    with pytest.raises(CompileError) as info:
+        compile_game(
+            write(tmp_path / "g2", {"rules.metro": GAME.replace('"cans"', '"linked"')}),
+            library_root=root,
+        )
+    assert "leads outside the library folder" in only(info.value.diagnostics, "path").message
+    # a file inside the library that is a link out of its folder
+    os.unlink(os.path.join(root, "cans", "more.metro"))
+    os.symlink(outside / "library.metro", os.path.join(root, "cans", "more.metro"))
+    with pytest.raises(CompileError) as info:
+        compile_game(folder, library_root=root)
+    assert "outside the library's folder" in only(info.value.diagnostics, "path").message
+
+
+def test_a_library_declares_components_not_rules(tmp_path):
+    library = {
+        **LIBRARY,
+        "cans/more.metro": MORE.replace("const BIG", "state { x: int public }\n  const BIG"),
+    }
+    found = only(refused(tmp_path, {"rules.metro": GAME}, library), "structure")
+    assert found.message.startswith("a library declares components")
+    assert found.span.file.endswith("more.metro") and found.span.line == 2
+
+
+def test_a_library_file_must_carry_the_librarys_name(tmp_path):
+    library = {**LIBRARY, "cans/library.metro": CANS.replace('library "cans"', 'library "tins"')}
+    found = only(refused(tmp_path, {"rules.metro": GAME}, library), "resolve")
+    assert 'should start with `library "cans" {`' in found.message
+
+
+def test_a_library_uses_only_its_own_files_and_data(tmp_path):
+    for text in (
+        'part "P" for "G" {\n}\n',
+        'map "M" for "G" {\n}\n',
+        'map "D" for library "tins" {\n}\n',
+    ):
+        library = {**LIBRARY, "cans/more.metro": text}
+        found = only(refused(tmp_path, {"rules.metro": GAME}, library), "resolve")
+        assert "is neither a file of library 'cans'" in found.message
+
+
+def test_a_game_names_a_library_never_its_files(tmp_path):
+    game = GAME.replace('use library "cans"', 'use "lib/library.metro"')
+    files = {"rules.metro": game, "lib/library.metro": CANS}
+    found = only(refused(tmp_path, files), "resolve")
+    assert found.message == (
+        "'lib/library.metro' is a library file; use the library by name: `use library \"cans\"`"
+    )
+    data_as_map = GAME.replace('use library "cans"', 'default map "d.metro"')
+    found = only(refused(tmp_path, {"rules.metro": data_as_map, "d.metro": DATA}), "resolve")
+    assert "is data of library 'cans'" in found.message
+
+
+def test_checking_a_library_file_says_what_it_is(tmp_path):
+    _, root = setup(tmp_path, {"rules.metro": GAME})
+    with pytest.raises(CompileError) as info:
+        compile_game(os.path.join(root, "cans", "library.metro"), library_root=root)
+    assert "a library: games use it by name" in info.value.diagnostics[0].message
+
+
+def test_library_names_collide_like_any_other(tmp_path):
+    game = GAME.replace("state {", "const BIG = 1\n  state {")
+    found = only(refused(tmp_path, {"rules.metro": game}), "duplicate")
+    assert found.message == "const 'BIG' is already declared"
+    assert found.span.file.endswith("rules.metro") and found.span.line == 4
+
+
+def test_the_cache_key_covers_every_library_file(tmp_path):
+    folder, root = setup(tmp_path, {"rules.metro": GAME})
+    rules = os.path.join(folder, "rules.metro")
+    files = input_files(rules, [], root)
+    assert os.path.join(root, "cans", "data.metro") in files
+    assert os.path.join(root, "cans", "more.metro") in files
+    # the shipped games: their key moves when a shipped library file changes
+    jutaku = os.path.join(ROOT, "games", "tokyo_jutaku", "rules.metro")
+    assert os.path.join(SHIPPED, "jutaku", "plots.metro") in input_files(jutaku, [])
+    assert cache_key(jutaku, [], "x") == cache_key(jutaku, [], "x")
+
+
+def test_the_cache_key_changes_with_a_library_file(tmp_path, monkeypatch):
+    from compiler import cache
+
+    folder, root = setup(tmp_path, {"rules.metro": GAME})
+    rules = os.path.join(folder, "rules.metro")
+    monkeypatch.setattr(cache, "LIBRARY_ROOT", root)
+    before = cache_key(rules, [], "o")
+    (tmp_path / "lib" / "cans" / "data.metro").write_text(DATA.replace("size: 3", "size: 4"))
+    assert cache_key(rules, [], "o") != before
+
+
+def test_metro_diff_names_the_libraries_a_patch_uses(tmp_path, monkeypatch):
+    from compiler import resolve
+
+    game = GAME.replace('use library "cans"', "").replace("+ BIG", "")
+    game = game.replace("sum(c.size for c in can)", "1")
+    folder, root = setup(
+        tmp_path,
+        {
+            "rules.metro": game,
+            "more/expansion.metro": 'expansion "More" for "G" {\n  use library "cans"\n}\n',
+        },
+    )
+    monkeypatch.setattr(resolve, "LIBRARY_ROOT", root)
+    changes = describe_patches(folder, ["more"])
+    uses = [c for c in changes if c.verb == "uses"]
+    assert [(c.what, c.name, c.where) for c in uses] == [
+        ("library", "cans", os.path.join(folder, "more", "expansion.metro") + ":2")
+    ]
+    added = [(c.verb, c.what, c.name) for c in changes if c.where.startswith(root)]
+    assert ("adds", "check", "cans have a size") in added and ("adds", "const", "BIG") in added
+
+
+def test_the_shipped_libraries():
+    assert {"jutaku"} <= set(available_libraries())
+    program = compile_game(
+        os.path.join(ROOT, "games", "tokyo_jutaku"), stop_after="resolve"
+    ).program
+    assert list(program.libraries) == ["jutaku"]
+    assert program.library_data == [os.path.join(SHIPPED, "jutaku", "plots.metro")]
