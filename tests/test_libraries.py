@@ -265,9 +265,110 @@ def test_metro_diff_names_the_libraries_a_patch_uses(tmp_path, monkeypatch):
 
 
 def test_the_shipped_libraries():
-    assert {"jutaku"} <= set(available_libraries())
+    assert {"jidohanbaiki", "jutaku", "metro"} <= set(available_libraries())
     program = compile_game(
         os.path.join(ROOT, "games", "tokyo_jutaku"), stop_after="resolve"
     ).program
     assert list(program.libraries) == ["jutaku"]
     assert program.library_data == [os.path.join(SHIPPED, "jutaku", "plots.metro")]
+
+
+# ------------------------------------------------------------------------------------ the shipped data
+
+USES_ALL = """game "All" {
+  players 2..2
+  use library "jidohanbaiki"
+  use library "jutaku"
+  use library "metro"
+  state { x: int public }
+  flow { x = 1 }
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def shipped(tmp_path_factory):
+    """A game that uses every shipped library, compiled through the map checks."""
+    folder = write(tmp_path_factory.mktemp("all"), {"rules.metro": USES_ALL})
+    return compile_game(folder, stop_after="validate_maps")
+
+
+def elements(ctx, kind: str) -> dict[str, dict]:
+    """Each element of a kind by name: its fields (references as names)."""
+    data = ctx.data
+    kinds = dict(ctx.checked.kind_fields[kind])
+    out = {}
+    for i, ident in enumerate(data.ids[kind]):
+        row = {}
+        for name, column in data.fields[kind].items():
+            value = column[i]
+            target = getattr(kinds[name], "kind", None)
+            if target is None and hasattr(kinds[name], "inner"):
+                target = getattr(kinds[name].inner, "kind", None)
+            row[name] = (
+                data.ids[target][value] if target in data.ids and value is not None else value
+            )
+        out[ident] = row
+    return out
+
+
+def test_jidohanbaiki_has_the_texts_numbers(shipped):
+    colours = elements(shipped, "drink_color")
+    shapes = elements(shipped, "drink_shape")
+    drinks = elements(shipped, "drink")
+    assert len(colours) == 6 and len(shapes) == 6 and len(drinks) == 36
+    assert {c["name"] for c in colours.values()} == {
+        "black",
+        "white",
+        "mint green",
+        "blue",
+        "red",
+        "purple",
+    }
+    assert {"longest bottle", "chubby can", "short can"} <= {s["name"] for s in shapes.values()}
+    assert {(d["color"], d["shape"]) for d in drinks.values()} == {
+        (c, s) for c in colours for s in shapes
+    }
+    assert len(shipped.data.ids["crate"]) == 6
+    cards = elements(shipped, "stock_card")
+    assert len(cards) == 12
+    assert sorted(c["color"] for c in cards.values() if c["color"]) == sorted(colours)
+    assert sorted(c["shape"] for c in cards.values() if c["shape"]) == sorted(shapes)
+
+
+def test_jidohanbaiki_places_follow_the_texts_examples(shipped):
+    colours = {c["name"]: c["position"] for c in elements(shipped, "drink_color").values()}
+    shapes = {s["name"]: s["position"] for s in elements(shipped, "drink_shape").values()}
+    # dice 3 and 6: a black short can; none left: the next shape to the right (round to 1)
+    assert colours["black"] == 3 and shapes["short can"] == 6 and shapes["longest bottle"] == 1
+    # Izakaya: ¥100 on places 1-2, ¥200 on 3-4, ¥300 on 5-6; white is worth 200, blue 300
+    assert colours["white"] in (3, 4) and colours["blue"] in (5, 6)
+
+
+def test_metro_pieces_per_colour(shipped):
+    program = shipped.program
+    consts = {
+        name: shipped.evaluator.const(name, program.consts[name].active)
+        for name in ("METRO_PYRAMIDS", "METRO_CHIPS")
+    }
+    assert consts == {"METRO_PYRAMIDS": 6, "METRO_CHIPS": 9}
+
+
+def read(path: str) -> str:
+    with open(path, encoding="utf-8") as handle:
+        return handle.read()
+
+
+def test_broken_library_data_fails_the_librarys_checks(tmp_path):
+    data = read(os.path.join(SHIPPED, "jidohanbaiki", "components.metro"))
+    library = {
+        "jidohanbaiki/library.metro": read(os.path.join(SHIPPED, "jidohanbaiki", "library.metro")),
+        "jidohanbaiki/components.metro": data.replace(
+            "  drink red_short_can(color: red, shape: short_can)\n", ""
+        ),
+    }
+    game = USES_ALL.replace('use library "jutaku"\n', "").replace('use library "metro"\n', "")
+    found = refused(tmp_path, {"rules.metro": game}, library)
+    messages = {d.message for d in found}
+    assert "map check failed: 36 drinks, one of each colour and shape" in messages
+    assert "drink_color 'red': a colour's six drinks fill one crate" in messages
