@@ -504,6 +504,7 @@ class _Merger:
                     )
                 else:
                     p.kinds[kind.name] = kind
+                    self._record("adds", "map kind", kind.name, kind.span)
             for check in decl.checks:
                 self._add_named(p.checks, "check", check)
         elif isinstance(decl, ast.CheckDecl):

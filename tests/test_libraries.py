@@ -262,6 +262,7 @@ def test_metro_diff_names_the_libraries_a_patch_uses(tmp_path, monkeypatch):
     ]
     added = [(c.verb, c.what, c.name) for c in changes if c.where.startswith(root)]
     assert ("adds", "check", "cans have a size") in added and ("adds", "const", "BIG") in added
+    assert ("adds", "map kind", "can") in added
 
 
 def test_the_shipped_libraries():
