@@ -1,7 +1,7 @@
 """Speed of every shipped game on one core, with the bots CI and users run them with.
 
-Run from the repository root: `python bench/bench_games.py [--games 40] [--json]`. Rates are per
-CPU second of this process (steady on a busy machine). Tokyo Jutaku is played by its declared
+Run from the repository root: `python bench/bench_games.py [--games 40] [--only TEXT] [--json]`.
+Rates are per CPU second of this process (steady on a busy machine). Tokyo Jutaku is played by its declared
 `planner` bot (random play rarely finishes a building); the others by random bots.
 """
 
@@ -36,6 +36,24 @@ CONFIGS = [
     ("Tokyo Jutaku, 4 players, planner", "tokyo_jutaku", (), (), 4, "planner"),
     ("Tokyo Jutaku, 8 players, planner", "tokyo_jutaku", (), (), 8, "planner"),
     ("Jutaku tower game, 4 players, tower bot", "tokyo_jutaku", (), ("tower",), 4, "tower"),
+    (
+        "Metro Drinks (--with drinks), 4 players, random",
+        "tokyo_metro",
+        ("drinks",),
+        (),
+        4,
+        "random",
+    ),
+    (
+        "Osaka Metro + Metro Drinks, 4 players, random",
+        "tokyo_metro",
+        ("osaka", "drinks"),
+        (),
+        4,
+        "random",
+    ),
+    ("Izakaya, 2 players, random", "izakaya", (), (), 2, "random"),
+    ("Izakaya, 5 players, random", "izakaya", (), (), 5, "random"),
 ]
 
 
@@ -51,12 +69,14 @@ class Row:
     mean_decisions: float
 
 
-def measure(games: int) -> list[Row]:
-    """Play every configuration on one core."""
+def measure(games: int, only: str = "") -> list[Row]:
+    """Play every configuration (whose label contains `only`) on one core."""
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
     rows = []
     for label, name, expansions, variants, players, bot in CONFIGS:
+        if only.lower() not in label.lower():
+            continue
         path = os.path.join(ROOT, "games", name)
         load_game(path, expansions=expansions, variants=variants)  # compile outside the timing
         started = time.process_time()
@@ -94,9 +114,10 @@ def placement_us() -> float:
 @click.command()
 @click.option("--games", type=click.IntRange(min=1), default=40, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as one JSON object.")
-def main(games: int, as_json: bool) -> None:
+@click.option("--only", default="", help="Only the configurations whose label contains this text.")
+def main(games: int, as_json: bool, only: str) -> None:
     """Measure every game's speed on one core and print a table."""
-    rows = measure(games)
+    rows = measure(games, only)
     placements = placement_us()
     if as_json:
         click.echo(json.dumps({"rows": [asdict(r) for r in rows], "placement_us": placements}))
