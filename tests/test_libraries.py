@@ -373,3 +373,19 @@ def test_broken_library_data_fails_the_librarys_checks(tmp_path):
     messages = {d.message for d in found}
     assert "map check failed: 36 drinks, one of each colour and shape" in messages
     assert "drink_color 'red': a colour's six drinks fill one crate" in messages
+
+
+def test_a_games_action_named_like_a_builtin_leaves_the_librarys_calls_alone(tmp_path):
+    # Tokyo Metro's Station action is called `build`, as is the builtin the jutaku library's
+    # witness check calls: an action is never called, so the call stays the builtin's.
+    game = """game "G" {
+  players 2..2
+  use library "jutaku"
+  state { x: int public }
+  action build(n: 1..2) { x += n }
+  flow { choose by seat(1) { build } }
+}
+"""
+    ctx = compile_game(write(tmp_path, {"rules.metro": game}), stop_after="validate_maps")
+    assert "meets" in ctx.program.functions and "build" in ctx.program.actions
+    assert "meets" not in ctx.checked.suspends  # not mistaken for the waiting action

@@ -216,12 +216,14 @@ class ExpressionRules(TyperBase):
                     self.error(TYPE, f"procedure '{name}' returns no value", node)
                 return ANY
             return sig.ret
-        if name in p.actions:
+        builtin = BUILTINS.get(name)
+        # An action is never called, so a call with an action's name that is also a builtin's
+        # is the builtin (a library's functions keep their builtins whatever the game's actions).
+        if name in p.actions and builtin is None:
             self.error(
                 STRUCTURE, f"'{name}' is an action: offer it with `choose by p {{ {name} }}`", node
             )
             return ANY
-        builtin = BUILTINS.get(name)
         if builtin is None:
             known = list(p.functions) + list(p.procedures) + list(BUILTINS)
             self.error(
