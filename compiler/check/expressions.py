@@ -208,7 +208,9 @@ class ExpressionRules(TyperBase):
             self.cp.refs[id(node)] = ProcedureRef(name) if is_proc else FunctionRef(name)
             if is_proc and scope.pure:
                 self.error(PURITY, f"a function or guard may not call procedure '{name}'", node)
-            if sig is None:
+            if sig is None:  # a const typed before the signatures: its arguments still get refs
+                for arg in node.args:
+                    self.expr(arg, scope)
                 return ANY
             self._call_args(node, node.args, sig, scope)
             if sig.ret is None:
