@@ -389,3 +389,15 @@ def test_a_games_action_named_like_a_builtin_leaves_the_librarys_calls_alone(tmp
     ctx = compile_game(write(tmp_path, {"rules.metro": game}), stop_after="validate_maps")
     assert "meets" in ctx.program.functions and "build" in ctx.program.actions
     assert "meets" not in ctx.checked.suspends  # not mistaken for the waiting action
+
+
+def test_rule_coverage_counts_the_lines_of_the_libraries_a_game_runs():
+    from compiler import load_game
+    from metro.coverage import exercise, rule_coverage
+
+    game = load_game(os.path.join(ROOT, "games", "izakaya"))
+    report = rule_coverage(game, lambda g: exercise(g, random_games=2))
+    library = os.path.join(SHIPPED, "jidohanbaiki", "library.metro")
+    assert library in report.files
+    ran = report.files[library]
+    assert ran.executed & ran.code_lines  # crate_of() ran in the setup
