@@ -401,3 +401,19 @@ def test_rule_coverage_counts_the_lines_of_the_libraries_a_game_runs():
     assert library in report.files
     ran = report.files[library]
     assert ran.executed & ran.code_lines  # crate_of() ran in the setup
+
+
+def test_library_files_are_read_bounded_and_only_when_regular(tmp_path):
+    folder, root = setup(tmp_path, {"rules.metro": GAME})
+    more = os.path.join(root, "cans", "more.metro")
+    os.unlink(more)
+    with open(more, "wb") as handle:
+        handle.truncate(3 * 1024 * 1024)  # larger than a rule file may be
+    with pytest.raises(CompileError) as info:
+        compile_game(folder, library_root=root)
+    assert "larger than the limit of 2 MiB" in info.value.diagnostics[0].message
+    os.unlink(more)
+    os.mkfifo(more)  # opening a FIFO would block: it is refused before it is opened
+    with pytest.raises(CompileError) as info:
+        compile_game(folder, library_root=root)
+    assert "is not a regular file" in info.value.diagnostics[0].message
