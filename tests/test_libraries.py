@@ -417,3 +417,16 @@ def test_library_files_are_read_bounded_and_only_when_regular(tmp_path):
     with pytest.raises(CompileError) as info:
         compile_game(folder, library_root=root)
     assert "is not a regular file" in info.value.diagnostics[0].message
+
+
+def test_a_library_may_use_another_library_by_name(tmp_path):
+    library = {
+        **LIBRARY,
+        "cans/library.metro": CANS.replace(
+            'use "data.metro"', 'use "data.metro"\n  use library "tins"'
+        ),
+        "tins/library.metro": 'library "tins" {\n  const TIN = 2\n}\n',
+    }
+    folder, root = setup(tmp_path, {"rules.metro": GAME.replace("+ BIG", "+ BIG + TIN")}, library)
+    program = compile_game(folder, library_root=root).program
+    assert list(program.libraries) == ["cans", "tins"] and "TIN" in program.consts
