@@ -84,3 +84,22 @@ def test_the_table_has_every_edge_corner_and_line(script):
     assert ("v00", "v01", "v02") in names  # parallel edges across a row of cards
     assert ("h00", "v10", "h11") in names  # a diagonal staircase
     assert all(len({a.name, b.name, c.name}) == 3 for a, b, c in lines)
+
+
+def test_a_declared_bot_scores_choices_too():
+    # The host's rules score the secret bid (`bids`, a choice) and the build steps
+    # (`build_area`, `build_at`), not only actions.
+    from metro.preference import declared_bot
+
+    game = load_game(IZAKAYA)
+    state = game.new_game(2, 1)
+    bot = declared_bot(game, "host", 0)
+    assert bot.choose(state, 0).id == "bids(200)"
+    assert bot.choose(state, 1).id == "bids(200)"
+
+
+def test_the_host_beats_random_play():
+    from metro.simulate import simulate
+
+    stats = simulate(IZAKAYA, players=2, games=30, seed="host", bots=["host", "random"])
+    assert stats.wins[0] > stats.wins[1]
