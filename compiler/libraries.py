@@ -1,6 +1,6 @@
 """Shared component libraries: folders of games/components/, used by name from rule files.
 
-`use library "jidohanbaiki"` names a library, never a path: the name is one lower-case word, and
+`use library "cards"` names a library, never a path: the name is one lower-case word, and
 it resolves to `<library root>/<name>/library.metro` (the root is the `games/components` folder
 shipped beside the compiler). Everything a library reads stays inside its own folder.
 """
