@@ -118,6 +118,16 @@ def longest_trail_rule(args: list[Type]) -> Type | str:
     return INT
 
 
+def path_cost_rule(args: list[Type]) -> Type | str:
+    """path_cost(edges, a, b, limit): a number from (a, b, weight) tuples and a number."""
+    item = item_type(args[0])
+    if item is None or not (isinstance(item, TupleT | AnyT)):
+        return "path_cost() needs a list of (a, b, weight) tuples"
+    if not isinstance(args[3], IntT | AnyT):
+        return "path_cost()'s limit is a number"
+    return INT
+
+
 def listed(item: Type) -> Type:
     """A list of `item`."""
     return CollT("list", item)

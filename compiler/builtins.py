@@ -43,6 +43,7 @@ from compiler.builtin_rules import (
     of_items,
     over_items,
     pair_or_items,
+    path_cost_rule,
     reachable_rule,
     seat_rule,
     truth,
@@ -61,7 +62,7 @@ from compiler.types import (
     TupleT,
     Type,
 )
-from runtime import graph, grid, shapes
+from runtime import graph, grid, lib, shapes
 
 # Modules of `runtime/` as the generated module imports them (compiler/templates/module.py.jinja).
 RUNTIME_ALIASES = {
@@ -264,6 +265,7 @@ TABLE: list[Builtin] = [
         always(INT),
         runtime="runtime.lib.index_of",
         small_result=True,
+        const=lambda args: lib.index_of(args[0], args[1]),
     ),
     # numbers
     Builtin(
@@ -395,6 +397,15 @@ TABLE: list[Builtin] = [
         runtime="runtime.graph.longest_trail",
         const=lambda args: graph.longest_trail(list(args[0])),
     ),
+    Builtin(
+        "path_cost",
+        "edges, a, b, limit",
+        "least total weight of a path joining two vertices over (a, b, weight) edges; limit if none costs less",
+        (4, 4),
+        path_cost_rule,
+        runtime="runtime.graph.path_cost",
+        const=lambda args: graph.path_cost(list(args[0]), args[1], args[2], args[3]),
+    ),
     # shapes and buildings
     Builtin(
         "placements",
@@ -485,6 +496,16 @@ TABLE: list[Builtin] = [
         (0, 0),
         always(BUILDING),
         emit="_shapes.Building.empty()",
+    ),
+    Builtin(
+        "columns",
+        "building",
+        "the (x, y, height) of each ground cell a building stands on, in (x, y) order",
+        (1, 1),
+        always(listed(TupleT((INT, INT, INT)))),
+        params=(BUILDING,),
+        emit="({0}).columns()",
+        const=lambda args: args[0].columns(),
     ),
     Builtin(
         "cells_of",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from compiler.draw_rules import CheckedDraw
 from compiler.program import Program
 from compiler.refs import Ref
 from compiler.types import ANY, Subtyping, Type
@@ -40,6 +41,12 @@ class CheckedProgram:
     refs: dict[int, Ref] = field(default_factory=dict)
     suspends: set[str] = field(default_factory=set)
     calls: dict[str, set[str]] = field(default_factory=dict)
+    draws: list[CheckedDraw] = field(default_factory=list)
+    label_kinds: list[str] = field(default_factory=list)  # labelled kinds, in computing order
+    choice_labels: dict[str, tuple[ast.Label, Type]] = field(
+        default_factory=dict
+    )  # name -> label, value type
+    private_choices: set[int] = field(default_factory=set)  # choices of owner-only or hidden data
 
     @classmethod
     def start(cls, program: Program) -> CheckedProgram:

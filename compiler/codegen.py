@@ -124,6 +124,11 @@ class Generator(StrictVisitor):
         self.named_values: dict[str, int] = {}
         # How many steps each walk, loop and call may take (the step budget's weights).
         self.costs = step_costs(cp, self.free_size)
+        # Enums some of whose values read other than their names (`red "bright red"`).
+        self.enum_words: set[str] = set()
+        # Actions and choices with a declared label (their arguments' descriptors carry it).
+        self.labels = {n for n, v in self.p.actions.items() if v.active.label is not None}
+        self.labels |= set(cp.choice_labels)
 
     def free_size(self, over: ast.Node) -> int | None:
         """The items a walk over `over` takes without a charge (None: charged at run time)."""
@@ -227,9 +232,11 @@ class Generator(StrictVisitor):
         elif isinstance(t, PlayerT):
             code = "_v.PLAYER"
         elif isinstance(t, EnumT):
-            code = f"_v.NamedD(E_{ident(t.name)})"
+            words = f", E_{ident(t.name)}__words" if t.name in self.enum_words else ""
+            code = f"_v.NamedD(E_{ident(t.name)}{words})"
         elif isinstance(t, ElemT):
-            code = f"_v.NamedD(K_{ident(t.kind)})"
+            labels = f", K_{ident(t.kind)}__label" if t.kind in self.data.labels else ""
+            code = f"_v.NamedD(K_{ident(t.kind)}{labels})"
         elif isinstance(t, OptT):
             code = f"_v.OptD({self.desc(t.inner)})"
         elif isinstance(t, CollT) and t.kind == "bag":

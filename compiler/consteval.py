@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from compiler.builtin_rules import ConstError
 from compiler.builtins import BUILTINS, Builtin
@@ -18,6 +18,7 @@ from compiler.refs import (
     KindAllRef,
     LocalRef,
 )
+from compiler.types import ElemT, EnumT
 from compiler.visit import Visitor
 from dsl import ast
 from dsl.diagnostics import INT_RANGE, ErrorCode
@@ -45,6 +46,7 @@ class MapData:
     ids: dict[str, list[str]]
     fields: dict[str, dict[str, list]]
     items: dict[str, list[ast.MapItem]]
+    labels: dict[str, tuple[str, ...]] = field(default_factory=dict)  # kind -> each element's label
 
     def count(self, kind: str) -> int:
         """Number of elements of a kind."""
@@ -221,6 +223,8 @@ class Evaluator(Visitor):
                     node,
                 )
             return self.eval(decl.expr, {p.name: v for p, v in zip(decl.params, args, strict=True)})
+        if isinstance(ref, BuiltinRef) and name == "name":
+            return self._name(node.args[0], args[0])
         if isinstance(ref, BuiltinRef):
             builtin = BUILTINS[name]
             if not builtin.lazy:  # a range argument is listed (and its walk charged)
@@ -228,6 +232,16 @@ class Evaluator(Visitor):
             if builtin.const is not None:
                 return self._builtin(builtin, args, node)
         raise EvalError(f"{name}() cannot be computed before the game starts", node)
+
+    def _name(self, node: ast.Expr, value) -> str:
+        """name(x) of an element or enum value: its name (its index is what the evaluator holds)."""
+        t = self.cp.type_of(node)
+        t = getattr(t, "inner", t)  # an optional's value
+        if isinstance(t, ElemT) and value is not None:
+            return self.data.ids[t.kind][value]
+        if isinstance(t, EnumT) and value is not None:
+            return self.cp.enum_values[t.name][value]
+        return str(value)
 
     def _builtin(self, builtin: Builtin, args: list, node: ast.Node):
         """A builtin's value at compile time, as its entry in compiler/builtins.py computes it."""

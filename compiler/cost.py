@@ -81,14 +81,19 @@ def step_costs(cp: CheckedProgram, free_size: FreeSize) -> StepCosts:
         if total > FREE_STEPS:
             costs.entry[name] = total
     weigher = _Weigher(cp, free_size, costs, 0)
-    for versions in (program.flow, program.score, program.rank):
+    for versions in (program.flow, program.score, program.rank, program.estimate):
         for decl in versions.versions if versions is not None else ():
             weigher.decl(decl)
     for table in (program.actions,):
         for versions in table.values():
             for decl in versions.versions:
                 weigher.decl(decl)
-    for decl in (*program.invariants.values(), *program.bots.values(), *program.scenarios.values()):
+    for decl in (
+        *program.invariants.values(),
+        *program.bots.values(),
+        *program.scenarios.values(),
+        *program.metrics.values(),
+    ):
         weigher.decl(decl)
     return costs
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sys
 from collections.abc import Callable
@@ -11,7 +12,9 @@ from compiler import cache, ir
 from compiler.check import check
 from compiler.checked import CheckedProgram
 from compiler.consteval import Evaluator, MapData
+from compiler.draw_eval import map_items, report
 from compiler.emit import emit_module
+from compiler.lower_labels import element_labels
 from compiler.lower_module import lower_program
 from compiler.maps import build_map_data, run_checks
 from compiler.program import Program
@@ -54,7 +57,7 @@ def stage_resolve(ctx: CompileContext) -> None:
 
 
 def stage_check(ctx: CompileContext) -> None:
-    """Names, types, control, effects, visibility, structure (compiler/check/)."""
+    """Names, types, control, effects, visibility, labels, structure (compiler/check/)."""
     ctx.checked = check(ctx.program, ctx.diags)
 
 
@@ -64,6 +67,10 @@ def stage_validate_maps(ctx: CompileContext) -> None:
     ctx.evaluator = Evaluator(ctx.checked, ctx.data)
     if not ctx.diags.has_errors:
         run_checks(ctx.checked, ctx.data, ctx.evaluator, ctx.diags)
+    if not ctx.diags.has_errors:
+        ctx.data.labels = element_labels(ctx.checked, ctx.data, ctx.evaluator, ctx.diags)
+    if not ctx.diags.has_errors:  # the map's drawings: colours, marks and places that are wrong
+        report(map_items(ctx.checked.draws, ctx.data, ctx.evaluator)[1], ctx.diags)
 
 
 def stage_lower(ctx: CompileContext) -> None:
@@ -147,23 +154,41 @@ def generate_python(path: str, expansions=(), variants=(), map: str | None = Non
     return compile_game(path, expansions, variants, map).python
 
 
-def load_game(
+def game_source(
     path: str, expansions=(), variants=(), map: str | None = None, use_cache: bool = True
-) -> Game:
-    """Compile (or load from the cache) and return a runnable Game."""
+) -> tuple[str, str]:
+    """The generated module's text (compiled, or from the cache) and a name for its tracebacks."""
     game_file = find_game_file(path)
     if not os.path.isfile(game_file):
         use_cache = False  # nothing to key on: compiling reports the missing file
     extra = [*expansions, *variants, map or ""]
-    options = repr((tuple(expansions), tuple(variants), map))
+    # The paths as given are written into the module (its messages name the files that way), so
+    # they are part of the key, with the directory relative ones start from.
+    given = (path, *extra)
+    start = os.getcwd() if any(p and not os.path.isabs(p) for p in given) else ""
+    options = repr((path, start, tuple(expansions), tuple(variants), map))
     key = cache.cache_key(game_file, [e for e in extra if e], options) if use_cache else ""
     source = cache.load(key) if use_cache else None
     if source is None:
         source = generate_python(path, expansions, variants, map)
         if use_cache:
             cache.store(key, source)
-    module = load_module(source, f"<metro:{game_file}>", f"metro_game_{key[:12] or 'nocache'}")
-    return Game(module, tuple(variants))
+    return source, f"<metro:{game_file}>"
+
+
+def load_game(
+    path: str, expansions=(), variants=(), map: str | None = None, use_cache: bool = True
+) -> Game:
+    """Compile (or load from the cache) and return a runnable Game."""
+    source, filename = game_source(path, expansions, variants, map, use_cache)
+    return game_from_source(source, filename, tuple(variants))
+
+
+def game_from_source(source: str, filename: str, variants: tuple[str, ...] = ()) -> Game:
+    """A runnable Game from a generated module's text (what a worker without the compiler runs)."""
+    digest = hashlib.sha256(source.encode()).hexdigest()
+    module = load_module(source, filename, f"metro_game_{digest[:12]}")
+    return Game(module, variants)
 
 
 __all__ = [
@@ -171,6 +196,8 @@ __all__ = [
     "CompileContext",
     "CompileError",
     "compile_game",
+    "game_from_source",
+    "game_source",
     "generate_python",
     "load_game",
 ]

@@ -108,6 +108,8 @@ def emit_module(
         "consts": module.consts,
         "desc_lines": [Py(line) for line in module.desc_lines],
         "slots": tuple(f.slot for f in module.fields),
+        "enum_words": module.enum_words,
+        "element_labels": module.element_labels,
         "state_visibility": {f.name: f.visibility for f in module.fields if not f.per_player},
         "player_visibility": {f.name: f.visibility for f in module.fields if f.per_player},
     }
@@ -146,15 +148,45 @@ class CodeGenerator(StrictVisitor):
             self.callable(proc)
         self.function(module.score)
         self.function(module.rank_key)
+        if module.estimate is not None:
+            self.function(module.estimate)
+        for _, function in module.metrics:
+            self.function(function)
         for function, _ in module.scenarios + module.invariants:
             self.function(function)
         for _, rules in module.bots:
             for _, function in rules:
                 self.function(function)
+        for _, function in module.draws:
+            self.function(function)
         for site in module.sites:
             for function in (site.legal, site.resume, site.why):
                 self.function(function)
+        for function in module.labels:
+            self.function(function)
+        if module.breakdown is not None:
+            self.function(module.breakdown)
+        for line in module.arg_desc_lines:  # before the tables, which name them
+            self.w.line(line)
         self.tables(module, p)
+        self.display_tables(module)
+
+    def display_tables(self, module: ir.Module) -> None:
+        """What people's screens read: private sites, fields' headings, the breakdown."""
+        w = self.w
+        private = ", ".join(repr(s.index) for s in module.sites if s.private)
+        w.line(f"PRIVATE_SITES = {{{private}}}" if private else "PRIVATE_SITES = set()")
+        shown = {name: rest for name, *rest in module.field_display}
+        w.line("FIELD_DISPLAY = (")
+        with w.indented():
+            for f in module.fields:
+                heading, internal, key = shown[f.name]
+                w.line(
+                    f"({f.name!r}, {f.slot!r}, {f.desc}, {f.visibility!r}, {f.per_player!r}, "
+                    f"{heading!r}, {internal!r}, {key!r}),"
+                )
+        w.line(")")
+        w.line(f"BREAKDOWN = {'breakdown' if module.breakdown is not None else None}")
 
     def callable(self, part: ir.Function | ir.FrameProc) -> None:
         """A plain function or a frame procedure."""
@@ -312,6 +344,14 @@ class CodeGenerator(StrictVisitor):
                 entries = ", ".join(f"{action!r}: {fn.name}" for action, fn in rules)
                 w.line(f"{name!r}: {{{entries}}},")
         w.line("}")
+        w.line("DRAWS = {")
+        with w.indented():
+            for name, fn in module.draws:
+                w.line(f"{name!r}: {fn.name},")
+        w.line("}")
+        w.line(f"ESTIMATE = {'estimate' if module.estimate is not None else None}")
+        metrics = ", ".join(f"({name!r}, {fn.name})" for name, fn in module.metrics)
+        w.line(f"METRICS = [{metrics}]")
         w.line("SCENARIOS = [")
         with w.indented():
             for fn, (name, players, seed, file, line) in module.scenarios:

@@ -204,6 +204,7 @@ class Site:
     rule: str
     frame: tuple[str, int]
     secret: tuple[str, str] | None = None  # frame locals: who chooses, what each has chosen
+    private: bool = False  # the chosen value is the chooser's own secret (from owner-only data)
 
 
 @dataclass
@@ -255,6 +256,17 @@ class Module:
     has_final: bool = False
     desc_lines: list[str] = field(default_factory=list)
     named_values: list[tuple[str, int]] = field(default_factory=list)  # E_/M_ constants
+    draws: list[tuple[str, Function]] = field(default_factory=list)  # drawings of the state
+    # How people read things (compiler/lower_labels.py): enum words and element labels (texts),
+    # label functions with the `AD_<name>` lines naming them, the breakdown, fields' headings.
+    enum_words: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    element_labels: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    labels: list[Function] = field(default_factory=list)
+    arg_desc_lines: list[str] = field(default_factory=list)
+    breakdown: Function | None = None
+    field_display: list[tuple] = field(default_factory=list)  # name, heading, internal, key kind
+    estimate: Function | None = None  # a position's value for a player, as bots judge it
+    metrics: list[tuple[str, Function]] = field(default_factory=list)  # metric name, function
 
     def frame_procs(self) -> list[FrameProc]:
         """Every frame procedure, in emission order."""

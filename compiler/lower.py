@@ -237,11 +237,11 @@ class FrameLowerer(StrictVisitor):
         )  # fmt: skip
         self.ctx.sites.append(site)
 
-    def _value_legal(self, site: int, node, env: Env, desc: str, optional: bool) -> ir.Function:
+    def _value_legal(self, site: int, node, env: Env, descs: str, optional: bool) -> ir.Function:
         """`site<N>_legal` of a value choice: each domain value the guard allows."""
         guard_env = env.bind(node.name).bind("me", "me")
         var = guard_env.local(node.name)
-        append = ir.Eval(X(f"out.append(_A((0, {node.name!r}, ({var},), ({desc},))))"))
+        append = ir.Eval(X(f"out.append(_A((0, {node.name!r}, ({var},), {descs})))"))
         inner: list[ir.Stmt] = [append]
         if node.where is not None:
             cond = X(self.gen.expr(node.where, guard_env))
@@ -252,7 +252,7 @@ class FrameLowerer(StrictVisitor):
             ir.For(X(var), X(domain), inner, node.span),
         ]
         if optional:
-            body.append(ir.Eval(X(f"out.append(_A((1, {node.name!r}, (None,), ({desc},))))")))
+            body.append(ir.Eval(X(f"out.append(_A((1, {node.name!r}, (None,), {descs})))")))
         body.append(ir.Return(X("out")))
         return ir.Function(f"site{site}_legal", ["S", "F", "me"], body)
 
@@ -261,10 +261,11 @@ class FrameLowerer(StrictVisitor):
         by = f"L['_by{gen.fresh()}']"
         value_t = gen.cp.types[id(node)]
         desc = gen.desc(OptT(value_t) if node.optional else value_t)
-        self.ctx.register_choice(node.name, desc, 0)
+        descs = self.ctx.arg_descs(node.name, f"({desc},)")
+        self.ctx.register_choice(node.name, descs, 0)
         resume = self.new_block()
         site = len(self.ctx.sites)
-        legal = self._value_legal(site, node, self.env, desc, node.optional)
+        legal = self._value_legal(site, node, self.env, descs, node.optional)
         resume_fn = ir.Function(
             f"site{site}_resume",
             SITE_PARAMS,
@@ -276,8 +277,9 @@ class FrameLowerer(StrictVisitor):
         )
         players = f"lambda S, F: [F.L[{by[2:-1]}]]"
         self._add_site(
-            "value", players, legal, resume_fn, node, where=node.where, frame=(self.pyname, resume)
-        )
+            "value", players, legal, resume_fn, node, where=node.where,
+            frame=(self.pyname, resume), private=id(node) in gen.cp.private_choices,
+        )  # fmt: skip
         message = f"nothing to choose for {node.name}"
         self.emit(
             ir.Assign(X(by), X(gen.expr(node.by, self.env)), node.span),
@@ -380,16 +382,18 @@ class FrameLowerer(StrictVisitor):
         who, sub = f"_who{k}", f"_sub{k}"
         inner = self.env.bind(node.var, "me")
         desc = gen.desc(gen.cp.types[id(node)])
-        self.ctx.register_choice(node.name, desc, 0)
+        descs = self.ctx.arg_descs(node.name, f"({desc},)")
+        self.ctx.register_choice(node.name, descs, 0)
         resume = self.new_block()
         site = len(self.ctx.sites)
-        legal = self._value_legal(site, node, inner, desc, optional=False)
+        legal = self._value_legal(site, node, inner, descs, optional=False)
         submit = f"_l.submit(S, F, p, a[2][0], {who!r}, {sub!r}, {node.name!r})"
         resume_fn = _resume_when(site, submit, resume)
         players = f"lambda S, F: [p for p in F.L[{who!r}] if p not in F.L[{sub!r}]]"
         self._add_site(
             "each", players, legal, resume_fn, node,
             where=node.where, frame=(self.pyname, resume), secret=(who, sub),
+            private=id(node) in gen.cp.private_choices,
         )  # fmt: skip
         start = f"_l.start_each(S, F, site{site}_legal, {who!r}, {sub!r}, {node.name!r})"
         self.emit(
@@ -508,7 +512,7 @@ def lower_action(ctx: LoweringContext, name: str, decl: ast.ActionDecl, version:
     within = (name, version)
     rank = gen.action_rank[name]
     types = [gen.cp.signatures[name].params[i][1] for i in range(len(decl.params))]
-    descs = "(" + "".join(gen.desc(t) + ", " for t in types) + ")"
+    descs = ctx.arg_descs(name, "(" + "".join(gen.desc(t) + ", " for t in types) + ")")
     ctx.action_descs[name] = (descs, rank)
     plain = _legal_function(ctx, name, decl, f"A_{name}_legal_plain", rank, descs, within, False)
     legal = _legal_function(ctx, name, decl, f"A_{name}_legal", rank, descs, within, True)

@@ -13,6 +13,14 @@ from compiler.checked import CheckedProgram
 from compiler.codegen import Env, Generator, ident
 from compiler.consteval import EvalBudgetError, EvalError, Evaluator, MapData
 from compiler.lower import FrameLowerer, lower_action
+from compiler.lower_draws import lower_draws
+from compiler.lower_labels import (
+    breakdown_function,
+    declares_words,
+    field_display,
+    label_functions,
+    value_words,
+)
 from compiler.lower_stmts import LoweringContext, StmtLowerer, where_args
 from compiler.pyexpr import PyExpr
 from compiler.types import (
@@ -44,6 +52,7 @@ def lower_program(
     """The IR module of a checked program (errors go to `diags`)."""
     ctx = LoweringContext(Generator(cp, data, evaluator))
     p = cp.program
+    ctx.gen.enum_words = {name for name in cp.enum_values if declares_words(cp, name)}
     consts = []
     for name, versions in p.consts.items():
         try:
@@ -66,6 +75,8 @@ def lower_program(
             if block is not None:
                 flow_procs.append(FrameLowerer(ctx, pyname, "flow", ("flow", 0)).lower(block))
     score, rank_key = _scoring(ctx)
+    labels, arg_desc_lines = label_functions(ctx)
+    breakdown = breakdown_function(ctx)
     module = ir.Module(
         enums=[(n, tuple(v)) for n, v in cp.enum_values.items()],
         tables=[
@@ -86,9 +97,18 @@ def lower_program(
         flow_procs=flow_procs,
         has_final=p.flow is not None and p.flow.active.final is not None,
         desc_lines=ctx.gen.desc_lines,
+        draws=lower_draws(ctx),
         named_values=sorted(
             ctx.gen.named_values.items(), key=lambda entry: (entry[0].split("__")[0], entry[1])
         ),
+        enum_words={name: value_words(cp, name) for name in sorted(ctx.gen.enum_words)},
+        element_labels=data.labels,
+        labels=labels,
+        arg_desc_lines=arg_desc_lines,
+        breakdown=breakdown,
+        field_display=field_display(ctx.gen),
+        estimate=_estimate(ctx),
+        metrics=_metrics(ctx),
     )
     for message, span in dict.fromkeys(ctx.errors):
         diags.error(TOO_LARGE, message, span)
@@ -286,6 +306,32 @@ def _scoring(ctx: LoweringContext) -> tuple[ir.Function, ir.Function]:
         if any(_reads(key.expr, decl.var) for key in decl.keys):
             body.insert(0, ir.Assign(X(env.local(decl.var)), X("p")))
     return score, ir.Function("rank_key", ["S", "p"], body)
+
+
+def _player_function(ctx: LoweringContext, name: str, var: str, expr: ast.Expr) -> ir.Function:
+    """`name(S, p)`: the integer value of `expr` for the player `p` bound to `var`."""
+    gen = ctx.gen
+    env = Env(frame=False).bind(var)
+    # int() makes a truth value a count; the range check keeps every result a 64-bit integer.
+    value = f"_l.int_ok(int({gen.expr(expr, env)}))"
+    body: list[ir.Stmt] = [ir.Return(X(value), expr.span)]
+    if _reads(expr, var):
+        body.insert(0, ir.Assign(X(env.local(var)), X("p")))
+    return ir.Function(name, ["S", "p"], body)
+
+
+def _estimate(ctx: LoweringContext) -> ir.Function | None:
+    decl = ctx.gen.p.estimate
+    if decl is None:
+        return None
+    return _player_function(ctx, "estimate", decl.active.var, decl.active.expr)
+
+
+def _metrics(ctx: LoweringContext) -> list[tuple[str, ir.Function]]:
+    return [
+        (decl.name, _player_function(ctx, f"metric_{i}", decl.var, decl.expr))
+        for i, decl in enumerate(ctx.gen.p.metrics.values())
+    ]
 
 
 def _scenarios(ctx: LoweringContext) -> list[tuple[ir.Function, tuple]]:

@@ -30,10 +30,22 @@ class LoweringContext:
     sites: list[ir.Site] = field(default_factory=list)
     action_descs: dict[str, tuple[str, int]] = field(default_factory=dict)
     errors: list[tuple[str, Span]] = field(default_factory=list)
+    labelled: dict[str, str] = field(default_factory=dict)  # action/choice -> its ArgDescs code
 
-    def register_choice(self, name: str, desc: str, rank: int) -> None:
-        """Record how a choice's values are labelled, so ids can be parsed back."""
-        self.action_descs.setdefault(name, (f"({desc},)", rank))
+    def register_choice(self, name: str, descs: str, rank: int) -> None:
+        """Record how a choice's values are written (`descs`: a tuple's code), so ids parse back."""
+        self.action_descs.setdefault(name, (descs, rank))
+
+    def arg_descs(self, name: str, descs: str) -> str:
+        """The descriptors of an action's or choice's arguments, as code: with its label if declared.
+
+        A labelled one gets a module constant `AD_<name>` (`ArgDescs`: the descriptors and the
+        label function), defined once the label functions are (compiler/lower_labels.py).
+        """
+        if name not in self.gen.labels:
+            return descs
+        self.labelled.setdefault(name, descs)
+        return f"AD_{ident(name)}"
 
 
 def where_args(span: Span) -> str:
@@ -179,7 +191,10 @@ class StmtLowerer(StrictVisitor):
         return out
 
     def visit_Shuffle(self, node, env):
-        return [ir.Eval(X(f"_l.shuffle(S, {self.gen.expr(node.target, env)})"), node.span)]
+        gen = self.gen
+        pile = gen.t(node.target)
+        items = gen.desc(pile.item) if isinstance(pile, CollT) else "None"
+        return [ir.Eval(X(f"_l.shuffle(S, {gen.expr(node.target, env)}, {items})"), node.span)]
 
     def visit_If(self, node: ast.If, env):
         branches = [

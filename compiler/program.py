@@ -55,8 +55,14 @@ class Program:
     flow: Versions | None = None
     score: Versions | None = None
     rank: Versions | None = None
+    breakdown: Versions | None = None
+    enum_words: dict[str, dict[str, str]] = field(default_factory=dict)  # enum -> value -> words
+    estimate: Versions | None = None
+    metrics: dict[str, ast.MetricDecl] = field(default_factory=dict)
     invariants: dict[str, ast.InvariantDecl] = field(default_factory=dict)
     bots: dict[str, ast.BotDecl] = field(default_factory=dict)
+    draws: dict[str, ast.DrawDecl] = field(default_factory=dict)
+    schema_draws: set[str] = field(default_factory=set)  # names of draws written in `map schema`
     groups: dict[str, list[str]] = field(default_factory=dict)
     group_decls: dict[str, ast.Decl] = field(default_factory=dict)
 

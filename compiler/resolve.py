@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 import os
 import stat
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from compiler.libraries import LIBRARY_FILE, LIBRARY_ROOT, available_libraries, valid_library_name
 from compiler.program import PatchRecord, Program, Versions
@@ -25,6 +25,14 @@ from dsl.parser import RULE_SUFFIX, parse, read_source
 from dsl.source import SourceFile, Span
 
 GAME_FILE_NAMES = ("rules.metro", "game.metro")
+# Declarations a game has at most one of (a patch replaces them with `override`): their attribute.
+WHOLE_GAME_DECLS = {
+    ast.FlowDecl: "flow",
+    ast.ScoreDecl: "score",
+    ast.RankDecl: "rank",
+    ast.BreakdownDecl: "breakdown",
+    ast.EstimateDecl: "estimate",
+}
 
 
 def find_game_file(path: str) -> str:
@@ -293,6 +301,8 @@ class _Merger:
                 self._override(decl, path)
             elif isinstance(decl, ast.RemoveDecl):
                 self._remove(decl, path)
+            elif isinstance(decl, ast.RelabelKindDecl):
+                self._relabel(decl)
             else:
                 self._add(decl, path, patching)
 
@@ -472,6 +482,7 @@ class _Merger:
                 self.diags.error(DUPLICATE, f"enum '{decl.name}' is already declared", decl.span)
             else:
                 p.enums[decl.name] = decl
+                self._words(decl)
                 self._record("adds", "enum", decl.name, decl.span)
         elif isinstance(decl, ast.GroupDecl):
             if decl.name in p.groups:
@@ -495,6 +506,7 @@ class _Merger:
                 self.diags.error(PATCH, f"there is no enum '{decl.name}' to extend", decl.span)
             else:
                 p.enum_extra.setdefault(decl.name, []).extend(decl.values)
+                self._words(decl)
                 self._record("extends", "enum", decl.name, decl.span)
         elif isinstance(decl, ast.SchemaDecl):
             for kind in decl.kinds:
@@ -507,8 +519,13 @@ class _Merger:
                     self._record("adds", "map kind", kind.name, kind.span)
             for check in decl.checks:
                 self._add_named(p.checks, "check", check)
+            for draw in decl.draws:
+                self._add_named(p.draws, "draw", draw)
+                p.schema_draws.add(draw.name)
         elif isinstance(decl, ast.CheckDecl):
             self._add_named(p.checks, "check", decl)
+        elif isinstance(decl, ast.DrawDecl):
+            self._add_named(p.draws, "draw", decl)
         elif isinstance(decl, ast.StateDecl):
             fields = p.per_player if decl.per_player else p.state
             for spec in decl.fields:
@@ -524,22 +541,32 @@ class _Merger:
                         spec.name,
                         spec.span,
                     )
-        elif isinstance(decl, ast.FlowDecl | ast.ScoreDecl | ast.RankDecl):
-            attr = {ast.FlowDecl: "flow", ast.ScoreDecl: "score", ast.RankDecl: "rank"}[type(decl)]
+        elif type(decl) in WHOLE_GAME_DECLS:
+            attr = WHOLE_GAME_DECLS[type(decl)]
             if getattr(p, attr) is not None:
                 self.diags.error(
                     DUPLICATE, f"the {attr} is already declared (use `override {attr}`)", decl.span
                 )
             else:
                 setattr(p, attr, Versions([decl]))
+                self._record("adds", attr, attr, decl.span)
         elif isinstance(decl, ast.InvariantDecl):
             self._add_named(p.invariants, "invariant", decl)
         elif isinstance(decl, ast.BotDecl):
             self._add_named(p.bots, "bot", decl)
+        elif isinstance(decl, ast.MetricDecl):
+            self._add_named(p.metrics, "metric", decl)
         elif isinstance(decl, ast.ScenarioDecl):
             self._add_named(p.scenarios, "scenario", decl)
         else:
             self.diags.error(STRUCTURE, "this declaration is not allowed here", decl.span)
+
+    def _words(self, decl: ast.EnumDecl | ast.ExtendEnumDecl) -> None:
+        """Record how the enum's values read where the declaration says (`red "bright red"`)."""
+        words = self.program.enum_words.setdefault(decl.name, {})
+        for value, word in zip(decl.values, decl.words, strict=False):
+            if word is not None:
+                words[value] = word
 
     def _add_named(self, table: dict, what: str, decl) -> None:
         if decl.name in table:
@@ -571,8 +598,8 @@ class _Merger:
             table[decl.name].versions.append(decl)
             self._record("replaces", what, decl.name, wrapper.span)
             return
-        if isinstance(decl, ast.FlowDecl | ast.ScoreDecl | ast.RankDecl):
-            attr = {ast.FlowDecl: "flow", ast.ScoreDecl: "score", ast.RankDecl: "rank"}[type(decl)]
+        if type(decl) in WHOLE_GAME_DECLS:
+            attr = WHOLE_GAME_DECLS[type(decl)]
             current = getattr(p, attr)
             if current is None:
                 self.diags.error(PATCH, f"`override` names no existing {attr}", wrapper.span)
@@ -599,12 +626,22 @@ class _Merger:
                 else:
                     fields[spec.name] = spec
                     self._record("replaces", "state field", spec.name, spec.span)
-        elif isinstance(decl, ast.InvariantDecl | ast.ScenarioDecl | ast.CheckDecl | ast.BotDecl):
+        elif isinstance(
+            decl,
+            ast.InvariantDecl
+            | ast.ScenarioDecl
+            | ast.CheckDecl
+            | ast.BotDecl
+            | ast.DrawDecl
+            | ast.MetricDecl,
+        ):
             table = {
                 ast.InvariantDecl: p.invariants,
                 ast.ScenarioDecl: p.scenarios,
                 ast.CheckDecl: p.checks,
                 ast.BotDecl: p.bots,
+                ast.DrawDecl: p.draws,
+                ast.MetricDecl: p.metrics,
             }[type(decl)]
             if decl.name not in table:
                 self.diags.error(
@@ -621,6 +658,17 @@ class _Merger:
         else:
             self.diags.error(PATCH, "this declaration cannot be overridden", wrapper.span)
 
+    def _relabel(self, decl: ast.RelabelKindDecl) -> None:
+        """`override kind k label "…"`: how a kind declared elsewhere (a library's) reads here."""
+        kind = self.program.kinds.get(decl.name)
+        if kind is None:
+            self.diags.error(
+                PATCH, f"`override` names no existing map kind '{decl.name}'", decl.span
+            )
+            return
+        self.program.kinds[decl.name] = replace(kind, label=decl.label)
+        self._record("replaces", "label of map kind", decl.name, decl.span)
+
     def _remove(self, decl: ast.RemoveDecl, path: str) -> None:
         p = self.program
         table = {
@@ -631,6 +679,8 @@ class _Merger:
             "scenario": p.scenarios,
             "invariant": p.invariants,
             "check": p.checks,
+            "draw": p.draws,
+            "metric": p.metrics,
         }[decl.what]
         if decl.name not in table:
             self.diags.error(

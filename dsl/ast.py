@@ -341,6 +341,47 @@ class DictComp(Expr):
 
 
 @dataclass(frozen=True, slots=True)
+class Template(Node):
+    """Text as a person reads it: `texts[0] {exprs[0]} texts[1] …` (one more text than exprs)."""
+
+    texts: tuple[str, ...]
+    exprs: tuple[Expr, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class LabelIf(Node):
+    """`("…" if cond else "…")`: one of two texts, as a condition says."""
+
+    cond: Expr
+    then: Template | LabelIf
+    orelse: Template | LabelIf
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Label(Node):
+    """`label "…"` (or a `(… if … else …)` of texts): how an element, action or choice reads."""
+
+    text: Template | LabelIf
+    span: Span = _span()
+
+    def templates(self) -> list[Template]:
+        """Every text the label may show."""
+        return [n for n in _label_parts(self.text) if isinstance(n, Template)]
+
+    def conditions(self) -> list[Expr]:
+        """Every condition that picks between its texts."""
+        return [n.cond for n in _label_parts(self.text) if isinstance(n, LabelIf)]
+
+
+def _label_parts(node: Template | LabelIf) -> list[Template | LabelIf]:
+    if isinstance(node, Template):
+        return [node]
+    return [node, *_label_parts(node.then), *_label_parts(node.orelse)]
+
+
+@dataclass(frozen=True, slots=True)
 class RangeExpr(Expr):
     """`lo..hi`: the integers from lo to hi inclusive."""
 
@@ -456,6 +497,7 @@ class Choose(Stmt):
     where: Expr | None
     by: Expr
     span: Span = _span()
+    label: Label | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -468,6 +510,7 @@ class EachChoose(Stmt):
     domain: Domain
     where: Expr | None
     span: Span = _span()
+    label: Label | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -632,12 +675,13 @@ class CombinationDecl(Decl):
 
 @dataclass(frozen=True, slots=True)
 class EnumDecl(Decl):
-    """`enum Name [extends Base] { a b c }`."""
+    """`enum Name [extends Base] { a b "words for b" c }`."""
 
     name: str
     base: str | None
     values: tuple[str, ...]
     span: Span = _span()
+    words: tuple[str | None, ...] = ()  # how each value reads (None: its name, `_` as spaces)
 
 
 @dataclass(frozen=True, slots=True)
@@ -647,6 +691,7 @@ class ExtendEnumDecl(Decl):
     name: str
     values: tuple[str, ...]
     span: Span = _span()
+    words: tuple[str | None, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -688,11 +733,12 @@ class FieldDecl(Node):
 
 @dataclass(frozen=True, slots=True)
 class KindDecl(Decl):
-    """`kind name(fields…)` in a map schema."""
+    """`kind name(fields…) [label "…"]` in a map schema."""
 
     name: str
     fields: tuple[FieldDecl, ...]
     span: Span = _span()
+    label: Label | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -713,23 +759,65 @@ class CheckDecl(Decl):
 
 
 @dataclass(frozen=True, slots=True)
-class SchemaDecl(Decl):
-    """`map schema { kind…; check… }`."""
+class DrawBinding(Node):
+    """`x in C [where cond]` of a drawing: one more loop over what is drawn."""
 
-    kinds: tuple[KindDecl, ...]
-    checks: tuple[CheckDecl, ...]
+    var: str
+    iterable: Expr
+    where: Expr | None
     span: Span = _span()
 
 
 @dataclass(frozen=True, slots=True)
+class DrawShape(Node):
+    """The shape of a drawing: `point at P`, `line from P to Q`, `text T at P`, …"""
+
+    shape: str  # point, line, path, rect, box, text
+    args: tuple[Expr, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class DrawProp(Node):
+    """`colour C`, `label V`, … : one property of a drawing."""
+
+    name: str
+    value: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class DrawDecl(Decl):
+    """`draw "name" [for x in C …]: [shape] props`: how map data or the state is drawn."""
+
+    name: str
+    bindings: tuple[DrawBinding, ...]
+    shape: DrawShape | None
+    props: tuple[DrawProp, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class SchemaDecl(Decl):
+    """`map schema { kind…; check…; draw… }`."""
+
+    kinds: tuple[KindDecl, ...]
+    checks: tuple[CheckDecl, ...]
+    span: Span = _span()
+    draws: tuple[DrawDecl, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class FieldSpec(Node):
-    """A state field: `name: T [public|owner|hidden] [= init]`."""
+    """A state field: `name: T [public|owner|hidden] ["Heading" | internal] [= init]`."""
 
     name: str
     type: TypeExpr
     visibility: str
     init: Expr | None
     span: Span = _span()
+    heading: str | None = None  # what a person reads for it (None: its name)
+    internal: bool = False  # bookkeeping: left off people's screens (still in views)
 
 
 @dataclass(frozen=True, slots=True)
@@ -785,13 +873,14 @@ class ActionParam(Node):
 
 @dataclass(frozen=True, slots=True)
 class ActionDecl(Decl):
-    """`action a(params) [when g] {…}`: something a player may choose to do."""
+    """`action a(params) [label "…"] [when g] {…}`: something a player may choose to do."""
 
     name: str
     params: tuple[ActionParam, ...]
     when: Expr | None
     body: Block
     span: Span = _span()
+    label: Label | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -820,6 +909,53 @@ class ScoreDecl(Decl):
     def name(self) -> str:
         """There is one score."""
         return "score"
+
+
+@dataclass(frozen=True, slots=True)
+class EstimateDecl(Decl):
+    """`estimate(p) = expr`: how good the position is for p, as bots value it before the end."""
+
+    var: str
+    expr: Expr
+    span: Span = _span()
+
+    @property
+    def name(self) -> str:
+        """There is one estimate."""
+        return "estimate"
+
+
+@dataclass(frozen=True, slots=True)
+class MetricDecl(Decl):
+    """`metric "name"(p) = expr`: a number recorded per player at the end of every game."""
+
+    name: str
+    var: str
+    expr: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class BreakdownEntry(Node):
+    """`"Heading": value` — one line of a player's score breakdown."""
+
+    heading: str
+    expr: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class BreakdownDecl(Decl):
+    """`breakdown(p) { "Heading": value, … }`: how a player's score came about, for people."""
+
+    var: str
+    entries: tuple[BreakdownEntry, ...]
+    span: Span = _span()
+
+    @property
+    def name(self) -> str:
+        """There is one breakdown."""
+        return "breakdown"
 
 
 @dataclass(frozen=True, slots=True)
@@ -888,6 +1024,15 @@ class OverrideDecl(Decl):
     """`override <decl>`: replace the declaration of the same name."""
 
     decl: Decl
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class RelabelKindDecl(Decl):
+    """`override kind name label "…"`: a new label for a map kind declared elsewhere."""
+
+    name: str
+    label: Label
     span: Span = _span()
 
 

@@ -7,6 +7,7 @@ from lark import Token
 from dsl import ast
 from dsl.literals import integer, unquote
 from dsl.source import Span
+from dsl.templates import read_template
 
 
 def _present(items) -> tuple:
@@ -20,9 +21,10 @@ class AstBuilder:
     rule text, set just before by `dsl.lark_hooks` as the rule reduces.
     """
 
-    def __init__(self):
+    def __init__(self, parse_placeholder=None):
         self.filename = ""
         self.here = Span("", 0, 0, 0, 0)
+        self.parse_placeholder = parse_placeholder  # text, line, column -> the expression
 
     # files
     def start(self, ch):
@@ -55,12 +57,16 @@ class AstBuilder:
     def override_decl(self, ch):
         return ast.OverrideDecl(ch[0], self.here)
 
+    def relabel_kind_decl(self, ch):
+        return ast.RelabelKindDecl(str(ch[0]), ch[1], self.here)
+
     def remove_decl(self, ch):
         name = unquote(ch[1]) if ch[1].type == "STRING" else str(ch[1])
         return ast.RemoveDecl(ch[0], name, self.here)
 
     def extend_enum_decl(self, ch):
-        return ast.ExtendEnumDecl(str(ch[0]), ch[1], self.here)
+        names, words = ch[1]
+        return ast.ExtendEnumDecl(str(ch[0]), names, self.here, words)
 
     def group_decl(self, ch):
         return ast.GroupDecl(str(ch[0]), ch[1], self.here)
@@ -99,7 +105,16 @@ class AstBuilder:
 
     def enum_decl(self, ch):
         base = str(ch[1]) if ch[1] is not None else None
-        return ast.EnumDecl(str(ch[0]), base, ch[2], self.here)
+        names, words = ch[2]
+        return ast.EnumDecl(str(ch[0]), base, names, self.here, words)
+
+    def enum_values(self, ch):
+        values = [c for c in ch if c is not None]
+        words = tuple(word for _, word in values)
+        return tuple(name for name, _ in values), words if any(words) else ()
+
+    def enum_value(self, ch):
+        return str(ch[0]), (unquote(ch[1]) if ch[1] is not None else None)
 
     def enum_names(self, ch):
         return tuple(str(t) for t in ch if t is not None)
@@ -110,10 +125,25 @@ class AstBuilder:
     def schema_decl(self, ch):
         kinds = tuple(c for c in ch if isinstance(c, ast.KindDecl))
         checks = tuple(c for c in ch if isinstance(c, ast.CheckDecl))
-        return ast.SchemaDecl(kinds, checks, self.here)
+        draws = tuple(c for c in ch if isinstance(c, ast.DrawDecl))
+        return ast.SchemaDecl(kinds, checks, self.here, draws)
 
     def kind_decl(self, ch):
-        return ast.KindDecl(str(ch[0]), _present(ch[1:]), self.here)
+        label = ch[-1] if isinstance(ch[-1], ast.Label) else None
+        fields = tuple(c for c in ch[1:] if isinstance(c, ast.FieldDecl))
+        return ast.KindDecl(str(ch[0]), fields, self.here, label)
+
+    def label(self, ch):
+        return ast.Label(ch[0], self.here)
+
+    def label_if(self, ch):
+        return ast.LabelIf(ch[1], ch[0], ch[2], self.here)
+
+    def template(self, ch):
+        return read_template(ch[0], self.filename, self.parse_placeholder)
+
+    def template_expr(self, ch):
+        return ch[0]
 
     def field_decl(self, ch):
         return ast.FieldDecl(str(ch[0]), ch[1], ch[2], self.here)
@@ -124,6 +154,40 @@ class AstBuilder:
     def check_decl(self, ch):
         return ast.CheckDecl(unquote(ch[0]), None, None, None, ch[1], self.here)
 
+    def draw_decl(self, ch):
+        name, bindings, shape, *props = ch
+        return ast.DrawDecl(unquote(name), bindings or (), shape, tuple(props), self.here)
+
+    def draw_bindings(self, ch):
+        return tuple(ch)
+
+    def draw_binding(self, ch):
+        return ast.DrawBinding(str(ch[0]), ch[1], ch[2], self.here)
+
+    def point_shape(self, ch):
+        return ast.DrawShape("point", tuple(ch), self.here)
+
+    def line_shape(self, ch):
+        return ast.DrawShape("line", tuple(ch), self.here)
+
+    def path_shape(self, ch):
+        return ast.DrawShape("path", tuple(ch), self.here)
+
+    def rect_shape(self, ch):
+        return ast.DrawShape("rect", tuple(ch), self.here)
+
+    def box_shape(self, ch):
+        return ast.DrawShape("box", tuple(ch), self.here)
+
+    def text_shape(self, ch):
+        return ast.DrawShape("text", tuple(ch), self.here)
+
+    def draw_prop(self, ch):
+        return ast.DrawProp(ch[0], ch[1], self.here)
+
+    def draw_prop_name(self, ch):
+        return str(ch[0])
+
     def state_decl(self, ch):
         return ast.StateDecl(False, tuple(ch), self.here)
 
@@ -131,7 +195,22 @@ class AstBuilder:
         return ast.StateDecl(True, tuple(ch), self.here)
 
     def field_spec(self, ch):
-        return ast.FieldSpec(str(ch[0]), ch[1], ch[2] or "public", ch[3], self.here)
+        shown = ch[3] or ("", None)
+        return ast.FieldSpec(
+            str(ch[0]),
+            ch[1],
+            ch[2] or "public",
+            ch[4],
+            self.here,
+            heading=shown[1],
+            internal=shown[0] == "internal",
+        )
+
+    def heading(self, ch):
+        return ("heading", unquote(ch[0]))
+
+    def internal(self, ch):
+        return ("internal", None)
 
     def params(self, ch):
         return tuple(ch)
@@ -154,13 +233,25 @@ class AstBuilder:
         return ast.ProcedureDecl(str(ch[0]), ch[1] or (), ch[2], ch[3], self.here)
 
     def action_decl(self, ch):
-        return ast.ActionDecl(str(ch[0]), ch[1] or (), ch[2], ch[3], self.here)
+        return ast.ActionDecl(str(ch[0]), ch[1] or (), ch[3], ch[4], self.here, ch[2])
 
     def flow_decl(self, ch):
         return ast.FlowDecl(ch[0], ch[1], self.here)
 
     def score_decl(self, ch):
         return ast.ScoreDecl(str(ch[0]), ch[1], self.here)
+
+    def breakdown_decl(self, ch):
+        return ast.BreakdownDecl(str(ch[0]), tuple(ch[1:]), self.here)
+
+    def breakdown_entry(self, ch):
+        return ast.BreakdownEntry(unquote(ch[0]), ch[1], self.here)
+
+    def estimate_decl(self, ch):
+        return ast.EstimateDecl(str(ch[0]), ch[1], self.here)
+
+    def metric_decl(self, ch):
+        return ast.MetricDecl(unquote(ch[0]), str(ch[1]), ch[2], self.here)
 
     def rank_decl(self, ch):
         return ast.RankDecl(str(ch[0]), tuple(ch[1:]), self.here)
@@ -270,10 +361,10 @@ class AstBuilder:
         return ast.EndGame(self.here)
 
     def choose_stmt(self, ch):
-        return ast.Choose(ch[0] is not None, str(ch[1]), ch[2], ch[3], ch[4], self.here)
+        return ast.Choose(ch[0] is not None, str(ch[1]), ch[2], ch[3], ch[4], self.here, ch[5])
 
     def each_choose_stmt(self, ch):
-        return ast.EachChoose(str(ch[0]), ch[1], str(ch[2]), ch[3], ch[4], self.here)
+        return ast.EachChoose(str(ch[0]), ch[1], str(ch[2]), ch[3], ch[4], self.here, ch[5])
 
     def choose_action_stmt(self, ch):
         orelse = ch[-1]

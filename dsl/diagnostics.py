@@ -55,6 +55,9 @@ MAP_CHECK = _code("map-check", "A map fails one of the game's declared checks")
 STRUCTURE = _code("structure", "A declaration is missing, misplaced or malformed")
 SCENARIO = _code("scenario", "A scenario or invariant is malformed")
 INT_RANGE = _code("int-range", "An integer is outside the 64-bit range -2**63 .. 2**63 - 1")
+LABEL = _code(
+    "label", "A label, heading or score breakdown reads what it may not, or cannot be shown"
+)
 
 
 COMMAND_LINE = Span("", 0, 0, 0, 0)  # a finding about a command-line argument, not a file

@@ -22,9 +22,10 @@ import threading
 from functools import lru_cache
 
 from lark import Lark
+from lark.exceptions import UnexpectedInput
 
 from dsl.ast_builder import AstBuilder
-from dsl.diagnostics import TOO_DEEP
+from dsl.diagnostics import SYNTAX, TOO_DEEP
 from dsl.keywords import soft_keyword
 from dsl.lexer import FastContextualLexer
 from dsl.literals import Refused
@@ -38,8 +39,9 @@ MAX_NODES_PER_DECL = 50_000
 # Rules whose nodes are whole files: each of their declarations has its own size budget.
 FILE_RULES = frozenset({"start", "game_file", "map_file", "patch_file", "part_file"})
 
-# The builder is shared by every parse, and holds the file name.
-_PARSE_LOCK = threading.Lock()
+# The builder is shared by every parse, and holds the file name. Re-entrant: a label's
+# placeholders are parsed (start `template_expr`) while the file around them is.
+_PARSE_LOCK = threading.RLock()
 
 
 @lru_cache(maxsize=1)
@@ -50,7 +52,7 @@ def metro_parser() -> Lark:
     a `_Measure` around each rule's callback that gives the builder the rule's span and
     enforces the nesting and size limits.
     """
-    builder = AstBuilder()
+    builder = AstBuilder(parse_placeholder)
     lark = Lark.open_from_package(
         "grammar",
         "metro.lark",
@@ -59,6 +61,7 @@ def metro_parser() -> Lark:
         transformer=builder,
         maybe_placeholders=True,
         strict=True,
+        start=["start", "template_expr"],
         _plugins={"ContextualLexer": FastContextualLexer},
     )
     # The callbacks dict is the one the LALR parser calls; each entry receives the
@@ -82,7 +85,33 @@ def build_ast(text: str, filename: str):
     parser = metro_parser()
     with _PARSE_LOCK, paused_gc():
         parser.options.transformer.filename = filename
-        return parser.parse(text, on_error=soft_keyword).value
+        return parser.parse(text, start="start", on_error=soft_keyword).value
+
+
+def parse_placeholder(text: str, line: int, column: int):
+    """One label placeholder's expression, found at `line` and `column` of the file being parsed.
+
+    The text is parsed after as many newlines and spaces as put it at its place, so every
+    node's span (and every syntax error) points into the file itself.
+    """
+    padded = "\n" * (line - 1) + " " * (column - 1) + text
+    parser = metro_parser()
+    with _PARSE_LOCK:
+        try:
+            return parser.parse(padded, start="template_expr", on_error=soft_keyword).value
+        except UnexpectedInput as error:
+            raise PlaceholderSyntax(error, padded) from None
+
+
+class PlaceholderSyntax(Refused):
+    """A syntax error inside a label's placeholder (raised through the enclosing parse)."""
+
+    code = SYNTAX
+
+    def __init__(self, error: UnexpectedInput, text: str):
+        self.error = error
+        self.text = text
+        super().__init__("syntax error in a label's placeholder", error.line, error.column)
 
 
 class LimitExceeded(Refused):

@@ -17,7 +17,10 @@ import sys
 from compiler import load_game
 from dsl.diagnostics import CompileError
 from metro import jsonlines
-from runtime.errors import IllegalAction, MetroRuntimeError
+from metro.perft import perft
+from runtime.chance import CHANCE, MODES
+from runtime.errors import IllegalAction, InvalidSave, MetroRuntimeError
+from runtime.saves import set_fields
 
 
 class BadRequest(ValueError):
@@ -52,19 +55,49 @@ class Engine:
         }
 
     def op_new_game(self, request):
-        """Start a game: {"players": n, "seed": int or str}."""
+        """Start a game: {"players": n, "seed": int or str, "chance": "seeded" or "explicit"}."""
         players, seed = _int(request, "players"), request.get("seed", 0)
         if not isinstance(seed, int | str) or isinstance(seed, bool):
             raise BadRequest(f'new_game needs "seed" as an integer or a string, not {_shown(seed)}')
+        chance = request.get("chance", "seeded")
+        if chance not in MODES:
+            raise BadRequest(
+                f'new_game needs "chance" as "seeded" or "explicit", not {_shown(chance)}'
+            )
         try:
-            self.state = self.game.new_game(players, seed)
+            self.state = self.game.new_game(players, seed, chance=chance)
         except ValueError as error:
             return {"ok": False, "error": str(error)}
-        return {"to_move": self.state.to_move}
+        return self.op_to_move(request)
+
+    def op_chance(self, request):
+        """Give the waiting chance event's outcome: {"outcome": {"kind": ..., ...}}."""
+        state = self.current()
+        if state.chance is None:
+            return {"ok": False, "error": "this game was not started with explicit chance"}
+        outcome = request.get("outcome")
+        if not isinstance(outcome, dict):
+            raise BadRequest(f'chance needs "outcome" as an object, not {_shown(outcome)}')
+        try:
+            state.apply_outcome(outcome)
+        except IllegalAction as error:
+            return {"ok": False, "error": str(error)}
+        return {}
+
+    def op_set_state(self, request):
+        """Replace the declared fields: {"state": {"state": {...}, "player_state": [...]}}."""
+        try:
+            set_fields(self.current(), request.get("state"))
+        except InvalidSave as error:
+            return {"ok": False, "error": str(error)}
+        return {}
 
     def op_to_move(self, request):
-        """Players who must decide now."""
-        return {"to_move": self.current().to_move}
+        """Players who must decide now, and whether a chance outcome is awaited."""
+        to_move = self.current().to_move
+        if to_move == [CHANCE]:
+            return {"to_move": [], "chance": True}
+        return {"to_move": to_move, "chance": False}
 
     def op_legal_actions(self, request):
         """Ids of the actions a player may take now."""
@@ -82,7 +115,7 @@ class Engine:
             state.apply(player, action)
         except IllegalAction as error:
             return {"ok": False, "error": str(error)}
-        return {"to_move": state.to_move, "over": state.is_over}
+        return {}
 
     def op_view(self, request):
         """What one player may see."""
@@ -95,9 +128,21 @@ class Engine:
         """Each player's score."""
         return {"scores": self.current().scores()}
 
+    def op_ranking(self, request):
+        """Each player's place (1 = best)."""
+        return {"ranking": self.current().ranking()}
+
     def op_is_over(self, request):
         """Whether the game has ended."""
         return {"over": self.current().is_over}
+
+    def op_perft(self, request):
+        """How many action sequences of a length start here: {"depth": d}."""
+        depth = _int(request, "depth")
+        try:
+            return {"count": perft(self.current(), depth)}
+        except ValueError as error:
+            return {"ok": False, "error": str(error)}
 
     def current(self):
         """The running game (a request before new_game is an error)."""

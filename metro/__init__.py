@@ -14,6 +14,7 @@ from metro.bots import Bot, bot_names, make_bot
 from metro.games import UnknownGame, game_path, shipped_games
 from metro.simulate import GameResult, SimulationStats, play_game, simulate
 from runtime import Action, Game, IllegalAction, InvalidSave, RuleError, ScenarioFailure, State
+from runtime.chance import CHANCE, ChanceNode, replay_record
 from runtime.errors import MetroRuntimeError
 
 
@@ -22,14 +23,44 @@ def load_game(game: str, expansions=(), variants=(), map: str | None = None) -> 
     return compiler.load_game(game_path(game), expansions=expansions, variants=variants, map=map)
 
 
+RL_EXTRA = "the RL environments need the rl extra: pip install 'metro-games[rl]'"
+
+
+def pettingzoo_env(name: str, players: int, **options):
+    """A game as a PettingZoo AEC environment (needs the rl extra; see metro/pettingzoo_adapter.py)."""
+    try:  # numpy and pettingzoo load only now
+        from metro.pettingzoo_adapter import pettingzoo_env as make
+    except ImportError as error:
+        raise ImportError(f"{RL_EXTRA} ({error})") from error
+    return make(name, players, **options)
+
+
+def openspiel_game(name: str, players: int, **options):
+    """A game as an OpenSpiel game (needs the rl extra; see metro/openspiel_adapter.py)."""
+    try:  # pyspiel loads only now
+        from metro.openspiel_adapter import openspiel_game as make
+    except ImportError as error:
+        raise ImportError(f"{RL_EXTRA} ({error})") from error
+    return make(name, players, **options)
+
+
+def compare(*args, **options):
+    """Play the base and other configurations on the same seeds and compare them (metro.compare)."""
+    from metro.compare import compare as run
+
+    return run(*args, **options)
+
+
 def compile_game(game: str, expansions=(), variants=(), map: str | None = None):
     """Compile a game by name or path and return the compile context (diagnostics, Python)."""
     return compiler.compile_game(game_path(game), expansions, variants, map)
 
 
 __all__ = [
+    "CHANCE",
     "Action",
     "Bot",
+    "ChanceNode",
     "CompileError",
     "Game",
     "GameResult",
@@ -42,11 +73,15 @@ __all__ = [
     "State",
     "UnknownGame",
     "bot_names",
+    "compare",
     "compile_game",
     "game_path",
     "load_game",
     "make_bot",
+    "openspiel_game",
+    "pettingzoo_env",
     "play_game",
+    "replay_record",
     "shipped_games",
     "simulate",
 ]

@@ -1,13 +1,16 @@
 """Engines behind one small interface: the reference runtime, or any program speaking JSON lines.
 
-The JSON-lines protocol (one object per line each way, players numbered from 0, actions by id):
-`{"op": "new_game", "players": 3, "seed": 1}`, `{"op": "to_move"}`, `{"op": "legal_actions",
-"player": 0}`, `{"op": "apply", "player": 0, "action": "pass"}`, `{"op": "view", "player": 0}`,
-`{"op": "scores"}`, `{"op": "is_over"}`, `{"op": "info"}` and `{"op": "quit"}`. Every answer is
-`{"ok": true, ...}` or `{"ok": false, "error": "..."}`; examples/README.md documents the fields.
+The JSON-lines protocol (docs/protocol.md; one object per line each way, players numbered from
+0, actions by id): `{"op": "new_game", "players": 3, "seed": 1}` (or `"chance": "explicit"`),
+`{"op": "chance", "outcome": {...}}`, `{"op": "set_state", "state": {...}}`, `{"op": "to_move"}`,
+`{"op": "legal_actions", "player": 0}`, `{"op": "apply", "player": 0, "action": "pass"}`,
+`{"op": "view", "player": 0}`, `{"op": "scores"}`, `{"op": "ranking"}`, `{"op": "is_over"}`,
+`{"op": "perft", "depth": 2}`, `{"op": "info"}` and `{"op": "quit"}`. Every answer is
+`{"ok": true, ...}` or `{"ok": false, "error": "..."}`; schemas/protocol/ holds their schemas.
 Answers are read through metro/jsonlines.py: a line over 1 MiB, nesting over 100 levels, text
 that is not UTF-8 or a field of the wrong type is an `EngineError`, never another exception.
-`Lockstep` plays the reference and an engine under test side by side and compares them.
+`Lockstep` plays the reference and an engine under test side by side and compares them;
+metro/conform.py runs test vectors against any adapter.
 """
 
 from __future__ import annotations
@@ -26,8 +29,11 @@ from typing import Protocol, runtime_checkable
 
 from metro import jsonlines
 from metro.battery import BatteryReport, check_step
+from metro.perft import perft
 from metro.scenarios import broken_invariants
-from runtime.errors import IllegalAction, MetroRuntimeError
+from runtime import saves
+from runtime.chance import CHANCE
+from runtime.errors import IllegalAction, InvalidSave, MetroRuntimeError
 from runtime.machine import Action, Game, State
 
 ENGINE_VARIABLE = "METRO_ENGINE"
@@ -46,11 +52,20 @@ class Disagreement(AssertionError):
 class Adapter(Protocol):
     """What tests need from an engine; players are 0-based, actions are ids."""
 
-    def new_game(self, players: int, seed: int | str) -> None:
-        """Start a new game, run to its first decision."""
+    def new_game(self, players: int, seed: int | str = 0, chance: str = "seeded") -> None:
+        """Start a new game, run to its first decision (or chance node, with explicit chance)."""
+
+    def chance(self, outcome: dict) -> str | None:
+        """Give the waiting chance event's outcome: None when accepted, else why it was refused."""
+
+    def set_state(self, fields: dict) -> str | None:
+        """Replace the declared fields (the state JSON): None when accepted, else why not."""
 
     def to_move(self) -> list[int]:
-        """Players who must decide now (empty once the game is over)."""
+        """Players who must decide now (empty once the game is over or at a chance node)."""
+
+    def awaits_chance(self) -> bool:
+        """True while a chance outcome is awaited (explicit chance only)."""
 
     def legal_actions(self, player: int) -> list[str]:
         """Ids of the actions `player` may take now."""
@@ -64,8 +79,14 @@ class Adapter(Protocol):
     def scores(self) -> list[int]:
         """Each player's score."""
 
+    def ranking(self) -> list[int]:
+        """Each player's place, 1 = best (tied players share a place)."""
+
     def is_over(self) -> bool:
         """True once the game has ended."""
+
+    def perft(self, depth: int) -> int:
+        """The number of action sequences of length `depth` from here (metro/perft.py)."""
 
     def close(self) -> None:
         """Release the engine."""
@@ -89,16 +110,38 @@ class LocalAdapter:
             raise EngineError("no game has been started (send new_game first)")
         return self._state
 
-    def new_game(self, players: int, seed: int | str) -> None:
+    def new_game(self, players: int, seed: int | str = 0, chance: str = "seeded") -> None:
         """Start a new game."""
         try:
-            self._state = self.game.new_game(players, seed)
+            self._state = self.game.new_game(players, seed, chance=chance)
         except ValueError as error:
             raise EngineError(str(error)) from error
 
+    def chance(self, outcome: dict) -> str | None:
+        """Give the waiting chance event's whole outcome; a refusal is returned."""
+        if self.state.chance is None:
+            return "this game was not started with explicit chance"
+        try:
+            self.state.apply_outcome(outcome)
+        except IllegalAction as error:
+            return str(error)
+        return None
+
+    def set_state(self, fields: dict) -> str | None:
+        """Replace the declared fields; a refusal (fields that do not fit) is returned."""
+        try:
+            saves.set_fields(self.state, fields)
+        except InvalidSave as error:
+            return str(error)
+        return None
+
     def to_move(self) -> list[int]:
-        """Players who must decide now."""
-        return list(self.state.to_move)
+        """Players who must decide now (none at a chance node)."""
+        return [p for p in self.state.to_move if p != CHANCE]
+
+    def awaits_chance(self) -> bool:
+        """True while a chance outcome is awaited."""
+        return self.state.to_move == [CHANCE]
 
     def legal_actions(self, player: int) -> list[str]:
         """Ids of the legal actions, in the runtime's order."""
@@ -120,9 +163,20 @@ class LocalAdapter:
         """Each player's score."""
         return list(self.state.scores())
 
+    def ranking(self) -> list[int]:
+        """Each player's place."""
+        return list(self.state.ranking())
+
     def is_over(self) -> bool:
         """True once the game has ended."""
         return self.state.is_over
+
+    def perft(self, depth: int) -> int:
+        """The number of action sequences of length `depth` from here."""
+        try:
+            return perft(self.state, depth)
+        except ValueError as error:
+            raise EngineError(str(error)) from error
 
     def info(self) -> dict:
         """The game's name and player range."""
@@ -233,17 +287,40 @@ class SubprocessAdapter:
             + (f"; its stderr ends with:\n{tail}" if tail else "")
         )
 
-    def new_game(self, players: int, seed: int | str) -> None:
+    def new_game(self, players: int, seed: int | str = 0, chance: str = "seeded") -> None:
         """Start a new game."""
-        doc = self.request("new_game", players=players, seed=seed)
+        fields = {} if chance == "seeded" else {"chance": chance}
+        doc = self.request("new_game", players=players, seed=seed, **fields)
         if not doc["ok"]:
             raise EngineError(
                 f"the engine refused new_game: {doc.get('error', '(no reason given)')}"
             )
 
+    def chance(self, outcome: dict) -> str | None:
+        """Give the waiting chance event's outcome: None when accepted, else the engine's reason."""
+        doc = self.request("chance", outcome=outcome)
+        return None if doc["ok"] else str(doc.get("error", "(no reason given)"))
+
+    def set_state(self, fields: dict) -> str | None:
+        """Replace the declared fields: None when accepted, else the engine's reason."""
+        doc = self.request("set_state", state=fields)
+        return None if doc["ok"] else str(doc.get("error", "(no reason given)"))
+
     def to_move(self) -> list[int]:
         """Players who must decide now."""
         return _ints(self._ok("to_move", "to_move", list), "to_move")
+
+    def awaits_chance(self) -> bool:
+        """The `chance` flag of the engine's `to_move` answer (false when absent)."""
+        doc = self.request("to_move")
+        if not doc["ok"]:
+            raise EngineError(f"the engine refused 'to_move': {doc.get('error', '(no reason)')}")
+        flag = doc.get("chance", False)
+        if not isinstance(flag, bool):
+            raise EngineError(
+                f"the engine's answer to 'to_move' needs \"chance\" as bool: {doc!r:.200}"
+            )
+        return flag
 
     def legal_actions(self, player: int) -> list[str]:
         """Ids of the legal actions."""
@@ -265,9 +342,17 @@ class SubprocessAdapter:
         """Each player's score."""
         return _ints(self._ok("scores", "scores", list), "scores")
 
+    def ranking(self) -> list[int]:
+        """Each player's place."""
+        return _ints(self._ok("ranking", "ranking", list), "ranking")
+
     def is_over(self) -> bool:
         """True once the game has ended."""
         return self._ok("is_over", "over", bool)
+
+    def perft(self, depth: int) -> int:
+        """The engine's own count of action sequences of length `depth`."""
+        return self._ok("perft", "count", int, depth=depth)
 
     def info(self) -> dict:
         """The engine's `info` answer: game name and player range."""

@@ -18,15 +18,25 @@ from rich.table import Table
 from compiler import compile_game, generate_python, load_game
 from dsl.diagnostics import CompileError
 from dsl.terminal import printable
+from metro.adapter import Adapter, LocalAdapter, SubprocessAdapter
 from metro.bots import bot_names, make_bot
+from metro.compare import compare, configurations
+from metro.compare_view import print_comparison
+from metro.conform import VectorResult, load_vectors, run_vectors
 from metro.coverage import format_coverage, game_coverage
 from metro.diff import describe_patches
+from metro.executors import DaskMissing
 from metro.games import UnknownGame, game_path
+from metro.play import PlayError, Session, Setup, read_save, resume, setup_from_save
 from metro.playthrough import transcript
+from metro.report import PlotsMissing, require_plots, write_report
+from metro.scenarios import own_scenarios, run_scenarios
 from metro.simulate import SimulationStats, simulate
+from metro.stats import ScipyMissing
 from metro.testgen import generate_tests
-from runtime.errors import MetroRuntimeError
-from runtime.machine import Action, Game, State
+from metro.vectorgen import VectorError, VectorOptions, generate_vectors
+from runtime.errors import InvalidSave, MetroRuntimeError
+from runtime.machine import Game
 from runtime.values import PLAYER
 
 
@@ -43,8 +53,6 @@ class GameParam(click.ParamType):
 
 
 GAME_PATH = GameParam()
-PLACES = {1: "1st", 2: "2nd", 3: "3rd"}
-MENU_LIMIT = 40  # longer lists of legal actions are summarised by action name
 
 
 def say(message: str = "", err: bool = False, nl: bool = True) -> None:
@@ -139,49 +147,132 @@ def _plural(count: int, word: str) -> str:
 @main.command()
 @click.argument("paths", nargs=-1, required=True, type=GAME_PATH, metavar="GAME...")
 @click.option(
+    "--scenarios",
+    "run",
+    is_flag=True,
+    help="Also run every scenario (a game whose scenarios fail is not ok).",
+)
+@click.option(
     "--json",
     "as_json",
     is_flag=True,
     help="Print one JSON object (schemas/check.schema.json) instead of text.",
 )
 @game_options
-def check(paths: tuple[str, ...], as_json: bool, variants, expansions, map_path) -> None:
-    """Compile games and print their diagnostics.
+def check(paths: tuple[str, ...], run: bool, as_json: bool, variants, expansions, map_path) -> None:
+    """Compile games and print their diagnostics; with --scenarios, run their scenarios too.
 
     Each GAME is a shipped game's name, a game directory (holding rules.metro) or a rules file. Exit status 1
-    if any game has errors.
+    if any game has errors (or, with --scenarios, a failing scenario).
     """
-    results = [_check_one(path, variants, expansions, map_path, echo=not as_json) for path in paths]
+    results = [
+        _check_one(path, variants, expansions, map_path, run, echo=not as_json) for path in paths
+    ]
     if as_json:
         say(json.dumps({"games": results}))
     if not all(result["ok"] for result in results):
         raise click.exceptions.Exit(1)
 
 
-def _check_one(path: str, variants, expansions, map_path, echo: bool) -> dict:
-    """Compile one game; print its diagnostics when `echo`; its JSON-able result."""
+def _check_one(path: str, variants, expansions, map_path, run: bool, echo: bool) -> dict:
+    """Compile one game (and run its scenarios); print findings when `echo`; its JSON-able result."""
     result = {"path": path, "ok": False, "game": None, "scenarios": 0, "invariants": 0}
+    failed: list[dict] = []
     try:
         ctx = compile_game(path, expansions, variants, map_path)
     except CompileError as error:
         if echo:
             say(error.render(), err=True)
-        return result | {"diagnostics": [d.to_dict() for d in error.diagnostics]}
+        return result | {
+            "scenarios_passed": None,
+            "scenario_failures": failed,
+            "diagnostics": [d.to_dict() for d in error.diagnostics],
+        }
     program = ctx.program
+    declared = len(program.scenarios)
+    passed = None
+    changed = 0
+    if run:
+        game = load_game(path, expansions=expansions, variants=variants, map=map_path)
+        outcomes = run_scenarios(game, set(own_scenarios(game, path, variants, expansions)))
+        failed = [r.to_doc() for r in outcomes if not r.passed and r.own]
+        changed = sum(not r.passed and not r.own for r in outcomes)
+        passed = sum(r.passed for r in outcomes)
     if echo:
         for diagnostic in ctx.diags.items:
             say(diagnostic.render(ctx.sources), err=True)
+        for failure in failed:
+            say(
+                f"{failure['where']}: scenario {failure['name']} fails: {failure['error']}",
+                err=True,
+            )
+        if not run:
+            ran = f"{_plural(declared, 'scenario')} declared, not run"
+        else:
+            ran = f"{passed} of {_plural(declared, 'scenario')} pass" + (
+                f", {changed} base ones changed by the patches" if changed else ""
+            )
+        verdict = "FAIL" if failed else "ok"
         say(
-            f"ok: {printable(program.game_name)} ({_plural(len(program.scenarios), 'scenario')}, "
+            f"{verdict}: {printable(program.game_name)} ({ran}; "
             f"{_plural(len(program.invariants), 'invariant')})"
         )
     return result | {
-        "ok": True,
+        "ok": not failed,
         "game": program.game_name,
-        "scenarios": len(program.scenarios),
+        "scenarios": declared,
         "invariants": len(program.invariants),
+        "scenarios_passed": passed,
+        "scenario_failures": failed,
         "diagnostics": [d.to_dict() for d in ctx.diags.items],
     }
+
+
+@main.command("test")
+@click.argument("path", type=GAME_PATH, metavar="GAME")
+@click.option(
+    "-k", "only", default="", metavar="TEXT", help="Run the scenarios whose name has TEXT."
+)
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print one JSON object (schemas/test.schema.json) instead of text.",
+)
+@game_options
+def test_command(path: str, only: str, as_json: bool, variants, expansions, map_path) -> None:
+    """Run a game's scenarios: pass/fail each, then a summary; exit 1 if one fails.
+
+    With --variant or --with the base scenarios run too (the base of variants is the game with
+    its expansions); one that fails under the patches is reported as changed by them (the rule
+    it checks changed), not as a failure.
+    """
+    game = load_game(path, expansions=expansions, variants=variants, map=map_path)
+    own = set(own_scenarios(game, path, variants, expansions))
+    results = run_scenarios(game, own, only)
+    failed = [r for r in results if not r.passed and r.own]
+    changed = [r for r in results if not r.passed and not r.own]
+    if as_json:
+        summary = {"passed": sum(r.passed for r in results), "failed": len(failed)}
+        say(
+            json.dumps(
+                {"game": game.name, **summary, "changed": len(changed)}
+                | {"results": [r.to_doc() for r in results]},
+                ensure_ascii=False,
+            )
+        )
+    else:
+        for result in results:
+            verdict = "pass" if result.passed else "FAIL" if result.own else "changed"
+            say(f"{verdict} {result.scenario.name}")
+            if not result.passed:
+                say(f"     {result.error}")
+        say(
+            f"{sum(r.passed for r in results)} passed, {len(failed)} failed"
+            + (f", {len(changed)} base scenarios changed by the patches" if changed else "")
+        )
+    if failed:
+        raise click.exceptions.Exit(1)
 
 
 @main.command("compile")
@@ -282,6 +373,55 @@ BOTS_OPTION = click.option(
 )
 
 
+def run_options(command: Callable) -> Callable:
+    """Where games run: `--jobs N` local processes or `--dask ADDRESS|local`."""
+    options = [
+        click.option(
+            "--jobs",
+            type=click.IntRange(min=1),
+            default=1,
+            show_default=True,
+            help="Worker processes (results do not depend on it); with --dask local, its workers.",
+        ),
+        click.option(
+            "--dask",
+            metavar="ADDRESS",
+            help="Run the games on a Dask cluster: a scheduler's address (tcp://host:8786), "
+            "or 'local' to start one on this machine (needs the dask extra).",
+        ),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+@contextmanager
+def progress_bar(label: str, total: int, hidden: bool) -> Iterator[Callable[[int], None]]:
+    """A progress bar on stderr (only on a terminal); yields the function that advances it."""
+    console = Console(stderr=True)
+    # No refresh thread: worker processes may be forked, and forking a threaded process is unsafe.
+    with Progress(
+        TextColumn(label),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=console,
+        transient=True,
+        auto_refresh=False,
+        disable=hidden or not console.is_terminal,
+    ) as bar:
+        task = bar.add_task("games", total=total)
+
+        def advance(finished: int) -> None:
+            bar.advance(task, finished)
+            bar.refresh()
+
+        try:
+            yield advance
+        except DaskMissing as error:
+            raise click.UsageError(str(error)) from None
+
+
 @main.command("simulate")
 @click.argument("path", type=GAME_PATH, metavar="GAME")
 @PLAYERS_OPTION
@@ -301,13 +441,7 @@ BOTS_OPTION = click.option(
 )
 @BOT_OPTION
 @BOTS_OPTION
-@click.option(
-    "--jobs",
-    type=click.IntRange(min=1),
-    default=1,
-    show_default=True,
-    help="Worker processes (results do not depend on it).",
-)
+@run_options
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")
 @game_options
 def simulate_command(
@@ -318,6 +452,7 @@ def simulate_command(
     bot,
     bots,
     jobs: int,
+    dask: str | None,
     as_json: bool,
     variants,
     expansions,
@@ -326,24 +461,7 @@ def simulate_command(
     """Play seeded bot games; report wins, scores and speed."""
     game, players = _load(path, variants, expansions, map_path, players)
     specs = _seat_bots(game, bot, bots, players, "player")
-    console = Console(stderr=True)
-    # No refresh thread: worker processes may be forked, and forking a threaded process is unsafe.
-    with Progress(
-        TextColumn("simulating"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        console=console,
-        transient=True,
-        auto_refresh=False,
-        disable=as_json or not console.is_terminal,
-    ) as bar:
-        task = bar.add_task("games", total=games)
-
-        def advance(finished: int) -> None:
-            bar.advance(task, finished)
-            bar.refresh()
-
+    with progress_bar("simulating", games, as_json) as advance:
         stats = simulate(
             path,
             players,
@@ -355,23 +473,26 @@ def simulate_command(
             jobs=jobs,
             progress=advance,
             bots=specs,
+            dask=dask,
         )
+    where = f"Dask at {dask}" if dask else _plural(jobs, "job")
     if as_json:
         summary = stats.to_dict() | {
             "variants": list(variants),
             "expansions": list(expansions),
             "jobs": jobs,
+            "dask": dask,
         }
         say(json.dumps(summary))
     else:
-        _print_stats(stats, jobs)
+        _print_stats(stats, where)
 
 
 def _number(value: float) -> str:
     return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.2f}"
 
 
-def _print_stats(stats: SimulationStats, jobs: int) -> None:
+def _print_stats(stats: SimulationStats, where: str) -> None:
     table = Table(
         title=f"{_rich(stats.game)}: {_plural(stats.games, 'game')}, {stats.players} players",
         caption=f"seed {_rich(stats.seed)}, {_rich(stats.bot)} bots",
@@ -392,7 +513,7 @@ def _print_stats(stats: SimulationStats, jobs: int) -> None:
     console.print(f"Mean decisions per game: {stats.mean_decisions:,.1f}")
     console.print(
         f"Speed: {stats.games_per_second:,.1f} games/s, {stats.decisions_per_second:,.0f} "
-        f"decisions/s ({stats.seconds:.2f} s, {_plural(jobs, 'job')})"
+        f"decisions/s ({stats.seconds:.2f} s, {where})"
     )
     if stats.unfinished:
         console.print(f"Unfinished games (nobody could move): {stats.unfinished}")
@@ -439,6 +560,28 @@ def playthrough_command(
     help="Directory for the generated pytest module(s).",
 )
 @click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["pytest", "vectors"]),
+    default="pytest",
+    show_default=True,
+    help="A pytest module, or language-neutral JSON test vectors for any engine (docs/protocol.md).",
+)
+@click.option(
+    "--playouts",
+    type=click.IntRange(min=0, max=100),
+    default=1,
+    show_default=True,
+    help="Vectors: random playouts per player count.",
+)
+@click.option(
+    "--perft-depth",
+    type=click.IntRange(min=0, max=8),
+    default=3,
+    show_default=True,
+    help="Vectors: the deepest perft count published.",
+)
+@click.option(
     "--coverage", is_flag=True, help="Also print which .metro lines scenarios and random games run."
 )
 @click.option(
@@ -458,6 +601,9 @@ def playthrough_command(
 def testgen_command(
     path: str,
     out_dir: str,
+    output_format: str,
+    playouts: int,
+    perft_depth: int,
     coverage: bool,
     games: int,
     as_json: bool,
@@ -465,8 +611,15 @@ def testgen_command(
     expansions,
     map_path,
 ) -> None:
-    """Write a standalone pytest module for a game: scenarios, invariants under Hypothesis, the battery."""
-    written = generate_tests(path, out_dir, variants, expansions, map_path)
+    """Write tests for a game: a standalone pytest module, or JSON test vectors for any engine."""
+    if output_format == "vectors":
+        options = VectorOptions(playouts=playouts, perft_depth=perft_depth)
+        try:
+            written = generate_vectors(path, out_dir, variants, expansions, map_path, options)
+        except VectorError as error:
+            raise Failure(f"error: {error}") from None
+    else:
+        written = generate_tests(path, out_dir, variants, expansions, map_path)
     report = None
     if coverage:
         game = load_game(path, expansions=expansions, variants=variants, map=map_path)
@@ -480,6 +633,209 @@ def testgen_command(
         say(f"wrote {name}")
     if report is not None:
         say(format_coverage(report))
+
+
+@main.command("conform")
+@click.argument(
+    "folder", type=click.Path(exists=True, file_okay=False, path_type=str), metavar="DIR"
+)
+@click.option(
+    "--engine",
+    "command",
+    metavar="CMD",
+    help="The engine to test: a command line speaking the JSON-lines protocol (docs/protocol.md).",
+)
+@click.option(
+    "--reference",
+    type=GAME_PATH,
+    metavar="GAME",
+    help="Test metro's own runtime of GAME instead of an engine (with --variant/--with/--map).",
+)
+@click.option(
+    "--only", default="", metavar="TEXT", help="Run only the vectors whose id contains TEXT."
+)
+@click.option("-x", "--fail-fast", is_flag=True, help="Stop at the first vector that fails.")
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0.1),
+    default=30.0,
+    show_default=True,
+    help="Seconds the engine may take to answer one request.",
+)
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print one JSON object (schemas/conform.schema.json) instead of text.",
+)
+@game_options
+def conform_command(
+    folder: str,
+    command: str | None,
+    reference: str | None,
+    only: str,
+    fail_fast: bool,
+    timeout: float,
+    as_json: bool,
+    variants,
+    expansions,
+    map_path,
+) -> None:
+    """Run the test vectors in DIR against an engine: pass/fail per vector, exit 1 on any failure."""
+    if (command is None) == (reference is None):
+        raise click.UsageError("give --engine CMD (an engine to test) or --reference GAME")
+    try:
+        game_name, vectors = load_vectors(folder, only)
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise Failure(f"error: cannot read the vectors: {error}") from None
+    if command is not None:
+
+        def start() -> Adapter:
+            engine = SubprocessAdapter(command, timeout=timeout)
+            served = engine.info()["game"]
+            if served != game_name:
+                engine.close()
+                raise Failure(
+                    f"error: the engine serves {served!r}; the vectors are of {game_name!r}"
+                )
+            return engine
+
+    else:
+        game = load_game(reference, expansions=expansions, variants=variants, map=map_path)
+
+        def start() -> Adapter:
+            return LocalAdapter(game)
+
+    def report(result: VectorResult) -> None:
+        if not as_json:
+            verdict = "pass" if result.passed else "FAIL"
+            say(f"{verdict} {result.id}" + ("" if result.passed else f"\n     {result.difference}"))
+
+    results = run_vectors(start, vectors, report, fail_fast)
+    failed = sum(not r.passed for r in results)
+    if as_json:
+        say(
+            json.dumps(
+                {
+                    "game": game_name,
+                    "passed": len(results) - failed,
+                    "failed": failed,
+                    "results": [r.to_doc() for r in results],
+                },
+                ensure_ascii=False,
+            )
+        )
+    else:
+        say(f"{len(results) - failed} passed, {failed} failed")
+    if failed:
+        raise click.exceptions.Exit(1)
+
+
+@main.command("compare")
+@click.argument("path", type=GAME_PATH, metavar="GAME")
+@click.option(
+    "--variant",
+    "variants",
+    multiple=True,
+    metavar="NAME[,NAME]",
+    help="A configuration to compare with the base: this variant (commas: several at once). "
+    "Repeatable.",
+)
+@click.option(
+    "--with",
+    "expansions",
+    multiple=True,
+    metavar="EXPANSION[,…]",
+    help="A configuration to compare with the base: with this expansion. Repeatable.",
+)
+@click.option(
+    "--map",
+    "map_path",
+    type=click.Path(exists=True, dir_okay=False, path_type=str),
+    help="Play every configuration on this map file.",
+)
+@PLAYERS_OPTION
+@click.option(
+    "--games",
+    type=click.IntRange(min=2),
+    default=100,
+    show_default=True,
+    help="Games per configuration.",
+)
+@click.option(
+    "--seed",
+    default="1",
+    show_default=True,
+    help="Base seed: game i of every configuration is seeded with SEED/i.",
+    callback=_valid_seed,
+)
+@BOT_OPTION
+@BOTS_OPTION
+@run_options
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print one JSON object (schemas/compare.schema.json) with every game's record.",
+)
+@click.option(
+    "--report",
+    type=click.Path(dir_okay=False, path_type=str),
+    metavar="FILE.html",
+    help="Also write a self-contained HTML report with plots (needs the report extra).",
+)
+def compare_command(
+    path: str,
+    variants,
+    expansions,
+    map_path,
+    players,
+    games: int,
+    seed: str,
+    bot,
+    bots,
+    jobs: int,
+    dask: str | None,
+    as_json: bool,
+    report: str | None,
+) -> None:
+    """Play the base game and each variant or expansion on the same seeds, and compare them.
+
+    Reports win rates by seat, scores, margins, game length and the game's metrics per
+    configuration, and each configuration's differences from the base with 95% intervals and
+    paired tests, in words.
+    """
+    if not variants and not expansions:
+        raise click.UsageError("name at least one configuration: --variant NAME or --with NAME")
+    try:
+        configs = configurations(variants, expansions)
+    except ValueError as error:
+        raise click.UsageError(str(error)) from None
+    if report is not None:
+        try:
+            require_plots()
+        except PlotsMissing as error:
+            raise click.UsageError(str(error)) from None
+    game, players = _load(path, (), (), map_path, players)
+    specs = _seat_bots(game, bot, bots, players, "player")
+    try:
+        with progress_bar("comparing", games * len(configs), as_json) as advance:
+            result = compare(
+                path, players, games, seed, specs, configs, map_path, jobs, dask, advance
+            )
+    except ScipyMissing as error:
+        raise click.UsageError(str(error)) from None
+    if report is not None:
+        try:
+            write_report(result, report)
+        except OSError as error:
+            raise Failure(f"error: cannot write {report}: {error.strerror or error}") from None
+    if as_json:
+        say(json.dumps(result.to_dict()))
+    else:
+        print_comparison(result, Console(highlight=False))
+        if report is not None:
+            say(f"report: {report}")
 
 
 @main.command("diff")
@@ -496,16 +852,14 @@ def diff_command(path: str, variants, expansions, map_path) -> None:
 
 
 @main.command()
-@click.argument("path", type=GAME_PATH, metavar="GAME")
+@click.argument("path", type=GAME_PATH, metavar="GAME", required=False)
 @PLAYERS_OPTION
 @click.option(
     "--human",
     "humans",
     type=click.IntRange(min=1),
     multiple=True,
-    default=(1,),
-    show_default=True,
-    help="Seat played by a person at this terminal (1-based). Repeatable.",
+    help="Seat played by a person at this terminal (1-based) [default: 1]. Repeatable (hot seat).",
 )
 @click.option(
     "--seed",
@@ -514,11 +868,48 @@ def diff_command(path: str, variants, expansions, map_path) -> None:
 )
 @BOT_OPTION
 @BOTS_OPTION
+@click.option(
+    "--load",
+    "load_path",
+    type=click.Path(exists=True, dir_okay=False, path_type=str),
+    help="Continue a game saved with `save FILE` (GAME may then be left out).",
+)
 @game_options
 def play(
-    path: str, players, humans: tuple[int, ...], seed, bot, bots, variants, expansions, map_path
+    path,
+    players,
+    humans: tuple[int, ...],
+    seed,
+    bot,
+    bots,
+    load_path,
+    variants,
+    expansions,
+    map_path,
 ) -> None:
-    """Play a game in the terminal against bots."""
+    """Play a game in the terminal, against bots or other people at this terminal."""
+    console = Console(highlight=False)
+    if load_path is not None:
+        session = _loaded_session(path, load_path, console)
+    else:
+        if path is None:
+            raise click.UsageError("name a GAME, or --load a saved game")
+        session = _new_session(
+            path, players, humans or (1,), seed, bot, bots, variants, expansions, map_path, console
+        )
+    setup = session.setup
+    you = ", ".join(PLAYER.label(p) for p in setup.humans)
+    named = ", ".join(dict.fromkeys(setup.bots.values())) or "no"
+    session.say(
+        f"{session.game.name}: {session.state.n} players, seed {setup.seed}. You play {you}; "
+        f"the others are {named} bots. Type help for the commands."
+    )
+    session.run()
+
+
+def _new_session(
+    path, players, humans, seed, bot, bots, variants, expansions, map_path, console
+) -> Session:
     game, players = _load(path, variants, expansions, map_path, players)
     seats = sorted({h - 1 for h in humans})
     if seats[-1] >= players:
@@ -528,123 +919,39 @@ def play(
     seed = seed if seed is not None else str(random.randrange(1_000_000))
     others = [p for p in range(players) if p not in seats]
     specs = _seat_bots(game, bot, bots, len(others), "bot seat")
-    state = game.new_game(players, _seed(seed))
-    bots = {p: make_bot(spec, f"{seed}/{p}", game) for p, spec in zip(others, specs, strict=True)}
-    you = ", ".join(PLAYER.label(p) for p in seats)
-    named = ", ".join(dict.fromkeys(specs)) or "no"
-    say(
-        f"{printable(game.name)}: {players} players, seed {printable(seed)}. You play {you}; "
-        f"the others are {named} bots."
+    setup = Setup(
+        path,
+        tuple(variants),
+        tuple(expansions),
+        map_path,
+        tuple(seats),
+        dict(zip(others, specs, strict=True)),
+        seed,
     )
-    say("Answer with a number or an action id; q quits.")
-    while state.to_move:
-        player = state.to_move[0]
-        if player in bots:
-            action = bots[player].choose(state, player)
-            say(f"{PLAYER.label(player)}: {_public_label(state, action)}")
-        else:
-            action = _ask(state, player)
-            if action is None:
-                say("You left the game.")
-                return
-        state.apply(player, action)
-    _show_end(state, seats)
+    return Session(game, setup, game.new_game(players, _seed(seed)), console)
 
 
-def _public_label(state: State, action: Action) -> str:
-    # Only menu actions (`choose by p { ... }`) are public moves. A simultaneous choice stays
-    # secret until the rules reveal its effect: not even which action it was is shown. Other
-    # choices may pick private things (e.g. which cards to keep), so only their name is shown.
-    site = state.game.sites[state.site]
-    if site.secret:
-        return "has chosen (in secret)"
-    if site.kind == "actions":
-        return printable(action.label)
-    return f"chose {action.name.replace('_', ' ')}"
-
-
-def _ask(state: State, player: int) -> Action | None:
-    _show_view(state.view(player), player)
-    actions = state.legal_actions(player)
-    _show_menu(actions)
-    while True:
-        answer = click.prompt(f"{PLAYER.label(player)}, your move", prompt_suffix="> ").strip()
-        if answer.lower() in ("q", "quit"):
-            return None
-        if answer.isdigit() and 1 <= int(answer) <= len(actions):
-            return actions[int(answer) - 1]
-        for action in actions:
-            if answer == action.id:
-                return action
-        matches = [(n, a) for n, a in enumerate(actions, 1) if answer.lower() in a.label.lower()]
-        if matches and not answer.isdigit():
-            for number, action in matches:
-                say(f"{number:>4}. {printable(action.label)}")
-            continue
-        say(
-            f"'{answer}' is not one of the choices: type a number from 1 to {len(actions)}, "
-            f"an action id such as {printable(actions[0].id)}, or q to quit."
+def _loaded_session(path, load_path: str, console) -> Session:
+    """A session continuing a save: the save is untrusted, every part of it is checked."""
+    try:
+        doc = read_save(load_path)
+        game_ref = path if path is not None else GAME_PATH.convert(doc["game"], None, None)
+        setup = setup_from_save(doc, game_ref)
+        game = load_game(
+            game_ref, expansions=setup.expansions, variants=setup.variants, map=setup.map
         )
+        for spec in setup.bots.values():
+            make_bot(spec, 0, game)  # a ValueError names an unknown bot
+        state, log = resume(game, setup, doc)
+    except (PlayError, InvalidSave, ValueError) as error:
+        raise Failure(f"error: cannot continue {load_path}: {error}") from None
+    session = Session(game, setup, state, console, log)
+    session.seen_up_to = {p: len(log.moves) for p in setup.humans}
+    return session
 
 
-def _show_menu(actions: list[Action]) -> None:
-    if len(actions) <= MENU_LIMIT:
-        for number, action in enumerate(actions, 1):
-            say(f"{number:>4}. {printable(action.label)}")
-        return
-    # Long menus are shown as runs of one action name; typing a word lists its members.
-    first = 0
-    for number in range(1, len(actions) + 1):
-        if number == len(actions) or actions[number].name != actions[first].name:
-            if number - first == 1:
-                say(f"{first + 1:>9}. {printable(actions[first].label)}")
-            else:
-                name = actions[first].name.replace("_", " ")
-                say(f"{f'{first + 1}-{number}':>9}. {name} ({number - first} choices)")
-            first = number
-    say("Type part of a choice, such as its name, to list the matching ones with their numbers.")
+# The picture commands live in their own module, which reads this one's options and helpers.
+from metro.cli_pictures import render_command, replay_command  # noqa: E402
 
-
-def _show_view(view: dict, player: int) -> None:
-    say("")
-    say(
-        f"== {printable(view['game'])}: you are {view['you']}; to move: {', '.join(view['to_move'])} =="
-    )
-    say("Table:")
-    for name, value in view["state"].items():
-        say(f"  {name}: {_text(value)}")
-    say(f"You ({view['you']}):")
-    for name, value in view["player_state"][player].items():
-        say(f"  {name}: {_text(value)}")
-    for other, fields in enumerate(view["player_state"]):
-        if other != player:
-            shown = "; ".join(f"{name} {_text(value)}" for name, value in fields.items())
-            say(f"{PLAYER.label(other)}: {shown}")
-
-
-def _text(value, nested: bool = False) -> str:
-    """A view value as short readable text (entries that are none are left out of maps)."""
-    if value is None:
-        return "-"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, dict):
-        if value.get("hidden") is True:
-            return "hidden" if value.get("size") is None else f"hidden ({value['size']})"
-        items = [f"{key}={_text(item, True)}" for key, item in value.items() if item is not None]
-        text = ", ".join(items) or "-"
-    elif isinstance(value, list):
-        text = ", ".join(_text(item, True) for item in value) or "-"
-    else:
-        return printable(str(value))
-    return f"[{text}]" if nested else text
-
-
-def _show_end(state: State, seats: list[int]) -> None:
-    say("")
-    say("Game over." if state.is_over else "The game stopped: nobody can move.")
-    scores, places = state.scores(), state.ranking()
-    for player in sorted(range(state.n), key=lambda p: (places[p], p)):
-        place = PLACES.get(places[player], f"{places[player]}th")
-        mark = " (you)" if player in seats else ""
-        say(f"  {place:>4}  {PLAYER.label(player)}{mark}: {scores[player]} points")
+main.add_command(render_command)
+main.add_command(replay_command)

@@ -1,6 +1,15 @@
-"""How search bots value a position: the score as if the game ended now, and rewards per seat."""
+"""How search bots value a position: the game's estimate, else the score as if the game ended now.
+
+A finished game is valued by its scores and ranking. Before the end, a game that declares
+`estimate(p) = …` is valued by it (the rules' own judgement of a position, e.g. tickets
+counted before the end); any other game by its score after the rules' `final` block has run
+on a copy (money for stocks, loans repaid…).
+"""
 
 from __future__ import annotations
+
+import math
+import random
 
 from runtime.errors import MetroRuntimeError
 from runtime.machine import Frame, State
@@ -11,9 +20,8 @@ WIN, SHARED, MARGIN = 0.8, 0.4, 0.2  # reward of a sole and a shared first place
 def as_ended(state: State) -> State:
     """The position itself if over, else a copy where the rules' `final` block has run (if any).
 
-    The final block is the game's own end-of-game scoring (money for stocks, loans repaid…),
-    so a bot sees what its holdings are worth. A final block that waits for a decision or
-    fails leaves the position as the plain score shows it.
+    A final block that waits for a decision or fails leaves the position as the plain score
+    shows it.
     """
     final = state.game.final_proc
     if state.over or final is None:
@@ -27,17 +35,56 @@ def as_ended(state: State) -> State:
     return ended
 
 
+def settle(state: State, player: int, seed: int) -> None:
+    """Complete a simultaneous choice `player` has just joined: the others choose at random.
+
+    Until everyone has chosen nothing happens, so the player's choice would show no effect.
+    The others' choices are drawn from `seed`: given the same seed, every option of the player
+    meets the same choices of the others (when their options do not depend on it), so options
+    are compared on equal terms.
+    """
+    rng = random.Random(seed)
+    while not state.over and state.game.sites[state.site].secret:
+        movers = state.to_move
+        if player in movers:
+            return
+        actions = state.legal_actions(movers[0])
+        state.apply(movers[0], actions[int(rng.random() * len(actions))])
+
+
+def values(state: State) -> list[int]:
+    """Each seat's value: the score once over, else the game's estimate, else the score as if ended."""
+    if state.over or not state.game.has_estimate:
+        return as_ended(state).scores()
+    return state.estimates()
+
+
 def margin(state: State, player: int) -> int:
-    """The player's score minus the best other score (the score alone with one player)."""
-    scores = state.scores()
-    others = [s for p, s in enumerate(scores) if p != player]
-    return scores[player] - max(others, default=0)
+    """The player's value minus the best other seat's (its value alone with one player)."""
+    return margins(state)[player]
 
 
-def rewards(state: State) -> list[float]:
-    """Each seat's reward in [0, 1]: a first place (sole or shared) plus a score-margin term."""
-    places = state.ranking()
-    scores = state.scores()
+def margins(state: State) -> list[int]:
+    """Each seat's value minus the best other seat's (its value alone with one player)."""
+    scores = values(state)
+    return [
+        score - max((s for p, s in enumerate(scores) if p != seat), default=0)
+        for seat, score in enumerate(scores)
+    ]
+
+
+def rewards(state: State, scale: float | None = None) -> list[float]:
+    """Each seat's reward in [0, 1].
+
+    A finished game (or, with no `scale`, any position valued as if it ended): a first place,
+    sole or shared, by the game's ranking plus a margin term. An unfinished position with a
+    `scale` (how large margins typically are in this search): 0.5 + 0.5 tanh(margin / scale),
+    so that a lead of a few units counts for as much in a game of yen as in one of points.
+    """
+    if scale is not None and not state.over:
+        return [0.5 + 0.5 * math.tanh(m / scale) for m in margins(state)]
+    ended = as_ended(state)
+    places, scores = ended.ranking(), ended.scores()
     firsts = places.count(1)
     out = []
     for seat, score in enumerate(scores):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from metro.evaluation import as_ended, margin
+from metro.evaluation import margin, settle
 from runtime.determinize import sample_position
 from runtime.errors import IllegalAction
 from runtime.machine import Action, State
@@ -21,12 +21,12 @@ def preference(game) -> dict | None:
 
 
 class GreedyBot:
-    """Takes the action whose position scores best: the margin, then the game's declared bot.
+    """Takes the action whose position is valued best: the margin, then the game's declared bot.
 
     Each legal action is applied to a few sampled positions (`runtime.determinize`), never the
     true one; at a simultaneous choice the others' pending choices are then drawn at random.
-    The position reached is valued by its score margin as if the game ended there
-    (`metro.evaluation`), averaged over the samples; ties
+    The position reached is valued by its margin on the game's `estimate`, or with none on the
+    score as if the game ended there (`metro.evaluation`), averaged over the samples; ties
     go to the score the game's own `bot` block gives the action, then to the seeded generator.
     """
 
@@ -44,6 +44,9 @@ class GreedyBot:
         first = None
         for _ in range(self.samples):
             sample = sample_position(state, player, self.rng)
+            others = int(
+                self.rng.random() * (1 << 53)
+            )  # the others' secret choices: one draw for all
             if first is None:
                 first = sample
             for index, action in enumerate(actions):
@@ -53,8 +56,8 @@ class GreedyBot:
                 except IllegalAction:  # cannot happen when legality reads no secret
                     totals[index] -= float("inf")
                     continue
-                self._settle(after, player)
-                totals[index] += margin(as_ended(after), player)
+                settle(after, player, others)
+                totals[index] += margin(after, player)
         keys = [
             (total, self._preference(first, player, a))
             for total, a in zip(totals, actions, strict=True)
@@ -62,18 +65,6 @@ class GreedyBot:
         best = max(keys)
         tied = [a for a, key in zip(actions, keys, strict=True) if key == best]
         return tied[int(self.rng.random() * len(tied))]
-
-    def _settle(self, state: State, player: int) -> None:
-        """Complete a simultaneous choice the player has just joined: the others choose at random.
-
-        Until everyone has chosen nothing happens, so the player's choice would show no effect.
-        """
-        while not state.over and state.game.sites[state.site].secret:
-            movers = state.to_move
-            if player in movers:
-                return
-            actions = state.legal_actions(movers[0])
-            state.apply(movers[0], actions[int(self.rng.random() * len(actions))])
 
     def _preference(self, sample: State, player: int, action: Action):
         scorer = None if self.scores is None else self.scores.get(action.name)

@@ -2,6 +2,8 @@
 
 A game's rules.metro yields the scenarios of the game (its parts included); a variant or
 expansion file yields the scenarios it declares itself, run with it applied.
+`--metro-variant FILE` collects a variant file wherever it is (a user's house rules), for the
+game `--metro-game GAME` names, else the shipped game whose name its `for "…"` gives.
 `--metro-coverage` reports which .metro lines the scenarios ran (also across xdist workers).
 """
 
@@ -13,9 +15,10 @@ import os
 import pytest
 
 from compiler import load_game
-from compiler.resolve import expansion_named, patch_title
+from compiler.resolve import expansion_named, find_game_file, load_file, patch_title
 from dsl.diagnostics import CompileError
 from metro.coverage import coverage_of, format_coverage, trace_lines
+from metro.games import UnknownGame, game_path, shipped_games
 from metro.scenarios import run_scenario, scenarios
 from runtime.errors import MetroRuntimeError, ScenarioFailure
 
@@ -23,17 +26,40 @@ COVERAGE_KEY = "metro_coverage"  # in config.workeroutput: what an xdist worker'
 
 
 def pytest_addoption(parser):
-    """`--metro-coverage`."""
-    parser.getgroup("metro").addoption(
+    """`--metro-coverage`, `--metro-variant FILE` and `--metro-game GAME`."""
+    group = parser.getgroup("metro")
+    group.addoption(
         "--metro-coverage",
         action="store_true",
         help="after the run, report which .metro lines the collected scenarios ran",
     )
+    group.addoption(
+        "--metro-variant",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="also collect the scenarios of this variant file, wherever it is (repeatable)",
+    )
+    group.addoption(
+        "--metro-game",
+        default=None,
+        metavar="GAME",
+        help="the game --metro-variant files are for (default: the shipped game they name)",
+    )
 
 
 def pytest_configure(config):
-    """Executed lines per game configuration (a JSON key), filled as scenarios run."""
+    """Executed lines per game configuration (a JSON key), filled as scenarios run; the named
+    variant files are added to what is collected."""
     config.metro_executed = {}
+    named = []
+    for path in config.getoption("metro_variant", default=[]) or []:
+        if not os.path.isfile(path):
+            raise pytest.UsageError(f"--metro-variant: no file {path!r}")
+        named.append(os.path.abspath(path))
+        if os.path.abspath(path) not in map(os.path.abspath, config.args):
+            config.args.append(path)
+    config.metro_variants = frozenset(named)
 
 
 def _record(config, key: str, lines: set[int]) -> None:
@@ -73,6 +99,8 @@ def pytest_collect_file(parent, file_path):
     """Collect .metro files that declare a game, a variant or an expansion."""
     if file_path.suffix != ".metro":
         return None
+    if str(file_path) in parent.config.metro_variants:
+        return MetroFile.from_parent(parent, path=file_path)
     if file_path.name == "rules.metro":
         return MetroFile.from_parent(parent, path=file_path)
     if file_path.parent.name == "variants" or file_path.name == "expansion.metro":
@@ -80,7 +108,7 @@ def pytest_collect_file(parent, file_path):
     return None
 
 
-def _game_dir(path: str) -> tuple[str, list[str], list[str]]:
+def _game_dir(path: str, config) -> tuple[str, list[str], list[str]]:
     """(game directory, expansions, variants) needed to run the scenarios of a file.
 
     A variant that `requires` an expansion is run with that expansion applied.
@@ -89,7 +117,9 @@ def _game_dir(path: str) -> tuple[str, list[str], list[str]]:
     if os.path.basename(path) == "rules.metro":
         return folder, [], []
     game_dir = os.path.dirname(folder)
-    if os.path.basename(folder) != "variants":
+    if path in config.metro_variants:
+        game_dir = _named_variants_game(path, config.getoption("metro_game"))
+    elif os.path.basename(folder) != "variants":
         return game_dir, [path], []
     found = patch_title(path)
     expansions = [
@@ -98,15 +128,42 @@ def _game_dir(path: str) -> tuple[str, list[str], list[str]]:
     return game_dir, expansions, [path]
 
 
+def _named_variants_game(path: str, game: str | None) -> str:
+    """The folder of the game a variant named on the command line patches."""
+    if game is not None:
+        try:
+            return os.path.dirname(find_game_file(game_path(game)))
+        except (UnknownGame, CompileError) as error:
+            raise pytest.UsageError(f"--metro-game: {error}") from None
+    try:
+        tree, _ = load_file(path)
+    except CompileError:
+        tree = None
+    title = getattr(tree, "game", None)
+    for name in shipped_games():
+        rules = find_game_file(game_path(name))
+        game_tree, _ = load_file(rules)
+        if title is not None and getattr(game_tree, "name", None) == title:
+            return os.path.dirname(rules)
+    raise UnknownGame(
+        f"{path}: no shipped game is named {title!r}; name its game with --metro-game GAME"
+        if title is not None
+        else f"{path}: not a variant file"
+    )
+
+
 class MetroFile(pytest.File):
     """A rule file; its items are its scenarios."""
 
     def collect(self):
         """One item per scenario declared in this file."""
         path = str(self.path)
-        game_dir, expansions, variants = _game_dir(path)
         try:
+            game_dir, expansions, variants = _game_dir(path, self.config)
             game = load_game(game_dir, expansions=expansions, variants=variants)
+        except UnknownGame as error:
+            yield CompileFailure.from_parent(self, name="compile", error=error)
+            return
         except CompileError as error:
             yield CompileFailure.from_parent(self, name="compile", error=error)
             return
@@ -133,7 +190,7 @@ class MetroFile(pytest.File):
 class CompileFailure(pytest.Item):
     """The file does not compile: one failing item carrying the diagnostics."""
 
-    def __init__(self, *, error: CompileError, **kwargs):
+    def __init__(self, *, error: CompileError | UnknownGame, **kwargs):
         super().__init__(**kwargs)
         self.error = error
 
@@ -142,8 +199,8 @@ class CompileFailure(pytest.Item):
         raise self.error
 
     def repr_failure(self, excinfo, style=None):
-        """The diagnostics, as `metro check` prints them."""
-        return self.error.render()
+        """The diagnostics, as `metro check` prints them (or why the game is unknown)."""
+        return self.error.render() if isinstance(self.error, CompileError) else str(self.error)
 
 
 class ScenarioItem(pytest.Item):

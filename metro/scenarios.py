@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
+from compiler.resolve import find_game_file, find_patch_file
+from runtime.errors import MetroRuntimeError, ScenarioFailure
 from runtime.machine import Game, State
 
 
@@ -43,3 +46,63 @@ def broken_invariants(state: State) -> list[str]:
         if not check(state):
             broken.append(f"{file}:{line}: invariant '{name}'")
     return broken
+
+
+@dataclass(frozen=True)
+class ScenarioResult:
+    """How one scenario went, and whether the game's own rules (or patches) declare it."""
+
+    scenario: Scenario
+    own: bool  # False: a base scenario run under variants or expansions
+    error: str = ""  # empty when it passed
+
+    @property
+    def passed(self) -> bool:
+        """True when every step and expectation held."""
+        return not self.error
+
+    def to_doc(self) -> dict:
+        """JSON form (schemas/test.schema.json)."""
+        return {
+            "name": self.scenario.name,
+            "where": self.scenario.where,
+            "own": self.own,
+            "passed": self.passed,
+            "error": self.error,
+        }
+
+
+def run_scenarios(game: Game, own: set[str] | None = None, only: str = "") -> list[ScenarioResult]:
+    """Every scenario (those whose name contains `only`); `own` names the configuration's own."""
+    results = []
+    for scenario in scenarios(game):
+        if only not in scenario.name:
+            continue
+        try:
+            run_scenario(game, scenario)
+        except (ScenarioFailure, MetroRuntimeError) as error:
+            message = str(error) or type(error).__name__
+        else:
+            message = ""
+        results.append(ScenarioResult(scenario, own is None or scenario.name in own, message))
+    return results
+
+
+def own_scenarios(game: Game, game_path: str, variants=(), expansions=()) -> list[str]:
+    """The configuration's own scenarios: all of a plain game's; with variants, those the
+    variants declare (the game with its expansions is their base); with expansions alone, the
+    expansions' (and those in their folders)."""
+    if not variants and not expansions:
+        return [entry[0] for entry in game.scenarios]
+    game_dir = os.path.dirname(find_game_file(game_path))
+    if variants:
+        patches = {os.path.abspath(find_patch_file(game_dir, v, "variants")) for v in variants}
+    else:
+        patches = {os.path.abspath(find_patch_file(game_dir, e, "expansions")) for e in expansions}
+    folders = {os.path.dirname(p) for p in patches} - {os.path.abspath(game_dir)}
+    return [
+        entry[0]
+        for entry in game.scenarios
+        if os.path.abspath(entry[4]) in patches
+        or os.path.dirname(os.path.abspath(entry[4])) in folders
+    ]

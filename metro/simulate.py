@@ -1,28 +1,29 @@
-"""Seeded games played by bots, serially or over a process pool, aggregated per seat.
+"""Seeded games played by bots, in this process, a process pool or a Dask cluster, aggregated per seat.
 
 Game i of a simulation uses the seed `f"{seed}/{i}"` and the bot at seat p the seed
 `f"{seed}/{i}/{p}"`, so results depend only on the inputs, never on how the games are
-split over processes. Workers receive the game's path and options, not compiled code,
-and load the game themselves (compiled modules are cached on disk).
+split over workers (`metro.executors`). Workers receive the generated module's text
+(`GameCode`), never the rule files: a forked worker finds the game already loaded, and any
+other (spawned, or on another machine) loads it once, without compiling.
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
-from functools import lru_cache
 
-from compiler import load_game
+from compiler.driver import game_from_source, game_source
 from metro.bots import Bot, make_bot
+from metro.executors import open_backend, run_tasks
 from metro.games import game_path
 from runtime.errors import MetroRuntimeError, RuleError
 from runtime.machine import Game
 
-BATCHES_PER_JOB = 8  # several batches per worker even out unequal game lengths
+BATCHES_PER_WORKER = 8  # several batches per worker even out unequal game lengths
 SERIAL_BATCHES = 100  # progress updates in a serial run
 
 
@@ -36,10 +37,16 @@ class GameResult:
     winners: list[int]
     decisions: int
     over: bool
+    metrics: dict[str, list[int]] = field(default_factory=dict)  # when asked for
 
 
-def play_game(game: Game, players: int, seed: int | str, bots: Sequence[Bot]) -> GameResult:
-    """Play one game, each seat's bot deciding, until the game ends or nobody is to move."""
+def play_game(
+    game: Game, players: int, seed: int | str, bots: Sequence[Bot], metrics: bool = False
+) -> GameResult:
+    """Play one game, each seat's bot deciding, until the game ends or nobody is to move.
+
+    With `metrics`, the game's declared metrics are recorded at the end.
+    """
     state = game.new_game(players, seed)
     while True:
         movers = state.to_move
@@ -49,7 +56,15 @@ def play_game(game: Game, players: int, seed: int | str, bots: Sequence[Bot]) ->
         state.apply(player, bots[player].choose(state, player))
     over = state.is_over
     winners = state.winners() if over else []
-    return GameResult(seed, state.scores(), state.ranking(), winners, len(state.history), over)
+    return GameResult(
+        seed,
+        state.scores(),
+        state.ranking(),
+        winners,
+        len(state.history),
+        over,
+        state.metrics() if metrics else {},
+    )
 
 
 @dataclass(frozen=True)
@@ -100,36 +115,67 @@ class Tally:
         self.score_sums = [a + b for a, b in zip(self.score_sums, other.score_sums, strict=True)]
 
 
-def load(setup: Setup) -> Game:
-    """Compile the game, or load it from the on-disk module cache (CompileError on bad rules)."""
-    # A worker gets the game's path, not its compiled module (classes made by exec do not
-    # pickle), and loads the game itself.
-    return load_game(
-        setup.path, expansions=setup.expansions, variants=setup.variants, map=setup.map
-    )
+@dataclass(frozen=True)
+class GameCode:
+    """A compiled game as workers receive it: the generated module's text, keyed by its digest."""
+
+    source: str
+    filename: str  # what tracebacks name
+    variants: tuple[str, ...]
+    digest: str
+
+    @classmethod
+    def of(cls, setup: Setup) -> GameCode:
+        """Compile the setup's game, or take it from the on-disk cache (CompileError on bad rules)."""
+        source, filename = game_source(setup.path, setup.expansions, setup.variants, setup.map)
+        return cls(source, filename, setup.variants, hashlib.sha256(source.encode()).hexdigest())
 
 
-@lru_cache(maxsize=1)
-def _worker_game(setup: Setup) -> Game:
-    return load(setup)  # once per worker process and simulation
+_LOADED: dict[str, Game] = {}  # by digest: games this process has loaded
+_LOADED_MAX = 8
+
+
+def load(code: GameCode) -> Game:
+    """The runnable game of `code`, loaded once per process (forked workers inherit it)."""
+    game = _LOADED.get(code.digest)
+    if game is None:
+        if len(_LOADED) >= _LOADED_MAX:
+            _LOADED.clear()
+        game = _LOADED[code.digest] = game_from_source(code.source, code.filename, code.variants)
+    return game
 
 
 def play_batch(game: Game, setup: Setup, start: int, count: int) -> Tally:
     """Play games start .. start+count-1 of a simulation and tally them."""
     tally = Tally.empty(setup.players)
+    for result in play_results(game, setup, start, count):
+        tally.add(result)
+    return tally
+
+
+def play_results(
+    game: Game, setup: Setup, start: int, count: int, metrics: bool = False
+) -> list[GameResult]:
+    """Games start .. start+count-1 of a simulation, one result each (with metrics if asked)."""
+    results = []
     for index in range(start, start + count):
         seed = f"{setup.seed}/{index}"
         bots = [make_bot(spec, f"{seed}/{seat}", game) for seat, spec in enumerate(setup.bots)]
         try:
-            tally.add(play_game(game, setup.players, seed, bots))
+            results.append(play_game(game, setup.players, seed, bots, metrics))
         except MetroRuntimeError as error:
             raise RuleError(f"in game {index} (seed '{seed}'): {error}") from error
-    return tally
+    return results
 
 
-def run_batch(setup: Setup, start: int, count: int) -> Tally:
-    """Load the game (once per process) and play one batch; the process-pool task."""
-    return play_batch(_worker_game(setup), setup, start, count)
+def run_batch(code: GameCode, setup: Setup, start: int, count: int) -> Tally:
+    """Load the game (once per process) and play one batch; the task workers run."""
+    return play_batch(load(code), setup, start, count)
+
+
+def run_records(code: GameCode, setup: Setup, start: int, count: int) -> list[GameResult]:
+    """Load the game (once per process) and play one batch: each game's result, with metrics."""
+    return play_results(load(code), setup, start, count, metrics=True)
 
 
 @dataclass(frozen=True)
@@ -238,8 +284,13 @@ def simulate(
     jobs: int = 1,
     progress: Callable[[int], None] | None = None,
     bots: Sequence[str] | None = None,
+    dask: str | None = None,
 ) -> SimulationStats:
-    """Play `games` seeded games of `game` (a name or path); `bots` (one per seat) or `bot` for all."""
+    """Play `games` seeded games of `game` (a name or path); `bots` (one per seat) or `bot` for all.
+
+    `jobs` worker processes on this machine, or a Dask cluster: `dask` is a scheduler's
+    address or "local". The results are the same whichever runs the games.
+    """
     if games < 1:
         raise ValueError(f"the number of games must be at least 1, not {games}")
     seats = tuple(bots) if bots is not None else (bot,) * players
@@ -248,20 +299,19 @@ def simulate(
     setup = Setup(
         game_path(game), players, str(seed), seats, tuple(variants), tuple(expansions), map
     )
-    loaded = load(setup)  # compile errors surface here, and workers then find the module cached
-    if not loaded.min_players <= players <= loaded.max_players:
-        raise ValueError(
-            f"{loaded.name} takes {loaded.min_players}-{loaded.max_players} players, not {players}"
-        )
-    for spec in dict.fromkeys(seats):
-        make_bot(spec, 0, loaded)  # an unknown bot fails here, before any game is played
+    code, loaded = prepare(setup)
     started = time.perf_counter()
     tally = Tally.empty(players)
-    if jobs <= 1:
-        for start, count in batches(games, SERIAL_BATCHES):
-            _merge(tally, play_batch(loaded, setup, start, count), progress)
-    else:
-        _run_pool(setup, batches(games, jobs * BATCHES_PER_JOB), jobs, tally, progress)
+
+    def merge(part: Tally) -> None:
+        tally.merge(part)
+        if progress is not None:
+            progress(part.games)
+
+    with open_backend(jobs, dask) as backend:
+        parts = SERIAL_BATCHES if backend.workers == 1 else backend.workers * BATCHES_PER_WORKER
+        tasks = [(code, setup, start, count) for start, count in batches(games, parts)]
+        run_tasks(backend, run_batch, tasks, merge)
     seconds = time.perf_counter() - started
     return SimulationStats(
         game=loaded.name,
@@ -277,26 +327,15 @@ def simulate(
     )
 
 
-def _merge(tally: Tally, part: Tally, progress: Callable[[int], None] | None) -> None:
-    tally.merge(part)
-    if progress is not None:
-        progress(part.games)
-
-
-def _run_pool(
-    setup: Setup,
-    parts: list[tuple[int, int]],
-    jobs: int,
-    tally: Tally,
-    progress: Callable[[int], None] | None,
-) -> None:
-    # The platform's start method: fork on Linux (workers inherit the loaded game), spawn or
-    # forkserver elsewhere (workers load it; scripts then need an `if __name__ == "__main__":`).
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        futures = [pool.submit(run_batch, setup, start, count) for start, count in parts]
-        try:
-            for future in as_completed(futures):
-                _merge(tally, future.result(), progress)
-        except BaseException:
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
+def prepare(setup: Setup) -> tuple[GameCode, Game]:
+    """Compile and load the setup's game, and check its player count and bots before any game."""
+    code = GameCode.of(setup)  # compile errors surface here
+    loaded = load(code)  # loaded before any worker is forked, so forked workers inherit it
+    players = setup.players
+    if not loaded.min_players <= players <= loaded.max_players:
+        raise ValueError(
+            f"{loaded.name} takes {loaded.min_players}-{loaded.max_players} players, not {players}"
+        )
+    for spec in dict.fromkeys(setup.bots):
+        make_bot(spec, 0, loaded)  # an unknown bot fails here, before any game is played
+    return code, loaded

@@ -1,6 +1,7 @@
 """`metro testgen`: a standalone pytest module per game, rendered from a jinja2 template.
 
-The module runs the game's scenarios, checks its invariants over random playouts that
+The module runs the game's scenarios (with variants or expansions: the base game's too, those
+the patches break marked as expected failures), checks its invariants over random playouts that
 Hypothesis drives (failures shrink to a short, printed replay record) and runs the engine
 battery. It imports only `compiler`, `runtime`, `pytest` and `hypothesis`. Every value taken
 from the rules reaches the template through the `pyrepr` filter, so it stays an inert literal.
@@ -14,7 +15,8 @@ import tempfile
 
 from compiler.driver import load_game
 from compiler.emit import COMPILER_VERSION, environment
-from compiler.resolve import find_game_file, find_patch_file
+from compiler.resolve import find_game_file
+from metro.scenarios import own_scenarios, run_scenarios
 from runtime.machine import Game
 
 TEMPLATE = "testgen.py.jinja"
@@ -61,10 +63,8 @@ def render_tests(
         "map_path": _game_ref(map_path, out_dir) if map_path else None,
         "game_name": game.name,
         "player_counts": list(range(game.min_players, game.max_players + 1)),
-        "scenarios": [
-            (_test_id(i, name), name)
-            for i, name in enumerate(own_scenarios(game, game_path, variants, expansions))
-        ],
+        "scenarios": [(_test_id(i, entry[0]), entry[0]) for i, entry in enumerate(game.scenarios)],
+        "changed": changed_scenarios(game, game_path, variants, expansions),
         "invariants": [entry[0] for entry in game.invariants],
         "ci_examples": CI_EXAMPLES,
         "nightly_examples": NIGHTLY_EXAMPLES,
@@ -76,20 +76,14 @@ def render_tests(
     return environment("metro").get_template(TEMPLATE).render(**context)
 
 
-def own_scenarios(game: Game, game_path: str, variants=(), expansions=()) -> list[str]:
-    """Scenario names to run: all of a plain game's; with patches, those the patches declare."""
+def changed_scenarios(game: Game, game_path: str, variants=(), expansions=()) -> dict[str, str]:
+    """Base scenarios that fail under the patches (name -> why): the rules they check changed."""
     if not variants and not expansions:
-        return [entry[0] for entry in game.scenarios]
-    game_dir = os.path.dirname(find_game_file(game_path))
-    patches = {os.path.abspath(find_patch_file(game_dir, v, "variants")) for v in variants}
-    patches |= {os.path.abspath(find_patch_file(game_dir, e, "expansions")) for e in expansions}
-    folders = {os.path.dirname(p) for p in patches} - {os.path.abspath(game_dir)}
-    return [
-        entry[0]
-        for entry in game.scenarios
-        if os.path.abspath(entry[4]) in patches
-        or os.path.dirname(os.path.abspath(entry[4])) in folders
-    ]
+        return {}
+    own = set(own_scenarios(game, game_path, variants, expansions))
+    base = [r for r in run_scenarios(game, own) if not r.own]
+    folder = os.path.dirname(os.path.abspath(find_game_file(game_path))) + os.sep
+    return {r.scenario.name: r.error.replace(folder, "") for r in base if not r.passed}
 
 
 def module_file_name(game_path: str, variants=(), expansions=()) -> str:

@@ -69,7 +69,8 @@ class Container:
 
 def sample_position(state: State, player: int, rng: random.Random) -> State:
     """A copy of `state` with all that `player` cannot see re-drawn at random from `rng`."""
-    sample = state.clone()
+    # A sample plays on with seeded chance: its hidden order is re-drawn anyway.
+    sample = state.clone() if state.chance is None else state.seeded_clone()
     # Only Random.random() repeats across Python versions; the rest uses runtime.rng.
     seed = int(rng.random() * (1 << 53))
     stream = _rng.seed_state(seed)

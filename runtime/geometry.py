@@ -267,6 +267,10 @@ class Building:
         """Highest occupied z + 1 above site (x, y), or 0."""
         return self._heights.get((x, y), 0)
 
+    def columns(self) -> list[tuple[int, int, int]]:
+        """(x, y, height) of every ground site something stands on, in (x, y) order."""
+        return sorted((x, y, h) for (x, y), h in self._heights.items())
+
 
 def check_placement(
     building: Building, frame: Frame, cells: Placement | Iterable[Cell]

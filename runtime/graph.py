@@ -7,6 +7,7 @@ mutually comparable.  Parallel edges and self-loops are allowed.
 
 from __future__ import annotations
 
+import heapq
 from collections import deque
 from collections.abc import Hashable, Sequence
 from typing import Any
@@ -16,6 +17,7 @@ __all__ = [
     "connected",
     "grid_neighbors",
     "longest_trail",
+    "path_cost",
     "shortest_path_length",
 ]
 
@@ -103,6 +105,39 @@ def shortest_path_length(edges: Sequence[tuple], a: Hashable, b: Hashable) -> in
                 dist[w] = d
                 queue.append(w)
     return None
+
+
+def path_cost(edges: Sequence[tuple], a: Hashable, b: Hashable, limit: int) -> int:
+    """Return the least total weight of a path from a to b over (u, v, weight) edges, at most `limit`.
+
+    `limit` stands for "no path this cheap", so the search stops there.
+    """
+    if a == b:
+        return min(0, limit)
+    adj: dict[Any, list] = {}
+    for u, v, weight in edges:
+        if weight < 0:
+            raise ValueError(f"path_cost() needs weights of at least 0, not {weight}")
+        adj.setdefault(u, []).append((v, weight))
+        adj.setdefault(v, []).append((u, weight))
+    if a not in adj or b not in adj:
+        return limit
+    best = {a: 0}
+    # (cost, arrival number, vertex): the number keeps vertices from ever being compared.
+    heap = [(0, 0, a)]
+    arrivals = 1
+    while heap:
+        cost, _, x = heapq.heappop(heap)
+        if x == b or cost >= limit:
+            return min(cost, limit)
+        if cost > best[x]:
+            continue
+        for w, weight in adj[x]:
+            if w not in best or cost + weight < best[w]:
+                best[w] = cost + weight
+                heapq.heappush(heap, (cost + weight, arrivals, w))
+                arrivals += 1
+    return limit
 
 
 def grid_neighbors(cell: tuple[int, int], width: int, height: int) -> list[tuple[int, int]]:

@@ -53,6 +53,15 @@ def _too_large(value: int) -> RuleError:
 # calls), as the compiler's `cost` pass bounds it; every charge is the iterations times it.
 
 
+class LabelScope:
+    """What a label function charges its walks to: a label reads no state, only the budget."""
+
+    __slots__ = ("_iters",)
+
+    def __init__(self):
+        self._iters = 0
+
+
 def tick(state, file: str, line: int, weight: int = 1) -> None:
     """Count one iteration of a `while`/`loop`; fail at its line instead of hanging."""
     state._iters += weight
@@ -138,13 +147,18 @@ def seat(state, number: int) -> int:
 
 
 def roll(state, sides: int) -> int:
-    """A number from 1 to `sides` from the state's generator."""
+    """A number from 1 to `sides`: from the state's generator, or given (runtime/chance.py)."""
+    if state.chance is not None:
+        return state.chance.roll(state, sides)
     state.rng, value = _rng.below(state.rng, sides)
     return value + 1
 
 
-def shuffle(state, items: list) -> None:
-    """Shuffle a pile with the state's generator."""
+def shuffle(state, items: list, desc=None) -> None:
+    """Shuffle a pile (items written by `desc`): with the state's generator, or as given."""
+    if state.chance is not None:
+        state.chance.shuffle(state, items, desc)
+        return
     state.rng = _rng.shuffle(state.rng, items)
 
 

@@ -14,8 +14,9 @@ from types import ModuleType
 from runtime import rng as _rng
 from runtime import saves
 from runtime.action_ids import parse_id
+from runtime.display import screen
 from runtime.errors import EndGame, IllegalAction, MetroRuntimeError, RuleError
-from runtime.values import PLAYER, check_list, copy_any, each_item, encode_any
+from runtime.values import PLAYER, check_list, copy_any, each_item, encode_any, plain_words
 
 # What a frame procedure returns to the runner.
 SUSPEND = 0  # a decision is pending: the state's `site` says which
@@ -50,9 +51,16 @@ class Action(tuple):
 
     @property
     def label(self) -> str:
-        """Readable text, e.g. `take card C7 red 0`."""
-        words = [self[1].replace("_", " ")]
-        words += [d.label(a) for d, a in zip(self[3], self[2], strict=True)]
+        """How a person reads it: the label the rules declare, else its name and arguments in words.
+
+        E.g. `claim Atlanta–Nashville (1, gray): 1 gray`, or by default `draw face up red`.
+        A label depends on the arguments only, so it reads alike wherever the action is shown.
+        """
+        labeller = getattr(self[3], "labeller", None)
+        if labeller is not None:
+            return labeller(self[2])
+        words = [plain_words(self[1])]
+        words += [d.display(a) for d, a in zip(self[3], self[2], strict=True)]
         return " ".join(words)
 
     def __str__(self) -> str:
@@ -100,7 +108,18 @@ class Frame:
 class Site:
     """A decision point: who decides, the legal actions, why one is refused, how it resumes."""
 
-    __slots__ = ("file", "index", "kind", "legal", "line", "players", "resume", "rule", "why")
+    __slots__ = (
+        "file",
+        "index",
+        "kind",
+        "legal",
+        "line",
+        "players",
+        "private",
+        "resume",
+        "rule",
+        "why",
+    )
 
     @property
     def secret(self) -> bool:
@@ -117,12 +136,18 @@ class Site:
         self.file = file
         self.line = line
         self.rule = rule
+        self.private = (
+            False  # what was chosen is the chooser's secret (set by Game from the module)
+        )
 
 
 class State:
     """A game position. Generated games subclass it with one slot per declared field."""
 
     __slots__ = ("_iters", "_legal", "game", "history", "n", "over", "rng", "seed", "site", "stack")
+    chance = (
+        None  # seeded play; states in another chance mode keep their log here (runtime/chance.py)
+    )
 
     # ------------------------------------------------------------ the public contract
 
@@ -245,13 +270,39 @@ class State:
                 places[p] = position + 1
         return places
 
+    def display(self, player: int | None):
+        """What `player` may see, for people (runtime/display.py); None: what everyone sees."""
+        return screen(self, player)
+
+    def breakdown(self, player: int) -> list[tuple[str, str]]:
+        """How `player`'s score came about, as the rules' `breakdown` declares it: (heading, text)."""
+        fn = self.game.module.BREAKDOWN
+        return [] if fn is None else list(self._guarded(fn, self, player))
+
+    def estimates(self) -> list[int]:
+        """Each player's position as the game's `estimate` values it (the score if none, or once over)."""
+        estimate = self.game.module.ESTIMATE
+        if estimate is None or self.over:
+            return self.scores()
+        return [self._guarded(estimate, self, p) for p in range(self.n)]
+
+    def metrics(self) -> dict[str, list[int]]:
+        """Each of the game's declared metrics (`metric "name"(p) = …`), one value per player."""
+        return {
+            name: [self._guarded(fn, self, p) for p in range(self.n)]
+            for name, fn in self.game.module.METRICS
+        }
+
     def winners(self) -> list[int]:
         """Players in first place."""
         return [p for p, place in enumerate(self.ranking()) if place == 1]
 
     def clone(self) -> State:
         """An independent copy (equal until one of them changes)."""
-        other = object.__new__(type(self))
+        return self._copy_into(object.__new__(type(self)))
+
+    def _copy_into(self, other: State) -> State:
+        """Make `other` an independent copy of this position (its chance log aside); return it."""
         other.game = self.game
         other.n = self.n
         other.seed = self.seed
@@ -264,6 +315,11 @@ class State:
         other._iters = 0
         self.game.module.copy_fields(self, other)
         return other
+
+    def __deepcopy__(self, memo) -> State:
+        # copy.deepcopy (which OpenSpiel's Python games clone with) is a clone: the compiled
+        # game, shared by its states, is never copied.
+        return self.clone()
 
     def __eq__(self, other) -> bool:
         return isinstance(other, State) and self.to_doc() == other.to_doc()
@@ -369,16 +425,41 @@ class Game:
         self.scenarios = module.SCENARIOS
         self.invariants = module.INVARIANTS
         self.default_bot: str | None = module.DEFAULT_BOT
+        self.has_estimate: bool = module.ESTIMATE is not None
+        self.metric_names: list[str] = [name for name, _ in module.METRICS]
         self.variants = variants
         self.source_file: str = module.SOURCE_FILE
+        for index in module.PRIVATE_SITES:
+            self.sites[index].private = True
+        self._chance_class: type | None = None  # made on first use (runtime/chance.py)
 
-    def new_game(self, players: int, seed: int | str = 0) -> State:
-        """A new game, run to the first decision."""
+    def __deepcopy__(self, memo) -> Game:
+        return self  # compiled code and tables: immutable, shared by every copy of a position
+
+    def new_game(self, players: int, seed: int | str = 0, chance: str = "seeded") -> State:
+        """A new game, run to the first decision (or, with explicit chance, to a chance node).
+
+        `chance` is "seeded" (random events from the seed), "recorded" (the same, with each
+        outcome logged) or "explicit" (outcomes given by the caller); see runtime/chance.py.
+        """
         if not self.min_players <= players <= self.max_players:
             raise ValueError(
                 f"{self.name} takes {self.min_players}-{self.max_players} players, not {players}"
             )
-        state = self.module.State()
+        if chance == "seeded":
+            state = self._fresh(self.module.State(), players, seed)
+            state._run()
+            return state
+        from runtime import chance as _chance  # chance.py builds on this module
+
+        if chance not in _chance.MODES:
+            raise ValueError(f"chance is one of {', '.join(_chance.MODES)}, not {chance!r}")
+        state = self._fresh(self.chance_class()(), players, seed)
+        _chance.start(state, chance)
+        return state
+
+    def _fresh(self, state: State, players: int, seed: int | str) -> State:
+        """`state` set up as a new game that has not run yet."""
         state.game = self
         state.n = players
         state.seed = seed
@@ -390,13 +471,30 @@ class Game:
         state._legal = None
         state._iters = 0
         self.module.init_fields(state)
-        state._run()
         return state
+
+    def chance_class(self) -> type:
+        """The class of this game's states in recorded or explicit chance mode (made once)."""
+        if self._chance_class is None:
+            from runtime.chance import ChanceState
+
+            base = self.module.State
+            self._chance_class = type(
+                base.__name__, (ChanceState, base), {"__slots__": ("chance",)}
+            )
+        return self._chance_class
 
     def state_from_json(self, doc: str | dict) -> State:
         """Restore a state from `State.to_json()` (or its parsed form); InvalidSave if it does not fit."""
         doc = saves.load(doc, self)
-        state = self.module.State()
+        if "chance" in doc:
+            from runtime.chance import load_state
+
+            return load_state(self, doc)
+        return self.restore(doc, self.module.State())
+
+    def restore(self, doc: dict, state: State) -> State:
+        """Fill a blank `state` from a save `saves.load` has read; InvalidSave if it does not fit."""
         state.game = self
         state.n = doc["players"]
         state.seed = doc["seed"]

@@ -12,7 +12,7 @@ __all__ = ["below", "next_u64", "seed_state", "shuffle"]
 
 _MASK = (1 << 64) - 1
 _TWO64 = 1 << 64
-_LIMIT = 1 << 32
+BELOW_LIMIT = 1 << 32  # below(state, n) takes 1 <= n < BELOW_LIMIT
 _GAMMA = 0x9E3779B97F4A7C15
 _MIX1 = 0xBF58476D1CE4E5B9
 _MIX2 = 0x94D049BB133111EB
@@ -37,7 +37,7 @@ def next_u64(state: int) -> tuple[int, int]:
 
 def below(state: int, n: int) -> tuple[int, int]:
     """Return (new_state, r) with r uniform in [0, n) for 1 <= n < 2**32 (Lemire, unbiased)."""
-    if not 0 < n < _LIMIT:
+    if not 0 < n < BELOW_LIMIT:
         raise ValueError(f"n must satisfy 1 <= n < 2**32, got {n}")
     while True:
         state = (state + _GAMMA) & _MASK

@@ -64,7 +64,8 @@ def load(doc, game) -> dict:
             raise InvalidSave(f"not readable JSON: {error}") from None
     elif not isinstance(doc, dict):
         raise InvalidSave(f"expected JSON text or an object, found {show(doc)}")
-    doc = exact_keys(doc, TOP_KEYS)
+    # A state in recorded or explicit chance mode also has "chance" (runtime/chance.py).
+    doc = exact_keys(doc, TOP_KEYS + ("chance",) if "chance" in check_object(doc) else TOP_KEYS)
     if doc["game"] != game.name:
         raise InvalidSave(f"this state is of {show(doc['game'])}, not '{game.name}'", ("game",))
     players = doc["players"]
@@ -167,6 +168,20 @@ def decode_fields(module, state, doc: dict) -> None:
                 with at(p, name):
                     values.append(desc.decode(row[name], n))
             setattr(state, slot, values)
+
+
+def set_fields(state, doc) -> None:
+    """Replace a game's declared fields from the state JSON (`{"state": …, "player_state": […]}`).
+
+    The pending decision and the procedures' locals stay as they are: this is how a test
+    arranges a position (conformance vectors' `set_state`). InvalidSave, with the state
+    unchanged, if the fields do not fit the game.
+    """
+    doc = exact_keys(doc, ("state", "player_state"))
+    scratch = state.clone()
+    decode_fields(state.game.module, scratch, doc)
+    state.game.module.copy_fields(scratch, state)
+    state._legal = None
 
 
 def decode_history(game, doc, n: int) -> list:

@@ -42,6 +42,10 @@ class Desc:
         """The value as written in action ids (grammar in runtime/action_ids.py): an integer here."""
         return str(value)
 
+    def display(self, value) -> str:
+        """The value as a person reads it (labels, screens): an integer here."""
+        return str(value)
+
     def parse(self, text):
         """Inverse of label, from id text or a node of `action_ids` (ValueError if it is not one)."""
         return self.read(ids.parse_value(text) if isinstance(text, str) else text)
@@ -94,6 +98,8 @@ class BoolD(Desc):
     def label(self, value) -> str:
         return "yes" if value else "no"
 
+    display = label
+
     def read(self, node):
         text = _bare(node, "yes or no")
         if text not in ("yes", "no"):
@@ -114,6 +120,9 @@ class StrD(Desc):
     def label(self, value) -> str:
         return ids.atom(value)
 
+    def display(self, value) -> str:
+        return value
+
     def read(self, node):
         return _word(node, "a text")
 
@@ -122,14 +131,19 @@ class StrD(Desc):
 
 
 class NamedD(Desc):
-    """Enum values and map elements: an index at run time, a name outside."""
+    """Enum values and map elements: an index at run time, a name outside, words for people."""
 
-    __slots__ = ("atoms", "index", "names")
+    __slots__ = ("atoms", "index", "names", "words")
 
-    def __init__(self, names: tuple[str, ...]):
+    def __init__(self, names: tuple[str, ...], words: tuple[str, ...] | None = None):
         self.names = names
         self.index = {name: i for i, name in enumerate(names)}
         self.atoms = tuple(map(ids.atom, names))  # id forms, computed once: ids are made often
+        # How each reads: declared words or labels, else the name with spaces for underscores.
+        self.words = words if words is not None else tuple(map(plain_words, names))
+
+    def display(self, value) -> str:
+        return self.words[value]
 
     def encode(self, value):
         return self.names[value]
@@ -177,7 +191,7 @@ class PlayerD(Desc):
             raise InvalidSave(f"expected a player P1..P{n}, found {show(doc)}")
         return int(number) - 1
 
-    label = encode
+    label = display = encode
 
     def read(self, node):
         name = _word(node, "a player")
@@ -203,6 +217,9 @@ class OptD(Desc):
 
     def label(self, value) -> str:
         return "none" if value is None else self.inner.label(value)
+
+    def display(self, value) -> str:
+        return NOTHING if value is None else self.inner.display(value)
 
     def read(self, node):
         # Only a bare `none` is the none value: a text or element named none is written quoted.
@@ -230,6 +247,9 @@ class ListD(Desc):
     def label(self, value) -> str:
         return "[" + " ".join(map(self.item.label, value)) + "]"
 
+    def display(self, value) -> str:
+        return ", ".join(map(self.item.display, value)) or NOTHING
+
     def read(self, node):
         return tuple(map(self.item.read, _group(node, "[", "a list [...]")))
 
@@ -253,6 +273,14 @@ class BagD(Desc):
         self.n = n
         self.keys = tuple(item.encode(i) for i in range(n))
         self.lookup = _key_lookup(item, self.keys)
+
+    def display(self, value) -> str:
+        shown = [
+            self.item.display(i) + (f" ×{count}" if count > 1 else "")
+            for i, count in enumerate(value)
+            if count
+        ]
+        return ", ".join(shown) or NOTHING
 
     def encode(self, value):
         # A bag of players holds counts for this game's players only: fewer than `keys`.
@@ -290,6 +318,9 @@ class SetD(Desc):
 
     def encode(self, value):
         return list(map(self.item.encode, sorted(value)))
+
+    def display(self, value) -> str:
+        return ", ".join(map(self.item.display, sorted(value))) or NOTHING
 
     def decode(self, doc, n: int):
         items = ListD.decode(self, doc, n)
@@ -350,6 +381,15 @@ class MapD(Desc):
             raise InvalidSave(f"the table has no entry for {missing!r}")
         return out
 
+    def display(self, value) -> str:
+        pairs = value.items() if isinstance(value, dict) else enumerate(value)
+        shown = [
+            f"{self.key.display(k)}: {self.value.display(x)}"
+            for k, x in sorted(pairs)
+            if x is not None
+        ]
+        return ", ".join(shown) or NOTHING
+
     def _pair(self, pair, n: int) -> tuple:
         if type(pair) is not list or len(pair) != 2:
             raise InvalidSave(f"expected a [key, value] pair, found {show(pair)}")
@@ -390,6 +430,9 @@ class TupleD(Desc):
 
     def label(self, value) -> str:
         return "(" + " ".join(d.label(v) for d, v in zip(self.items, value, strict=True)) + ")"
+
+    def display(self, value) -> str:
+        return "(" + ", ".join(d.display(v) for d, v in zip(self.items, value, strict=True)) + ")"
 
     def read(self, node):
         items = _group(node, "(", "a tuple (...)")
@@ -434,6 +477,34 @@ class GeoD(Desc):
     def size(self, value) -> int:
         return len(value.pieces) if hasattr(value, "pieces") else len(value.cells)
 
+    def display(self, value) -> str:
+        if hasattr(value, "pieces"):
+            count = len(value.pieces)
+            return f"{count} piece{'s' * (count != 1)}" if count else NOTHING
+        return f"{len(value.cells)} cells"
+
+
+class ArgDescs(tuple):
+    """The descriptors of an action's (or choice's) arguments, with its declared label.
+
+    A tuple like any other action's descriptors (equal, hashed and compared as one); its
+    `labeller` turns the argument values into the label the rules declare.
+    """
+
+    def __new__(cls, descs: tuple, labeller):
+        out = super().__new__(cls, descs)
+        out.labeller = labeller
+        return out
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def __reduce__(self):  # pickled as a plain tuple: the label function belongs to a loaded module
+        return (tuple, (tuple(self),))
+
 
 _INTEGER = re.compile(r"-?[0-9]+")
 _PLAYER = re.compile(r"P[1-9][0-9]*")
@@ -463,6 +534,15 @@ def _group(node, opener: str, what: str) -> tuple:
     if not isinstance(node, ids.Group) or node.open != opener:
         raise ValueError(f"expected {what}, not {_shown(node)}")
     return node.items
+
+
+# How nothing reads: a none value or an empty collection.
+NOTHING = "none"
+
+
+def plain_words(name: str) -> str:
+    """A name as words: `speed_token` reads "speed token"."""
+    return name.replace("_", " ")
 
 
 INT = IntD()

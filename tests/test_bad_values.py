@@ -345,10 +345,8 @@ def test_rule_file_text_never_reaches_the_terminal_as_escapes(tmp_path, command)
             "[bold red]x[/bold" in result.output
         )  # rich markup shown as written (the title wraps)
     if command[0] == "play":
-        # the action's text argument reads as in its id: a JSON string with escapes
-        assert (
-            'say "a\\u001b[2Jb\\u200f"' in result.output and "t\\x1b[31mred\\x85" in result.output
-        )
+        # the action's text argument reads as people read text: its controls shown as escapes
+        assert "say a\\x1b[2Jb\\u200f" in result.output and "t\\x1b[31mred\\x85" in result.output
 
 
 def test_diagnostics_quote_rule_text_without_escapes(tmp_path):

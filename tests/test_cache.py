@@ -11,6 +11,7 @@ import sys
 import pytest
 
 from compiler import cache, load_game
+from dsl.diagnostics import CompileError
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -147,3 +148,20 @@ def test_a_directory_others_can_write_is_not_used(tmp_path, cache_dir):
     assert cache.load("k1") is None  # someone else may have put it there
     cache.store("k2", "X = 2\n")
     assert not (cache_dir / "k2.py").exists()
+
+
+def test_a_game_named_by_a_relative_path_is_not_served_to_its_absolute_path(
+    tmp_path, cache_dir, monkeypatch
+):
+    # The paths as given are written into the module: a relative compile's entry must not
+    # answer for the absolute path (its messages would name files from another directory).
+    game = _game(tmp_path / "games" / "g", "G")
+    monkeypatch.chdir(tmp_path)
+    relative = load_game(os.path.join("games", "g"))
+    absolute = load_game(game)
+    assert relative.source_file == os.path.join("games", "g", "rules.metro")
+    assert absolute.source_file == os.path.join(game, "rules.metro")
+    assert len(_entries(cache_dir)) == 2
+    monkeypatch.chdir(tmp_path / "games")  # the same relative path from elsewhere names other files
+    with pytest.raises(CompileError):
+        load_game(os.path.join("games", "g"))

@@ -6,7 +6,9 @@ import pytest
 
 from compiler.check import PASSES, check
 from compiler.check.control import check_control
+from compiler.check.draws import check_draws
 from compiler.check.effects import check_effects
+from compiler.check.labels import check_labels
 from compiler.check.names import check_names, valid_identifier
 from compiler.check.structure import check_structure
 from compiler.check.types import check_types
@@ -44,7 +46,9 @@ def test_the_passes_run_in_their_documented_order():
         "control",
         "effects",
         "visibility",
+        "labels",
         "structure",
+        "draws",
     ]
     assert [run for _, run in PASSES] == [
         check_names,
@@ -52,7 +56,9 @@ def test_the_passes_run_in_their_documented_order():
         check_control,
         check_effects,
         check_visibility,
+        check_labels,
         check_structure,
+        check_draws,
     ]
 
 

@@ -388,6 +388,19 @@ CASES = [
         "would reveal the hidden field 'deck'",
     ),
     Case(
+        "label-reads-state",
+        "label",
+        {
+            "rules.metro": game(
+                '  action add(n: 1..3) label "add {n} to {total}" { total += n }\n',
+                "choose by seat(1) { add }",
+            )
+        },
+        4,
+        42,
+        "an action's label cannot read the state field 'total'",
+    ),
+    Case(
         "scenario-player-count",
         "scenario",
         {"rules.metro": game('  scenario "s" players 5 { }\n')},

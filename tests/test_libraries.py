@@ -13,6 +13,7 @@ import pytest
 
 from compiler import compile_game
 from compiler.cache import cache_key, input_files
+from compiler.driver import game_from_source
 from compiler.libraries import available_libraries, valid_library_name
 from dsl.diagnostics import CompileError
 from metro.diff import describe_patches
@@ -430,3 +431,50 @@ def test_a_library_may_use_another_library_by_name(tmp_path):
     folder, root = setup(tmp_path, {"rules.metro": GAME.replace("+ BIG", "+ BIG + TIN")}, library)
     program = compile_game(folder, library_root=root).program
     assert list(program.libraries) == ["cans", "tins"] and "TIN" in program.consts
+
+
+# ------------------------------------------------------------------------------------ labels and drawings
+
+LABELLED = CANS.replace("kind can(size: int)", 'kind can(size: int) label "a can of {size}"')
+
+
+def can_labels(ctx) -> tuple[str, ...]:
+    """How the cans read in the compiled game."""
+    return game_from_source(ctx.python, "cans.py").module.K_can__label
+
+
+def test_a_library_kind_reads_as_its_label_and_a_game_draws_it(tmp_path):
+    game = GAME.replace(
+        "  flow {", '  draw "cans" for c in can: point at (10 * c.size, 0) label c\n  flow {'
+    )
+    library = {**LIBRARY, "cans/library.metro": LABELLED}
+    folder, root = setup(tmp_path, {"rules.metro": game}, library)
+    ctx = compile_game(folder, library_root=root)
+    assert can_labels(ctx) == ("a can of 3", "a can of 1")
+    assert [d.name for d in ctx.checked.draws] == ["cans"]
+
+
+def test_a_game_relabels_a_library_kind(tmp_path):
+    game = GAME.replace("  flow {", '  override kind can label "{size}-litre can"\n  flow {')
+    library = {**LIBRARY, "cans/library.metro": LABELLED}
+    folder, root = setup(tmp_path, {"rules.metro": game}, library)
+    ctx = compile_game(folder, library_root=root)
+    assert can_labels(ctx) == ("3-litre can", "1-litre can")
+    # a variant may relabel it again; metro diff says so
+    (tmp_path / "game" / "variants").mkdir()
+    (tmp_path / "game" / "variants" / "tins.metro").write_text(
+        'variant "Tins" for "G" {\n  override kind can label "tin {size}"\n}\n', encoding="utf-8"
+    )
+    ctx = compile_game(folder, library_root=root, variants=["tins"])
+    assert can_labels(ctx) == ("tin 3", "tin 1")
+    replaced = [r for r in ctx.program.patches if r.verb == "replaces"]
+    assert [(r.what, r.name, r.line) for r in replaced] == [("label of map kind", "can", 2)]
+
+
+def test_a_new_label_is_checked_where_it_is_written(tmp_path):
+    game = GAME.replace("  flow {", '  override kind can label "{total} cans"\n  flow {')
+    found = only(refused(tmp_path, {"rules.metro": game}), "label")
+    assert found.span.file.endswith("rules.metro") and found.span.line == 6
+    game = GAME.replace("  flow {", '  override kind tin label "a tin"\n  flow {')
+    found = only(refused(tmp_path, {"rules.metro": game}), "patch")
+    assert found.message == "`override` names no existing map kind 'tin'"

@@ -7,7 +7,9 @@
 | `control`    | + signatures                   | nesting limits, break/end game/play placement, missing returns |
 | `effects`    | + refs                         | calls, suspends; recursion, waiting functions and calls |
 | `visibility` | + refs                         | guards of legal choices that would reveal secrets    |
+| `labels`     | + signatures, types of choices | placeholder types, label_kinds; labels that read the game, breakdowns that read secrets |
 | `structure`  | + types of choices             | players, flow, map, scenario player counts, choice names |
+| `draws`      | + refs, visibility             | draws (compiler/draw_rules.py); types of places, colours, texts; what nothing draws |
 
 Every pass adds its findings to one Diagnostics; none stops the others.
 """
@@ -17,7 +19,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from compiler.check.control import check_control
+from compiler.check.draws import check_draws
 from compiler.check.effects import check_effects
+from compiler.check.labels import check_labels
 from compiler.check.names import check_names
 from compiler.check.structure import check_structure
 from compiler.check.types import check_types
@@ -32,7 +36,9 @@ PASSES: list[tuple[str, Callable[[CheckedProgram, Diagnostics], None]]] = [
     ("control", check_control),
     ("effects", check_effects),
     ("visibility", check_visibility),
+    ("labels", check_labels),
     ("structure", check_structure),
+    ("draws", check_draws),
 ]
 
 

@@ -177,6 +177,15 @@ class Typer(StatementRules, ExpressionRules):
             decl = p.score.active
             scope = Scope([{decl.var: Local(PLAYER, False)}], pure=True)
             self.expect_assignable(self.expr(decl.expr, scope), INT, decl.expr, "score")
+        if p.estimate is not None:
+            decl = p.estimate.active
+            scope = Scope([{decl.var: Local(PLAYER, False)}], pure=True)
+            self.expect_assignable(self.expr(decl.expr, scope), INT, decl.expr, "the estimate")
+        for decl in p.metrics.values():
+            scope = Scope([{decl.var: Local(PLAYER, False)}], pure=True)
+            t = self.expr(decl.expr, scope)
+            if not isinstance(t, IntT | BoolT | AnyT):
+                self.error(TYPE, f"a metric must be a number or a truth value, not {t}", decl.expr)
         if p.rank is not None:
             decl = p.rank.active
             scope = Scope([{decl.var: Local(PLAYER, False)}], pure=True)

@@ -4,7 +4,8 @@ Input: a CheckedProgram after `types` (it reads `cp.refs`). Output: none besides
 an action's `when`, its parameters' `where` and domains, and every choice's `where` and
 domain may read a hidden or owner-only field only through a builtin that only counts
 (size()), and a player's own owner-only fields only as that player (`me`, or the chooser
-of `each p in … choose`).
+of `each p in … choose`). The same holds for the `estimate` a bot values positions by,
+whose player is its parameter: a bot must learn nothing from it that its view does not show.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ def check_visibility(cp: CheckedProgram, diags: Diagnostics) -> None:
             + [_domain_expr(param.domain) for param in decl.params]
         )
         for guard in guards:
-            _guard_reads(cp, diags, guard, set())
+            guard_reads(cp, diags, guard, set())
     bodies = [v for t in (p.procedures, p.actions) for vs in t.values() for v in vs.versions]
     if p.flow is not None:
         bodies += p.flow.versions
@@ -36,20 +37,27 @@ def check_visibility(cp: CheckedProgram, diags: Diagnostics) -> None:
         for node in walk(body):
             if isinstance(node, ast.Choose):
                 for guard in (node.where, _domain_expr(node.domain)):
-                    _guard_reads(cp, diags, guard, set())
+                    guard_reads(cp, diags, guard, set())
             elif isinstance(node, ast.EachChoose):
                 for guard in (node.where, _domain_expr(node.domain)):
-                    _guard_reads(cp, diags, guard, {node.var})
+                    guard_reads(cp, diags, guard, {node.var})
+    if p.estimate is not None:
+        decl = p.estimate.active
+        guard_reads(cp, diags, decl.expr, {decl.var}, what="the estimate")
 
 
-def _guard_reads(
+def guard_reads(
     cp: CheckedProgram,
     diags: Diagnostics,
     guard: ast.Node | None,
     choosers: set[str],
     seen: set[str] | None = None,
+    what: str = "the legal choices",
 ) -> None:
-    """Report the secrets a guard reads (`choosers`: names bound to the deciding player)."""
+    """Report the secrets a guard reads (`choosers`: names bound to the deciding player).
+
+    `what` names what would show them (the legal choices, a drawing).
+    """
     if guard is None:
         return
     p = cp.program
@@ -60,12 +68,18 @@ def _guard_reads(
         if isinstance(node, ast.Call) and node.func in p.functions and node.func not in seen:
             seen.add(node.func)
             decl = p.functions[node.func].active
-            _guard_reads(cp, diags, decl.expr or decl.body, {q.name for q in decl.params}, seen)
+            guard_reads(
+                cp, diags, decl.expr or decl.body, {q.name for q in decl.params}, seen, what
+            )
     counted: set[int] = set()
     for node in walk(guard):
         builtin = BUILTINS.get(node.func) if isinstance(node, ast.Call) else None
         if builtin is not None and builtin.counts_only:  # size(): how many, not which
-            counted.update(id(n) for n in node.args)
+            for arg in node.args:
+                counted.add(id(arg))
+                while isinstance(arg, ast.Index):  # size(piles[k]): the table's entry is counted
+                    arg = arg.obj
+                    counted.add(id(arg))
     for node in walk(guard):
         ref = cp.ref(node)
         if isinstance(ref, GlobalRef) and id(node) not in counted:
@@ -73,7 +87,7 @@ def _guard_reads(
             if spec is not None and spec.visibility != "public":
                 diags.error(
                     VISIBILITY,
-                    f"the legal choices would reveal the {spec.visibility} field "
+                    f"{what} would reveal the {spec.visibility} field "
                     f"'{node.name}' (only its size() may be used here)",
                     node.span,
                 )
@@ -86,8 +100,7 @@ def _guard_reads(
             ):
                 diags.error(
                     VISIBILITY,
-                    f"the legal choices would reveal another player's "
-                    f"{spec.visibility} field '{node.name}'",
+                    f"{what} would reveal another player's {spec.visibility} field '{node.name}'",
                     node.span,
                 )
 

@@ -88,6 +88,21 @@ LINES_FILE = "tokyo_subway_lines.tsv"
 COORDS_FILE = "tokyo_station_coords.tsv"
 
 LINE_ORDER = "GMHTCYZNAISE"
+# Each line's colour on the public network maps (the line's symbol colour), for the pictures.
+LINE_COLOURS = {
+    "G": "#ff9500",
+    "M": "#f62e36",
+    "H": "#b5b5ac",
+    "T": "#009bbf",
+    "C": "#00bb85",
+    "Y": "#c1a470",
+    "Z": "#8f76d6",
+    "N": "#00ac9b",
+    "A": "#ec6e65",
+    "I": "#006ab8",
+    "S": "#b0c124",
+    "E": "#ce045b",
+}
 TARGET_STOPS = 10  # lines with fewer transfer stations are filled up to this many stops
 COMPLEX_RADIUS_KM = 0.8  # a transfer to a differently named station must be this close
 COLUMNS, ROWS = 18, 13  # the grid of squares
@@ -521,14 +536,15 @@ def board_text(
             for ident in SAME_LINE_STATIONS
         ),
         'map "Tokyo" for "Tokyo Metro" {',
-        "  # lines in income-track order: kind line(name, spots, stocks); spots = income-track disc",
-        "  # spots, reconstructed: 4 / 3 / 2 by the line's number of transfer connections",
+        "  # lines in income-track order: kind line(name, spots, stocks, colour); spots = income-track",
+        "  # disc spots, reconstructed: 4 / 3 / 2 by the line's number of transfer connections;",
+        "  # colour: the line's colour on public network maps",
     ]
     for letter in LINE_ORDER:
         name = lines[letter][0].line_name
         out.append(
-            f'  line {letter}(name: "{name} Line", spots: {spots[letter]}, stocks: 3)'
-            f"   # {len(kept[letter])} stops"
+            f'  line {letter}(name: "{name} Line", spots: {spots[letter]}, stocks: 3, '
+            f'colour: "{LINE_COLOURS[letter]}")   # {len(kept[letter])} stops'
         )
     out += ["", "  # vehicles: kind vehicle(line, home); one train a line, entering at its stop 1"]
     for letter in LINE_ORDER:

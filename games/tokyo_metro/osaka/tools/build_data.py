@@ -111,6 +111,20 @@ LINE_NAMES = {
     "K": "Sakaisuji Line",
     "P": "Nanko Port Town Line (New Tram)",
 }
+# Each line's colour on the public network maps, for the pictures (the bus, which has no rail
+# line, in slate grey).
+LINE_COLOURS = {
+    "M": "#e5171f",
+    "Bus": "#5f6b7a",
+    "T": "#522886",
+    "Y": "#0078ba",
+    "C": "#019a66",
+    "I": "#ee7b1a",
+    "S": "#e44d93",
+    "N": "#a9cc51",
+    "K": "#814721",
+    "P": "#00b2e5",
+}
 # Stock cards per line: 28 in all.  The two long trunk lines have 4, the short Imazatosuji line
 # and the tram 2, the bus 1, the rest 3.
 STOCKS = {"M": 4, "Bus": 1, "T": 4, "Y": 3, "C": 3, "I": 2, "S": 3, "N": 3, "K": 3, "P": 2}
@@ -671,16 +685,17 @@ def board_text(
         "# Stations joining real stations of other names: Umeda (Umeda, Higashi-Umeda,",
         "# Nishi-Umeda) and Honmachi (spelled Hommachi on the Y and C lines).",
         'map "Osaka" for "Tokyo Metro" {',
-        "  # lines in income-track order: kind line(name, spots, stocks); spots = income-track disc",
-        "  # spots, reconstructed: 4 / 3 / 2 / 1 by the line's number of transfer connections;",
-        f"  # stocks, reconstructed: {TOTAL_STOCKS} in all",
+        "  # lines in income-track order: kind line(name, spots, stocks, colour); spots = income-",
+        "  # track disc spots, reconstructed: 4 / 3 / 2 / 1 by the line's number of transfer",
+        f"  # connections; stocks, reconstructed: {TOTAL_STOCKS} in all; colour: the line's colour",
+        "  # on public network maps",
     ]
     for letter in LINE_ORDER:
         circles = sum(1 for s in stops[letter] if s.station is None)
         about = f"{len(stops[letter])} stops" + (f", {circles} small circles" if circles else "")
         out.append(
             f'  line {letter}(name: "{LINE_NAMES[letter]}", spots: {spots[letter]}, '
-            f"stocks: {STOCKS[letter]})   # {about}"
+            f'stocks: {STOCKS[letter]}, colour: "{LINE_COLOURS[letter]}")   # {about}'
         )
     out += [
         "",

@@ -1,0 +1,25 @@
+"""Lowering of the drawings of the game state: one generated function per drawing.
+
+`draw_<n>(S, me)` returns the drawing's items as `compiler/draw_rules.py` describes them,
+for the position `S` seen by player `me` (None: the public view). Drawings of the map
+alone are not generated: the constant evaluator computes them (`compiler/draw_eval.py`).
+"""
+
+from __future__ import annotations
+
+from compiler import ir
+from compiler.codegen import Env
+from compiler.lower_stmts import LoweringContext
+from compiler.pyexpr import PyExpr
+
+
+def lower_draws(ctx: LoweringContext) -> list[tuple[str, ir.Function]]:
+    """(drawing name, function) for every drawing that reads the game state, in drawing order."""
+    out = []
+    for index, draw in enumerate(ctx.gen.cp.draws):
+        if not draw.dynamic:
+            continue
+        env = Env(frame=False).bind("me", "me")
+        body = [ir.Return(PyExpr.of(ctx.gen.expr(draw.whole, env)), draw.decl.span)]
+        out.append((draw.name, ir.Function(f"draw_{index}", ["S", "me"], body, draw.decl.span)))
+    return out

@@ -1,0 +1,263 @@
+"""Labels, breakdowns and screen headings, from the checked program to data and functions.
+
+- A map kind's label is computed here, when compiling, for every element (constant
+  evaluation of its placeholders, each value shown the way the runtime shows it): the
+  generated module holds the texts (`K_route__label`).
+- An action's or choice's label is a function of its arguments (`label_<name>(a)`), which
+  the arguments' descriptors carry (`AD_<name> = _v.ArgDescs((...), label_<name>)`), so
+  `Action.label` reads it wherever the action is, without a game state.
+- The breakdown is a function of the state and a player: (heading, text) per entry.
+- How each state field is shown to people: its heading, whether it is bookkeeping.
+"""
+
+from __future__ import annotations
+
+import re
+
+from compiler import ir
+from compiler.checked import CheckedProgram
+from compiler.codegen import Env, Generator, ident, lit
+from compiler.consteval import EvalBudgetError, EvalError, Evaluator, MapData
+from compiler.lower_stmts import LoweringContext
+from compiler.pyexpr import PyExpr
+from compiler.types import (
+    BoolT,
+    CollT,
+    ElemT,
+    EnumT,
+    GeoT,
+    MapT,
+    OptT,
+    PlayerT,
+    StrT,
+    TupleT,
+    Type,
+    is_finite,
+)
+from dsl import ast
+from dsl.diagnostics import LABEL, TOO_LARGE, Diagnostics
+from runtime import values as v
+
+X = PyExpr.of
+_STATE = re.compile(r"\bS\b")
+
+
+def value_words(cp: CheckedProgram, enum: str) -> tuple[str, ...]:
+    """How each value of an enum reads: declared words (here or on a base enum), else its name."""
+    p = cp.program
+    chain = []
+    name: str | None = enum
+    while name is not None and name in p.enums and name not in chain:
+        chain.append(name)
+        name = p.enums[name].base
+    out = []
+    for value in cp.enum_values[enum]:
+        words = next(
+            (p.enum_words[e][value] for e in chain if value in p.enum_words.get(e, {})), None
+        )
+        out.append(words if words is not None else v.plain_words(value))
+    return tuple(out)
+
+
+def declares_words(cp: CheckedProgram, enum: str) -> bool:
+    """True if some value of the enum reads other than its name with spaces for `_`."""
+    return value_words(cp, enum) != tuple(map(v.plain_words, cp.enum_values[enum]))
+
+
+# ------------------------------------------------------------------ map kinds: when compiling
+
+
+def element_labels(
+    cp: CheckedProgram, data: MapData, evaluator: Evaluator, diags: Diagnostics
+) -> dict[str, tuple[str, ...]]:
+    """Each labelled kind's element texts, in `cp.label_kinds` order (errors at the placeholder)."""
+    labels: dict[str, tuple[str, ...]] = {}
+    evaluator.steps = 0  # the labels have a budget of their own, after the constants and checks
+    for kind in cp.label_kinds:
+        label = cp.program.kinds[kind].label
+        fields = data.fields.get(kind, {})
+        texts = []
+        for index, element in enumerate(data.ids.get(kind, [])):
+            env = {name: column[index] for name, column in fields.items()}
+            env[kind] = index
+            try:
+                template = _chosen(label.text, evaluator, env)
+                descs = [display_desc(cp, data, labels, cp.type_of(e)) for e in template.exprs]
+                values = [evaluator.eval(e, env) for e in template.exprs]
+            except EvalError as error:
+                code = TOO_LARGE if isinstance(error, EvalBudgetError) else LABEL
+                diags.error(
+                    code,
+                    f"the label of {kind} '{element}' cannot be computed: {error}",
+                    error.node.span,
+                )
+                break
+            texts.append(
+                _fill(template.texts, [d.display(x) for d, x in zip(descs, values, strict=True)])
+            )
+        else:
+            labels[kind] = tuple(texts)
+    return labels
+
+
+def _chosen(text: ast.Template | ast.LabelIf, evaluator: Evaluator, env: dict) -> ast.Template:
+    """The template a label shows for one element (its conditions evaluated)."""
+    while isinstance(text, ast.LabelIf):
+        text = text.then if evaluator.eval(text.cond, env) else text.orelse
+    return text
+
+
+def _fill(texts: tuple[str, ...], shown: list[str]) -> str:
+    out = [texts[0]]
+    for value, text in zip(shown, texts[1:], strict=True):
+        out += (value, text)
+    return "".join(out)
+
+
+def display_desc(cp: CheckedProgram, data: MapData, labels: dict, t: Type) -> v.Desc:
+    """The runtime descriptor of a type, to show compile-time values as the game would."""
+    if isinstance(t, BoolT):
+        return v.BOOL
+    if isinstance(t, StrT):
+        return v.STR
+    if isinstance(t, PlayerT):
+        return v.PLAYER
+    if isinstance(t, EnumT):
+        return v.NamedD(tuple(cp.enum_values[t.name]), value_words(cp, t.name))
+    if isinstance(t, ElemT):
+        return v.NamedD(tuple(data.ids.get(t.kind, [])), labels.get(t.kind))
+    if isinstance(t, OptT):
+        return v.OptD(display_desc(cp, data, labels, t.inner))
+    if isinstance(t, CollT) and t.kind == "set":
+        return v.SetD(display_desc(cp, data, labels, t.item))
+    if isinstance(t, CollT):  # a bag, when compiling, is a list of its items
+        return v.ListD(display_desc(cp, data, labels, t.item))
+    if isinstance(t, MapT):
+        key, value = (display_desc(cp, data, labels, x) for x in (t.key, t.value))
+        return v.MapD(key, value, None)
+    if isinstance(t, TupleT):
+        return v.TupleD(tuple(display_desc(cp, data, labels, i) for i in t.items))
+    if isinstance(t, GeoT):
+        return v.GeoD(t.kind)
+    return v.INT  # IntT, AnyT
+
+
+# ------------------------------------------------------------------ actions and choices: at run time
+
+
+def label_functions(ctx: LoweringContext) -> tuple[list[ir.Function], list[str]]:
+    """The label function of every labelled action and choice, and the `AD_<name>` lines."""
+    gen = ctx.gen
+    p, cp = gen.p, gen.cp
+    functions, lines = [], []
+    for name, descs in ctx.labelled.items():
+        if name in p.actions:
+            decl = p.actions[name].active
+            params = [param.name for param in decl.params]
+            label = decl.label
+        else:
+            label, _ = cp.choice_labels[name]
+            params = [name]
+        functions.append(_label_function(gen, name, params, label))
+        lines.append(f"AD_{ident(name)} = _v.ArgDescs({descs}, label_{ident(name)})")
+    return functions, lines
+
+
+def _label_function(gen: Generator, name: str, params: list[str], label: ast.Label) -> ir.Function:
+    """`label_<name>(a)`: the label's text for the argument values `a`.
+
+    A label reads no game state (pass `labels` checks it): `S` is only a fresh counter
+    for the step budget of the walks and calls its placeholders make.
+    """
+    env = Env(frame=False)
+    body: list[ir.Stmt] = []
+    for i, param in enumerate(params):
+        env = env.bind(param)
+        body.append(ir.Assign(X(env.local(param)), X(f"a[{i}]")))
+    text = _text_code(gen, label.text, env)
+    if _STATE.search(text):  # walks and calls charge the step budget
+        body.insert(0, ir.Assign(X("S"), X("_l.LabelScope()")))
+    failed = f"the label of {name} cannot be shown for these values"
+    return ir.Function(f"label_{ident(name)}", ["a"], body + _guarded(text, failed, label.span))
+
+
+def _guarded(value: str, failed: str, span) -> list[ir.Stmt]:
+    """`return value`, a failure reported as a RuleError at `span`.
+
+    The statements carry no span: what people read is no rule, so the coverage of the rules
+    (metro/coverage.py, from the line map) leaves labels and breakdowns out.
+    """
+    raised = ir.RaiseRuleError(failed, span.file, span.line)
+    return [ir.Try([ir.Return(X(value))], [raised])]
+
+
+def _text_code(gen: Generator, text: ast.Template | ast.LabelIf, env: Env) -> str:
+    """Code for a label's text: a template, or a conditional choice of them."""
+    if isinstance(text, ast.Template):
+        return _template_code(gen, text, env)
+    then, orelse = _text_code(gen, text.then, env), _text_code(gen, text.orelse, env)
+    return f"({then} if {gen.expr(text.cond, env)} else {orelse})"
+
+
+def _template_code(gen: Generator, template: ast.Template, env: Env) -> str:
+    """Code joining a template's texts and its placeholders' values as people read them."""
+    parts = [lit(template.texts[0])] if template.texts[0] else []
+    for expr, text in zip(template.exprs, template.texts[1:], strict=True):
+        parts.append(f"{gen.desc(gen.t(expr))}.display({gen.expr(expr, env)})")
+        if text:
+            parts.append(lit(text))
+    if not parts:
+        return "''"
+    if len(parts) == 1:
+        return parts[0] if template.texts[0] else f"str({parts[0]})"
+    return "''.join((" + ", ".join(parts) + ",))"
+
+
+# ------------------------------------------------------------------ the breakdown and the fields
+
+
+def breakdown_function(ctx: LoweringContext) -> ir.Function:
+    """`breakdown(S, p)`: each entry's heading and value as text (an empty tuple if none)."""
+    gen = ctx.gen
+    if gen.p.breakdown is None:
+        return ir.Function("breakdown", ["S", "p"], [ir.Return(X("()"))])
+    decl = gen.p.breakdown.active
+    env = Env(frame=False).bind(decl.var)
+    entries = [
+        f"({lit(e.heading)}, {gen.desc(gen.t(e.expr))}.display({gen.expr(e.expr, env)}))"
+        for e in decl.entries
+    ]
+    value = "(" + "".join(entry + ", " for entry in entries) + ")"
+    body: list[ir.Stmt] = [ir.Assign(X(env.local(decl.var)), X("p"))]
+    body += _guarded(value, "the breakdown cannot be computed", decl.span)
+    return ir.Function("breakdown", ["S", "p"], body)
+
+
+def field_display(gen: Generator) -> list[tuple]:
+    """(name, heading, internal, key kind) of every state and player field, in layout order.
+
+    The key kind (a map kind's or enum's name, or None) lets people's screens put the tables
+    keyed by the same kind side by side.
+    """
+    out = []
+    for table, types in (
+        (gen.p.state, gen.cp.state_types),
+        (gen.p.per_player, gen.cp.player_types),
+    ):
+        for name, spec in table.items():
+            t = types[name]
+            key = None
+            if isinstance(t, MapT) and is_finite(t.key):
+                key = t.key.kind if isinstance(t.key, ElemT) else getattr(t.key, "name", None)
+            out.append((name, spec.heading, spec.internal, key))
+    return out
+
+
+__all__ = [
+    "breakdown_function",
+    "declares_words",
+    "element_labels",
+    "field_display",
+    "label_functions",
+    "value_words",
+]

@@ -1,0 +1,474 @@
+"""`metro play`: a game in the terminal for people, against bots or each other at one terminal.
+
+Every word on the screen comes from the rules: fields under their declared headings, values
+and moves by their labels (runtime/display.py, metro/moves.py). A person answers with the
+number of a choice, its id, or part of its label to list the matching ones; `help`, `undo`,
+`save FILE` and `q` are commands. Several people at one terminal (hot seat) each get a clear
+screen, so nobody sees another's secrets.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+
+from rich import box
+from rich.console import Console, Group
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from dsl.terminal import printable
+from metro.bots import make_bot
+from metro.moves import MoveLog, replayed
+from runtime.display import Grid, Line, Screen
+from runtime.errors import IllegalAction, RuleError
+from runtime.machine import Action, Game, State
+from runtime.saves import MAX_SAVE_CHARS
+from runtime.values import PLAYER, plain_words
+
+MENU_LIMIT = 30  # longer menus are shown as groups, one line per action name
+FILTER_LIMIT = 40  # matches listed for a typed filter before asking for more letters
+RECENT_MOVES = 12  # the others' moves shown before a decision
+SAVE_FORMAT = "metro-play/1"
+PLACES = {1: "1st", 2: "2nd", 3: "3rd"}
+
+HELP = """\
+Answer with:
+  a number            take that choice (numbers stay the same while you filter)
+  an action id        e.g. claim_route(R003,red,0)
+  part of a label     list the matching choices (several words: all must match)
+  help                this text
+  undo                take back your last decision (only when the others are bots)
+  save FILE           save the game; continue it with `metro play --load FILE`
+  q                   leave the game"""
+
+
+class PlayError(Exception):
+    """A save that cannot be continued, or an answer the session cannot act on."""
+
+
+@dataclass
+class Setup:
+    """How the game was set up: what a save records to continue it."""
+
+    game: str  # as given on the command line: a shipped game's name or a path
+    variants: tuple[str, ...]
+    expansions: tuple[str, ...]
+    map: str | None
+    humans: tuple[int, ...]  # 0-based seats played by people
+    bots: dict[int, str]  # seat -> bot spec, for every other seat
+    seed: str
+
+    def to_doc(self) -> dict:
+        """The JSON of a save's header."""
+        return {
+            "game": self.game,
+            "variants": list(self.variants),
+            "expansions": list(self.expansions),
+            "map": self.map,
+            "humans": [h + 1 for h in self.humans],
+            "bots": {str(seat + 1): spec for seat, spec in sorted(self.bots.items())},
+            "seed": self.seed,
+        }
+
+
+@dataclass
+class Session:
+    """One game at the terminal: the position, the bots, the log of moves, the console."""
+
+    game: Game
+    setup: Setup
+    state: State
+    console: Console
+    log: MoveLog = field(default_factory=MoveLog)
+    bots: dict = field(default_factory=dict)
+    seen_up_to: dict[int, int] = field(default_factory=dict)  # person -> moves already shown
+    seen_hidden: dict[int, set[int]] = field(default_factory=dict)  # person -> moves shown secret
+    last_person: int | None = None
+
+    def __post_init__(self) -> None:
+        self.bots = {
+            seat: make_bot(spec, f"{self.setup.seed}/{seat}", self.game)
+            for seat, spec in self.setup.bots.items()
+        }
+
+    # ------------------------------------------------------------ the loop
+
+    def run(self) -> bool:
+        """Play until the end (True) or until a person leaves (False)."""
+        while self.state.to_move:
+            player = self.state.to_move[0]
+            if player in self.bots:
+                self.take(player, self.bots[player].choose(self.state, player))
+                continue
+            action = self.ask(player)
+            if action is None:
+                self.say("You left the game.")
+                return False
+            self.take(player, action)
+        self.end_screen()
+        return True
+
+    def take(self, player: int, action: Action) -> None:
+        """Apply a decision, noting it in the log first."""
+        self.log.record(self.state, player, action)
+        self.state.apply(player, action)
+
+    def say(self, text: str = "", style: str | None = None) -> None:
+        """Print text that may quote rule files (never read as markup)."""
+        self.console.print(Text(printable(text, keep="\n"), style=style))
+
+    # ------------------------------------------------------------ a person's decision
+
+    def ask(self, player: int) -> Action | None:
+        """Show `player` their screen and menu; their answer's action, or None to leave."""
+        if len(self.setup.humans) > 1 and self.last_person not in (None, player):
+            self.hand_over(player)
+        self.last_person = player
+        actions = self.state.legal_actions(player)
+        self.show(player, actions)
+        while True:
+            try:
+                answer = self.console.input(f"{PLAYER.label(player)}, your choice> ").strip()
+            except EOFError:
+                return None
+            result = self.answer(player, actions, answer)
+            if result is not None:
+                return None if result == "quit" else result
+
+    def hand_over(self, player: int) -> None:
+        """Hot seat: a clear screen, and the next person confirms they are at the terminal."""
+        self.console.clear()
+        self.say(f"{PLAYER.label(player)}'s turn. Pass the terminal to {PLAYER.label(player)}.")
+        try:
+            self.console.input("Press Enter when you are ready. ")
+        except EOFError:
+            return
+        self.console.clear()
+
+    def answer(self, player: int, actions: list[Action], answer: str):
+        """Act on one answer: an Action to take, "quit", or None to ask again."""
+        lowered = answer.lower()
+        if lowered in ("q", "quit", "exit"):
+            return "quit"
+        if lowered in ("help", "?", "h"):
+            self.say(HELP)
+            return None
+        if lowered == "undo":
+            self.undo(player)
+            return None
+        if lowered.startswith("save"):
+            self.save(answer[4:].strip())
+            return None
+        if answer.isdigit():
+            number = int(answer)
+            if 1 <= number <= len(actions):
+                return actions[number - 1]
+            self.say(f"There is no choice {number}: the choices are numbered 1 to {len(actions)}.")
+            return None
+        for action in actions:
+            if answer == action.id:
+                return action
+        if answer:
+            matches = [(n, a) for n, a in enumerate(actions, 1) if _matches(a, answer)]
+            if matches:
+                self.list_choices(matches)
+                return None
+        self.say(
+            f"'{answer}' is not one of the choices: type a number from 1 to {len(actions)}, "
+            "part of a choice's words to list the matching ones, or help."
+        )
+        return None
+
+    def undo(self, player: int) -> None:
+        """Back to `player`'s previous decision, replaying the game without the moves since."""
+        if len(self.setup.humans) > 1:
+            self.say("Undo is only for games against bots (the others would lose their moves).")
+            return
+        mine = [i for i, (p, _) in enumerate(self.state.history) if p == player]
+        if not mine:
+            self.say("There is no earlier decision of yours to go back to.")
+            return
+        history = self.state.history[: mine[-1]]
+        try:
+            self.state, self.log = replayed(self.game, self.state.n, self.state.seed, history)
+        except (
+            IllegalAction,
+            RuleError,
+            ValueError,
+        ):  # a loaded save whose history does not replay
+            self.say("This game's history cannot be replayed, so it cannot be undone.")
+            return
+        self.seen_up_to[player] = 0
+        self.seen_hidden[player] = set()
+        self.say("Back to your previous decision.", style="bold")
+        self.show(player, self.state.legal_actions(player))
+
+    def save(self, path: str) -> None:
+        """Write the game to `path` (JSON: the setup and the validated state)."""
+        if not path:
+            self.say("Name the file: save FILE")
+            return
+        doc = {"format": SAVE_FORMAT, **self.setup.to_doc(), "state": self.state.to_doc()}
+        try:
+            with open(path, "w", encoding="utf-8") as handle:
+                json.dump(doc, handle, ensure_ascii=False)
+        except OSError as error:
+            self.say(f"Cannot write {path}: {error.strerror or error}")
+            return
+        self.say(f"Saved to {path}. Continue with: metro play --load {path}")
+
+    # ------------------------------------------------------------ the screen
+
+    def show(self, player: int, actions: list[Action]) -> None:
+        """The table, the players, the viewer's secrets, the others' recent moves, the menu."""
+        screen = self.state.display(player)
+        self.console.print(self.header(screen))
+        self.console.print(_table_section(screen))
+        self.console.print(_grid(screen.players, "Players", highlight=screen.viewer))
+        if screen.private:
+            self.console.print(
+                _lines(screen.private, f"Yours ({screen.viewer}, hidden from the others)")
+            )
+        recent = self.recent_moves(player)
+        if recent:
+            self.console.print(
+                Panel(
+                    Text("\n".join(recent)),
+                    title="Moves since your last turn",
+                    box=box.ASCII,
+                    expand=False,
+                )
+            )
+        self.menu(actions)
+
+    def header(self, screen: Screen) -> Text:
+        """`Ticket to Ride — you are P1; to move: P1`."""
+        to_move = ", ".join(screen.to_move) or "nobody"
+        text = f"{screen.game}: you are {screen.viewer}; to move: {to_move}"
+        return Text(printable(text), style="bold")
+
+    def recent_moves(self, player: int) -> list[str]:
+        """The moves since `player` last saw the screen (at most RECENT_MOVES), as they may read them."""
+        start = self.seen_up_to.get(player, 0)
+        hidden = self.seen_hidden.setdefault(player, set())
+        revealed = [i for i in sorted(hidden) if i < start and not self.log.moves[i].hidden]
+        hidden.difference_update(revealed)
+        indices = revealed + list(range(start, len(self.log.moves)))
+        self.seen_up_to[player] = len(self.log.moves)
+        lines = []
+        for i in indices:
+            move = self.log.moves[i]
+            if move.player == player:
+                continue
+            if move.hidden:
+                hidden.add(i)
+            prefix = "revealed: " if i < start else ""
+            lines.append(prefix + printable(move.line(player)))
+        if len(lines) > RECENT_MOVES:
+            lines = [f"({len(lines) - RECENT_MOVES} earlier moves)"] + lines[-RECENT_MOVES:]
+        return lines
+
+    def menu(self, actions: list[Action]) -> None:
+        """The numbered choices, grouped by action; long menus summarised by group."""
+        groups = _groups(actions)
+        if len(actions) <= MENU_LIMIT:
+            table = Table(box=None, show_header=False, padding=(0, 1))
+            table.add_column(justify="right")
+            table.add_column()
+            for name, first, last in groups:
+                if len(groups) > 1 and last > first:
+                    table.add_row("", Text(plain_words(name), style="bold"))
+                for number in range(first, last + 1):
+                    table.add_row(f"{number}.", Text(printable(actions[number - 1].label)))
+            self.console.print(Panel(table, title="Your choices", box=box.ASCII, expand=False))
+            return
+        table = Table(box=None, show_header=False, padding=(0, 1))
+        table.add_column(justify="right")
+        table.add_column()
+        for name, first, last in groups:
+            if first == last:
+                table.add_row(f"{first}.", Text(printable(actions[first - 1].label)))
+            else:
+                table.add_row(
+                    f"{first}-{last}.", Text(f"{plain_words(name)} ({last - first + 1} choices)")
+                )
+        self.console.print(
+            Panel(table, title=f"Your choices ({len(actions)})", box=box.ASCII, expand=False)
+        )
+        self.say(
+            "Type part of a choice (e.g. a name in it) to list the matching ones with their numbers."
+        )
+
+    def list_choices(self, matches: list[tuple[int, Action]]) -> None:
+        """The choices a typed filter matched, with their numbers."""
+        shown = matches[:FILTER_LIMIT]
+        for number, action in shown:
+            self.say(f"{number:>5}. {action.label}")
+        if len(matches) > len(shown):
+            self.say(
+                f"... and {len(matches) - len(shown)} more: type more words to narrow the list."
+            )
+
+    # ------------------------------------------------------------ the end
+
+    def end_screen(self) -> None:
+        """Every player's score, its breakdown from the rules, and the places."""
+        state = self.state
+        self.say("")
+        self.say(
+            "Game over." if state.is_over else "The game stopped: nobody can move.", style="bold"
+        )
+        scores, places = state.scores(), state.ranking()
+        order = sorted(range(state.n), key=lambda p: (places[p], p))
+        table = Table(box=box.ASCII, title="Final scores")
+        table.add_column("")
+        for p in order:
+            you = " (you)" if p in self.setup.humans else ""
+            table.add_column(
+                f"{PLACES.get(places[p], f'{places[p]}th')}: {PLAYER.label(p)}{you}",
+                justify="right",
+            )
+        breakdowns = [state.breakdown(p) for p in order]
+        for index, (heading, _) in enumerate(breakdowns[0] if breakdowns else []):
+            table.add_row(
+                Text(printable(heading)), *(Text(printable(b[index][1])) for b in breakdowns)
+            )
+        table.add_row(
+            Text("Score", style="bold"), *(Text(str(scores[p]), style="bold") for p in order)
+        )
+        self.console.print(table)
+        winners = [PLAYER.label(p) for p in state.winners()]
+        self.say(
+            f"Winner: {', '.join(winners)}"
+            if len(winners) == 1
+            else f"Winners: {', '.join(winners)}"
+        )
+
+
+def _matches(action: Action, typed: str) -> bool:
+    """True if every word typed is part of the action's label or id (ignoring case)."""
+    text = f"{action.label} {action.id}".lower()
+    return all(word in text for word in typed.lower().split())
+
+
+def _groups(actions: list[Action]) -> list[tuple[str, int, int]]:
+    """Runs of one action name: (name, first number, last number), numbers 1-based."""
+    out: list[tuple[str, int, int]] = []
+    for number, action in enumerate(actions, 1):
+        if out and out[-1][0] == action.name and out[-1][2] == number - 1:
+            out[-1] = (action.name, out[-1][1], number)
+        else:
+            out.append((action.name, number, number))
+    return out
+
+
+def _lines(lines, title: str) -> Panel:
+    table = Table(box=None, show_header=False, padding=(0, 1))
+    table.add_column(style="bold")
+    table.add_column()
+    for line in lines:
+        table.add_row(Text(printable(line.heading)), Text(printable(line.text)))
+    return Panel(table, title=title, box=box.ASCII, expand=False)
+
+
+def _grid(grid: Grid, title: str, highlight: str | None = None) -> Table:
+    table = Table(box=box.ASCII, title=printable(title), title_justify="left")
+    table.add_column(Text(printable(grid.heading)))
+    for column in grid.columns:
+        label = f"{column} (you)" if column == highlight else column
+        table.add_column(Text(printable(label)))
+    for row in grid.rows:
+        table.add_row(*(Text(printable(cell)) for cell in row))
+    return table
+
+
+def _table_section(screen: Screen) -> Group:
+    """The shared table: plain values together, then each table of values keyed by a kind."""
+    lines = [item for item in screen.table if isinstance(item, Line)]
+    grids = [item for item in screen.table if isinstance(item, Grid)]
+    parts = [_lines(lines, "Table")] if lines else []
+    parts += [_grid(g, "" if len(g.columns) == 1 else f"By {g.heading}") for g in grids]
+    return Group(*parts)
+
+
+# ------------------------------------------------------------------ saves
+
+
+def read_save(path: str) -> dict:
+    """The JSON of a save, checked to be one (PlayError saying why not); the state is checked later."""
+    try:
+        if os.path.getsize(path) > MAX_SAVE_CHARS * 4:
+            raise PlayError(f"{path} is larger than a save can be")
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read(MAX_SAVE_CHARS + 1)
+    except (OSError, UnicodeDecodeError) as error:
+        raise PlayError(
+            f"cannot read {path}: {getattr(error, 'strerror', None) or error}"
+        ) from None
+    if len(text) > MAX_SAVE_CHARS:
+        raise PlayError(f"{path} is larger than a save can be")
+    try:
+        doc = json.loads(text)
+    except (json.JSONDecodeError, RecursionError) as error:
+        raise PlayError(f"{path} is not a saved game (not JSON: {error})") from None
+    if not isinstance(doc, dict) or doc.get("format") != SAVE_FORMAT:
+        raise PlayError(f"{path} is not a game saved by `metro play` (no format {SAVE_FORMAT!r})")
+    _check(doc, "game", str)
+    _check(doc, "seed", str)
+    _check(doc, "variants", list, str)
+    _check(doc, "expansions", list, str)
+    _check(doc, "humans", list, int)
+    if doc.get("map") is not None:
+        _check(doc, "map", str)
+    bots = doc.get("bots")
+    if not isinstance(bots, dict) or not all(
+        isinstance(k, str) and k.isdigit() and isinstance(v, str) for k, v in bots.items()
+    ):
+        raise PlayError("the save's `bots` is not a table of seat numbers to bot names")
+    if not isinstance(doc.get("state"), dict):
+        raise PlayError("the save has no `state`")
+    return doc
+
+
+def _check(doc: dict, key: str, kind: type, item: type | None = None) -> None:
+    value = doc.get(key)
+    ok = isinstance(value, kind) and not isinstance(value, bool)
+    if ok and item is not None:
+        ok = all(isinstance(v, item) and not isinstance(v, bool) for v in value)
+    if ok and kind is str:
+        ok = len(value) <= 1000 and value.isprintable()
+    if not ok:
+        raise PlayError(f"the save's `{key}` is missing or not a {kind.__name__}")
+
+
+def setup_from_save(doc: dict, game_ref: str) -> Setup:
+    """The setup a save records (seats checked against its player count later)."""
+    return Setup(
+        game_ref,
+        tuple(doc["variants"]),
+        tuple(doc["expansions"]),
+        doc.get("map"),
+        tuple(sorted({h - 1 for h in doc["humans"]})),
+        {int(seat) - 1: spec for seat, spec in doc["bots"].items()},
+        doc["seed"],
+    )
+
+
+def resume(game: Game, setup: Setup, doc: dict) -> tuple[State, MoveLog]:
+    """The saved position (checked as untrusted input) and the log of its moves."""
+    state = game.state_from_json(doc["state"])  # InvalidSave names the bad part
+    seats = set(range(state.n))
+    if not setup.humans or set(setup.humans) | set(setup.bots) != seats:
+        raise PlayError("the save's `humans` and `bots` do not name every seat of its game once")
+    if set(setup.humans) & set(setup.bots):
+        raise PlayError("the save names a seat both as a person's and as a bot's")
+    try:
+        again, log = replayed(game, state.n, state.seed, state.history)
+    except (IllegalAction, ValueError):
+        again, log = None, MoveLog()
+    if again is None or again.to_json() != state.to_json():
+        log = MoveLog()  # the history does not lead to this position: no moves to show
+    return state, log

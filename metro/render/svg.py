@@ -1,0 +1,372 @@
+"""A scene as SVG text (xml.etree builds it, so every text from a rule file is escaped).
+
+Each item is a `<g>` with its hover `<title>`, its shape (class `s`; a line's border is
+class `o`) and its label. Map items carry an id (`i<number>`), so a restyle is a CSS rule
+(`restyle_css`): the replay page swaps those rules step by step, and a single picture
+carries them in its `<style>`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import xml.etree.ElementTree as ET
+
+from metro.render.model import Bounds, Item, Scene, Style, union
+
+SVG_NS = "http://www.w3.org/2000/svg"
+WIDTH_PX = 1600  # the picture's width; its height follows the map's proportions
+MARGIN = 0.03  # room around the map, as a part of its larger side
+BACKGROUND = "#fbfaf5"
+FINDING = "#d0021b"
+FONT = "DejaVu Sans, Helvetica, Arial, sans-serif"
+
+
+def scene_bounds(scene: Scene, label_size: float) -> Bounds:
+    """The box holding every item of the scene with its label."""
+    items = [item for layer in scene.layers for item in layer.items]
+    labels = (label_bounds(item, label_size) for item in items)
+    boxes = [item.bounds() for item in items] + [b for b in labels if b]
+    return union(boxes) or (0.0, 0.0, 100.0, 100.0)
+
+
+def to_svg(scene: Scene, bounds: Bounds, label_size: float) -> str:
+    """The whole picture as an SVG document."""
+    root = svg_root(scene.title, bounds, label_size, len(scene.caption) + len(scene.findings))
+    style = ET.SubElement(root, "style")
+    style.text = base_css() + restyle_css(scene)
+    for layer in scene.layers:
+        group = ET.SubElement(root, "g", {"class": "layer", "data-name": layer.name})
+        for item in layer.items:
+            group.append(item_element(item, label_size))
+    if scene.findings:
+        root.append(findings_element(scene, label_size))
+    if scene.caption or scene.findings:
+        root.append(caption_element(scene, bounds, label_size))
+    return document(root)
+
+
+def svg_root(title: str, bounds: Bounds, label_size: float, caption_lines: int) -> ET.Element:
+    """The `<svg>` element with its view box, background and title."""
+    x0, y0, x1, y1 = bounds
+    margin = MARGIN * max(x1 - x0, y1 - y0, 1)
+    x0, y0, x1 = x0 - margin, y0 - margin, x1 + margin
+    y1 = y1 + margin + caption_lines * label_size * 1.5
+    width, height = x1 - x0, y1 - y0
+    root = ET.Element(
+        "svg",
+        {
+            "xmlns": SVG_NS,
+            "viewBox": f"{_n(x0)} {_n(y0)} {_n(width)} {_n(height)}",
+            "width": str(WIDTH_PX),
+            "height": str(round(WIDTH_PX * height / width)),
+            "font-family": FONT,
+        },
+    )
+    ET.SubElement(root, "title").text = title
+    ET.SubElement(
+        root,
+        "rect",
+        {"x": _n(x0), "y": _n(y0), "width": _n(width), "height": _n(height), "fill": BACKGROUND},
+    )
+    return root
+
+
+def base_css() -> str:
+    """Rules every picture has: the pointer shows an item's title over its labels too."""
+    return ".halo,.lbl{pointer-events:none}"
+
+
+def restyle_css(scene: Scene) -> str:
+    """CSS rules restyling the scene's map items."""
+    items = {item.number: item for layer in scene.layers for item in layer.items}
+    return "".join(
+        item_css(items[number], changes)
+        for number, changes in sorted(scene.restyled.items())
+        if number in items
+    )
+
+
+def item_css(item: Item, changes: Style) -> str:
+    """The CSS rule that restyles one map item."""
+    target = f"#i{item.number}"
+    rules = []
+    if item.shape in ("line", "path"):
+        shape = []
+        if changes.colour:
+            shape.append(f"stroke:{changes.colour}")
+        if changes.width:
+            inner = changes.width * (0.7 if item.style.outline else 1)
+            shape.append(f"stroke-width:{_n(inner)}")
+        if shape:
+            rules.append(f"{target} .s{{{';'.join(shape)}}}")
+        border = []
+        if changes.outline:
+            border.append(f"stroke:{changes.outline}")
+        if changes.width:
+            border.append(f"stroke-width:{_n(changes.width)}")
+        if border:
+            rules.append(f"{target} .o{{{';'.join(border)}}}")
+    else:
+        shape = []
+        if changes.colour:
+            shape.append(f"fill:{changes.colour}")
+        if changes.outline:
+            shape.append(f"stroke:{changes.outline}")
+        if changes.width:
+            shape.append(f"stroke-width:{_n(changes.width)}")
+        if shape:
+            rules.append(f"{target} .s{{{';'.join(shape)}}}")
+    return "".join(rules)
+
+
+def item_element(item: Item, label_size: float) -> ET.Element:
+    """One item: a group with its title, shape and label."""
+    attrs = {"class": "item"}
+    if item.number >= 0:
+        attrs["id"] = f"i{item.number}"
+    group = ET.Element("g", attrs)
+    if item.title:
+        ET.SubElement(group, "title").text = item.title
+    for element in _shape(item):
+        group.append(element)
+    if item.label:
+        group.extend(_label(item, label_size))
+    return group
+
+
+def _shape(item: Item) -> list[ET.Element]:
+    style = item.style
+    if item.shape == "point":
+        return [_mark(item)]
+    if item.shape == "line":
+        return _line(item)
+    if item.shape == "path":
+        points = " ".join(f"{_n(x)},{_n(y)}" for x, y in item.places)
+        attrs = {
+            "class": "s",
+            "points": points,
+            "fill": "none",
+            "stroke": style.colour or "#555",
+            "stroke-width": _n(style.width or 1),
+            "stroke-linejoin": "round",
+            "stroke-linecap": "round",
+        }
+        if style.dashes:
+            attrs["stroke-dasharray"] = _dashes(_length(item.places), style.dashes, style.width)
+        return [ET.Element("polyline", attrs)]
+    if item.shape in ("rect", "box"):
+        (x0, y0), (x1, y1) = item.places
+        attrs = {
+            "class": "s",
+            "x": _n(x0),
+            "y": _n(y0),
+            "width": _n(x1 - x0),
+            "height": _n(y1 - y0),
+            "fill": style.colour or "none",
+            "stroke": style.outline or ("#666" if item.shape == "box" else "none"),
+            "stroke-width": _n(style.width or 0),
+        }
+        if item.shape == "box":
+            attrs["rx"] = _n(min(x1 - x0, y1 - y0) / 2)
+        return [ET.Element("rect", attrs)]
+    x, y = item.places[0]
+    text = ET.Element(
+        "text",
+        {
+            "class": "s",
+            "x": _n(x),
+            "y": _n(y),
+            "font-size": _n(item.size),
+            "fill": style.colour or "#222",
+        },
+    )
+    text.text = item.text
+    return [text]
+
+
+def _mark(item: Item) -> ET.Element:
+    (x, y), r, style = item.places[0], item.size, item.style
+    paint = {
+        "class": "s",
+        "fill": style.colour or "#333",
+        "stroke": style.outline or "none",
+        "stroke-width": _n(style.width or 0),
+    }
+    if item.mark == "circle":
+        return ET.Element("circle", {"cx": _n(x), "cy": _n(y), "r": _n(r), **paint})
+    if item.mark == "square":
+        side = r * 1.8
+        return ET.Element(
+            "rect",
+            {"x": _n(x - side / 2), "y": _n(y - side / 2), "width": _n(side), "height": _n(side)}
+            | paint,
+        )
+    if item.mark == "triangle":
+        corners = [(x, y - r * 1.2), (x + r * 1.1, y + r * 0.8), (x - r * 1.1, y + r * 0.8)]
+    else:  # diamond
+        corners = [(x, y - r * 1.3), (x + r, y), (x, y + r * 1.3), (x - r, y)]
+    points = " ".join(f"{_n(a)},{_n(b)}" for a, b in corners)
+    return ET.Element("polygon", {"points": points, **paint})
+
+
+def _line(item: Item) -> list[ET.Element]:
+    (ax, ay), (bx, by) = item.places
+    style = item.style
+    width = style.width or 1
+    ends = {"x1": _n(ax), "y1": _n(ay), "x2": _n(bx), "y2": _n(by)}
+    length = math.hypot(bx - ax, by - ay)
+    out = []
+    inner = width
+    if style.outline:
+        border = {"class": "o", **ends, "stroke": style.outline, "stroke-width": _n(width)}
+        if style.dashes:
+            border["stroke-dasharray"] = _dashes(length, style.dashes, width)
+        out.append(ET.Element("line", border))
+        inner = width * 0.7
+    attrs = {"class": "s", **ends, "stroke": style.colour or "#555", "stroke-width": _n(inner)}
+    if style.dashes:
+        edge = (width - inner) / 2
+        attrs["stroke-dasharray"] = _dashes(length, style.dashes, width, edge)
+        attrs["stroke-dashoffset"] = _n(-edge)
+    out.append(ET.Element("line", attrs))
+    return out
+
+
+def _dashes(length: float, count: int, width: float | None, edge: float = 0.0) -> str:
+    """A dash pattern that shows a line as `count` pieces (each `edge` shorter at both ends)."""
+    gap = min((width or 1) * 0.35, length / max(count, 1) / 3)
+    dash = (length - gap * (count - 1)) / count
+    return f"{_n(max(dash - 2 * edge, 0))} {_n(gap + 2 * edge)}"
+
+
+def _length(points) -> float:
+    return sum(math.dist(a, b) for a, b in itertools.pairwise(points))
+
+
+def label_place(item: Item, size: float) -> tuple[float, float, str]:
+    """Where an item's label stands: x, y (its baseline) and its SVG text-anchor."""
+    x0, y0, x1, y1 = item.bounds()
+    if item.shape == "point":
+        return x1 + size * 0.3, item.places[0][1] + size * 0.35, "start"
+    if item.shape == "rect":
+        return x0 + size * 0.3, y0 + size * 1.1, "start"
+    if item.shape == "box":
+        return x0, y0 - size * 0.3, "start"
+    if item.shape == "path":
+        x, y = item.places[0]
+        return x, y - size * 0.6, "middle"
+    return (x0 + x1) / 2, (y0 + y1) / 2 + size * 0.35, "middle"
+
+
+def label_bounds(item: Item, size: float):
+    """The box an item's label takes (None without a label), roughly: for the picture's frame."""
+    if not item.label:
+        return None
+    x, y, anchor = label_place(item, size)
+    width = len(item.label) * size * 0.6
+    left = x - width / 2 if anchor == "middle" else x
+    return (left, y - size, left + width, y + size * 0.3)
+
+
+def _label(item: Item, size: float) -> list[ET.Element]:
+    """The label, over a light halo of the same text so that it reads over lines."""
+    x, y, anchor = label_place(item, size)
+    place = {"x": _n(x), "y": _n(y), "font-size": _n(size), "text-anchor": anchor}
+    halo = ET.Element(
+        "text",
+        {
+            "class": "halo",
+            **place,
+            "fill": "none",
+            "stroke": "#fff",
+            "stroke-opacity": "0.85",
+            "stroke-width": _n(size * 0.3),
+            "stroke-linejoin": "round",
+        },
+    )
+    text = ET.Element("text", {"class": "lbl", **place, "fill": "#1a1a1a"})
+    halo.text = text.text = item.label
+    return [halo, text]
+
+
+def findings_element(scene: Scene, label_size: float) -> ET.Element:
+    """A numbered ring around each element a finding of the map names."""
+    group = ET.Element("g", {"id": "findings"})
+    stroke = label_size * 0.25
+    seen: dict[tuple, int] = {}  # findings already marked on one box: their badges fan out
+    for finding in scene.findings:
+        for x0, y0, x1, y1 in finding.marked:
+            turn = seen.get((x0, y0, x1, y1), 0)
+            seen[(x0, y0, x1, y1)] = turn + 1
+            cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+            r = max(math.hypot(x1 - x0, y1 - y0) / 2, label_size) + label_size * 0.5
+            ring = ET.SubElement(group, "g", {"class": "finding"})
+            ET.SubElement(ring, "title").text = f"{finding.number}. {finding.message}"
+            ET.SubElement(
+                ring,
+                "circle",
+                {
+                    "cx": _n(cx),
+                    "cy": _n(cy),
+                    "r": _n(r),
+                    "fill": "none",
+                    "stroke": FINDING,
+                    "stroke-width": _n(stroke),
+                    "stroke-dasharray": f"{_n(stroke * 3)} {_n(stroke * 1.5)}",
+                },
+            )
+            badge = label_size * 0.8
+            step = max(math.radians(35), 2.4 * badge / r)  # badges on one ring never overlap
+            angle = math.radians(-45) + step * turn
+            badge_x, badge_y = cx + r * math.cos(angle), cy + r * math.sin(angle)
+            ET.SubElement(
+                ring,
+                "circle",
+                {"cx": _n(badge_x), "cy": _n(badge_y), "r": _n(badge), "fill": FINDING},
+            )
+            number = ET.SubElement(
+                ring,
+                "text",
+                {
+                    "x": _n(badge_x),
+                    "y": _n(badge_y + label_size * 0.35),
+                    "font-size": _n(label_size),
+                    "text-anchor": "middle",
+                    "fill": "#fff",
+                },
+            )
+            number.text = str(finding.number)
+    return group
+
+
+def caption_element(scene: Scene, bounds: Bounds, label_size: float) -> ET.Element:
+    """Lines of text under the map: the caption, then each finding with its number."""
+    x0, _, x1, y1 = bounds
+    group = ET.Element("g", {"id": "caption"})
+    y = y1 + MARGIN * max(x1 - x0, 1) + label_size * 1.2
+    lines = [(line, "#222") for line in scene.caption]
+    lines += [(f"{f.number}. {f.where}: {f.message}", FINDING) for f in scene.findings]
+    for text, colour in lines:
+        element = ET.SubElement(
+            group, "text", {"x": _n(x0), "y": _n(y), "font-size": _n(label_size), "fill": colour}
+        )
+        element.text = text
+        y += label_size * 1.5
+    return group
+
+
+def document(root: ET.Element) -> str:
+    """An element tree as an SVG document's text."""
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode")
+
+
+def fragment(element: ET.Element) -> str:
+    """One element's markup (for the replay page, which inserts it into the picture)."""
+    return ET.tostring(element, encoding="unicode")
+
+
+def _n(value: float) -> str:
+    """A number for SVG: at most two decimals, no trailing zeros."""
+    text = f"{value:.2f}".rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text

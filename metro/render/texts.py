@@ -1,0 +1,47 @@
+"""Values of drawings as the text a person reads: elements, enum values, players, numbers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from compiler.types import BoolT, CollT, ElemT, EnumT, OptT, PlayerT, TupleT, Type
+from runtime.values import PLAYER
+
+
+@dataclass
+class Names:
+    """How the values of a game read: its map elements and enum values as people read them."""
+
+    elements: dict[str, list[str]]  # map kind -> element labels (else ids), by index
+    enums: dict[str, list[str]]  # enum -> value words, by index
+
+    def element(self, kind: str, index: int) -> str:
+        """How a map element reads."""
+        return self.elements[kind][index]
+
+    def text(self, value, t: Type) -> str:
+        """A value of type `t` as text (a tuple's parts are joined as written)."""
+        if value is None:
+            return ""
+        if isinstance(t, OptT):
+            return self.text(value, t.inner)
+        if isinstance(t, TupleT):
+            return "".join(self.text(v, i) for v, i in zip(value, t.items, strict=True))
+        if isinstance(t, CollT):
+            return ", ".join(self.text(v, t.item) for v in _in_order(value, t))
+        if isinstance(t, ElemT):
+            return self.element(t.kind, value)
+        if isinstance(t, EnumT):
+            return self.enums[t.name][value]
+        if isinstance(t, PlayerT):
+            return PLAYER.label(value)
+        if isinstance(t, BoolT):
+            return "yes" if value else "no"
+        return str(value)
+
+
+def _in_order(value, t: CollT) -> list:
+    """A collection's items in a fixed order (a bag is a list of counts by item index)."""
+    if t.kind == "bag" and isinstance(value, list) and all(isinstance(n, int) for n in value):
+        return [i for i, n in enumerate(value) for _ in range(n)]
+    return sorted(value) if isinstance(value, set | frozenset) else list(value)

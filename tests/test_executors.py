@@ -1,0 +1,115 @@
+"""Where games run: one interface over this process, a process pool and Dask; retries; same results."""
+
+from __future__ import annotations
+
+import os
+import sys
+from concurrent.futures import Future
+
+import pytest
+
+from metro.executors import Backend, SerialExecutor, open_backend, run_tasks
+from metro.simulate import _LOADED, GameCode, Setup, load, simulate
+from runtime.errors import RuleError
+from tests.conftest import ROOT
+
+TTR = os.path.join(ROOT, "games", "ticket_to_ride")
+
+
+def _square(n: int) -> int:
+    return n * n
+
+
+class FlakyExecutor(SerialExecutor):
+    """Fails the first `failures` submissions as a lost worker would."""
+
+    def __init__(self, failures: int):
+        self.failures = failures
+        self.submitted = 0
+
+    def submit(self, fn, /, *args, **kwargs) -> Future:
+        """A failed future while failures remain, else the task run here."""
+        self.submitted += 1
+        if self.failures:
+            self.failures -= 1
+            future: Future = Future()
+            future.set_exception(ConnectionError("worker lost"))
+            return future
+        return super().submit(fn, *args, **kwargs)
+
+
+def test_results_come_back_in_task_order_and_each_is_reported():
+    seen = []
+    with open_backend(jobs=2) as backend:
+        results = run_tasks(backend, _square, [(n,) for n in range(20)], seen.append)
+    assert results == [n * n for n in range(20)]
+    assert sorted(seen) == results
+
+
+def test_a_task_whose_worker_failed_is_run_again_and_nothing_is_lost():
+    flaky = FlakyExecutor(failures=3)
+    results = run_tasks(Backend(flaky, 2, "flaky"), _square, [(n,) for n in range(5)])
+    assert results == [0, 1, 4, 9, 16]
+    assert flaky.submitted == 5 + 3
+
+
+def test_a_task_failing_more_than_the_retries_stops_the_run():
+    with pytest.raises(ConnectionError):
+        run_tasks(Backend(FlakyExecutor(failures=99), 1, "down"), _square, [(1,)])
+
+
+def _rule_error(n: int) -> int:
+    raise RuleError(f"rules.metro:{n}: division by zero")
+
+
+def test_an_error_of_the_rules_is_not_retried():
+    flaky = FlakyExecutor(failures=0)
+    with pytest.raises(RuleError, match=r"rules\.metro:4"):
+        run_tasks(Backend(flaky, 1, "here"), _rule_error, [(4,), (5,)])
+    assert flaky.submitted == 1
+
+
+def test_workers_get_the_generated_code_and_load_it_once():
+    setup = Setup(TTR, 2, "1", ("random", "random"))
+    code = GameCode.of(setup)
+    assert "def score(" in code.source and len(code.digest) == 64
+    _LOADED.pop(code.digest, None)
+    game = load(code)
+    assert load(code) is game  # once per process
+    assert game.name == "Ticket to Ride"
+
+
+def test_dask_gives_exactly_the_serial_results():
+    pytest.importorskip("distributed")
+    serial = simulate(TTR, players=2, games=12, seed="d", jobs=1)
+    dask = simulate(TTR, players=2, games=12, seed="d", jobs=2, dask="local")
+    assert (dask.wins, dask.mean_scores, dask.decisions) == (
+        serial.wins,
+        serial.mean_scores,
+        serial.decisions,
+    )
+
+
+def test_without_dask_the_option_is_a_usage_error(monkeypatch):
+    from click.testing import CliRunner
+
+    from metro.cli import main
+    from metro.executors import DaskMissing
+
+    monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed fails
+    with pytest.raises(DaskMissing, match=r"metro-games\[dask\]"), open_backend(dask="local"):
+        pass
+    result = CliRunner().invoke(main, ["simulate", TTR, "--games", "2", "--dask", "local"])
+    assert result.exit_code == 2 and "pip install 'metro-games[dask]'" in result.output
+
+
+def _already_loaded(digest: str) -> bool:
+    return digest in _LOADED
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="workers are forked on Linux only")
+def test_forked_workers_find_the_game_loaded_and_do_not_load_it_again():
+    code = GameCode.of(Setup(TTR, 2, "1", ("random", "random")))
+    load(code)  # as simulate() does before it starts the pool
+    with open_backend(jobs=2) as backend:
+        assert run_tasks(backend, _already_loaded, [(code.digest,)] * 4) == [True] * 4

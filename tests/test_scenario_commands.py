@@ -1,0 +1,99 @@
+"""`metro check --scenarios` and `metro test`: scenarios are run before anyone is told they pass."""
+
+from __future__ import annotations
+
+import json
+import os
+
+from click.testing import CliRunner
+from jsonschema import Draft202012Validator
+
+from metro.cli import main
+from tests.conftest import ROOT
+from tests.test_vectors import registry
+
+TTR = os.path.join(ROOT, "games", "ticket_to_ride")
+
+BROKEN_SCENARIO = """game "Counter" {
+  players 2..2
+  state { count: int public }
+  action tick() { count += 1 }
+  flow { repeat 2 times { choose by seat(1) { tick } } }
+  score(p) = count
+  scenario "one tick counts one" players 2 {
+    play seat(1): tick()
+    expect count == 1
+  }
+  scenario "two ticks count three" players 2 {
+    play seat(1): tick()
+    play seat(1): tick()
+    expect count == 3
+  }
+}
+"""
+
+
+def run(*args: str):
+    return CliRunner().invoke(main, list(args))
+
+
+def schema(name: str) -> Draft202012Validator:
+    with open(os.path.join(ROOT, "schemas", name), encoding="utf-8") as handle:
+        return Draft202012Validator(json.load(handle), registry=registry())
+
+
+def test_check_says_scenarios_were_not_run_unless_asked(tmp_path):
+    (tmp_path / "rules.metro").write_text(BROKEN_SCENARIO)
+    plain = run("check", str(tmp_path))
+    assert plain.exit_code == 0
+    assert "ok: Counter (2 scenarios declared, not run; 0 invariants)" in plain.output
+    ran = run("check", str(tmp_path), "--scenarios")
+    assert ran.exit_code == 1
+    assert "FAIL: Counter (1 of 2 scenarios pass; 0 invariants)" in ran.output
+    assert "scenario two ticks count three fails:" in ran.output
+    assert "expected count == 3" in ran.output
+
+
+def test_check_scenarios_json_follows_its_schema(tmp_path):
+    (tmp_path / "rules.metro").write_text(BROKEN_SCENARIO)
+    result = run("check", str(tmp_path), TTR, "--scenarios", "--json")
+    assert result.exit_code == 1
+    report = json.loads(result.output)
+    schema("check.schema.json").validate(report)
+    counter, ttr = report["games"]
+    assert (counter["ok"], counter["scenarios_passed"]) == (False, 1)
+    assert [f["name"] for f in counter["scenario_failures"]] == ["two ticks count three"]
+    assert ttr["ok"] and ttr["scenarios_passed"] == ttr["scenarios"] > 50
+    plain = json.loads(run("check", TTR, "--json").output)["games"][0]
+    assert plain["scenarios_passed"] is None and plain["scenario_failures"] == []
+
+
+def test_metro_test_runs_the_scenarios(tmp_path):
+    (tmp_path / "rules.metro").write_text(BROKEN_SCENARIO)
+    result = run("test", str(tmp_path))
+    assert result.exit_code == 1
+    assert "pass one tick counts one" in result.output
+    assert "FAIL two ticks count three" in result.output
+    assert result.output.strip().endswith("1 passed, 1 failed")
+    only = run("test", str(tmp_path), "-k", "one tick")
+    assert only.exit_code == 0 and only.output.strip().endswith("1 passed, 0 failed")
+
+
+def test_metro_test_under_a_variant_reports_the_base_scenarios_it_changes():
+    result = run("test", "ticket_to_ride", "--variant", "open_doubles", "--json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    schema("test.schema.json").validate(report)
+    changed = [r for r in report["results"] if not r["passed"]]
+    assert report["changed"] == len(changed) == 3 and report["failed"] == 0
+    assert not any(r["own"] for r in changed)
+    # open twins: a claimed track no longer closes its twin, so the base scenarios about closed
+    # twins break, and so does the estimate's about a city cut off (its twin stays open)
+    assert sorted(r["name"] for r in changed) == [
+        "double route, 2 players: once one track is claimed the twin is closed",
+        "double route, 3 players: once one track is claimed the twin is closed",
+        "estimate: a ticket whose city is cut off counts its penalty",
+    ]
+    assert [r["name"] for r in report["results"] if r["own"]] == [
+        "open doubles: with 2 players the other player may claim the twin"
+    ]
