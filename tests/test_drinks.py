@@ -92,3 +92,25 @@ def test_solo_deals_the_stack_as_for_two_players():
         pass_round(state)
         rounds += 1
     assert rounds == 8
+
+
+def test_the_breakdown_shows_the_drinks_money_and_adds_up():
+    from metro.bots import make_bot
+
+    game = load_game(METRO, expansions=("drinks",))
+    seen = dict.fromkeys(
+        ("Drink bonuses at stations", "Vending machine fees received", "Vending machine fees paid"),
+        0,
+    )
+    for seed in range(1, 9):
+        state = game.new_game(3, str(seed))
+        bots = [make_bot("vendor", f"{seed}/{p}", game) for p in range(3)]
+        while state.to_move:
+            p = state.to_move[0]
+            state.apply(p, bots[p].choose(state, p))
+        for p in range(3):
+            entries = dict(state.breakdown(p))
+            assert sum(int(text) for text in entries.values()) == state.scores()[p]
+            for heading in seen:
+                seen[heading] += int(entries[heading]) != 0
+    assert all(seen.values()), seen  # the vendors' games pay bonuses and fees

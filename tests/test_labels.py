@@ -228,7 +228,14 @@ def test_choices_of_one_name_have_one_label(tmp_path):
 
 @pytest.mark.parametrize(
     ("game", "expansions"),
-    [("ticket_to_ride", ()), ("tokyo_metro", ()), ("tokyo_metro", ("osaka",))],
+    [
+        ("ticket_to_ride", ()),
+        ("tokyo_metro", ()),
+        ("tokyo_metro", ("osaka",)),
+        ("tokyo_metro", ("drinks",)),
+        ("tokyo_metro", ("osaka", "drinks")),
+        ("izakaya", ()),
+    ],
 )
 def test_the_shipped_breakdowns_add_up_to_the_score(game, expansions):
     from metro import load_game as load_shipped
@@ -243,3 +250,30 @@ def test_the_shipped_breakdowns_add_up_to_the_score(game, expansions):
             state.apply(p, bots[p].choose(state, p))
         for p in range(3):
             assert sum(int(text) for _, text in state.breakdown(p)) == state.scores()[p]
+
+
+SHIPPED_CONFIGURATIONS = [  # (game, expansions, variants): every shipped game, expansion, variant
+    ("ticket_to_ride", (), ()),
+    ("tokyo_metro", (), ()),
+    ("tokyo_metro", ("osaka",), ()),
+    ("tokyo_metro", ("drinks",), ()),
+    ("tokyo_metro", ("osaka", "drinks"), ()),
+    ("tokyo_metro", ("drinks",), ("cards-osaka",)),
+    ("tokyo_jutaku", (), ()),
+    ("tokyo_jutaku", (), ("tower",)),
+    ("izakaya", (), ()),
+    ("izakaya", (), ("corner-chips",)),
+]
+
+
+@pytest.mark.parametrize(("game", "expansions", "variants"), SHIPPED_CONFIGURATIONS)
+def test_every_shipped_action_and_choice_with_arguments_reads_in_words(game, expansions, variants):
+    from metro import load_game as load_shipped
+
+    module = load_shipped(game, expansions=expansions, variants=variants).module
+    unlabelled = sorted(
+        name
+        for name, (descs, _) in module.ACTION_DESCS.items()
+        if descs and not hasattr(module, f"AD_{name}")
+    )
+    assert unlabelled == []  # `pass` and the like, without arguments, read as their names
