@@ -35,8 +35,18 @@ def scenarios(game: Game) -> list[Scenario]:
 def run_scenario(game: Game, scenario: Scenario) -> State:
     """Start a game as the scenario says and run its steps (ScenarioFailure on a broken expectation)."""
     state = game.new_game(scenario.players, scenario.seed)
-    scenario.run(state)
+    run_steps(game, scenario, state)
     return state
+
+
+def run_steps(game: Game, scenario: Scenario, state: State) -> None:
+    """Run a scenario's steps on `state`; a failure inside them is a RuleError at its .metro line."""
+    try:
+        scenario.run(state)
+    except (ScenarioFailure, MetroRuntimeError):
+        raise
+    except Exception as error:  # e.g. an index out of range (a base scenario under a variant)
+        raise game.rule_error(error) from error
 
 
 def broken_invariants(state: State) -> list[str]:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from compiler.driver import load_game
 from compiler.resolve import find_game_file
 from metro.perft import ChanceInPerft, PerftBudget, perft
-from metro.scenarios import Scenario, own_scenarios, scenarios
+from metro.scenarios import Scenario, own_scenarios, run_steps, scenarios
 from metro.state_schema import state_schemas
 from metro.vectors import (
     Skipped,
@@ -240,7 +240,7 @@ def scenario_vector(
     recorder = _Recorder(state)
     _recording(state, recorder)
     try:
-        scenario.run(state)
+        run_steps(game, scenario, state)
     except (ScenarioFailure, MetroRuntimeError) as error:
         raise VectorError(
             f"{scenario.where}: scenario {scenario.name!r} fails on the reference runtime, so it "

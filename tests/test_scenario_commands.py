@@ -97,3 +97,18 @@ def test_metro_test_under_a_variant_reports_the_base_scenarios_it_changes():
     assert [r["name"] for r in report["results"] if r["own"]] == [
         "open doubles: with 2 players the other player may claim the twin"
     ]
+
+
+def test_a_base_scenario_that_breaks_inside_an_expression_is_reported_at_its_line():
+    # Under corner-chips a 2-3 player game has only four chip places: the base scenarios that
+    # take the first free edge place run out of places (an index out of range in the step)
+    result = run("test", "izakaya", "--variant", "corner-chips", "--json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    out_of_range = [r for r in report["results"] if "index is out of range" in r["error"]]
+    assert out_of_range and not any(r["own"] for r in out_of_range)
+    assert all(
+        r["error"].startswith(os.path.join(ROOT, "games", "izakaya", "scenarios.metro") + ":")
+        for r in out_of_range
+    )
+    assert report["failed"] == 0 and report["passed"] >= 4  # the variant's own pass
