@@ -1,8 +1,12 @@
 """Speed of every shipped game on one core, with the bots CI and users run them with.
 
-Run from the repository root: `python bench/bench_games.py [--games 40] [--only TEXT] [--json]`.
-Rates are per CPU second of this process (steady on a busy machine). Tokyo Jutaku is played by its declared
-`planner` bot (random play rarely finishes a building); the others by random bots.
+Run from the repository root: `python bench/bench_games.py [--games 40] [--only TEXT] [--json]
+[--yardstick PATH]`. Rates are per CPU second of this process (steady on a busy machine),
+loading the game is not timed, and with the hand-written yardstick (or $METRO_YARDSTICK)
+each rate is also given as a ratio to its Ticket to Ride games per second, measured in the
+same process. `--only` measures the configurations whose label contains the text. Tokyo Jutaku
+is played by its declared `planner` bot (random play rarely finishes a building); the others by
+random bots.
 """
 
 from __future__ import annotations
@@ -14,12 +18,18 @@ import timeit
 from dataclasses import asdict, dataclass
 
 import click
+from yardstick import (
+    ROOT,
+    YARDSTICK_ENV,
+    MetroRunner,
+    YardstickRunner,
+    load_yardstick,
+    pin_to_one_core,
+)
 
 from compiler import load_game
-from metro.simulate import simulate
-from runtime import shapes
+from runtime import geometry, shapes
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CONFIGS = [
     # label, game directory, expansions, variants, players, bot
     ("Ticket to Ride, 4 players, random", "ticket_to_ride", (), (), 4, "random"),
@@ -59,7 +69,7 @@ CONFIGS = [
 
 @dataclass
 class Row:
-    """One configuration's figures."""
+    """One configuration's figures (ratio: games/s ÷ the yardstick's, when it was given)."""
 
     label: str
     games: int
@@ -67,65 +77,82 @@ class Row:
     seconds_per_game: float
     decisions_per_second: float
     mean_decisions: float
+    ratio: float | None
 
 
-def measure(games: int, only: str = "") -> list[Row]:
-    """Play every configuration (whose label contains `only`) on one core."""
-    if hasattr(os, "sched_setaffinity"):
-        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+def measure(games: int, yardstick, only: str = "") -> list[Row]:
+    """Play every configuration (whose label contains `only`) on one core (the yardstick's
+    batch before each, if given)."""
+    pin_to_one_core()
+    reference = YardstickRunner(yardstick) if yardstick is not None else None
     rows = []
     for label, name, expansions, variants, players, bot in CONFIGS:
         if only.lower() not in label.lower():
             continue
         path = os.path.join(ROOT, "games", name)
-        load_game(path, expansions=expansions, variants=variants)  # compile outside the timing
-        started = time.process_time()
-        stats = simulate(
-            path,
-            players=players,
-            games=games,
-            seed="bench",
-            bot=bot,
-            expansions=expansions,
-            variants=variants,
-        )
-        cpu = time.process_time() - started
+        game = load_game(path, expansions=expansions, variants=variants)  # not timed
+        runner = MetroRunner(game, players, bot)
+        runner.batch(1)  # first-call costs stay out of the figures
+        yard = reference.batch(200) if reference is not None else None
+        tally = runner.batch(games)
+        ratio = tally.games_per_second / yard.games_per_second if yard is not None else None
         rows.append(
-            Row(label, games, games / cpu, cpu / games, stats.decisions / cpu, stats.mean_decisions)
+            Row(
+                label,
+                games,
+                tally.games_per_second,
+                tally.seconds / games,
+                tally.decisions / tally.seconds,
+                tally.decisions_per_game,
+                ratio,
+            )
         )
     return rows
 
 
 def placement_us() -> float:
-    """CPU time to list every legal placement of one piece on a card's frame (µs, best of 5)."""
+    """CPU time to enumerate every legal placement of one piece on a card's frame (µs, best of 5).
+
+    The enumeration itself: the caches that keep its result per building are bypassed.
+    """
     game = load_game(os.path.join(ROOT, "games", "tokyo_jutaku"))
     module = game.module
     shape = module.K_piece_kind__shape[module.K_piece_kind.index("ell")]
     frame = module.K_area__frame[0]
-    building = shapes.Building.empty()
+    profile = shapes.Building.empty()._profile
+    enumerate_all = geometry.solid_placements.__wrapped__
     timer = timeit.Timer(
-        lambda: shapes.legal_placements(shape, frame, building, 4), timer=time.process_time
+        lambda: enumerate_all(shape.cells, frame, 4, profile), timer=time.process_time
     )
-    shapes.legal_placements(shape, frame, building, 4)
+    enumerate_all(shape.cells, frame, 4, profile)
     number, _ = timer.autorange()
     return min(timer.repeat(repeat=5, number=number)) / number * 1e6
 
 
 @click.command()
 @click.option("--games", type=click.IntRange(min=1), default=40, show_default=True)
+@click.option(
+    "--yardstick",
+    "yardstick_path",
+    envvar=YARDSTICK_ENV,
+    type=click.Path(exists=True, dir_okay=False),
+    help=f"The hand-written reference engine, for ratios (default ${YARDSTICK_ENV}).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as one JSON object.")
 @click.option("--only", default="", help="Only the configurations whose label contains this text.")
-def main(games: int, as_json: bool, only: str) -> None:
+def main(games: int, yardstick_path: str | None, as_json: bool, only: str) -> None:
     """Measure every game's speed on one core and print a table."""
-    rows = measure(games, only)
+    yardstick = load_yardstick(yardstick_path) if yardstick_path else None
+    rows = measure(games, yardstick, only)
     placements = placement_us()
     if as_json:
         click.echo(json.dumps({"rows": [asdict(r) for r in rows], "placement_us": placements}))
         return
     for row in rows:
+        ratio = f"  {row.ratio:6.3f} × yardstick" if row.ratio is not None else ""
         click.echo(
             f"{row.label:<46} {row.games_per_second:8.1f} games/s  {row.seconds_per_game * 1000:8.1f} ms/game"
-            f"  {row.decisions_per_second:9.0f} decisions/s  {row.mean_decisions:7.1f} decisions/game"
+            f"  {row.decisions_per_second:9.0f} decisions/s  {row.mean_decisions:7.1f} decisions/game{ratio}"
         )
     click.echo(f"{'legal placements of one piece on a card':<46} {placements:8.1f} µs")
 

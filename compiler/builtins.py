@@ -97,6 +97,7 @@ class Builtin:
     counts_only: bool = False  # reads only how many items there are (so guards may see secrets)
     small_result: bool = False  # an integer small by nature (a count, seat, position): in range
     reads_position: bool = False  # reads who decides now, not the state: never computed once
+    sorted_unique: bool = False  # its list is ascending, without repeats: never sorted again
     runtime: str | None = None  # dotted name of the function in runtime/ that does the work
     emit: str | Callable | None = None  # template, or fn(gen, node, args, env); None: call runtime
     const: Callable[[list], object] | None = None  # compile-time value of the arguments' values
@@ -235,6 +236,7 @@ TABLE: list[Builtin] = [
         (1, 1),
         of_items(listed, "distinct() needs a collection"),
         runtime="runtime.lib.distinct",
+        sorted_unique=True,
         emit="_l.distinct({items})",
         const=over_items(lambda values: sorted(set(values))),
         over=Over(listed),
@@ -387,6 +389,7 @@ TABLE: list[Builtin] = [
         (4, 4),
         reachable_rule,
         runtime="runtime.grid.reachable",
+        sorted_unique=True,
     ),
     Builtin(
         "longest_trail",
@@ -415,6 +418,7 @@ TABLE: list[Builtin] = [
         always(listed(PLACEMENT)),
         params=(SHAPE, FRAME, BUILDING, INT),
         runtime="runtime.shapes.legal_placements",
+        sorted_unique=True,
         const=lambda args: shapes.legal_placements(*args),
     ),
     Builtin(
@@ -455,6 +459,7 @@ TABLE: list[Builtin] = [
         always(listed(INT)),
         params=(BUILDING,),
         runtime="runtime.shapes.removable_pieces",
+        sorted_unique=True,
         const=lambda args: shapes.removable_pieces(args[0]),
     ),
     Builtin(

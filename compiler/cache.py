@@ -1,18 +1,27 @@
-"""Generated modules cached on disk, each entry bound to a key over every input and the compiler."""
+"""Generated modules cached on disk, each entry bound to a key over every input and the compiler.
+
+An entry is the module's text (`KEY.py`, for people and tracebacks) and its compiled code
+(`KEY.code`, what a load runs: compiling the text is most of a load's time). Both carry a
+checksum over the key and their content; anything that does not verify is compiled again.
+Loading an entry runs it, so entries are only read from a directory no one else can write to.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import marshal
 import os
 import stat
 import tempfile
 from functools import cache
+from importlib.util import MAGIC_NUMBER
+from types import CodeType
 
-from compiler.emit import COMPILER_VERSION
 from compiler.libraries import LIBRARY_ROOT, library_files
+from compiler.version import COMPILER_VERSION
 from dsl.files import UnreadableFile, read_regular
-from dsl.parser import MAX_FILE_BYTES, RULE_SUFFIX
+from dsl.input_checks import MAX_FILE_BYTES, RULE_SUFFIX
 
 CHECK_PREFIX = "# metro-checksum: "
 MAX_ENTRY_BYTES = 64 * 1024 * 1024  # a larger module is compiled each time, never cached
@@ -120,10 +129,52 @@ def load(key: str) -> str | None:
 
 def store(key: str, source: str) -> None:
     """Write a module atomically with its key-bound checksum (failures only cost a recompile)."""
-    folder = cache_dir()
     body = source.rstrip("\n")
     text = body + "\n" + CHECK_PREFIX + _checksum(key, body) + "\n"
-    if len(text.encode("utf-8", "surrogatepass")) > MAX_ENTRY_BYTES:
+    with contextlib.suppress(UnicodeEncodeError):  # text that cannot be read back is not kept
+        _write(f"{key}.py", text.encode("utf-8"))
+
+
+def load_code(key: str) -> CodeType | None:
+    """The cached compiled module, or None if absent, corrupt, stale, not this key's or not this Python's."""
+    folder = cache_dir()
+    if not _usable_dir(folder):
+        return None
+    try:
+        data = read_regular(
+            os.path.join(folder, f"{key}{CODE_SUFFIX}"), MAX_ENTRY_BYTES, follow_links=False
+        )
+    except UnreadableFile:
+        return None
+    head, payload = data[:_CODE_HEAD], data[_CODE_HEAD:]
+    if head != MAGIC_NUMBER + _code_checksum(key, payload):
+        return None
+    try:
+        code = marshal.loads(payload)
+    except (EOFError, ValueError, TypeError):
+        return None
+    return code if isinstance(code, CodeType) else None
+
+
+def store_code(key: str, code: CodeType) -> None:
+    """Write a compiled module with the interpreter's bytecode magic and a key-bound checksum."""
+    payload = marshal.dumps(code)
+    _write(f"{key}{CODE_SUFFIX}", MAGIC_NUMBER + _code_checksum(key, payload) + payload)
+
+
+CODE_SUFFIX = ".code"
+_CODE_HEAD = len(MAGIC_NUMBER) + hashlib.sha256().digest_size
+
+
+def _code_checksum(key: str, payload: bytes) -> bytes:
+    # The interpreter's magic is inside too: code compiled by another Python never loads.
+    return hashlib.sha256(key.encode() + b"\0" + MAGIC_NUMBER + payload).digest()
+
+
+def _write(name: str, data: bytes) -> None:
+    """Write one entry atomically into a private cache directory (failures only cost a recompile)."""
+    folder = cache_dir()
+    if len(data) > MAX_ENTRY_BYTES:
         return
     try:
         if not os.path.isdir(folder):
@@ -135,9 +186,9 @@ def store(key: str, source: str) -> None:
     except OSError:
         return
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, os.path.join(folder, f"{key}.py"))
-    except (OSError, UnicodeEncodeError):
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(tmp, os.path.join(folder, name))
+    except OSError:
         with contextlib.suppress(OSError):
             os.unlink(tmp)

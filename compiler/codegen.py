@@ -8,12 +8,16 @@ is validated and prefixed, so no rule text is ever executed.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from compiler.builtins import BUILTINS
 from compiler.checked import CheckedProgram
 from compiler.consteval import EvalError, Evaluator, MapData
 from compiler.cost import step_costs
+from compiler.pyexpr import PyExpr
 from compiler.refs import (
     BuiltinRef,
     ConstRef,
@@ -50,6 +54,9 @@ from dsl.source import Span
 from dsl.visitor import walk
 from runtime.geometry import Building, Frame, Shape
 from runtime.limits import FREE_WALK, MAX_DOMAIN
+
+if TYPE_CHECKING:  # compiler/lower_guards.py builds on this module
+    from compiler.lower_guards import GuardTables
 
 
 def ident(name: str) -> str:
@@ -118,6 +125,10 @@ class Generator(StrictVisitor):
         self.descs: dict[str, str] = {}
         self.desc_lines: list[str] = []
         self.counter = 0
+        self.number_prefix = ""
+        self.numbered: dict[str, int] = {}  # the last number of each `numbered_apart` prefix
+        self.inline_tags: dict[tuple, str] = {}  # (function, arguments' code) -> its locals' tag
+        self.tables: GuardTables | None = None  # guard tables, once lowering has set them up
         self.action_rank = {name: 2 * i for i, name in enumerate(self.p.actions)}
         self.inline_depth = 0
         # Enum values and map elements the code names: constant name -> value.
@@ -155,6 +166,10 @@ class Generator(StrictVisitor):
             return FREE_WALK  # at most this many (a constant collection or a table's entry)
         return None
 
+    def value_count(self, t: Type) -> int:
+        """The number of values of a finite type (truth values: 2)."""
+        return 2 if isinstance(t, BoolT) else self._finite_size(t)
+
     def _finite_size(self, t: Type) -> int:
         if isinstance(t, EnumT):
             return len(self.cp.enum_values[t.name])
@@ -190,10 +205,25 @@ class Generator(StrictVisitor):
 
     # ------------------------------------------------------------ names
 
-    def fresh(self) -> int:
-        """A new number for synthetic locals."""
+    def fresh(self) -> str:
+        """A new number for synthetic locals (prefixed inside `numbered_apart`)."""
         self.counter += 1
-        return self.counter
+        return f"{self.number_prefix}{self.counter}"
+
+    @contextmanager
+    def numbered_apart(self, prefix: str) -> Iterator[None]:
+        """Number the names made inside as `prefix1`, `prefix2`, … apart from the others.
+
+        Frame locals are named by this numbering and saved with the game: code that an
+        optimisation adds must not shift the names the rest of the module gets.
+        """
+        saved = self.counter, self.number_prefix
+        self.counter, self.number_prefix = self.numbered.get(prefix, 0), prefix
+        try:
+            yield
+        finally:
+            self.numbered[prefix] = self.counter
+            self.counter, self.number_prefix = saved
 
     def version_name(self, prefix: str, name: str, version: int) -> str:
         """Python name of one version of a function/procedure."""
@@ -465,13 +495,30 @@ class Generator(StrictVisitor):
         """`elem for … in … if …` clauses, and the env inside them."""
         parts = []
         inner = env
+        pure = self.changes_nothing([elem, *fors])
         for c in fors:
             iterable = self.items(c.iterable, inner)
             inner = inner.bind(c.var)
+            where = self.expr(c.where, inner) if c.where is not None else None
+            if where is not None and self.tables is not None:
+                # The part of the condition fixed by the map: a table made while compiling
+                # (or a maintained index of the state).
+                iterable, where = self.tables.clause(c, iterable, where, inner, pure)
             parts.append(f"for {inner.local(c.var)} in {iterable}")
-            if c.where is not None:
-                parts.append(f"if {self.expr(c.where, inner)}")
+            if where is not None:
+                parts.append(f"if {where}")
         return " ".join(parts), inner
+
+    def changes_nothing(self, nodes) -> bool:
+        """True if evaluating the nodes calls no procedure and no builtin that changes anything."""
+        for node in nodes:
+            for sub in walk(node):
+                ref = self.cp.ref(sub)
+                if isinstance(ref, ProcedureRef) or isinstance(sub, ast.SuperCall):
+                    return False
+                if isinstance(ref, BuiltinRef) and BUILTINS[sub.func].effect != "reads":
+                    return False
+        return True
 
     def visit_ListComp(self, node, env):
         if env.hoist is not None and self.invariant(node, env):
@@ -512,6 +559,9 @@ class Generator(StrictVisitor):
         clauses, inner = self.comp(node.elem, node.fors, env)
         elem = self.expr(node.elem, inner)
         func = node.func
+        unrolled = self._unrolled(node, clauses, env)
+        if unrolled is not None:
+            return unrolled
         if func == "count":
             if isinstance(self.t(node.elem), BoolT):
                 return f"sum(1 {clauses} if {elem})"
@@ -525,6 +575,32 @@ class Generator(StrictVisitor):
         if func == "sorted":
             return f"sorted({elem} {clauses})"
         return f"_l.distinct({elem} {clauses})"
+
+    def _unrolled(self, node: ast.GenCall, clauses: str, env: Env) -> str | None:
+        """`any`, `all`, `sum`, `min` or `max` over a few constant values, written out, else None.
+
+        `any(c in col[d] for d in range(3))` becomes `c in col[0] or c in col[1] or …`: the
+        same values tested in the same order, without a generator. Only a walk that is not
+        charged (clauses `for x in range(n)`) of at most UNROLL values, without a condition.
+        """
+        ops = {"any": " or ", "all": " and ", "sum": " + ", "min": ", ", "max": ", "}
+        if node.func not in ops or len(node.fors) != 1 or node.fors[0].where is not None:
+            return None
+        var = node.fors[0].var
+        head = f"for {env.bind(var).local(var)} in range("
+        if not (clauses.startswith(head) and clauses.endswith(")")):
+            return None
+        count = clauses[len(head) : -1]
+        if not count.isdigit() or not 1 <= int(count) <= UNROLL:
+            return None
+        # Written apart: the names the rest of the module gets stay as they were.
+        with self.numbered_apart("u"):
+            parts = [
+                PyExpr.of(self.expr(node.elem, env.bind(var, str(value)))).operand()
+                for value in range(int(count))
+            ]
+        joined = ops[node.func].join(parts)
+        return f"{node.func}({joined})" if node.func in ("min", "max") else f"({joined})"
 
     def visit_ListLit(self, node, env):
         return "[" + ", ".join(self.expr(i, env) for i in node.items) + "]"
@@ -610,7 +686,10 @@ class Generator(StrictVisitor):
             return None
         if sum(1 for _ in walk(decl.expr)) > 80:
             return None
-        inner = Env(frame=False, tag=f"_{self.fresh()}", within=env.within, hoist=env.hoist)
+        number = self.fresh()  # taken even when the tag is reused: later names stay as they were
+        # The same call inlined twice reads the same, so hoisting computes it once.
+        tag = self.inline_tags.setdefault((name, tuple(args)), f"_{number}")
+        inner = Env(frame=False, tag=tag, within=env.within, hoist=env.hoist)
         for param, code in zip(decl.params, args, strict=True):
             inner = inner.bind(param.name, f"({code})")
         self.inline_depth += 1
@@ -686,6 +765,9 @@ class Generator(StrictVisitor):
                 return f"_l.table_to_list({code}, {self.size_of(dst.key)})"
             return f"dict({code})"
         return code
+
+
+UNROLL = 8  # aggregates over at most this many constant values are written out
 
 
 def _small(value) -> bool:

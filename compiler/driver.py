@@ -2,27 +2,26 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from compiler import cache, ir
+from compiler import ir
 from compiler.check import check
 from compiler.checked import CheckedProgram
 from compiler.consteval import Evaluator, MapData
 from compiler.draw_eval import map_items, report
 from compiler.emit import emit_module
+from compiler.loading import game_from_source, game_source, load_game
 from compiler.lower_labels import element_labels
 from compiler.lower_module import lower_program
 from compiler.maps import build_map_data, run_checks
 from compiler.program import Program
-from compiler.resolve import find_game_file, resolve
+from compiler.resolve import resolve
 from dsl.diagnostics import TOO_DEEP, CompileError, Diagnostics
 from dsl.memory import paused_gc
 from dsl.source import Span
-from runtime.machine import Game, load_module
 
 
 @dataclass
@@ -152,43 +151,6 @@ def compile_game(
 def generate_python(path: str, expansions=(), variants=(), map: str | None = None) -> str:
     """The generated Python module for a game."""
     return compile_game(path, expansions, variants, map).python
-
-
-def game_source(
-    path: str, expansions=(), variants=(), map: str | None = None, use_cache: bool = True
-) -> tuple[str, str]:
-    """The generated module's text (compiled, or from the cache) and a name for its tracebacks."""
-    game_file = find_game_file(path)
-    if not os.path.isfile(game_file):
-        use_cache = False  # nothing to key on: compiling reports the missing file
-    extra = [*expansions, *variants, map or ""]
-    # The paths as given are written into the module (its messages name the files that way), so
-    # they are part of the key, with the directory relative ones start from.
-    given = (path, *extra)
-    start = os.getcwd() if any(p and not os.path.isabs(p) for p in given) else ""
-    options = repr((path, start, tuple(expansions), tuple(variants), map))
-    key = cache.cache_key(game_file, [e for e in extra if e], options) if use_cache else ""
-    source = cache.load(key) if use_cache else None
-    if source is None:
-        source = generate_python(path, expansions, variants, map)
-        if use_cache:
-            cache.store(key, source)
-    return source, f"<metro:{game_file}>"
-
-
-def load_game(
-    path: str, expansions=(), variants=(), map: str | None = None, use_cache: bool = True
-) -> Game:
-    """Compile (or load from the cache) and return a runnable Game."""
-    source, filename = game_source(path, expansions, variants, map, use_cache)
-    return game_from_source(source, filename, tuple(variants))
-
-
-def game_from_source(source: str, filename: str, variants: tuple[str, ...] = ()) -> Game:
-    """A runnable Game from a generated module's text (what a worker without the compiler runs)."""
-    digest = hashlib.sha256(source.encode()).hexdigest()
-    module = load_module(source, filename, f"metro_game_{digest[:12]}")
-    return Game(module, variants)
 
 
 __all__ = [

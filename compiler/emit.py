@@ -19,9 +19,10 @@ from compiler.builtins import RUNTIME_ALIASES
 from compiler.checked import CheckedProgram
 from compiler.codegen import ident, lit
 from compiler.pywriter import PyWriter
+from compiler.version import COMPILER_VERSION
 from compiler.visit import StrictVisitor
 
-COMPILER_VERSION = "metro-0.1.0/codegen-2"
+__all__ = ["COMPILER_VERSION", "emit_module", "environment"]
 
 
 class Py(str):
@@ -74,9 +75,11 @@ IMPORTS = [
         for module, alias in RUNTIME_ALIASES.items()
     ),
     ("_v", "from runtime import values as _v"),
+    ("_UNSET", "from runtime.lib import UNSET as _UNSET"),
     ("_EndGame", "from runtime.errors import EndGame as _EndGame"),
     ("_RuleError", "from runtime.errors import RuleError as _RuleError"),
     ("_CALL", "from runtime.machine import CALL as _CALL"),
+    ("_RETURN", "from runtime.machine import RETURN as _RETURN"),
     ("_SUSPEND", "from runtime.machine import SUSPEND as _SUSPEND"),
     ("_A", "from runtime.machine import Action as _A"),
     ("_Frame", "from runtime.machine import Frame as _Frame"),
@@ -107,7 +110,7 @@ def emit_module(
         "kinds": module.tables,
         "consts": module.consts,
         "desc_lines": [Py(line) for line in module.desc_lines],
-        "slots": tuple(f.slot for f in module.fields),
+        "slots": tuple(f.slot for f in module.fields) + tuple(i.slot for i in module.indexes),
         "enum_words": module.enum_words,
         "element_labels": module.element_labels,
         "state_visibility": {f.name: f.visibility for f in module.fields if not f.per_player},
@@ -127,18 +130,74 @@ def emit_module(
     return before + body + after + f"\nMETRO_LINES = {{\n{table}\n}}\n", line_map
 
 
+MAX_INLINE_LEVEL = 40  # a block is written at its jump only up to this indentation
+
+
+def _single_entry(proc: ir.FrameProc) -> set[int]:
+    """Blocks entered by exactly one jump and never resumed at (the entry block is not one)."""
+    jumps: dict[int, int] = {}
+    resumed = {0}
+    for block in proc.blocks:
+        for stmt in _statements(block):
+            if isinstance(stmt, ir.Jump):
+                jumps[stmt.target] = jumps.get(stmt.target, 0) + 1
+            elif isinstance(stmt, ir.Suspend | ir.PushCall | ir.Yield):
+                resumed.add(stmt.resume)
+    return {number for number, count in jumps.items() if count == 1 and number not in resumed}
+
+
+# Statements after which nothing in the same block runs.
+TERMINATORS = (
+    ir.Jump,
+    ir.Suspend,
+    ir.PushCall,
+    ir.Yield,
+    ir.FrameReturn,
+    ir.Return,
+    ir.Break,
+    ir.Continue,
+    ir.RaiseEndGame,
+    ir.RaiseRuleError,
+)
+
+
+def reachable(stmts: list[ir.Stmt]) -> list[ir.Stmt]:
+    """The statements up to the first one after which nothing runs (the rest is never reached)."""
+    for number, stmt in enumerate(stmts):
+        if isinstance(stmt, TERMINATORS):
+            return stmts[: number + 1]
+    return stmts
+
+
+def _statements(stmts: list[ir.Stmt]):
+    """Every statement of a block that can run, those inside branches included."""
+    for stmt in reachable(stmts):
+        yield stmt
+        if isinstance(stmt, ir.If):
+            for branch in stmt.branches:
+                yield from _statements(branch.body)
+            yield from _statements(stmt.orelse or [])
+
+
 class CodeGenerator(StrictVisitor):
     """Writes an IR module as indented Python, each statement's .metro line as a comment."""
 
     def __init__(self):
         self.w = PyWriter()
         self.origin: tuple[str, int] | None = None
+        self.proc: ir.FrameProc | None = None  # the frame procedure being written
+        self.single: set[int] = set()  # its blocks written at their one jump
+        self.inlining: list[int] = []  # the blocks being written, outermost first
+        self.dispatched: set[int] = set()  # blocks reached through the dispatch loop
+        self.indexes: list = []  # the maintained indexes some walk uses
 
     # ------------------------------------------------------------ module parts
 
     def module(self, module: ir.Module, p) -> None:
         """Every function of the module, then the tables the runtime reads."""
-        self.fields(module.fields)
+        self.indexes = module.indexes
+        self.fields(module.fields, module.indexes)
+        self.guard_tables(module.guard_tables)
         for part in module.functions:
             self.callable(part)
         for action in module.actions:
@@ -160,14 +219,20 @@ class CodeGenerator(StrictVisitor):
         for _, function in module.draws:
             self.function(function)
         for site in module.sites:
-            for function in (site.legal, site.resume, site.why):
-                self.function(function)
+            for function in (site.legal_plain, site.legal, site.resume, site.why):
+                if function is not None:
+                    self.function(function)
         for function in module.labels:
             self.function(function)
         if module.breakdown is not None:
             self.function(module.breakdown)
         for line in module.arg_desc_lines:  # before the tables, which name them
             self.w.line(line)
+        if module.action_tables:  # after the label functions and descriptors they name
+            self.gap()
+            self.w.line("# actions whose arguments have few values, each built once")
+            self.stmts(module.action_tables)
+            self.gap()
         self.tables(module, p)
         self.display_tables(module)
 
@@ -212,23 +277,37 @@ class CodeGenerator(StrictVisitor):
         self.gap()
 
     def frame_proc(self, proc: ir.FrameProc) -> None:
-        """A frame procedure: a loop dispatching on the program counter to its blocks."""
+        """A frame procedure: a loop dispatching on the program counter to its blocks.
+
+        A block entered by one jump only (not where the frame resumes) is written where that
+        jump is, so most steps run straight on instead of going round the dispatch loop.
+        """
         self.origin = None
         w = self.w
+        self.proc, self.inlining, self.dispatched = proc, [], set()
+        self.single = _single_entry(proc)
         w.line(f"def {proc.name}(S, F):")
         with w.indented():
             at = len(w.lines)
             w.line("while True:")
             with w.indented():
                 w.line("pc = F.pc")
-                for number, block in enumerate(proc.blocks):
-                    w.line(f"{'if' if number == 0 else 'elif'} pc == {number}:")
+                pending = [n for n in range(len(proc.blocks)) if n not in self.single]
+                written: set[int] = set()
+                while pending:
+                    number = pending.pop(0)
+                    w.line(f"{'if' if not written else 'elif'} pc == {number}:")
+                    written.add(number)
                     with w.indented():
-                        self.stmts(block)
+                        self.inlining = [number]
+                        self.stmts(proc.blocks[number])
+                    # a block of one entry reached by a jump it could not be written at
+                    pending += sorted(self.dispatched - written - set(pending))
                 w.line("else:")
                 with w.indented():
                     w.line("raise AssertionError('bad program counter')")
             self._bind_frame_locals(at)
+        self.proc = None
         self.gap()
 
     def _bind_frame_locals(self, at: int) -> None:
@@ -236,19 +315,30 @@ class CodeGenerator(StrictVisitor):
         if any(_USES_FRAME_LOCALS.search(text) for _, text, _ in self.w.lines[at:]):
             self.w.lines.insert(at, (self.w.level, "L = F.L", None))
 
-    def fields(self, fields: list[ir.Field]) -> None:
+    def fields(self, fields: list[ir.Field], indexes: list) -> None:
         """init/copy/encode/view functions and the save tables of the state layout."""
         w = self.w
         w.line("def init_fields(S):")
         with w.indented():
             for f in fields:
                 w.line(f"S.{f.slot} = {f.init.bare()}", f.span)
+            if indexes:
+                w.line("refresh_indexes(S)")
             w.line("return None")
         self.gap()
         w.line("def copy_fields(S, T):")
         with w.indented():
             for f in fields:
                 w.line(f"T.{f.slot} = {f.copy.bare()}")
+            for index in indexes:
+                w.line(f"T.{index.slot} = [_g[:] for _g in S.{index.slot}]")
+            w.line("return None")
+        self.gap()
+        # The maintained indexes, made again from the tables (after a save is read back).
+        w.line("def refresh_indexes(S):")
+        with w.indented():
+            for index in indexes:
+                w.line(f"S.{index.slot} = _l.group_by({index.table}, {index.values})")
             w.line("return None")
         self.gap()
         for fn, per_player, value in (
@@ -300,6 +390,23 @@ class CodeGenerator(StrictVisitor):
                     w.line(f"out[{f.name!r}] = {shown}")
             w.line("return out")
         self.gap()
+
+    def guard_tables(self, tables: list[ir.GuardTable]) -> None:
+        """The tables of values guards let through (compiler/guards.py), a row per line."""
+        w = self.w
+        for table in tables:
+            w.line("# " + " ".join(table.comment.splitlines()))  # one line, whatever the rule text
+            rows = table.value
+            if rows and isinstance(rows[0], tuple):
+                w.line(f"{ident(table.name)} = (")
+                with w.indented():
+                    for row in rows:
+                        w.line(lit(row) + ",")
+                w.line(")")
+            else:
+                w.line(f"{ident(table.name)} = {lit(rows)}")
+        if tables:
+            self.gap()
 
     def tables(self, module: ir.Module, p) -> None:
         """The registries the runtime reads: sites, frame procedures, actions, bots, tests."""
@@ -366,10 +473,10 @@ class CodeGenerator(StrictVisitor):
     # ------------------------------------------------------------ statements
 
     def stmts(self, stmts: list[ir.Stmt]) -> None:
-        """A block of statements (`pass` when empty)."""
+        """A block of statements (`pass` when empty), without those that can never run."""
         if not stmts:
             self.w.line("pass")
-        for stmt in stmts:
+        for stmt in reachable(stmts):
             self.statement(stmt)
 
     def statement(self, stmt: ir.Stmt) -> None:
@@ -382,6 +489,18 @@ class CodeGenerator(StrictVisitor):
 
     def visit_Assign(self, node: ir.Assign) -> None:
         self.w.line(f"{node.target.bare()} {node.op} {node.value.bare()}", node.span)
+
+    def visit_IndexedStore(self, node: ir.IndexedStore) -> None:
+        index = node.index
+        if index not in self.indexes:  # no walk uses it: a plain assignment
+            self.w.line(f"{node.target.bare()} = {node.value.bare()}", node.span)
+        elif node.key is None:
+            self.w.line(f"{node.target.bare()} = {node.value.bare()}", node.span)
+            self.w.line(f"S.{index.slot} = _l.group_by({index.table}, {index.values})")
+        else:
+            key = node.key.bare()
+            moved = f"_l.regroup(S.{index.slot}, {key}, {node.target.bare()}, {node.value.bare()})"
+            self.w.line(f"{node.target.bare()} = {moved}", node.span)
 
     def visit_Eval(self, node: ir.Eval) -> None:
         self.w.line(node.expr.bare(), node.span)
@@ -431,7 +550,18 @@ class CodeGenerator(StrictVisitor):
         self.w.line(f"raise _RuleError({node.message!r}, {node.file!r}, {node.line!r})", node.span)
 
     def visit_Jump(self, node: ir.Jump) -> None:
-        self.w.line(f"F.pc = {node.target}", node.span)
+        target = node.target
+        if (
+            target in self.single
+            and target not in self.inlining
+            and self.w.level < MAX_INLINE_LEVEL
+        ):
+            self.inlining.append(target)
+            self.stmts(self.proc.blocks[target])
+            self.inlining.pop()
+            return
+        self.dispatched.add(target)
+        self.w.line(f"F.pc = {target}", node.span)
         self.w.line("continue")
 
     def visit_Suspend(self, node: ir.Suspend) -> None:
@@ -440,15 +570,26 @@ class CodeGenerator(StrictVisitor):
         self.w.line("return _SUSPEND")
 
     def visit_PushCall(self, node: ir.PushCall) -> None:
+        # The callee's frame goes on the stack and runs at once, as the runner would run it;
+        # if it finishes without waiting, this frame takes its result and goes on.
         args = ", ".join(f"{name!r}: {value.code}" for name, value in node.args)
-        self.w.line(f"S.stack.append(_Frame({node.callee!r}, {{{args}}}))", node.span)
-        self.w.line(f"F.pc = {node.resume}")
-        self.w.line("return _CALL")
+        w = self.w
+        w.line(f"_f = _Frame({node.callee!r}, {{{args}}})", node.span)
+        w.line("S.stack.append(_f)")
+        w.line(f"F.pc = {node.resume}")
+        w.line(f"_s = {ident(node.callee)}(S, _f)")
+        w.line("if _s != _RETURN:")
+        with w.indented():
+            w.line("return _s")
+        w.line("S.stack.pop()")
+        w.line("F.ret = _f.ret")
+        w.line("continue")
 
     def visit_Yield(self, node: ir.Yield) -> None:
         self.w.line(f"F.pc = {node.resume}", node.span)
         self.w.line("return _CALL")
 
     def visit_FrameReturn(self, node: ir.FrameReturn) -> None:
-        value = "" if node.value is None else ", " + node.value.code
-        self.w.line(f"return _l.ret(F{value})", node.span)
+        value = "None" if node.value is None else node.value.bare()
+        self.w.line(f"F.ret = {value}", node.span)
+        self.w.line("return _RETURN")

@@ -47,6 +47,21 @@ class Branch:
 
 
 @dataclass
+class IndexedStore(Stmt):
+    """`target = value` into a state table with a maintained index (compiler/indexes.py).
+
+    `key` is the entry written (None: the whole table). The emitter keeps the index up to
+    date only if some walk uses it; otherwise this is a plain assignment.
+    """
+
+    target: PyExpr
+    value: PyExpr
+    index: object  # compiler.indexes.Index
+    key: PyExpr | None = None
+    span: Span | None = None
+
+
+@dataclass
 class If(Stmt):
     """`if`/`elif` branches and an optional `else` body."""
 
@@ -205,6 +220,7 @@ class Site:
     frame: tuple[str, int]
     secret: tuple[str, str] | None = None  # frame locals: who chooses, what each has chosen
     private: bool = False  # the chosen value is the chooser's own secret (from owner-only data)
+    legal_plain: Function | None = None  # the listing `legal` falls back to, if it has one
 
 
 @dataclass
@@ -218,6 +234,15 @@ class Action:
     legal: Function
     why: Function
     body: FrameProc
+
+
+@dataclass
+class GuardTable:
+    """A module constant made while compiling: the values a guard's fixed part lets through."""
+
+    name: str
+    comment: str
+    value: object  # nested tuples of ints (values, or the points of an integer key)
 
 
 @dataclass
@@ -267,6 +292,9 @@ class Module:
     field_display: list[tuple] = field(default_factory=list)  # name, heading, internal, key kind
     estimate: Function | None = None  # a position's value for a player, as bots judge it
     metrics: list[tuple[str, Function]] = field(default_factory=list)  # metric name, function
+    guard_tables: list[GuardTable] = field(default_factory=list)
+    indexes: list = field(default_factory=list)  # maintained indexes (compiler/indexes.py)
+    action_tables: list[Assign] = field(default_factory=list)  # `ACTIONS_<name> = …`
 
     def frame_procs(self) -> list[FrameProc]:
         """Every frame procedure, in emission order."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import re
 
-from dsl.parser import RULE_SUFFIX
+from dsl.input_checks import RULE_SUFFIX
 
 # Beside compiler/ in a checkout and in an installed wheel alike (games/ is a package of its own).
 LIBRARY_ROOT = os.path.join(

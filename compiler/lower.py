@@ -12,11 +12,14 @@ Dispatch is `visit_<StmtClass>` by name (the compiler-wide visitor scheme is not
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from math import comb
 
 from compiler import ir
+from compiler.builtins import BUILTINS
 from compiler.codegen import Env, source_text
+from compiler.guards import StaticParam
+from compiler.lower_guards import static_param
 from compiler.lower_stmts import (
     LoweringContext,
     StmtLowerer,
@@ -26,6 +29,7 @@ from compiler.lower_stmts import (
     where_args,
 )
 from compiler.pyexpr import PyExpr
+from compiler.refs import BuiltinRef
 from compiler.types import BoolT, CollT, ElemT, EnumT, IntT, OptT, PlayerT
 from compiler.visit import StrictVisitor
 from dsl import ast
@@ -180,7 +184,9 @@ class FrameLowerer(StrictVisitor):
 
     # ------------------------------------------------------------ calls of waiting procedures
 
-    def _call(self, call: ast.Expr, after_target: str | None, span) -> None:
+    def _call(
+        self, call: ast.Expr, after_target: str | None, span, target: ast.Expr | None = None
+    ) -> None:
         gen = self.gen
         if isinstance(call, ast.SuperCall):
             name, version = self.within
@@ -204,7 +210,10 @@ class FrameLowerer(StrictVisitor):
                 else ("_l.int_ok" if isinstance(result, IntT) else "")
             )
             value = f"{check}(F.ret)" if check else "F.ret"
-            self.emit(ir.Assign(X(after_target), X(value), span))
+            if target is not None:
+                self.emit(*self.plain.store(target, after_target, value, self.env, span))
+            else:
+                self.emit(ir.Assign(X(after_target), X(value), span))
 
     def visit_ExprStmt(self, node: ast.ExprStmt, loops):
         self._call(node.expr, None, node.span)
@@ -214,7 +223,7 @@ class FrameLowerer(StrictVisitor):
 
     def visit_Assign(self, node: ast.Assign, loops):
         if node.op == "=":
-            self._call(node.value, self.gen.expr(node.target, self.env), node.span)
+            self._call(node.value, self.gen.expr(node.target, self.env), node.span, node.target)
         else:  # `x += wait()`: the target is read when the call has returned
             self._call(node.value, None, node.span)
             self.emit(*self.plain.assign(node, "F.ret", self.env))
@@ -237,24 +246,67 @@ class FrameLowerer(StrictVisitor):
         )  # fmt: skip
         self.ctx.sites.append(site)
 
-    def _value_legal(self, site: int, node, env: Env, descs: str, optional: bool) -> ir.Function:
-        """`site<N>_legal` of a value choice: each domain value the guard allows."""
-        guard_env = env.bind(node.name).bind("me", "me")
+    def _value_legal(
+        self, site: int, node, env: Env, descs: str, optional: bool
+    ) -> tuple[ir.Function, ir.Function | None]:
+        """`site<N>_legal` of a value choice (each domain value the guard allows), and the plain
+        listing it falls back to when it computes reads once or walks a guard table (else None)."""
+        name = f"site{site}_legal"
+        plain = self._value_listing(name, node, env, descs, optional, None)
+        with self.gen.numbered_apart(
+            "h"
+        ):  # the names the rest of the module gets stay as they were
+            fast = self._value_listing(name, node, env, descs, optional, f"{name}_plain")
+        if fast is None:
+            return plain, None
+        plain.name = f"{name}_plain"
+        return fast, plain
+
+    def _value_listing(
+        self, name: str, node, env: Env, descs: str, optional: bool, fallback: str | None
+    ) -> ir.Function | None:
+        """The listing of a value choice; with a `fallback`, reads that depend on no value are
+        computed once and the guard's part fixed by the map walks a table (None if neither)."""
+        gen = self.gen
+        hoist = {} if fallback is not None else None
+        guard_env = replace(env, hoist=hoist).bind(node.name).bind("me", "me")
         var = guard_env.local(node.name)
         append = ir.Eval(X(f"out.append(_A((0, {node.name!r}, ({var},), {descs})))"))
         inner: list[ir.Stmt] = [append]
-        if node.where is not None:
-            cond = X(self.gen.expr(node.where, guard_env))
-            inner = [ir.If([ir.Branch(cond, inner, node.where.span)])]
         domain = self.domain_iter(node.domain, env, node.span)
+        where = gen.expr(node.where, guard_env) if node.where is not None else None
+        walked, setup = False, []
+        if fallback is not None and node.where is not None:
+            tables = self.ctx.guard_tables()
+            plan = tables.plan(node.name, node.domain, node.where, [], {node.name})
+            if plan.table is not None or plan.walk is not None:
+                table = tables.lookup(plan, name.removesuffix("_legal"), node.name, guard_env)
+                size = self.static_size(node.domain)
+                charge = gen.charge_args(node.domain, node.span)
+                setup, domain = _walk_table([], domain, table, size, charge, node.span)
+                where, walked = tables.residual(plan, guard_env), True
+        if where is not None:
+            inner = [ir.If([ir.Branch(X(where), inner, node.where.span)])]
         body: list[ir.Stmt] = [
             ir.Assign(X("out"), X("[]")),
+            *setup,
             ir.For(X(var), X(domain), inner, node.span),
         ]
         if optional:
             body.append(ir.Eval(X(f"out.append(_A((1, {node.name!r}, (None,), {descs})))")))
         body.append(ir.Return(X("out")))
-        return ir.Function(f"site{site}_legal", ["S", "F", "me"], body)
+        if fallback is None:
+            return ir.Function(name, ["S", "F", "me"], body)
+        aliases = used_aliases(hoist, body)
+        if not aliases and not walked:
+            return None
+        block = [
+            ir.Try(
+                [ir.Assign(X(a), X(c)) for c, a in aliases.items()],
+                [ir.Return(X(f"{fallback}(S, F, me)"))],
+            )
+        ]
+        return ir.Function(name, ["S", "F", "me"], (block if aliases else []) + body)
 
     def visit_Choose(self, node: ast.Choose, loops):
         gen = self.gen
@@ -265,7 +317,7 @@ class FrameLowerer(StrictVisitor):
         self.ctx.register_choice(node.name, descs, 0)
         resume = self.new_block()
         site = len(self.ctx.sites)
-        legal = self._value_legal(site, node, self.env, descs, node.optional)
+        legal, plain = self._value_legal(site, node, self.env, descs, node.optional)
         resume_fn = ir.Function(
             f"site{site}_resume",
             SITE_PARAMS,
@@ -277,8 +329,9 @@ class FrameLowerer(StrictVisitor):
         )
         players = f"lambda S, F: [F.L[{by[2:-1]}]]"
         self._add_site(
-            "value", players, legal, resume_fn, node, where=node.where,
-            frame=(self.pyname, resume), private=id(node) in gen.cp.private_choices,
+            "value", players, legal, resume_fn, node,
+            where=node.where, frame=(self.pyname, resume), legal_plain=plain,
+            private=id(node) in gen.cp.private_choices,
         )  # fmt: skip
         message = f"nothing to choose for {node.name}"
         self.emit(
@@ -328,7 +381,10 @@ class FrameLowerer(StrictVisitor):
             code = gen.expr(domain.collection, env)
             if isinstance(t, CollT) and t.kind == "bag":
                 code = f"_l.bag_distinct({code})"
-            elif not isinstance(domain.collection, ast.RangeExpr):
+            elif not (
+                isinstance(domain.collection, ast.RangeExpr)
+                or _sorted_unique(gen, domain.collection)
+            ):
                 code = f"_l.distinct({code})"
             return f"_l.each(S, {code}, {where})" if charge else code
         self.check_subsets(domain, span)
@@ -386,13 +442,13 @@ class FrameLowerer(StrictVisitor):
         self.ctx.register_choice(node.name, descs, 0)
         resume = self.new_block()
         site = len(self.ctx.sites)
-        legal = self._value_legal(site, node, inner, descs, optional=False)
+        legal, plain = self._value_legal(site, node, inner, descs, optional=False)
         submit = f"_l.submit(S, F, p, a[2][0], {who!r}, {sub!r}, {node.name!r})"
         resume_fn = _resume_when(site, submit, resume)
         players = f"lambda S, F: [p for p in F.L[{who!r}] if p not in F.L[{sub!r}]]"
         self._add_site(
             "each", players, legal, resume_fn, node,
-            where=node.where, frame=(self.pyname, resume), secret=(who, sub),
+            where=node.where, frame=(self.pyname, resume), secret=(who, sub), legal_plain=plain,
             private=id(node) in gen.cp.private_choices,
         )  # fmt: skip
         start = f"_l.start_each(S, F, site{site}_legal, {who!r}, {sub!r}, {node.name!r})"
@@ -489,6 +545,11 @@ class FrameLowerer(StrictVisitor):
         self.goto(resume)
 
 
+def _sorted_unique(gen, node: ast.Expr) -> bool:
+    """True for a call of a builtin whose list is already ascending and without repeats."""
+    return isinstance(gen.cp.ref(node), BuiltinRef) and BUILTINS[node.func].sorted_unique
+
+
 def _at(node) -> tuple[str, int]:
     return node.span.file, node.span.line
 
@@ -515,12 +576,38 @@ def lower_action(ctx: LoweringContext, name: str, decl: ast.ActionDecl, version:
     descs = ctx.arg_descs(name, "(" + "".join(gen.desc(t) + ", " for t in types) + ")")
     ctx.action_descs[name] = (descs, rank)
     plain = _legal_function(ctx, name, decl, f"A_{name}_legal_plain", rank, descs, within, False)
-    legal = _legal_function(ctx, name, decl, f"A_{name}_legal", rank, descs, within, True)
+    built = _action_table(ctx, name, rank, descs, types)
+    legal = _legal_function(ctx, name, decl, f"A_{name}_legal", rank, descs, within, True, built)
     why = _why_function(ctx, name, decl, within)
     frame_name = f"a_{name}__{version}"
     body = FrameLowerer(ctx, frame_name, name, within).lower(decl.body)
     params = [p.name for p in decl.params]
     return ir.Action(name, frame_name, params, plain, legal, why, body)
+
+
+MAX_ACTION_TABLE = 4096  # an action with at most this many argument combinations is built once
+
+
+def _action_table(ctx: LoweringContext, name: str, rank: int, descs: str, types) -> str | None:
+    """The module constant holding every action of `name` built once, if its parameters all
+    have few values (an enum, a kind, truth values): listing it then builds nothing."""
+    domains, count = [], 1
+    for t in types:
+        if isinstance(t, BoolT):
+            domains.append("(False, True)")
+            count *= 2
+        elif isinstance(t, EnumT | ElemT):
+            size = int(ctx.gen.size_of(t))
+            domains.append(f"range({size})")
+            count *= size
+        else:
+            return None
+    if count > MAX_ACTION_TABLE:
+        return None
+    table = f"ACTIONS_{name}"
+    code = f"_l.action_table({rank}, {name!r}, {descs}, ({''.join(d + ', ' for d in domains)}))"
+    ctx.action_tables.append(ir.Assign(X(table), X(code)))
+    return table
 
 
 def _refusal(message: str, rule: str, span) -> ir.Return:
@@ -575,8 +662,9 @@ def _legal_function(
     descs: str,
     within: tuple[str, int],
     hoist: bool,
+    built: str | None = None,
 ) -> ir.Function:
-    """The enumeration of an action's legal arguments.
+    """The enumeration of an action's legal arguments (taken from the table `built`, if any).
 
     With `hoist` (the hoisting optimisation), every state read and every aggregate that depends
     on no parameter is computed once before the loops (guards cannot change the state). Those
@@ -595,6 +683,7 @@ def _legal_function(
     # because this is the hot path: one listing walks at most MAX_DOMAIN more values.
     combinations, free, counted = 1, True, False
     loops: list[tuple[list[ir.Stmt], str, str, ir.Stmt | None, object]] = []
+    static: list[StaticParam] = []  # earlier parameters with fixed domains (table dimensions)
     for i, param in enumerate(decl.params):
         env = env.bind(param.name)
         size = lowerer.static_size(param.domain)
@@ -605,6 +694,19 @@ def _legal_function(
         # steps each could take more than the budget unseen, so only those are charged.
         weighed = gen.costs.weight(param.domain) > STEP_BUDGET // MAX_DOMAIN
         charge = f"{gen.charge_args(param.domain, param.span)}"
+        where_code = gen.expr(param.where, env) if param.where is not None else None
+        table = None
+        if hoist:  # the listing walks a table of the values the guard's fixed part lets through
+            tables = ctx.guard_tables()
+            loop_vars = {p.name for p in decl.params[: i + 1]}
+            plan = tables.plan(param.name, param.domain, param.where, static, loop_vars)
+            if plan.table is not None or plan.walk is not None:
+                with gen.numbered_apart("t"):
+                    table = tables.lookup(plan, name, param.name, env)
+                    where_code = tables.residual(plan, env)
+        here = static_param(gen, param.name, param.domain)
+        if here is not None:
+            static.append(here)
         setup: list[ir.Stmt] = []
         if free:
             if gen.costs.is_forced(param.domain):
@@ -631,23 +733,127 @@ def _legal_function(
                 ir.If([ir.Branch(X(f"_n > {MAX_DOMAIN}"), [too_many])]),
             ]
             domain = f"_d{i}"
+        if table is not None:
+            setup, domain = _walk_table(setup, domain, table, size, charge, param.span)
         where = None
-        if param.where is not None:
-            where = skip_unless(gen.expr(param.where, env), ir.Continue(), param.where.span)
+        if where_code is not None:
+            where = skip_unless(where_code, ir.Continue(), param.where.span)
         loops.append((setup, env.local(param.name), domain, where, param.span))
     args = "".join(env.local(p.name) + ", " for p in decl.params)
-    inner: list[ir.Stmt] = [ir.Eval(X(f"out.append(_A(({rank}, {name!r}, ({args}), {descs})))"))]
+    append = ir.Eval(X(f"out.append(_A(({rank}, {name!r}, ({args}), {descs})))"))
+    if built is not None:
+        indexes = "".join(f"[{env.local(p.name)}]" for p in decl.params)
+        append = ir.Eval(X(f"out.append({built}{indexes})"))
+    count = [ir.Assign(X("_n"), X("0"))] if counted else []
+    if not hoist:
+        return ir.Function(
+            pyname, ["S", "me", "out"], guard + count + _nest(loops, append), decl.span
+        )
+    # Hoisted values are computed once, at the first loop whose tests need them: those of
+    # inner loops only once an outer value has passed its (cheaper) tests.
+    aliases = used_aliases(env.hoist, guard + _nest(loops, append))
+    first = {c: a for c, a in aliases.items() if c in guard_aliases}
+    depths = _first_use(aliases, guard, loops)
+    for code, alias in aliases.items():
+        if _READ.fullmatch(code):  # a field read costs less than checking whether it was made
+            depths[alias] = min(depths[alias], 0)
+    groups = [_at_depth(aliases, depths, d) for d in range(len(loops))]
+    groups = [{c: a for c, a in group.items() if c not in guard_aliases} for group in groups]
+    inner = [append]
+    for depth in reversed(range(len(loops))):
+        setup, var, domain, where, span = loops[depth]
+        inner = setup + [ir.For(X(var), X(domain), ([where] if where else []) + inner, span)]
+        if depth > 0:
+            inner = _lazy_block(groups[depth], name) + inner
+    lazy = [group for group in groups[1:] if group]
+    body = (
+        _alias_block(first, name)
+        + guard
+        + _alias_block(groups[0] if groups else {}, name)
+        + ([ir.Assign(X("_k"), X("len(out)"))] if lazy else [])
+        + [ir.Assign(X(_lazy_marker(group)), X("_UNSET")) for group in lazy]
+        + count
+        + inner
+    )
+    return ir.Function(pyname, ["S", "me", "out"], body, decl.span)
+
+
+def _nest(loops: list, innermost: ir.Stmt) -> list[ir.Stmt]:
+    """The parameters' loops, one inside the other, around the innermost statement."""
+    inner: list[ir.Stmt] = [innermost]
     for setup, var, domain, where, span in reversed(loops):
         inner = setup + [ir.For(X(var), X(domain), ([where] if where else []) + inner, span)]
-    body: list[ir.Stmt] = guard + ([ir.Assign(X("_n"), X("0"))] if counted else []) + inner
-    if hoist:
-        aliases = used_aliases(env.hoist, body)
-        later = {code: alias for code, alias in aliases.items() if code not in guard_aliases}
-        guard_first = {code: alias for code, alias in aliases.items() if code in guard_aliases}
-        body = (
-            _alias_block(guard_first, name) + guard + _alias_block(later, name) + body[len(guard) :]
-        )
-    return ir.Function(pyname, ["S", "me", "out"], body, decl.span)
+    return inner
+
+
+_READ = re.compile(r"S\.[gp]_\w+(\[me\])?")  # a state field read by a listing
+
+
+def _first_use(aliases: dict[str, str], guard: list[ir.Stmt], loops: list) -> dict[str, int]:
+    """For each hoisted alias, the first loop whose setup, domain or test needs it (-1: the guard)."""
+    names = re.compile(r"\b_h\d+\b")
+    depth = {alias: len(loops) for alias in aliases.values()}
+    parts = [(-1, " ".join(e.code for e in ir.expressions(guard)))]
+    for number, (setup, _, domain, where, _) in enumerate(loops):
+        stmts = setup + ([where] if where else [])
+        parts.append((number, domain + " " + " ".join(e.code for e in ir.expressions(stmts))))
+    for number, code in parts:
+        for alias in names.findall(code):
+            if alias in depth:
+                depth[alias] = min(depth[alias], number)
+    # A value used to compute another one is needed where that one is.
+    by_alias = {alias: code for code, alias in aliases.items()}
+    for alias in reversed(list(by_alias)):
+        for used in names.findall(by_alias[alias]):
+            if used in depth:
+                depth[used] = min(depth[used], depth[alias])
+    return depth
+
+
+def _at_depth(aliases: dict[str, str], depths: dict[str, int], depth: int) -> dict[str, str]:
+    """The aliases first needed at one loop depth, in the order they were registered."""
+    return {code: alias for code, alias in aliases.items() if depths[alias] == depth}
+
+
+def _lazy_marker(group: dict[str, str]) -> str:
+    """The alias whose being unset tells a lazily computed group has not run yet (its last)."""
+    return list(group.values())[-1]
+
+
+def _lazy_block(aliases: dict[str, str], name: str) -> list[ir.Stmt]:
+    """Hoisted values needed first inside a loop: computed the first time it gets there.
+
+    If one fails, what was listed so far is dropped and the plain enumeration runs instead.
+    """
+    if not aliases:
+        return []
+    fallback = [
+        ir.Eval(X("del out[_k:]")),
+        ir.Return(X(f"A_{name}_legal_plain(S, me, out)")),
+    ]
+    assigns: list[ir.Stmt] = [ir.Assign(X(alias), X(code)) for code, alias in aliases.items()]
+    marker = _lazy_marker(aliases)
+    return [ir.If([ir.Branch(X(f"{marker} is _UNSET"), [ir.Try(assigns, fallback)])])]
+
+
+def _walk_table(
+    setup: list[ir.Stmt], domain: str, table: str, size: int, charge: str, span
+) -> tuple[list[ir.Stmt], str]:
+    """A parameter's loop over its guard table instead of its domain (same setup, same charges).
+
+    The step budget and the domain limit count the values as written, as the plain listing
+    does: an optimisation never changes when a limit is reached.
+    """
+    charged = domain.startswith("_l.each(") or any(
+        isinstance(s, ir.Assign) and s.value.code.startswith("_l.each(") for s in setup
+    )
+    out: list[ir.Stmt] = [ir.Eval(X(f"_l.times(S, {size}, {charge})"), span)] if charged else []
+    for stmt in setup:
+        if isinstance(stmt, ir.Assign) and stmt.op == "+=":
+            out.append(ir.Assign(stmt.target, X(str(size)), stmt.span, "+="))
+        elif isinstance(stmt, ir.If):
+            out.append(stmt)
+    return out, table
 
 
 def used_aliases(aliases: dict[str, str], body: list[ir.Stmt]) -> dict[str, str]:

@@ -109,6 +109,9 @@ def lower_program(
         field_display=field_display(ctx.gen),
         estimate=_estimate(ctx),
         metrics=_metrics(ctx),
+        guard_tables=ctx.guard_tables().constants,
+        indexes=[i for i in ctx.indexes.values() if i.field in ctx.guard_tables().walked],
+        action_tables=ctx.action_tables,
     )
     for message, span in dict.fromkeys(ctx.errors):
         diags.error(TOO_LARGE, message, span)

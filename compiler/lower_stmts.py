@@ -9,8 +9,10 @@ from dataclasses import dataclass, field
 
 from compiler import ir
 from compiler.codegen import Env, Generator, ident, source_text
+from compiler.indexes import Index, find_indexes
+from compiler.lower_guards import GuardTables
 from compiler.pyexpr import PyExpr
-from compiler.refs import ElemByIdRef, PlayerFieldRef
+from compiler.refs import ElemByIdRef, GlobalRef, PlayerFieldRef
 from compiler.types import CollT, MapT, OptT
 from compiler.visit import StrictVisitor
 from dsl import ast
@@ -31,6 +33,26 @@ class LoweringContext:
     action_descs: dict[str, tuple[str, int]] = field(default_factory=dict)
     errors: list[tuple[str, Span]] = field(default_factory=list)
     labelled: dict[str, str] = field(default_factory=dict)  # action/choice -> its ArgDescs code
+
+    indexes: dict[str, Index] = field(default_factory=dict)  # maintained (compiler/indexes.py)
+    action_tables: list[ir.Assign] = field(default_factory=list)  # actions built once
+
+    def __post_init__(self):
+        self.gen.tables = GuardTables(self.gen)
+        self.indexes = find_indexes(self.gen.cp, self.gen.value_count)
+        self.gen.tables.indexes = self.indexes
+
+    def index_written(self, target: ast.Expr) -> Index | None:
+        """The index an assignment to `target` must keep up to date: `F[key] = …` or `F = …`."""
+        if isinstance(target, ast.Index):
+            target = target.obj
+        if isinstance(target, ast.Name) and isinstance(self.gen.cp.ref(target), GlobalRef):
+            return self.indexes.get(target.name)
+        return None
+
+    def guard_tables(self) -> GuardTables:
+        """The guard tables of this program (compiler/lower_guards.py)."""
+        return self.gen.tables
 
     def register_choice(self, name: str, descs: str, rank: int) -> None:
         """Record how a choice's values are written (`descs`: a tuple's code), so ids parse back."""
@@ -93,7 +115,8 @@ class StmtLowerer(StrictVisitor):
         if node.op == "=":
             if isinstance(tt, CollT | MapT):
                 value = gen.convert(value, vt, tt)
-            return [ir.Assign(X(target), X(gen.checked(value, node.value, tt)), node.span)]
+            value = gen.checked(value, node.value, tt)
+            return self.store(node.target, target, value, env, node.span)
         if not isinstance(tt, CollT):
             return self.augmented(node, value, env)
         value = gen.checked(value, node.value, tt)
@@ -108,6 +131,24 @@ class StmtLowerer(StrictVisitor):
             op = "|=" if node.op == "+=" else "-="
             return [ir.Assign(X(target), X(f"set({items})"), node.span, op)]
         return [ir.Eval(X(f"{target}.extend({items})"), node.span)]
+
+    def store(self, target: ast.Expr, code: str, value: str, env: Env, span) -> list[ir.Stmt]:
+        """`code = value` (`code` is `target`'s), keeping an indexed state table's index up to date."""
+        gen = self.gen
+        index = self.ctx.index_written(target)
+        if index is None:
+            return [ir.Assign(X(code), X(value), span)]
+        if not isinstance(target, ast.Index):  # the whole table replaced
+            return [ir.IndexedStore(X(code), X(value), index, None, span)]
+        # The value first, as Python's own assignment does, then where it goes.
+        out: list[ir.Stmt] = [ir.Assign(X("_iv"), X(value), span)]
+        with gen.numbered_apart("t"):  # the names the rest of the module gets stay as they were
+            key = gen.expr(target.index, env)
+        if not _stable(key):
+            out.append(ir.Assign(X("_ik"), X(key), span))
+            key = "_ik"
+        out.append(ir.IndexedStore(X(f"{index.table}[{key}]"), X("_iv"), index, X(key), span))
+        return out
 
     def augmented(self, node: ast.Assign, value: str, env: Env) -> list[ir.Stmt]:
         """`x += v` (or -=, *=) on a number, its result range-checked.

@@ -7,11 +7,16 @@ import os
 import stat
 from dataclasses import dataclass, replace
 
+from compiler.game_files import (
+    GAME_FILE_NAMES,
+    available_patches,
+    find_game_file,
+    find_patch_file,
+)
 from compiler.libraries import LIBRARY_FILE, LIBRARY_ROOT, available_libraries, valid_library_name
 from compiler.program import PatchRecord, Program, Versions
 from dsl import ast
 from dsl.diagnostics import (
-    COMMAND_LINE,
     DUPLICATE,
     PATCH,
     PATH,
@@ -19,12 +24,10 @@ from dsl.diagnostics import (
     STRUCTURE,
     CompileError,
     Diagnostics,
-    whole_file,
 )
 from dsl.parser import RULE_SUFFIX, parse, read_source
 from dsl.source import SourceFile, Span
 
-GAME_FILE_NAMES = ("rules.metro", "game.metro")
 # Declarations a game has at most one of (a patch replaces them with `override`): their attribute.
 WHOLE_GAME_DECLS = {
     ast.FlowDecl: "flow",
@@ -33,52 +36,6 @@ WHOLE_GAME_DECLS = {
     ast.BreakdownDecl: "breakdown",
     ast.EstimateDecl: "estimate",
 }
-
-
-def find_game_file(path: str) -> str:
-    """The game file for a path: the file itself, or rules.metro/game.metro in a directory."""
-    if os.path.isdir(path):
-        for name in GAME_FILE_NAMES:
-            candidate = os.path.join(path, name)
-            if os.path.isfile(candidate):
-                return candidate
-        _fail(f"no {' or '.join(GAME_FILE_NAMES)} in this directory", whole_file(path))
-    return path
-
-
-def find_patch_file(game_dir: str, name: str, folder: str) -> str:
-    """A variant or expansion by path, or by name under the game's directory."""
-    if name.endswith(".metro") or os.sep in name or "/" in name:
-        return name
-    candidates = [
-        os.path.join(game_dir, folder, f"{name}.metro"),
-        os.path.join(game_dir, name, "expansion.metro"),
-        os.path.join(game_dir, name, f"{name}.metro"),
-    ]
-    for candidate in candidates:
-        if os.path.isfile(candidate):
-            return candidate
-    known = sorted(available_patches(game_dir, folder))
-    hint = f" (known: {', '.join(known)})" if known else ""
-    _fail(
-        f"no {folder[:-1]} named '{name}' for this game{hint}",
-        COMMAND_LINE,
-        f"the game's directory is {game_dir or os.curdir}",
-    )
-    return ""
-
-
-def available_patches(game_dir: str, folder: str) -> list[str]:
-    """Names of the variants (or expansions) shipped beside a game."""
-    names = []
-    where = os.path.join(game_dir, folder)
-    if os.path.isdir(where):
-        names += [f[:-6] for f in os.listdir(where) if f.endswith(".metro")]
-    if folder == "expansions" and os.path.isdir(game_dir):
-        for entry in os.listdir(game_dir):
-            if os.path.isfile(os.path.join(game_dir, entry, "expansion.metro")):
-                names.append(entry)
-    return sorted(names)
 
 
 def patch_title(path: str) -> tuple[str, list[str]] | None:
@@ -691,4 +648,5 @@ class _Merger:
         self._record("removes", decl.what, decl.name, decl.span)
 
 
-__all__ = ["PatchRecord", "available_patches", "find_game_file", "resolve"]
+# GAME_FILE_NAMES and find_game_file live in compiler/game_files.py (light to import).
+__all__ = ["GAME_FILE_NAMES", "PatchRecord", "available_patches", "find_game_file", "resolve"]

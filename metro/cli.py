@@ -15,7 +15,8 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-from compiler import compile_game, generate_python, load_game
+import compiler
+from compiler import load_game
 from dsl.diagnostics import CompileError
 from dsl.terminal import printable
 from metro.adapter import Adapter, LocalAdapter, SubprocessAdapter
@@ -24,17 +25,13 @@ from metro.compare import compare, configurations
 from metro.compare_view import print_comparison
 from metro.conform import VectorResult, load_vectors, run_vectors
 from metro.coverage import format_coverage, game_coverage
-from metro.diff import describe_patches
 from metro.executors import DaskMissing
 from metro.games import UnknownGame, game_path
 from metro.play import PlayError, Session, Setup, read_save, resume, setup_from_save
 from metro.playthrough import transcript
-from metro.report import PlotsMissing, require_plots, write_report
 from metro.scenarios import own_scenarios, run_scenarios
 from metro.simulate import SimulationStats, simulate
 from metro.stats import ScipyMissing
-from metro.testgen import generate_tests
-from metro.vectorgen import VectorError, VectorOptions, generate_vectors
 from runtime.errors import InvalidSave, MetroRuntimeError
 from runtime.machine import Game
 from runtime.values import PLAYER
@@ -179,7 +176,7 @@ def _check_one(path: str, variants, expansions, map_path, run: bool, echo: bool)
     result = {"path": path, "ok": False, "game": None, "scenarios": 0, "invariants": 0}
     failed: list[dict] = []
     try:
-        ctx = compile_game(path, expansions, variants, map_path)
+        ctx = compiler.compile_game(path, expansions, variants, map_path)
     except CompileError as error:
         if echo:
             say(error.render(), err=True)
@@ -287,7 +284,7 @@ def test_command(path: str, only: str, as_json: bool, variants, expansions, map_
 @game_options
 def compile_command(path: str, output: str, variants, expansions, map_path) -> None:
     """Write the Python module that the compiler generates for a game."""
-    text = generate_python(path, expansions, variants, map_path)  # nothing is written on errors
+    text = compiler.generate_python(path, expansions, variants, map_path)  # none written on errors
     try:
         with click.open_file(output, "w", encoding="utf-8") as handle:
             handle.write(text)
@@ -612,13 +609,18 @@ def testgen_command(
     map_path,
 ) -> None:
     """Write tests for a game: a standalone pytest module, or JSON test vectors for any engine."""
+    # code generation: imported only when asked for
     if output_format == "vectors":
+        from metro.vectorgen import VectorError, VectorOptions, generate_vectors
+
         options = VectorOptions(playouts=playouts, perft_depth=perft_depth)
         try:
             written = generate_vectors(path, out_dir, variants, expansions, map_path, options)
         except VectorError as error:
             raise Failure(f"error: {error}") from None
     else:
+        from metro.testgen import generate_tests
+
         written = generate_tests(path, out_dir, variants, expansions, map_path)
     report = None
     if coverage:
@@ -812,6 +814,8 @@ def compare_command(
     except ValueError as error:
         raise click.UsageError(str(error)) from None
     if report is not None:
+        from metro.report import PlotsMissing, require_plots, write_report  # jinja2, matplotlib
+
         try:
             require_plots()
         except PlotsMissing as error:
@@ -844,6 +848,8 @@ def compare_command(
 def diff_command(path: str, variants, expansions, map_path) -> None:
     """List, in words, every declaration the expansions and variants add, replace or remove."""
     with reported():
+        from metro.diff import describe_patches  # the front end: imported only when asked for
+
         changes = describe_patches(path, expansions=expansions, variants=variants)
     if not changes:
         say("no changes (name expansions with --with and variants with --variant)")

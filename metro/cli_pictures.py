@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 import click
 
@@ -23,11 +24,12 @@ from metro.cli import (
 )
 from metro.play import SAVE_FORMAT
 from metro.render.files import PictureError, picture_kind, write_picture
-from metro.render.pictures import Pictures, map_scene, open_pictures, position_scene
-from metro.replay import replay_page
 from runtime.errors import InvalidSave
 from runtime.machine import Game, State
 from runtime.values import PLAYER
+
+if TYPE_CHECKING:
+    from metro.render.pictures import Pictures
 
 MAX_LOAD_BYTES = 64 * 1024 * 1024  # a save file (the save format's own limit is 64 Mi characters)
 
@@ -77,6 +79,8 @@ def render_command(
     (exit status 1 when there are findings). The drawing is declared in the rules (`draw`).
     """
     kind = _kind(output)
+    from metro.render.pictures import map_scene, open_pictures, position_scene  # the compiler
+
     pictures = open_pictures(path, expansions, variants, map_path)
     position = any(x is not None for x in (players, seed, after, bot, bots, load_path, viewer))
     if not position:
@@ -142,6 +146,9 @@ def replay_command(
     The game is played by bots (--players, --seed, --bot/--bots) or read from a save (--load).
     Each view in the page holds only what that player saw.
     """
+    from metro.render.pictures import open_pictures  # the compiler and the page's template
+    from metro.replay import replay_page
+
     pictures = open_pictures(path, expansions, variants, map_path)
     game, state = _position(
         path, variants, expansions, map_path, players, seed, bot, bots, None, load_path

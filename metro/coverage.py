@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from types import CodeType, FunctionType, ModuleType
 
 from dsl.files import UnreadableFile, read_regular
-from dsl.parser import MAX_FILE_BYTES
+from dsl.input_checks import MAX_FILE_BYTES
 from metro.scenarios import broken_invariants, run_scenario, scenarios
 from runtime.errors import MetroRuntimeError
 from runtime.machine import Game

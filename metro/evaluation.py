@@ -49,7 +49,7 @@ def settle(state: State, player: int, seed: int) -> None:
         if player in movers:
             return
         actions = state.legal_actions(movers[0])
-        state.apply(movers[0], actions[int(rng.random() * len(actions))])
+        state.apply_legal(movers[0], actions[int(rng.random() * len(actions))])
 
 
 def values(state: State) -> list[int]:

@@ -6,7 +6,7 @@ import os
 import re
 from importlib import resources
 
-from compiler.resolve import GAME_FILE_NAMES
+from compiler.game_files import GAME_FILE_NAMES
 
 # A shipped game's name is its folder under the `games` package (an expansion such as
 # `tokyo_metro/osaka` is chosen with `expansions=`, not by name).

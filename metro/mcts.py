@@ -147,7 +147,7 @@ class MctsBot:
         reached = []
         for action in actions:
             after = state.clone()
-            after.apply(mover, action)
+            after.apply(mover, action)  # a sample: checked, like greedy
             settle(after, mover, others)
             reached.append(after)
         for after in reached:
@@ -182,11 +182,11 @@ class MctsBot:
             if untried:
                 action = self._pick(untried)
                 node.children[action] = child = Node(state.n)
-                state.apply(mover, action)
+                state.apply_legal(mover, action)
                 path.append(child)
                 break
             action, node = self._select(node, actions, mover)
-            state.apply(mover, action)
+            state.apply_legal(mover, action)
             path.append(node)
         values = self._playout(state)
         for visited in path:
@@ -218,7 +218,7 @@ class MctsBot:
             pulled.append((mover, arms[action]))
             chosen.append((mover, action))
             choosers.add(mover)
-            state.apply(mover, action)
+            state.apply_legal(mover, action)
         return tuple(chosen)
 
     def _pull(self, arms: dict[Action, Arm], actions: list[Action]) -> Action:
@@ -254,7 +254,7 @@ class MctsBot:
             if state.over:
                 break
             mover = state.to_move[0]
-            state.apply(mover, self._pick(state.legal_actions(mover)))
+            state.apply_legal(mover, self._pick(state.legal_actions(mover)))
         if state.over:
             return rewards(state)
         # The scale of a cut-off position's margins: their mean size so far in this search.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+from runtime.errors import MetroRuntimeError, RuleError
 from runtime.machine import Action, State
 
 
@@ -18,14 +19,24 @@ class PreferenceBot:
         """The best-scored legal action (unscored actions count 0)."""
         best: list[Action] = []
         best_score = None
-        for action in state.legal_actions(player):
-            scorer = self.scores.get(action.name)
-            # Guarded: a failing or over-budget score is a RuleError at its .metro line.
-            score = state._guarded(scorer, state, player, action.args) if scorer is not None else 0
-            if best_score is None or score > best_score:
-                best, best_score = [action], score
-            elif score == best_score:
-                best.append(action)
+        scores = self.scores
+        try:
+            for action in state.legal_actions(player):
+                scorer = scores.get(action[1])
+                score = scorer(state, player, action[2]) if scorer is not None else 0
+                if best_score is None or score > best_score:
+                    best, best_score = [action], score
+                elif score == best_score:
+                    best.append(action)
+        # As State._guarded: a failing or over-budget score is a RuleError at its .metro line.
+        except RuleError as error:
+            if error.file:
+                raise
+            raise state.game.rule_error(error) from error
+        except MetroRuntimeError:
+            raise
+        except Exception as error:
+            raise state.game.rule_error(error) from error
         return self.rng.choice(best)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from compiler.resolve import find_game_file, find_patch_file
+from compiler.game_files import find_game_file, find_patch_file
 from runtime.errors import MetroRuntimeError, ScenarioFailure
 from runtime.machine import Game, State
 

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from compiler.driver import game_from_source, game_source
+from compiler.loading import game_from_source, game_source
 from metro.bots import Bot, make_bot
 from metro.executors import open_backend, run_tasks
 from metro.games import game_path
@@ -41,19 +41,27 @@ class GameResult:
 
 
 def play_game(
-    game: Game, players: int, seed: int | str, bots: Sequence[Bot], metrics: bool = False
+    game: Game,
+    players: int,
+    seed: int | str,
+    bots: Sequence[Bot],
+    metrics: bool = False,
+    trusted: bool = False,
 ) -> GameResult:
     """Play one game, each seat's bot deciding, until the game ends or nobody is to move.
 
-    With `metrics`, the game's declared metrics are recorded at the end.
+    With `metrics`, the game's declared metrics are recorded at the end. With `trusted`, the
+    bots' choices are taken unchecked (`State.apply_legal`): only for bots known to return one
+    of the legal actions they were given, such as those of `make_bot`.
     """
     state = game.new_game(players, seed)
+    apply = state.apply_legal if trusted else state.apply
     while True:
         movers = state.to_move
         if not movers:
             break
         player = movers[0]
-        state.apply(player, bots[player].choose(state, player))
+        apply(player, bots[player].choose(state, player))
     over = state.is_over
     winners = state.winners() if over else []
     return GameResult(
@@ -162,7 +170,7 @@ def play_results(
         seed = f"{setup.seed}/{index}"
         bots = [make_bot(spec, f"{seed}/{seat}", game) for seat, spec in enumerate(setup.bots)]
         try:
-            results.append(play_game(game, setup.players, seed, bots, metrics))
+            results.append(play_game(game, setup.players, seed, bots, metrics, trusted=True))
         except MetroRuntimeError as error:
             raise RuleError(f"in game {index} (seed '{seed}'): {error}") from error
     return results

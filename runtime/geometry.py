@@ -105,6 +105,7 @@ class Frame:
     cells: tuple[Site, ...]
     _sites: frozenset[Site] = field(init=False, repr=False, compare=False)
     _bounds: tuple[int, int, int, int] = field(init=False, repr=False, compare=False)
+    _hash: int = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         sites = frozenset((x, y) for x, y in self.cells)
@@ -115,6 +116,11 @@ class Frame:
         xs = [s[0] for s in sites]
         ys = [s[1] for s in sites]
         object.__setattr__(self, "_bounds", (min(xs), min(ys), max(xs), max(ys)))
+        object.__setattr__(self, "_hash", hash(self.cells))
+
+    def __hash__(self) -> int:
+        # Kept: frames key the placement caches, looked up for every listing.
+        return self._hash
 
     @classmethod
     def rect(cls, x0: int, y0: int, w: int, h: int) -> Frame:
@@ -178,6 +184,8 @@ class Building:
     _placements: dict[tuple, tuple[tuple[int, Offset], ...]] = field(
         init=False, repr=False, compare=False
     )
+    # The height map as a sorted tuple: all that placing on a solid building depends on.
+    _profile: tuple[tuple[Site, int], ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         pieces = tuple(_cells_of(p) for p in self.pieces)
@@ -205,6 +213,7 @@ class Building:
         # from the ground up: nothing is unsupported and placement can use the height map.
         object.__setattr__(self, "_solid", sum(heights.values()) == len(owner))
         object.__setattr__(self, "_placements", {})
+        object.__setattr__(self, "_profile", tuple(sorted(heights.items())))
 
     @classmethod
     def empty(cls) -> Building:
@@ -350,27 +359,44 @@ def placements(
     key = (shape.cells, frame, max_floors)
     known = building._placements.get(key)
     if known is None:
-        known = building._placements[key] = tuple(_placements(shape, frame, building, max_floors))
+        if building._solid:
+            # Solid buildings with the same heights take the same placements: buildings
+            # repeat across positions and games (bots follow the same plans).
+            known = solid_placements(shape.cells, frame, max_floors, building._profile)
+        else:
+            known = tuple(_placements(shape, frame, building, max_floors))
+        building._placements[key] = known
     return list(known)
 
 
 def _placements(shape: Shape, frame: Frame, building: Building, max_floors: int | None):
-    poses = _poses(shape.cells, frame)
+    # Rare: a building assembled without the rules. Test every height a piece could rest at.
     floors = building._floors
     found: list[tuple[int, Offset]] = []
-    if not building._solid:
-        # Rare: a building assembled without the rules. Test every height a piece could rest at.
-        for index, pose in enumerate(poses):
-            top = floors if max_floors is None else min(floors, max_floors - pose.height)
-            for dx, dy in pose.anchors:
-                for dz in range(top + 1):
-                    cubes = [(x + dx, y + dy, z + dz) for x, y, z in pose.cells]
-                    if check_placement(building, frame, cubes) is None:
-                        found.append((index, (dx, dy, dz)))
-        return found
+    for index, pose in enumerate(_poses(shape.cells, frame)):
+        top = floors if max_floors is None else min(floors, max_floors - pose.height)
+        for dx, dy in pose.anchors:
+            for dz in range(top + 1):
+                cubes = [(x + dx, y + dy, z + dz) for x, y, z in pose.cells]
+                if check_placement(building, frame, cubes) is None:
+                    found.append((index, (dx, dy, dz)))
+    return found
+
+
+@lru_cache(maxsize=4096)
+def solid_placements(
+    cells: tuple[Cell, ...],
+    frame: Frame,
+    max_floors: int | None,
+    profile: tuple[tuple[Site, int], ...],
+) -> tuple[tuple[int, Offset], ...]:
+    """The placements on a building whose every column is filled from the ground, by its heights."""
+    poses = _poses(cells, frame)
+    heights = dict(profile).get
+    floors = max((h for _, h in profile), default=0)
+    found: list[tuple[int, Offset]] = []
     # Every column is filled from the ground, so a piece rests legally only when each of its
     # gap-free columns starts exactly at that column's height: at most one dz per (dx, dy).
-    heights = building._heights.get
     for index, pose in enumerate(poses):
         columns = pose.columns
         if columns is None:
@@ -396,7 +422,7 @@ def _placements(shape: Shape, frame: Frame, building: Building, max_floors: int 
                         break
                 else:
                     found.append((index, (dx, dy, dz)))
-    return found
+    return tuple(found)
 
 
 def is_complete(building: Building, floors: int, pieces: int) -> bool:

@@ -2,20 +2,19 @@
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right, insort
+
 from runtime import rng as _rng
 from runtime.errors import IllegalAction, RuleError, ScenarioFailure
 from runtime.graph import components
 from runtime.limits import MAX_DOMAIN, MAX_SUBSETS, STEP_BUDGET
-from runtime.machine import RETURN, Action, Frame
+from runtime.machine import Action, Frame
 from runtime.values import INT_LIMIT, ListD
 
-__all__ = ["Action", "Frame"]
+# Re-exported for generated code: a guard table's slot for an integer key (compiler/guards.py).
+__all__ = ["Action", "Frame", "bisect_left", "bisect_right"]
 
-
-def ret(frame: Frame, value=None) -> int:
-    """Finish a frame with a result."""
-    frame.ret = value
-    return RETURN
+UNSET = object()  # a value a legal-action listing has not computed yet (compiler/lower.py)
 
 
 def int_ok(value):
@@ -84,6 +83,44 @@ def each(state, items, file: str, line: int, weight: int = 1):
         over_budget(file, line)
     state._iters = steps
     if steps > STEP_BUDGET:
+        over_budget(file, line)
+    return items
+
+
+def action_table(rank: int, name: str, descs: tuple, domains: tuple):
+    """Every action of one name built once: nested tuples indexed by the argument values (the
+    action itself when it takes none). Listing then looks actions up instead of building them."""
+
+    def build(args: tuple, rest: tuple):
+        if not rest:
+            return Action((rank, name, args, descs))
+        return tuple(build((*args, value), rest[1:]) for value in rest[0])
+
+    return build((), domains)
+
+
+def group_by(table: list, values: int) -> list[list]:
+    """A table's maintained index: the sorted keys holding each value (none's last)."""
+    groups: list[list] = [[] for _ in range(values + 1)]
+    for key, value in enumerate(table):
+        groups[-1 if value is None else value].append(key)
+    return groups
+
+
+def regroup(groups: list[list], key, old, new):
+    """Move `key` from its old value's list to its new value's in a maintained index; returns `new`."""
+    if old is not new and old != new:
+        before = groups[-1 if old is None else old]
+        del before[bisect_left(before, key)]
+        insort(groups[-1 if new is None else new], key)
+    return new
+
+
+def charged(state, items, size: int, file: str, line: int, weight: int = 1):
+    """Charge a walk over `size` values (a domain as written) and return `items`, those a guard's
+    fixed part lets through (compiler/guards.py): the budget counts what the rules say."""
+    state._iters += size * weight
+    if state._iters > STEP_BUDGET:
         over_budget(file, line)
     return items
 
@@ -346,13 +383,21 @@ def start_each(state, frame, legal, who_key: str, sub_key: str, result: str) -> 
     """Begin a simultaneous choice; players without options are skipped. True if anyone decides."""
     local_vars = frame.L
     submitted = local_vars[sub_key]
-    for player in local_vars[who_key]:
-        if not legal(state, frame, player):
-            submitted[player] = None
+    _list_or_skip(state, frame, legal, local_vars[who_key], submitted)
     if all(p in submitted for p in local_vars[who_key]):
         local_vars[result] = [submitted.get(p) for p in range(state.n)]
         return False
     return True
+
+
+def _list_or_skip(state, frame, legal, players, submitted: dict) -> None:
+    """List each chooser's legal choices once: kept for the decision, or none chosen if empty."""
+    for player in players:
+        actions = legal(state, frame, player)
+        if actions:
+            state.cache_legal(player, actions)
+        else:
+            submitted[player] = None
 
 
 def submit(state, frame, player: int, value, who_key: str, sub_key: str, result: str) -> bool:
@@ -373,9 +418,7 @@ def start_each_action(state, frame, legal, who_key: str, sub_key: str, frames) -
     """
     local_vars = frame.L
     submitted = local_vars[sub_key]
-    for player in local_vars[who_key]:
-        if not legal(state, frame, player):
-            submitted[player] = None
+    _list_or_skip(state, frame, legal, local_vars[who_key], submitted)
     if all(p in submitted for p in local_vars[who_key]):
         _push_actions(state, local_vars[who_key], submitted, frames)
         return False

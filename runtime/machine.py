@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import linecache
-from types import ModuleType
+from types import CodeType, ModuleType
 
 from runtime import rng as _rng
 from runtime import saves
@@ -160,9 +160,14 @@ class State:
 
     def legal_actions(self, player: int) -> list[Action]:
         """The sorted, finite list of actions `player` may take now (empty if not to move)."""
-        known = self._known_legal().get(player)
+        # Cached per player until the position changes: callers ask for every player's list
+        # (views, bots, checks) many times at one position. Whatever changes the position
+        # (taking an action, a scenario step, restoring a save) drops the cache.
+        known = self._legal
         if known is not None:
-            return known
+            actions = known.get(player)
+            if actions is not None:
+                return actions
         if self.over:
             return []
         frame = self.stack[-1]
@@ -170,7 +175,7 @@ class State:
         if player not in site.players(self, frame):
             return []
         actions = self._query(site.legal, self, frame, player)
-        self._legal[1][player] = actions
+        self.cache_legal(player, actions)
         return actions
 
     def cache_legal(self, player: int, actions: list[Action]) -> None:
@@ -178,14 +183,10 @@ class State:
         if type(player) is not int or not 0 <= player < self.n:
             # Only a restored save's corrupted procedure locals can name someone else.
             raise RuleError(f"the player to decide is {player!r}, not a player of this game")
-        self._known_legal()[player] = actions
-
-    def _known_legal(self) -> dict[int, list[Action]]:
-        # Cached per player until the next decision: callers ask for every player's list
-        # (views, bots, checks) many times at one position.
-        if self._legal is None or self._legal[0] != len(self.history):
-            self._legal = (len(self.history), {})
-        return self._legal[1]
+        if self._legal is None:
+            self._legal = {player: actions}
+        else:
+            self._legal[player] = actions
 
     def apply(self, player: int, action) -> None:
         """Take an action; an illegal one raises IllegalAction and leaves the state unchanged."""
@@ -216,19 +217,36 @@ class State:
                     site.line,
                 )
             raise IllegalAction(*reason)
-        self.history.append((player, action))
+        self.apply_legal(player, action)
+
+    def apply_legal(self, player: int, action: Action) -> None:
+        """Take an action that `legal_actions(player)` returned at this very position, unchecked.
+
+        The fast path for bots and simulations: nothing is validated, so any other action
+        (or player, or a position changed since the list was made) corrupts the game.
+        """
+        site = self.game.sites[self.site]
+        history = self.history
+        history.append((player, action))
         known, self._legal = self._legal, None
         self._iters = 0  # the step budget counts the work between two decisions
-        if self._guarded(site.resume, self, frame, player, action):
+        try:  # what _guarded does, inline on the hot path
+            resumed = site.resume(self, self.stack[-1], player, action)
+        except RuleError as error:
+            if error.file:
+                raise
+            raise self.game.rule_error(error) from error
+        except MetroRuntimeError:
+            raise
+        except Exception as error:
+            raise self.game.rule_error(error) from error
+        if resumed:
             self._run()
-        elif site.secret and known is not None and known[0] == len(self.history) - 1:
+        elif site.secret and known is not None:
             # A simultaneous choice still waiting for others: nothing but the hidden submission
             # changed, and no one's options may depend on it, so the others' lists still hold.
-            self._legal = (
-                len(self.history),
-                {q: acts for q, acts in known[1].items() if q != player},
-            )
-        if len(self.history) > self.game.max_decisions and not self.over:
+            self._legal = {q: acts for q, acts in known.items() if q != player}
+        if len(history) > self.game.max_decisions and not self.over:
             raise RuleError(
                 f"the game exceeded its budget of {self.game.max_decisions} decisions "
                 "(`max decisions`)"
@@ -311,7 +329,7 @@ class State:
         other.site = self.site
         other.history = list(self.history)
         other.over = self.over
-        other._legal = None if self._legal is None else (self._legal[0], dict(self._legal[1]))
+        other._legal = None if self._legal is None else dict(self._legal)
         other._iters = 0
         self.game.module.copy_fields(self, other)
         return other
@@ -517,6 +535,7 @@ class Game:
         state._legal = None
         state._iters = 0
         saves.decode_fields(self.module, state, doc)
+        self.module.refresh_indexes(state)
         with saves.at("history"):
             state.history = saves.decode_history(self, doc["history"], state.n)
         saves.check_sound(state)
@@ -590,9 +609,18 @@ def _describe(error: Exception) -> str:
 
 def load_module(source: str, filename: str, name: str) -> ModuleType:
     """Turn generated Python text into a module (tracebacks show the generated lines)."""
+    return run_module(compile_module(source, filename), filename, name)
+
+
+def compile_module(source: str, filename: str) -> CodeType:
+    """Compile generated Python text; tracebacks through it show its lines."""
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    return compile(source, filename, "exec")
+
+
+def run_module(code: CodeType, filename: str, name: str) -> ModuleType:
+    """The module a compiled game's code defines."""
     module = ModuleType(name)
     module.__file__ = filename
-    code = compile(source, filename, "exec")
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     exec(code, module.__dict__)
     return module

@@ -181,6 +181,7 @@ def set_fields(state, doc) -> None:
     scratch = state.clone()
     decode_fields(state.game.module, scratch, doc)
     state.game.module.copy_fields(scratch, state)
+    state.game.module.refresh_indexes(state)  # the clone's indexes were of the old tables
     state._legal = None
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from runtime.geometry import (
     Building,
     Frame,
@@ -10,6 +12,7 @@ from runtime.geometry import (
     check_placement,
     placements,
     removable,
+    solid_placements,
 )
 
 __all__ = [
@@ -29,7 +32,25 @@ def legal_placements(
 ) -> list[tuple]:
     """Every legal placement of a shape, as sorted (orientation, dx, dy, dz) tuples."""
     limit = max_floors if max_floors and max_floors > 0 else None
-    return [(o, dx, dy, dz) for o, (dx, dy, dz) in placements(shape, frame, building, limit)]
+    key = ("tuples", shape.cells, frame, limit)  # kept with the (immutable) building
+    known = building._placements.get(key)
+    if known is None:
+        if building.supported:  # shared by every building of the same heights
+            known = _flat_placements(shape.cells, frame, limit, building._profile)
+        else:
+            known = _flat(placements(shape, frame, building, limit))
+        building._placements[key] = known
+    return list(known)
+
+
+@lru_cache(maxsize=4096)
+def _flat_placements(cells, frame: Frame, limit: int | None, profile: tuple) -> tuple[tuple, ...]:
+    # The enumeration itself (its own cache would keep the same placements twice).
+    return _flat(solid_placements.__wrapped__(cells, frame, limit, profile))
+
+
+def _flat(found) -> tuple[tuple, ...]:
+    return tuple((o, dx, dy, dz) for o, (dx, dy, dz) in found)
 
 
 def _placement(shape: Shape, where: tuple) -> Placement:
@@ -67,4 +88,7 @@ def without(building: Building, index: int) -> Building:
 
 def removable_pieces(building: Building) -> list[int]:
     """Pieces whose removal leaves everything else supported and each of their floors in one part."""
-    return removable(building)
+    known = building._placements.get("removable")  # kept with the (immutable) building
+    if known is None:
+        known = building._placements["removable"] = tuple(removable(building))
+    return list(known)

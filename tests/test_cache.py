@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from compiler import cache, load_game
+from compiler import cache, load_game, loading
 from dsl.diagnostics import CompileError
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -22,8 +22,8 @@ def _game(folder, name: str) -> str:
     return str(folder)
 
 
-def _entries(folder) -> list:
-    return sorted(p for p in folder.iterdir() if p.suffix == ".py")
+def _entries(folder, suffix: str = ".py") -> list:
+    return sorted(p for p in folder.iterdir() if p.suffix == suffix)
 
 
 @pytest.fixture
@@ -34,7 +34,7 @@ def cache_dir(tmp_path, monkeypatch):
 
 
 def _key(game: str) -> str:
-    return cache.cache_key(os.path.join(game, "rules.metro"), [], repr(((), (), None)))
+    return loading.game_key(game)[1]
 
 
 def test_another_games_valid_entry_does_not_load(tmp_path, cache_dir):
@@ -102,11 +102,12 @@ def _in_child(code: str, env: dict) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.parametrize("suffix", [".py", ".code"])
 @pytest.mark.parametrize("kind", ["fifo", "zero", "huge"])
-def test_an_entry_that_is_no_regular_file_is_not_read(tmp_path, cache_dir, kind):
+def test_an_entry_that_is_no_regular_file_is_not_read(tmp_path, cache_dir, kind, suffix):
     game = _game(tmp_path / "game", "G")
     cache_dir.mkdir(mode=0o700)
-    entry = cache_dir / f"{_key(game)}.py"
+    entry = cache_dir / f"{_key(game)}{suffix}"
     if kind == "fifo":
         os.mkfifo(entry)
     elif kind == "zero":
@@ -137,8 +138,8 @@ def test_the_cache_directory_is_created_private(tmp_path, cache_dir, monkeypatch
         os.umask(old)
     folder = cache_dir / "nested"
     assert stat.S_IMODE(folder.stat().st_mode) == 0o700
-    (entry,) = _entries(folder)
-    assert stat.S_IMODE(entry.stat().st_mode) == 0o600
+    for entry in _entries(folder) + _entries(folder, ".code"):
+        assert stat.S_IMODE(entry.stat().st_mode) == 0o600
 
 
 def test_a_directory_others_can_write_is_not_used(tmp_path, cache_dir):
@@ -165,3 +166,52 @@ def test_a_game_named_by_a_relative_path_is_not_served_to_its_absolute_path(
     monkeypatch.chdir(tmp_path / "games")  # the same relative path from elsewhere names other files
     with pytest.raises(CompileError):
         load_game(os.path.join("games", "g"))
+
+
+def test_a_cached_game_loads_its_compiled_code_without_compiling(tmp_path, cache_dir, monkeypatch):
+    game = _game(tmp_path / "game", "G")
+    load_game(game)
+    (text,) = _entries(cache_dir)
+    text.unlink()  # the code alone is enough
+    monkeypatch.setattr(loading, "compile_module", lambda *a: pytest.fail("compiled again"))
+    assert load_game(game).name == "G"
+
+
+def test_another_games_code_entry_does_not_load(tmp_path, cache_dir):
+    first = _game(tmp_path / "first", "First")
+    second = _game(tmp_path / "second", "Second")
+    load_game(first)
+    (entry,) = _entries(cache_dir, ".code")
+    shutil.copy(entry, cache_dir / f"{_key(second)}.code")
+    assert cache.load_code(_key(second)) is None
+    assert load_game(second).name == "Second"
+
+
+@pytest.mark.parametrize("damage", ["magic", "checksum", "payload", "truncated"])
+def test_a_damaged_code_entry_is_compiled_again(tmp_path, cache_dir, damage):
+    game = _game(tmp_path / "game", "G")
+    load_game(game)
+    (entry,) = _entries(cache_dir, ".code")
+    data = bytearray(entry.read_bytes())
+    at = {"magic": 0, "checksum": 10, "payload": len(data) - 5, "truncated": None}[damage]
+    if at is None:
+        del data[len(data) // 2 :]
+    else:
+        data[at] ^= 0xFF  # another Python's bytecode, a retouched checksum, a flipped bit
+    entry.write_bytes(bytes(data))
+    assert cache.load_code(_key(game)) is None
+    assert load_game(game).name == "G"
+    assert cache.load_code(_key(game)) is not None  # written again
+
+
+def test_simulating_a_cached_game_needs_no_front_end(tmp_path, cache_dir):
+    game = _game(tmp_path / "game", "G")
+    load_game(game)
+    code = (
+        "import sys\n"
+        "from metro.cli import main\n"
+        f"main(args=['simulate', {game!r}, '--players', '2', '--games', '2'], standalone_mode=False)\n"
+        "print(sorted(m for m in ('lark', 'jinja2', 'networkx') if m in sys.modules))\n"
+    )
+    result = _in_child(code, {"METRO_CACHE_DIR": str(cache_dir)})
+    assert result.stdout.strip().splitlines()[-1] == "[]", result.stdout + result.stderr

@@ -69,10 +69,12 @@ def test_corrupt_cache_is_rebuilt(tmp_path, monkeypatch):
     files = list(tmp_path.glob("*.py"))
     assert len(files) == 1
     files[0].write_text(files[0].read_text()[:-200] + "garbage\n")
-    assert cache.load(files[0].stem) is None
+    code = files[0].with_suffix(cache.CODE_SUFFIX)
+    code.write_bytes(code.read_bytes()[:-200] + b"garbage")
+    assert cache.load(files[0].stem) is None and cache.load_code(files[0].stem) is None
     again = load_game(TTR)
     assert again.new_game(2, seed=1).to_json() == game.new_game(2, seed=1).to_json()
-    assert cache.load(files[0].stem) is not None
+    assert cache.load(files[0].stem) is not None and cache.load_code(files[0].stem) is not None
 
 
 def _final_hash(hash_seed: str) -> str:

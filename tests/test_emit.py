@@ -8,7 +8,9 @@ import pytest
 
 from compiler import ir
 from compiler.emit import CodeGenerator
+from compiler.indexes import Index
 from compiler.pyexpr import PyExpr, strip_outer, tidy
+from compiler.types import ElemT
 from dsl.source import Span
 
 X = PyExpr.of
@@ -87,17 +89,58 @@ def test_a_frame_procedure_dispatches_on_its_blocks():
         "            return _SUSPEND\n"
         "        elif pc == 1:\n"
         "            # rules.metro:4\n"
-        "            S.stack.append(_Frame('s_next__0', {'p': me}))\n"
+        "            _f = _Frame('s_next__0', {'p': me})\n"
+        "            S.stack.append(_f)\n"
         "            F.pc = 2\n"
-        "            return _CALL\n"
+        "            _s = s_next__0(S, _f)\n"
+        "            if _s != _RETURN:\n"
+        "                return _s\n"
+        "            S.stack.pop()\n"
+        "            F.ret = _f.ret\n"
+        "            continue\n"
         "        elif pc == 2:\n"
         "            F.pc = 0\n"
         "            continue\n"
-        "            return _l.ret(F, L['n'])\n"
         "        else:\n"
         "            raise AssertionError('bad program counter')\n"
         "\n"
     )
+
+
+def test_a_block_entered_by_one_jump_is_written_at_it():
+    blocks = [
+        [ir.If([ir.Branch(X("L['a']"), [ir.Jump(2)])]), ir.Jump(3)],
+        [ir.Eval(X("after()")), ir.FrameReturn()],  # resumed at: stays in the dispatch
+        [ir.Eval(X("once()")), ir.Suspend(site=0, resume=1)],
+        [ir.Eval(X("loop()")), ir.Jump(3)],  # a loop: its head has two ways in
+    ]
+    gen = CodeGenerator()
+    gen.frame_proc(ir.FrameProc("s_demo__0", blocks))
+    code = text(gen)
+    assert "pc == 2" not in code and "F.pc = 2" not in code
+    assert "            if L['a']:\n                once()\n" in code
+    assert "elif pc == 1:" in code and "elif pc == 3:" in code
+    assert code.count("loop()") == 1
+
+
+def test_a_store_keeps_an_index_up_to_date_only_if_a_walk_uses_it():
+    owner = Index("owner", ElemT("road"), 3)
+    entry = ir.IndexedStore(X("S.g_owner[v_r]"), X("_iv"), owner, X("v_r"))
+    whole = ir.IndexedStore(X("S.g_owner"), X("list(v_t)"), owner)
+    gen = CodeGenerator()
+    gen.indexes = [owner]
+    gen.function(ir.Function("f", ["S"], [entry, whole]))
+    assert text(gen).splitlines()[1:4] == [
+        "    S.g_owner[v_r] = _l.regroup(S.i_owner, v_r, S.g_owner[v_r], _iv)",
+        "    S.g_owner = list(v_t)",
+        "    S.i_owner = _l.group_by(S.g_owner, 3)",
+    ]
+    unused = CodeGenerator()
+    unused.function(ir.Function("f", ["S"], [entry, whole]))
+    assert text(unused).splitlines()[1:3] == [
+        "    S.g_owner[v_r] = _iv",
+        "    S.g_owner = list(v_t)",
+    ]
 
 
 def test_frame_locals_are_bound_only_when_read():
@@ -110,9 +153,10 @@ def test_frame_locals_are_bound_only_when_read():
 def test_try_rule_error_and_end_game():
     body = [
         ir.Try([ir.Assign(X("_h0"), X("S.g_a"))], [ir.Return(X("plain(S)"))]),
-        ir.RaiseRuleError("nothing to choose for x", "r.metro", 5),
-        ir.RaiseEndGame(),
         ir.Assign(X("S.g_s"), X("set(v)"), op="|="),
+        ir.If([ir.Branch(X("_h0"), [ir.RaiseEndGame()])]),
+        ir.RaiseRuleError("nothing to choose for x", "r.metro", 5),
+        ir.Assign(X("S.g_s"), X("set()")),  # never runs: not written
     ]
     gen = CodeGenerator()
     gen.function(ir.Function("h", ["S"], body))
@@ -121,9 +165,10 @@ def test_try_rule_error_and_end_game():
         "        _h0 = S.g_a",
         "    except Exception:",
         "        return plain(S)",
-        "    raise _RuleError('nothing to choose for x', 'r.metro', 5)",
-        "    raise _EndGame()",
         "    S.g_s |= set(v)",
+        "    if _h0:",
+        "        raise _EndGame()",
+        "    raise _RuleError('nothing to choose for x', 'r.metro', 5)",
         "",
     ]
 

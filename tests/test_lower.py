@@ -85,7 +85,7 @@ def test_state_layout_and_named_values(module):
 def test_the_hoisting_step_binds_state_reads_once(tmp_path):
     (tmp_path / "rules.metro").write_text(
         'game "Hoist" {\n  players 2..2\n  state { limit: int public = 2 }\n'
-        "  action take(n: 0..5 where n < limit) { limit = n }\n"
+        "  action take(n: 0..5 where n * limit < 7) { limit = n }\n"
         "  flow { choose by seat(1) { take } }\n}\n"
     )
     (action,) = compile_game(str(tmp_path), stop_after="lower").module.actions
@@ -93,7 +93,7 @@ def test_the_hoisting_step_binds_state_reads_once(tmp_path):
     assert isinstance(hoisted, ir.Try)
     assert [(a.target.code, a.value.code) for a in hoisted.body] == [("_h0", "S.g_limit")]
     assert hoisted.handler[0].value.code == "A_take_legal_plain(S, me, out)"
-    assert loop.body[0].branches[0].cond.code == "not (v_n < _h0)"
+    assert loop.body[0].branches[0].cond.code == "not ((v_n * _h0) < 7)"
     assert kinds(action.legal_plain.body) == ["For"]  # the plain version reads the state itself
 
 
@@ -101,7 +101,7 @@ def test_hoisting_keeps_only_the_reads_the_enumeration_uses(tmp_path):
     (tmp_path / "rules.metro").write_text(
         'game "Hoist" {\n  players 2..2\n  state { limit: int public = 2 }\n'
         "  function twice(x: int) -> int = x * 2\n"
-        "  action take(n: 0..5 where n < twice(limit)) { limit = n }\n"
+        "  action take(n: 0..5 where n * twice(limit) < 7) { limit = n }\n"
         "  flow { choose by seat(1) { take } }\n}\n"
     )
     (action,) = compile_game(str(tmp_path), stop_after="lower").module.actions

