@@ -1,7 +1,8 @@
 """Strength of one bot against another: two-player games with seats alternating, wins with a 95% interval.
 
 Run from the repository root, e.g.
-`python bench/bench_bots.py ticket_to_ride mcts random --games 10 [--seed 1] [--jobs 2]`.
+`python bench/bench_bots.py ticket_to_ride mcts random --games 10 [--seed 1] [--jobs 2]`
+(`--with drinks` adds an expansion).
 Game i is seeded `SEED/i`; bot A sits in seat 1 in even games and seat 2 in odd ones. A win
 shared with the other bot counts one half. Prints one line per game, then A's wins out of N
 with the Wilson interval and the mean time per game.
@@ -21,7 +22,7 @@ from metro.games import game_path
 from metro.simulate import play_game, wilson_interval
 from runtime.machine import Game
 
-_GAMES: dict[str, Game] = {}
+_GAMES: dict[tuple[str, tuple[str, ...]], Game] = {}
 
 
 @dataclass(frozen=True)
@@ -36,15 +37,17 @@ class Match:
     seconds: float
 
 
-def _game(name: str) -> Game:
-    if name not in _GAMES:
-        _GAMES[name] = load_game(game_path(name))
-    return _GAMES[name]
+def _game(name: str, expansions: tuple[str, ...] = ()) -> Game:
+    if (name, expansions) not in _GAMES:
+        _GAMES[name, expansions] = load_game(game_path(name), expansions=expansions)
+    return _GAMES[name, expansions]
 
 
-def play_match(name: str, a: str, b: str, seed: str, index: int) -> Match:
+def play_match(
+    name: str, a: str, b: str, seed: str, index: int, expansions: tuple[str, ...] = ()
+) -> Match:
     """Game `index`: A in seat 1 when the index is even, else in seat 2."""
-    game = _game(name)
+    game = _game(name, expansions)
     seat_of_a = index % 2
     specs = [a, b] if seat_of_a == 0 else [b, a]
     game_seed = f"{seed}/{index}"
@@ -68,12 +71,14 @@ def play_match(name: str, a: str, b: str, seed: str, index: int) -> Match:
 @click.option("--games", type=click.IntRange(min=1), default=10, show_default=True)
 @click.option("--seed", default="1", show_default=True)
 @click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True)
-def main(game: str, a: str, b: str, games: int, seed: str, jobs: int) -> None:
+@click.option("--with", "expansions", multiple=True, help="An expansion (repeatable).")
+def main(game: str, a: str, b: str, games: int, seed: str, jobs: int, expansions) -> None:
     """Play GAMES two-player games of GAME, bot A against bot B, and print A's wins."""
-    _game(game)  # compile once; forked workers inherit it
+    expansions = tuple(expansions)
+    _game(game, expansions)  # compile once; forked workers inherit it
     started = time.perf_counter()
     with ProcessPoolExecutor(max_workers=jobs) as pool:
-        futures = [pool.submit(play_match, game, a, b, seed, i) for i in range(games)]
+        futures = [pool.submit(play_match, game, a, b, seed, i, expansions) for i in range(games)]
         matches = []
         for future in futures:
             match = future.result()

@@ -1,11 +1,12 @@
 """Speed of every shipped game on one core, with the bots CI and users run them with.
 
-Run from the repository root: `python bench/bench_games.py [--games 40] [--json]
+Run from the repository root: `python bench/bench_games.py [--games 40] [--only TEXT] [--json]
 [--yardstick PATH]`. Rates are per CPU second of this process (steady on a busy machine),
 loading the game is not timed, and with the hand-written yardstick (or $METRO_YARDSTICK)
 each rate is also given as a ratio to its Ticket to Ride games per second, measured in the
-same process. Tokyo Jutaku is played by its declared `planner` bot (random play rarely
-finishes a building); the others by random bots.
+same process. `--only` measures the configurations whose label contains the text. Tokyo Jutaku
+is played by its declared `planner` bot (random play rarely finishes a building); the others by
+random bots.
 """
 
 from __future__ import annotations
@@ -45,6 +46,24 @@ CONFIGS = [
     ("Tokyo Jutaku, 4 players, planner", "tokyo_jutaku", (), (), 4, "planner"),
     ("Tokyo Jutaku, 8 players, planner", "tokyo_jutaku", (), (), 8, "planner"),
     ("Jutaku tower game, 4 players, tower bot", "tokyo_jutaku", (), ("tower",), 4, "tower"),
+    (
+        "Metro Drinks (--with drinks), 4 players, random",
+        "tokyo_metro",
+        ("drinks",),
+        (),
+        4,
+        "random",
+    ),
+    (
+        "Osaka Metro + Metro Drinks, 4 players, random",
+        "tokyo_metro",
+        ("osaka", "drinks"),
+        (),
+        4,
+        "random",
+    ),
+    ("Izakaya, 2 players, random", "izakaya", (), (), 2, "random"),
+    ("Izakaya, 5 players, random", "izakaya", (), (), 5, "random"),
 ]
 
 
@@ -61,12 +80,15 @@ class Row:
     ratio: float | None
 
 
-def measure(games: int, yardstick) -> list[Row]:
-    """Play every configuration on one core (the yardstick's batch before each, if given)."""
+def measure(games: int, yardstick, only: str = "") -> list[Row]:
+    """Play every configuration (whose label contains `only`) on one core (the yardstick's
+    batch before each, if given)."""
     pin_to_one_core()
     reference = YardstickRunner(yardstick) if yardstick is not None else None
     rows = []
     for label, name, expansions, variants, players, bot in CONFIGS:
+        if only.lower() not in label.lower():
+            continue
         path = os.path.join(ROOT, "games", name)
         game = load_game(path, expansions=expansions, variants=variants)  # not timed
         runner = MetroRunner(game, players, bot)
@@ -117,10 +139,11 @@ def placement_us() -> float:
     help=f"The hand-written reference engine, for ratios (default ${YARDSTICK_ENV}).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as one JSON object.")
-def main(games: int, yardstick_path: str | None, as_json: bool) -> None:
+@click.option("--only", default="", help="Only the configurations whose label contains this text.")
+def main(games: int, yardstick_path: str | None, as_json: bool, only: str) -> None:
     """Measure every game's speed on one core and print a table."""
     yardstick = load_yardstick(yardstick_path) if yardstick_path else None
-    rows = measure(games, yardstick)
+    rows = measure(games, yardstick, only)
     placements = placement_us()
     if as_json:
         click.echo(json.dumps({"rows": [asdict(r) for r in rows], "placement_us": placements}))

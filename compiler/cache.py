@@ -18,6 +18,7 @@ from functools import cache
 from importlib.util import MAGIC_NUMBER
 from types import CodeType
 
+from compiler.libraries import LIBRARY_ROOT, library_files
 from compiler.version import COMPILER_VERSION
 from dsl.files import UnreadableFile, read_regular
 from dsl.input_checks import MAX_FILE_BYTES, RULE_SUFFIX
@@ -53,10 +54,11 @@ def code_digest(root: str = _ROOT) -> str:
     return digest.hexdigest()
 
 
-def input_files(game_file: str, extra: list[str]) -> list[str]:
-    """Every .metro file that can influence a compile: the game's directory tree and named files."""
+def input_files(game_file: str, extra: list[str], library_root: str | None = None) -> list[str]:
+    """Every .metro file that can influence a compile: the game's directory tree, the shared
+    component libraries (any of them may be used by name) and the files named."""
     root = os.path.dirname(os.path.abspath(game_file))
-    files = set()
+    files = {os.path.abspath(path) for path in library_files(library_root or LIBRARY_ROOT)}
     for folder, _, names in os.walk(root):
         for name in names:
             if name.endswith(RULE_SUFFIX):

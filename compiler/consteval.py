@@ -90,8 +90,10 @@ class Evaluator(Visitor):
                 raise EvalError(f"const '{name}' depends on itself", node)
             self.busy.add(name)
             value = self.cp.program.consts[name].active.value
-            self.consts[name] = self.concrete(self.eval(value, {}), value)
-            self.busy.discard(name)
+            try:
+                self.consts[name] = self.concrete(self.eval(value, {}), value)
+            finally:  # a const that failed is reported for its own reason, not as a cycle
+                self.busy.discard(name)
         return self.consts[name]
 
     def eval(self, node: ast.Expr, env: dict):

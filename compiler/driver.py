@@ -33,6 +33,7 @@ class CompileContext:
     variants: tuple[str, ...] = ()
     map_path: str | None = None
     files: SourceFiles = DISK  # where rule files are read (an editor gives its unsaved texts)
+    library_root: str | None = None  # None: the shipped games/components
     diags: Diagnostics = field(default_factory=Diagnostics)
     program: Program | None = None
     checked: CheckedProgram | None = None
@@ -51,7 +52,12 @@ class CompileContext:
 def stage_resolve(ctx: CompileContext) -> None:
     """Read every file and merge patches."""
     ctx.program = resolve(
-        ctx.game_path, list(ctx.expansions), list(ctx.variants), ctx.map_path, ctx.files
+        ctx.game_path,
+        list(ctx.expansions),
+        list(ctx.variants),
+        ctx.map_path,
+        ctx.files,
+        ctx.library_root,
     )
 
 
@@ -136,10 +142,15 @@ def run_stages(ctx: CompileContext, stop_after: str | None = None) -> CompileCon
 
 
 def compile_game(
-    path: str, expansions=(), variants=(), map: str | None = None, stop_after: str | None = None
+    path: str,
+    expansions=(),
+    variants=(),
+    map: str | None = None,
+    stop_after: str | None = None,
+    library_root: str | None = None,
 ) -> CompileContext:
     """Compile a game (with expansions/variants/map) and return the context."""
-    ctx = CompileContext(path, tuple(expansions), tuple(variants), map)
+    ctx = CompileContext(path, tuple(expansions), tuple(variants), map, library_root=library_root)
     return run_stages(ctx, stop_after)
 
 

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from compiler import ir
 from compiler.codegen import Env, Generator, ident, source_text
-from compiler.guards import Conjunct, GuardSplitter, Key, Plan, Scope, StaticParam, bucket_code
+from compiler.guards import (
+    Conjunct,
+    GuardSplitter,
+    Key,
+    Plan,
+    Scope,
+    StaticParam,
+    bucket_code,
+    none_slot,
+)
 from compiler.pyexpr import PyExpr
 from compiler.refs import EnumAllRef, KindAllRef
 from compiler.types import BoolT, ElemT, EnumT
@@ -166,7 +175,7 @@ class GuardTables:
             slot = "-1"
         else:
             value = self.gen.expr(walk.value, self.scope_env(walk.scope, env))
-            slot = f"-1 if {value} is None else {value}" if walk.may_be_none else value
+            slot = none_slot(value) if walk.may_be_none else value
         code = f"S.{index.slot}[{slot}]"
         return self.gen.hoisted(code, env) if hoist else code
 

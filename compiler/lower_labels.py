@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 
 from compiler import ir
+from compiler.builtin_rules import item_type
 from compiler.checked import CheckedProgram
 from compiler.codegen import Env, Generator, ident, lit
 from compiler.consteval import EvalBudgetError, EvalError, Evaluator, MapData
@@ -234,14 +235,23 @@ def _entries_function(ctx: LoweringContext, versions, name: str) -> ir.Function:
         return ir.Function(name, ["S", "p"], [ir.Return(X("()"))])
     decl = versions.active
     env = Env(frame=False).bind(decl.var)
-    entries = [
-        f"({lit(e.heading)}, {gen.desc(gen.t(e.expr))}.display({gen.expr(e.expr, env)}))"
-        for e in decl.entries
-    ]
+    entries = [_entry(gen, e, env) for e in decl.entries]
     value = "(" + "".join(entry + ", " for entry in entries) + ")"
     body: list[ir.Stmt] = [ir.Assign(X(env.local(decl.var)), X("p"))]
     body += _guarded(value, f"the {name} cannot be computed", decl.span)
     return ir.Function(name, ["S", "p"], body)
+
+
+def _entry(gen: Generator, entry, env: Env) -> str:
+    """One entry's `(heading, text)`, or for a `for` entry `*((heading, text) for …)`."""
+    if entry.each is None:
+        value = gen.expr(entry.expr, env)
+        return f"({lit(entry.heading)}, {gen.desc(gen.t(entry.expr))}.display({value}))"
+    clauses, inner = gen.comp(entry.expr, (entry.each,), env)
+    item = gen.desc(item_type(gen.t(entry.each.iterable)))
+    heading = f"{item}.display({inner.local(entry.each.var)})"
+    value = f"{gen.desc(gen.t(entry.expr))}.display({gen.expr(entry.expr, inner)})"
+    return f"*(({heading}, {value}) {clauses})"
 
 
 def field_display(gen: Generator) -> list[tuple]:

@@ -366,14 +366,17 @@ def _bots(ctx: LoweringContext) -> list[tuple[str, list[tuple[str, ir.Function]]
     for bot_index, decl in enumerate(p.bots.values()):
         rules = []
         for rule in decl.rules:
-            if rule.action not in p.actions:
-                continue
+            # an action's arguments, or a choice's one value (the checker knows every rule's name)
+            if rule.action in p.actions:
+                names = [param.name for param in p.actions[rule.action].active.params]
+            else:
+                names = [rule.action]
             env = Env(frame=False).bind("me", "me")
             body: list[ir.Stmt] = []
-            for i, param in enumerate(p.actions[rule.action].active.params):
-                env = env.bind(param.name)
-                if _reads(rule.score, param.name):
-                    body.append(ir.Assign(X(env.local(param.name)), X(f"args[{i}]")))
+            for i, name in enumerate(names):
+                env = env.bind(name)
+                if _reads(rule.score, name):
+                    body.append(ir.Assign(X(env.local(name)), X(f"args[{i}]")))
             body.append(ir.Return(X(gen.expr(rule.score, env)), rule.score.span))
             name = f"bot{bot_index}_{ident(rule.action)}"
             rules.append((rule.action, ir.Function(name, ["S", "me", "args"], body, rule.span)))

@@ -200,7 +200,7 @@ def run_checks(cp: CheckedProgram, data: MapData, evaluator: Evaluator, diags: D
     blame, so the finding is placed at the check (the rule the map breaks) and names the map;
     a connectivity check is the exception, placed at the first element it finds cut off.
     """
-    paths = cp.program.map_paths
+    paths = cp.program.map_paths + cp.program.library_data
     in_map = f"the map is in {', '.join(paths)}" if paths else "the game has no map file"
     for check in cp.program.checks.values():
         try:

@@ -79,6 +79,8 @@ class Program:
     scenarios: dict[str, ast.ScenarioDecl] = field(default_factory=dict)
     map_files: list[ast.MapFile] = field(default_factory=list)
     map_paths: list[str] = field(default_factory=list)
+    libraries: dict[str, str] = field(default_factory=dict)  # name -> its library.metro
+    library_data: list[str] = field(default_factory=list)  # data files of the libraries used
     patches: list[PatchRecord] = field(default_factory=list)
     applied: list[str] = field(default_factory=list)
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import difflib
 import os
 import stat
+from dataclasses import dataclass, replace
 
 from compiler.game_files import (
     GAME_FILE_NAMES,
@@ -11,6 +13,7 @@ from compiler.game_files import (
     find_game_file,
     find_patch_file,
 )
+from compiler.libraries import LIBRARY_FILE, LIBRARY_ROOT, available_libraries, valid_library_name
 from compiler.program import PatchRecord, Program, Versions
 from dsl import ast
 from dsl.diagnostics import (
@@ -103,21 +106,25 @@ def resolve(
     variants: list[str] = (),
     map_path: str | None = None,
     files: SourceFiles = DISK,
+    library_root: str | None = None,
 ) -> Program:
     """Build the merged Program, raising CompileError with every resolution finding."""
     game_file = find_game_file(game_path)
     tree, source = _load(game_file, None, files)
     if not isinstance(tree, ast.GameFile):
-        _fail(
-            'this is not a game file (it should start with `game "Name" {`)',
-            tree.span,
-            sources={game_file: source},
+        hint = (
+            f' (a library: games use it by name, `use library "{tree.name}"`)'
+            if isinstance(tree, ast.LibraryFile)
+            else ' (it should start with `game "Name" {`)'
         )
+        _fail(f"this is not a game file{hint}", tree.span, sources={game_file: source})
     program = Program(tree.name, game_file)
     program.sources[game_file] = source
     diags = Diagnostics()
     game_dir = os.path.dirname(game_file)
-    merger = _Merger(program, diags, os.path.realpath(game_dir or "."), files)
+    merger = _Merger(
+        program, diags, os.path.realpath(game_dir or "."), files, library_root or LIBRARY_ROOT
+    )
     merger.add_all(tree.decls, game_file, patching=False, seen={os.path.realpath(game_file)})
     diags.raise_if_errors(program.sources)
     for name in expansions:
@@ -146,7 +153,14 @@ def resolve(
                 map_tree.span,
                 sources=program.sources,
             )
-        if map_tree.game != program.game_name:
+        if map_tree.for_library:
+            diags.error(
+                RESOLVE,
+                f"map '{map_tree.name}' is data of library '{map_tree.game}'; "
+                f'a game gets it with `use library "{map_tree.game}"`',
+                map_tree.span,
+            )
+        elif map_tree.game != program.game_name:
             diags.error(
                 RESOLVE,
                 f"map '{map_tree.name}' is for '{map_tree.game}', not '{program.game_name}'",
@@ -164,14 +178,43 @@ def _load(path: str, program: Program | None, files: SourceFiles):
     return load_file(path, program, files)
 
 
+@dataclass(frozen=True)
+class _Scope:
+    """Where the declarations being added come from: the folder their paths are confined to,
+    and the library they belong to (None for the game, its parts and its patches)."""
+
+    root: str
+    library: str | None = None
+
+    @property
+    def folder_words(self) -> str:
+        """How a diagnostic names the folder."""
+        return "the game's directory" if self.library is None else "the library's folder"
+
+
+# What a library may declare: components and what reads them, never rules of play.
+LIBRARY_DECLS = (
+    ast.EnumDecl,
+    ast.ConstDecl,
+    ast.SchemaDecl,
+    ast.CheckDecl,
+    ast.FunctionDecl,
+    ast.UseDecl,
+    ast.UseLibraryDecl,
+)
+
+
 class _Merger:
     """Adds declarations to the program with base or patch semantics."""
 
-    def __init__(self, program: Program, diags: Diagnostics, root: str, files: SourceFiles):
+    def __init__(
+        self, program: Program, diags: Diagnostics, root: str, files: SourceFiles, library_root: str
+    ):
         self.program = program
         self.diags = diags
         self.files = files
         self.root = root  # real path of the base game's directory: rule files read only below it
+        self.library_root = library_root
         self.patching = False
         self.combinations: list = []
 
@@ -211,11 +254,23 @@ class _Merger:
                     decl.span,
                 )
 
-    def add_all(self, decls, path: str, patching: bool, seen: set[str]) -> None:
-        self.patching = patching
+    def add_all(
+        self, decls, path: str, patching: bool, seen: set[str], scope: _Scope | None = None
+    ) -> None:
+        scope = scope or _Scope(self.root)
         for decl in decls:
-            if isinstance(decl, ast.UseDecl):
-                self._use(decl, path, patching, seen)
+            self.patching = patching  # a library used on the way added its declarations alike
+            if scope.library is not None and not isinstance(decl, LIBRARY_DECLS):
+                self.diags.error(
+                    STRUCTURE,
+                    "a library declares components (enums, constants, a map schema, checks, "
+                    "functions and the files it uses); this belongs in a game",
+                    decl.span,
+                )
+            elif isinstance(decl, ast.UseDecl):
+                self._use(decl, path, patching, seen, scope)
+            elif isinstance(decl, ast.UseLibraryDecl):
+                self._use_library(decl, patching)
             elif isinstance(decl, ast.CombinationDecl):
                 if not patching:
                     self.diags.error(
@@ -227,24 +282,29 @@ class _Merger:
                 self._override(decl, path)
             elif isinstance(decl, ast.RemoveDecl):
                 self._remove(decl, path)
+            elif isinstance(decl, ast.RelabelKindDecl):
+                self._relabel(decl)
             else:
                 self._add(decl, path, patching)
 
-    def rule_path(self, written: str, base_file: str, span: Span, what: str) -> str | None:
+    def rule_path(
+        self, written: str, base_file: str, span: Span, what: str, scope: _Scope | None = None
+    ) -> str | None:
         """The file a path written in a rule file names, or None (reported at `span`) if unreadable."""
+        scope = scope or _Scope(self.root)
         if os.path.isabs(written):
             self.diags.error(
                 PATH,
                 f"'{written}' is an absolute path; a rule file names files of its "
-                f"own game, relative to itself",
+                f"own {'game' if scope.library is None else 'library'}, relative to itself",
                 span,
             )
             return None
         target = os.path.join(os.path.dirname(base_file), written)
         real = os.path.realpath(target)
-        # Real paths: a `..` or a symbolic link out of the game's directory is refused alike.
-        if os.path.commonpath([self.root, real]) != self.root:
-            self.diags.error(PATH, f"'{written}' leads outside the game's directory", span)
+        # Real paths: a `..` or a symbolic link out of the folder is refused alike.
+        if os.path.commonpath([scope.root, real]) != scope.root:
+            self.diags.error(PATH, f"'{written}' leads outside {scope.folder_words}", span)
             return None
         if not written.endswith(RULE_SUFFIX):
             self.diags.error(PATH, f"'{written}' is not a {RULE_SUFFIX} file", span)
@@ -259,9 +319,11 @@ class _Merger:
             return None
         return target
 
-    def _use(self, decl: ast.UseDecl, path: str, patching: bool, seen: set[str]) -> None:
+    def _use(
+        self, decl: ast.UseDecl, path: str, patching: bool, seen: set[str], scope: _Scope
+    ) -> None:
         where = decl.path_span or decl.span  # the path string: the thing that is wrong
-        target = self.rule_path(decl.path, path, where, "used file")
+        target = self.rule_path(decl.path, path, where, "used file", scope)
         if target is None:
             return
         key = os.path.realpath(target)
@@ -270,6 +332,17 @@ class _Merger:
             return
         seen.add(key)
         tree, _ = _load(target, self.program, self.files)
+        if scope.library is not None:
+            self._use_in_library(tree, decl.path, target, where, patching, seen, scope)
+            return
+        if isinstance(tree, ast.LibraryFile):
+            self.diags.error(
+                RESOLVE,
+                f"'{decl.path}' is a library file; use the library by name: "
+                f'`use library "{tree.name}"`',
+                where,
+            )
+            return
         if not isinstance(tree, ast.PartFile):
             self.diags.error(
                 RESOLVE,
@@ -281,6 +354,72 @@ class _Merger:
             self.diags.error(RESOLVE, f"part '{tree.name}' is for '{tree.game}'", tree.span)
             return
         self.add_all(tree.decls, target, patching, seen)
+
+    def _use_in_library(
+        self, tree, written: str, target: str, where: Span, patching, seen, scope: _Scope
+    ) -> None:
+        """A library uses more of its own declarations, or its data (always loaded)."""
+        if isinstance(tree, ast.LibraryFile) and tree.name == scope.library:
+            self.add_all(tree.decls, target, patching, seen, scope)
+        elif isinstance(tree, ast.MapFile) and tree.for_library and tree.game == scope.library:
+            self.program.map_files.append(tree)
+            self.program.library_data.append(target)
+        else:
+            self.diags.error(
+                RESOLVE,
+                f"'{written}' is neither a file of library '{scope.library}' "
+                f'(`library "{scope.library}" {{`) nor its data '
+                f'(`map "Name" for library "{scope.library}" {{`)',
+                where,
+            )
+
+    def _use_library(self, decl: ast.UseLibraryDecl, patching: bool) -> None:
+        """`use library "name"`: the library's declarations and data, once per program."""
+        name = decl.name
+        where = decl.name_span or decl.span
+        if not valid_library_name(name):
+            self.diags.error(
+                PATH,
+                f"'{name}' is not a library name: a library is named by one lower-case word "
+                "(letters, digits and _), never by a path",
+                where,
+            )
+            return
+        self._record("uses", "library", name, decl.span)
+        if name in self.program.libraries:
+            return  # the game, a part or another patch uses it already
+        root = os.path.realpath(self.library_root)
+        folder = os.path.join(root, name)
+        entry = os.path.join(folder, LIBRARY_FILE)
+        if not os.path.isfile(entry):
+            known = available_libraries(self.library_root)
+            close = difflib.get_close_matches(name, known, n=1)
+            self.diags.error(
+                RESOLVE,
+                f"unknown library '{name}'" + (f" (did you mean '{close[0]}'?)" if close else ""),
+                where,
+                f"known libraries: {', '.join(known) or 'none'}",
+                f"a library is a folder of {self.library_root} holding {LIBRARY_FILE}",
+            )
+            return
+        # The library's folder itself must not lead out of the library root (a symbolic link).
+        scope = _Scope(os.path.realpath(folder), name)
+        if os.path.commonpath([root, scope.root]) != root:
+            self.diags.error(PATH, f"library '{name}' leads outside the library folder", where)
+            return
+        target = self.rule_path(LIBRARY_FILE, entry, where, "library", scope)
+        if target is None:
+            return
+        tree, _ = _load(target, self.program, self.files)
+        if not isinstance(tree, ast.LibraryFile) or tree.name != name:
+            self.diags.error(
+                RESOLVE,
+                f'{target} should start with `library "{name}" {{`',
+                tree.span,
+            )
+            return
+        self.program.libraries[name] = target
+        self.add_all(tree.decls, target, patching, {os.path.realpath(target)}, scope)
 
     def _record(self, verb: str, what: str, name: str, span: Span) -> None:
         if self.patching:
@@ -366,6 +505,7 @@ class _Merger:
                     )
                 else:
                     p.kinds[kind.name] = kind
+                    self._record("adds", "map kind", kind.name, kind.span)
             for check in decl.checks:
                 self._add_named(p.checks, "check", check)
             for draw in decl.draws:
@@ -515,6 +655,17 @@ class _Merger:
                 )
         else:
             self.diags.error(PATCH, "this declaration cannot be overridden", wrapper.span)
+
+    def _relabel(self, decl: ast.RelabelKindDecl) -> None:
+        """`override kind k label "…"`: how a kind declared elsewhere (a library's) reads here."""
+        kind = self.program.kinds.get(decl.name)
+        if kind is None:
+            self.diags.error(
+                PATCH, f"`override` names no existing map kind '{decl.name}'", decl.span
+            )
+            return
+        self.program.kinds[decl.name] = replace(kind, label=decl.label)
+        self._record("replaces", "label of map kind", decl.name, decl.span)
 
     def _remove(self, decl: ast.RemoveDecl, path: str) -> None:
         p = self.program

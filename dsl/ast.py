@@ -656,6 +656,15 @@ class UseDecl(Decl):
 
 
 @dataclass(frozen=True, slots=True)
+class UseLibraryDecl(Decl):
+    """`use library "name"`: include a shared component library by name (never by path)."""
+
+    name: str
+    span: Span = _span()
+    name_span: Span | None = field(default=None, compare=False, repr=False)  # the string itself
+
+
+@dataclass(frozen=True, slots=True)
 class CombinationDecl(Decl):
     """`requires "Name"` / `excludes "Name"`: which expansions or variants a patch goes with."""
 
@@ -928,11 +937,13 @@ class MetricDecl(Decl):
 
 @dataclass(frozen=True, slots=True)
 class BreakdownEntry(Node):
-    """`"Heading": value` — one line of a player's score breakdown or display."""
+    """`"Heading": value` — one line of a player's score breakdown or display — or
+    `for x in C [where …]: value`, a line for each element, headed by the element's label."""
 
     heading: str
     expr: Expr
     span: Span = _span()
+    each: CompFor | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -1034,6 +1045,15 @@ class OverrideDecl(Decl):
 
 
 @dataclass(frozen=True, slots=True)
+class RelabelKindDecl(Decl):
+    """`override kind name label "…"`: a new label for a map kind declared elsewhere."""
+
+    name: str
+    label: Label
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
 class RemoveDecl(Decl):
     """`remove <what> name`."""
 
@@ -1075,12 +1095,13 @@ class GameFile(Node):
 
 @dataclass(frozen=True, slots=True)
 class MapFile(Node):
-    """`map "Name" for "Game" {…}`."""
+    """`map "Name" for "Game" {…}`, or `map "Name" for library "name" {…}`: data of a library."""
 
     name: str
     game: str
     items: tuple[MapItem, ...]
     span: Span = _span()
+    for_library: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -1104,4 +1125,13 @@ class PartFile(Node):
     span: Span = _span()
 
 
-File = GameFile | MapFile | PatchFile | PartFile
+@dataclass(frozen=True, slots=True)
+class LibraryFile(Node):
+    """`library "name" {…}`: declarations of a shared component library."""
+
+    name: str
+    decls: tuple[Decl, ...]
+    span: Span = _span()
+
+
+File = GameFile | MapFile | PatchFile | PartFile | LibraryFile

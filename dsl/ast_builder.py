@@ -36,6 +36,12 @@ class AstBuilder:
     def map_file(self, ch):
         return ast.MapFile(unquote(ch[0]), unquote(ch[1]), tuple(ch[2:]), self.here)
 
+    def library_map_file(self, ch):
+        return ast.MapFile(unquote(ch[0]), unquote(ch[1]), tuple(ch[2:]), self.here, True)
+
+    def library_file(self, ch):
+        return ast.LibraryFile(unquote(ch[0]), tuple(ch[1:]), self.here)
+
     def patch_file(self, ch):
         return ast.PatchFile(ch[0], unquote(ch[1]), unquote(ch[2]), tuple(ch[3:]), self.here)
 
@@ -50,6 +56,9 @@ class AstBuilder:
     # declarations
     def override_decl(self, ch):
         return ast.OverrideDecl(ch[0], self.here)
+
+    def relabel_kind_decl(self, ch):
+        return ast.RelabelKindDecl(str(ch[0]), ch[1], self.here)
 
     def remove_decl(self, ch):
         name = unquote(ch[1]) if ch[1].type == "STRING" else str(ch[1])
@@ -81,6 +90,9 @@ class AstBuilder:
 
     def use_decl(self, ch):
         return ast.UseDecl(unquote(ch[0]), self.here, self._at(ch[0]))
+
+    def use_library_decl(self, ch):
+        return ast.UseLibraryDecl(unquote(ch[0]), self.here, self._at(ch[0]))
 
     def _at(self, token: Token) -> Span:
         return Span(self.filename, token.line, token.column, token.end_line, token.end_column)
@@ -237,6 +249,9 @@ class AstBuilder:
 
     def breakdown_entry(self, ch):
         return ast.BreakdownEntry(unquote(ch[0]), ch[1], self.here)
+
+    def breakdown_each(self, ch):
+        return ast.BreakdownEntry("", ch[1], self.here, each=ch[0])
 
     def estimate_decl(self, ch):
         return ast.EstimateDecl(str(ch[0]), ch[1], self.here)

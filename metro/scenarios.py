@@ -35,8 +35,18 @@ def scenarios(game: Game) -> list[Scenario]:
 def run_scenario(game: Game, scenario: Scenario) -> State:
     """Start a game as the scenario says and run its steps (ScenarioFailure on a broken expectation)."""
     state = game.new_game(scenario.players, scenario.seed)
-    scenario.run(state)
+    run_steps(game, scenario, state)
     return state
+
+
+def run_steps(game: Game, scenario: Scenario, state: State) -> None:
+    """Run a scenario's steps on `state`; a failure inside them is a RuleError at its .metro line."""
+    try:
+        scenario.run(state)
+    except (ScenarioFailure, MetroRuntimeError):
+        raise
+    except Exception as error:  # e.g. an index out of range (a base scenario under a variant)
+        raise game.rule_error(error) from error
 
 
 def broken_invariants(state: State) -> list[str]:
@@ -94,10 +104,14 @@ def run_scenarios(game: Game, own: set[str] | None = None, only: str = "") -> li
 
 def own_scenarios(game: Game, game_path: str, variants=(), expansions=()) -> list[str]:
     """The configuration's own scenarios: all of a plain game's; with variants, those the
-    variants declare (the game with its expansions is their base); with expansions alone, the
-    expansions' (and those in their folders)."""
+    variants declare (the game with its expansions is their base); with one expansion, the
+    expansion's (and those in its folder). Several expansions together have none of their own:
+    each expansion's scenarios were written for the game with it alone, so under the others
+    they are base scenarios (one that fails is changed by the others)."""
     if not variants and not expansions:
         return [entry[0] for entry in game.scenarios]
+    if not variants and len(expansions) > 1:
+        return []
     game_dir = os.path.dirname(find_game_file(game_path))
     if variants:
         patches = {os.path.abspath(find_patch_file(game_dir, v, "variants")) for v in variants}

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from compiler.driver import load_game
 from compiler.resolve import find_game_file
 from metro.perft import ChanceInPerft, PerftBudget, perft
-from metro.scenarios import Scenario, own_scenarios, scenarios
+from metro.scenarios import Scenario, own_scenarios, run_steps, scenarios
 from metro.state_schema import state_schemas
 from metro.vectors import (
     Skipped,
@@ -85,16 +85,26 @@ def build_vectors(
         return VectorSet(
             game.name, names, added, map_path, _own_vectors(game, game_dir, options)
         ), game
-    # The base of variants is the game with its expansions; the base of expansions, the game.
-    base, _ = build_vectors(game_path, (), expansions if variants else (), map_path, options)
+    # The base of variants is the game with its expansions; of one expansion, the game; of
+    # several expansions, the game with each of them alone (whose scenarios assume it alone).
+    if variants or len(expansions) == 1:
+        bases = [(expansions if variants else ())]
+    else:
+        bases = [(e,) for e in expansions]
     prefix = "variant-" if variants else "expansion-"
     vector_set = VectorSet(game.name, names, added, map_path, [])
-    for vector in base.vectors:
-        result = recompute(game, vector)
-        if isinstance(result, Skipped):
-            vector_set.not_applicable.append(result)
-        else:
-            vector_set.vectors.append(result)
+    seen: set[str] = set()
+    for base_expansions in bases:
+        base, _ = build_vectors(game_path, (), base_expansions, map_path, options)
+        for vector in base.vectors:
+            if vector.id in seen:  # the game's own vectors come with each expansion's set
+                continue
+            seen.add(vector.id)
+            result = recompute(game, vector)
+            if isinstance(result, Skipped):
+                vector_set.not_applicable.append(result)
+            else:
+                vector_set.vectors.append(result)
     covered = Counter((v.kind, v.players) for v in vector_set.vectors)
     own = set(own_scenarios(game, game_path, variants, expansions))
     for index, scenario in enumerate(scenarios(game)):
@@ -240,7 +250,7 @@ def scenario_vector(
     recorder = _Recorder(state)
     _recording(state, recorder)
     try:
-        scenario.run(state)
+        run_steps(game, scenario, state)
     except (ScenarioFailure, MetroRuntimeError) as error:
         raise VectorError(
             f"{scenario.where}: scenario {scenario.name!r} fails on the reference runtime, so it "

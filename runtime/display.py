@@ -140,8 +140,9 @@ def _by_player(f: _Field, value) -> Line | Grid:
     return Grid("player", (f.heading,), rows)
 
 
-def _keyed(state, kind: str, fields: list[_Field]) -> Grid:
-    """Tables keyed by one kind, side by side: a row per key, a column per table."""
+def _keyed(state, kind: str, fields: list[_Field]) -> list[Line | Grid]:
+    """Tables keyed by one kind, side by side: a row per key, a column per table (tables with
+    nothing in them yet: a line each, `none`)."""
     key = fields[0].desc.key
     values = [getattr(state, f.slot) for f in fields]
     rows = []
@@ -154,7 +155,9 @@ def _keyed(state, kind: str, fields: list[_Field]) -> Grid:
         )
         if any(cell != NOTHING for cell in cells):
             rows.append((key.display(index), *cells))
-    return Grid(kind, tuple(f.heading for f in fields), tuple(rows))
+    if not rows:
+        return [Line(f.heading, NOTHING) for f in fields]
+    return [Grid(kind, tuple(f.heading for f in fields), tuple(rows))]
 
 
 def _players(state, fields: list[_Field], viewer: int | None) -> Grid:

@@ -174,7 +174,7 @@ class State:
         site = self.game.sites[self.site]
         if player not in site.players(self, frame):
             return []
-        actions = self._guarded(site.legal, self, frame, player)
+        actions = self._query(site.legal, self, frame, player)
         self.cache_legal(player, actions)
         return actions
 
@@ -208,7 +208,7 @@ class State:
         if isinstance(action, str):
             action = self._find(legal, action, site)
         if action not in legal:
-            reason = self._guarded(site.why, self, frame, player, action)
+            reason = self._query(site.why, self, frame, player, action)
             if reason is None:
                 reason = (
                     f"{action!s} is not one of the {len(legal)} legal choices",
@@ -420,6 +420,16 @@ class State:
             raise self.game.rule_error(error) from error
         if not stack:
             self.over = True
+
+    def _query(self, fn, *args):
+        """Run a question to the rules (the legal actions, why an action is refused) on a step
+        budget of its own: asked any number of times between two decisions, it never uses up
+        the budget of the rules' own work."""
+        running, self._iters = self._iters, 0
+        try:
+            return self._guarded(fn, *args)
+        finally:
+            self._iters = running
 
     def _guarded(self, fn, *args):
         try:

@@ -479,8 +479,10 @@ class GeoD(Desc):
 
     def display(self, value) -> str:
         if hasattr(value, "pieces"):
-            count = len(value.pieces)
-            return f"{count} piece{'s' * (count != 1)}" if count else NOTHING
+            count, floors = len(value.pieces), value.floors
+            if not count:
+                return NOTHING
+            return f"{count} piece{'s' * (count != 1)}, {floors} floor{'s' * (floors != 1)}"
         return f"{len(value.cells)} cells"
 
 

@@ -14,7 +14,7 @@ import pytest
 from compiler import load_game
 from dsl.diagnostics import CompileError
 from metro.preference import declared_bot
-from runtime.errors import RuleError
+from runtime.errors import IllegalAction, RuleError
 from runtime.limits import MAX_BLOCK_NESTING, MAX_DOMAIN, MAX_LOOP_NESTING, STEP_BUDGET
 from tests.timeouts import time_limit
 
@@ -163,6 +163,27 @@ def test_the_budget_is_per_decision(tmp_path):
         for _ in range(6):
             state.apply(0, "go")
     assert state.g_n == 6 * (STEP_BUDGET // 4), path
+
+
+def test_each_listing_of_legal_actions_has_a_budget_of_its_own(tmp_path):
+    """Queries between two decisions (a scenario's arrangements and refusals, views, a tester's
+    checks) each list the legal actions anew: their work does not add up to one budget."""
+    write(
+        tmp_path,
+        "  action go(i: 0..1 where sum(j for j in 1..(STEPS)) > 0) { n += i }\n"
+        f"  const STEPS = {STEP_BUDGET * 3 // 8}\n",
+    )
+    with time_limit(SECONDS):
+        game = load_game(str(tmp_path), use_cache=False)
+        state = game.new_game(1, 1)
+        for _ in range(4):  # each listing takes three quarters of the budget
+            state._legal = None  # as after an arrangement: the list is made again
+            assert [a.id for a in state.legal_actions(0)] == ["go(0)", "go(1)", "stop"]
+        state._legal = None
+        with pytest.raises(IllegalAction):  # a refusal's reason is worked out on its own budget too
+            state.apply(0, "go(2)")
+        state.apply(0, "go(1)")
+    assert state.g_n == 1
 
 
 def test_a_slow_bot_score_stops_at_its_line(tmp_path):

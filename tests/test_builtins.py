@@ -133,3 +133,31 @@ def test_constant_evaluation_refuses_what_it_cannot_compute(tmp_path):
         f"const 'B' {prefix}seat() cannot be computed before the game starts",
         f"const 'C' {prefix}min() of nothing",
     ]
+
+
+def test_a_const_may_call_a_function_with_a_comprehension_variable(tmp_path):
+    """The call's arguments get their references even though consts are typed before the
+    signatures; a const that fails once is reported for its reason, never as a cycle."""
+    from compiler import compile_game
+    from dsl.diagnostics import CompileError
+
+    (tmp_path / "rules.metro").write_text(
+        'game "G" {\n  players 2..4\n  function small(n: int, k: int) -> bool = n < k\n'
+        "  const A = {k: [n for n in 1..5 where small(n, k)] for k in [3, 4]}\n"
+        "  const B = A[3] + [seat_number(seat(1))]\n  const C = B\n  flow { end game }\n}\n"
+    )
+    with pytest.raises(CompileError) as info:
+        compile_game(str(tmp_path))
+    messages = [d.message for d in info.value.diagnostics]
+    assert all("depends on itself" not in m for m in messages)
+    assert messages == [
+        "const 'B' cannot be computed before the game: seat() cannot be computed before the game starts",
+        "const 'C' cannot be computed before the game: seat() cannot be computed before the game starts",
+    ]
+    (tmp_path / "rules.metro").write_text(
+        'game "G" {\n  players 2..4\n  function small(n: int, k: int) -> bool = n < k\n'
+        "  const A = {k: [n for n in 1..5 where small(n, k)] for k in [3, 4]}\n"
+        "  flow { end game }\n}\n"
+    )
+    ctx = compile_game(str(tmp_path))
+    assert ctx.evaluator.const("A", ctx.program.consts["A"].active) == {3: [1, 2], 4: [1, 2, 3]}

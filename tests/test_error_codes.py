@@ -270,7 +270,7 @@ CASES = [
         },
         5,
         13,
-        "bot 'b' scores unknown action 'nowhere'",
+        "bot 'b' scores unknown action or choice 'nowhere'",
     ),
     Case(
         "bad-name-state-field",

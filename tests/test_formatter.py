@@ -79,7 +79,7 @@ def test_the_corpus_uses_every_grammar_rule():
     assert missing == set(), f"add these constructs to tests/data/fmt/*.in: {sorted(missing)}"
 
 
-@pytest.mark.parametrize("name", ["game", "part", "patch", "map"])
+@pytest.mark.parametrize("name", ["game", "part", "patch", "map", "library", "library_map"])
 def test_careless_layout_becomes_the_canonical_one(name):
     careless = (CORPUS / f"{name}.in").read_text(encoding="utf-8")
     canonical = (CORPUS / f"{name}.metro").read_text(encoding="utf-8")
@@ -109,6 +109,9 @@ def test_generated_files_keep_their_layout_and_say_so(tmp_path):
         "cards.metro",
         "osaka.metro",
         "plots.metro",
+        "table.metro",
+        "edge_chips.metro",
+        "corner_chips.metro",
     }
     odd = tmp_path / "odd.metro"
     odd.write_text('# metro fmt: off\ngame "g" { players 1..2 }\n', encoding="utf-8")

@@ -8,6 +8,7 @@ import random
 import pytest
 
 from compiler import compile_game, load_game
+from compiler.guards import none_slot
 from compiler.lower_guards import GuardTables
 from metro.playthrough import transcript
 from runtime.errors import MetroRuntimeError
@@ -121,7 +122,9 @@ def test_tables_list_what_the_plain_listing_lists(seed):
         ("ticket_to_ride", ()),
         ("tokyo_metro", ()),
         ("tokyo_metro", ("osaka",)),
+        ("tokyo_metro", ("drinks",)),
         ("tokyo_jutaku", ()),
+        ("izakaya", ()),
     ],
     ids=lambda c: "+".join([c[0], *c[1]]),
 )
@@ -161,3 +164,11 @@ def test_a_game_plays_the_same_without_its_tables(path, seeds, monkeypatch):
     assert not [name for name in vars(without.module) if name.startswith("G_")]
     for seed in range(seeds):
         assert transcript(with_tables, 3, seed, "random") == transcript(without, 3, seed, "random")
+
+
+def test_a_constant_key_that_may_be_none_is_resolved_when_compiling():
+    # a written-out aggregate gives a table keyed by a value that may be none a literal key:
+    # `0 is None` would make Python warn (an error under -W error) when the module compiles
+    assert none_slot("(3)") == "3" and none_slot("((None))") == "-1" and none_slot("-2") == "-2"
+    assert none_slot("(v_c)") == "(-1 if (v_c) is None else (v_c))"
+    assert none_slot("(a)+(b)") == "(-1 if (a)+(b) is None else (a)+(b))"

@@ -1,7 +1,7 @@
-"""The reconstructed Tokyo Jutaku components (games/tokyo_jutaku/plots.metro).
+"""The reconstructed Tokyo Jutaku components (games/components/jutaku/plots.metro).
 
-The data is read the way the game reads it, through `compile_game` (so every check of
-schema.metro runs too), and held to the numbers of the rule text and of the issue: 69 pieces,
+The data is read the way the game reads it, through `compile_game` (so every check of the
+`jutaku` library runs too), and held to the numbers of the rule text and of the issue: 69 pieces,
 32 cards in 8 wards of 4 laid out 6 x 6 around an empty centre, two sides per card, frames
 inside the card, and a witness building for every side.
 """
@@ -22,7 +22,8 @@ from runtime.geometry import Building, Frame, orientations, placements
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GAME = os.path.join(ROOT, "games", "tokyo_jutaku")
-BUILD_SCRIPT = os.path.join(GAME, "tools", "build_plots.py")
+LIBRARY = os.path.join(ROOT, "games", "components", "jutaku")
+BUILD_SCRIPT = os.path.join(LIBRARY, "tools", "build_plots.py")
 WARDS = 8
 PLOTS_PER_WARD = 4
 GRID = 6
@@ -311,6 +312,6 @@ def test_the_build_script_regenerates_the_file(tmp_path, monkeypatch):
     spec.loader.exec_module(module)
     out = tmp_path / "plots.metro"
     assert module.main(["--out", str(out)]) == 0
-    with open(os.path.join(GAME, "plots.metro"), encoding="utf-8") as committed:
+    with open(os.path.join(LIBRARY, "plots.metro"), encoding="utf-8") as committed:
         assert out.read_text(encoding="utf-8") == committed.read()
     assert "RECONSTRUCTED" in out.read_text(encoding="utf-8").split("map ")[0]

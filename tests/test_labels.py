@@ -135,6 +135,24 @@ def test_breakdown(tmp_path):
     assert state.breakdown(1) == [("Points", "0"), ("Routes", "none")]
 
 
+def test_a_breakdown_line_for_each_element_is_headed_by_its_label(tmp_path):
+    extra = CLAIM + (
+        '  breakdown(p) { "Points": p.points,'
+        " for c in Color: sum(r.length for r in route where owner[r] == p and r.color == c) }\n"
+    )
+    game = load_game(write(tmp_path, rules(extra)), use_cache=False)
+    state = game.new_game(2, 1)
+    state.apply(0, "claim(R1)")  # A–El Paso, 2, red
+    assert state.breakdown(0) == [("Points", "0"), ("bright red", "2"), ("dark blue", "0")]
+    assert state.breakdown(1) == [("Points", "0"), ("bright red", "0"), ("dark blue", "0")]
+
+
+def test_a_breakdown_line_for_each_element_reads_public_data_only(tmp_path):
+    extra = CLAIM + "  breakdown(p) { for c in Color: count(x for x in p.hand where x == c) }\n"
+    found = errors(tmp_path, rules(extra))
+    assert found[0][0] == "label" and "cannot read" in found[0][3]
+
+
 def test_display_entries_follow_each_players_fields(tmp_path):
     extra = CLAIM + '  display(p) { "Routes held": [r for r in route where owner[r] == p] }\n'
     game = load_game(write(tmp_path, rules(extra)), use_cache=False)
@@ -260,7 +278,14 @@ def test_choices_of_one_name_have_one_label(tmp_path):
 
 @pytest.mark.parametrize(
     ("game", "expansions"),
-    [("ticket_to_ride", ()), ("tokyo_metro", ()), ("tokyo_metro", ("osaka",))],
+    [
+        ("ticket_to_ride", ()),
+        ("tokyo_metro", ()),
+        ("tokyo_metro", ("osaka",)),
+        ("tokyo_metro", ("drinks",)),
+        ("tokyo_metro", ("osaka", "drinks")),
+        ("izakaya", ()),
+    ],
 )
 def test_the_shipped_breakdowns_add_up_to_the_score(game, expansions):
     from metro import load_game as load_shipped
@@ -313,3 +338,30 @@ def test_double_routes_of_one_colour_read_as_two_tracks():
     assert "Atlanta–Raleigh (2, gray, track 2)" in labels
     assert "Atlanta–New Orleans (4, orange)" in labels  # twins of two colours read by colour
     assert len(set(labels)) == len(labels)
+
+
+SHIPPED_CONFIGURATIONS = [  # (game, expansions, variants): every shipped game, expansion, variant
+    ("ticket_to_ride", (), ()),
+    ("tokyo_metro", (), ()),
+    ("tokyo_metro", ("osaka",), ()),
+    ("tokyo_metro", ("drinks",), ()),
+    ("tokyo_metro", ("osaka", "drinks"), ()),
+    ("tokyo_metro", ("drinks",), ("cards-osaka",)),
+    ("tokyo_jutaku", (), ()),
+    ("tokyo_jutaku", (), ("tower",)),
+    ("izakaya", (), ()),
+    ("izakaya", (), ("corner-chips",)),
+]
+
+
+@pytest.mark.parametrize(("game", "expansions", "variants"), SHIPPED_CONFIGURATIONS)
+def test_every_shipped_action_and_choice_with_arguments_reads_in_words(game, expansions, variants):
+    from metro import load_game as load_shipped
+
+    module = load_shipped(game, expansions=expansions, variants=variants).module
+    unlabelled = sorted(
+        name
+        for name, (descs, _) in module.ACTION_DESCS.items()
+        if descs and not hasattr(module, f"AD_{name}")
+    )
+    assert unlabelled == []  # `pass` and the like, without arguments, read as their names

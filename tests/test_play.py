@@ -29,8 +29,11 @@ CONFIGS = [  # game, --with, --variant, players, bot
     ("tokyo_metro", ("osaka",), (), 2, "random"),
     ("tokyo_metro", (), ("cards-osaka",), 2, "random"),
     ("tokyo_metro", (), ("solo",), 1, "random"),
+    ("tokyo_metro", ("drinks",), (), 2, "vendor"),
+    ("tokyo_metro", ("osaka", "drinks"), (), 2, "random"),
     ("tokyo_jutaku", (), (), 2, "planner"),
     ("tokyo_jutaku", (), ("tower",), 2, "tower"),
+    ("izakaya", (), (), 3, "host"),
 ]
 IDS = ["-".join([c[0], *c[1], *c[2]]) for c in CONFIGS]
 COLOUR = re.compile(r"\x1b\[(3[0-9]|9[0-7]|4[0-9])")
@@ -141,7 +144,10 @@ def test_the_last_move_and_the_end_screen(tmp_path, game, expansions, variants, 
         "ticket_to_ride": ["Routes", "Tickets completed", "Tickets failed", "Longest-route bonus"],
         "tokyo_metro": ["Starting money", "Bids for turn order"],
         "tokyo_jutaku": ["Pieces in the tower"] if variants else ["Buildings completed", "Money"],
+        "izakaya": ["Red drinks", "Mint green drinks", "Purple drinks"],
     }[game]
+    if "drinks" in expansions:
+        headings += ["Drink bonuses at stations", "Vending machine fees paid"]
     for heading in headings:
         assert heading in end, end
     if game != "tokyo_jutaku" or variants:  # numeric breakdowns: each column adds up to the score

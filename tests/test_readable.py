@@ -19,8 +19,10 @@ CONFIGURATIONS = [
     ("ticket_to_ride", (), ()),
     ("tokyo_metro", (), ()),
     ("tokyo_metro", ("osaka",), ()),
+    ("tokyo_metro", ("drinks",), ()),
     ("tokyo_jutaku", (), ()),
     ("tokyo_jutaku", (), ("tower",)),
+    ("izakaya", (), ()),
 ]
 
 

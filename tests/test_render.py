@@ -46,6 +46,28 @@ SHIPPED = {
         (),
         {"square", "line", "station", "stop", "track_row"},
     ),
+    "metro drinks": (
+        os.path.join(GAMES, "tokyo_metro"),
+        (os.path.join(GAMES, "tokyo_metro", "drinks", "expansion.metro"),),
+        (),
+        {"square", "line", "station", "stop", "track_row"},
+    ),
+    "osaka metro drinks": (
+        os.path.join(GAMES, "tokyo_metro"),
+        (
+            os.path.join(GAMES, "tokyo_metro", "osaka", "expansion.metro"),
+            os.path.join(GAMES, "tokyo_metro", "drinks", "expansion.metro"),
+        ),
+        (),
+        {"square", "line", "station", "stop", "track_row"},
+    ),
+    "izakaya": (os.path.join(GAMES, "izakaya"), (), (), {"cell", "drink_color"}),
+    "izakaya corner chips": (
+        os.path.join(GAMES, "izakaya"),
+        (),
+        (os.path.join(GAMES, "izakaya", "variants", "corner-chips.metro"),),
+        {"cell", "drink_color"},
+    ),
     "tokyo jutaku": (os.path.join(GAMES, "tokyo_jutaku"), (), (), {"plot"}),
     "jutaku tower": (
         os.path.join(GAMES, "tokyo_jutaku"),
@@ -226,6 +248,55 @@ def test_a_position_shows_claimed_routes_in_their_owners_colours(ttr_pictures):
     shown = texts(root)
     for p in range(3):
         assert any(t.startswith(f"P{p + 1}: {state.p_score[p]} points") for t in shown)
+
+
+def layers_of(scene) -> dict:
+    """A scene's layers by the name of their drawing."""
+    return {layer.name: layer for layer in scene.layers}
+
+
+def test_an_izakaya_position_shows_cards_drinks_chips_pyramids_buildings_and_prices():
+    path = os.path.join(GAMES, "izakaya")
+    pictures = open_pictures(path)
+    game = load_game(path)
+    state = play(game, 4, 150, bot="host")
+    layers = layers_of(position_scene(pictures, game, state, None))
+    m = game.module
+    assert len(layers["plot cards"].items) == 16  # the 4 x 4 grid
+    on_corners = [d for d in state.g_drink_at if d is not None]
+    assert on_corners and len(layers["drinks"].items) == len(on_corners)
+    colours = {m.K_drink_color__label[c]: m.K_drink_color__colour[c] for c in range(6)}
+    for item in layers["drinks"].items:  # each drink in its colour, named on hovering
+        colour = next(c for name, c in colours.items() if item.title.startswith(name))
+        assert item.style.colour == colour
+    assert len(layers["edge chips"].items) == sum(p is not None for p in state.g_chip_at) > 0
+    assert len(layers["pyramids"].items) == sum(p is not None for p in state.g_owner) > 0
+    cubes_on_the_ground = sum(
+        len(columns) for columns in (b.columns() for b in state.g_building_at)
+    )
+    assert len(layers["buildings"].items) == cubes_on_the_ground > 0
+    prices = sorted(i.text for i in layers["prices"].items)
+    assert prices == sorted(
+        f"¥{state.g_price[c]}, {len(state.g_crate_drinks[c])} in the crate" for c in range(6)
+    )
+
+
+def test_a_metro_drinks_position_shows_the_vending_machines_and_the_stock_column():
+    path = os.path.join(GAMES, "tokyo_metro")
+    drinks = (os.path.join(path, "drinks", "expansion.metro"),)
+    pictures = open_pictures(path, drinks)
+    game = load_game(path, expansions=drinks)
+    state = play(game, 3, 90, bot="vendor")
+    layers = layers_of(position_scene(pictures, game, state, None))
+    machines = [(st, d) for st, d in enumerate(state.g_drink_at) if d is not None]
+    assert machines and len(layers["vending machines"].items) == len(machines)
+    labels = game.module.K_drink__label
+    assert {i.title.split(" at ")[0] for i in layers["vending machines"].items} == {
+        labels[d] for _, d in machines
+    }
+    column = [c for c in state.g_stock_column if c is not None]
+    assert len(layers["JIDOHANBAIKI column"].items) == len(column)
+    assert len(layers["crates"].items) == 6
 
 
 def test_each_player_sees_their_own_tickets_and_the_public_view_none(ttr_pictures):

@@ -106,3 +106,30 @@ def test_base_scenarios_for_other_player_counts_are_changed_by_a_solo_variant():
     changed = [r for r in report["results"] if not r["passed"]]
     assert changed and report["failed"] == 0 and not any(r["own"] for r in changed)
     assert all("takes 1-1 players here" in r["error"] for r in changed)
+
+
+def test_a_base_scenario_that_breaks_inside_an_expression_is_reported_at_its_line():
+    # Under corner-chips a 2-3 player game has only four chip places: the base scenarios that
+    # take the first free edge place run out of places (an index out of range in the step)
+    result = run("test", "izakaya", "--variant", "corner-chips", "--json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    out_of_range = [r for r in report["results"] if "index is out of range" in r["error"]]
+    assert out_of_range and not any(r["own"] for r in out_of_range)
+    assert all(
+        r["error"].startswith(os.path.join(ROOT, "games", "izakaya", "scenarios.metro") + ":")
+        for r in out_of_range
+    )
+    assert report["failed"] == 0 and report["passed"] >= 4  # the variant's own pass
+
+
+def test_with_two_expansions_each_ones_scenarios_are_base_scenarios():
+    # Metro Drinks' scenarios are written for the Tokyo board; on the Osaka board they are
+    # changed by the other expansion, not failures of the combination
+    result = run("test", "tokyo_metro", "--with", "osaka", "--with", "drinks", "--json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert report["failed"] == 0 and report["changed"] > 0 and report["passed"] > 0
+    assert not any(r["own"] for r in report["results"])
+    drinks = [r for r in report["results"] if r["name"].startswith("drinks ")]
+    assert any(r["passed"] for r in drinks) and any(not r["passed"] for r in drinks)

@@ -15,6 +15,7 @@ from metro.adapter import LocalAdapter
 from metro.cli import main
 from metro.conform import run_vectors
 from metro.perft import ChanceInPerft, perft
+from metro.scenarios import own_scenarios
 from metro.vectorgen import VectorOptions, build_vectors, generate_vectors
 from metro.vectors import read_vector_files
 from runtime.chance import CHANCE
@@ -282,12 +283,20 @@ def test_a_chance_node_is_visible_to_an_adapter(ttr):
 QUICK = VectorOptions(playouts=1, playout_steps=25, perft_at=(0,), perft_depth=1)
 
 
-@pytest.mark.parametrize("name", ["tokyo_metro", "tokyo_jutaku"])
-def test_the_other_games_pass_their_own_vectors(name):
+@pytest.mark.parametrize(
+    ("name", "expansions"),
+    [("tokyo_metro", []), ("tokyo_metro", ["drinks"]), ("tokyo_jutaku", []), ("izakaya", [])],
+)
+def test_the_other_games_pass_their_own_vectors(name, expansions):
     """Every scenario of the other shipped games as data, and short playouts, on the reference."""
     path = os.path.join(ROOT, "games", name)
-    vector_set, game = build_vectors(path, options=QUICK)
-    assert sum(v.kind == "scenario" for v in vector_set.vectors) == len(game.scenarios)
+    vector_set, game = build_vectors(path, expansions=expansions, options=QUICK)
+    scenario_ids = [v.id for v in vector_set.vectors if v.kind == "scenario"]
+    if expansions:  # the expansion's own scenarios, and the base ones it leaves alone
+        own = own_scenarios(game, path, (), expansions)
+        assert sum(i.startswith("scenario-expansion-") for i in scenario_ids) == len(own)
+    else:
+        assert len(scenario_ids) == len(game.scenarios)
     results = run_vectors(lambda: LocalAdapter(game), [("", v) for v in vector_set.vectors])
     assert [r.difference for r in results if not r.passed] == []
 
@@ -301,8 +310,15 @@ CONFIGURATIONS = [
     ("tokyo_metro", ["solo"], []),
     ("tokyo_metro", [], ["osaka"]),
     ("tokyo_metro", ["cards-tokyo"], ["osaka"]),
+    ("tokyo_metro", [], ["drinks"]),
+    ("tokyo_metro", [], ["osaka", "drinks"]),
+    ("tokyo_metro", ["drinks-own-colour"], ["drinks"]),
+    ("tokyo_metro", ["solo"], ["drinks"]),
     ("tokyo_jutaku", [], []),
     ("tokyo_jutaku", ["tower"], []),
+    ("izakaya", [], []),
+    ("izakaya", ["corner-chips"], []),
+    ("izakaya", ["highest-bid"], []),
 ]
 
 

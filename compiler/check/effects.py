@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from compiler.check.control import CHOOSE_NODES
 from compiler.checked import CheckedProgram
+from compiler.refs import BuiltinRef
 from dsl import ast
 from dsl.diagnostics import PURITY, STRUCTURE, Diagnostics
 from dsl.visitor import walk
@@ -50,14 +51,21 @@ def _call_graph(
             for node in walk(decl):
                 if isinstance(node, CHOOSE_NODES):
                     direct.add(name)
-                if isinstance(node, ast.Call) and node.func in bodies and node.func != name:
+                if not isinstance(node, ast.Call) or not _calls_a_rule(cp, node):
+                    continue
+                if node.func in bodies and node.func != name:
                     out.add(node.func)
-                if isinstance(node, ast.Call) and node.func == name:
+                if node.func == name:
                     diags.error(
                         STRUCTURE, f"'{name}' calls itself; rules may not recurse", node.span
                     )
         cp.calls[name] = out
     return direct
+
+
+def _calls_a_rule(cp: CheckedProgram, node: ast.Call) -> bool:
+    """True unless the call resolved to a builtin (an action's name may also be a builtin's)."""
+    return not isinstance(cp.ref(node), BuiltinRef)
 
 
 def _closure(direct: set[str], calls: dict[str, set[str]]) -> set[str]:
@@ -108,7 +116,12 @@ def _check_waiting_calls(cp: CheckedProgram, decl: ast.Node, diags: Diagnostics)
         if isinstance(node, ast.Let | ast.Assign) and isinstance(node.value, ast.Call):
             allowed.add(id(node.value))
     for node in walk(decl):
-        if isinstance(node, ast.Call) and node.func in cp.suspends and id(node) not in allowed:
+        if (
+            isinstance(node, ast.Call)
+            and node.func in cp.suspends
+            and _calls_a_rule(cp, node)
+            and id(node) not in allowed
+        ):
             diags.error(
                 STRUCTURE,
                 f"'{node.func}' waits for decisions, so it can only be called as a "

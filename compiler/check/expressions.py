@@ -211,7 +211,9 @@ class ExpressionRules(TyperBase):
             self.cp.refs[id(node)] = ProcedureRef(name) if is_proc else FunctionRef(name)
             if is_proc and scope.pure:
                 self.error(PURITY, f"a function or guard may not call procedure '{name}'", node)
-            if sig is None:
+            if sig is None:  # a const typed before the signatures: its arguments still get refs
+                for arg in node.args:
+                    self.expr(arg, scope)
                 return ANY
             self._call_args(node, node.args, sig, scope)
             if sig.ret is None:
@@ -219,12 +221,14 @@ class ExpressionRules(TyperBase):
                     self.error(TYPE, f"procedure '{name}' returns no value", node)
                 return ANY
             return sig.ret
-        if name in p.actions:
+        builtin = BUILTINS.get(name)
+        # An action is never called, so a call with an action's name that is also a builtin's
+        # is the builtin (a library's functions keep their builtins whatever the game's actions).
+        if name in p.actions and builtin is None:
             self.error(
                 STRUCTURE, f"'{name}' is an action: offer it with `choose by p {{ {name} }}`", node
             )
             return ANY
-        builtin = BUILTINS.get(name)
         if builtin is None:
             known = list(p.functions) + list(p.procedures) + list(BUILTINS)
             self.error(
@@ -312,14 +316,15 @@ class ExpressionRules(TyperBase):
                 node,
                 *self.suggest(node.func, COMPREHENSIONS),
             )
-        inner = self._comp_scope(node.fors, scope)
+        inner = self.comp_scope(node.fors, scope)
         elem = self.expr(node.elem, inner)
         if over is not None and over.item_ok is not None and not over.item_ok(elem):
             self.error(TYPE, over.needs.format(name=node.func, item=elem), node.elem)
         elem = self._narrowed(node.elem, node.fors, elem)
         return over.result(elem) if over is not None else elem
 
-    def _comp_scope(self, fors, scope: Scope) -> Scope:
+    def comp_scope(self, fors, scope: Scope) -> Scope:
+        """The scope inside `for … in … [where …]` clauses, each checked."""
         inner = scope.child()
         for comp in fors:
             t = self.expr(comp.iterable, inner)
@@ -336,7 +341,7 @@ class ExpressionRules(TyperBase):
         return inner
 
     def visit_ListComp(self, node: ast.ListComp, scope: Scope) -> Type:
-        inner = self._comp_scope(node.fors, scope)
+        inner = self.comp_scope(node.fors, scope)
         return CollT("list", self._narrowed(node.elem, node.fors, self.expr(node.elem, inner)))
 
     def _narrowed(self, elem: ast.Expr, fors, t: Type) -> Type:
@@ -389,7 +394,7 @@ class ExpressionRules(TyperBase):
         return False
 
     def visit_DictComp(self, node: ast.DictComp, scope: Scope) -> Type:
-        inner = self._comp_scope(node.fors, scope)
+        inner = self.comp_scope(node.fors, scope)
         key, value = self.expr(node.key, inner), self.expr(node.value, inner)
         self._table_key(key, node.key)
         return MapT(key, value)

@@ -226,8 +226,10 @@ class LabelChecker:
         """One declaration's entries: each typed, and reporting a read of secret data."""
         for entry in decl.entries:
             scope = Scope([{decl.var: Local(PLAYER, False, decl)}], pure=True)
+            if entry.each is not None:  # a line for each element, headed by its label
+                scope = self.typer.comp_scope((entry.each,), scope)
             self.typer.expr(entry.expr, scope)
-            found = self.secret_read(entry.expr, set())
+            found = self.secret_read(entry, set())
             if found is not None:
                 node, reads = found
                 self.diags.error(

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import difflib
 
+from compiler.check.choices import choices
 from compiler.checked import CheckedProgram
-from compiler.types import OptT, Type
+from compiler.types import Type
 from dsl import ast
 from dsl.diagnostics import (
     DUPLICATE,
@@ -21,7 +22,6 @@ from dsl.diagnostics import (
     Diagnostics,
     whole_file,
 )
-from dsl.visitor import walk
 
 
 def check_structure(cp: CheckedProgram, diags: Diagnostics) -> None:
@@ -75,26 +75,19 @@ def _choice_names(cp: CheckedProgram, diags: Diagnostics) -> None:
     """Choices are recorded by name in histories, so one name must always mean one type."""
     p = cp.program
     seen: dict[str, tuple[Type, ast.Node]] = {}
-    bodies = [v for t in (p.procedures, p.actions) for vs in t.values() for v in vs.versions]
-    if p.flow is not None:
-        bodies += p.flow.versions
-    for decl in bodies:
-        for node in walk(decl):
-            if isinstance(node, ast.Choose | ast.EachChoose) and id(node) in cp.types:
-                t = cp.types[id(node)]
-                if isinstance(node, ast.Choose) and node.optional:
-                    t = OptT(t)
-                if node.name in seen and seen[node.name][0] != t:
-                    diags.error(
-                        TYPE,
-                        f"choice '{node.name}' is {t} here but {seen[node.name][0]} "
-                        f"at line {seen[node.name][1].span.line}; give it another name",
-                        node.span,
-                    )
-                if node.name in p.actions:  # its ids would read as the action's: b(red)
-                    diags.error(
-                        DUPLICATE,
-                        f"choice '{node.name}' has the name of an action; give it another name",
-                        node.span,
-                    )
-                seen.setdefault(node.name, (t, node))
+    for choice in choices(cp):
+        node, t = choice.node, choice.type
+        if node.name in seen and seen[node.name][0] != t:
+            diags.error(
+                TYPE,
+                f"choice '{node.name}' is {t} here but {seen[node.name][0]} "
+                f"at line {seen[node.name][1].span.line}; give it another name",
+                node.span,
+            )
+        if node.name in p.actions:  # its ids would read as the action's: b(red)
+            diags.error(
+                DUPLICATE,
+                f"choice '{node.name}' has the name of an action; give it another name",
+                node.span,
+            )
+        seen.setdefault(node.name, (t, node))

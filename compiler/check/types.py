@@ -10,6 +10,7 @@ here too: purity (a function or guard may not change the state or call a procedu
 
 from __future__ import annotations
 
+from compiler.check.choices import choices
 from compiler.check.expressions import ExpressionRules
 from compiler.check.names import valid_identifier
 from compiler.check.statements import StatementRules
@@ -197,19 +198,27 @@ class Typer(StatementRules, ExpressionRules):
         for decl in p.invariants.values():
             self.current_decl = decl.name
             self.condition(decl.expr, Scope([{}], pure=True))
+        chosen = {c.name: c.type for c in reversed(choices(self.cp))}  # the first one's type
         for decl in p.bots.values():
             for rule in decl.rules:
-                if rule.action not in p.actions:
+                # an action's rule sees its parameters; a choice's rule sees the value chosen
+                if rule.action in p.actions:
+                    params = self.cp.signatures[rule.action].params
+                elif rule.action in chosen:
+                    params = [(rule.action, chosen[rule.action])]
+                else:
                     self.error(
                         UNDEFINED_NAME,
-                        f"bot '{decl.name}' scores unknown action '{rule.action}'",
+                        f"bot '{decl.name}' scores unknown action or choice '{rule.action}'",
                         rule,
                         *self.suggest(rule.action, p.actions),
                     )
                     continue
                 scope = Scope([{}], pure=True, me=True)
-                sites = {param.name: param for param in p.actions[rule.action].active.params}
-                for name, t in self.cp.signatures[rule.action].params:
+                sites = {}
+                if rule.action in p.actions:
+                    sites = {param.name: param for param in p.actions[rule.action].active.params}
+                for name, t in params:
                     scope.frames[-1][name] = Local(t, False, sites.get(name))
                 self.expect_assignable(
                     self.expr(rule.score, scope), INT, rule.score, "a bot's score"

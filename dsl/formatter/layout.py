@@ -350,6 +350,12 @@ class Layout:
     def rule_map_file(self, kids):
         return Concat(self.spaced(kids[:4]), " ", self.braced(kids[4], kids[5:-1], kids[-1]))
 
+    def rule_library_map_file(self, kids):
+        return Concat(self.spaced(kids[:5]), " ", self.braced(kids[5], kids[6:-1], kids[-1]))
+
+    def rule_library_file(self, kids):
+        return Concat(self.spaced(kids[:2]), " ", self.braced(kids[2], kids[3:-1], kids[-1]))
+
     def rule_patch_file(self, kids):
         return Concat(self.spaced(kids[:4]), " ", self.braced(kids[4], kids[5:-1], kids[-1]))
 
@@ -363,6 +369,11 @@ class Layout:
 
     def rule_override_decl(self, kids):
         return Concat(self.fmt(kids[0]), " ", self.fmt(kids[1]))
+
+    def rule_relabel_kind_decl(self, kids):
+        """`override kind name label "…"`, the label on the next line when too long."""
+        *head, label = kids
+        return self._labelled(self.spaced(head), label)
 
     def rule_remove_decl(self, kids):
         return self.spaced(kids)
@@ -417,6 +428,9 @@ class Layout:
         return self.spaced(kids)
 
     def rule_use_decl(self, kids):
+        return self.spaced(kids)
+
+    def rule_use_library_decl(self, kids):
         return self.spaced(kids)
 
     def rule_requires_decl(self, kids):
@@ -627,6 +641,12 @@ class Layout:
     def rule_display_decl(self, kids):
         """`display(p) {`, laid out as a breakdown is."""
         return self.rule_breakdown_decl(kids)
+
+    def rule_breakdown_each(self, kids):
+        """`for x in C: value`, a line for each element, laid out as an entry."""
+        each, colon, value = kids
+        head = Concat(self.fmt(each), self.fmt(colon))
+        return Assign(head, self.fmt(value), _data(value) in OPENS_BRACKET)
 
     def rule_breakdown_entry(self, kids):
         heading, colon, value = kids

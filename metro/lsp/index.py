@@ -578,7 +578,8 @@ class _Builder(Visitor):
         children = []
         for entry in decl.entries:
             span = self.locate.strings(entry.span) or entry.span
-            children.append(Outline(entry.heading, f"{word} entry", "", span, entry.span))
+            heading = entry.heading if entry.each is None else f"for {entry.each.var}"
+            children.append(Outline(heading, f"{word} entry", "", span, entry.span))
         detail = f"{word}({decl.var})"
         return Outline(word, word, detail, decl.span, decl.span, tuple(children))
 

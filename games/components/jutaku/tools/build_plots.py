@@ -1,12 +1,13 @@
-"""Build the reconstructed Tokyo Jutaku component data: games/tokyo_jutaku/plots.metro.
+"""Build the reconstructed Tokyo Jutaku component data: games/components/jutaku/plots.metro.
 
 We do not have the printed components, so this script RECONSTRUCTS them from the rule text
-(the TOKYO JUTAKU rulebook, Japanese edition: its components and setup) and writes them as a
-map file for games/tokyo_jutaku/schema.metro.  Run it from anywhere:
+(the TOKYO JUTAKU rulebook, Japanese edition: its components and setup) and writes them as the
+data of the shared component library `jutaku` (games/components/jutaku/library.metro declares
+what they are), which Tokyo Jutaku and Izakaya use by name.  Run it from anywhere:
 
-    python games/tokyo_jutaku/tools/build_plots.py [--out FILE] [--check]
+    python games/components/jutaku/tools/build_plots.py [--out FILE] [--check]
 
-``--out`` defaults to ``games/tokyo_jutaku/plots.metro``; ``--check`` writes nothing and exits
+``--out`` defaults to ``games/components/jutaku/plots.metro``; ``--check`` writes nothing and exits
 with status 1 when the file is not what the script would write.  Only the standard library and
 ``runtime.geometry`` are used, every random choice comes from one seeded generator, so the
 output is byte-identical from run to run.
@@ -42,8 +43,8 @@ import sys
 from dataclasses import dataclass
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-GAME_DIR = os.path.dirname(HERE)
-REPO = os.path.dirname(os.path.dirname(GAME_DIR))
+LIBRARY_DIR = os.path.dirname(HERE)
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(LIBRARY_DIR)))
 if REPO not in sys.path:
     sys.path.insert(0, REPO)
 
@@ -57,7 +58,7 @@ from runtime.geometry import (  # noqa: E402
     placements,
 )
 
-DEFAULT_OUT = os.path.join(GAME_DIR, "plots.metro")
+DEFAULT_OUT = os.path.join(LIBRARY_DIR, "plots.metro")
 SEED = 20240604
 
 # (id, drawing, how many are in the box): 69 pieces.
@@ -412,11 +413,11 @@ def text(plots: list[Plot]) -> str:
         "# sides of every card with their frames, and a witness building for every side.  RECONSTRUCTED, not",
         "# copied from the printed game: only the numbers (69 pieces, 32 cards, 8 wards of 4, the",
         "# 6 x 6 layout with an empty centre) come from the rule text.  A generated file: change",
-        "# games/tokyo_jutaku/tools/build_plots.py and rerun it.",
+        "# games/components/jutaku/tools/build_plots.py and rerun it.",
         "# Sides: white 2-4 floors / 5-9 pieces, blue 1-3 floors / 3-6 pieces; value = 1,000 yen per",
         "# piece + 2,000 yen per floor.  Cards are 5 x 4 cells; frames are drawn in card coordinates.",
         "# metro fmt: off (written by this script, which checks it byte for byte)",
-        'map "Tokyo plots" for "Tokyo Jutaku" {',
+        'map "Tokyo Jutaku components" for library "jutaku" {',
         f"  # the pieces: {TOTAL_PIECES} in the box",
     ]
     out.extend(
