@@ -26,7 +26,6 @@ from metro.compare_view import print_comparison
 from metro.conform import VectorResult, load_vectors, run_vectors
 from metro.coverage import format_coverage, game_coverage
 from metro.executors import DaskMissing
-from metro.fmt import format_file, format_stdin, metro_files, write_atomically
 from metro.games import UnknownGame, game_path
 from metro.play import PlayError, Session, Setup, read_save, resume, setup_from_save
 from metro.playthrough import transcript
@@ -886,6 +885,9 @@ def fmt_command(paths: tuple[str, ...], check: bool, show_diff: bool) -> None:
     and writes the result to standard output. Exit status 1 if a file has errors, or, with
     --check, if one would change.
     """
+    # imported here: the formatter needs the front end, which `metro simulate` never loads
+    from metro.fmt import format_file, format_stdin, metro_files, write_atomically
+
     if paths == ("-",):
         say(format_stdin(sys.stdin.read()), nl=False)
         return

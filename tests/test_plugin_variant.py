@@ -48,7 +48,7 @@ def test_a_variant_file_anywhere_is_collected_when_named(tmp_path):
     assert result.returncode == 1, result.stdout[-2000:]
     assert "1 failed, 1 passed" in result.stdout
     assert f"{house}:14: scenario small bonus: mistaken arithmetic" in result.stdout
-    assert "expected LONGEST_BONUS == 10; found 5 and 10" in result.stdout
+    assert "expected LONGEST_BONUS == 10; saw LONGEST_BONUS = 5" in result.stdout
     assert _pytest(house.parent).returncode == 5  # not named: nothing is collected
 
 
