@@ -333,7 +333,7 @@ class CodeGenerator(StrictVisitor):
             for f in fields:
                 w.line(f"T.{f.slot} = {f.copy.bare()}")
             for index in indexes:
-                w.line(f"T.{index.slot} = [_g[:] for _g in S.{index.slot}]")
+                w.line(f"T.{index.slot} = [_keys[:] for _keys in S.{index.slot}]")
             w.line("return None")
         self.gap()
         # The maintained indexes, made again from the tables (after a save is read back).
