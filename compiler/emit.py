@@ -230,7 +230,8 @@ class CodeGenerator(StrictVisitor):
             self.w.line(line)
         if module.action_tables:  # after the label functions and descriptors they name
             self.gap()
-            self.w.line("# actions whose arguments have few values, each built once")
+            self.w.line("# actions built once: those whose arguments have few values, and memos")
+            self.w.line("# of the others by their arguments, filled as listings meet them")
             self.stmts(module.action_tables)
             self.gap()
         self.tables(module, p)

@@ -17,7 +17,7 @@ from math import comb
 
 from compiler import ir
 from compiler.builtins import BUILTINS
-from compiler.codegen import Env, source_text
+from compiler.codegen import Env, ident, source_text
 from compiler.guards import StaticParam
 from compiler.lower_guards import static_param
 from compiler.lower_stmts import (
@@ -271,8 +271,7 @@ class FrameLowerer(StrictVisitor):
         hoist = {} if fallback is not None else None
         guard_env = replace(env, hoist=hoist).bind(node.name).bind("me", "me")
         var = guard_env.local(node.name)
-        append = ir.Eval(X(f"out.append(_A((0, {node.name!r}, ({var},), {descs})))"))
-        inner: list[ir.Stmt] = [append]
+        inner: list[ir.Stmt] = [_append_action(self.ctx, 0, node.name, f"({var},)", descs)]
         domain = self.domain_iter(node.domain, env, node.span)
         where = gen.expr(node.where, guard_env) if node.where is not None else None
         walked, setup = False, []
@@ -610,6 +609,17 @@ def _action_table(ctx: LoweringContext, name: str, rank: int, descs: str, types)
     return table
 
 
+def _append_action(ctx: LoweringContext, rank: int, name: str, args: str, descs: str) -> ir.Eval:
+    """`out.append(…)` of the action with these arguments, looked up in the name's memo of
+    actions already built (`MEMO_<name>`, runtime/lib.py `new_action`) and built on a miss."""
+    memo = f"MEMO_{ident(name)}"
+    if memo not in ctx.action_memos:
+        ctx.action_memos.add(memo)
+        ctx.action_tables.append(ir.Assign(X(memo), X("{}")))
+    build = f"_l.new_action({memo}, {rank}, {name!r}, {args}, {descs})"
+    return ir.Eval(X(f"out.append({memo}.get({args}) or {build})"))
+
+
 def _refusal(message: str, rule: str, span) -> ir.Return:
     """`return (message, rule, file, line)`: why an action is refused."""
     return ir.Return(X(f"({message}, {rule!r}, {where_args(span)})"))
@@ -744,6 +754,8 @@ def _legal_function(
     if built is not None:
         indexes = "".join(f"[{env.local(p.name)}]" for p in decl.params)
         append = ir.Eval(X(f"out.append({built}{indexes})"))
+    elif hoist:
+        append = _append_action(ctx, rank, name, f"({args})", descs)
     count = [ir.Assign(X("_n"), X("0"))] if counted else []
     if not hoist:
         return ir.Function(

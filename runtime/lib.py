@@ -99,6 +99,19 @@ def action_table(rank: int, name: str, descs: tuple, domains: tuple):
     return build((), domains)
 
 
+ACTION_MEMO_LIMIT = 1 << 16  # actions one name's memo keeps before it starts again
+
+
+def new_action(memo: dict, rank: int, name: str, args: tuple, descs) -> Action:
+    """Build an action a listing did not find in its memo (`MEMO_<name>`) and remember it there.
+
+    Actions are immutable and equal by value, so a listing may return the one built before."""
+    if len(memo) >= ACTION_MEMO_LIMIT:
+        memo.clear()
+    action = memo[args] = Action((rank, name, args, descs))
+    return action
+
+
 def group_by(table: list, values: int) -> list[list]:
     """A table's maintained index: the sorted keys holding each value (none's last)."""
     groups: list[list] = [[] for _ in range(values + 1)]
