@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import replace
 from functools import lru_cache
 
 import jinja2
@@ -131,6 +132,49 @@ def emit_module(
 
 
 MAX_INLINE_LEVEL = 40  # a block is written at its jump only up to this indentation
+
+
+def _threaded(proc: ir.FrameProc) -> ir.FrameProc:
+    """The procedure with every jump to a block that only jumps on sent straight to where it
+    leads (blocks keep their numbers: a frame may be waiting at any resume point)."""
+    onward: dict[int, int] = {}
+    for number, block in enumerate(proc.blocks):
+        run = reachable(block)
+        if len(run) == 1 and isinstance(run[0], ir.Jump) and run[0].target != number:
+            onward[number] = run[0].target
+
+    def final(target: int) -> int:
+        seen = {target}
+        while target in onward and onward[target] not in seen:
+            target = onward[target]
+            seen.add(target)
+        return target
+
+    def rewrite(stmts: list[ir.Stmt]) -> list[ir.Stmt]:
+        out: list[ir.Stmt] = []
+        for stmt in stmts:
+            if isinstance(stmt, ir.Jump):
+                stmt = ir.Jump(final(stmt.target), stmt.span)
+            elif isinstance(stmt, ir.If):
+                branches = [replace(b, body=rewrite(b.body)) for b in stmt.branches]
+                orelse = None if stmt.orelse is None else rewrite(stmt.orelse)
+                stmt = replace(stmt, branches=branches, orelse=orelse)
+            out.append(stmt)
+        return out
+
+    return ir.FrameProc(proc.name, [rewrite(block) for block in proc.blocks])
+
+
+def _entered(proc: ir.FrameProc) -> set[int]:
+    """The blocks control can reach: the first, those jumped to, and resume points."""
+    found = {0}
+    for block in proc.blocks:
+        for stmt in _statements(block):
+            if isinstance(stmt, ir.Jump):
+                found.add(stmt.target)
+            elif isinstance(stmt, ir.Suspend | ir.PushCall | ir.Yield):
+                found.add(stmt.resume)
+    return found
 
 
 def _single_entry(proc: ir.FrameProc) -> set[int]:
@@ -285,15 +329,17 @@ class CodeGenerator(StrictVisitor):
         """
         self.origin = None
         w = self.w
+        proc = _threaded(proc)
         self.proc, self.inlining, self.dispatched = proc, [], set()
         self.single = _single_entry(proc)
+        entered = _entered(proc)
         w.line(f"def {proc.name}(S, F):")
         with w.indented():
             at = len(w.lines)
             w.line("while True:")
             with w.indented():
                 w.line("pc = F.pc")
-                pending = [n for n in range(len(proc.blocks)) if n not in self.single]
+                pending = [n for n in sorted(entered) if n not in self.single]
                 written: set[int] = set()
                 while pending:
                     number = pending.pop(0)
@@ -584,6 +630,9 @@ class CodeGenerator(StrictVisitor):
             w.line("return _s")
         w.line("S.stack.pop()")
         w.line("F.ret = _f.ret")
+        run = reachable(self.proc.blocks[node.resume])
+        if len(run) == 1 and isinstance(run[0], ir.Jump):  # where the resume point only jumps on
+            w.line(f"F.pc = {run[0].target}")
         w.line("continue")
 
     def visit_Yield(self, node: ir.Yield) -> None:
