@@ -309,6 +309,7 @@ class FrameLowerer(StrictVisitor):
 
     def visit_Choose(self, node: ast.Choose, loops):
         gen = self.gen
+        self.emit(ir.NeedsFrame())  # a frameless entry makes the frame here
         by = f"L['_by{gen.fresh()}']"
         value_t = gen.cp.types[id(node)]
         desc = gen.desc(OptT(value_t) if node.optional else value_t)
@@ -433,6 +434,7 @@ class FrameLowerer(StrictVisitor):
 
     def visit_EachChoose(self, node: ast.EachChoose, loops):
         gen = self.gen
+        self.emit(ir.NeedsFrame())  # a frameless entry makes the frame here
         k = gen.fresh()
         who, sub = f"_who{k}", f"_sub{k}"
         inner = self.env.bind(node.var, "me")
@@ -483,6 +485,7 @@ class FrameLowerer(StrictVisitor):
 
     def visit_ChooseAction(self, node: ast.ChooseAction, loops):
         gen = self.gen
+        self.emit(ir.NeedsFrame())  # a frameless entry makes the frame here
         by = f"L['_by{gen.fresh()}']"
         resume = self.new_block()
         other = self.new_block() if node.orelse is not None else None
@@ -522,6 +525,7 @@ class FrameLowerer(StrictVisitor):
 
     def visit_EachChooseAction(self, node: ast.EachChooseAction, loops):
         gen = self.gen
+        self.emit(ir.NeedsFrame())  # a frameless entry makes the frame here
         k = gen.fresh()
         who, sub = f"_who{k}", f"_sub{k}"
         resume = self.new_block()
