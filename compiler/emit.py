@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import replace
 from functools import lru_cache
 
 import jinja2
@@ -18,6 +19,7 @@ from compiler import ir
 from compiler.builtins import RUNTIME_ALIASES
 from compiler.checked import CheckedProgram
 from compiler.codegen import ident, lit
+from compiler.entries import Entry, frameless, local, plan_entry
 from compiler.pywriter import PyWriter
 from compiler.version import COMPILER_VERSION
 from compiler.visit import StrictVisitor
@@ -83,10 +85,12 @@ IMPORTS = [
     ("_SUSPEND", "from runtime.machine import SUSPEND as _SUSPEND"),
     ("_A", "from runtime.machine import Action as _A"),
     ("_Frame", "from runtime.machine import Frame as _Frame"),
+    ("_Waiting", "from runtime.machine import Waiting as _Waiting"),
     ("_Site", "from runtime.machine import Site as _Site"),
     ("_State", "from runtime.machine import State as _State"),
 ]
 _USES_FRAME_LOCALS = re.compile(r"(?<![\w.'\"])L\[")
+FRAMED = "\x00"  # marks a line an entry writes as the frame version while it is written
 
 
 def emit_module(
@@ -133,11 +137,57 @@ def emit_module(
 MAX_INLINE_LEVEL = 40  # a block is written at its jump only up to this indentation
 
 
-def _single_entry(proc: ir.FrameProc) -> set[int]:
-    """Blocks entered by exactly one jump and never resumed at (the entry block is not one)."""
+def _threaded(proc: ir.FrameProc) -> ir.FrameProc:
+    """The procedure with every jump to a block that only jumps on sent straight to where it
+    leads (blocks keep their numbers: a frame may be waiting at any resume point)."""
+    onward: dict[int, int] = {}
+    for number, block in enumerate(proc.blocks):
+        run = reachable(block)
+        if len(run) == 1 and isinstance(run[0], ir.Jump) and run[0].target != number:
+            onward[number] = run[0].target
+
+    def final(target: int) -> int:
+        seen = {target}
+        while target in onward and onward[target] not in seen:
+            target = onward[target]
+            seen.add(target)
+        return target
+
+    def rewrite(stmts: list[ir.Stmt]) -> list[ir.Stmt]:
+        out: list[ir.Stmt] = []
+        for stmt in stmts:
+            if isinstance(stmt, ir.Jump):
+                stmt = ir.Jump(final(stmt.target), stmt.span)
+            elif isinstance(stmt, ir.If):
+                branches = [replace(b, body=rewrite(b.body)) for b in stmt.branches]
+                orelse = None if stmt.orelse is None else rewrite(stmt.orelse)
+                stmt = replace(stmt, branches=branches, orelse=orelse)
+            out.append(stmt)
+        return out
+
+    return ir.FrameProc(proc.name, [rewrite(block) for block in proc.blocks], proc.params)
+
+
+def _entered(proc: ir.FrameProc) -> set[int]:
+    """The blocks control can reach: the first, those jumped to, and resume points."""
+    found = {0}
+    for block in proc.blocks:
+        for stmt in _statements(block):
+            if isinstance(stmt, ir.Jump):
+                found.add(stmt.target)
+            elif isinstance(stmt, ir.Suspend | ir.PushCall | ir.Yield):
+                found.add(stmt.resume)
+    return found
+
+
+def _single_entry(proc: ir.FrameProc, unwritten: frozenset[int] = frozenset()) -> set[int]:
+    """Blocks entered by exactly one jump and never resumed at (the entry block is not one),
+    counting the jumps of the blocks written (a frameless entry does not write `unwritten`)."""
     jumps: dict[int, int] = {}
     resumed = {0}
-    for block in proc.blocks:
+    for number, block in enumerate(proc.blocks):
+        if number in unwritten:
+            continue
         for stmt in _statements(block):
             if isinstance(stmt, ir.Jump):
                 jumps[stmt.target] = jumps.get(stmt.target, 0) + 1
@@ -190,12 +240,20 @@ class CodeGenerator(StrictVisitor):
         self.inlining: list[int] = []  # the blocks being written, outermost first
         self.dispatched: set[int] = set()  # blocks reached through the dispatch loop
         self.indexes: list = []  # the maintained indexes some walk uses
+        self.entries: dict[str, Entry] = {}  # called procedures with a frameless entry
+        self.entry: Entry | None = None  # set while writing one (compiler/entries.py)
+        self.framed = False  # in an entry, past a NeedsFrame: written as the frame version
 
     # ------------------------------------------------------------ module parts
 
     def module(self, module: ir.Module, p) -> None:
         """Every function of the module, then the tables the runtime reads."""
         self.indexes = module.indexes
+        for part in module.functions:
+            if isinstance(part, ir.FrameProc):
+                entry = plan_entry(_threaded(part))
+                if entry is not None:
+                    self.entries[part.name] = entry
         self.fields(module.fields, module.indexes)
         self.guard_tables(module.guard_tables)
         for part in module.functions:
@@ -231,7 +289,8 @@ class CodeGenerator(StrictVisitor):
             self.w.line(line)
         if module.action_tables:  # after the label functions and descriptors they name
             self.gap()
-            self.w.line("# actions whose arguments have few values, each built once")
+            self.w.line("# actions built once: those whose arguments have few values, and memos")
+            self.w.line("# of the others by their arguments, filled as listings meet them")
             self.stmts(module.action_tables)
             self.gap()
         self.tables(module, p)
@@ -286,15 +345,19 @@ class CodeGenerator(StrictVisitor):
         """
         self.origin = None
         w = self.w
+        proc = _threaded(proc)
         self.proc, self.inlining, self.dispatched = proc, [], set()
-        self.single = _single_entry(proc)
+        entered = _entered(proc)
+        self.single = _single_entry(proc, frozenset(range(len(proc.blocks))) - entered)
+        if proc.name in self.entries:  # its entry's frame goes on there through this version
+            self.single -= self.entries[proc.name].framed_jumps
         w.line(f"def {proc.name}(S, F):")
         with w.indented():
             at = len(w.lines)
             w.line("while True:")
             with w.indented():
                 w.line("pc = F.pc")
-                pending = [n for n in range(len(proc.blocks)) if n not in self.single]
+                pending = [n for n in sorted(entered) if n not in self.single]
                 written: set[int] = set()
                 while pending:
                     number = pending.pop(0)
@@ -311,6 +374,78 @@ class CodeGenerator(StrictVisitor):
             self._bind_frame_locals(at)
         self.proc = None
         self.gap()
+        if proc.name in self.entries:
+            self.frameless_entry(proc, self.entries[proc.name])
+
+    def frameless_entry(self, proc: ir.FrameProc, entry: Entry) -> None:
+        """`<name>_enter(S, …)`: the procedure run without a frame until a block needs one.
+
+        The same blocks as the frame version, the locals as variables (one not yet set holds
+        `_UNSET`, so the frame made at a hand-over holds just what it would have held).
+        """
+        self.origin = None
+        w = self.w
+        proc = _threaded(proc)
+        self.proc, self.inlining, self.dispatched = proc, [0], set()
+        self.single = _single_entry(proc, frozenset(range(len(proc.blocks))) - entry.written)
+        self.entry = entry
+        params = "".join(", " + local(name) for name in entry.params)
+        w.line(f"def {proc.name}_enter(S{params}):")
+        with w.indented():
+            at = len(w.lines)
+            self.stmts(proc.blocks[0])
+            if self.dispatched:  # blocks reached again (loops): a dispatch loop, as in a frame
+                body = w.lines[at:]
+                del w.lines[at:]
+                w.line("pc = 0")
+                w.line("while True:")
+                with w.indented():
+                    w.line("if pc == 0:")
+                    w.lines.extend((level + 2, text, span) for level, text, span in body)
+                    written = {0}
+                    pending = sorted(self.dispatched - written)
+                    while pending:
+                        number = pending.pop(0)
+                        w.line(f"elif pc == {number}:")
+                        written.add(number)
+                        with w.indented():
+                            self.inlining = [number]
+                            self.stmts(proc.blocks[number])
+                        pending += sorted(self.dispatched - written - set(pending))
+                    w.line("else:")
+                    with w.indented():
+                        w.line("raise AssertionError('bad program counter')")
+            w.lines[at:] = [
+                (lvl, text[1:] if text.startswith(FRAMED) else frameless(text), span)
+                for lvl, text, span in w.lines[at:]
+            ]
+            text = "\n".join(line for _, line, _ in w.lines[at:])
+            unset = [local(n) for n in entry.others if re.search(rf"\b{local(n)}\b", text)]
+            start = [" = ".join(unset) + " = _UNSET"] if unset else []
+            if re.search(r"\b_base\b", text):
+                start.insert(0, "_base = len(S.stack)")
+            if re.search(r"\b_ret\b", text):
+                start.insert(0, "_ret = None")
+            w.lines[at:at] = [(w.level, line, None) for line in start]
+        self.entry = None
+        self.proc = None
+        self.gap()
+
+    def _frame_of(self, pc: int) -> str:
+        """Arguments that make the frame this procedure has at block `pc` (in an entry)."""
+        entry = self.entry
+        names = entry.params + entry.others
+        values = ", ".join(local(name) for name in names) + ("," if len(names) == 1 else "")
+        return f"{self.proc.name!r}, {pc}, _ret, {names!r}, ({values})"
+
+    def visit_NeedsFrame(self, node: ir.NeedsFrame) -> None:
+        if self.entry is None:
+            return  # the frame version has its frame
+        # An entry makes the frame here and writes the rest of the block as the frame version.
+        self.w.line(f"{FRAMED}F = _l.frame_of({self._frame_of(self.inlining[-1])})")
+        self.w.line(f"{FRAMED}S.stack.append(F)")
+        self.w.line(f"{FRAMED}L = F.L")
+        self.framed = True
 
     def _bind_frame_locals(self, at: int) -> None:
         """Insert `L = F.L` at line `at` if the lines after it read frame locals through `L`."""
@@ -478,8 +613,10 @@ class CodeGenerator(StrictVisitor):
         """A block of statements (`pass` when empty), without those that can never run."""
         if not stmts:
             self.w.line("pass")
+        framed = self.framed
         for stmt in reachable(stmts):
             self.statement(stmt)
+        self.framed = framed  # a decision's frame lasts to the end of its block
 
     def statement(self, stmt: ir.Stmt) -> None:
         """Write one statement, after its .metro line comment."""
@@ -487,7 +624,14 @@ class CodeGenerator(StrictVisitor):
         if span is not None and span.line > 0 and (span.file, span.line) != self.origin:
             self.origin = (span.file, span.line)
             self.w.line(f"# {os.path.basename(span.file)}:{span.line}")
+        first = len(self.w.lines)
         self.visit(stmt)
+        if self.framed:  # lines an entry writes as the frame version: kept as they are
+            lines = self.w.lines
+            lines[first:] = [
+                (lvl, text if text.startswith(FRAMED) else FRAMED + text, span)
+                for lvl, text, span in lines[first:]
+            ]
 
     def visit_Assign(self, node: ir.Assign) -> None:
         self.w.line(f"{node.target.bare()} {node.op} {node.value.bare()}", node.span)
@@ -553,6 +697,10 @@ class CodeGenerator(StrictVisitor):
 
     def visit_Jump(self, node: ir.Jump) -> None:
         target = node.target
+        if self.framed:  # the frame version goes on from there
+            self.w.line(f"F.pc = {target}", node.span)
+            self.w.line(f"return _l.run_on(S, {ident(self.proc.name)}, F)")
+            return
         if (
             target in self.single
             and target not in self.inlining
@@ -563,19 +711,37 @@ class CodeGenerator(StrictVisitor):
             self.inlining.pop()
             return
         self.dispatched.add(target)
-        self.w.line(f"F.pc = {target}", node.span)
+        self.w.line(f"{'F.pc' if self.entry is None else 'pc'} = {target}", node.span)
         self.w.line("continue")
 
     def visit_Suspend(self, node: ir.Suspend) -> None:
+        assert self.entry is None or self.framed, "an entry decides only in its frame"
         self.w.line(f"S.site = {node.site}", node.span)
         self.w.line(f"F.pc = {node.resume}")
-        self.w.line("return _SUSPEND")
+        self.w.line("return _l.WAITING[_SUSPEND]" if self.framed else "return _SUSPEND")
 
     def visit_PushCall(self, node: ir.PushCall) -> None:
         # The callee's frame goes on the stack and runs at once, as the runner would run it;
         # if it finishes without waiting, this frame takes its result and goes on.
         args = ", ".join(f"{name!r}: {value.code}" for name, value in node.args)
         w = self.w
+        assert not self.framed, "a decision's block ends at the decision"
+        if self.entry is not None:
+            self._entry_call(node)
+            return
+        if node.callee in self.entries:  # the callee runs frameless until it must wait
+            values = ", ".join(value.code for _, value in node.args)
+            w.line(f"F.pc = {node.resume}", node.span)
+            w.line(f"_r = {ident(node.callee)}_enter(S{', ' if values else ''}{values})")
+            w.line("if type(_r) is _Waiting:")
+            with w.indented():
+                w.line("return _r.signal")
+            w.line("F.ret = _r")
+            run = reachable(self.proc.blocks[node.resume])
+            if len(run) == 1 and isinstance(run[0], ir.Jump):
+                w.line(f"F.pc = {run[0].target}")
+            w.line("continue")
+            return
         w.line(f"_f = _Frame({node.callee!r}, {{{args}}})", node.span)
         w.line("S.stack.append(_f)")
         w.line(f"F.pc = {node.resume}")
@@ -585,13 +751,49 @@ class CodeGenerator(StrictVisitor):
             w.line("return _s")
         w.line("S.stack.pop()")
         w.line("F.ret = _f.ret")
+        run = reachable(self.proc.blocks[node.resume])
+        if len(run) == 1 and isinstance(run[0], ir.Jump):  # where the resume point only jumps on
+            w.line(f"F.pc = {run[0].target}")
         w.line("continue")
 
+    def _entry_call(self, node: ir.PushCall) -> None:
+        """A call inside a frameless entry: if the callee waits, this procedure's frame goes
+        under the callee's, resuming where the frame version would."""
+        w = self.w
+        waiting = f"S.stack.insert(_base, _l.frame_of({self._frame_of(node.resume)}))"
+        if node.callee in self.entries:
+            values = ", ".join(value.code for _, value in node.args)
+            w.line(f"_r = {ident(node.callee)}_enter(S{', ' if values else ''}{values})", node.span)
+            w.line("if type(_r) is _Waiting:")
+            with w.indented():
+                w.line(waiting)
+                w.line("return _r")
+            w.line("_ret = _r")
+        else:
+            args = ", ".join(f"{name!r}: {value.code}" for name, value in node.args)
+            w.line(f"_f = _Frame({node.callee!r}, {{{args}}})", node.span)
+            w.line("S.stack.append(_f)")
+            w.line(f"_s = {ident(node.callee)}(S, _f)")
+            w.line("if _s != _RETURN:")
+            with w.indented():
+                w.line(waiting)
+                w.line("return _l.WAITING[_s]")
+            w.line("S.stack.pop()")
+            w.line("_ret = _f.ret")
+        run = reachable(self.proc.blocks[node.resume])
+        onward = len(run) == 1 and isinstance(run[0], ir.Jump)  # the resume point only jumps on
+        self.visit_Jump(ir.Jump(run[0].target if onward else node.resume))
+
     def visit_Yield(self, node: ir.Yield) -> None:
+        assert self.entry is None or self.framed, "an entry decides only in its frame"
         self.w.line(f"F.pc = {node.resume}", node.span)
-        self.w.line("return _CALL")
+        self.w.line("return _l.WAITING[_CALL]" if self.framed else "return _CALL")
 
     def visit_FrameReturn(self, node: ir.FrameReturn) -> None:
         value = "None" if node.value is None else node.value.bare()
+        assert not self.framed, "a decision's block ends at the decision"
+        if self.entry is not None:
+            self.w.line(f"return {value}", node.span)
+            return
         self.w.line(f"F.ret = {value}", node.span)
         self.w.line("return _RETURN")

@@ -167,6 +167,12 @@ class PushCall(Stmt):
 
 
 @dataclass
+class NeedsFrame(Stmt):
+    """The rest of the block is a decision: it needs the procedure's frame (a frameless entry
+    makes the frame here and goes on as the frame version, compiler/entries.py)."""
+
+
+@dataclass
 class Yield(Stmt):
     """Hand control to a frame the runtime pushed; resume at block `resume` when it returns."""
 
@@ -198,10 +204,15 @@ class Function:
 
 @dataclass
 class FrameProc:
-    """A procedure split at its decision points: numbered blocks run by a program-counter loop."""
+    """A procedure split at its decision points: numbered blocks run by a program-counter loop.
+
+    A procedure that is called (`params`, its parameters' names in order) also gets an entry
+    that runs without a frame until it must wait (at `NeedsFrame`).
+    """
 
     name: str
     blocks: list[list[Stmt]]
+    params: list[str] | None = None
 
 
 @dataclass

@@ -17,7 +17,7 @@ from math import comb
 
 from compiler import ir
 from compiler.builtins import BUILTINS
-from compiler.codegen import Env, source_text
+from compiler.codegen import Env, ident, source_text
 from compiler.guards import StaticParam
 from compiler.lower_guards import static_param
 from compiler.lower_stmts import (
@@ -271,8 +271,7 @@ class FrameLowerer(StrictVisitor):
         hoist = {} if fallback is not None else None
         guard_env = replace(env, hoist=hoist).bind(node.name).bind("me", "me")
         var = guard_env.local(node.name)
-        append = ir.Eval(X(f"out.append(_A((0, {node.name!r}, ({var},), {descs})))"))
-        inner: list[ir.Stmt] = [append]
+        inner: list[ir.Stmt] = [_append_action(self.ctx, 0, node.name, f"({var},)", descs)]
         domain = self.domain_iter(node.domain, env, node.span)
         where = gen.expr(node.where, guard_env) if node.where is not None else None
         walked, setup = False, []
@@ -310,6 +309,7 @@ class FrameLowerer(StrictVisitor):
 
     def visit_Choose(self, node: ast.Choose, loops):
         gen = self.gen
+        self.emit(ir.NeedsFrame())  # a frameless entry makes the frame here
         by = f"L['_by{gen.fresh()}']"
         value_t = gen.cp.types[id(node)]
         desc = gen.desc(OptT(value_t) if node.optional else value_t)
@@ -434,6 +434,7 @@ class FrameLowerer(StrictVisitor):
 
     def visit_EachChoose(self, node: ast.EachChoose, loops):
         gen = self.gen
+        self.emit(ir.NeedsFrame())  # a frameless entry makes the frame here
         k = gen.fresh()
         who, sub = f"_who{k}", f"_sub{k}"
         inner = self.env.bind(node.var, "me")
@@ -484,6 +485,7 @@ class FrameLowerer(StrictVisitor):
 
     def visit_ChooseAction(self, node: ast.ChooseAction, loops):
         gen = self.gen
+        self.emit(ir.NeedsFrame())  # a frameless entry makes the frame here
         by = f"L['_by{gen.fresh()}']"
         resume = self.new_block()
         other = self.new_block() if node.orelse is not None else None
@@ -523,6 +525,7 @@ class FrameLowerer(StrictVisitor):
 
     def visit_EachChooseAction(self, node: ast.EachChooseAction, loops):
         gen = self.gen
+        self.emit(ir.NeedsFrame())  # a frameless entry makes the frame here
         k = gen.fresh()
         who, sub = f"_who{k}", f"_sub{k}"
         resume = self.new_block()
@@ -608,6 +611,17 @@ def _action_table(ctx: LoweringContext, name: str, rank: int, descs: str, types)
     code = f"_l.action_table({rank}, {name!r}, {descs}, ({''.join(d + ', ' for d in domains)}))"
     ctx.action_tables.append(ir.Assign(X(table), X(code)))
     return table
+
+
+def _append_action(ctx: LoweringContext, rank: int, name: str, args: str, descs: str) -> ir.Eval:
+    """`out.append(…)` of the action with these arguments, looked up in the name's memo of
+    actions already built (`MEMO_<name>`, runtime/lib.py `new_action`) and built on a miss."""
+    memo = f"MEMO_{ident(name)}"
+    if memo not in ctx.action_memos:
+        ctx.action_memos.add(memo)
+        ctx.action_tables.append(ir.Assign(X(memo), X("{}")))
+    build = f"_l.new_action({memo}, {rank}, {name!r}, {args}, {descs})"
+    return ir.Eval(X(f"out.append({memo}.get({args}) or {build})"))
 
 
 def _refusal(message: str, rule: str, span) -> ir.Return:
@@ -744,6 +758,8 @@ def _legal_function(
     if built is not None:
         indexes = "".join(f"[{env.local(p.name)}]" for p in decl.params)
         append = ir.Eval(X(f"out.append({built}{indexes})"))
+    elif hoist:
+        append = _append_action(ctx, rank, name, f"({args})", descs)
     count = [ir.Assign(X("_n"), X("0"))] if counted else []
     if not hoist:
         return ir.Function(

@@ -265,6 +265,7 @@ def _callables(ctx: LoweringContext) -> list[ir.Function | ir.FrameProc]:
                 pyname = gen.version_name("s", name, version)
                 proc = FrameLowerer(ctx, pyname, name, within).lower(decl.body)
                 proc.blocks[0][:0] = _entry_charge(gen, name, version, versions, decl)
+                proc.params = [x.name for x in decl.params]
                 out.append(proc)
                 continue
             env = Env(frame=False, within=within)

@@ -8,7 +8,7 @@ from runtime import rng as _rng
 from runtime.errors import IllegalAction, RuleError, ScenarioFailure
 from runtime.graph import components
 from runtime.limits import MAX_DOMAIN, MAX_SUBSETS, STEP_BUDGET
-from runtime.machine import Action, Frame
+from runtime.machine import RETURN, WAITING, Action, Frame
 from runtime.values import INT_LIMIT, ListD
 
 # Re-exported for generated code: a guard table's slot for an integer key (compiler/guards.py).
@@ -97,6 +97,37 @@ def action_table(rank: int, name: str, descs: tuple, domains: tuple):
         return tuple(build((*args, value), rest[1:]) for value in rest[0])
 
     return build((), domains)
+
+
+ACTION_MEMO_LIMIT = 1 << 16  # actions one name's memo keeps before it starts again
+
+
+def new_action(memo: dict, rank: int, name: str, args: tuple, descs) -> Action:
+    """Build an action a listing did not find in its memo (`MEMO_<name>`) and remember it there.
+
+    Actions are immutable and equal by value, so a listing may return the one built before."""
+    if len(memo) >= ACTION_MEMO_LIMIT:
+        memo.clear()
+    action = memo[args] = Action((rank, name, args, descs))
+    return action
+
+
+def frame_of(proc: str, pc: int, ret, names: tuple, values: tuple) -> Frame:
+    """The frame a procedure run by its frameless entry has at block `pc`: its locals so far
+    (those still UNSET were not set yet, so a frame would not hold them) and last call's result."""
+    frame = Frame(proc, {n: v for n, v in zip(names, values, strict=True) if v is not UNSET}, pc)
+    frame.ret = ret
+    return frame
+
+
+def run_on(S, run, frame: Frame):
+    """Run a frame an entry made (on top of the stack) as the runner would: its result, or
+    WAITING if it waits (then it stays on the stack)."""
+    signal = run(S, frame)
+    if signal != RETURN:
+        return WAITING[signal]
+    S.stack.pop()
+    return frame.ret
 
 
 def group_by(table: list, values: int) -> list[list]:

@@ -24,6 +24,19 @@ RETURN = 1  # the frame finished; its result is in `frame.ret`
 CALL = 2  # a new frame was pushed on top
 
 
+class Waiting:
+    """What a procedure's frameless entry returns when it had to wait (compiler/entries.py):
+    its frame is on the stack, and `signal` is what that frame told the runner."""
+
+    __slots__ = ("signal",)
+
+    def __init__(self, signal: int):
+        self.signal = signal
+
+
+WAITING = {SUSPEND: Waiting(SUSPEND), CALL: Waiting(CALL)}
+
+
 class Action(tuple):
     """A legal move: (rank, name, args, descriptors); ordered, hashable, with a stable id."""
 

@@ -43,7 +43,7 @@ def legal_placements(
     return list(known)
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=32768)
 def _flat_placements(cells, frame: Frame, limit: int | None, profile: tuple) -> tuple[tuple, ...]:
     # The enumeration itself (its own cache would keep the same placements twice).
     return _flat(solid_placements.__wrapped__(cells, frame, limit, profile))

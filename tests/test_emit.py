@@ -97,6 +97,7 @@ def test_a_frame_procedure_dispatches_on_its_blocks():
         "                return _s\n"
         "            S.stack.pop()\n"
         "            F.ret = _f.ret\n"
+        "            F.pc = 0\n"
         "            continue\n"
         "        elif pc == 2:\n"
         "            F.pc = 0\n"
@@ -121,6 +122,24 @@ def test_a_block_entered_by_one_jump_is_written_at_it():
     assert "            if L['a']:\n                once()\n" in code
     assert "elif pc == 1:" in code and "elif pc == 3:" in code
     assert code.count("loop()") == 1
+
+
+def test_a_jump_to_a_block_that_only_jumps_on_goes_straight_there():
+    blocks = [
+        [ir.If([ir.Branch(X("L['a']"), [ir.Jump(2)])]), ir.Jump(3)],
+        [ir.Eval(X("after()")), ir.FrameReturn()],
+        [ir.Jump(4)],  # only jumps on: never written
+        [ir.Eval(X("other()")), ir.Jump(2)],
+        [ir.Eval(X("step()")), ir.Suspend(site=0, resume=5)],
+        [ir.Jump(1)],  # a resume point that only jumps on: kept for the runner
+    ]
+    gen = CodeGenerator()
+    gen.frame_proc(ir.FrameProc("s_demo__0", blocks))
+    code = text(gen)
+    assert "pc == 2" not in code and "F.pc = 2" not in code
+    assert "elif pc == 4:" in code and code.count("F.pc = 4") == 2
+    # the resume point stays in the dispatch, with the block it leads to written there
+    assert "elif pc == 5:\n            after()\n" in code and "pc == 1" not in code
 
 
 def test_a_store_keeps_an_index_up_to_date_only_if_a_walk_uses_it():

@@ -1,0 +1,193 @@
+"""Frameless entries: a called frame procedure runs as a plain function until it must wait.
+
+A frame procedure keeps its locals in its frame (`L['x']`) so that a game can be saved while
+it waits for a decision. Most calls never wait (a condition fails, nobody can board), yet each
+would build a frame, push it and run it through the dispatch loop. The entry
+`<name>_enter(S, <arguments>)` (written by compiler/emit.py) runs the same blocks with the
+locals as Python variables. Where a decision starts (`ir.NeedsFrame`), it makes the frame the
+procedure would have had there — the same locals and last call's result — and goes on as the
+frame version (which the runner then resumes as always); when a call inside it waits, it puts
+the frame it would have had under the callee's. Saves, clones and replays see the same frames.
+"""
+
+from __future__ import annotations
+
+import io
+import tokenize
+from dataclasses import dataclass, fields
+
+from compiler import ir
+
+LOCAL_PREFIX = "l_"  # a frame local `x` as a Python variable of an entry
+
+
+class Entries:
+    """Whether procedures get frameless entries (tests compile games without them to compare)."""
+
+    enabled = True
+
+
+@dataclass(frozen=True)
+class Entry:
+    """What writing a procedure's frameless entry needs."""
+
+    params: tuple[str, ...]  # the frame locals a call sets, in argument order
+    others: tuple[str, ...]  # the other frame locals, set as the procedure runs
+    written: frozenset[int]  # the blocks the entry runs (reached from the first before a decision)
+    framed_jumps: frozenset[int]  # where its frame goes on after a decision starts (no wait)
+
+
+def plan_entry(proc: ir.FrameProc) -> Entry | None:
+    """The entry of a called procedure that can finish without a frame, else None (also when
+    a block it would run uses the frame before a decision: only the frame version runs those)."""
+    if proc.params is None or not Entries.enabled:
+        return None
+    written, finishes = _reached(proc)
+    if not finishes or any(_needs_frame(proc.blocks[number]) for number in written):
+        return None
+    names: list[str] = []
+    for block in proc.blocks:
+        for expr in ir.expressions(block):
+            for name in _frame_locals(expr.code):
+                if name not in names:
+                    names.append(name)
+    params = tuple(proc.params)
+    framed_jumps = frozenset(
+        stmt.target
+        for number in written
+        for stmt in _all_statements(proc.blocks[number][len(before_frame(proc.blocks[number])) :])
+        if isinstance(stmt, ir.Jump)
+    )
+    return Entry(params, tuple(n for n in names if n not in params), written, framed_jumps)
+
+
+def local(name: str) -> str:
+    """The Python variable holding frame local `name` in an entry."""
+    return LOCAL_PREFIX + name
+
+
+def frameless(code: str) -> str:
+    """A line of frame-version code as an entry writes it: `L['x']` -> `l_x`, `F.ret` -> `_ret`.
+
+    Only real tokens change (text inside string literals stays as it is); any other use of
+    the frame `F` is a compiler bug, since blocks that need the frame are handed over.
+    """
+    tokens = list(tokenize.generate_tokens(io.StringIO(code).readline))
+    starts = [0]
+    for line in io.StringIO(code):
+        starts.append(starts[-1] + len(line))
+    edits: list[tuple[int, int, str]] = []
+    for i, token in enumerate(tokens):
+        if token.type != tokenize.NAME or token.string not in ("L", "F"):
+            continue
+        if i and tokens[i - 1].string == ".":
+            continue  # an attribute named L or F, not the frame
+        after = [t.string for t in tokens[i + 1 : i + 4]]
+        begin = starts[token.start[0] - 1] + token.start[1]
+        if token.string == "L" and len(after) == 3 and after[0] == "[" and after[2] == "]":
+            name = _string_literal(tokens[i + 2])
+            if name is not None:
+                end = starts[tokens[i + 3].end[0] - 1] + tokens[i + 3].end[1]
+                edits.append((begin, end, local(name)))
+                continue
+        if token.string == "F" and after[:2] == [".", "ret"]:
+            end = starts[tokens[i + 2].end[0] - 1] + tokens[i + 2].end[1]
+            edits.append((begin, end, "_ret"))
+            continue
+        raise AssertionError(f"a frameless entry cannot use the frame: {code!r}")
+    for begin, end, text in reversed(edits):
+        code = code[:begin] + text + code[end:]
+    return code
+
+
+def _string_literal(token: tokenize.TokenInfo) -> str | None:
+    """The identifier a plain quoted key token names, or None."""
+    text = token.string
+    if (
+        token.type != tokenize.STRING
+        or len(text) < 3
+        or text[0] not in "'\""
+        or text[-1] != text[0]
+    ):
+        return None
+    name = text[1:-1]
+    return name if name.replace("_", "a").isalnum() and name.isascii() else None
+
+
+def _frame_locals(code: str) -> list[str]:
+    """The frame locals (`L['x']`) an expression reads or writes, in order."""
+    if "L[" not in code:
+        return []
+    tokens = list(tokenize.generate_tokens(io.StringIO(code).readline))
+    found = []
+    for i, token in enumerate(tokens[:-3]):
+        if token.type == tokenize.NAME and token.string == "L" and tokens[i + 1].string == "[":
+            if i and tokens[i - 1].string == ".":
+                continue
+            name = _string_literal(tokens[i + 2])
+            if name is not None and tokens[i + 3].string == "]":
+                found.append(name)
+    return found
+
+
+def _uses_frame(code: str) -> bool:
+    """True if code uses the frame `F` other than reading the last call's result (`F.ret`)."""
+    if "F" not in code:
+        return False
+    tokens = list(tokenize.generate_tokens(io.StringIO(code).readline))
+    for i, token in enumerate(tokens):
+        if token.type == tokenize.NAME and token.string == "F":
+            if i and tokens[i - 1].string == ".":
+                continue
+            if [t.string for t in tokens[i + 1 : i + 3]] != [".", "ret"]:
+                return True
+    return False
+
+
+def before_frame(block: list[ir.Stmt]) -> list[ir.Stmt]:
+    """The statements of a block before its decision (`NeedsFrame`), if it has one."""
+    for number, stmt in enumerate(block):
+        if isinstance(stmt, ir.NeedsFrame):
+            return block[:number]
+    return block
+
+
+def _needs_frame(block: list[ir.Stmt]) -> bool:
+    """True for a block that uses its frame before any decision."""
+    head = before_frame(block)
+    for stmt in _all_statements(head):
+        if isinstance(stmt, ir.Suspend | ir.Yield):
+            return True
+    return any(_uses_frame(expr.code) for expr in ir.expressions(head))
+
+
+def _all_statements(stmts: list[ir.Stmt]):
+    for stmt in stmts:
+        yield stmt
+        for value in (getattr(stmt, f.name) for f in fields(stmt)):
+            if isinstance(value, list):
+                for item in value:
+                    if isinstance(item, ir.Stmt):
+                        yield from _all_statements([item])
+                    elif isinstance(item, ir.Branch):
+                        yield from _all_statements(item.body)
+
+
+def _reached(proc: ir.FrameProc) -> tuple[frozenset[int], bool]:
+    """The blocks reached from the first before any decision, and whether one returns."""
+    seen: set[int] = set()
+    finishes = False
+    todo = [0]
+    while todo:
+        number = todo.pop()
+        if number in seen:
+            continue
+        seen.add(number)
+        for stmt in _all_statements(before_frame(proc.blocks[number])):
+            if isinstance(stmt, ir.FrameReturn):
+                finishes = True
+            elif isinstance(stmt, ir.Jump):
+                todo.append(stmt.target)
+            elif isinstance(stmt, ir.PushCall):
+                todo.append(stmt.resume)
+    return frozenset(seen), finishes

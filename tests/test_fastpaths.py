@@ -1,0 +1,112 @@
+"""Speed mechanisms that must not change what a game does: memoised actions, cheaper frames."""
+
+from __future__ import annotations
+
+import os
+import random
+
+import pytest
+
+from compiler import generate_python, load_game
+from compiler.entries import Entries, frameless
+from runtime import lib
+from tests.conftest import ROOT
+
+
+def test_a_memoised_action_is_built_once_and_equals_a_fresh_one():
+    game = load_game(os.path.join(ROOT, "games", "ticket_to_ride"))
+    memo = game.module.MEMO_claim_route
+    memo.clear()
+    state = game.new_game(2, 3)
+    while not any(a.name == "claim_route" for a in state.legal_actions(state.to_move[0])):
+        mover = state.to_move[0]
+        state.apply_legal(mover, state.legal_actions(mover)[0])
+    mover = state.to_move[0]
+    listed = [a for a in state.legal_actions(mover) if a.name == "claim_route"]
+    again = []
+    game.module.A_claim_route_legal(state, mover, again)
+    plain = []
+    game.module.A_claim_route_legal_plain(state, mover, plain)
+    assert again == plain == listed
+    assert all(a is b for a, b in zip(again, listed, strict=True))  # looked up, not rebuilt
+    assert set(memo) == {a.args for a in listed}
+
+
+def test_an_action_memo_starts_again_at_its_limit(monkeypatch):
+    monkeypatch.setattr(lib, "ACTION_MEMO_LIMIT", 2)
+    memo: dict = {}
+    first = lib.new_action(memo, 3, "take", (1,), ())
+    lib.new_action(memo, 3, "take", (2,), ())
+    assert len(memo) == 2 and memo[(1,)] is first
+    third = lib.new_action(memo, 3, "take", (3,), ())
+    assert memo == {(3,): third}
+    assert third == (3, "take", (3,), ()) and third.name == "take"
+
+
+def test_a_frameless_entry_reads_frame_locals_as_variables():
+    assert frameless("L['p'] = L['_it3'][L['_i3']]") == "l_p = l__it3[l__i3]"
+    assert frameless("x = _l.int_ok(F.ret) + S.L['a']") == "x = _l.int_ok(_ret) + S.L['a']"
+    assert frameless("say(\"L['p'] F.pc\", L['q'])") == "say(\"L['p'] F.pc\", l_q)"
+    with pytest.raises(AssertionError, match="cannot use the frame"):
+        frameless("site4_legal(S, F, L['me'])")
+
+
+def positions(game, players: int, seed: int, chance: str = "seeded"):
+    """Every position of a random game as its JSON, with each player's legal list there; the
+    game goes on now and then from a save or a clone, by `apply` or the bots' `apply_legal`."""
+    rng = random.Random(seed)
+    state = game.new_game(players, seed, chance=chance)
+    while state.to_move:
+        mover = state.to_move[0]
+        if mover < 0:  # an explicit chance node
+            outcomes = state.chance_outcomes()
+            state.apply_chance(outcomes[rng.randrange(len(outcomes))][0])
+            continue
+        lists = [[a.id for a in state.legal_actions(p)] for p in range(players)]
+        yield state.to_json(), lists
+        way = rng.random()
+        if way < 0.1:
+            state = state.game.state_from_json(state.to_json())
+        elif way < 0.2:
+            state = state.clone()
+        acts = state.legal_actions(mover)
+        if chance == "explicit" or rng.random() < 0.5:  # (apply_legal has no chance steps)
+            state.apply(mover, acts[rng.randrange(len(acts))])
+        else:
+            state.apply_legal(mover, acts[rng.randrange(len(acts))])
+    yield state.to_json(), []
+
+
+@pytest.mark.parametrize(
+    ("path", "expansions", "players", "chance"),
+    [
+        (os.path.join("games", "tokyo_metro"), (), 3, "seeded"),
+        (os.path.join("games", "tokyo_metro"), ("osaka",), 3, "seeded"),
+        (os.path.join("games", "tokyo_metro"), (), 3, "explicit"),
+        (os.path.join("games", "tokyo_jutaku"), (), 3, "recorded"),
+        # every way an entry makes its frame: at a decision, under a callee that waits (one
+        # with an entry and one without), and where an empty menu's `else` goes on in the frame
+        (os.path.join("tests", "data", "entries"), (), 2, "seeded"),
+    ],
+)
+def test_frameless_entries_leave_every_position_as_it_was(
+    path, expansions, players, chance, monkeypatch
+):
+    path = os.path.join(ROOT, path)
+    entered = load_game(path, expansions=expansions, use_cache=False)
+    assert any(n.endswith("_enter") for n in vars(entered.module))
+    monkeypatch.setattr(Entries, "enabled", False)
+    framed = load_game(path, expansions=expansions, use_cache=False)
+    assert not any(n.endswith("_enter") for n in vars(framed.module))
+    for seed in range(2 if "games" in path else 12):
+        got = positions(entered, players, seed, chance)
+        want = positions(framed, players, seed, chance)
+        for step, (a, b) in enumerate(zip(got, want, strict=True)):
+            assert a == b, (path, seed, step)
+
+
+def test_the_entries_test_game_makes_frames_every_way():
+    source = generate_python(os.path.join(ROOT, "tests", "data", "entries"), (), ())
+    assert "_l.run_on(S, s_maybe__0, F)" in source  # an empty menu's `else`, in the frame
+    assert "_r = s_inner__0_enter(S, " in source  # an entry calls an entry
+    assert "_s = s_always__0(S, _f)" in source  # an entry calls a procedure without one
