@@ -64,6 +64,9 @@ CONFIGS = [
     ),
     ("Izakaya, 2 players, random", "izakaya", (), (), 2, "random"),
     ("Izakaya, 5 players, random", "izakaya", (), (), 5, "random"),
+    ("Shopping centre, 2 players, random", "shopping_centre", (), (), 2, "random"),
+    ("Shopping centre, 5 players, random", "shopping_centre", (), (), 5, "random"),
+    ("Shopping centre, 4 players, shopper", "shopping_centre", (), (), 4, "shopper"),
 ]
 
 

@@ -284,6 +284,29 @@ def emit_put_bottom(gen, node, args, env) -> str:
     return f"{args[0]}.insert(0, {_stored_item(gen, node, args)})"
 
 
+def mixer_rule(args: list[Type]) -> Type | str:
+    """mix(): a list or pile, items of its type; the result is a list of them."""
+    mixer, items = args[0], args[1]
+    if isinstance(mixer, AnyT):
+        return listed(ANY)
+    if not isinstance(mixer, CollT) or mixer.kind not in ("list", "pile"):
+        return f"mix() puts items into a list or pile, not {mixer}"
+    if isinstance(items, AnyT) or (
+        isinstance(items, CollT)
+        and items.kind in ("list", "pile")
+        and (items.item == mixer.item or isinstance(items.item, AnyT))
+    ):
+        return listed(mixer.item)
+    return f"mix() puts a list of {mixer.item} into {mixer}, not {items}"
+
+
+def emit_mix(gen, node, args, env) -> str:
+    """mix(): the runtime's, with how the items are written (for chance outcomes)."""
+    mixer = gen.t(node.args[0])
+    desc = gen.desc(mixer.item) if isinstance(mixer, CollT) else "None"
+    return f"_l.mix(S, {args[0]}, {args[1]}, {args[2]}, {desc})"
+
+
 def emit_clear(gen, node, args, env) -> str:
     """clear(): a bag keeps its slots with count 0."""
     if _kind(gen, node) == "bag":

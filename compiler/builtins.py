@@ -25,6 +25,7 @@ from compiler.builtin_rules import (
     emit_clear,
     emit_count,
     emit_extreme,
+    emit_mix,
     emit_name,
     emit_put_bottom,
     emit_remove,
@@ -38,6 +39,7 @@ from compiler.builtin_rules import (
     least,
     listed,
     longest_trail_rule,
+    mixer_rule,
     numbers,
     numeric,
     of_items,
@@ -95,6 +97,7 @@ class Builtin:
     result: TypeRule
     params: tuple[Type | None, ...] = ()  # argument types checked first (None: any)
     effect: str = "reads"  # or "changes" (its first argument, in place) or "random"
+    mutates: bool = False  # a random builtin that also changes its first argument in place
     adds_item: bool = False  # the second argument is an item of the first (a collection)
     counts_only: bool = False  # reads only how many items there are (so guards may see secrets)
     small_result: bool = False  # an integer small by nature (a count, seat, position): in range
@@ -554,6 +557,19 @@ TABLE: list[Builtin] = [
         effect="random",
         runtime="runtime.lib.roll",
         emit="_l.roll(S, {0})",
+    ),
+    Builtin(
+        "mix",
+        "inside, items, percents",
+        "put items into a mixer (a list, usually hidden); each item inside comes out with "
+        "percents[k - 1]% when k are inside (the last entry for more): those out, first out first",
+        (3, 3),
+        mixer_rule,
+        params=(None, None, listed(INT)),
+        effect="random",
+        mutates=True,
+        runtime="runtime.lib.mix",
+        emit=emit_mix,
     ),
     Builtin(
         "take_top",

@@ -291,6 +291,10 @@ class StmtLowerer(StrictVisitor):
         )
         return ir.Eval(X(code), node.span)
 
+    def visit_ChanceStep(self, node: ast.ChanceStep, env):
+        code = f"_l.chance(S, {self.gen.expr(node.value, env)}, {where_args(node.span)})"
+        return [ir.Eval(X(code), node.span)]
+
     def visit_Expect(self, node: ast.Expect, env):
         gen = self.gen
         text = source_text(gen.p, node.expr.span)

@@ -602,6 +602,14 @@ class Refuse(Stmt):
 
 
 @dataclass(frozen=True, slots=True)
+class ChanceStep(Stmt):
+    """Scenario step: `chance value`, the outcome of the next random event."""
+
+    value: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
 class Expect(Stmt):
     """Scenario step: `expect cond`."""
 

@@ -412,6 +412,9 @@ class AstBuilder:
     def expect_step(self, ch):
         return ast.Expect(ch[0], self.here)
 
+    def chance_step(self, ch):
+        return ast.ChanceStep(ch[0], self.here)
+
     # expressions
     def or_op(self, ch):
         return ast.BoolOp("or", ch[0], ch[1], self.here)

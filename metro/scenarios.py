@@ -6,7 +6,9 @@ import os
 from dataclasses import dataclass
 
 from compiler.game_files import find_game_file, find_patch_file
+from runtime.chance import RECORDED
 from runtime.errors import MetroRuntimeError, ScenarioFailure
+from runtime.lib import unused_chance
 from runtime.machine import Game, State
 
 
@@ -34,7 +36,7 @@ def scenarios(game: Game) -> list[Scenario]:
 
 def run_scenario(game: Game, scenario: Scenario) -> State:
     """Start a game as the scenario says and run its steps (ScenarioFailure on a broken expectation)."""
-    state = game.new_game(scenario.players, scenario.seed)
+    state = game.new_game(scenario.players, scenario.seed, chance=RECORDED)
     run_steps(game, scenario, state)
     return state
 
@@ -43,6 +45,7 @@ def run_steps(game: Game, scenario: Scenario, state: State) -> None:
     """Run a scenario's steps on `state`; a failure inside them is a RuleError at its .metro line."""
     try:
         scenario.run(state)
+        unused_chance(state, scenario.file, scenario.line)
     except (ScenarioFailure, MetroRuntimeError):
         raise
     except Exception as error:  # e.g. an index out of range (a base scenario under a variant)

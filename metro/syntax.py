@@ -64,7 +64,7 @@ WORD_CLASSES = (
         "keyword.control.metro",
         _listed(
             "if elif else in where when while loop repeat times break continue return choose "
-            "each by optional play refuse expect let draw from to move shuffle end step size "
+            "each by optional play refuse expect chance let draw from to move shuffle end step size "
             "subset of"
         ),
     ),

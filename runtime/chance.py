@@ -14,14 +14,25 @@ A game runs in one of three chance modes (`Game.new_game(..., chance=...)`):
 Outcomes (the JSON forms, docs/protocol.md):
 - a shuffle: `{"kind": "shuffle", "order": [item, ...]}`, the pile's items after shuffling,
   bottom first (the last is the top, drawn first), each written as in the state JSON;
-- a roll: `{"kind": "roll", "sides": n, "value": v}` with 1 <= v <= n.
-A shuffle whose result is certain (fewer than two distinct items) and a roll of one side are
-not chance nodes: they happen without an outcome and are not recorded.
+- a roll: `{"kind": "roll", "sides": n, "value": v}` with 1 <= v <= n;
+- a mix (`mix(inside, items, percents)`, runtime/lib.py): `{"kind": "mix", "out": [item, ...]}`,
+  the items that came out of the mixer, first out first; the rest stay inside.
+A shuffle whose result is certain (fewer than two distinct items), a roll of one side and a mix
+whose result is certain (a chance of 0%, or 100% with all items alike) are not chance nodes:
+they happen without an outcome and are not recorded.
 
 The elementary decomposition (for tools that enumerate outcomes, like OpenSpiel's chance
 nodes): a roll is one pick of 1..n, each 1/n. A shuffle is a sequence of picks of its items from
 the top down: each pick is one of the distinct items not yet picked, with probability
 (its remaining count) / (items remaining); once the rest are all alike, the order is complete.
+A mix (chance p of each item coming out) is first, unless p is 0% or 100%, one pick per distinct
+item inside (in sorted order) of how many of its c copies come out, k with probability
+C(c, k) p^k (1 - p)^(c - k); then the order of the items out, picked like a shuffle's, first out
+first.
+
+Scenarios give outcomes with `chance <value>` steps (`force`): in recorded mode the next random
+event takes it instead of drawing (a roll's number; a shuffle's top items, first drawn first,
+the rest shuffled by the generator; a mix's items out, first out first), and logs the outcome.
 
 How a state stops mid-step: a step (the start of a game, or one decision) runs with the outcomes
 given so far; at an event with no outcome left it raises `ChanceNeeded`, the state goes back to
@@ -32,11 +43,13 @@ Rule code is deterministic given its outcomes, so the re-run takes the same path
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
+from math import comb
 
 from runtime import rng as _rng
-from runtime.errors import IllegalAction, InvalidSave, MetroRuntimeError
+from runtime.errors import IllegalAction, InvalidSave, MetroRuntimeError, RuleError
+from runtime.lib import mix_draw
 from runtime.machine import Action, State
 from runtime.saves import at, exact_keys
 from runtime.values import Desc, check_int, check_list, check_object, decode_any, show
@@ -57,37 +70,76 @@ __all__ = [
 CHANCE = -1  # the "player" to move at a chance node (explicit mode only)
 SEEDED, RECORDED, EXPLICIT = "seeded", "recorded", "explicit"
 MODES = (SEEDED, RECORDED, EXPLICIT)
-SHUFFLE, ROLL = "shuffle", "roll"
+SHUFFLE, ROLL, MIX = "shuffle", "roll", "mix"
+KINDS = (SHUFFLE, ROLL, MIX)
 
 
 @dataclass(frozen=True)
 class ChanceNode:
     """A random event waiting for its outcome: what it is, where in the rules, and the picks so far."""
 
-    kind: str  # "shuffle" or "roll"
-    items: tuple  # a shuffle's items before shuffling (runtime values, pile order); () for a roll
-    sides: int  # a roll's sides; a shuffle's number of items
-    desc: Desc | None = None  # how a shuffle's items are written
-    picked: tuple = ()  # a shuffle's items picked so far, top first
+    kind: str  # "shuffle", "roll" or "mix"
+    items: tuple  # a shuffle's pile or a mixer's contents (runtime values, in order); () for a roll
+    sides: int  # a roll's sides; a shuffle's or mix's number of items
+    desc: Desc | None = None  # how the items are written
+    picked: tuple = ()  # picks so far: a shuffle's items, top first; a mix's counts, then items
     file: str = ""
     line: int = 0
+    percent: int = 0  # a mix's chance of each item coming out
 
     def outcomes(self) -> list[tuple[object, Fraction]]:
         """The next elementary pick's values with exact probabilities (summing to 1)."""
         if self.kind == ROLL:
             return [(value, Fraction(1, self.sides)) for value in range(1, self.sides + 1)]
-        left = _remaining(self.items, self.picked)
-        total = sum(left.values())
-        return [
-            (item, Fraction(count, total))
-            for item, count in sorted(left.items(), key=lambda pair: _none_first(pair[0]))
-        ]
+        if self.kind == MIX and len(self.picked) < self.counted:
+            item_count = _distinct(self.items)[len(self.picked)][1]
+            p = Fraction(self.percent, 100)
+            return [
+                (k, comb(item_count, k) * p**k * (1 - p) ** (item_count - k))
+                for k in range(item_count + 1)
+            ]
+        return _order_picks(self.left())
+
+    @property
+    def counted(self) -> int:
+        """How many of a mix's picks are counts (one per distinct item, unless p is 0 or 100%)."""
+        if self.kind != MIX or self.percent in (0, 100):
+            return 0
+        return len(_distinct(self.items))
+
+    def out(self) -> Counter:
+        """The items coming out of a mix, once its counts are picked (all of a shuffle's)."""
+        if self.kind != MIX or self.percent == 100:
+            return Counter(self.items)
+        counts = self.picked[: self.counted]
+        return +Counter(
+            {item: k for (item, _), k in zip(_distinct(self.items), counts, strict=False)}
+        )
+
+    def left(self) -> Counter:
+        """The items not yet picked of the order being picked."""
+        return _remaining(tuple(self.out().elements()), self.picked[self.counted :])
+
+    def encode_pick(self, index: int, value):
+        """A pick as JSON: a mix's counts as numbers, items as in the state JSON."""
+        if index < self.counted or self.desc is None:
+            return value
+        return self.desc.encode(value)
+
+    def decode_pick(self, index: int, doc, players: int):
+        """A pick from its JSON form (`encode_pick`'s inverse)."""
+        if index < self.counted or self.desc is None:
+            return doc
+        return self.desc.decode(doc, players)
 
     def to_doc(self) -> dict:
-        """JSON form: kind, and a shuffle's items (as a sorted multiset) or a roll's sides."""
+        """JSON form: kind, and the items (as a sorted multiset), a roll's sides, a mix's chance."""
         if self.kind == ROLL:
             return {"kind": ROLL, "sides": self.sides}
-        return {"kind": SHUFFLE, "items": [self.desc.encode(x) for x in sorted(self.items)]}
+        items = [self.desc.encode(x) for x in sorted(self.items, key=_none_first)]
+        if self.kind == MIX:
+            return {"kind": MIX, "items": items, "percent": self.percent}
+        return {"kind": SHUFFLE, "items": items}
 
     @property
     def where(self) -> str:
@@ -111,6 +163,19 @@ class _Record:
     outcome: dict
 
 
+@dataclass(frozen=True)
+class _Forced:
+    """An outcome a scenario gave (`chance value`) for the next random event, and where."""
+
+    value: object
+    file: str
+    line: int
+
+    @property
+    def where(self) -> str:
+        return f"{self.file}:{self.line}"
+
+
 @dataclass
 class _Pending:
     """A step stopped at a chance node: the decision (None at the start), outcomes so far, the node."""
@@ -129,13 +194,20 @@ class ChanceLog:
     pending: _Pending | None = None
     feed: list[dict] = field(default_factory=list)  # outcomes for the step being run
     used: int = 0  # how many of `feed` the running step has taken
+    forced: list[_Forced] = field(default_factory=list)  # scenario `chance` steps not yet used
 
     def copy(self) -> ChanceLog:
         """An independent copy (outcome docs are never changed, so they are shared)."""
         pending = self.pending
         if pending is not None:
             pending = _Pending(pending.step, list(pending.given), pending.node)
-        return ChanceLog(self.mode, list(self.log), pending)
+        return ChanceLog(self.mode, list(self.log), pending, forced=list(self.forced))
+
+    def force(self, value, file: str, line: int) -> None:
+        """A scenario's `chance` step: the next random event's outcome (recorded mode only)."""
+        if self.mode != RECORDED:
+            raise RuleError("scenario chance steps run in recorded chance mode", file, line)
+        self.forced.append(_Forced(value, file, line))
 
     # ------------------------------------------------------------ called by runtime.lib
 
@@ -143,7 +215,10 @@ class ChanceLog:
         """Shuffle a pile: from the generator (recorded) or from the given outcomes (explicit)."""
         certain = all(x == items[0] for x in items)
         if self.mode == RECORDED:
-            state.rng = _rng.shuffle(state.rng, items)
+            if self.forced:
+                _forced_shuffle(state, items, self.forced.pop(0))
+            else:
+                state.rng = _rng.shuffle(state.rng, items)
             if not certain:
                 self._log(state, _shuffle_doc(items, desc))
             return
@@ -155,7 +230,10 @@ class ChanceLog:
     def roll(self, state: State, sides: int) -> int:
         """A number 1..sides: from the generator (recorded) or from the given outcomes (explicit)."""
         if self.mode == RECORDED:
-            state.rng, value = _rng.below(state.rng, sides)
+            if self.forced:
+                value = _forced_roll(self.forced.pop(0), sides) - 1
+            else:
+                state.rng, value = _rng.below(state.rng, sides)
             if sides > 1:
                 self._log(state, _roll_doc(sides, value + 1))
             return value + 1
@@ -164,6 +242,25 @@ class ChanceLog:
         if sides == 1:
             return 1
         return _roll_value(self._next(ChanceNode(ROLL, (), sides)), sides)
+
+    def mix(self, state: State, inside: list, percent: int, desc: Desc | None) -> list:
+        """The items out of a mixer (removed from `inside`): drawn (recorded) or given (explicit)."""
+        certain = percent == 0 or (percent == 100 and all(x == inside[0] for x in inside))
+        if self.mode == RECORDED:
+            if self.forced:
+                out = _forced_mix(self.forced.pop(0), inside, percent)
+            else:
+                state.rng, out = mix_draw(state.rng, inside, percent)
+            if not certain:
+                self._log(state, _mix_doc(out, desc))
+            return out
+        if certain:
+            out = list(inside) if percent == 100 else []
+        else:
+            node = ChanceNode(MIX, tuple(inside), len(inside), desc, percent=percent)
+            out = _decode_out(self._next(node), node, state.n)
+        _take_out(inside, out)
+        return out
 
     def _log(self, state: State, outcome: dict) -> None:
         self.log.append(_Record(len(state.history), outcome))
@@ -265,13 +362,16 @@ class ChanceState(State):
         if node.kind == ROLL:
             self._resume(_roll_doc(node.sides, value))
             return
-        picked = (*node.picked, value)
-        left = _remaining(node.items, picked)
-        if len(left) > 1:
-            self.chance.pending.node = _with_picks(node, picked)
+        node = replace(node, picked=(*node.picked, value))
+        left = node.left()
+        if len(node.picked) < node.counted or len(left) > 1:
+            self.chance.pending.node = node
             return
-        rest = [item for item, count in left.items() for _ in range(count)]
-        self._resume(_shuffle_doc(rest + list(reversed(picked)), node.desc))
+        order = list(node.picked[node.counted :]) + list(left.elements())
+        if node.kind == MIX:
+            self._resume(_mix_doc(order, node.desc))
+        else:
+            self._resume(_shuffle_doc(list(reversed(order)), node.desc))
 
     def apply_outcome(self, outcome: dict) -> None:
         """Give the waiting event's whole outcome in its JSON form (IllegalAction if it does not fit)."""
@@ -286,6 +386,8 @@ class ChanceState(State):
         try:
             if node.kind == ROLL:
                 outcome = _roll_doc(node.sides, _roll_value(outcome, node.sides))
+            elif node.kind == MIX:
+                outcome = _mix_doc(_decode_out(outcome, node, self.n), node.desc)
             else:
                 order = _decode_order(outcome, node.items, node.desc, self.n)
                 top = list(reversed(order))[: len(node.picked)]
@@ -338,12 +440,7 @@ class ChanceState(State):
                 step = self.history[-1]
             before._copy_into(self)
             file, line = self.game.locate(need.__traceback__)
-            node = need.node
-            chance.pending = _Pending(
-                step,
-                given,
-                ChanceNode(node.kind, node.items, node.sides, node.desc, (), file, line),
-            )
+            chance.pending = _Pending(step, given, replace(need.node, file=file, line=line))
             return
         finally:
             chance.feed, chance.used = [], 0
@@ -449,8 +546,8 @@ def _give_saved(state: ChanceState, pending: dict) -> None:
         node = state.chance_node
         if node is None or node.to_doc() != pending["node"]:
             raise InvalidSave("the step does not stop at the saved chance node")
-        for item in pending["picked"]:
-            state.apply_chance(node.desc.decode(item, state.n) if node.desc else item)
+        for index, pick in enumerate(pending["picked"]):
+            state.apply_chance(state.chance_node.decode_pick(index, pick, state.n))
     except IllegalAction as error:
         raise InvalidSave(f"a saved outcome does not fit: {error}") from None
     if state.chance_node is None:
@@ -474,7 +571,15 @@ def _checked_outcome(doc) -> dict:
                 with at(index):
                     decode_any(item)
         return {"kind": SHUFFLE, "order": list(order)}
-    raise InvalidSave(f'an outcome\'s "kind" is "shuffle" or "roll", not {show(kind)}')
+    if kind == MIX:
+        exact_keys(doc, ("kind", "out"))
+        with at("out"):
+            out = check_list(doc["out"])
+            for index, item in enumerate(out):
+                with at(index):
+                    decode_any(item)
+        return {"kind": MIX, "out": list(out)}
+    raise InvalidSave(f'an outcome\'s "kind" is "shuffle", "roll" or "mix", not {show(kind)}')
 
 
 # ---------------------------------------------------------------- outcomes in JSON form
@@ -486,13 +591,89 @@ def _remaining(items: tuple, picked: tuple) -> Counter:
     return +left
 
 
-def _with_picks(node: ChanceNode, picked: tuple) -> ChanceNode:
-    return ChanceNode(node.kind, node.items, node.sides, node.desc, picked, node.file, node.line)
+def _distinct(items: tuple) -> list[tuple[object, int]]:
+    """A mixer's distinct items with their counts, in sorted order."""
+    return sorted(Counter(items).items(), key=lambda pair: _none_first(pair[0]))
+
+
+def _order_picks(left: Counter) -> list[tuple[object, Fraction]]:
+    total = sum(left.values())
+    return [
+        (item, Fraction(count, total))
+        for item, count in sorted(left.items(), key=lambda pair: _none_first(pair[0]))
+    ]
 
 
 def _shuffle_doc(order, desc: Desc | None) -> dict:
     encode = desc.encode if desc is not None else (lambda x: x)
     return {"kind": SHUFFLE, "order": [encode(x) for x in order]}
+
+
+def _mix_doc(out, desc: Desc | None) -> dict:
+    encode = desc.encode if desc is not None else (lambda x: x)
+    return {"kind": MIX, "out": [encode(x) for x in out]}
+
+
+def _decode_out(outcome: dict, node: ChanceNode, n: int) -> list:
+    """A mix outcome's items as runtime values; ValueError unless they can come out of `node`."""
+    out = outcome.get("out") if isinstance(outcome, dict) else None
+    if outcome.get("kind") != MIX or not isinstance(out, list):
+        raise ValueError('a mix outcome is {"kind": "mix", "out": [...]}')
+    values = [node.desc.decode(x, n) for x in out] if node.desc is not None else list(out)
+    taken = Counter(values)
+    if taken - Counter(node.items):
+        raise ValueError("the items out are not all inside the mixer")
+    if node.percent == 100 and len(values) != len(node.items):
+        raise ValueError("every item comes out of a mixer at 100%")
+    counted = node.picked[: node.counted]
+    if any(taken[item] != k for (item, _), k in zip(_distinct(node.items), counted, strict=False)):
+        raise ValueError("the items out do not match the counts picked")
+    ordered = node.picked[node.counted :]
+    if tuple(values[: len(ordered)]) != ordered:
+        raise ValueError("the items out do not begin with the picks made")
+    return values
+
+
+def _take_out(inside: list, out: list) -> None:
+    for item in out:
+        inside.remove(item)
+
+
+def _forced_shuffle(state: State, items: list, forced: _Forced) -> None:
+    """A shuffle whose top items a scenario gave (first drawn first); the rest from the generator."""
+    top = forced.value
+    if not isinstance(top, list) or Counter(top) - Counter(items):
+        raise RuleError(
+            f"the chance outcome given at {forced.where} is not a list of this pile's items "
+            "(its top items, first drawn first)"
+        )
+    rest = list(items)
+    _take_out(rest, top)
+    state.rng = _rng.shuffle(state.rng, rest)
+    items[:] = rest + list(reversed(top))
+
+
+def _forced_roll(forced: _Forced, sides: int) -> int:
+    value = forced.value
+    if type(value) is not int or not 1 <= value <= sides:
+        raise RuleError(f"the chance outcome given at {forced.where} is not a roll of 1..{sides}")
+    return value
+
+
+def _forced_mix(forced: _Forced, inside: list, percent: int) -> list:
+    out = forced.value
+    if not isinstance(out, list) or Counter(out) - Counter(inside):
+        raise RuleError(
+            f"the chance outcome given at {forced.where} is not a list of items inside the mixer"
+        )
+    if (percent == 0 and out) or (percent == 100 and len(out) != len(inside)):
+        raise RuleError(
+            f"the chance outcome given at {forced.where} cannot happen: each item's chance is "
+            f"{percent}%"
+        )
+    out = list(out)
+    _take_out(inside, out)
+    return out
 
 
 def _roll_doc(sides: int, value: int) -> dict:
@@ -538,7 +719,7 @@ def _pending_doc(pending: _Pending) -> dict:
         "action": None if pending.step is None else pending.step[1].id,
         "given": pending.given,
         "node": node.to_doc(),
-        "picked": [node.desc.encode(x) for x in node.picked] if node.desc else [],
+        "picked": [node.encode_pick(i, x) for i, x in enumerate(node.picked)],
     }
 
 

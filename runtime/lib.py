@@ -230,6 +230,43 @@ def shuffle(state, items: list, desc=None) -> None:
     state.rng = _rng.shuffle(state.rng, items)
 
 
+def mix(state, inside: list, items: list, percents: list, desc=None) -> list:
+    """Put items into a mixer; each item inside comes out with a chance: those that did, in order.
+
+    `percents[k - 1]` is each item's chance in percent when `k` items are inside after the
+    items go in (the last entry for more); the items that come out leave `inside`, in a random
+    order (first out first); the rest stay. Drawn from the state's generator, or as given
+    (runtime/chance.py).
+    """
+    inside.extend(items)
+    percent = mix_percent(percents, len(inside))
+    if state.chance is not None:
+        return state.chance.mix(state, inside, percent, desc)
+    state.rng, out = mix_draw(state.rng, inside, percent)
+    return out
+
+
+def mix_percent(percents: list, inside: int) -> int:
+    """The chance in percent of each item coming out of a mixer holding `inside` items."""
+    if not percents:
+        raise RuleError("a mixer needs at least one chance (in percent)")
+    percent = percents[min(max(inside, 1), len(percents)) - 1]
+    if not 0 <= percent <= 100:
+        raise RuleError(f"a mixer's chance is a percent from 0 to 100, not {percent}")
+    return percent
+
+
+def mix_draw(rng: int, inside: list, percent: int) -> tuple[int, list]:
+    """One draw of a mixer from the generator: each item in turn, then the order of those out."""
+    out = []
+    kept = []
+    for item in inside:
+        rng, value = _rng.below(rng, 100)
+        (out if value < percent else kept).append(item)
+    inside[:] = kept
+    return _rng.shuffle(rng, out), out
+
+
 def take_top(pile: list):
     """Remove and return the top of a pile."""
     if not pile:
@@ -489,6 +526,26 @@ def play(state, player: int, name: str, args: tuple, file: str, line: int) -> No
             f"{_show(state, name, args)} is not legal for P{player + 1}; legal: {legal}", file, line
         )
     state.apply(player, action)
+    unused_chance(state, file, line)
+
+
+def chance(state, value, file: str, line: int) -> None:
+    """Scenario step: the outcome of the next random event (a roll's number, a shuffle's top
+    items first drawn first, a mixer's items out first out first)."""
+    if state.chance is None:
+        raise ScenarioFailure("chance steps need a game in recorded chance mode", file, line)
+    state.chance.force(list(value) if isinstance(value, list | tuple) else value, file, line)
+
+
+def unused_chance(state, file: str, line: int) -> None:
+    """Fail a scenario step after which an outcome its `chance` steps gave is still unused."""
+    forced = state.chance.forced if state.chance is not None else ()
+    if forced:
+        raise ScenarioFailure(
+            f"the chance outcome given at {forced[0].where} was not used (no random event took it)",
+            file,
+            line,
+        )
 
 
 def refuse(state, player: int, name: str, args: tuple, file: str, line: int) -> None:

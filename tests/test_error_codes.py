@@ -414,7 +414,7 @@ CASES = [
         {"rules.metro": game(flow="expect true")},
         4,
         10,
-        "`play`, `refuse` and `expect` belong in scenarios",
+        "`play`, `refuse`, `expect` and `chance` belong in scenarios",
     ),
     # ------------------------------------------------------------- maps
     Case(

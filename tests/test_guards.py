@@ -125,6 +125,7 @@ def test_tables_list_what_the_plain_listing_lists(seed):
         ("tokyo_metro", ("drinks",)),
         ("tokyo_jutaku", ()),
         ("izakaya", ()),
+        ("shopping_centre", ()),
     ],
     ids=lambda c: "+".join([c[0], *c[1]]),
 )

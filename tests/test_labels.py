@@ -285,6 +285,7 @@ def test_choices_of_one_name_have_one_label(tmp_path):
         ("tokyo_metro", ("drinks",)),
         ("tokyo_metro", ("osaka", "drinks")),
         ("izakaya", ()),
+        ("shopping_centre", ()),
     ],
 )
 def test_the_shipped_breakdowns_add_up_to_the_score(game, expansions):
@@ -351,6 +352,8 @@ SHIPPED_CONFIGURATIONS = [  # (game, expansions, variants): every shipped game, 
     ("tokyo_jutaku", (), ("tower",)),
     ("izakaya", (), ()),
     ("izakaya", (), ("corner-chips",)),
+    ("shopping_centre", (), ()),
+    ("shopping_centre", (), ("balance",)),
 ]
 
 

@@ -219,7 +219,7 @@ def test_a_user_given_variants_own_paths_stay_in_the_games_tree(tmp_path, secret
 
 
 def test_the_shipped_games_use_only_their_own_files():
-    for game in ("ticket_to_ride", "tokyo_metro", "tokyo_jutaku", "izakaya"):
+    for game in ("ticket_to_ride", "tokyo_metro", "tokyo_jutaku", "izakaya", "shopping_centre"):
         compile_game(os.path.join(ROOT, "games", game), stop_after="resolve")
     tokyo = os.path.join(ROOT, "games", "tokyo_metro")
     compile_game(tokyo, expansions=["osaka"], stop_after="resolve")

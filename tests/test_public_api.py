@@ -26,7 +26,10 @@ def test_a_path_wins_over_a_name(tmp_path, monkeypatch):
 
 
 def test_an_unknown_game_names_the_shipped_ones():
-    with pytest.raises(metro.UnknownGame, match="shipped: izakaya, ticket_to_ride, tokyo_jutaku"):
+    with pytest.raises(
+        metro.UnknownGame,
+        match="shipped: izakaya, jidohanbaiki, shopping_centre, ticket_to_ride, tokyo_jutaku",
+    ):
         metro.game_path("checkers")
     with pytest.raises(metro.UnknownGame):
         metro.game_path("../ticket_to_ride")  # a name is one folder of the package, no more

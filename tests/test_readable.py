@@ -23,6 +23,7 @@ CONFIGURATIONS = [
     ("tokyo_jutaku", (), ()),
     ("tokyo_jutaku", (), ("tower",)),
     ("izakaya", (), ()),
+    ("shopping_centre", (), ()),
 ]
 
 

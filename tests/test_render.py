@@ -62,6 +62,7 @@ SHIPPED = {
         {"square", "line", "station", "stop", "track_row"},
     ),
     "izakaya": (os.path.join(GAMES, "izakaya"), (), (), {"cell", "drink_color"}),
+    "shopping centre": (os.path.join(GAMES, "shopping_centre"), (), (), {"space", "card"}),
     "izakaya corner chips": (
         os.path.join(GAMES, "izakaya"),
         (),

@@ -285,7 +285,13 @@ QUICK = VectorOptions(playouts=1, playout_steps=25, perft_at=(0,), perft_depth=1
 
 @pytest.mark.parametrize(
     ("name", "expansions"),
-    [("tokyo_metro", []), ("tokyo_metro", ["drinks"]), ("tokyo_jutaku", []), ("izakaya", [])],
+    [
+        ("tokyo_metro", []),
+        ("tokyo_metro", ["drinks"]),
+        ("tokyo_jutaku", []),
+        ("izakaya", []),
+        ("shopping_centre", []),
+    ],
 )
 def test_the_other_games_pass_their_own_vectors(name, expansions):
     """Every scenario of the other shipped games as data, and short playouts, on the reference."""
@@ -319,6 +325,8 @@ CONFIGURATIONS = [
     ("izakaya", [], []),
     ("izakaya", ["corner-chips"], []),
     ("izakaya", ["highest-bid"], []),
+    ("shopping_centre", [], []),
+    ("shopping_centre", ["balance"], []),
 ]
 
 

@@ -20,6 +20,7 @@ CHOOSE_NODES = (ast.Choose, ast.EachChoose, ast.ChooseAction, ast.EachChooseActi
 LOOP_NODES = (ast.For, ast.Repeat, ast.While, ast.Loop)
 BLOCK_NODES = (*LOOP_NODES, ast.If)
 CHANGES = (ast.Draw, ast.Move, ast.Shuffle, ast.EndGame, *CHOOSE_NODES)
+SCENARIO_STEPS = (ast.Play, ast.Refuse, ast.Expect, ast.ChanceStep)
 
 
 @dataclass(frozen=True)
@@ -109,8 +110,10 @@ class Placement(Visitor):
             self.error(
                 PURITY, "a function or guard may not change the game or wait for a decision", node
             )
-        if not place.scenario and isinstance(node, ast.Play | ast.Refuse | ast.Expect):
-            self.error(SCENARIO, "`play`, `refuse` and `expect` belong in scenarios", node)
+        if not place.scenario and isinstance(node, SCENARIO_STEPS):
+            self.error(
+                SCENARIO, "`play`, `refuse`, `expect` and `chance` belong in scenarios", node
+            )
         if place.scenario and isinstance(node, CHOOSE_NODES):
             self.error(SCENARIO, "a scenario cannot wait for a decision; use `play`", node)
         self.visit(node, place)

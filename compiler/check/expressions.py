@@ -250,7 +250,7 @@ class ExpressionRules(TyperBase):
         if builtin.effect != "reads" and scope.pure:
             self.error(PURITY, f"a function or guard may not call {name}()", node)
         args = [self.expr(arg, scope) for arg in node.args]
-        if builtin.effect == "changes":
+        if builtin.effect == "changes" or builtin.mutates:
             self.mutable_root(node.args[0], scope)
             if builtin.adds_item:
                 self._item_of(name, args, node)

@@ -273,5 +273,8 @@ class StatementRules(TyperBase):
 
     visit_Refuse = visit_Play
 
+    def visit_ChanceStep(self, node: ast.ChanceStep, scope: Scope) -> None:
+        self.expr(node.value, scope)
+
     def visit_Expect(self, node: ast.Expect, scope: Scope) -> None:
         self.condition(node.expr, scope)

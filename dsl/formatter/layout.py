@@ -49,6 +49,7 @@ SIMPLE_STATEMENTS = frozenset(
         "play_step",
         "refuse_step",
         "expect_step",
+        "chance_step",
         "bare_return",
     }
 )
@@ -883,6 +884,9 @@ class Layout:
         return Concat(head, self.call_args(call))
 
     def rule_expect_step(self, kids):
+        return Concat(self.fmt(kids[0]), " ", self.fmt(kids[1]))
+
+    def rule_chance_step(self, kids):
         return Concat(self.fmt(kids[0]), " ", self.fmt(kids[1]))
 
     def _condition(self, child: Child) -> Doc | str:
