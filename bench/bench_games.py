@@ -64,6 +64,16 @@ CONFIGS = [
     ),
     ("Izakaya, 2 players, random", "izakaya", (), (), 2, "random"),
     ("Izakaya, 5 players, random", "izakaya", (), (), 5, "random"),
+    (
+        "Bottle Bonus! (--with bottle_bonus), 4 players, planner",
+        "tokyo_jutaku",
+        ("bottle_bonus",),
+        (),
+        4,
+        "planner",
+    ),
+    ("Vending market, 4 players, trader", "jidohanbaiki", (), (), 4, "trader"),
+    ("Vending market, 4 players, random", "jidohanbaiki", (), (), 4, "random"),
 ]
 
 
