@@ -113,14 +113,7 @@ def _table(state, fields: list[_Field]) -> tuple[Line | Grid, ...]:
             out.append(Line(f.heading, f.desc.display(value)))
     shown: list[Line | Grid] = []
     for item in out:
-        if not isinstance(item, str):
-            shown.append(item)
-            continue
-        grid = _keyed(state, item, groups[item])
-        if grid.rows:
-            shown.append(grid)
-        else:  # every entry empty (no vehicle placed yet): one line per table, not an empty grid
-            shown += [Line(f.heading, NOTHING) for f in groups[item]]
+        shown += _keyed(state, item, groups[item]) if isinstance(item, str) else [item]
     return tuple(shown)
 
 

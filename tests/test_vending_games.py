@@ -86,3 +86,15 @@ def test_the_trader_beats_random_play():
     first = simulate(MARKET, 2, 60, "trader-test", bots=("trader", "random"))
     second = simulate(MARKET, 2, 60, "trader-test", bots=("random", "trader"))
     assert first.wins[0] + second.wins[1] > 0.6 * 120
+
+
+def test_the_screens_show_the_market_never_the_machine_contents(market):
+    """`metro play`'s screen of a position (tables keyed by squares and stock cards)."""
+    rng = random.Random(1)
+    state = market.new_game(3, 1)
+    while not state.to_doc()["state"]["machine"]:
+        player = state.to_move[0]
+        state.apply(player, rng.choice(state.legal_actions(player)))
+    inside = state.to_doc()["state"]["machine"]
+    rows = {getattr(row, "heading", ""): row for row in state.display(0).table}
+    assert "Supply" in rows and rows["Vending machine"].text == f"{len(inside)} hidden"
