@@ -72,7 +72,6 @@ CHANCE = -1  # the "player" to move at a chance node (explicit mode only)
 SEEDED, RECORDED, EXPLICIT = "seeded", "recorded", "explicit"
 MODES = (SEEDED, RECORDED, EXPLICIT)
 SHUFFLE, ROLL, MIX = "shuffle", "roll", "mix"
-KINDS = (SHUFFLE, ROLL, MIX)
 
 
 @dataclass(frozen=True)
