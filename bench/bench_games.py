@@ -67,6 +67,16 @@ CONFIGS = [
     ("Shopping centre, 2 players, random", "shopping_centre", (), (), 2, "random"),
     ("Shopping centre, 5 players, random", "shopping_centre", (), (), 5, "random"),
     ("Shopping centre, 4 players, shopper", "shopping_centre", (), (), 4, "shopper"),
+    (
+        "Bottle Bonus! (--with bottle_bonus), 4 players, planner",
+        "tokyo_jutaku",
+        ("bottle_bonus",),
+        (),
+        4,
+        "planner",
+    ),
+    ("Vending market, 4 players, trader", "jidohanbaiki", (), (), 4, "trader"),
+    ("Vending market, 4 players, random", "jidohanbaiki", (), (), 4, "random"),
 ]
 
 

@@ -18,7 +18,8 @@ Outcomes (the JSON forms, docs/protocol.md):
 - a mix (`mix(inside, items, percents)`, runtime/lib.py): `{"kind": "mix", "out": [item, ...]}`,
   the items that came out of the mixer, first out first; the rest stay inside.
 A shuffle whose result is certain (fewer than two distinct items), a roll of one side and a mix
-whose result is certain (a chance of 0%, or 100% with all items alike) are not chance nodes:
+whose result is certain (an empty mixer, a chance of 0%, or 100% with all items alike) are not
+chance nodes:
 they happen without an outcome and are not recorded.
 
 The elementary decomposition (for tools that enumerate outcomes, like OpenSpiel's chance
@@ -71,7 +72,6 @@ CHANCE = -1  # the "player" to move at a chance node (explicit mode only)
 SEEDED, RECORDED, EXPLICIT = "seeded", "recorded", "explicit"
 MODES = (SEEDED, RECORDED, EXPLICIT)
 SHUFFLE, ROLL, MIX = "shuffle", "roll", "mix"
-KINDS = (SHUFFLE, ROLL, MIX)
 
 
 @dataclass(frozen=True)
@@ -245,7 +245,9 @@ class ChanceLog:
 
     def mix(self, state: State, inside: list, percent: int, desc: Desc | None) -> list:
         """The items out of a mixer (removed from `inside`): drawn (recorded) or given (explicit)."""
-        certain = percent == 0 or (percent == 100 and all(x == inside[0] for x in inside))
+        certain = (
+            not inside or percent == 0 or (percent == 100 and all(x == inside[0] for x in inside))
+        )
         if self.mode == RECORDED:
             if self.forced:
                 out = _forced_mix(self.forced.pop(0), inside, percent)

@@ -35,6 +35,8 @@ COMBINATION_GAMES = max(1, GAMES_PER_CONFIG // 10)
 # Bottle Bonus!, the vending-market game and the shopping centre.
 SHORT = {"izakaya", "drinks", "bottle_bonus", "jidohanbaiki", "shopping_centre"}
 SHORT_GAMES = max(1, GAMES_PER_CONFIG // 5)
+# Bottle Bonus! games are long (about 240 decisions of the planner, checked after each): a tenth.
+SLOW = {"bottle_bonus"}
 
 
 def _combination(path: str) -> tuple[str, set[str], set[str]]:
@@ -72,6 +74,8 @@ def _setups(path: str):
                 games = _games(game_dir, chosen, variant)
                 if SHORT & {os.path.basename(path), *chosen}:
                     games = min(games, SHORT_GAMES)
+                if SLOW & {os.path.basename(path), *chosen}:
+                    games = min(games, COMBINATION_GAMES)
                 yield label, chosen, variants, games
 
 

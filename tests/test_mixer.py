@@ -11,7 +11,7 @@ import pytest
 from compiler import load_game
 from dsl.diagnostics import CompileError
 from metro.scenarios import run_scenarios
-from runtime.chance import CHANCE, replay_record
+from runtime.chance import CHANCE, ChanceNeeded, replay_record
 from runtime.errors import IllegalAction, InvalidSave
 from runtime.lib import mix_draw
 
@@ -147,6 +147,23 @@ def test_elementary_picks_give_each_whole_outcome_its_exact_probability(mixer):
     walk(state, Fraction(1))
     p = Fraction(7, 10)
     assert totals == {(): (1 - p) ** 2, (8,): 2 * p * (1 - p), (8, 8): p * p}
+
+
+def test_a_certain_mix_is_no_chance_node_and_is_not_recorded(mixer):
+    for mode in ("explicit", "recorded"):
+        state = mixer.new_game(2, chance=mode)
+        if mode == "explicit":
+            state.apply_outcome({"kind": "shuffle", "order": [1, 2, 3, 4, 5, 6, 7, 8, 8, 8]})
+        log, logged = state.chance, len(state.chance.log)
+        assert log.mix(state, [], 50, None) == []  # an empty mixer
+        inside = [3, 3]
+        assert log.mix(state, inside, 100, None) == [3, 3] and inside == []
+        inside = [4, 5]
+        assert log.mix(state, inside, 0, None) == [] and inside == [4, 5]
+        assert len(log.log) == logged
+    with pytest.raises(ChanceNeeded):
+        state = mixer.new_game(2, chance="explicit")
+        state.chance.mix(state, [4, 5], 100, None)  # all out, in an uncertain order
 
 
 def test_a_whole_mix_outcome_is_checked(mixer):
