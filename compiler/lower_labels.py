@@ -171,11 +171,14 @@ def _label_function(gen: Generator, name: str, params: list[str], label: ast.Lab
     for the step budget of the walks and calls its placeholders make.
     """
     env = Env(frame=False)
-    body: list[ir.Stmt] = []
-    for i, param in enumerate(params):
+    for param in params:
         env = env.bind(param)
-        body.append(ir.Assign(X(env.local(param)), X(f"a[{i}]")))
     text = _text_code(gen, label.text, env)
+    body: list[ir.Stmt] = [  # only the arguments the label reads
+        ir.Assign(X(env.local(param)), X(f"a[{i}]"))
+        for i, param in enumerate(params)
+        if re.search(rf"(?<![\w.]){re.escape(env.local(param))}\b", text)
+    ]
     if _STATE.search(text):  # walks and calls charge the step budget
         body.insert(0, ir.Assign(X("S"), X("_l.LabelScope()")))
     failed = f"the label of {name} cannot be shown for these values"

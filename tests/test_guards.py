@@ -126,6 +126,8 @@ def test_tables_list_what_the_plain_listing_lists(seed):
         ("tokyo_jutaku", ()),
         ("izakaya", ()),
         ("shopping_centre", ()),
+        ("jidohanbaiki", ()),
+        ("tokyo_jutaku", ("bottle_bonus",)),
     ],
     ids=lambda c: "+".join([c[0], *c[1]]),
 )

@@ -286,6 +286,7 @@ def test_choices_of_one_name_have_one_label(tmp_path):
         ("tokyo_metro", ("osaka", "drinks")),
         ("izakaya", ()),
         ("shopping_centre", ()),
+        ("jidohanbaiki", ()),
     ],
 )
 def test_the_shipped_breakdowns_add_up_to_the_score(game, expansions):
@@ -354,6 +355,10 @@ SHIPPED_CONFIGURATIONS = [  # (game, expansions, variants): every shipped game, 
     ("izakaya", (), ("corner-chips",)),
     ("shopping_centre", (), ()),
     ("shopping_centre", (), ("balance",)),
+    ("tokyo_jutaku", ("bottle_bonus",), ()),
+    ("jidohanbaiki", (), ()),
+    ("jidohanbaiki", (), ("strategic",)),
+    ("jidohanbaiki", (), ("dice",)),
 ]
 
 

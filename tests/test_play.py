@@ -35,6 +35,7 @@ CONFIGS = [  # game, --with, --variant, players, bot
     ("tokyo_jutaku", (), ("tower",), 2, "tower"),
     ("izakaya", (), (), 3, "host"),
     ("shopping_centre", (), (), 2, "shopper"),
+    ("jidohanbaiki", (), (), 2, "trader"),
 ]
 IDS = ["-".join([c[0], *c[1], *c[2]]) for c in CONFIGS]
 COLOUR = re.compile(r"\x1b\[(3[0-9]|9[0-7]|4[0-9])")
@@ -147,6 +148,7 @@ def test_the_last_move_and_the_end_screen(tmp_path, game, expansions, variants, 
         "tokyo_jutaku": ["Pieces in the tower"] if variants else ["Buildings completed", "Money"],
         "izakaya": ["Black drinks", "Purple drinks"],  # (drinks nobody scored are left out)
         "shopping_centre": ["Drinks", "Salmon", "Shirts and trousers"],
+        "jidohanbaiki": ["Money", "Crates (best attribute, count squared x ¥100)"],
     }[game]
     # (Metro Drinks' sources join the money by source; the end screen leaves out a source
     # nobody used, and tests/test_drinks.py checks the breakdown has them)

@@ -24,6 +24,8 @@ CONFIGURATIONS = [
     ("tokyo_jutaku", (), ("tower",)),
     ("izakaya", (), ()),
     ("shopping_centre", (), ()),
+    ("tokyo_jutaku", ("bottle_bonus",), ()),
+    ("jidohanbaiki", (), ()),
 ]
 
 

@@ -63,6 +63,7 @@ SHIPPED = {
     ),
     "izakaya": (os.path.join(GAMES, "izakaya"), (), (), {"cell", "drink_color"}),
     "shopping centre": (os.path.join(GAMES, "shopping_centre"), (), (), {"space", "card"}),
+    "vending market": (os.path.join(GAMES, "jidohanbaiki"), (), (), {"square"}),
     "izakaya corner chips": (
         os.path.join(GAMES, "izakaya"),
         (),
