@@ -21,15 +21,22 @@ game without an estimate is played on at random for at most `playout` decisions 
 new leaf, then valued the same way on its score as if the game ended there (the rules'
 `final` block run on a copy).
 
-The action chosen is the one of the best lower confidence bound of its mean reward, prior
-included ("secure child").
+Progressive widening: a node visited n times considers only its 1 + WIDENING * sqrt(n)
+options of the best one-ply value, so iterations go to the few options that pay at once
+until the evidence on them grows.
+
+The action chosen is the one of the best lower confidence bound of the mean reward the search
+met ("secure child"), among the options it tried: the virtual visits are left out, as one-ply
+values drawn against random secret choices of the others sit higher than searched lines.
 
 Simultaneous choices are decoupled (DUCT, Lanctot et al. 2013): at such a node every player
 still to choose picks by UCB1 from their own statistics, which no other player's choice of
 this step is part of, so nobody's choice depends on what the others chose in secret; the
 child is keyed by all the choices together. Every chooser's statistics there start at their
 options' one-ply values too (taken before anyone chooses), so the others are modelled as
-playing sensibly, not as bidding at random, until the search learns better. Chance happens
+playing sensibly, not as bidding at random, until the search learns better. Others who
+have already chosen in secret are asked again in each sample (`sample_position(reopen=True)`):
+their choice is searched like everyone's, not drawn once at random. Chance happens
 inside `apply` from the state's own generator, which every determinization re-seeds, so
 each iteration meets fresh chance outcomes below the same action sequence (an open-loop
 tree).
