@@ -58,6 +58,7 @@ PLAYOUT_WITH_ESTIMATE = 0  # ... and for a game that declares one: its leaves ar
 EXPLORATION = 0.7  # UCB1's constant for rewards in [0, 1]
 PRIOR_VISITS = 8  # virtual visits each new child starts with, at its one-ply value
 SECURITY = 1.0  # how much the final choice discounts a mean reward by its uncertainty
+PRIOR_DEPTH = 1  # decisions from the root within which new nodes are expanded with one-ply priors
 WIDENING = 0.5  # a node visited n times considers its 1 + WIDENING * sqrt(n) best-prior options
 
 
@@ -102,6 +103,7 @@ class MctsBot:
         iterations: int = ITERATIONS,
         milliseconds: float | None = None,
         playout: int | None = None,
+        prior_depth: int = PRIOR_DEPTH,
     ):
         self.rng = random.Random(seed)
         self.iterations = iterations
@@ -110,6 +112,7 @@ class MctsBot:
             estimated = game is not None and game.has_estimate
             playout = PLAYOUT_WITH_ESTIMATE if estimated else PLAYOUT
         self.playout = playout
+        self.prior_depth = prior_depth
 
     def choose(self, state: State, player: int) -> Action:
         """The player's legal action of the best secure value (mean less uncertainty) after the search."""
@@ -149,7 +152,7 @@ class MctsBot:
 
     def _iterate(self, root: Node, state: State) -> None:
         node, path, pulled = root, [root], []
-        values = None
+        values, depth = None, 0
         while not state.over:
             if state.game.sites[state.site].secret:
                 key = self._simultaneous(node, state, pulled)
@@ -164,14 +167,23 @@ class MctsBot:
                 continue
             mover = state.to_move[0]
             actions = state.legal_actions(mover)
-            self._expand(node, state, mover, actions)
-            action, child = self._select(node, actions, mover)
+            if depth >= self.prior_depth:  # deep in the tree: one new node, valued at once
+                child, action = self._add_untried(node, actions)
+                if child is not None:
+                    state.apply_legal(mover, action)
+                    path.append(child)
+                    break
+                action, child = self._select(node, actions, mover, widen=False)
+            else:
+                self._expand(node, state, mover, actions)
+                action, child = self._select(node, actions, mover, widen=True)
+            depth += 1
             state.apply_legal(mover, action)
             path.append(child)
             node = child
             if child.fresh:
                 child.fresh = False
-                if len(actions) > 1:  # a new position valued by its prior: the leaf
+                if child.prior is not None:  # a new position valued by its prior: the leaf
                     values = child.prior
                     break
         if values is None:
@@ -183,6 +195,23 @@ class MctsBot:
         for seat, arm in pulled:
             arm.visits += 1
             arm.reward += values[seat]
+
+    def _add_untried(self, node: Node, actions: list[Action]) -> tuple[Node | None, Action | None]:
+        """A new child for an option of `node` never tried (at random), if any; count availability."""
+        children = node.children
+        untried = []
+        for action in actions:
+            child = children.get(action)
+            if child is None:
+                untried.append(action)
+            else:
+                child.available += 1
+        if not untried:
+            return None, None
+        action = self._pick(untried)
+        child = children[action] = Node(len(node.reward))
+        child.fresh = False
+        return child, action
 
     def _expand(self, node: Node, state: State, mover: int, actions: list[Action]) -> None:
         """Give every action not yet a child of `node` a child at its one-ply value; count availability."""
@@ -264,13 +293,17 @@ class MctsBot:
             ),
         )
 
-    def _select(self, node: Node, actions: list[Action], mover: int) -> tuple[Action, Node]:
-        """The child of the highest UCB1 value for the mover, among the best-prior ones available now."""
+    def _select(
+        self, node: Node, actions: list[Action], mover: int, widen: bool
+    ) -> tuple[Action, Node]:
+        """The child of the highest UCB1 value for the mover, among the best-prior ones if `widen`."""
         children = node.children
         if len(actions) == 1:
             return actions[0], children[actions[0]]
+        if widen:
+            actions = _best_first(actions, lambda a: _prior(children[a], mover), node.visits)
         best, best_value = None, -math.inf
-        for action in _best_first(actions, lambda a: _prior(children[a], mover), node.visits):
+        for action in actions:
             child = children[action]
             value = child.reward[mover] / child.visits + EXPLORATION * math.sqrt(
                 math.log(child.available) / child.visits
