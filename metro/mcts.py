@@ -226,26 +226,18 @@ class MctsBot:
         for action in actions:
             children[action].available += 1
 
-    def _one_ply(
-        self,
-        state: State,
-        mover: int,
-        actions: list[Action],
-        others: dict[int, Action] | None = None,
-    ) -> list[list[float]]:
+    def _one_ply(self, state: State, mover: int, actions: list[Action]) -> list[list[float]]:
         """Each action's rewards for every seat one decision ahead of `state`.
 
-        At a simultaneous choice the others choose `others` (where legal), else at random,
-        the same draw for every action, so that actions are compared on equal terms.
+        At a simultaneous choice the others' choices are drawn at random, the same draw for
+        every action, so that actions are compared on equal terms.
         """
-        seed = int(self.rng.random() * (1 << 53))
+        others = int(self.rng.random() * (1 << 53))
         reached = []
         for action in actions:
             after = state.clone()
             after.apply_legal(mover, action)
-            if others:
-                _answer(after, mover, others)
-            settle(after, mover, seed)
+            settle(after, mover, others)
             reached.append(after)
         found = [None if after.over else margins(after) for after in reached]
         for seen in found:
@@ -262,21 +254,10 @@ class MctsBot:
         """Everyone still to choose at this simultaneous choice picks from their own arms."""
         if node.arms is None:
             node.arms = {}
-        new = [mover for mover in state.to_move if mover not in node.arms]
-        if new:
-            # New choosers start at their one-ply values against what pays each of the others
-            # most at once (their best against random choices): valued against random choices
-            # alone, every option sits far above what a searched line meets, and the choosers
-            # then try their options in the same order, in step (equal bids, always).
-            best = {}
-            for mover in state.to_move:
+        for mover in state.to_move:  # new choosers start at their one-ply values
+            if mover not in node.arms:
                 actions = state.legal_actions(mover)
                 values = self._one_ply(state, mover, actions)
-                seat_values = [value[mover] for value in values]
-                best[mover] = actions[seat_values.index(max(seat_values))]
-            for mover in new:
-                actions = state.legal_actions(mover)
-                values = self._one_ply(state, mover, actions, best)
                 node.arms[mover] = _prior_arms(actions, values, mover)
         chosen: list[tuple[int, Action]] = []
         choosers: set[int] = set()
@@ -344,18 +325,6 @@ class MctsBot:
 
     def _pick(self, actions: list[Action]) -> Action:
         return actions[int(self.rng.random() * len(actions))]
-
-
-def _answer(state: State, mover: int, others: dict[int, Action]) -> None:
-    """The others still to choose at the simultaneous choice `mover` has just joined choose `others`."""
-    while not state.over and state.game.sites[state.site].secret:
-        movers = state.to_move
-        if mover in movers:
-            return
-        choice = others.get(movers[0])
-        if choice is None or choice not in state.legal_actions(movers[0]):
-            return
-        state.apply_legal(movers[0], choice)
 
 
 def _best_first(actions: list[Action], prior, visits: int) -> list[Action]:
