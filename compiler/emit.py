@@ -596,6 +596,7 @@ class CodeGenerator(StrictVisitor):
         w.line(f"ESTIMATE = {'estimate' if module.estimate is not None else None}")
         metrics = ", ".join(f"({name!r}, {fn.name})" for name, fn in module.metrics)
         w.line(f"METRICS = [{metrics}]")
+        w.line(f"CHANCE_BOUND = {module.chance_bound!r}")
         w.line("SCENARIOS = [")
         with w.indented():
             for fn, (name, players, seed, file, line) in module.scenarios:

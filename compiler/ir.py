@@ -307,6 +307,7 @@ class Module:
     guard_tables: list[GuardTable] = field(default_factory=list)
     indexes: list = field(default_factory=list)  # maintained indexes (compiler/indexes.py)
     action_tables: list[Assign] = field(default_factory=list)  # `ACTIONS_<name> = …`
+    chance_bound: int | None = 0  # most outcomes of one random event (compiler/chance_bound.py)
 
     def frame_procs(self) -> list[FrameProc]:
         """Every frame procedure, in emission order."""

@@ -9,6 +9,7 @@ be computed and for limits found while lowering.
 from __future__ import annotations
 
 from compiler import ir
+from compiler.chance_bound import chance_bound
 from compiler.checked import CheckedProgram
 from compiler.codegen import Env, Generator, ident
 from compiler.consteval import EvalBudgetError, EvalError, Evaluator, MapData
@@ -114,6 +115,7 @@ def lower_program(
         guard_tables=ctx.guard_tables().constants,
         indexes=[i for i in ctx.indexes.values() if i.field in ctx.guard_tables().walked],
         action_tables=ctx.action_tables,
+        chance_bound=chance_bound(ctx.gen),
     )
     for message, span in dict.fromkeys(ctx.errors):
         diags.error(TOO_LARGE, message, span)

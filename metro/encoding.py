@@ -86,7 +86,8 @@ class Encoder:
         n = self.players
         vector = [0.0] * self.size
         for p in state.to_move:
-            vector[(p - observer) % n] = 1.0
+            if p >= 0:  # not the chance "player" of explicit chance
+                vector[(p - observer) % n] = 1.0
         vector[n] = float(state.over)
         for slot in self.slots:
             value = getattr(state, slot.attr)

@@ -73,6 +73,11 @@ def margins(state: State) -> list[int]:
     ]
 
 
+def margin_rewards(found: list[int], scale: float) -> list[float]:
+    """Each seat's reward for an unfinished position of these margins: 0.5 + 0.5 tanh(margin / scale)."""
+    return [0.5 + 0.5 * math.tanh(m / scale) for m in found]
+
+
 def rewards(state: State, scale: float | None = None) -> list[float]:
     """Each seat's reward in [0, 1].
 
@@ -82,7 +87,7 @@ def rewards(state: State, scale: float | None = None) -> list[float]:
     so that a lead of a few units counts for as much in a game of yen as in one of points.
     """
     if scale is not None and not state.over:
-        return [0.5 + 0.5 * math.tanh(m / scale) for m in margins(state)]
+        return margin_rewards(margins(state), scale)
     ended = as_ended(state)
     places, scores = ended.ranking(), ended.scores()
     firsts = places.count(1)

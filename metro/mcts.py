@@ -2,31 +2,42 @@
 
 Each iteration draws a determinization of the decider's information set
 (`runtime.determinize.sample_position`), descends one tree keyed by actions along those
-legal in that determinization (UCB1 with availability counts), adds one node, values it and
-backs the value up for every seat.
+legal in that determinization (UCB1 with availability counts), and backs the value of the
+position reached up for every seat.
 
-Reward of a seat (`metro.evaluation.rewards`): 0.8 for a sole first place and 0.4 for a
-shared one, plus 0.2 x its normalized margin (0 when far behind, 0.1 level, 0.2 far ahead);
-so wins count most and values break near-ties. A game that declares an `estimate` has its new
-leaf valued by it at once (no random playout: random play, such as random bids, adds more
-noise than information once the rules can judge a position): 0.5 + 0.5 tanh(margin / scale),
-the scale being the mean margin size met so far in this search. Any other game is played on
-at random for at most `playout` decisions and, if still unfinished, valued the same way on
-its score as if the game ended there (the rules' `final` block run on a copy).
+Within PRIOR_DEPTH decisions of the root (by default the root alone), a node is expanded by
+trying every legal action once on the iteration's determinization (a one-ply lookahead,
+greedy's knowledge), each child starting with that value as PRIOR_VISITS virtual visits; the
+iteration moves on to the child UCB1 prefers and, if new, stops there, valued by its one-ply
+value. Deeper, each iteration adds one node (an option not tried yet, at random) and values it
+at once. Where priors are known the search widens progressively: a node visited n times
+considers only its 1 + WIDENING * sqrt(n) options of the best one-ply value, so iterations go
+to the few options that pay at once until the evidence on them grows (a bid of any of fifty
+amounts). Priors at every node cost five to fourteen times the time per game for no measured
+gain.
 
-The root's actions start with PRIOR_VISITS virtual visits at their one-ply value (what greedy
-knows), and the action chosen is the one of the best lower confidence bound of its mean reward,
-prior included ("secure child"): among many near-equal options (a bid of any amount) the search
-must find evidence before it departs from what pays at once.
+Reward of a seat (`metro.evaluation.rewards`): at the end, 0.8 for a sole first place and 0.4
+for a shared one, plus 0.2 x its normalized margin; before the end 0.5 + 0.5 tanh(margin /
+scale) on the estimate, the scale being the mean margin size met so far in this search. A
+game without an estimate is played on at random for at most `playout` decisions from each
+new leaf, then valued the same way on its score as if the game ended there (the rules'
+`final` block run on a copy).
+
+The action chosen is the one of the best lower confidence bound of the mean reward the search
+met ("secure child"), among the options it tried: the virtual visits are left out, as one-ply
+values drawn against random secret choices of the others sit higher than searched lines.
 
 Simultaneous choices are decoupled (DUCT, Lanctot et al. 2013): at such a node every player
 still to choose picks by UCB1 from their own statistics, which no other player's choice of
 this step is part of, so nobody's choice depends on what the others chose in secret; the
 child is keyed by all the choices together. Every chooser's statistics there start at their
 options' one-ply values too (taken before anyone chooses), so the others are modelled as
-playing sensibly, not as bidding at random, until the search learns better. Chance happens inside `apply` from the state's
-own generator, which every determinization re-seeds, so each iteration meets fresh chance
-outcomes below the same action sequence (an open-loop tree).
+playing sensibly, not as bidding at random, until the search learns better. Others who
+have already chosen in secret are asked again in each sample (`sample_position(reopen=True)`):
+their choice is searched like everyone's, not drawn once at random. Chance happens
+inside `apply` from the state's own generator, which every determinization re-seeds, so
+each iteration meets fresh chance outcomes below the same action sequence (an open-loop
+tree).
 """
 
 from __future__ import annotations
@@ -35,7 +46,7 @@ import math
 import random
 import time
 
-from metro.evaluation import margins, rewards, settle
+from metro.evaluation import margin_rewards, margins, rewards, settle
 from runtime.determinize import sample_position
 from runtime.machine import Action, State
 
@@ -43,28 +54,32 @@ ITERATIONS = 200
 PLAYOUT = 80  # decisions played at random after the tree, for a game without an estimate
 PLAYOUT_WITH_ESTIMATE = 0  # ... and for a game that declares one: its leaves are valued by it
 EXPLORATION = 0.7  # UCB1's constant for rewards in [0, 1]
-PRIOR_VISITS = 8  # virtual visits each root action starts with, at its one-ply value
+PRIOR_VISITS = 8  # virtual visits each new child starts with, at its one-ply value
 SECURITY = 1.0  # how much the final choice discounts a mean reward by its uncertainty
+PRIOR_DEPTH = 1  # decisions from the root within which new nodes are expanded with one-ply priors
+WIDENING = 0.5  # a node visited n times considers its 1 + WIDENING * sqrt(n) best-prior options
 
 
 class Arm:
-    """One player's statistics of one action at a simultaneous choice."""
+    """One player's statistics of one action at a simultaneous choice, and its one-ply value."""
 
-    __slots__ = ("reward", "visits")
+    __slots__ = ("prior", "reward", "visits")
 
-    def __init__(self):
+    def __init__(self, prior: float = -math.inf):
         self.visits = 0
         self.reward = 0.0
+        self.prior = prior
 
 
 class Node:
-    """A tree node: visits, availability, each seat's summed reward, children, secret arms.
+    """A tree node: visits (virtual ones included), availability, each seat's summed reward.
 
     Children are keyed by an action, or after a simultaneous choice by the tuple of
     (player, action) choices made there; `arms` holds each chooser's statistics there.
+    `prior` is the one-ply value a child was created with (None for a node never valued so).
     """
 
-    __slots__ = ("arms", "available", "children", "reward", "visits")
+    __slots__ = ("arms", "available", "children", "fresh", "prior", "reward", "visits")
 
     def __init__(self, players: int):
         self.children: dict[object, Node] = {}
@@ -72,6 +87,8 @@ class Node:
         self.available = 1
         self.reward = [0.0] * players
         self.arms: dict[int, dict[Action, Arm]] | None = None
+        self.prior: list[float] | None = None
+        self.fresh = True  # not yet reached by an iteration (only its prior is known)
 
 
 class MctsBot:
@@ -84,6 +101,7 @@ class MctsBot:
         iterations: int = ITERATIONS,
         milliseconds: float | None = None,
         playout: int | None = None,
+        prior_depth: int = PRIOR_DEPTH,
     ):
         self.rng = random.Random(seed)
         self.iterations = iterations
@@ -92,6 +110,7 @@ class MctsBot:
             estimated = game is not None and game.has_estimate
             playout = PLAYOUT_WITH_ESTIMATE if estimated else PLAYOUT
         self.playout = playout
+        self.prior_depth = prior_depth
 
     def choose(self, state: State, player: int) -> Action:
         """The player's legal action of the best secure value (mean less uncertainty) after the search."""
@@ -99,8 +118,8 @@ class MctsBot:
         if len(actions) == 1:
             return actions[0]
         root = Node(state.n)
+        root.fresh = False
         self._cut_offs, self._margin_total = 0, 0.0
-        self._seed_root(root, state, player, actions)
         deadline = None
         if self.milliseconds is not None:
             deadline = time.perf_counter() + self.milliseconds / 1000
@@ -110,61 +129,35 @@ class MctsBot:
             if deadline is None
             else not done or time.perf_counter() < deadline
         ):
-            self._iterate(root, sample_position(state, player, self.rng))
+            self._iterate(root, sample_position(state, player, self.rng, reopen=True))
             done += 1
-        # The "secure" child: the best mean reward less its uncertainty, prior visits included.
-        # With as many options as a bid has, visits are spread nearly evenly, so the most
-        # visited is chosen by noise, and the best mean is often one seen a few lucky times.
+        # The "secure" child: the best mean reward less its uncertainty, of the rewards the search
+        # met (the prior's virtual visits left out: one-ply values drawn against random secret
+        # choices of the others sit higher than what searched lines meet), among the options
+        # the search tried. The most visited would be chosen by noise among near-equal options.
         if root.arms is not None:  # the root is a simultaneous choice
             arms = root.arms[player]
-            return max(actions, key=lambda a: _secure(arms[a].reward, arms[a].visits))
+            return max(
+                actions, key=lambda a: _secure(arms[a].reward, arms[a].visits, arms[a].prior)
+            )
         children = root.children
-        return max(actions, key=lambda a: _secure(children[a].reward[player], children[a].visits))
-
-    def _seed_root(self, root: Node, state: State, player: int, actions: list[Action]) -> None:
-        """Start every root action at its one-ply value, as if visited PRIOR_VISITS times.
-
-        That is greedy's knowledge: among many options (a bid of any of fifty amounts) the
-        search then needs evidence before it prefers one that loses value at once. The value
-        is taken on one sampled position.
-        """
-        values = self._one_ply(sample_position(state, player, self.rng), player, actions)
-        if state.game.sites[state.site].secret:
-            root.arms = {player: _prior_arms(actions, values, player)}
-            return
-        for action, value in zip(actions, values, strict=True):
-            child = root.children[action] = Node(state.n)
-            child.visits = child.available = PRIOR_VISITS
-            child.reward = [PRIOR_VISITS * v for v in value]
-
-    def _one_ply(self, state: State, mover: int, actions: list[Action]) -> list[list[float]]:
-        """Each action's rewards for every seat one decision ahead of `state` (a sample).
-
-        At a simultaneous choice the others' choices are drawn at random, the same draw for
-        every action, so that actions are compared on equal terms.
-        """
-        others = int(self.rng.random() * (1 << 53))
-        reached = []
-        for action in actions:
-            after = state.clone()
-            after.apply(mover, action)  # a sample: checked, like greedy
-            settle(after, mover, others)
-            reached.append(after)
-        for after in reached:
-            if not after.over:
-                self._cut_offs += 1
-                self._margin_total += sum(abs(m) for m in margins(after)) / after.n
-        scale = max(1.0, self._margin_total / max(1, self._cut_offs))
-        return [rewards(after, scale) for after in reached]
+        return max(
+            actions,
+            key=lambda a: _secure(
+                children[a].reward[player], children[a].visits, _prior(children[a], player)
+            ),
+        )
 
     def _iterate(self, root: Node, state: State) -> None:
         node, path, pulled = root, [root], []
+        values, depth = None, 0
         while not state.over:
             if state.game.sites[state.site].secret:
                 key = self._simultaneous(node, state, pulled)
                 child = node.children.get(key)
                 if child is None:
                     node.children[key] = child = Node(state.n)
+                    child.fresh = False
                     path.append(child)
                     break
                 node = child
@@ -172,23 +165,27 @@ class MctsBot:
                 continue
             mover = state.to_move[0]
             actions = state.legal_actions(mover)
-            untried = []
-            for action in actions:
-                child = node.children.get(action)
-                if child is None:
-                    untried.append(action)
-                else:
-                    child.available += 1
-            if untried:
-                action = self._pick(untried)
-                node.children[action] = child = Node(state.n)
-                state.apply_legal(mover, action)
-                path.append(child)
-                break
-            action, node = self._select(node, actions, mover)
+            if depth >= self.prior_depth:  # deep in the tree: one new node, valued at once
+                child, action = self._add_untried(node, actions)
+                if child is not None:
+                    state.apply_legal(mover, action)
+                    path.append(child)
+                    break
+                action, child = self._select(node, actions, mover, widen=False)
+            else:
+                self._expand(node, state, mover, actions)
+                action, child = self._select(node, actions, mover, widen=True)
+            depth += 1
             state.apply_legal(mover, action)
-            path.append(node)
-        values = self._playout(state)
+            path.append(child)
+            node = child
+            if child.fresh:
+                child.fresh = False
+                if child.prior is not None:  # a new position valued by its prior: the leaf
+                    values = child.prior
+                    break
+        if values is None:
+            values = self._playout(state)
         for visited in path:
             visited.visits += 1
             for seat, value in enumerate(values):
@@ -197,11 +194,67 @@ class MctsBot:
             arm.visits += 1
             arm.reward += values[seat]
 
+    def _add_untried(self, node: Node, actions: list[Action]) -> tuple[Node | None, Action | None]:
+        """A new child for an option of `node` never tried (at random), if any; count availability."""
+        children = node.children
+        untried = []
+        for action in actions:
+            child = children.get(action)
+            if child is None:
+                untried.append(action)
+            else:
+                child.available += 1
+        if not untried:
+            return None, None
+        action = self._pick(untried)
+        child = children[action] = Node(len(node.reward))
+        child.fresh = False
+        return child, action
+
+    def _expand(self, node: Node, state: State, mover: int, actions: list[Action]) -> None:
+        """Give every action not yet a child of `node` a child at its one-ply value; count availability."""
+        children = node.children
+        missing = [a for a in actions if a not in children]
+        if missing:
+            values = self._one_ply(state, mover, missing) if len(actions) > 1 else [None]
+            for action, value in zip(missing, values, strict=True):
+                child = children[action] = Node(state.n)
+                child.prior = value
+                if value is not None:
+                    child.visits = child.available = PRIOR_VISITS
+                    child.reward = [PRIOR_VISITS * v for v in value]
+        for action in actions:
+            children[action].available += 1
+
+    def _one_ply(self, state: State, mover: int, actions: list[Action]) -> list[list[float]]:
+        """Each action's rewards for every seat one decision ahead of `state`.
+
+        At a simultaneous choice the others' choices are drawn at random, the same draw for
+        every action, so that actions are compared on equal terms.
+        """
+        others = int(self.rng.random() * (1 << 53))
+        reached = []
+        for action in actions:
+            after = state.clone()
+            after.apply_legal(mover, action)
+            settle(after, mover, others)
+            reached.append(after)
+        found = [None if after.over else margins(after) for after in reached]
+        for seen in found:
+            if seen is not None:
+                self._cut_offs += 1
+                self._margin_total += sum(abs(m) for m in seen) / len(seen)
+        scale = max(1.0, self._margin_total / max(1, self._cut_offs))
+        return [
+            rewards(after) if seen is None else margin_rewards(seen, scale)
+            for after, seen in zip(reached, found, strict=True)
+        ]
+
     def _simultaneous(self, node: Node, state: State, pulled: list) -> tuple:
         """Everyone still to choose at this simultaneous choice picks from their own arms."""
         if node.arms is None:
             node.arms = {}
-        for mover in state.to_move:  # new choosers start at their one-ply values, like the root
+        for mover in state.to_move:  # new choosers start at their one-ply values
             if mover not in node.arms:
                 actions = state.legal_actions(mover)
                 values = self._one_ply(state, mover, actions)
@@ -214,15 +267,16 @@ class MctsBot:
             if mover in choosers:  # the same choice asked again (a new step): a new node
                 break
             arms = node.arms.setdefault(mover, {})
-            action = self._pull(arms, state.legal_actions(mover))
+            action = self._pull(arms, state.legal_actions(mover), node.visits)
             pulled.append((mover, arms[action]))
             chosen.append((mover, action))
             choosers.add(mover)
             state.apply_legal(mover, action)
         return tuple(chosen)
 
-    def _pull(self, arms: dict[Action, Arm], actions: list[Action]) -> Action:
-        """An untried action at random, else the one of the highest UCB1 value."""
+    def _pull(self, arms: dict[Action, Arm], actions: list[Action], visits: int) -> Action:
+        """Among the best-prior options a node of `visits` visits considers: an untried one at random, else UCB1's."""
+        actions = _best_first(actions, lambda a: arms[a].prior if a in arms else -math.inf, visits)
         untried = [a for a in actions if a not in arms]
         if untried:
             action = self._pick(untried)
@@ -237,11 +291,18 @@ class MctsBot:
             ),
         )
 
-    def _select(self, node: Node, actions: list[Action], mover: int) -> tuple[Action, Node]:
-        """The child of the highest UCB1 value for the mover, among those available now."""
+    def _select(
+        self, node: Node, actions: list[Action], mover: int, widen: bool
+    ) -> tuple[Action, Node]:
+        """The child of the highest UCB1 value for the mover, among the best-prior ones if `widen`."""
+        children = node.children
+        if len(actions) == 1:
+            return actions[0], children[actions[0]]
+        if widen:
+            actions = _best_first(actions, lambda a: _prior(children[a], mover), node.visits)
         best, best_value = None, -math.inf
         for action in actions:
-            child = node.children[action]
+            child = children[action]
             value = child.reward[mover] / child.visits + EXPLORATION * math.sqrt(
                 math.log(child.available) / child.visits
             )
@@ -266,15 +327,38 @@ class MctsBot:
         return actions[int(self.rng.random() * len(actions))]
 
 
-def _secure(reward: float, visits: int) -> float:
-    """A lower confidence bound of an action's mean reward."""
-    return reward / visits - SECURITY / math.sqrt(visits)
+def _best_first(actions: list[Action], prior, visits: int) -> list[Action]:
+    """The options a node visited `visits` times considers: its best by one-ply value (progressive widening).
+
+    Ties keep the legal order. Among many options (a bid of any amount, a square to walk to)
+    the search so spends its iterations on the few that pay at once, and tries another only
+    as the evidence on those grows.
+    """
+    ranked = sorted(actions, key=prior, reverse=True)
+    return ranked[: 1 + int(WIDENING * math.sqrt(visits))]
+
+
+def _prior(node: Node, mover: int) -> float:
+    return -math.inf if node.prior is None else node.prior[mover]
+
+
+def _secure(reward: float, visits: int, prior: float) -> tuple[bool, float]:
+    """Whether the search tried an option, and a lower confidence bound of the mean reward it met.
+
+    `reward` and `visits` include PRIOR_VISITS virtual visits at `prior` when it is finite.
+    An option never tried ranks below every tried one, by its prior.
+    """
+    if prior != -math.inf:
+        reward, visits = reward - PRIOR_VISITS * prior, visits - PRIOR_VISITS
+    if visits <= 0:
+        return False, prior
+    return True, reward / visits - SECURITY / math.sqrt(visits)
 
 
 def _prior_arms(actions: list[Action], values: list[list[float]], mover: int) -> dict[Action, Arm]:
     """Arms that start at their one-ply values, as if pulled PRIOR_VISITS times."""
     arms = {}
     for action, value in zip(actions, values, strict=True):
-        arm = arms[action] = Arm()
+        arm = arms[action] = Arm(value[mover])
         arm.visits, arm.reward = PRIOR_VISITS, PRIOR_VISITS * value[mover]
     return arms

@@ -67,8 +67,12 @@ class Container:
             self.value[:] = items
 
 
-def sample_position(state: State, player: int, rng: random.Random) -> State:
-    """A copy of `state` with all that `player` cannot see re-drawn at random from `rng`."""
+def sample_position(state: State, player: int, rng: random.Random, reopen: bool = False) -> State:
+    """A copy of `state` with all that `player` cannot see re-drawn at random from `rng`.
+
+    With `reopen`, the others' pending secret choices are taken back instead of re-drawn:
+    they are to choose again, as before they chose (a search then models their choice).
+    """
     # A sample plays on with seeded chance: its hidden order is re-drawn anyway.
     sample = state.clone() if state.chance is None else state.seeded_clone()
     # Only Random.random() repeats across Python versions; the rest uses runtime.rng.
@@ -79,7 +83,10 @@ def sample_position(state: State, player: int, rng: random.Random) -> State:
         pools.setdefault(element_key(container.desc.item), []).append(container)
     for key in sorted(pools, key=repr):
         stream = deal(pools[key], stream)
-    stream = _redraw_secret_choices(sample, player, stream)
+    if reopen:
+        _reopen_secret_choices(sample, player)
+    else:
+        stream = _redraw_secret_choices(sample, player, stream)
     stream, sample.rng = _rng.next_u64(stream)
     sample.seed = seed
     sample.history = [(p, a) if p == player else (p, BLANK) for p, a in sample.history]
@@ -169,3 +176,14 @@ def _redraw_secret_choices(state: State, player: int, stream: int) -> int:
         action = options[index]
         submitted[p] = action.args[0] if site.kind == "each" else [action.name, list(action.args)]
     return stream
+
+
+def _reopen_secret_choices(state: State, player: int) -> None:
+    """Take back other players' pending secret choices: they are to choose again."""
+    secret = None if state.over else state.game.module.SITE_SECRETS.get(state.site)
+    if secret is None:
+        return
+    submitted = state.stack[-1].L[secret[1]]
+    for p in sorted(submitted):
+        if p != player and submitted[p] is not None:  # None: a player who had no option
+            del submitted[p]

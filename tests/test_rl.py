@@ -97,21 +97,184 @@ def test_pettingzoo_seeds_reproduce_and_a_whole_game_ends_with_its_winner():
         pettingzoo_env("ticket_to_ride", players=9)
 
 
-@pytest.mark.parametrize("name", GAMES)
-def test_every_game_passes_openspiels_random_simulation_test(name):
+# Every shipped game, and its expansions, variants and player counts, as OpenSpiel plays them.
+OPENSPIEL_CONFIGURATIONS = [
+    *[(name, 2, {}) for name in GAMES],
+    ("ticket_to_ride", 4, {"variants": ("big_bonus",)}),
+    ("ticket_to_ride", 3, {"variants": ("open_doubles", "short_game")}),
+    ("ticket_to_ride", 2, {"chance": "sampled"}),
+    ("tokyo_metro", 3, {"expansions": ("osaka",)}),
+    ("tokyo_metro", 1, {"variants": ("solo",)}),
+    ("tokyo_metro", 5, {"variants": ("cards-osaka",)}),
+    ("tokyo_jutaku", 3, {"variants": ("tower",)}),
+]
+NIGHTLY = os.environ.get("METRO_NIGHTLY") == "1"
+
+
+@pytest.mark.parametrize(
+    ("name", "players", "options"),
+    OPENSPIEL_CONFIGURATIONS,
+    ids=[f"{n}-{p}-{'-'.join(map(str, o.values()))}" for n, p, o in OPENSPIEL_CONFIGURATIONS],
+)
+def test_every_game_passes_openspiels_random_simulation_test(name, players, options):
     pyspiel = pytest.importorskip("pyspiel")
     from metro import openspiel_game
 
-    pyspiel.random_sim_test(
-        openspiel_game(name, players=2, seed=7), num_sims=1, serialize=False, verbose=False
+    game = openspiel_game(name, players=players, seed=7, **options)
+    # serialize: states are saved and loaded by OpenSpiel's own serialisation along the way
+    # (not with sampled chance: OpenSpiel then saves a generator of the game's, metro has none)
+    serialize = options.get("chance") != "sampled"
+    pyspiel.random_sim_test(game, num_sims=5 if NIGHTLY else 1, serialize=serialize, verbose=False)
+
+
+def _random_chance_game(game, outcomes: random.Random, actions: random.Random, steps: int):
+    """`steps` steps of a game (fewer if it ends), chance outcomes from one generator, actions from another."""
+    state = game.new_initial_state()
+    for _ in range(steps):
+        if state.is_terminal():
+            break
+        if state.is_chance_node():
+            probabilities = state.chance_outcomes()
+            assert sum(p for _, p in probabilities) == pytest.approx(1.0, abs=1e-12)
+            choices, weights = zip(*probabilities, strict=True)
+            state.apply_action(outcomes.choices(choices, weights)[0])
+        else:
+            state.apply_action(actions.choice(state.legal_actions()))
+    return state
+
+
+def test_openspiel_chance_is_explicit_and_its_outcomes_are_given_not_drawn():
+    pyspiel = pytest.importorskip("pyspiel")
+    from metro import openspiel_game
+
+    game = openspiel_game("ticket_to_ride", players=2)
+    assert game.get_type().chance_mode == pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC
+    assert game.max_chance_outcomes() == 30  # the 30 tickets of the largest shuffle's type
+    state = game.new_initial_state()
+    assert state.is_chance_node()  # the train cards are shuffled first: one card at a time
+    outcomes = dict(state.chance_outcomes())
+    assert outcomes == pytest.approx(dict.fromkeys(range(8), 12 / 110) | {8: 14 / 110})
+    assert state.legal_actions() == sorted(outcomes)
+    assert state.action_to_string(pyspiel.PlayerId.CHANCE, 8).endswith(
+        "ticket_to_ride/rules.metro:83): locomotive next from the top"
     )
+    # The seed plays no part: the same outcomes and actions give the same position.
+    first = _random_chance_game(game, random.Random(1), random.Random(2), 400)
+    again = _random_chance_game(
+        openspiel_game("ticket_to_ride", players=2, seed=99),
+        random.Random(1),
+        random.Random(2),
+        400,
+    )
+    assert first.history() == again.history() and str(first) == str(again)
+    assert first.position.record() == again.position.record()
+    unseeded = [state.position.to_doc() for state in (first, again)]
+    for doc in unseeded:  # the generator is never drawn from: only the seed it was given differs
+        del doc["seed"], doc["rng"]
+    assert unseeded[0] == unseeded[1]
+    other = _random_chance_game(game, random.Random(3), random.Random(2), 400)
+    assert str(other) != str(first)
+    # Every outcome taken is in the record, so the metro runtime replays the game without OpenSpiel.
+    from runtime.chance import replay_record
+
+    replayed = replay_record(game.metro, 2, first.position.record())
+    assert replayed.to_json() == first.position.to_json()
+
+
+def test_a_die_is_one_chance_node_and_unbounded_events_need_sampled_chance(tmp_path):
+    pyspiel = pytest.importorskip("pyspiel")
+    from metro import openspiel_game
+
+    dice = """\
+game "Dice" {
+  players 2..2
+  per player { points: int public }
+  action roll_die() { me.points += roll(SIDES) }
+  action stop() { me.points += 0 }
+  const SIDES = 6
+  flow { for p in players { choose by p { roll_die, stop } } }
+  score(p) = p.points
+  rank p by p.points desc
+}
+"""
+    folder = tmp_path / "dice"
+    folder.mkdir()
+    (folder / "rules.metro").write_text(dice, encoding="utf-8")
+    game = openspiel_game(str(folder), players=2)
+    assert game.max_chance_outcomes() == 6
+    state = game.new_initial_state()
+    state.apply_action(state.legal_actions()[0])  # roll_die: the roll waits for chance
+    assert state.is_chance_node()
+    assert state.chance_outcomes() == [(k, pytest.approx(1 / 6)) for k in range(6)]
+    state.apply_action(4)  # a five
+    assert state.position.scores() == [5, 0] and state.current_player() == 1
+    pyspiel.random_sim_test(game, num_sims=3, serialize=True, verbose=False)
+
+    computed = dice.replace("roll(SIDES)", "roll(SIDES + me.points)")
+    (folder / "rules.metro").write_text(computed, encoding="utf-8")
+    with pytest.raises(ValueError, match="chance='sampled'"):
+        openspiel_game(str(folder), players=2)
+    sampled = openspiel_game(str(folder), players=2, chance="sampled")
+    assert sampled.get_type().chance_mode == pyspiel.GameType.ChanceMode.SAMPLED_STOCHASTIC
+    # (OpenSpiel serialises sampled games with a generator of the game's own: metro's is the state's)
+    pyspiel.random_sim_test(sampled, num_sims=3, serialize=False, verbose=False)
+
+
+@pytest.mark.parametrize(
+    ("event", "bound"),
+    [
+        ("let x = roll(4)", 4),
+        ("let x = roll(2 * SIDES)", 12),
+        ("let x = roll(size(players) + 1)", None),  # sides known only while playing
+        ("let pile = [Suit.hearts, Suit.spades]\n    shuffle pile", 3),  # the enum's values
+        ("let pile = players\n    shuffle pile", 4),  # the most players
+        ("let pile = [true, false]\n    shuffle pile", 2),
+        ("let pile = [1, 2, 3]\n    shuffle pile", None),  # numbers: no bound before play
+        ("let x = 1", 0),  # no random event
+    ],
+)
+def test_the_compiler_bounds_the_outcomes_of_random_events(tmp_path, event, bound):
+    rules = f"""\
+game "Bounds" {{
+  players 2..4
+  const SIDES = 6
+  enum Suit {{ hearts spades clubs }}
+  per player {{ points: int public }}
+  procedure event() {{
+    {event}
+  }}
+  flow {{ event() }}
+  score(p) = p.points
+  rank p by p.points desc
+}}
+"""
+    folder = tmp_path / "bounds"
+    folder.mkdir()
+    (folder / "rules.metro").write_text(rules, encoding="utf-8")
+    assert bound == load_game(str(folder), use_cache=False).module.CHANCE_BOUND
+
+
+def test_openspiel_loads_metro_games_by_their_text_and_serialises_states():
+    pyspiel = pytest.importorskip("pyspiel")
+    import metro.openspiel_adapter  # noqa: F401  (registers the game "metro" with OpenSpiel)
+
+    game = pyspiel.load_game("metro(game=tokyo_metro,players=3,expansions=osaka)")
+    assert game.num_players() == 3 and game.max_chance_outcomes() == 40
+    assert str(pyspiel.load_game(str(game))) == str(game)
+    state = _random_chance_game(game, random.Random(5), random.Random(6), 150)
+    text = pyspiel.serialize_game_and_state(game, state)
+    loaded_game, loaded = pyspiel.deserialize_game_and_state(text)
+    assert str(loaded_game) == str(game) and str(loaded) == str(state)
+    assert loaded.position.to_json() == state.position.to_json()
+    with pytest.raises(ValueError, match="name the game"):
+        pyspiel.load_game("metro(players=2)")
 
 
 def test_openspiel_states_clone_and_replay():
     pytest.importorskip("pyspiel")
     from metro import openspiel_game
 
-    game = openspiel_game("ticket_to_ride", players=2, seed=5)
+    game = openspiel_game("ticket_to_ride", players=2, seed=5, chance="sampled")
     state = game.new_initial_state()
     for _ in range(12):
         state.apply_action(state.legal_actions()[-1])

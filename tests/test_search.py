@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from compiler import load_game
 from metro.evaluation import margins, rewards, values
 from metro.greedy import GreedyBot
-from metro.mcts import MctsBot
+from metro.mcts import MctsBot, _best_first, _secure
+from runtime.determinize import sample_position
 
 # The score comes only at the end; the estimate says at once which choice will pay.
 PATIENT = """\
@@ -25,6 +28,32 @@ game "Patient" {
   score(p) = p.points
   rank p by p.points desc
   estimate(p) = 10 * p.planted
+}
+"""
+
+# Saving pays only after a second decision: greedy (one ply) spends, a search saves then cashes.
+# Spending is worth 1 at once; saving 0 at once, then cashing 5. There are many ways to spend,
+# so progressive widening must still reach the single way to save, which looks worst at once.
+PLANNER = """\
+game "Planner" {
+  players 2..2
+  per player {
+    saved: bool public
+    points: int public
+  }
+  action spend(k in [1, 2, 3, 4]) { me.points += 1 }
+  action save() { me.saved = true }
+  action cash() when me.saved { me.points += 5 }
+  action rest() { }
+  flow {
+    for p in players {
+      choose by p { spend, save }
+      choose by p { cash, rest }
+    }
+  }
+  score(p) = p.points
+  rank p by p.points desc
+  estimate(p) = p.points
 }
 """
 
@@ -92,6 +121,29 @@ def test_with_an_estimate_mcts_values_leaves_at_once(patient):
     assert MctsBot(1, patient, playout=5).playout == 5
 
 
+def test_mcts_finds_a_plan_that_pays_only_after_its_next_decision(tmp_path):
+    game = _game(tmp_path, "planner", PLANNER)
+    state = game.new_game(2, 1)
+    assert GreedyBot(1, game).choose(state, 0).name == "spend"
+    assert MctsBot(1, game, iterations=200).choose(state, 0).id == "save"
+
+
+def test_the_search_widens_to_options_of_lower_value_as_visits_grow():
+    options = ["a", "b", "c", "d", "e"]
+    prior = {"a": 0.1, "b": 0.9, "c": 0.5, "d": 0.5, "e": 0.2}.get
+    assert _best_first(options, prior, 0) == ["b"]
+    assert _best_first(options, prior, 16) == ["b", "c", "d"]  # ties keep the legal order
+    assert _best_first(options, prior, 10_000) == ["b", "c", "d", "e", "a"]
+
+
+def test_the_final_choice_counts_only_what_the_search_met():
+    # 8 virtual visits at a prior of 0.9, then 20 real ones at 0.5: the search's mean is 0.5
+    tried, bound = _secure(8 * 0.9 + 20 * 0.5, 28, 0.9)
+    assert tried and bound == pytest.approx(0.5 - 1 / 20**0.5)
+    assert _secure(8 * 0.99, 8, 0.99) == (False, 0.99)  # never tried: ranks below any tried one
+    assert max(_secure(8 * 0.99, 8, 0.99), (True, 0.0)) == (True, 0.0)
+
+
 def test_at_a_simultaneous_choice_mcts_finds_the_dominant_choice(tmp_path):
     game = _game(tmp_path, "secret", SECRET)
     for seat in (0, 1):
@@ -110,3 +162,17 @@ def test_the_second_chooser_learns_nothing_from_the_first(tmp_path):
         assert state.to_move == [1]
         chosen.add(MctsBot(7, game, iterations=100).choose(state, 1).id)
     assert len(chosen) == 1  # the same choice (and search) whatever seat 1 chose
+
+
+def test_a_search_sample_reopens_the_others_secret_choices(tmp_path):
+    """mcts models a choice already made in secret by searching it, not by one random draw."""
+    game = _game(tmp_path, "pennies", PENNIES)
+    state = game.new_game(2, 3)
+    state.apply(0, "side(2)")
+    assert state.to_move == [1]
+    reopened = sample_position(state, 1, random.Random(1), reopen=True)
+    assert sorted(reopened.to_move) == [0, 1]
+    assert [a.id for a in reopened.legal_actions(0)] == ["side(1)", "side(2)"]
+    assert state.to_move == [1]  # the true position is untouched
+    redrawn = sample_position(state, 1, random.Random(1))
+    assert redrawn.to_move == [1]

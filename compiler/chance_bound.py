@@ -1,0 +1,52 @@
+"""The most outcomes one random event of a game can have, known while compiling.
+
+A tool that enumerates chance outcomes (OpenSpiel's explicit chance nodes) must size its
+outcome space before the game starts. An elementary outcome (runtime/chance.py) is one face
+of a roll, or one distinct item picked from a pile being shuffled; so a roll of a constant
+number of sides has that many, and a shuffle at most as many as its items' type has values
+(an enum's values, a map kind's elements, the most players, two truth values). A roll whose
+sides are computed while playing, or a shuffle of numbers, texts or tuples, has no bound
+known before the game.
+"""
+
+from __future__ import annotations
+
+from compiler.codegen import Generator
+from compiler.refs import FunctionRef, ProcedureRef
+from compiler.types import CollT, is_finite
+from dsl import ast
+from dsl.visitor import walk
+
+
+def chance_bound(gen: Generator) -> int | None:
+    """The most elementary outcomes of any random event the rules can meet: 0 if none, None if unknown."""
+    p = gen.p
+    declared = [*p.functions.values(), *p.procedures.values(), *p.actions.values()]
+    if p.flow is not None:
+        declared.append(p.flow)
+    bound: int | None = 0
+    for versions in declared:
+        for decl in versions.versions:
+            for node in walk(decl):
+                here = _event_bound(gen, node)
+                if here is None:
+                    return None
+                bound = max(bound, here)
+    return bound
+
+
+def _event_bound(gen: Generator, node: ast.Node) -> int | None:
+    """A random event's most outcomes (None: unknown); 0 for a node that is no random event."""
+    if isinstance(node, ast.Shuffle):
+        pile = gen.t(node.target)
+        if isinstance(pile, CollT) and is_finite(pile.item):
+            return gen.value_count(pile.item)
+        return None
+    if (
+        isinstance(node, ast.Call)
+        and node.func == "roll"
+        and not isinstance(gen.cp.ref(node), FunctionRef | ProcedureRef)
+        and len(node.args) == 1
+    ):
+        return gen.const_int(node.args[0])
+    return 0
