@@ -154,6 +154,24 @@ def _patterns(grammar: dict, patterns: list[dict]) -> list[dict]:
     return out
 
 
+def _end_of(pattern: dict, line: str, pos: int) -> int:
+    """Where a `begin`/`end` pattern's scope ends: its inner patterns (an escaped quote) are
+    tried with the end, the earliest winning and the end on a tie, as a TextMate engine does."""
+    end = re.compile(pattern["end"])
+    inner = [re.compile(p["match"]) for p in pattern.get("patterns", [])]
+    while pos < len(line):
+        stop = end.search(line, pos)
+        skips = [m for rx in inner if (m := rx.search(line, pos)) and m.end() > m.start()]
+        skip = min(skips, key=lambda m: m.start(), default=None)
+        if skip is not None and (stop is None or skip.start() < stop.start()):
+            pos = skip.end()
+            continue
+        if stop is None or stop.end() == stop.start():
+            return len(line)
+        return stop.end()
+    return len(line)
+
+
 def textmate_words(text: str, grammar: dict | None = None) -> list[tuple[str, str]]:
     """(text, scope) of each word, number and comment, reading the grammar as a TextMate engine
     does: at each place the pattern matching first wins (the earlier one on a tie); a
@@ -176,8 +194,7 @@ def textmate_words(text: str, grammar: dict | None = None) -> list[tuple[str, st
                 break
             _, _, pattern, match = min(found, key=lambda f: (f[0], f[1]))
             if "begin" in pattern:  # a string: to its end, nothing inside is a word
-                end = re.compile(pattern["end"]).search(line, match.end())
-                pos = end.end() if end and end.end() > match.end() else len(line)
+                pos = _end_of(pattern, line, match.end())
                 continue
             for group, capture in pattern.get("captures", {}).items():
                 out.append((match.group(int(group)), capture["name"]))
