@@ -357,25 +357,28 @@ class CodeGenerator(StrictVisitor):
             w.line("while True:")
             with w.indented():
                 w.line("pc = F.pc")
-                pending = [n for n in sorted(entered) if n not in self.single]
-                written: set[int] = set()
-                while pending:
-                    number = pending.pop(0)
-                    w.line(f"{'if' if not written else 'elif'} pc == {number}:")
-                    written.add(number)
-                    with w.indented():
-                        self.inlining = [number]
-                        self.stmts(proc.blocks[number])
-                    # a block of one entry reached by a jump it could not be written at
-                    pending += sorted(self.dispatched - written - set(pending))
-                w.line("else:")
-                with w.indented():
-                    w.line("raise AssertionError('bad program counter')")
+                self._dispatch(proc, [n for n in sorted(entered) if n not in self.single], set())
             self._bind_frame_locals(at)
         self.proc = None
         self.gap()
         if proc.name in self.entries:
             self.frameless_entry(proc, self.entries[proc.name])
+
+    def _dispatch(self, proc: ir.FrameProc, pending: list[int], written: set[int]) -> None:
+        """`if`/`elif pc == N:` for each pending block (and each block of one entry reached by a
+        jump it could not be written at), then `else: raise` (a bad program counter)."""
+        w = self.w
+        while pending:
+            number = pending.pop(0)
+            w.line(f"{'if' if not written else 'elif'} pc == {number}:")
+            written.add(number)
+            with w.indented():
+                self.inlining = [number]
+                self.stmts(proc.blocks[number])
+            pending += sorted(self.dispatched - written - set(pending))
+        w.line("else:")
+        with w.indented():
+            w.line("raise AssertionError('bad program counter')")
 
     def frameless_entry(self, proc: ir.FrameProc, entry: Entry) -> None:
         """`<name>_enter(S, …)`: the procedure run without a frame until a block needs one.
@@ -402,19 +405,7 @@ class CodeGenerator(StrictVisitor):
                 with w.indented():
                     w.line("if pc == 0:")
                     w.lines.extend((level + 2, text, span) for level, text, span in body)
-                    written = {0}
-                    pending = sorted(self.dispatched - written)
-                    while pending:
-                        number = pending.pop(0)
-                        w.line(f"elif pc == {number}:")
-                        written.add(number)
-                        with w.indented():
-                            self.inlining = [number]
-                            self.stmts(proc.blocks[number])
-                        pending += sorted(self.dispatched - written - set(pending))
-                    w.line("else:")
-                    with w.indented():
-                        w.line("raise AssertionError('bad program counter')")
+                    self._dispatch(proc, sorted(self.dispatched - {0}), {0})
             w.lines[at:] = [
                 (lvl, text[1:] if text.startswith(FRAMED) else frameless(text), span)
                 for lvl, text, span in w.lines[at:]
