@@ -4,8 +4,11 @@ A tool that enumerates chance outcomes (OpenSpiel's explicit chance nodes) must 
 outcome space before the game starts. An elementary outcome (runtime/chance.py) is one face
 of a roll, or one distinct item picked from a pile being shuffled; so a roll of a constant
 number of sides has that many, and a shuffle at most as many as its items' type has values
-(an enum's values, a map kind's elements, the most players, two truth values). A roll whose
-sides are computed while playing, or a shuffle of numbers, texts or tuples, has no bound
+(an enum's values, a map kind's elements, the most players, two truth values). A mix picks
+how many of each distinct item inside come out, then their order: its bound is the items'
+type's count of values plus one, taking a mixer to hold each value at most that many times
+(the OpenSpiel adapter refuses, with a clear error, an outcome beyond the bound). A roll whose
+sides are computed while playing (but for `roll(size(players))`, a random seat), or a shuffle or mix of numbers, texts or tuples, has no bound
 known before the game.
 """
 
@@ -48,5 +51,23 @@ def _event_bound(gen: Generator, node: ast.Node) -> int | None:
         and not isinstance(gen.cp.ref(node), FunctionRef | ProcedureRef)
         and len(node.args) == 1
     ):
-        return gen.const_int(node.args[0])
+        sides = node.args[0]
+        if (  # roll(size(players)): a random seat, at most the most players
+            isinstance(sides, ast.Call)
+            and sides.func == "size"
+            and len(sides.args) == 1
+            and isinstance(sides.args[0], ast.PlayersLit)
+            and gen.p.players is not None
+        ):
+            return gen.p.players.hi
+        return gen.const_int(sides)
+    if (
+        isinstance(node, ast.Call)
+        and node.func == "mix"
+        and not isinstance(gen.cp.ref(node), FunctionRef | ProcedureRef)
+    ):
+        inside = gen.t(node.args[0])
+        if isinstance(inside, CollT) and is_finite(inside.item):
+            return gen.value_count(inside.item) + 1
+        return None
     return 0

@@ -283,6 +283,10 @@ class MetroSpielState(pyspiel.State):
 def _outcome_text(node: ChanceNode, value) -> str:
     if node.kind == "roll":
         return f"roll {value} of {node.sides} ({node.where})"
+    if node.kind == "mix":
+        if len(node.picked) < node.counted:
+            return f"mix ({node.where}): {value} of one kind of item come out"
+        return f"mix ({node.where}): {node.desc.label(value)} comes out next"
     return f"shuffle ({node.where}): {node.desc.label(value)} next from the top"
 
 
@@ -292,6 +296,8 @@ def _step_text(step: dict) -> str:
     outcome = step["chance"]
     if outcome["kind"] == "roll":
         return f"roll:{outcome['value']}"
+    if outcome["kind"] == "mix":
+        return "mix:" + ",".join(map(str, outcome["out"]))
     return "shuffle:" + ",".join(map(str, outcome["order"]))
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import random
 import sys
 import warnings
@@ -99,7 +100,11 @@ def test_pettingzoo_seeds_reproduce_and_a_whole_game_ends_with_its_winner():
 
 # Every shipped game, and its expansions, variants and player counts, as OpenSpiel plays them.
 OPENSPIEL_CONFIGURATIONS = [
-    *[(name, 2, {}) for name in GAMES],
+    *[(name, 2, {}) for name in GAMES if name != "jidohanbaiki"],
+    # the market restocks a card with roll(size(supply)): a number of outcomes not known before
+    # play, so OpenSpiel plays its chance sampled (explicit refuses it: tested below)
+    ("jidohanbaiki", 2, {"chance": "sampled"}),
+    ("tokyo_jutaku", 2, {"expansions": ("bottle_bonus",)}),
     ("ticket_to_ride", 4, {"variants": ("big_bonus",)}),
     ("ticket_to_ride", 3, {"variants": ("open_doubles", "short_game")}),
     ("ticket_to_ride", 2, {"chance": "sampled"}),
@@ -155,8 +160,9 @@ def test_openspiel_chance_is_explicit_and_its_outcomes_are_given_not_drawn():
     outcomes = dict(state.chance_outcomes())
     assert outcomes == pytest.approx(dict.fromkeys(range(8), 12 / 110) | {8: 14 / 110})
     assert state.legal_actions() == sorted(outcomes)
-    assert state.action_to_string(pyspiel.PlayerId.CHANCE, 8).endswith(
-        "ticket_to_ride/rules.metro:83): locomotive next from the top"
+    assert re.search(
+        r"ticket_to_ride/rules\.metro:\d+\): locomotive next from the top$",
+        state.action_to_string(pyspiel.PlayerId.CHANCE, 8),
     )
     # The seed plays no part: the same outcomes and actions give the same position.
     first = _random_chance_game(game, random.Random(1), random.Random(2), 400)
@@ -299,3 +305,19 @@ def test_without_the_rl_extra_the_adapters_say_what_to_install(monkeypatch):
         metro.pettingzoo_env("ticket_to_ride", players=2)
     with pytest.raises(ImportError, match=r"metro-games\[rl\]"):
         metro.openspiel_game("ticket_to_ride", players=2)
+
+
+def test_a_game_whose_chance_cannot_be_bounded_asks_for_sampled_chance():
+    pytest.importorskip("pyspiel")
+    from metro import openspiel_game
+
+    with pytest.raises(ValueError, match="not known before play.*chance='sampled'"):
+        openspiel_game("jidohanbaiki", players=2)
+    assert openspiel_game("jidohanbaiki", players=2, chance="sampled").num_players() == 2
+
+
+def test_a_mixers_outcomes_are_bounded_by_its_items_values():
+    from metro import load_game
+
+    # Bottle Bonus!'s mixer holds drinks (36 elements): counts 0..36 and the drinks' order
+    assert load_game("tokyo_jutaku", expansions=("bottle_bonus",)).module.CHANCE_BOUND == 37
