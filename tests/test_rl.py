@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import os
-import re
 import random
+import re
 import sys
 import warnings
 
@@ -311,7 +311,7 @@ def test_a_game_whose_chance_cannot_be_bounded_asks_for_sampled_chance():
     pytest.importorskip("pyspiel")
     from metro import openspiel_game
 
-    with pytest.raises(ValueError, match="not known before play.*chance='sampled'"):
+    with pytest.raises(ValueError, match=r"not known before play.*chance='sampled'"):
         openspiel_game("jidohanbaiki", players=2)
     assert openspiel_game("jidohanbaiki", players=2, chance="sampled").num_players() == 2
 
