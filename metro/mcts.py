@@ -25,14 +25,20 @@ new leaf, then valued the same way on its score as if the game ended there (the 
 
 The action chosen is the one of the best lower confidence bound of the mean reward the search
 met ("secure child"), among the options it tried: the virtual visits are left out, as one-ply
-values drawn against random secret choices of the others sit higher than searched lines.
+values drawn against random secret choices of the others sit higher than searched lines. At a
+simultaneous root it is the best response to the others' choices as often as the search made
+them: each tried option is valued against all of them (by the searched mean of that
+combination, else by a new leaf's value), so options are compared against the same choices of
+the others, not each against those it happened to meet (which let a costly bid that changes
+nothing win by luck).
 
 Simultaneous choices are decoupled (DUCT, Lanctot et al. 2013): at such a node every player
 still to choose picks by UCB1 from their own statistics, which no other player's choice of
 this step is part of, so nobody's choice depends on what the others chose in secret; the
 child is keyed by all the choices together. Every chooser's statistics there start at their
-options' one-ply values too (taken before anyone chooses), so the others are modelled as
-playing sensibly, not as bidding at random, until the search learns better. Others who
+options' one-ply values too (taken before anyone chooses, averaged over SIMULTANEOUS_DRAWS
+random draws of the others' choices), so the others are modelled as playing sensibly, not as
+bidding at random, until the search learns better. Others who
 have already chosen in secret are asked again in each sample (`sample_position(reopen=True)`):
 their choice is searched like everyone's, not drawn once at random. Chance happens
 inside `apply` from the state's own generator, which every determinization re-seeds, so
