@@ -155,9 +155,10 @@ class MctsBot:
     def _best_response(
         self, root: Node, state: State, player: int, actions: list[Action]
     ) -> Action:
-        """At a simultaneous root: the option of the best mean reward against the others' searched choices.
+        """At a simultaneous root: the option of the best mean reward against the others' likely choices.
 
-        The others' choices are weighted as often as the search made them together. Each of
+        The others' choices are weighted as often as the search made them together, and their
+        one-ply best choices (a sensible but not searching player's) as much again. Each of
         the player's tried options meets all of them (the searched mean where the search met
         that combination, else the value of a new leaf there), so that options are compared
         against the same choices of the others, not each against the ones it happened to meet.
@@ -174,6 +175,14 @@ class MctsBot:
             )
         # the order the choices are made in at the root, the player's own among them
         order = [choice[0] for choice in next(iter(root.children))]
+        # As likely as all searched choices together: each other plays their option of the best
+        # one-ply value (as a greedy player would), not only what the search made them answer.
+        sensible = tuple(
+            (mover, max(root.arms[mover], key=lambda a, m=mover: root.arms[m][a].prior))
+            for mover in order
+            if mover != player
+        )
+        profiles[sensible] = profiles.get(sensible, 0) + sum(profiles.values())
         best, best_value = None, -math.inf
         for action in tried:
             total = 0.0
