@@ -25,14 +25,20 @@ new leaf, then valued the same way on its score as if the game ended there (the 
 
 The action chosen is the one of the best lower confidence bound of the mean reward the search
 met ("secure child"), among the options it tried: the virtual visits are left out, as one-ply
-values drawn against random secret choices of the others sit higher than searched lines.
+values drawn against random secret choices of the others sit higher than searched lines. At a
+simultaneous root it is the best response to the others' choices as often as the search made
+them: each tried option is valued against all of them (by the searched mean of that
+combination, else by a new leaf's value), so options are compared against the same choices of
+the others, not each against those it happened to meet (which let a costly bid that changes
+nothing win by luck).
 
 Simultaneous choices are decoupled (DUCT, Lanctot et al. 2013): at such a node every player
 still to choose picks by UCB1 from their own statistics, which no other player's choice of
 this step is part of, so nobody's choice depends on what the others chose in secret; the
 child is keyed by all the choices together. Every chooser's statistics there start at their
-options' one-ply values too (taken before anyone chooses), so the others are modelled as
-playing sensibly, not as bidding at random, until the search learns better. Others who
+options' one-ply values too (taken before anyone chooses, averaged over SIMULTANEOUS_DRAWS
+random draws of the others' choices), so the others are modelled as playing sensibly, not as
+bidding at random, until the search learns better. Others who
 have already chosen in secret are asked again in each sample (`sample_position(reopen=True)`):
 their choice is searched like everyone's, not drawn once at random. Chance happens
 inside `apply` from the state's own generator, which every determinization re-seeds, so
@@ -57,6 +63,7 @@ EXPLORATION = 0.7  # UCB1's constant for rewards in [0, 1]
 PRIOR_VISITS = 8  # virtual visits each new child starts with, at its one-ply value
 SECURITY = 1.0  # how much the final choice discounts a mean reward by its uncertainty
 PRIOR_DEPTH = 1  # decisions from the root within which new nodes are expanded with one-ply priors
+SIMULTANEOUS_DRAWS = 4  # random draws of the others' choices a chooser's one-ply values average
 WIDENING = 0.5  # a node visited n times considers its 1 + WIDENING * sqrt(n) best-prior options
 
 
@@ -136,10 +143,7 @@ class MctsBot:
         # choices of the others sit higher than what searched lines meet), among the options
         # the search tried. The most visited would be chosen by noise among near-equal options.
         if root.arms is not None:  # the root is a simultaneous choice
-            arms = root.arms[player]
-            return max(
-                actions, key=lambda a: _secure(arms[a].reward, arms[a].visits, arms[a].prior)
-            )
+            return self._best_response(root, state, player, actions)
         children = root.children
         return max(
             actions,
@@ -147,6 +151,65 @@ class MctsBot:
                 children[a].reward[player], children[a].visits, _prior(children[a], player)
             ),
         )
+
+    def _best_response(
+        self, root: Node, state: State, player: int, actions: list[Action]
+    ) -> Action:
+        """At a simultaneous root: the option of the best mean reward against the others' likely choices.
+
+        The others' choices are weighted as often as the search made them together, and their
+        one-ply best choices (a sensible but not searching player's) as much again. Each of
+        the player's tried options meets all of them (the searched mean where the search met
+        that combination, else the value of a new leaf there), so that options are compared
+        against the same choices of the others, not each against the ones it happened to meet.
+        """
+        arms = root.arms[player]
+        tried = [a for a in actions if _secure(arms[a].reward, arms[a].visits, arms[a].prior)[0]]
+        profiles: dict[tuple, int] = {}
+        for key, child in root.children.items():
+            others = tuple(choice for choice in key if choice[0] != player)
+            profiles[others] = profiles.get(others, 0) + child.visits
+        if not tried or not profiles:
+            return max(
+                actions, key=lambda a: _secure(arms[a].reward, arms[a].visits, arms[a].prior)
+            )
+        # the order the choices are made in at the root, the player's own among them
+        order = [choice[0] for choice in next(iter(root.children))]
+        # As likely as all searched choices together: each other plays their option of the best
+        # one-ply value (as a greedy player would), not only what the search made them answer.
+        sensible = tuple(
+            (mover, max(root.arms[mover], key=lambda a, m=mover: root.arms[m][a].prior))
+            for mover in order
+            if mover != player
+        )
+        profiles[sensible] = profiles.get(sensible, 0) + sum(profiles.values())
+        best, best_value = None, -math.inf
+        for action in tried:
+            total = 0.0
+            for others, weight in profiles.items():
+                chosen = dict(others)
+                chosen[player] = action
+                key = tuple((mover, chosen[mover]) for mover in order if mover in chosen)
+                child = root.children.get(key)
+                if child is not None and child.visits:
+                    value = child.reward[player] / child.visits
+                else:
+                    value = self._leaf_value(state, player, key)
+                total += weight * value
+            if total > best_value:
+                best, best_value = action, total
+        return best
+
+    def _leaf_value(self, state: State, player: int, key: tuple) -> float:
+        """The player's reward at a new leaf below the root after the choices `key` (0 if they cannot be made)."""
+        sample = sample_position(state, player, self.rng, reopen=True)
+        for mover, action in key:
+            if sample.over or sample.to_move[:1] != [mover]:
+                return 0.0
+            if action not in sample.legal_actions(mover):
+                return 0.0
+            sample.apply_legal(mover, action)
+        return self._playout(sample)[player]
 
     def _iterate(self, root: Node, state: State) -> None:
         node, path, pulled = root, [root], []
@@ -226,13 +289,29 @@ class MctsBot:
         for action in actions:
             children[action].available += 1
 
-    def _one_ply(self, state: State, mover: int, actions: list[Action]) -> list[list[float]]:
+    def _one_ply(
+        self, state: State, mover: int, actions: list[Action], draws: int = 1
+    ) -> list[list[float]]:
         """Each action's rewards for every seat one decision ahead of `state`.
 
-        At a simultaneous choice the others' choices are drawn at random, the same draw for
-        every action, so that actions are compared on equal terms.
+        At a simultaneous choice the others' choices are drawn at random, the same draws for
+        every action, so that actions are compared on equal terms; the rewards are averaged
+        over `draws` such draws.
         """
-        others = int(self.rng.random() * (1 << 53))
+        totals = [[0.0] * state.n for _ in actions]
+        for _ in range(draws):
+            others = int(self.rng.random() * (1 << 53))
+            for total, found in zip(
+                totals, self._one_draw(state, mover, actions, others), strict=True
+            ):
+                for seat, value in enumerate(found):
+                    total[seat] += value / draws
+        return totals
+
+    def _one_draw(
+        self, state: State, mover: int, actions: list[Action], others: int
+    ) -> list[list[float]]:
+        """Each action's rewards one decision ahead, the others' secret choices drawn from `others`."""
         reached = []
         for action in actions:
             after = state.clone()
@@ -257,7 +336,7 @@ class MctsBot:
         for mover in state.to_move:  # new choosers start at their one-ply values
             if mover not in node.arms:
                 actions = state.legal_actions(mover)
-                values = self._one_ply(state, mover, actions)
+                values = self._one_ply(state, mover, actions, SIMULTANEOUS_DRAWS)
                 node.arms[mover] = _prior_arms(actions, values, mover)
         chosen: list[tuple[int, Action]] = []
         choosers: set[int] = set()

@@ -8,6 +8,7 @@ import pytest
 
 from compiler import load_game
 from metro.evaluation import margins, rewards, values
+from metro.games import game_path
 from metro.greedy import GreedyBot
 from metro.mcts import MctsBot, _best_first, _secure
 from runtime.determinize import sample_position
@@ -85,6 +86,23 @@ game "Pennies" {
   score(p) = p.won
   rank p by p.won desc
   estimate(p) = p.won
+}
+"""
+
+# Each pays for their own number and is paid ten times the other's: 1 is best whatever the other
+# does, but the other's choice moves the reward far more than one's own.
+NOISY = """\
+game "Noisy" {
+  players 2..2
+  per player { points: int public }
+  flow {
+    each p in players choose n: 1..6
+    seat(1).points = 10 * n[seat(2)] - n[seat(1)]
+    seat(2).points = 10 * n[seat(1)] - n[seat(2)]
+  }
+  score(p) = p.points
+  rank p by p.points desc
+  estimate(p) = p.points
 }
 """
 
@@ -176,3 +194,45 @@ def test_a_search_sample_reopens_the_others_secret_choices(tmp_path):
     assert state.to_move == [1]  # the true position is untouched
     redrawn = sample_position(state, 1, random.Random(1))
     assert redrawn.to_move == [1]
+
+
+def test_at_a_simultaneous_choice_options_meet_the_same_choices_of_the_others(tmp_path):
+    """A small cost of one's own is not lost in the noise of what the other happened to choose."""
+    game = _game(tmp_path, "noisy", NOISY)
+    chosen = [
+        MctsBot(seed, game, iterations=40).choose(game.new_game(2, 3), seat).id
+        for seed in range(20)
+        for seat in (0, 1)
+    ]
+    assert chosen == ["n(1)"] * 40
+
+
+def _tokyo_metro_bidding(last_round: bool):
+    """A two-player Tokyo Metro position at a turn-order bid, played at random up to it."""
+    game = load_game(game_path("tokyo_metro"))
+    state = game.new_game(2, "edge")
+    rng = random.Random(3)
+    while not state.over:
+        last = any(len(pile) == 0 for pile in state.g_draw_pile)
+        if state.game.sites[state.site].secret and state.g_round >= 2 and last == last_round:
+            return state
+        mover = state.to_move[0]
+        actions = state.legal_actions(mover)
+        state.apply_legal(mover, actions[int(rng.random() * len(actions))])
+    raise AssertionError("the game ended before the bid looked for")
+
+
+@pytest.mark.parametrize("last_round", [True, False])
+def test_tokyo_metros_estimate_values_the_last_rounds_turn_order(last_round):
+    """Before the last round's bids, the Bid money on display goes with the turn order; earlier not."""
+    state = _tokyo_metro_bidding(last_round)
+    swapped = state.clone()
+    swapped.g_turn_order = list(reversed(state.g_turn_order))
+    first = state.g_turn_order[0]
+    gained = [
+        before - after for before, after in zip(state.estimates(), swapped.estimates(), strict=True)
+    ]
+    if last_round:
+        assert gained[first] > 0 and gained[first] == -gained[1 - first]
+    else:
+        assert gained == [0, 0]
