@@ -23,7 +23,7 @@ def builtin_reference() -> str:
         "first argument (a state field or a local) and *random* the one that draws from the",
         "state's generator: neither may be called in a function or a guard. *Const* marks those",
         "that constant evaluation computes (in `const` declarations and map checks); the",
-        "functions marked *comprehension* also take one, as in `sum(r.length for r in routes)`.",
+        "functions marked *comprehension* also take one, as in `sum(e.length for e in edges)`.",
         "",
         "| call | what it gives | notes |",
         "|------|---------------|-------|",

@@ -6,7 +6,7 @@ parameter, earlier parameters with fixed domains, map data and constants — is 
 every combination while compiling. So is a conjunct that reads the state or `me` only through
 *keys*: expressions that depend on no parameter, of a type with few values (a truth value, an
 enum value, a map element, a player, or none), or integers compared with a value fixed by the
-map (`me.trains >= r.length`: what matters is between which two route lengths it lies). The
+map (`me.pieces >= e.length`: what matters is between which two lengths it lies). The
 listing then walks the table of the values that pass, indexed by the earlier parameters and
 the keys, and tests only the other conjuncts, in their written order.
 

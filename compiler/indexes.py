@@ -1,7 +1,7 @@
 """Maintained indexes: for a table of the state, the keys holding each value, kept up to date.
 
-A game-wide field `owner: map route -> player?` is read by guards such as
-`[r for r in route where owner[r] == p]` or `owner[r] is none`: a walk over every route to
+A game-wide field `owner: map edge -> player?` is read by guards such as
+`[e for e in edge where owner[e] == p]` or `owner[e] is none`: a walk over every edge to
 find the few with one value. For such a field the state keeps, beside the table, the sorted
 keys holding each value (`S.i_owner[p]`, none's keys last), and every write to the table
 moves its key from the old value's list to the new one's. A walk over the key kind whose

@@ -1,9 +1,9 @@
 """How search bots value a position: the game's estimate, else the score as if the game ended now.
 
 A finished game is valued by its scores and ranking. Before the end, a game that declares
-`estimate(p) = …` is valued by it (the rules' own judgement of a position, e.g. tickets
+`estimate(p) = …` is valued by it (the rules' own judgement of a position, e.g. goals
 counted before the end); any other game by its score after the rules' `final` block has run
-on a copy (money for stocks, loans repaid…).
+on a copy (end-of-game payouts and penalties).
 """
 
 from __future__ import annotations

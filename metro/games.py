@@ -8,8 +8,8 @@ from importlib import resources
 
 from compiler.game_files import GAME_FILE_NAMES
 
-# A shipped game's name is its folder under the `games` package (an expansion such as
-# `tokyo_metro/osaka` is chosen with `expansions=`, not by name).
+# A shipped game's name is its folder under the `games` package (an expansion, a
+# subfolder of a game, is chosen with `expansions=`, not by name).
 GAME_NAME = re.compile(r"[a-z][a-z0-9_]*")
 
 

@@ -3,7 +3,7 @@
 A move reads as its label (from the rules) to everyone who may know it: its player always;
 the others unless it is secret. A simultaneous choice (`each … choose`) stays secret until
 everyone has chosen, then all of them are revealed together (the bids); a choice among the
-chooser's own secrets (which tickets to keep) is private: the others learn only that it was
+chooser's own secrets (which cards of a private hand to keep) is private: the others learn only that it was
 made. The log is rebuilt from a game's seed and history by replaying it (`replayed`), and a
 replay asks how a move read at any earlier point (`Move.text(viewer, after)`).
 """

@@ -246,7 +246,7 @@ class Session:
         self.menu(actions)
 
     def header(self, screen: Screen) -> Text:
-        """`Ticket to Ride — you are P1; to move: P1`."""
+        """`<game name> — you are P1; to move: P1`."""
         to_move = ", ".join(screen.to_move) or "nobody"
         text = f"{screen.game}: you are {screen.viewer}; to move: {to_move}"
         return Text(printable(text), style="bold")

@@ -80,7 +80,7 @@ WORD_CLASSES = (
         "storage.modifier.metro",
         ("public", "owner", "hidden", "internal", "asc", "desc"),
     ),
-    # Drawings (`draw "routes" for r in route: line from r.a to r.b colour "red"`): the shapes
+    # Drawings (`draw "edges" for e in edge: line from e.a to e.b colour "red"`): the shapes
     # and the words that place them, then the properties (named as CSS properties are).
     WordClass(
         "shape",

@@ -134,7 +134,7 @@ class LabelChecker:
     def choices(self) -> None:
         """Labels of `choose` and `each … choose` (one per choice name), and which are private.
 
-        A choice among owner-only or hidden data (tickets to keep) is private: others learn
+        A choice among owner-only or hidden data (cards from a private hand) is private: others learn
         only that it was made. Any other choice is seen once made (or, when simultaneous,
         once everyone has chosen).
         """

@@ -3,7 +3,7 @@
 `SymbolIndex.build` walks the syntax tree of each file a compilation read, with what the
 checker found out (`CheckedProgram.refs`: what each name, field and call refers to, and
 the types of expressions). A declaration and its uses share a key, such as
-`("function", "share")`, `("player field", "money")`, `("kind field", "route", "length")`
+`("function", "share")`, `("player field", "money")`, `("kind field", "edge", "length")`
 or `("local", file, line, col, name)` for a parameter or local; go to definition, find
 references, rename and hover are lookups by key. The AST keeps the span of each node, not
 of the name inside it, so names are found in the node's text (`Locator`).

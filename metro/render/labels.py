@@ -3,7 +3,7 @@
 Greedy placement over a few candidate places per label (the classic approach for point
 labels): labels are placed in drawing order, each at the first of its candidates that
 overlaps no label placed before it and the fewest other shapes; where every candidate
-overlaps something, the one overlapping least. Points and boxes (stops, cities, stations)
+overlaps something, the one overlapping least. Points and boxes (map nodes, cards)
 have eight candidates around them; other shapes keep their one place.
 """
 

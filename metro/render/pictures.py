@@ -150,8 +150,8 @@ def _findings(
     findings: list[Finding] = []
 
     def drawn(element: tuple[str, int]) -> list:
-        """The drawings of an element, else of the drawn elements its fields name (a ticket's
-        two ends, say, when tickets are not drawn on the map)."""
+        """The drawings of an element, else of the drawn elements its fields name (a goal
+        card's two ends, say, when such cards are not drawn on the map)."""
         items = layout.of_element.get(element, [])
         if items:
             return items
