@@ -313,6 +313,14 @@ class ChanceState(State):
             return
         self._step((player, action), [])
 
+    def apply_legal(self, player: int, action: Action) -> None:
+        """The bots' fast path, unchecked in recorded mode; in explicit mode the step is checked
+        and may stop at a chance node, as `apply`'s does."""
+        if self.chance.mode == RECORDED and self.chance.pending is None:
+            State.apply_legal(self, player, action)
+        else:
+            self.apply(player, action)
+
     def view(self, player: int) -> dict:
         """What `player` may see; nobody is to move at a chance node."""
         doc = State.view(self, player)

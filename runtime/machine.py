@@ -230,7 +230,7 @@ class State:
                     site.line,
                 )
             raise IllegalAction(*reason)
-        self.apply_legal(player, action)
+        State.apply_legal(self, player, action)  # checked: no subclass's fast path is needed
 
     def apply_legal(self, player: int, action: Action) -> None:
         """Take an action that `legal_actions(player)` returned at this very position, unchecked.

@@ -204,6 +204,18 @@ def test_at_a_chance_node_the_state_shows_where_the_step_began(dice):
     assert state.history == []  # the throw is taken once its roll is given
 
 
+def test_the_fast_path_stops_at_a_chance_node_like_apply(dice):
+    state = dice.new_game(2, chance="explicit")
+    state.apply_outcome({"kind": "shuffle", "order": [1, 2, 3, 3]})
+    throw = next(a for a in state.legal_actions(0) if a.id == "throw")
+    state.apply_legal(0, throw)  # the roll it needs is not given yet: it waits for it
+    assert state.to_move == [CHANCE] and state.history == []
+    with pytest.raises(IllegalAction, match="a chance outcome"):
+        state.apply_legal(1, throw)
+    state.apply_chance(4)
+    assert state.scores()[0] == 4 and state.to_move == [1]
+
+
 def test_a_random_explicit_game_ends_and_replays(ttr):
     state = play_randomly(ttr.new_game(2, chance="explicit"), random.Random(4))
     assert state.is_over
