@@ -271,7 +271,12 @@ class FrameLowerer(StrictVisitor):
         hoist = {} if fallback is not None else None
         guard_env = replace(env, hoist=hoist).bind(node.name).bind("me", "me")
         var = guard_env.local(node.name)
-        inner: list[ir.Stmt] = [_append_action(self.ctx, 0, node.name, f"({var},)", descs)]
+        table = _action_table(self.ctx, node.name, 0, descs, [gen.cp.types[id(node)]])
+        inner: list[ir.Stmt] = [
+            ir.Eval(X(f"out.append({table}[{var}])"))
+            if table is not None
+            else _append_action(self.ctx, 0, node.name, f"({var},)", descs)
+        ]
         domain = self.domain_iter(node.domain, env, node.span)
         where = gen.expr(node.where, guard_env) if node.where is not None else None
         walked, setup = False, []
@@ -592,8 +597,8 @@ MAX_ACTION_TABLE = 4096  # an action with at most this many argument combination
 
 
 def _action_table(ctx: LoweringContext, name: str, rank: int, descs: str, types) -> str | None:
-    """The module constant holding every action of `name` built once, if its parameters all
-    have few values (an enum, a kind, truth values): listing it then builds nothing."""
+    """The module constant holding every action (or choice) of `name` built once, if its
+    parameters all have few values (an enum, a kind, truth values): listing it then builds nothing."""
     domains, count = [], 1
     for t in types:
         if isinstance(t, BoolT):
@@ -607,9 +612,11 @@ def _action_table(ctx: LoweringContext, name: str, rank: int, descs: str, types)
             return None
     if count > MAX_ACTION_TABLE:
         return None
-    table = f"ACTIONS_{name}"
-    code = f"_l.action_table({rank}, {name!r}, {descs}, ({''.join(d + ', ' for d in domains)}))"
-    ctx.action_tables.append(ir.Assign(X(table), X(code)))
+    table = f"ACTIONS_{ident(name)}"
+    if table not in ctx.action_memos:  # a choice made at several places has one table
+        ctx.action_memos.add(table)
+        code = f"_l.action_table({rank}, {name!r}, {descs}, ({''.join(d + ', ' for d in domains)}))"
+        ctx.action_tables.append(ir.Assign(X(table), X(code)))
     return table
 
 

@@ -32,6 +32,21 @@ def test_a_memoised_action_is_built_once_and_equals_a_fresh_one():
     assert set(memo) == {a.args for a in listed}
 
 
+def test_a_choice_among_few_values_is_listed_from_actions_built_once():
+    game = load_game(os.path.join(ROOT, "games", "tokyo_metro"))
+    table = game.module.ACTIONS_first_square  # a square: one of the map's squares
+    state = game.new_game(2, 1)
+    while state.to_move and state.legal_actions(state.to_move[0])[0].name != "first_square":
+        mover = state.to_move[0]
+        state.apply_legal(mover, state.legal_actions(mover)[0])
+    mover = state.to_move[0]
+    listed = state.legal_actions(mover)
+    plain = getattr(game.module, f"site{state.site}_legal_plain")(state, state.stack[-1], mover)
+    assert listed == plain and len(listed) > 100
+    assert all(a is table[a.args[0]] for a in listed)  # looked up, not built
+    assert not hasattr(game.module, "MEMO_first_square")
+
+
 def test_an_action_memo_starts_again_at_its_limit(monkeypatch):
     monkeypatch.setattr(lib, "ACTION_MEMO_LIMIT", 2)
     memo: dict = {}
