@@ -49,6 +49,7 @@ class GreedyBot:
             )  # the others' secret choices: one draw for all
             if first is None:
                 first = sample
+            sample.legal_actions(player)  # listed once here: each clone below keeps the list
             for index, action in enumerate(actions):
                 after = sample.clone()
                 try:
