@@ -107,6 +107,32 @@ def shortest_path_length(edges: Sequence[tuple], a: Hashable, b: Hashable) -> in
     return None
 
 
+# The last weighted edge list's copy and its adjacency: rules ask for several paths over one
+# list (one a goal), and building the adjacency costs more than the search.
+_LAST_WEIGHTED: tuple[list, dict] = ([], {})
+
+
+def _weighted_adjacency(edges: Sequence[tuple]) -> dict[Any, list]:
+    global _LAST_WEIGHTED
+    saved, adj = _LAST_WEIGHTED
+    if isinstance(edges, list) and edges == saved:  # equal items: the same graph
+        return adj
+    adj = {}
+    for u, v, weight in edges:
+        if weight < 0:
+            raise ValueError(f"path_cost() needs weights of at least 0, not {weight}")
+        if u in adj:
+            adj[u].append((v, weight))
+        else:
+            adj[u] = [(v, weight)]
+        if v in adj:
+            adj[v].append((u, weight))
+        else:
+            adj[v] = [(u, weight)]
+    _LAST_WEIGHTED = (list(edges), adj)
+    return adj
+
+
 def path_cost(edges: Sequence[tuple], a: Hashable, b: Hashable, limit: int) -> int:
     """Return the least total weight of a path from a to b over (u, v, weight) edges, at most `limit`.
 
@@ -114,12 +140,7 @@ def path_cost(edges: Sequence[tuple], a: Hashable, b: Hashable, limit: int) -> i
     """
     if a == b:
         return min(0, limit)
-    adj: dict[Any, list] = {}
-    for u, v, weight in edges:
-        if weight < 0:
-            raise ValueError(f"path_cost() needs weights of at least 0, not {weight}")
-        adj.setdefault(u, []).append((v, weight))
-        adj.setdefault(v, []).append((u, weight))
+    adj = _weighted_adjacency(edges)
     if a not in adj or b not in adj:
         return limit
     best = {a: 0}

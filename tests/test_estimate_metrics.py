@@ -170,3 +170,16 @@ def test_path_cost_stops_at_its_limit():
     assert path_cost(EDGES, "x", "x", 3) == 0
     with pytest.raises(ValueError, match="at least 0"):
         path_cost([("a", "b", -1)], "a", "b", 9)
+
+
+def test_path_cost_over_a_list_changed_in_place_sees_the_change():
+    edges = list(EDGES)
+    assert path_cost(edges, "a", "c", 99) == 4
+    assert path_cost(edges, "a", "c", 99) == 4  # asked again of the same graph
+    edges[0] = ("a", "b", 0)  # the same list, another graph
+    assert path_cost(edges, "a", "c", 99) == 2
+    edges.append(("a", "c", 1))
+    assert path_cost(edges, "a", "c", 99) == 1
+    assert path_cost(tuple(EDGES), "a", "c", 99) == 4  # any sequence of edges
+    with pytest.raises(ValueError, match="at least 0"):
+        path_cost([*edges, ("a", "b", -1)], "a", "b", 9)
