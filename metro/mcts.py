@@ -11,10 +11,10 @@ greedy's knowledge), each child starting with that value as PRIOR_VISITS virtual
 iteration moves on to the child UCB1 prefers and, if new, stops there, valued by its one-ply
 value. Deeper, each iteration adds one node (an option not tried yet, at random) and values it
 at once. Where priors are known the search widens progressively: a node visited n times
-considers only its 1 + WIDENING * sqrt(n) options of the best one-ply value, so iterations go
-to the few options that pay at once until the evidence on them grows (a bid of any of fifty
-amounts). Priors at every node cost five to fourteen times the time per game for no measured
-gain.
+considers only its 1 + WIDENING * sqrt(n) options of the best one-ply value (options of equal
+value in an order drawn at random for the node), so iterations go to the few options that pay
+at once until the evidence on them grows (a bid of any of fifty amounts). Priors at every node
+cost five to fourteen times the time per game for no measured gain.
 
 Reward of a seat (`metro.evaluation.rewards`): at the end, 0.8 for a sole first place and 0.4
 for a shared one, plus 0.2 x its normalized margin; before the end 0.5 + 0.5 tanh(margin /
