@@ -11,10 +11,10 @@ greedy's knowledge), each child starting with that value as PRIOR_VISITS virtual
 iteration moves on to the child UCB1 prefers and, if new, stops there, valued by its one-ply
 value. Deeper, each iteration adds one node (an option not tried yet, at random) and values it
 at once. Where priors are known the search widens progressively: a node visited n times
-considers only its 1 + WIDENING * sqrt(n) options of the best one-ply value, so iterations go
-to the few options that pay at once until the evidence on them grows (a bid of any of fifty
-amounts). Priors at every node cost five to fourteen times the time per game for no measured
-gain.
+considers only its 1 + WIDENING * sqrt(n) options of the best one-ply value (options of equal
+value in an order drawn at random for the node), so iterations go to the few options that pay
+at once until the evidence on them grows (a bid of any of fifty amounts). Priors at every node
+cost five to fourteen times the time per game for no measured gain.
 
 Reward of a seat (`metro.evaluation.rewards`): at the end, 0.8 for a sole first place and 0.4
 for a shared one, plus 0.2 x its normalized margin; before the end 0.5 + 0.5 tanh(margin /
@@ -70,12 +70,13 @@ WIDENING = 0.5  # a node visited n times considers its 1 + WIDENING * sqrt(n) be
 class Arm:
     """One player's statistics of one action at a simultaneous choice, and its one-ply value."""
 
-    __slots__ = ("prior", "reward", "visits")
+    __slots__ = ("prior", "reward", "tie", "visits")
 
-    def __init__(self, prior: float = -math.inf):
+    def __init__(self, prior: float = -math.inf, tie: float = 0.0):
         self.visits = 0
         self.reward = 0.0
         self.prior = prior
+        self.tie = tie  # orders options of equal one-ply value (drawn at random)
 
 
 class Node:
@@ -83,10 +84,11 @@ class Node:
 
     Children are keyed by an action, or after a simultaneous choice by the tuple of
     (player, action) choices made there; `arms` holds each chooser's statistics there.
-    `prior` is the one-ply value a child was created with (None for a node never valued so).
+    `prior` is the one-ply value a child was created with (None for a node never valued so),
+    `tie` a random number that orders children of equal one-ply value.
     """
 
-    __slots__ = ("arms", "available", "children", "fresh", "prior", "reward", "visits")
+    __slots__ = ("arms", "available", "children", "fresh", "prior", "reward", "tie", "visits")
 
     def __init__(self, players: int):
         self.children: dict[object, Node] = {}
@@ -95,6 +97,7 @@ class Node:
         self.reward = [0.0] * players
         self.arms: dict[int, dict[Action, Arm]] | None = None
         self.prior: list[float] | None = None
+        self.tie = 0.0
         self.fresh = True  # not yet reached by an iteration (only its prior is known)
 
 
@@ -283,6 +286,7 @@ class MctsBot:
             for action, value in zip(missing, values, strict=True):
                 child = children[action] = Node(state.n)
                 child.prior = value
+                child.tie = self.rng.random()
                 if value is not None:
                     child.visits = child.available = PRIOR_VISITS
                     child.reward = [PRIOR_VISITS * v for v in value]
@@ -337,7 +341,7 @@ class MctsBot:
             if mover not in node.arms:
                 actions = state.legal_actions(mover)
                 values = self._one_ply(state, mover, actions, SIMULTANEOUS_DRAWS)
-                node.arms[mover] = _prior_arms(actions, values, mover)
+                node.arms[mover] = _prior_arms(actions, values, mover, self.rng)
         chosen: list[tuple[int, Action]] = []
         choosers: set[int] = set()
         site = state.site
@@ -355,7 +359,11 @@ class MctsBot:
 
     def _pull(self, arms: dict[Action, Arm], actions: list[Action], visits: int) -> Action:
         """Among the best-prior options a node of `visits` visits considers: an untried one at random, else UCB1's."""
-        actions = _best_first(actions, lambda a: arms[a].prior if a in arms else -math.inf, visits)
+        actions = _best_first(
+            actions,
+            lambda a: (arms[a].prior, arms[a].tie) if a in arms else (-math.inf, 0.0),
+            visits,
+        )
         untried = [a for a in actions if a not in arms]
         if untried:
             action = self._pick(untried)
@@ -378,7 +386,9 @@ class MctsBot:
         if len(actions) == 1:
             return actions[0], children[actions[0]]
         if widen:
-            actions = _best_first(actions, lambda a: _prior(children[a], mover), node.visits)
+            actions = _best_first(
+                actions, lambda a: (_prior(children[a], mover), children[a].tie), node.visits
+            )
         best, best_value = None, -math.inf
         for action in actions:
             child = children[action]
@@ -406,14 +416,16 @@ class MctsBot:
         return actions[int(self.rng.random() * len(actions))]
 
 
-def _best_first(actions: list[Action], prior, visits: int) -> list[Action]:
+def _best_first(actions: list[Action], rank, visits: int) -> list[Action]:
     """The options a node visited `visits` times considers: its best by one-ply value (progressive widening).
 
-    Ties keep the legal order. Among many options (a bid of any amount, a square to walk to)
-    the search so spends its iterations on the few that pay at once, and tries another only
-    as the evidence on those grows.
+    `rank` gives an option's one-ply value and its random tie-break: options of equal value
+    come in a random order fixed for the node, not in the legal order, which would steer every
+    choice among equal options (a square to walk to) to the first ones listed. Among many
+    options (a bid of any amount, a square to walk to) the search so spends its iterations on
+    the few that pay at once, and tries another only as the evidence on those grows.
     """
-    ranked = sorted(actions, key=prior, reverse=True)
+    ranked = sorted(actions, key=rank, reverse=True)
     return ranked[: 1 + int(WIDENING * math.sqrt(visits))]
 
 
@@ -434,10 +446,12 @@ def _secure(reward: float, visits: int, prior: float) -> tuple[bool, float]:
     return True, reward / visits - SECURITY / math.sqrt(visits)
 
 
-def _prior_arms(actions: list[Action], values: list[list[float]], mover: int) -> dict[Action, Arm]:
-    """Arms that start at their one-ply values, as if pulled PRIOR_VISITS times."""
+def _prior_arms(
+    actions: list[Action], values: list[list[float]], mover: int, rng: random.Random
+) -> dict[Action, Arm]:
+    """Arms that start at their one-ply values, as if pulled PRIOR_VISITS times (ties in random order)."""
     arms = {}
     for action, value in zip(actions, values, strict=True):
-        arm = arms[action] = Arm(value[mover])
+        arm = arms[action] = Arm(value[mover], rng.random())
         arm.visits, arm.reward = PRIOR_VISITS, PRIOR_VISITS * value[mover]
     return arms
