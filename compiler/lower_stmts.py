@@ -36,7 +36,7 @@ class LoweringContext:
 
     indexes: dict[str, Index] = field(default_factory=dict)  # maintained (compiler/indexes.py)
     action_tables: list[ir.Assign] = field(default_factory=list)  # actions built once
-    action_memos: set[str] = field(default_factory=set)  # `MEMO_<name>` among action_tables
+    action_memos: set[str] = field(default_factory=set)  # `MEMO_`/`ACTIONS_<name>` made so far
 
     def __post_init__(self):
         self.gen.tables = GuardTables(self.gen)

@@ -316,7 +316,7 @@ class ChanceState(State):
     def apply_legal(self, player: int, action: Action) -> None:
         """The bots' fast path, unchecked in recorded mode; in explicit mode the step is checked
         and may stop at a chance node, as `apply`'s does."""
-        if self.chance.mode == RECORDED and self.chance.pending is None:
+        if self.chance.mode == RECORDED:  # nothing waits for an outcome in recorded mode
             State.apply_legal(self, player, action)
         else:
             self.apply(player, action)

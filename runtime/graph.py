@@ -113,6 +113,7 @@ _LAST_WEIGHTED: tuple[list, dict] = ([], {})
 
 
 def _weighted_adjacency(edges: Sequence[tuple]) -> dict[Any, list]:
+    """Each vertex's (neighbour, weight) pairs; the last list's are reused while it is unchanged."""
     global _LAST_WEIGHTED
     saved, adj = _LAST_WEIGHTED
     if isinstance(edges, list) and edges == saved:  # equal items: the same graph
@@ -121,14 +122,8 @@ def _weighted_adjacency(edges: Sequence[tuple]) -> dict[Any, list]:
     for u, v, weight in edges:
         if weight < 0:
             raise ValueError(f"path_cost() needs weights of at least 0, not {weight}")
-        if u in adj:
-            adj[u].append((v, weight))
-        else:
-            adj[u] = [(v, weight)]
-        if v in adj:
-            adj[v].append((u, weight))
-        else:
-            adj[v] = [(u, weight)]
+        adj.setdefault(u, []).append((v, weight))
+        adj.setdefault(v, []).append((u, weight))
     _LAST_WEIGHTED = (list(edges), adj)
     return adj
 
