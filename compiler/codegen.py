@@ -86,11 +86,22 @@ def lit(value) -> str:
 
 
 @dataclass
+class Tabulation:
+    """In a listing: parameters whose values are computed once per listing, and the aggregates
+    over one of them computed once per value (not once per combination of arguments)."""
+
+    values: dict[str, str] = field(default_factory=dict)  # a parameter's local -> its values' alias
+    # a parameter's local -> {the alias of a table of one aggregate's results: the loop's name for one}
+    tables: dict[str, dict[str, str]] = field(default_factory=dict)
+
+
+@dataclass
 class Env:
     """The context of the code being generated: how locals are reached, and where we are.
 
     `within` is the (function/procedure, version) being generated, for `super(...)`. `hoist`,
-    inside a read-only enumeration, collects state reads (code -> alias) computed once before it.
+    inside a read-only enumeration, collects state reads (code -> alias) computed once before it;
+    `tabulation`, there too, the aggregates computed once per value of a parameter.
     """
 
     frame: bool
@@ -99,6 +110,7 @@ class Env:
     tag: str = ""
     within: tuple[str, int] = ("", 0)
     hoist: dict[str, str] | None = None
+    tabulation: Tabulation | None = None
 
     def local(self, name: str) -> str:
         """Python code reading local `name`."""
@@ -550,9 +562,43 @@ class Generator(StrictVisitor):
                     return False
         return True
 
+    def tabulable(self, node: ast.Expr, env: Env) -> str | None:
+        """The one listing parameter an aggregate reads besides the state and `me`, if that
+        parameter's values are computed once per listing (so the aggregate can be too)."""
+        tabulation = env.tabulation
+        if tabulation is None or not tabulation.values or env.hoist is None:
+            return None
+        bound = {
+            c.var
+            for sub in walk(node)
+            if isinstance(sub, ast.GenCall | ast.ListComp)
+            for c in sub.fors
+        }
+        read: set[str] = set()
+        for sub in walk(node):
+            if isinstance(self.cp.ref(sub), LocalRef) and sub.name not in bound:
+                local = env.local(sub.name).strip("()")
+                if local != "me":
+                    if local not in tabulation.values:
+                        return None
+                    read.add(local)
+            if isinstance(self.cp.ref(sub), BuiltinRef):
+                builtin = BUILTINS[sub.func]
+                if builtin.effect != "reads" or builtin.reads_position:
+                    return None
+        return read.pop() if len(read) == 1 else None
+
+    def tabulated(self, code: str, var: str, env: Env) -> str:
+        """The name, in `var`'s loop, of `code`'s value: a table over `var`'s values, made once."""
+        table = self.hoisted(f"[{code} for {var} in {env.tabulation.values[var]}]", env)
+        return env.tabulation.tables.setdefault(var, {}).setdefault(table, f"_e{table[2:]}")
+
     def visit_GenCall(self, node: ast.GenCall, env: Env) -> str:
         if env.hoist is not None and self.invariant(node, env):
             return self.hoisted(self._gen_call(node, env), env)
+        var = self.tabulable(node, env)
+        if var is not None:
+            return self.tabulated(self._gen_call(node, env), var, env)
         return self._gen_call(node, env)
 
     def _gen_call(self, node: ast.GenCall, env: Env) -> str:
@@ -689,7 +735,9 @@ class Generator(StrictVisitor):
         number = self.fresh()  # taken even when the tag is reused: later names stay as they were
         # The same call inlined twice reads the same, so hoisting computes it once.
         tag = self.inline_tags.setdefault((name, tuple(args)), f"_{number}")
-        inner = Env(frame=False, tag=tag, within=env.within, hoist=env.hoist)
+        inner = Env(
+            frame=False, tag=tag, within=env.within, hoist=env.hoist, tabulation=env.tabulation
+        )
         for param, code in zip(decl.params, args, strict=True):
             inner = inner.bind(param.name, f"({code})")
         self.inline_depth += 1

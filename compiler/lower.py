@@ -17,7 +17,7 @@ from math import comb
 
 from compiler import ir
 from compiler.builtins import BUILTINS
-from compiler.codegen import Env, ident, source_text
+from compiler.codegen import Env, Tabulation, ident, source_text
 from compiler.guards import StaticParam
 from compiler.lower_guards import static_param
 from compiler.lower_stmts import (
@@ -693,7 +693,9 @@ def _legal_function(
     version runs instead, so the result is always exactly the plain one.
     """
     gen = ctx.gen
-    env = Env(frame=False, within=within, hoist={} if hoist else None).bind("me", "me")
+    tabulation = Tabulation() if hoist else None
+    env = Env(frame=False, within=within, hoist={} if hoist else None, tabulation=tabulation)
+    env = env.bind("me", "me")
     guard: list[ir.Stmt] = []
     if decl.when is not None:
         guard.append(skip_unless(gen.expr(decl.when, env), ir.Return(), decl.when.span))
@@ -715,6 +717,9 @@ def _legal_function(
         # steps each could take more than the budget unseen, so only those are charged.
         weighed = gen.costs.weight(param.domain) > STEP_BUDGET // MAX_DOMAIN
         charge = f"{gen.charge_args(param.domain, param.span)}"
+        local = env.local(param.name)
+        if tabulation is not None and _ALIAS.fullmatch(domain):
+            tabulation.values[local] = domain  # its values are computed once per listing
         where_code = gen.expr(param.where, env) if param.where is not None else None
         table = None
         if hoist:  # the listing walks a table of the values the guard's fixed part lets through
@@ -722,6 +727,8 @@ def _legal_function(
             loop_vars = {p.name for p in decl.params[: i + 1]}
             plan = tables.plan(param.name, param.domain, param.where, static, loop_vars)
             if plan.table is not None or plan.walk is not None:
+                tabulation.values.pop(local, None)
+                tabulation.tables.pop(local, None)
                 with gen.numbered_apart("t"):
                     table = tables.lookup(plan, name, param.name, env)
                     where_code = tables.residual(plan, env)
@@ -759,7 +766,7 @@ def _legal_function(
         where = None
         if where_code is not None:
             where = skip_unless(where_code, ir.Continue(), param.where.span)
-        loops.append((setup, env.local(param.name), domain, where, param.span))
+        loops.append((setup, local, domain, where, param.span))
     args = "".join(env.local(p.name) + ", " for p in decl.params)
     append = ir.Eval(X(f"out.append(_A(({rank}, {name!r}, ({args}), {descs})))"))
     if built is not None:
@@ -772,6 +779,7 @@ def _legal_function(
         return ir.Function(
             pyname, ["S", "me", "out"], guard + count + _nest(loops, append), decl.span
         )
+    loops = _with_tables(loops, tabulation, guard + _nest(loops, append))
     # Hoisted values are computed once, at the first loop whose tests need them: those of
     # inner loops only once an outer value has passed its (cheaper) tests.
     aliases = used_aliases(env.hoist, guard + _nest(loops, append))
@@ -801,6 +809,23 @@ def _legal_function(
     return ir.Function(pyname, ["S", "me", "out"], body, decl.span)
 
 
+def _with_tables(loops: list, tabulation: Tabulation, body: list[ir.Stmt]) -> list:
+    """The loops, each walking beside its values the tables of aggregates over them its tests read."""
+    code = " ".join(e.code for e in ir.expressions(body))
+    out = []
+    for setup, var, domain, where, span in loops:
+        tables = {
+            table: element
+            for table, element in tabulation.tables.get(var, {}).items()
+            if re.search(rf"\b{element}\b", code)
+        }
+        if tables:
+            var = ", ".join([var, *tables.values()])
+            domain = f"zip({', '.join([domain, *tables])})"
+        out.append((setup, var, domain, where, span))
+    return out
+
+
 def _nest(loops: list, innermost: ir.Stmt) -> list[ir.Stmt]:
     """The parameters' loops, one inside the other, around the innermost statement."""
     inner: list[ir.Stmt] = [innermost]
@@ -810,6 +835,7 @@ def _nest(loops: list, innermost: ir.Stmt) -> list[ir.Stmt]:
 
 
 _READ = re.compile(r"S\.[gp]_\w+(\[me\])?")  # a state field read by a listing
+_ALIAS = re.compile(r"_h\d+")  # a value a listing computes once
 
 
 def _first_use(aliases: dict[str, str], guard: list[ir.Stmt], loops: list) -> dict[str, int]:

@@ -212,7 +212,13 @@ class GuardTables:
         if scope is None:
             return env
         gen = self.gen
-        inner = Env(frame=False, tag=f"_{gen.fresh()}", within=env.within, hoist=env.hoist)
+        inner = Env(
+            frame=False,
+            tag=f"_{gen.fresh()}",
+            within=env.within,
+            hoist=env.hoist,
+            tabulation=env.tabulation,
+        )
         for name, arg, outer in scope.bindings:
             inner = inner.bind(name, f"({gen.expr(arg, self.scope_env(outer, env))})")
         return inner

@@ -11,6 +11,7 @@ import sys
 import pytest
 
 from compiler import cache, compile_game, generate_python, load_game
+from compiler.builtin_rules import cheap_and_pure
 from runtime.errors import IllegalAction, RuleError
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -111,3 +112,27 @@ def test_same_seed_same_history(ttr):
         return state.to_json()
 
     assert hashlib.sha256(play(3).encode()).digest() == hashlib.sha256(play(3).encode()).digest()
+
+
+def test_min_and_max_of_two_cheap_numbers_are_written_as_conditionals():
+    # A builtin call costs several times a comparison: the locos' range in `claim_route`
+    # (`max(0, r.length - me.hand[c])..min(me.hand[locomotive], r.length - 1)`) compares.
+    listing = generate_python(TTR).split("def A_claim_route_legal(")[1].split("\ndef ")[0]
+    assert "max(0" not in listing and "min(" not in listing
+    assert "if (K_route__length[v_r] - 1) < _h6[E_Card__locomotive] else" in listing
+
+
+@pytest.mark.parametrize(
+    ("code", "cheap"),
+    [
+        ("0", True),
+        ("(K_route__length[v_r] - _h6[v_c])", True),
+        ("-S.p_money[me]", True),
+        ("f_cost__0(S, v_r)", False),  # a call: evaluated twice, it would cost twice
+        ("sum(x for x in v_used)", False),
+        ("(a * b)", False),
+        ("a + b + c + d + e", False),  # too long to evaluate twice
+    ],
+)
+def test_only_cheap_pure_operands_are_evaluated_twice(code, cheap):
+    assert cheap_and_pure(code) is cheap

@@ -125,3 +125,42 @@ def test_the_entries_test_game_makes_frames_every_way():
     assert "_l.run_on(S, s_maybe__0, F)" in source  # an empty menu's `else`, in the frame
     assert "_r = s_inner__0_enter(S, " in source  # an entry calls an entry
     assert "_s = s_always__0(S, _f)" in source  # an entry calls a procedure without one
+
+
+def test_an_aggregate_over_values_listed_once_is_computed_once_per_value(monkeypatch):
+    # `trade(r, give)` tests `total(give) >= r.length`: the sum depends on `give` alone, whose
+    # values (the subsets of the player's roads) are computed once per listing.
+    path = os.path.join(ROOT, "tests", "data", "tabulated")
+    listing = generate_python(path).split("def A_trade_legal(")[1].split("\ndef ")[0]
+    assert "for v_give, _e" in listing and "zip(" in listing
+    game = load_game(path)
+    with open(os.path.join(path, "rules.metro"), encoding="utf-8") as rules:
+        total_line = next(n for n, text in enumerate(rules, 1) if "function total" in text)
+    sums = []
+    walk = lib.each
+
+    def counted(state, items, file, line, weight=1):
+        if line == total_line:  # the walk of `total`
+            sums.append(items)
+        return walk(state, items, file, line, weight)
+
+    monkeypatch.setattr(lib, "each", counted)
+    rng = random.Random(5)
+    state = game.new_game(2, 5)
+    checked = 0
+    while state.to_move:
+        mover = state.to_move[0]
+        for player in range(2):
+            sums.clear()
+            fast = []
+            game.module.A_trade_legal(state, player, fast)
+            once = list(sums)
+            plain = []
+            game.module.A_trade_legal_plain(state, player, plain)
+            assert fast == plain
+            roads = sum(1 for owner in state.g_owner if owner == player)
+            if once:  # each subset of the player's roads summed once, the empty one too
+                assert len(once) == 2**roads
+                checked += len(plain) > 1
+        state.apply_legal(mover, rng.choice(state.legal_actions(mover)))
+    assert checked > 5
