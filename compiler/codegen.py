@@ -380,6 +380,10 @@ class Generator(StrictVisitor):
             if ref.id not in ids:
                 return f"_l.no_element({ref.kind!r}, {ref.id!r})"
             return self.element(ref.kind, ref.id)
+        whole = self.cp.ref(node.obj)
+        if isinstance(whole, EnumAllRef | KindAllRef) or isinstance(node.obj, ast.PlayersLit):
+            # The n-th of every value: a range indexes as the list would, without making it.
+            return f"{self.items(node.obj, env, charge=False)}[{self.expr(node.index, env)}]"
         return f"{self.expr(node.obj, env)}[{self.expr(node.index, env)}]"
 
     def items(self, node: ast.Expr, env: Env, snapshot: bool = False, charge: bool = True) -> str:

@@ -136,3 +136,21 @@ def test_min_and_max_of_two_cheap_numbers_are_written_as_conditionals():
 )
 def test_only_cheap_pure_operands_are_evaluated_twice(code, cheap):
     assert cheap_and_pure(code) is cheap
+
+
+@pytest.mark.parametrize(("index", "error"), [(1, None), (-1, None), (3, "out of range")])
+def test_the_nth_value_of_an_enum_is_read_without_listing_them(tmp_path, index, error):
+    # `T[i]` reads a range as the list of every value would read (negative indexes too).
+    rules = tmp_path / "rules.metro"
+    rules.write_text(
+        'game "Nth" {\n  players 1..2\n  enum T { a b c }\n  state { got: T? public }\n'
+        f"  flow {{\n    got = T[{index}]\n  }}\n  score(p) = 0\n}}\n"
+    )
+    assert "range(3)[" in generate_python(str(tmp_path))
+    game = load_game(str(tmp_path), use_cache=False)
+    if error is None:
+        assert game.new_game(1).g_got == [0, 1, 2][index]
+    else:
+        with pytest.raises(RuleError, match=error) as info:
+            game.new_game(1)
+        assert f"{rules}:6:" in str(info.value)
