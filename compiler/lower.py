@@ -17,7 +17,7 @@ from math import comb
 
 from compiler import ir
 from compiler.builtins import BUILTINS
-from compiler.codegen import Env, Tabulation, ident, source_text
+from compiler.codegen import Env, Generator, Tabulation, ident, source_text
 from compiler.guards import StaticParam
 from compiler.lower_guards import static_param
 from compiler.lower_stmts import (
@@ -779,7 +779,7 @@ def _legal_function(
         return ir.Function(
             pyname, ["S", "me", "out"], guard + count + _nest(loops, append), decl.span
         )
-    loops = _with_tables(loops, tabulation, guard + _nest(loops, append))
+    loops = _with_tables(loops, env, guard + _nest(loops, append))
     # Hoisted values are computed once, at the first loop whose tests need them: those of
     # inner loops only once an outer value has passed its (cheaper) tests.
     aliases = used_aliases(env.hoist, guard + _nest(loops, append))
@@ -809,8 +809,13 @@ def _legal_function(
     return ir.Function(pyname, ["S", "me", "out"], body, decl.span)
 
 
-def _with_tables(loops: list, tabulation: Tabulation, body: list[ir.Stmt]) -> list:
-    """The loops, each walking beside its values the tables of aggregates over them its tests read."""
+def _with_tables(loops: list, env: Env, body: list[ir.Stmt]) -> list:
+    """The loops, each walking its values paired with the aggregates over them its tests read.
+
+    The pairs are made once per listing, like the tables (a `zip` made at every walk of the
+    loop would cost more than the aggregates it saves when the loop has one or two values).
+    """
+    tabulation = env.tabulation
     code = " ".join(e.code for e in ir.expressions(body))
     out = []
     for setup, var, domain, where, span in loops:
@@ -820,8 +825,9 @@ def _with_tables(loops: list, tabulation: Tabulation, body: list[ir.Stmt]) -> li
             if re.search(rf"\b{element}\b", code)
         }
         if tables:
+            values = tabulation.values[var]
             var = ", ".join([var, *tables.values()])
-            domain = f"zip({', '.join([domain, *tables])})"
+            domain = Generator.hoisted(f"list(zip({', '.join([values, *tables])}))", env)
         out.append((setup, var, domain, where, span))
     return out
 
