@@ -539,6 +539,9 @@ class Generator(StrictVisitor):
     def visit_ListComp(self, node, env):
         if env.hoist is not None and self.invariant(node, env):
             return self.hoisted(self._list_comp(node, env), env)
+        var = self.tabulable(node, env)
+        if var is not None:
+            return self.tabulated(self._list_comp(node, env), var, env)
         return self._list_comp(node, env)
 
     def _list_comp(self, node, env):

@@ -718,7 +718,7 @@ def _legal_function(
         weighed = gen.costs.weight(param.domain) > STEP_BUDGET // MAX_DOMAIN
         charge = f"{gen.charge_args(param.domain, param.span)}"
         local = env.local(param.name)
-        if tabulation is not None and _ALIAS.fullmatch(domain):
+        if tabulation is not None and _once_per_listing(domain):
             tabulation.values[local] = domain  # its values are computed once per listing
         where_code = gen.expr(param.where, env) if param.where is not None else None
         table = None
@@ -842,6 +842,18 @@ def _nest(loops: list, innermost: ir.Stmt) -> list[ir.Stmt]:
 
 _READ = re.compile(r"S\.[gp]_\w+(\[me\])?")  # a state field read by a listing
 _ALIAS = re.compile(r"_h\d+")  # a value a listing computes once
+_FEW = re.compile(r"range\((\d+)\)")  # every value of an enum or a kind
+TABULATED_CONSTANTS = 16  # aggregates over at most this many values of a kind are tabulated
+
+
+def _once_per_listing(domain: str) -> bool:
+    """True if a parameter's values are computed once per listing, or fixed and few.
+
+    An aggregate over a fixed domain is worth tabulating when the domain is small: the table
+    takes every value's aggregate, and the loop may be reached for one outer value only.
+    """
+    few = _FEW.fullmatch(domain)
+    return bool(_ALIAS.fullmatch(domain) or (few and int(few.group(1)) <= TABULATED_CONSTANTS))
 
 
 def _first_use(aliases: dict[str, str], guard: list[ir.Stmt], loops: list) -> dict[str, int]:

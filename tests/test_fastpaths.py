@@ -11,6 +11,7 @@ from compiler import generate_python, load_game
 from compiler.entries import Entries, frameless
 from runtime import lib
 from tests.conftest import ROOT
+from tests.test_guards import play_and_compare
 
 
 def test_a_memoised_action_is_built_once_and_equals_a_fresh_one():
@@ -164,3 +165,13 @@ def test_an_aggregate_over_values_listed_once_is_computed_once_per_value(monkeyp
                 checked += len(plain) > 1
         state.apply_legal(mover, rng.choice(state.legal_actions(mover)))
     assert checked > 5
+
+
+def test_an_aggregate_over_a_few_fixed_values_is_tabulated_and_lists_the_same():
+    # `shorten(r, s)` tests a walk over the roads that depends on `s` alone: one table over
+    # the five roads, made the first time the loop over `s` is reached.
+    path = os.path.join(ROOT, "tests", "data", "tabulated")
+    listing = generate_python(path).split("def A_shorten_legal(")[1].split("\ndef ")[0]
+    assert "list(zip(range(5), " in listing and "for v_s, _e" in listing
+    game = load_game(path)
+    assert sum(play_and_compare(game, 2, seed) for seed in range(6)) > 300
