@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right, insort
+from itertools import combinations
+from math import comb
 
 from runtime import rng as _rng
 from runtime.errors import IllegalAction, RuleError, ScenarioFailure
@@ -396,29 +398,30 @@ def greatest(values):
 
 def subsets(state, items, lo: int, hi: int, file: str, line: int, weight: int = 1) -> list[tuple]:
     """Sub-collections (sorted tuples of the items) with size in lo..hi, at most MAX_SUBSETS of them."""
-    from itertools import combinations
-    from math import comb
-
     values = sorted(items)
-    sizes = range(max(lo, 0), min(hi, len(values)) + 1)
+    count = len(values)
+    sizes = range(lo if lo > 0 else 0, (hi if hi < count else count) + 1)
+    if count <= 1:  # the common case of none or one item: no subset made twice, none to sort
+        state._iters += len(sizes) * weight
+        if state._iters > STEP_BUDGET:
+            over_budget(file, line)
+        return [tuple(values[:size]) for size in sizes]
     total = 0
     for size in sizes:  # an upper bound (repeated items give fewer distinct subsets)
-        total += comb(len(values), size)
+        total += comb(count, size)
         if total > MAX_SUBSETS:
             raise RuleError(
-                f"`subset of` {len(values)} items has more than {MAX_SUBSETS:,} subsets (the subset "
+                f"`subset of` {count} items has more than {MAX_SUBSETS:,} subsets (the subset "
                 "limit)",
                 file,
                 line,
             )
-    each(state, range(total), file, line, weight)
-    seen: set[tuple] = set()
-    out: list[tuple] = []
-    for size in sizes:
-        for combo in combinations(values, size):
-            if combo not in seen:
-                seen.add(combo)
-                out.append(combo)
+    state._iters += total * weight  # as `each` charges a walk over `total` values
+    if state._iters > STEP_BUDGET:
+        over_budget(file, line)
+    out = [combo for size in sizes for combo in combinations(values, size)]
+    if len(set(values)) < len(values):  # repeated items: the same subset made more than once
+        out = list(dict.fromkeys(out))
     out.sort()
     return out
 

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import itertools
+import math
 import os
 import random
 
+import hypothesis.strategies as st
 import pytest
+from hypothesis import given
 
 from compiler import generate_python, load_game
 from compiler.entries import Entries, frameless
@@ -175,3 +179,23 @@ def test_an_aggregate_over_a_few_fixed_values_is_tabulated_and_lists_the_same():
     assert "list(zip(range(5), " in listing and "for v_s, _e" in listing
     game = load_game(path)
     assert sum(play_and_compare(game, 2, seed) for seed in range(6)) > 300
+
+
+class _Budget:
+    """Just the step counter the runtime's helpers charge."""
+
+    _iters = 0
+
+
+@given(
+    items=st.lists(st.integers(0, 4), max_size=6),
+    lo=st.integers(-1, 4),
+    hi=st.integers(-1, 7),
+)
+def test_subsets_are_the_distinct_sorted_combinations_and_charge_their_upper_bound(items, lo, hi):
+    values = sorted(items)
+    sizes = range(max(lo, 0), min(hi, len(values)) + 1)
+    expected = sorted({c for size in sizes for c in itertools.combinations(values, size)})
+    budget = _Budget()
+    assert lib.subsets(budget, items, lo, hi, "f", 1, 3) == expected
+    assert budget._iters == 3 * sum(math.comb(len(values), size) for size in sizes)
