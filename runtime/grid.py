@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections import deque
-
 _ADJACENCY: dict[int, tuple[object, dict]] = {}
 
 
@@ -36,19 +34,26 @@ def _adjacency(edges) -> dict:
 
 
 def reachable(edges, start, blocked, steps: int) -> list:
-    """Vertices reachable from `start` in 1..steps moves without entering a blocked vertex; sorted."""
+    """Vertices reachable from `start` in 1..steps moves without entering a blocked vertex; sorted.
+
+    (A negative `steps` sets no limit.)
+    """
     adjacency = _adjacency(edges)
-    blocked = set(blocked)
-    seen = {start}
-    frontier = deque([(start, 0)])
-    found = []
-    while frontier:
-        vertex, distance = frontier.popleft()
-        if distance == steps:
-            continue
-        for other in adjacency.get(vertex, ()):
-            if other not in seen and other not in blocked:
-                seen.add(other)
-                found.append(other)
-                frontier.append((other, distance + 1))
-    return sorted(found)
+    seen = set(blocked)  # never entered, like those already reached
+    seen.add(start)
+    found: list = []
+    frontier = [start]
+    # A walk of a few steps: one layer of the breadth-first search per step.
+    for _ in range(steps if steps >= 0 else len(adjacency)):
+        layer = []
+        for vertex in frontier:
+            for other in adjacency.get(vertex, ()):
+                if other not in seen:
+                    seen.add(other)
+                    layer.append(other)
+        if not layer:
+            break
+        found += layer
+        frontier = layer
+    found.sort()
+    return found

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from runtime import graph
+from runtime import graph, grid
 from runtime.graph import (
     components,
     connected,
@@ -343,3 +343,24 @@ def test_longest_trail_random_larger_graphs_match_euler_subsets(seed):
     edges = [(i, rnd.randrange(i), rnd.randint(1, 6)) for i in range(1, n)]
     edges += [(rnd.randrange(n), rnd.randrange(n), rnd.randint(1, 6)) for _ in range(5)]
     assert trail_both_ways(edges) == euler_subset_trail(edges)
+
+
+@given(
+    width=st.integers(1, 6),
+    height=st.integers(1, 5),
+    start=st.integers(0, 29),
+    blocked=st.lists(st.integers(0, 29), max_size=6),
+    steps=st.integers(0, 6),
+)
+def test_reachable_is_every_square_a_walk_of_at_most_steps_reaches(
+    width, height, start, blocked, steps
+):
+    cells = [(y * width + x, x, y) for y in range(height) for x in range(width)]
+    start %= len(cells)
+    edges = grid.grid_edges(cells)
+    open_graph = nx.Graph()
+    open_graph.add_nodes_from(c for c, _, _ in cells if c == start or c not in blocked)
+    open_graph.add_edges_from((a, b) for a, b in edges if a in open_graph and b in open_graph)
+    distance = nx.single_source_shortest_path_length(open_graph, start, cutoff=steps)
+    expected = sorted(c for c, d in distance.items() if d >= 1)
+    assert grid.reachable(edges, start, blocked, steps) == expected
