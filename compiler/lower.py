@@ -760,6 +760,8 @@ def _legal_function(
                 ir.Assign(X("_n"), X(f"len(_d{i})"), param.span, "+="),
                 ir.If([ir.Branch(X(f"_n > {MAX_DOMAIN}"), [too_many])]),
             ]
+            if weighed and table is None and isinstance(param.domain, ast.SubsetDomain):
+                setup[:1] = _charged_inline(f"_d{i}", domain, gen.costs.weight(param.domain), param)
             domain = f"_d{i}"
         if table is not None:
             setup, domain = _walk_table(setup, domain, table, size, charge, param.span)
@@ -807,6 +809,17 @@ def _legal_function(
         + inner
     )
     return ir.Function(pyname, ["S", "me", "out"], body, decl.span)
+
+
+def _charged_inline(name: str, domain: str, weight: int, param) -> list[ir.Stmt]:
+    """`name = domain`, a list of subsets, its walk charged as `_l.each` charges it, inline (a
+    listing may walk it once for every combination of the parameters before it)."""
+    over = ir.Eval(X(f"_l.over_budget({where_args(param.span)})"))
+    return [
+        ir.Assign(X(name), X(domain), param.span),
+        ir.Assign(X("S._iters"), X(f"len({name}) * {weight}"), param.span, "+="),
+        ir.If([ir.Branch(X(f"S._iters > {STEP_BUDGET}"), [over])]),
+    ]
 
 
 def _with_tables(loops: list, env: Env, body: list[ir.Stmt]) -> list:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from compiler import load_game
+from compiler import generate_python, load_game
 from dsl.diagnostics import CompileError
 from metro.preference import declared_bot
 from runtime.errors import IllegalAction, RuleError
@@ -252,6 +252,20 @@ def test_a_computed_subset_domain_beyond_the_limit_stops_at_its_line(tmp_path):
     )
     error = run_error(tmp_path, "", "choose picked", flow=flow, act=None)
     assert "subset limit" in str(error)
+
+
+def test_a_subset_domain_walked_for_every_earlier_value_is_charged_every_time(tmp_path):
+    # 4,096 subsets, each tested by a walk of 40 numbers, for each of 20 values of `a`: the
+    # listing's walks of the (once computed) subsets add up past the step budget.
+    body = (
+        "  action pick(a: 1..20, chosen: subset of [i for i in 1..12]\n"
+        "    where size([x for x in 1..40 where x > a]) > size(chosen)) { }\n"
+    )
+    flow = "  flow { choose by seat(1) { pick } }\n"
+    error = run_error(tmp_path, body, "chosen: subset of", flow=flow, act=None)
+    assert "step budget" in str(error)
+    listing = generate_python(str(tmp_path)).split("def A_pick_legal(")[1].split("\ndef ")[0]
+    assert "S._iters += len(_d1) * " in listing  # charged inline, as `_l.each` would
 
 
 # ------------------------------------------------------------------ constants, nesting, final
