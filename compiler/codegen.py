@@ -91,8 +91,17 @@ class Tabulation:
     over one of them computed once per value (not once per combination of arguments)."""
 
     values: dict[str, str] = field(default_factory=dict)  # a parameter's local -> its values' alias
-    # a parameter's local -> {the alias of a table of one aggregate's results: the loop's name for one}
+    # a parameter's local -> {an aggregate's code: the loop's name for its value}
     tables: dict[str, dict[str, str]] = field(default_factory=dict)
+    named: int = 0  # names given so far
+
+    def element(self, var: str, code: str) -> str:
+        """The name the loop over `var` gives `code`'s value."""
+        names = self.tables.setdefault(var, {})
+        if code not in names:
+            names[code] = f"_e{self.named}"
+            self.named += 1
+        return names[code]
 
 
 @dataclass
@@ -595,10 +604,10 @@ class Generator(StrictVisitor):
                     return None
         return read.pop() if len(read) == 1 else None
 
-    def tabulated(self, code: str, var: str, env: Env) -> str:
-        """The name, in `var`'s loop, of `code`'s value: a table over `var`'s values, made once."""
-        table = self.hoisted(f"[{code} for {var} in {env.tabulation.values[var]}]", env)
-        return env.tabulation.tables.setdefault(var, {}).setdefault(table, f"_e{table[2:]}")
+    @staticmethod
+    def tabulated(code: str, var: str, env: Env) -> str:
+        """The name, in `var`'s loop, of `code`'s value (computed once for each of `var`'s values)."""
+        return env.tabulation.element(var, code)
 
     def visit_GenCall(self, node: ast.GenCall, env: Env) -> str:
         if env.hoist is not None and self.invariant(node, env):

@@ -825,22 +825,22 @@ def _charged_inline(name: str, domain: str, weight: int, param) -> list[ir.Stmt]
 def _with_tables(loops: list, env: Env, body: list[ir.Stmt]) -> list:
     """The loops, each walking its values paired with the aggregates over them its tests read.
 
-    The pairs are made once per listing, like the tables (a `zip` made at every walk of the
-    loop would cost more than the aggregates it saves when the loop has one or two values).
+    The pairs are made once per listing, when the loop is first reached.
     """
     tabulation = env.tabulation
     code = " ".join(e.code for e in ir.expressions(body))
     out = []
     for setup, var, domain, where, span in loops:
         tables = {
-            table: element
-            for table, element in tabulation.tables.get(var, {}).items()
+            aggregate: element
+            for aggregate, element in tabulation.tables.get(var, {}).items()
             if re.search(rf"\b{element}\b", code)
         }
         if tables:
             values = tabulation.values[var]
+            row = ", ".join([var, *tables])
+            domain = Generator.hoisted(f"[({row}) for {var} in {values}]", env)
             var = ", ".join([var, *tables.values()])
-            domain = Generator.hoisted(f"list(zip({', '.join([values, *tables])}))", env)
         out.append((setup, var, domain, where, span))
     return out
 
