@@ -733,7 +733,9 @@ class Generator(StrictVisitor):
             pyname, waits = self.callable_name(node.func)
             if waits:
                 raise AssertionError("waiting calls are lowered as statements")
-            return f"{pyname}(S{''.join(', ' + a for a in args)})"
+            code = f"{pyname}(S{''.join(', ' + a for a in args)})"
+            var = self.tabulable(node, env) if isinstance(ref, FunctionRef) else None
+            return code if var is None else self.tabulated(code, var, env)
         return self.builtin(node, args, env)
 
     def inline(self, name: str, arg_nodes, args: list[str], env: Env) -> str | None:

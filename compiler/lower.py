@@ -706,6 +706,7 @@ def _legal_function(
     # because this is the hot path: one listing walks at most MAX_DOMAIN more values.
     combinations, free, counted = 1, True, False
     loops: list[tuple[list[ir.Stmt], str, str, ir.Stmt | None, object]] = []
+    tests: list[str | None] = []  # each loop's test (the code of its `where`)
     static: list[StaticParam] = []  # earlier parameters with fixed domains (table dimensions)
     for i, param in enumerate(decl.params):
         env = env.bind(param.name)
@@ -769,6 +770,7 @@ def _legal_function(
         if where_code is not None:
             where = skip_unless(where_code, ir.Continue(), param.where.span)
         loops.append((setup, local, domain, where, param.span))
+        tests.append(where_code)
     args = "".join(env.local(p.name) + ", " for p in decl.params)
     append = ir.Eval(X(f"out.append(_A(({rank}, {name!r}, ({args}), {descs})))"))
     if built is not None:
@@ -781,7 +783,7 @@ def _legal_function(
         return ir.Function(
             pyname, ["S", "me", "out"], guard + count + _nest(loops, append), decl.span
         )
-    loops = _with_tables(loops, env, guard + _nest(loops, append))
+    loops = _with_tables(loops, tests, env, guard + _nest(loops, append))
     # Hoisted values are computed once, at the first loop whose tests need them: those of
     # inner loops only once an outer value has passed its (cheaper) tests.
     aliases = used_aliases(env.hoist, guard + _nest(loops, append))
@@ -822,15 +824,17 @@ def _charged_inline(name: str, domain: str, weight: int, param) -> list[ir.Stmt]
     ]
 
 
-def _with_tables(loops: list, env: Env, body: list[ir.Stmt]) -> list:
+def _with_tables(loops: list, tests: list, env: Env, body: list[ir.Stmt]) -> list:
     """The loops, each walking its values paired with the aggregates over them its tests read.
 
-    The pairs are made once per listing, when the loop is first reached.
+    The pairs are made once per listing, when the loop is first reached. A loop whose test
+    reads none of the parameters before it keeps only the values that pass it (and computes
+    their aggregates only): the test is made once per value, not once per outer combination.
     """
     tabulation = env.tabulation
     code = " ".join(e.code for e in ir.expressions(body))
     out = []
-    for setup, var, domain, where, span in loops:
+    for number, (setup, var, domain, where, span) in enumerate(loops):
         tables = {
             aggregate: element
             for aggregate, element in tabulation.tables.get(var, {}).items()
@@ -838,11 +842,25 @@ def _with_tables(loops: list, env: Env, body: list[ir.Stmt]) -> list:
         }
         if tables:
             values = tabulation.values[var]
-            row = ", ".join([var, *tables])
-            domain = Generator.hoisted(f"[({row}) for {var} in {values}]", env)
-            var = ", ".join([var, *tables.values()])
+            pairs = f"[({', '.join([var, *tables])}) for {var} in {values}]"
+            row = ", ".join([var, *tables.values()])
+            test = tests[number]
+            outer = [loop[1] for loop in loops[:number]]
+            if test is not None and outer and not any(_reads(test, name) for name in outer):
+                if any(_reads(test, element) for element in tables.values()):
+                    pairs = f"[({row}) for {row} in {pairs} if {test}]"
+                else:
+                    pairs = f"[({', '.join([var, *tables])}) for {var} in {values} if {test}]"
+                where = None
+            domain = Generator.hoisted(pairs, env)
+            var = row
         out.append((setup, var, domain, where, span))
     return out
+
+
+def _reads(code: str, name: str) -> bool:
+    """True if generated `code` reads the Python variable `name`."""
+    return re.search(rf"(?<![\w.]){re.escape(name)}\b", code) is not None
 
 
 def _nest(loops: list, innermost: ir.Stmt) -> list[ir.Stmt]:

@@ -199,3 +199,31 @@ def test_subsets_are_the_distinct_sorted_combinations_and_charge_their_upper_bou
     budget = _Budget()
     assert lib.subsets(budget, items, lo, hi, "f", 1, 3) == expected
     assert budget._iters == 3 * sum(math.comb(len(values), size) for size in sizes)
+
+
+def test_a_called_function_of_a_later_parameter_is_computed_once_per_value(monkeypatch):
+    # `pay(r, s)` tests `me.coins >= toll(s)`, a test of `s` alone: the listing keeps the roads
+    # that pass it, with their tolls, once, however many roads `r` walks.
+    path = os.path.join(ROOT, "tests", "data", "tabulated")
+    listing = generate_python(path).split("def A_pay_legal(")[1].split("\ndef ")[0]
+    assert "f_toll__0(S, v_s)) for v_s in range(5)]" in listing
+    game = load_game(path)
+    calls = []
+    toll = game.module.f_toll__0
+    monkeypatch.setattr(game.module, "f_toll__0", lambda S, r: calls.append(r) or toll(S, r))
+    rng = random.Random(2)
+    state = game.new_game(2, 2)
+    owners_seen = set()
+    while state.to_move:
+        mover = state.to_move[0]
+        calls.clear()
+        fast = []
+        game.module.A_pay_legal(state, mover, fast)
+        owned = sum(1 for owner in state.g_owner if owner == mover)
+        assert calls == ([0, 1, 2, 3, 4] if owned else [])  # each road once, if any is owned
+        plain = []
+        game.module.A_pay_legal_plain(state, mover, plain)
+        assert fast == plain
+        owners_seen.add(owned)
+        state.apply_legal(mover, rng.choice(state.legal_actions(mover)))
+    assert max(owners_seen) >= 2
