@@ -830,23 +830,27 @@ def _with_tables(loops: list, tests: list, env: Env, body: list[ir.Stmt]) -> lis
     The pairs are made once per listing, when the loop is first reached. A loop whose test
     reads none of the parameters before it keeps only the values that pass it (and computes
     their aggregates only): the test is made once per value, not once per outer combination.
+    (Doing that for loops without aggregates too was measured: it gained nothing, as most
+    listings reach such a loop for one or two outer values.)
     """
     tabulation = env.tabulation
     code = " ".join(e.code for e in ir.expressions(body))
     out = []
+    outer: list[str] = []  # the names earlier loops bind
     for number, (setup, var, domain, where, span) in enumerate(loops):
         tables = {
             aggregate: element
             for aggregate, element in tabulation.tables.get(var, {}).items()
-            if re.search(rf"\b{element}\b", code)
+            if _reads(code, element)
         }
+        test = tests[number]
+        alone = test is not None and outer and not any(_reads(test, name) for name in outer)
+        names = [var, *tables.values()]
         if tables:
             values = tabulation.values[var]
+            row = ", ".join(names)
             pairs = f"[({', '.join([var, *tables])}) for {var} in {values}]"
-            row = ", ".join([var, *tables.values()])
-            test = tests[number]
-            outer = [loop[1] for loop in loops[:number]]
-            if test is not None and outer and not any(_reads(test, name) for name in outer):
+            if alone:
                 if any(_reads(test, element) for element in tables.values()):
                     pairs = f"[({row}) for {row} in {pairs} if {test}]"
                 else:
@@ -854,6 +858,7 @@ def _with_tables(loops: list, tests: list, env: Env, body: list[ir.Stmt]) -> lis
                 where = None
             domain = Generator.hoisted(pairs, env)
             var = row
+        outer += names
         out.append((setup, var, domain, where, span))
     return out
 
