@@ -232,6 +232,7 @@ class Site:
     secret: tuple[str, str] | None = None  # frame locals: who chooses, what each has chosen
     private: bool = False  # the chosen value is the chooser's own secret (from owner-only data)
     legal_plain: Function | None = None  # the listing `legal` falls back to, if it has one
+    offered: tuple[str, ...] = ()  # a menu's actions, whose listings `legal` calls in turn
 
 
 @dataclass

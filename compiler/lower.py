@@ -466,8 +466,9 @@ class FrameLowerer(StrictVisitor):
         self.jump(resume)
         self.goto(resume)
 
-    def menu_functions(self, site: int, node) -> tuple[ir.Function, ir.Function]:
-        """`site<N>_legal` (every offered action's legal arguments) and `site<N>_why` for a menu."""
+    def menu_functions(self, site: int, node) -> tuple[ir.Function, ir.Function, tuple[str, ...]]:
+        """`site<N>_legal` (every offered action's legal arguments) and `site<N>_why` for a menu,
+        and the actions it lists."""
         gen = self.gen
         offered = sorted(gen.p.offered(node.actions), key=lambda a: gen.action_rank.get(a, 0))
         body: list[ir.Stmt] = [ir.Assign(X("out"), X("[]"))]
@@ -486,7 +487,7 @@ class FrameLowerer(StrictVisitor):
                 ir.Return(X("ACTION_WHY[a[1]](S, p, a[2])")),
             ],
         )
-        return legal, why
+        return legal, why, tuple(n for n in offered if n in gen.p.actions)
 
     def visit_ChooseAction(self, node: ast.ChooseAction, loops):
         gen = self.gen
@@ -495,7 +496,7 @@ class FrameLowerer(StrictVisitor):
         resume = self.new_block()
         other = self.new_block() if node.orelse is not None else None
         site = len(self.ctx.sites)
-        legal, why = self.menu_functions(site, node)
+        legal, why, offered = self.menu_functions(site, node)
         resume_fn = ir.Function(
             f"site{site}_resume",
             SITE_PARAMS,
@@ -507,8 +508,9 @@ class FrameLowerer(StrictVisitor):
         )
         players = f"lambda S, F: [F.L[{by[2:-1]}]]"
         self._add_site(
-            "actions", players, legal, resume_fn, node, why=why, frame=(self.pyname, resume)
-        )
+            "actions", players, legal, resume_fn, node,
+            why=why, frame=(self.pyname, resume), offered=offered,
+        )  # fmt: skip
         self.emit(
             ir.Assign(X(by), X(gen.expr(node.by, self.env)), node.span),
             ir.Assign(X("_acts"), X(f"site{site}_legal(S, F, {by})")),
@@ -535,13 +537,13 @@ class FrameLowerer(StrictVisitor):
         who, sub = f"_who{k}", f"_sub{k}"
         resume = self.new_block()
         site = len(self.ctx.sites)
-        legal, why = self.menu_functions(site, node)
+        legal, why, offered = self.menu_functions(site, node)
         submit = f"_l.submit_action(S, F, p, a, {who!r}, {sub!r}, ACTION_FRAMES)"
         resume_fn = _resume_when(site, submit, resume)
         players = f"lambda S, F: [p for p in F.L[{who!r}] if p not in F.L[{sub!r}]]"
         self._add_site(
             "each_actions", players, legal, resume_fn, node,
-            why=why, frame=(self.pyname, resume), secret=(who, sub),
+            why=why, frame=(self.pyname, resume), secret=(who, sub), offered=offered,
         )  # fmt: skip
         start = f"_l.start_each_action(S, F, site{site}_legal, {who!r}, {sub!r}, ACTION_FRAMES)"
         self.emit(

@@ -25,6 +25,7 @@ from compiler.lower_labels import (
 )
 from compiler.lower_stmts import LoweringContext, StmtLowerer, where_args
 from compiler.pyexpr import PyExpr
+from compiler.shared_listings import share_listings
 from compiler.types import (
     INT,
     BoolT,
@@ -117,6 +118,7 @@ def lower_program(
         action_tables=ctx.action_tables,
         chance_bound=chance_bound(ctx.gen),
     )
+    share_listings(module)
     for message, span in dict.fromkeys(ctx.errors):
         diags.error(TOO_LARGE, message, span)
     return module

@@ -227,3 +227,35 @@ def test_a_called_function_of_a_later_parameter_is_computed_once_per_value(monke
         owners_seen.add(owned)
         state.apply_legal(mover, rng.choice(state.legal_actions(mover)))
     assert max(owners_seen) >= 2
+
+
+def test_listings_of_one_menu_share_the_costly_values_they_compute_alike(monkeypatch):
+    # `trade` and `sell` both walk the subsets of the player's roads with their totals: the
+    # menu's listing makes them once and passes them on; each listing alone still makes them.
+    path = os.path.join(ROOT, "tests", "data", "tabulated")
+    source = generate_python(path)
+    menu = source.split("def site0_legal(")[1].split("\ndef ")[0]
+    assert "A_trade_legal(S, me, out, _shared)" in menu
+    assert "A_sell_legal(S, me, out, _shared)" in menu
+    assert "A_grab_legal(S, me, out)" in menu  # computes nothing another listing does
+    game = load_game(path)
+    made = []
+    subsets = lib.subsets
+    monkeypatch.setattr(lib, "subsets", lambda *args: made.append(args[1]) or subsets(*args))
+    rng = random.Random(4)
+    state = game.new_game(2, 4)
+    shared_once = 0
+    while state.to_move:
+        mover = state.to_move[0]
+        made.clear()
+        listed = game.module.site0_legal(state, state.stack[-1], mover)
+        by_menu = len(made)
+        made.clear()
+        alone = []
+        for name in ("grab", "trade", "sell", "shorten", "pay", "earn"):
+            getattr(game.module, f"A_{name}_legal")(state, mover, alone)
+        assert listed == alone
+        assert by_menu <= 1 and len(made) >= by_menu  # the menu makes them at most once
+        shared_once += by_menu == 1 and len(made) == 2  # where both listings alone make them
+        state.apply_legal(mover, rng.choice(state.legal_actions(mover)))
+    assert shared_once > 5

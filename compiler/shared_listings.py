@@ -1,0 +1,146 @@
+"""Values several listings of one menu compute alike: computed once per listing of the menu.
+
+A menu (`choose by p { a, b, c }`) lists each offered action's legal arguments in turn, at one
+position, for one player. Each listing computes once what depends on no parameter (hoisting,
+compiler/lower.py); when two listings of a menu hoist the same costly value (the subsets of
+the player's tokens, say), the menu passes them a dict in which the first one leaves
+the value for the others. The value is the same (same position, same player, and listings
+only read the state); only its charge to the step budget is made once, by the first listing,
+at its own line.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from compiler import ir
+from compiler.pyexpr import PyExpr
+
+X = PyExpr.of
+
+_ALIAS = re.compile(r"\b_h\d+\b")
+# A charge's location among a walk's arguments: `'rules.metro', 408` (and a weight).
+_CHARGE_AT = re.compile(r", '[^']*\.metro', \d+(?:, \d+)?")
+_CALL = re.compile(r"A_(\w+)_legal\(S, me, out\)")
+
+
+def share_listings(module: ir.Module) -> None:
+    """Make the menus' listings share the costly values they compute alike (in place)."""
+    listings = {action.name: action.legal for action in module.actions}
+    keys = {name: _hoisted_keys(function) for name, function in listings.items()}
+    shared: set[str] = set()
+    for site in module.sites:
+        offered = [name for name in site.offered if name in listings]
+        counts = Counter(key for name in offered for key in set(keys[name].values()))
+        shared |= {key for key, count in counts.items() if count > 1}
+    if not shared:
+        return
+    numbers = {key: number for number, key in enumerate(sorted(shared))}
+    takers = set()
+    for name, function in listings.items():
+        wanted = {alias: numbers[key] for alias, key in keys[name].items() if key in shared}
+        if wanted:
+            _take_shared(function, wanted)
+            takers.add(name)
+    for site in module.sites:
+        if any(name in takers for name in site.offered):
+            _pass_shared(site.legal, takers)
+
+
+def _hoisted_keys(function: ir.Function) -> dict[str, str]:
+    """Each costly hoisted value of a listing (alias -> what it computes, charges aside)."""
+    codes = {
+        stmt.target.code: stmt.value.code
+        for stmt in _statements(function.body)
+        if _computes_alias(stmt)
+    }
+    expanded: dict[str, str] = {}
+
+    def expand(alias: str) -> str:
+        if alias not in expanded:
+            inner = _ALIAS.sub(lambda m: f"({expand(m.group())})", codes[alias])
+            expanded[alias] = _CHARGE_AT.sub("", inner)
+        return expanded[alias]
+
+    return {alias: expand(alias) for alias in codes if _costly(codes[alias])}
+
+
+def _computes_alias(stmt: ir.Stmt) -> bool:
+    """True for `_hN = code` (not the marker `_hN = _UNSET` of a value not computed yet)."""
+    return (
+        isinstance(stmt, ir.Assign)
+        and _ALIAS.fullmatch(stmt.target.code) is not None
+        and stmt.value.code != "_UNSET"
+    )
+
+
+def _costly(code: str) -> bool:
+    """True for a value worth sharing: a comprehension, an aggregate or a set of subsets."""
+    return " for " in code or "_l.subsets(" in code
+
+
+def _take_shared(function: ir.Function, wanted: dict[str, int]) -> None:
+    """Rewrite `alias = code` as: the menu's value if another listing made it, else made and left."""
+
+    def rewrite(stmts: list[ir.Stmt]) -> list[ir.Stmt]:
+        out: list[ir.Stmt] = []
+        for stmt in stmts:
+            if _computes_alias(stmt) and stmt.target.code in wanted:
+                alias, number = stmt.target.code, wanted[stmt.target.code]
+                made = [stmt, ir.Assign(X(f"_shared[{number}]"), X(alias))]
+                out += [
+                    ir.Assign(stmt.target, X(f"_shared.get({number}, _UNSET)"), stmt.span),
+                    ir.If([ir.Branch(X(f"{alias} is _UNSET"), made)]),
+                ]
+                continue
+            _rewrite_inside(stmt, rewrite)
+            out.append(stmt)
+        return out
+
+    function.body = [
+        ir.If([ir.Branch(X("_shared is None"), [ir.Assign(X("_shared"), X("{}"))])]),
+        *rewrite(function.body),
+    ]
+    function.params = [*function.params, "_shared=None"]
+
+
+def _pass_shared(menu: ir.Function, takers: set[str]) -> None:
+    """The menu's listing: one dict for its listings' shared values, passed to those that take it."""
+    body: list[ir.Stmt] = [ir.Assign(X("_shared"), X("{}"))]
+    for stmt in menu.body:
+        call = _CALL.fullmatch(stmt.expr.code) if isinstance(stmt, ir.Eval) else None
+        if call is not None and call.group(1) in takers:
+            stmt = ir.Eval(X(f"A_{call.group(1)}_legal(S, me, out, _shared)"), stmt.span)
+        body.append(stmt)
+    menu.body = body
+
+
+def _statements(stmts: list[ir.Stmt]):
+    """Every statement in `stmts`, nested ones too."""
+    for stmt in stmts:
+        yield stmt
+        for nested in _nested(stmt):
+            yield from _statements(nested)
+
+
+def _nested(stmt: ir.Stmt) -> list[list[ir.Stmt]]:
+    if isinstance(stmt, ir.If):
+        return [branch.body for branch in stmt.branches] + ([stmt.orelse] if stmt.orelse else [])
+    if isinstance(stmt, ir.Try):
+        return [stmt.body, stmt.handler]
+    if isinstance(stmt, ir.For | ir.While):
+        return [stmt.body]
+    return []
+
+
+def _rewrite_inside(stmt: ir.Stmt, rewrite) -> None:
+    if isinstance(stmt, ir.If):
+        for branch in stmt.branches:
+            branch.body = rewrite(branch.body)
+        if stmt.orelse:
+            stmt.orelse = rewrite(stmt.orelse)
+    elif isinstance(stmt, ir.Try):
+        stmt.body, stmt.handler = rewrite(stmt.body), rewrite(stmt.handler)
+    elif isinstance(stmt, ir.For | ir.While):
+        stmt.body = rewrite(stmt.body)
