@@ -557,14 +557,15 @@ class Generator(StrictVisitor):
         clauses, inner = self.comp(node.elem, node.fors, env)
         return f"[{self.expr(node.elem, inner)} {clauses}]"
 
-    def invariant(self, node: ast.Expr, env: Env) -> bool:
-        """True if an expression reads only the state and `me` (so a read-only loop may compute it once)."""
+    def invariant(self, node: ast.Expr, env: Env, also: frozenset[str] = frozenset()) -> bool:
+        """True if an expression reads only the state and `me` (so a read-only loop may compute it
+        once), and the locals in `also`."""
         bound = {
             c.var
             for sub in walk(node)
             if isinstance(sub, ast.GenCall | ast.ListComp)
             for c in sub.fors
-        }
+        } | also
         for sub in walk(node):
             if (
                 isinstance(self.cp.ref(sub), LocalRef)
@@ -612,6 +613,9 @@ class Generator(StrictVisitor):
     def visit_GenCall(self, node: ast.GenCall, env: Env) -> str:
         if env.hoist is not None and self.invariant(node, env):
             return self.hoisted(self._gen_call(node, env), env)
+        found = self._found_in_any(node, env)
+        if found is not None:
+            return found
         var = self.tabulable(node, env)
         if var is not None:
             return self.tabulated(self._gen_call(node, env), var, env)
@@ -637,6 +641,35 @@ class Generator(StrictVisitor):
         if func == "sorted":
             return f"sorted({elem} {clauses})"
         return f"_l.distinct({elem} {clauses})"
+
+    def _found_in_any(self, node: ast.GenCall, env: Env) -> str | None:
+        """In a listing, `any(x in C(d) for d in D)` whose collections C(d) are read once:
+        `x in` the set of all their items, made once (the same test, one lookup; else None).
+
+        Only for items equal by value and hashable (numbers, elements, enum values, players,
+        truth values); C(d) and D may read the state and `me`, x anything but d.
+        """
+        if env.hoist is None or node.func != "any" or len(node.fors) != 1:
+            return None
+        clause, elem = node.fors[0], node.elem
+        if clause.where is not None or not (isinstance(elem, ast.Compare) and elem.op == "in"):
+            return None
+        kind = self.t(elem.right)
+        if not (isinstance(kind, CollT) and kind.kind != "bag"):
+            return None
+        if not isinstance(kind.item, IntT | ElemT | EnumT | PlayerT | BoolT):
+            return None
+        if any(isinstance(sub, ast.Name) and sub.name == clause.var for sub in walk(elem.left)):
+            return None
+        if not (
+            self.invariant(elem.right, env, also=frozenset({clause.var}))
+            and self.invariant(clause.iterable, env)
+        ):
+            return None
+        clauses, inner = self.comp(elem.right, node.fors, env)
+        items = self.expr(elem.right, inner)
+        found = self.hoisted(f"{{_item {clauses} for _item in {items}}}", env)
+        return f"({self.expr(elem.left, env)} in {found})"
 
     def _unrolled(self, node: ast.GenCall, clauses: str, env: Env) -> str | None:
         """`any`, `all`, `sum`, `min` or `max` over a few constant values, written out, else None.

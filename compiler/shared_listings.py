@@ -23,6 +23,7 @@ _ALIAS = re.compile(r"\b_h\d+\b")
 # A charge's location among a walk's arguments: `'rules.metro', 408` (and a weight).
 _CHARGE_AT = re.compile(r", '[^']*\.metro', \d+(?:, \d+)?")
 _CALL = re.compile(r"A_(\w+)_legal\(S, me, out\)")
+_BOUND = re.compile(r"\bfor ([A-Za-z_]\w*) in\b")
 
 
 def share_listings(module: ir.Module) -> None:
@@ -63,7 +64,16 @@ def _hoisted_keys(function: ir.Function) -> dict[str, str]:
             expanded[alias] = _CHARGE_AT.sub("", inner)
         return expanded[alias]
 
-    return {alias: expand(alias) for alias in codes if _costly(codes[alias])}
+    return {alias: canonical(expand(alias)) for alias in codes if _costly(codes[alias])}
+
+
+def canonical(code: str) -> str:
+    """`code` with the variables its comprehensions bind renamed in order (`_b0`, `_b1`, …):
+    listings name them apart, and the same comprehension must have the same key."""
+    names = dict.fromkeys(_BOUND.findall(code))
+    for number, name in enumerate(names):
+        code = re.sub(rf"\b{re.escape(name)}\b", f"_b{number}", code)
+    return code
 
 
 def _computes_alias(stmt: ir.Stmt) -> bool:

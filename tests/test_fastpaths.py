@@ -13,6 +13,7 @@ from hypothesis import given
 
 from compiler import generate_python, load_game
 from compiler.entries import Entries, frameless
+from compiler.shared_listings import canonical
 from runtime import lib
 from tests.conftest import ROOT
 from tests.test_guards import play_and_compare
@@ -252,10 +253,27 @@ def test_listings_of_one_menu_share_the_costly_values_they_compute_alike(monkeyp
         by_menu = len(made)
         made.clear()
         alone = []
-        for name in ("grab", "trade", "sell", "shorten", "pay", "earn"):
+        for name in ("grab", "trade", "sell", "shorten", "pay", "take_shown", "earn"):
             getattr(game.module, f"A_{name}_legal")(state, mover, alone)
         assert listed == alone
         assert by_menu <= 1 and len(made) >= by_menu  # the menu makes them at most once
         shared_once += by_menu == 1 and len(made) == 2  # where both listings alone make them
         state.apply_legal(mover, rng.choice(state.legal_actions(mover)))
     assert shared_once > 5
+
+
+def test_a_value_found_in_any_of_several_collections_is_looked_up_in_their_set():
+    # `any(r in shown[s] for s in Side)`: the set of every side's roads, made once per listing.
+    path = os.path.join(ROOT, "tests", "data", "tabulated")
+    listing = generate_python(path).split("def A_take_shown_legal(")[1].split("\ndef ")[0]
+    assert "{_item for v_s in range(2) for _item in " in listing
+    assert "(v_r in _h" in listing and "shown[0]" not in listing
+    game = load_game(path)
+    assert sum(play_and_compare(game, 2, seed) for seed in range(6, 12)) > 300
+
+
+def test_shared_values_are_keyed_by_what_they_compute_not_by_their_names():
+    first = "{_item for v_d_t9 in range(6) for _item in (S.g_column)[v_d_t9]}"
+    second = "{_item for v_d_t51 in range(6) for _item in (S.g_column)[v_d_t51]}"
+    other = "{_item for v_d_t51 in range(5) for _item in (S.g_column)[v_d_t51]}"
+    assert canonical(first) == canonical(second) != canonical(other)
