@@ -118,7 +118,7 @@ def lower_program(
         action_tables=ctx.action_tables,
         chance_bound=chance_bound(ctx.gen),
     )
-    share_listings(module)
+    share_listings(module, cp.program.sources)
     for message, span in dict.fromkeys(ctx.errors):
         diags.error(TOO_LARGE, message, span)
     return module

@@ -20,16 +20,20 @@ from compiler.pyexpr import PyExpr
 X = PyExpr.of
 
 _ALIAS = re.compile(r"\b_h\d+\b")
-# A charge's location among a walk's arguments: `'rules.metro', 408` (and a weight).
-_CHARGE_AT = re.compile(r", '[^']*\.metro', \d+(?:, \d+)?")
 _CALL = re.compile(r"A_(\w+)_legal\(S, me, out\)")
 _BOUND = re.compile(r"\bfor ([A-Za-z_]\w*) in\b")
 
 
-def share_listings(module: ir.Module) -> None:
-    """Make the menus' listings share the costly values they compute alike (in place)."""
+def share_listings(module: ir.Module, files) -> None:
+    """Make the menus' listings share the costly values they compute alike (in place).
+
+    `files` are the rule files: a walk's charge names one of them and a line (and a weight)
+    as its last arguments, which the values' keys leave out.
+    """
+    quoted = "|".join(re.escape(repr(file)) for file in sorted(files))
+    charge_at = re.compile(rf", (?:{quoted}), \d+(?:, \d+)?(?=\))") if quoted else None
     listings = {action.name: action.legal for action in module.actions}
-    keys = {name: _hoisted_keys(function) for name, function in listings.items()}
+    keys = {name: _hoisted_keys(function, charge_at) for name, function in listings.items()}
     shared: set[str] = set()
     for site in module.sites:
         offered = [name for name in site.offered if name in listings]
@@ -49,7 +53,7 @@ def share_listings(module: ir.Module) -> None:
             _pass_shared(site.legal, takers)
 
 
-def _hoisted_keys(function: ir.Function) -> dict[str, str]:
+def _hoisted_keys(function: ir.Function, charge_at: re.Pattern | None) -> dict[str, str]:
     """Each costly hoisted value of a listing (alias -> what it computes, charges aside)."""
     codes = {
         stmt.target.code: stmt.value.code
@@ -61,7 +65,7 @@ def _hoisted_keys(function: ir.Function) -> dict[str, str]:
     def expand(alias: str) -> str:
         if alias not in expanded:
             inner = _ALIAS.sub(lambda m: f"({expand(m.group())})", codes[alias])
-            expanded[alias] = _CHARGE_AT.sub("", inner)
+            expanded[alias] = charge_at.sub("", inner) if charge_at is not None else inner
         return expanded[alias]
 
     return {alias: canonical(expand(alias)) for alias in codes if _costly(codes[alias])}
