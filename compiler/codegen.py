@@ -560,24 +560,7 @@ class Generator(StrictVisitor):
     def invariant(self, node: ast.Expr, env: Env, also: frozenset[str] = frozenset()) -> bool:
         """True if an expression reads only the state and `me` (so a read-only loop may compute it
         once), and the locals in `also`."""
-        bound = {
-            c.var
-            for sub in walk(node)
-            if isinstance(sub, ast.GenCall | ast.ListComp)
-            for c in sub.fors
-        } | also
-        for sub in walk(node):
-            if (
-                isinstance(self.cp.ref(sub), LocalRef)
-                and sub.name not in bound
-                and env.local(sub.name).strip("()") != "me"
-            ):
-                return False
-            if isinstance(self.cp.ref(sub), BuiltinRef):
-                builtin = BUILTINS[sub.func]
-                if builtin.effect != "reads" or builtin.reads_position:
-                    return False
-        return True
+        return self._free_locals(node, env, also) == set()
 
     def tabulable(self, node: ast.Expr, env: Env) -> str | None:
         """The one listing parameter an aggregate reads besides the state and `me`, if that
@@ -585,25 +568,33 @@ class Generator(StrictVisitor):
         tabulation = env.tabulation
         if tabulation is None or not tabulation.values or env.hoist is None:
             return None
+        read = self._free_locals(node, env)
+        if read is None or len(read) != 1:
+            return None
+        (local,) = read
+        return local if local in tabulation.values else None
+
+    def _free_locals(self, node: ast.Expr, env: Env, also=frozenset()) -> set[str] | None:
+        """The Python locals an expression reads besides `me` and the names bound inside it (or
+        in `also`); None if it calls a builtin that changes anything or reads the position."""
         bound = {
             c.var
             for sub in walk(node)
             if isinstance(sub, ast.GenCall | ast.ListComp)
             for c in sub.fors
-        }
+        } | also
         read: set[str] = set()
         for sub in walk(node):
-            if isinstance(self.cp.ref(sub), LocalRef) and sub.name not in bound:
+            ref = self.cp.ref(sub)
+            if isinstance(ref, LocalRef) and sub.name not in bound:
                 local = env.local(sub.name).strip("()")
                 if local != "me":
-                    if local not in tabulation.values:
-                        return None
                     read.add(local)
-            if isinstance(self.cp.ref(sub), BuiltinRef):
+            if isinstance(ref, BuiltinRef):
                 builtin = BUILTINS[sub.func]
                 if builtin.effect != "reads" or builtin.reads_position:
                     return None
-        return read.pop() if len(read) == 1 else None
+        return read
 
     @staticmethod
     def tabulated(code: str, var: str, env: Env) -> str:
