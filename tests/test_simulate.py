@@ -5,10 +5,13 @@ from __future__ import annotations
 import importlib
 import multiprocessing
 import os
+import subprocess
+import sys
 from fractions import Fraction
 
 import pytest
 
+from compiler import generate_python
 from metro.bots import BOTS, RandomBot, make_bot
 from metro.simulate import GameResult, Tally, batches, play_game, simulate, wilson_interval
 from runtime.errors import RuleError
@@ -110,3 +113,20 @@ def test_a_rule_error_names_the_game_and_its_seed(tmp_path):
         RuleError, match=r"in game 0 \(seed 's/0'\): .*rules.metro:4: division by zero"
     ):
         simulate(str(game.parent), players=2, games=3, seed="s")
+
+
+def test_the_module_comparison_benchmark_plays_both_modules_to_the_same_games(tmp_path):
+    # bench/bench_ab.py (a benchmark, not a timed test): one module against itself must play
+    # the same games; only that it runs and compares them is checked here.
+    module = tmp_path / "izakaya.py"
+    module.write_text(generate_python(os.path.join(ROOT, "games", "izakaya")), encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, os.path.join(ROOT, "bench", "bench_ab.py"), str(module), str(module)]
+        + ["--players", "2", "--rounds", "1", "--games", "2"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "as fast" in done.stdout and "the same scores in as many decisions" in done.stdout
