@@ -12,35 +12,13 @@ beside it), and whether the two played every game to the same scores in as many 
 from __future__ import annotations
 
 import sys
-import time
-from dataclasses import dataclass
 
 import click
-from yardstick import pin_to_one_core
+from yardstick import MetroRunner, pin_to_one_core
 
 from compiler.loading import game_from_source
-from metro.bots import make_bot
-from metro.simulate import play_game
-from runtime.machine import Game
 
-
-@dataclass
-class Batch:
-    """One batch of games: its CPU seconds and what each game ended with."""
-
-    seconds: float
-    outcomes: list[tuple]
-
-
-def play_batch(game: Game, players: int, bot: str, seeds: list[str]) -> Batch:
-    """Play the seeded games with the bots `metro simulate` would make; time them."""
-    outcomes = []
-    started = time.process_time()
-    for seed in seeds:
-        bots = [make_bot(bot, f"{seed}/{seat}", game) for seat in range(players)]
-        result = play_game(game, players, seed, bots, trusted=True)
-        outcomes.append((result.scores, result.decisions))
-    return Batch(time.process_time() - started, outcomes)
+WARM_GAMES = 5  # the first games of a run fill caches: played, not timed
 
 
 @click.command()
@@ -53,21 +31,20 @@ def play_batch(game: Game, players: int, bot: str, seeds: list[str]) -> Batch:
 def main(first: str, second: str, players: int, bot: str, rounds: int, games: int) -> None:
     """Compare two generated modules of one game: the second's speed ÷ the first's."""
     pin_to_one_core()
-    modules = []
+    runners = []
     for path in (first, second):
         with open(path, encoding="utf-8") as source:
-            modules.append(game_from_source(source.read(), f"<{path}>"))
-    warm = [f"bench-ab/warm/{index}" for index in range(min(games, 5))]
-    for game in modules:  # the first games of a run fill caches: not timed
-        play_batch(game, players, bot, warm)
-    totals, ratios, same = [0.0, 0.0], [], True
-    for number in range(rounds):
-        seeds = [f"bench-ab/{number}/{index}" for index in range(games)]
-        a, b = (play_batch(game, players, bot, seeds) for game in modules)
+            game = game_from_source(source.read(), f"<{path}>")
+        runners.append(MetroRunner(game, players, bot, "bench-ab", keep_outcomes=True))
+    for runner in runners:
+        runner.batch(WARM_GAMES)
+    totals, ratios = [0.0, 0.0], []
+    for _ in range(rounds):
+        a, b = (runner.batch(games) for runner in runners)
         totals[0] += a.seconds
         totals[1] += b.seconds
         ratios.append(a.seconds / b.seconds)
-        same = same and a.outcomes == b.outcomes
+    same = runners[0].outcomes == runners[1].outcomes
     print(
         f"{second} ÷ {first}: {totals[0] / totals[1]:.3f}× as fast "
         f"(rounds {min(ratios):.3f}–{max(ratios):.3f}; {rounds} × {games} games of "

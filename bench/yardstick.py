@@ -101,12 +101,16 @@ class YardstickRunner:
 class MetroRunner:
     """Plays seeded games of a loaded metro game as `metro simulate` does (load not timed)."""
 
-    def __init__(self, game: Game, players: int, bot: str, seed: str = "bench"):
+    def __init__(
+        self, game: Game, players: int, bot: str, seed: str = "bench", keep_outcomes: bool = False
+    ):
         self.game = game
         self.players = players
         self.bot = bot
         self.seed = seed
         self.next_index = 0
+        # With `keep_outcomes`, each game's scores and decisions, to compare two modules' games.
+        self.outcomes: list[tuple[list[int], int]] | None = [] if keep_outcomes else None
 
     def batch(self, games: int) -> Tally:
         """Play the next `games` games (game i seeded `SEED/i`, the bots as simulate seeds them)."""
@@ -116,7 +120,10 @@ class MetroRunner:
         for index in range(self.next_index, self.next_index + games):
             seed = f"{self.seed}/{index}"
             bots = [make_bot(bot, f"{seed}/{seat}", game) for seat in range(players)]
-            decisions += play_game(game, players, seed, bots, trusted=True).decisions
+            result = play_game(game, players, seed, bots, trusted=True)
+            decisions += result.decisions
+            if self.outcomes is not None:
+                self.outcomes.append((result.scores, result.decisions))
         seconds = time.process_time() - started
         self.next_index += games
         return Tally(games, decisions, seconds)

@@ -550,7 +550,7 @@ class Generator(StrictVisitor):
             return self.hoisted(self._list_comp(node, env), env)
         var = self.tabulable(node, env)
         if var is not None:
-            return self.tabulated(self._list_comp(node, env), var, env)
+            return env.tabulation.element(var, self._list_comp(node, env))
         return self._list_comp(node, env)
 
     def _list_comp(self, node, env):
@@ -596,11 +596,6 @@ class Generator(StrictVisitor):
                     return None
         return read
 
-    @staticmethod
-    def tabulated(code: str, var: str, env: Env) -> str:
-        """The name, in `var`'s loop, of `code`'s value (computed once for each of `var`'s values)."""
-        return env.tabulation.element(var, code)
-
     def visit_GenCall(self, node: ast.GenCall, env: Env) -> str:
         if env.hoist is not None and self.invariant(node, env):
             return self.hoisted(self._gen_call(node, env), env)
@@ -609,7 +604,7 @@ class Generator(StrictVisitor):
             return found
         var = self.tabulable(node, env)
         if var is not None:
-            return self.tabulated(self._gen_call(node, env), var, env)
+            return env.tabulation.element(var, self._gen_call(node, env))
         return self._gen_call(node, env)
 
     def _gen_call(self, node: ast.GenCall, env: Env) -> str:
@@ -759,7 +754,7 @@ class Generator(StrictVisitor):
                 raise AssertionError("waiting calls are lowered as statements")
             code = f"{pyname}(S{''.join(', ' + a for a in args)})"
             var = self.tabulable(node, env) if isinstance(ref, FunctionRef) else None
-            return code if var is None else self.tabulated(code, var, env)
+            return code if var is None else env.tabulation.element(var, code)
         return self.builtin(node, args, env)
 
     def inline(self, name: str, arg_nodes, args: list[str], env: Env) -> str | None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import io
 import tokenize
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 from compiler import ir
 
@@ -55,7 +55,7 @@ def plan_entry(proc: ir.FrameProc) -> Entry | None:
     framed_jumps = frozenset(
         stmt.target
         for number in written
-        for stmt in _all_statements(proc.blocks[number][len(before_frame(proc.blocks[number])) :])
+        for stmt in ir.statements(proc.blocks[number][len(before_frame(proc.blocks[number])) :])
         if isinstance(stmt, ir.Jump)
     )
     return Entry(params, tuple(n for n in names if n not in params), written, framed_jumps)
@@ -155,22 +155,10 @@ def before_frame(block: list[ir.Stmt]) -> list[ir.Stmt]:
 def _needs_frame(block: list[ir.Stmt]) -> bool:
     """True for a block that uses its frame before any decision."""
     head = before_frame(block)
-    for stmt in _all_statements(head):
+    for stmt in ir.statements(head):
         if isinstance(stmt, ir.Suspend | ir.Yield):
             return True
     return any(_uses_frame(expr.code) for expr in ir.expressions(head))
-
-
-def _all_statements(stmts: list[ir.Stmt]):
-    for stmt in stmts:
-        yield stmt
-        for value in (getattr(stmt, f.name) for f in fields(stmt)):
-            if isinstance(value, list):
-                for item in value:
-                    if isinstance(item, ir.Stmt):
-                        yield from _all_statements([item])
-                    elif isinstance(item, ir.Branch):
-                        yield from _all_statements(item.body)
 
 
 def _reached(proc: ir.FrameProc) -> tuple[frozenset[int], bool]:
@@ -183,7 +171,7 @@ def _reached(proc: ir.FrameProc) -> tuple[frozenset[int], bool]:
         if number in seen:
             continue
         seen.add(number)
-        for stmt in _all_statements(before_frame(proc.blocks[number])):
+        for stmt in ir.statements(before_frame(proc.blocks[number])):
             if isinstance(stmt, ir.FrameReturn):
                 finishes = True
             elif isinstance(stmt, ir.Jump):

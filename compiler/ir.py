@@ -334,3 +334,29 @@ def _expressions_in(value) -> Iterator[PyExpr]:
     elif isinstance(value, list | tuple):
         for item in value:
             yield from _expressions_in(item)
+
+
+def statements(stmts: list[Stmt]) -> Iterator[Stmt]:
+    """Every statement in `stmts` and the statements nested in them, in order."""
+    for stmt in stmts:
+        yield stmt
+        for f in fields(stmt):
+            value = getattr(stmt, f.name)
+            if isinstance(value, list):
+                for item in value:
+                    if isinstance(item, Stmt):
+                        yield from statements([item])
+                    elif isinstance(item, Branch):
+                        yield from statements(item.body)
+
+
+def rewrite_nested(stmt: Stmt, rewrite) -> None:
+    """Replace, in place, each list of statements nested in `stmt` by `rewrite(that list)`."""
+    for f in fields(stmt):
+        value = getattr(stmt, f.name)
+        if isinstance(value, list) and value and isinstance(value[0], Stmt):
+            setattr(stmt, f.name, rewrite(value))
+        elif isinstance(value, list):
+            for item in value:
+                if isinstance(item, Branch):
+                    item.body = rewrite(item.body)

@@ -57,7 +57,7 @@ def _hoisted_keys(function: ir.Function, charge_at: re.Pattern | None) -> dict[s
     """Each costly hoisted value of a listing (alias -> what it computes, charges aside)."""
     codes = {
         stmt.target.code: stmt.value.code
-        for stmt in _statements(function.body)
+        for stmt in ir.statements(function.body)
         if _computes_alias(stmt)
     }
     expanded: dict[str, str] = {}
@@ -108,7 +108,7 @@ def _take_shared(function: ir.Function, wanted: dict[str, int]) -> None:
                     ir.If([ir.Branch(X(f"{alias} is _UNSET"), made)]),
                 ]
                 continue
-            _rewrite_inside(stmt, rewrite)
+            ir.rewrite_nested(stmt, rewrite)
             out.append(stmt)
         return out
 
@@ -128,33 +128,3 @@ def _pass_shared(menu: ir.Function, takers: set[str]) -> None:
             stmt = ir.Eval(X(f"A_{call.group(1)}_legal(S, me, out, _shared)"), stmt.span)
         body.append(stmt)
     menu.body = body
-
-
-def _statements(stmts: list[ir.Stmt]):
-    """Every statement in `stmts`, nested ones too."""
-    for stmt in stmts:
-        yield stmt
-        for nested in _nested(stmt):
-            yield from _statements(nested)
-
-
-def _nested(stmt: ir.Stmt) -> list[list[ir.Stmt]]:
-    if isinstance(stmt, ir.If):
-        return [branch.body for branch in stmt.branches] + ([stmt.orelse] if stmt.orelse else [])
-    if isinstance(stmt, ir.Try):
-        return [stmt.body, stmt.handler]
-    if isinstance(stmt, ir.For | ir.While):
-        return [stmt.body]
-    return []
-
-
-def _rewrite_inside(stmt: ir.Stmt, rewrite) -> None:
-    if isinstance(stmt, ir.If):
-        for branch in stmt.branches:
-            branch.body = rewrite(branch.body)
-        if stmt.orelse:
-            stmt.orelse = rewrite(stmt.orelse)
-    elif isinstance(stmt, ir.Try):
-        stmt.body, stmt.handler = rewrite(stmt.body), rewrite(stmt.handler)
-    elif isinstance(stmt, ir.For | ir.While):
-        stmt.body = rewrite(stmt.body)

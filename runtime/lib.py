@@ -402,9 +402,7 @@ def subsets(state, items, lo: int, hi: int, file: str, line: int, weight: int = 
     count = len(values)
     sizes = range(lo if lo > 0 else 0, (hi if hi < count else count) + 1)
     if count <= 1:  # the common case of none or one item: no subset made twice, none to sort
-        state._iters += len(sizes) * weight
-        if state._iters > STEP_BUDGET:
-            over_budget(file, line)
+        spend(state, len(sizes) * weight, file, line)
         return [tuple(values[:size]) for size in sizes]
     total = 0
     for size in sizes:  # an upper bound (repeated items give fewer distinct subsets)
@@ -416,9 +414,7 @@ def subsets(state, items, lo: int, hi: int, file: str, line: int, weight: int = 
                 file,
                 line,
             )
-    state._iters += total * weight  # as `each` charges a walk over `total` values
-    if state._iters > STEP_BUDGET:
-        over_budget(file, line)
+    spend(state, total * weight, file, line)  # as `each` charges a walk over `total` values
     out = [combo for size in sizes for combo in combinations(values, size)]
     if len(set(values)) < len(values):  # repeated items: the same subset made more than once
         out = list(dict.fromkeys(out))
