@@ -11,6 +11,7 @@ Dispatch is `visit_<StmtClass>` by name (the compiler-wide visitor scheme is not
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, replace
 from math import comb
@@ -19,6 +20,7 @@ from compiler import ir
 from compiler.builtins import BUILTINS
 from compiler.codegen import Env, Generator, Tabulation, ident, source_text
 from compiler.guards import StaticParam
+from compiler.loop_bindings import bind_attributes
 from compiler.lower_guards import static_param
 from compiler.lower_stmts import (
     LoweringContext,
@@ -695,6 +697,7 @@ def _legal_function(
     version runs instead, so the result is always exactly the plain one.
     """
     gen = ctx.gen
+    types = [gen.cp.signatures[name].params[i][1] for i in range(len(decl.params))]
     tabulation = Tabulation() if hoist else None
     env = Env(frame=False, within=within, hoist={} if hoist else None, tabulation=tabulation)
     env = env.bind("me", "me")
@@ -797,8 +800,11 @@ def _legal_function(
     groups = [_at_depth(aliases, depths, d) for d in range(len(loops))]
     groups = [{c: a for c, a in group.items() if c not in guard_aliases} for group in groups]
     inner = [append]
+    locals_ = (f"_a{number}" for number in itertools.count())
     for depth in reversed(range(len(loops))):
         setup, var, domain, where, span = loops[depth]
+        if isinstance(types[depth], ElemT) and var.isidentifier():
+            inner = bind_attributes(var, inner, locals_)
         inner = setup + [ir.For(X(var), X(domain), ([where] if where else []) + inner, span)]
         if depth > 0:
             inner = _lazy_block(groups[depth], name) + inner

@@ -44,23 +44,40 @@ def _adjacency(edges: Sequence[tuple]) -> dict[Any, list]:
     return adj
 
 
+# The last edge list's copy and each of its vertices' component: rules ask whether several
+# pairs are connected over one list (each of a player's goals), and labelling costs more than
+# comparing the list with the last one.
+_LAST_LABELS: tuple[list, dict] = ([], {})
+
+
+def _component_labels(edges: Sequence[tuple]) -> dict[Any, Any]:
+    """Each vertex's component (named by one of its vertices); the last list's are reused."""
+    global _LAST_LABELS
+    saved, labels = _LAST_LABELS
+    if isinstance(edges, list) and edges == saved:  # equal items: the same graph
+        return labels
+    adj = _adjacency(edges)
+    labels = {}
+    for start in adj:
+        if start in labels:
+            continue
+        labels[start] = start
+        stack = [start]
+        while stack:
+            for w in adj[stack.pop()]:
+                if w not in labels:
+                    labels[w] = start
+                    stack.append(w)
+    _LAST_LABELS = (list(edges), labels)
+    return labels
+
+
 def connected(edges: Sequence[tuple], a: Hashable, b: Hashable) -> bool:
     """Return True if a == b or some path of edges joins a and b."""
     if a == b:
         return True
-    adj = _adjacency(edges)
-    if a not in adj or b not in adj:
-        return False
-    seen = {a}
-    stack = [a]
-    while stack:
-        for w in adj[stack.pop()]:
-            if w not in seen:
-                if w == b:
-                    return True
-                seen.add(w)
-                stack.append(w)
-    return False
+    labels = _component_labels(edges)
+    return a in labels and b in labels and labels[a] == labels[b]
 
 
 def components(edges: Sequence[tuple]) -> list[list]:

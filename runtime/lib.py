@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right, insort
-from itertools import combinations
+from itertools import combinations, compress
 from math import comb
 
 from runtime import rng as _rng
@@ -323,7 +323,7 @@ def bag_items(bag: list) -> list:
 
 def bag_distinct(bag: list) -> list:
     """The values a bag holds at least once, in order."""
-    return [item for item, count in enumerate(bag) if count]
+    return list(compress(range(len(bag)), bag))
 
 
 def to_bag(items, size: int) -> list:

@@ -119,7 +119,7 @@ def test_min_and_max_of_two_cheap_numbers_are_written_as_conditionals():
     # (`max(0, r.length - me.hand[c])..min(me.hand[locomotive], r.length - 1)`) compares.
     listing = generate_python(TTR).split("def A_claim_route_legal(")[1].split("\ndef ")[0]
     assert "max(0" not in listing and "min(" not in listing
-    assert "if (K_route__length[v_r] - 1) < _h6[E_Card__locomotive] else" in listing
+    assert "if (_a0 - 1) < _h6[E_Card__locomotive] else" in listing  # _a0: the route's length
 
 
 @pytest.mark.parametrize(

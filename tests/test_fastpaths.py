@@ -182,6 +182,19 @@ def test_an_aggregate_over_a_few_fixed_values_is_tabulated_and_lists_the_same():
     assert sum(play_and_compare(game, 2, seed) for seed in range(6)) > 300
 
 
+def test_a_fixed_attribute_read_inside_an_inner_loop_is_read_once_per_value():
+    # `deposit(r, n)` reads `r.length` for its amounts and in their test: once for each road,
+    # after the road's own test, into a local that the loop over the amounts reads.
+    path = os.path.join(ROOT, "tests", "data", "tabulated")
+    listing = generate_python(path).split("def A_deposit_legal(")[1].split("\ndef ")[0]
+    road_loop, amounts = listing.split("for v_n in ")
+    assert "_a0 = K_road__length[v_r]" in road_loop
+    assert road_loop.count("K_road__length[") == 1 and "K_road__length[" not in amounts
+    assert "_a0" in amounts
+    game = load_game(path)
+    assert sum(play_and_compare(game, 2, seed) for seed in range(6)) > 300
+
+
 @given(
     items=st.lists(st.integers(0, 4), max_size=6),
     lo=st.integers(-1, 4),
@@ -247,7 +260,7 @@ def test_listings_of_one_menu_share_the_costly_values_they_compute_alike(monkeyp
         by_menu = len(made)
         made.clear()
         alone = []
-        for name in ("grab", "trade", "sell", "shorten", "pay", "take_shown", "earn"):
+        for name in ("grab", "trade", "sell", "shorten", "pay", "take_shown", "deposit", "earn"):
             getattr(game.module, f"A_{name}_legal")(state, mover, alone)
         assert listed == alone
         assert by_menu <= 1 and len(made) >= by_menu  # the menu makes them at most once

@@ -138,6 +138,17 @@ def test_connected_basics():
     assert not connected([], 1, 2)
 
 
+def test_connected_answers_for_the_list_as_it_is_now():
+    # The components of the last list asked about are reused only while its items are equal.
+    edges = [(1, 2), (3, 4)]
+    assert not connected(edges, 1, 4)
+    edges.append((2, 3))
+    assert connected(edges, 1, 4)
+    edges[2] = (2, 5)
+    assert not connected(edges, 1, 4) and connected(edges, 1, 5)
+    assert connected(tuple(edges), 5, 2) and not connected([], 1, 5)
+
+
 def test_components_basics():
     edges = [(5, 4), (3, 1), (1, 2), (9, 9), (7, 6)]
     assert components(edges) == [[1, 2, 3], [4, 5], [6, 7], [9]]
