@@ -220,7 +220,13 @@ def longest_trail(edges: Sequence[tuple]) -> int:
             groups[r] = [edge]
     best = 0
     for group in groups.values():
-        best = max(best, _component_trail(group))
+        if len(group) <= 2 and group[0][2] >= 0 and group[-1][2] >= 0:
+            # One edge, or two meeting at a vertex: one trail (most components of a network
+            # grown a route at a time are so small).
+            trail = group[0][2] + group[1][2] if len(group) == 2 else group[0][2]
+        else:
+            trail = _component_trail(group)
+        best = max(best, trail)
     return best
 
 
