@@ -115,6 +115,13 @@ def test_a_rule_error_names_the_game_and_its_seed(tmp_path):
         simulate(str(game.parent), players=2, games=3, seed="s")
 
 
+def test_the_runners_floor_benchmark_takes_as_many_decisions_as_the_yardsticks_games():
+    # bench/turns_only is bench_ratios.py's measure of the runner alone: its rate compares with
+    # the yardstick's games only while a game has about as many decisions as one of those.
+    report = simulate(os.path.join(ROOT, "bench", "turns_only"), players=4, games=3, seed="b")
+    assert report.finished == 3 and report.mean_decisions == 300
+
+
 def test_the_module_comparison_benchmark_plays_both_modules_to_the_same_games(tmp_path):
     # bench/bench_ab.py (a benchmark, not a timed test): one module against itself must play
     # the same games; only that it runs and compares them is checked here.
