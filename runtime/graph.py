@@ -44,20 +44,30 @@ def _adjacency(edges: Sequence[tuple]) -> dict[Any, list]:
     return adj
 
 
-# The last edge list's copy and each of its vertices' component: rules ask whether several
-# pairs are connected over one list (each of a player's goals), and labelling costs more than
-# comparing the list with the last one.
-_LAST_LABELS: tuple[list, dict] = ([], {})
+class _LastGraph:
+    """What was made from the last edge list asked about, kept while equal lists come: rules ask
+    several questions of one list (each of a player's goals), and making it costs more than
+    comparing the list with the last one."""
+
+    __slots__ = ("edges", "made")
+
+    def __init__(self):
+        self.edges: list | None = None
+        self.made: Any = None
+
+    def of(self, edges: Sequence[tuple], make) -> Any:
+        """`make(edges)`, or what it made for the last list if `edges` has equal items."""
+        if isinstance(edges, list) and edges == self.edges:
+            return self.made
+        made = make(edges)
+        self.edges, self.made = list(edges), made
+        return made
 
 
 def _component_labels(edges: Sequence[tuple]) -> dict[Any, Any]:
-    """Each vertex's component (named by one of its vertices); the last list's are reused."""
-    global _LAST_LABELS
-    saved, labels = _LAST_LABELS
-    if isinstance(edges, list) and edges == saved:  # equal items: the same graph
-        return labels
+    """Each vertex's component, named by the component's first vertex in the edge list."""
     adj = _adjacency(edges)
-    labels = {}
+    labels: dict[Any, Any] = {}
     for start in adj:
         if start in labels:
             continue
@@ -68,37 +78,29 @@ def _component_labels(edges: Sequence[tuple]) -> dict[Any, Any]:
                 if w not in labels:
                     labels[w] = start
                     stack.append(w)
-    _LAST_LABELS = (list(edges), labels)
     return labels
+
+
+_LAST_LABELS = _LastGraph()
 
 
 def connected(edges: Sequence[tuple], a: Hashable, b: Hashable) -> bool:
     """Return True if a == b or some path of edges joins a and b."""
     if a == b:
         return True
-    labels = _component_labels(edges)
+    labels = _LAST_LABELS.of(edges, _component_labels)
     return a in labels and b in labels and labels[a] == labels[b]
 
 
 def components(edges: Sequence[tuple]) -> list[list]:
     """Return the connected components as sorted vertex lists, ordered by first vertex."""
-    adj = _adjacency(edges)
-    seen: set = set()
-    result = []
-    for start in adj:
-        if start in seen:
-            continue
-        seen.add(start)
-        comp = [start]
-        stack = [start]
-        while stack:
-            for w in adj[stack.pop()]:
-                if w not in seen:
-                    seen.add(w)
-                    comp.append(w)
-                    stack.append(w)
-        comp.sort()
-        result.append(comp)
+    groups: dict[Any, list] = {}
+    for vertex, label in _component_labels(edges).items():
+        if label in groups:
+            groups[label].append(vertex)
+        else:
+            groups[label] = [vertex]
+    result = [sorted(group) for group in groups.values()]
     result.sort(key=lambda comp: comp[0])
     return result
 
@@ -124,25 +126,18 @@ def shortest_path_length(edges: Sequence[tuple], a: Hashable, b: Hashable) -> in
     return None
 
 
-# The last weighted edge list's copy and its adjacency: rules ask for several paths over one
-# list (one a goal), and building the adjacency costs more than the search.
-_LAST_WEIGHTED: tuple[list, dict] = ([], {})
-
-
 def _weighted_adjacency(edges: Sequence[tuple]) -> dict[Any, list]:
-    """Each vertex's (neighbour, weight) pairs; the last list's are reused while it is unchanged."""
-    global _LAST_WEIGHTED
-    saved, adj = _LAST_WEIGHTED
-    if isinstance(edges, list) and edges == saved:  # equal items: the same graph
-        return adj
-    adj = {}
+    """Each vertex's (neighbour, weight) pairs."""
+    adj: dict[Any, list] = {}
     for u, v, weight in edges:
         if weight < 0:
             raise ValueError(f"path_cost() needs weights of at least 0, not {weight}")
         adj.setdefault(u, []).append((v, weight))
         adj.setdefault(v, []).append((u, weight))
-    _LAST_WEIGHTED = (list(edges), adj)
     return adj
+
+
+_LAST_WEIGHTED = _LastGraph()
 
 
 def path_cost(edges: Sequence[tuple], a: Hashable, b: Hashable, limit: int) -> int:
@@ -152,7 +147,7 @@ def path_cost(edges: Sequence[tuple], a: Hashable, b: Hashable, limit: int) -> i
     """
     if a == b:
         return min(0, limit)
-    adj = _weighted_adjacency(edges)
+    adj = _LAST_WEIGHTED.of(edges, _weighted_adjacency)
     if a not in adj or b not in adj:
         return limit
     best = {a: 0}
