@@ -1,10 +1,11 @@
 """Speed of every shipped game on one core, with the bots CI and users run them with.
 
-Run from the repository root: `python bench/bench_games.py [--games 40] [--only TEXT] [--json]
-[--yardstick PATH]`. Rates are per CPU second of this process (steady on a busy machine),
-loading the game is not timed, and with the hand-written yardstick (or $METRO_YARDSTICK)
-each rate is also given as a ratio to its Ticket to Ride games per second, measured in the
-same process. `--only` measures the configurations whose label contains the text. Tokyo Jutaku
+Run from the repository root: `python bench/bench_games.py [--games 40] [--rounds 3] [--only TEXT]
+[--json] [--yardstick PATH]`. Rates are per CPU second of this process (steady on a busy
+machine), loading the game is not timed, and with the hand-written yardstick (or
+$METRO_YARDSTICK) each rate is also given as a ratio to its Ticket to Ride games per second,
+measured in the same process: each configuration's games are played in rounds, each after a
+batch of the yardstick's games. `--only` measures the configurations whose label contains the text. Tokyo Jutaku
 is played by its declared `planner` bot (random play rarely finishes a building); the others by
 random bots.
 """
@@ -22,6 +23,7 @@ from yardstick import (
     ROOT,
     YARDSTICK_ENV,
     MetroRunner,
+    Tally,
     YardstickRunner,
     load_yardstick,
     pin_to_one_core,
@@ -29,6 +31,9 @@ from yardstick import (
 
 from compiler import load_game
 from runtime import geometry, shapes
+
+ROUNDS = 3  # batches of each configuration's games, each after a batch of the yardstick's
+YARDSTICK_GAMES = 200  # the yardstick's games per configuration, over its rounds
 
 CONFIGS = [
     # label, game directory, expansions, variants, players, bot
@@ -93,9 +98,10 @@ class Row:
     ratio: float | None
 
 
-def measure(games: int, yardstick, only: str = "") -> list[Row]:
-    """Play every configuration (whose label contains `only`) on one core (the yardstick's
-    batch before each, if given)."""
+def measure(games: int, yardstick, only: str = "", rounds: int = ROUNDS) -> list[Row]:
+    """Play every configuration (whose label contains `only`) on one core, in `rounds` batches,
+    each after a batch of the yardstick's games if it is given (a machine whose speed changes
+    slows both alike)."""
     pin_to_one_core()
     reference = YardstickRunner(yardstick) if yardstick is not None else None
     rows = []
@@ -106,9 +112,13 @@ def measure(games: int, yardstick, only: str = "") -> list[Row]:
         game = load_game(path, expansions=expansions, variants=variants)  # not timed
         runner = MetroRunner(game, players, bot)
         runner.batch(1)  # first-call costs stay out of the figures
-        yard = reference.batch(200) if reference is not None else None
-        tally = runner.batch(games)
-        ratio = tally.games_per_second / yard.games_per_second if yard is not None else None
+        tally, yard = Tally(), Tally()
+        for part in range(rounds):
+            count = games // rounds + (part < games % rounds)
+            if reference is not None:
+                yard.add(reference.batch(max(1, YARDSTICK_GAMES // rounds)))
+            tally.add(runner.batch(count))
+        ratio = tally.games_per_second / yard.games_per_second if reference is not None else None
         rows.append(
             Row(
                 label,
@@ -153,10 +163,17 @@ def placement_us() -> float:
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as one JSON object.")
 @click.option("--only", default="", help="Only the configurations whose label contains this text.")
-def main(games: int, yardstick_path: str | None, as_json: bool, only: str) -> None:
+@click.option(
+    "--rounds",
+    type=click.IntRange(min=1),
+    default=ROUNDS,
+    show_default=True,
+    help="Batches of each configuration's games, each after a batch of the yardstick's.",
+)
+def main(games: int, yardstick_path: str | None, as_json: bool, only: str, rounds: int) -> None:
     """Measure every game's speed on one core and print a table."""
     yardstick = load_yardstick(yardstick_path) if yardstick_path else None
-    rows = measure(games, yardstick, only)
+    rows = measure(games, yardstick, only, min(rounds, games))
     placements = placement_us()
     if as_json:
         click.echo(json.dumps({"rows": [asdict(r) for r in rows], "placement_us": placements}))

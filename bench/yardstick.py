@@ -67,6 +67,12 @@ class Tally:
     decisions: int = 0
     seconds: float = 0.0
 
+    def add(self, part: Tally) -> None:
+        """Count another batch in."""
+        self.games += part.games
+        self.decisions += part.decisions
+        self.seconds += part.seconds
+
     @property
     def games_per_second(self) -> float:
         """Games per CPU second."""
@@ -155,10 +161,8 @@ def alternate(
     for _ in range(rounds):
         yard = yardstick.batch(yard_size)
         ours = metro.batch(metro_size)
-        for total, part in ((total_yard, yard), (total_metro, ours)):
-            total.games += part.games
-            total.decisions += part.decisions
-            total.seconds += part.seconds
+        total_yard.add(yard)
+        total_metro.add(ours)
         ratios.append(ours.games_per_second / yard.games_per_second)
     return Comparison(total_metro, total_yard, ratios)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import json
 import multiprocessing
 import os
 import subprocess
@@ -120,6 +121,22 @@ def test_the_runners_floor_benchmark_takes_as_many_decisions_as_the_yardsticks_g
     # the yardstick's games only while a game has about as many decisions as one of those.
     report = simulate(os.path.join(ROOT, "bench", "turns_only"), players=4, games=3, seed="b")
     assert report.finished == 3 and report.mean_decisions == 300
+
+
+def test_the_games_benchmark_plays_each_configuration_in_rounds():
+    # bench/bench_games.py (a benchmark, not a timed test): the games asked for, over its rounds.
+    done = subprocess.run(
+        [sys.executable, os.path.join(ROOT, "bench", "bench_games.py"), "--json"]
+        + ["--games", "3", "--rounds", "2", "--only", "Izakaya, 2"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    (row,) = json.loads(done.stdout)["rows"]
+    assert row["label"].startswith("Izakaya, 2") and row["games"] == 3 and row["ratio"] is None
+    assert row["mean_decisions"] > 0
 
 
 def test_the_module_comparison_benchmark_plays_both_modules_to_the_same_games(tmp_path):
