@@ -28,7 +28,7 @@ def bind_attributes(var: str, body: list[ir.Stmt], names: Iterator[str]) -> list
     bound = {read: next(names) for read, weight in weights.items() if weight >= REPEATED}
     if not bound:
         return body
-    pattern = re.compile("|".join(re.escape(read) for read in bound))
+    pattern = re.compile(r"(?<![\w.])(?:" + "|".join(re.escape(read) for read in bound) + ")")
     for stmt in ir.statements(body):
         _substitute(stmt, pattern, bound)
     return [ir.Assign(PyExpr.of(local), PyExpr.of(read)) for read, local in bound.items()] + body
