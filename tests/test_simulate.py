@@ -154,3 +154,56 @@ def test_the_module_comparison_benchmark_plays_both_modules_to_the_same_games(tm
     )
     assert done.returncode == 0, done.stderr
     assert "as fast" in done.stdout and "the same scores in as many decisions" in done.stdout
+
+
+# A stand-in for the yardstick engine (kept outside the repository): a countdown by ones or twos.
+FAKE_YARDSTICK = """
+class Countdown:
+    def __init__(self):
+        self.left = 10
+
+
+def new_game(players, seed=0):
+    return Countdown()
+
+
+def is_over(s):
+    return s.left == 0
+
+
+def legal_actions(s):
+    return [1, 2] if s.left >= 2 else [1]
+
+
+def apply(s, a):
+    s.left -= a
+
+
+def play_random(players, seed, policy_seed=None):
+    s, d = new_game(players, seed), 0
+    while not is_over(s):
+        apply(s, legal_actions(s)[-1])
+        d += 1
+    return s, d
+"""
+
+
+def test_the_listing_benchmark_times_both_engines_at_every_decision(tmp_path):
+    # bench/bench_listing.py (a benchmark, not a timed test): positions kept and timed in both.
+    fake = tmp_path / "yardstick.py"
+    fake.write_text(FAKE_YARDSTICK, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, os.path.join(ROOT, "bench", "bench_listing.py"), "--json"]
+        + ["--yardstick", str(fake), "--games", "2", "--repeats", "1", "--rounds", "1"]
+        + ["--batch-seconds", "0.05"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    figures = json.loads(done.stdout)
+    assert 5 * 2 <= figures["yardstick_positions"] <= 10 * 2  # two countdowns of 5 to 10 moves
+    assert figures["positions"] > 2 * 100  # two Ticket to Ride games
+    assert figures["listing_us"] > 0 and figures["runner_us"] > 0
+    assert figures["budget_us"] == 2 * figures["yardstick_decision_us"]
