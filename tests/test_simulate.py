@@ -123,17 +123,24 @@ def test_the_runners_floor_benchmark_takes_as_many_decisions_as_the_yardsticks_g
     assert report.finished == 3 and report.mean_decisions == 300
 
 
-def test_the_games_benchmark_plays_each_configuration_in_rounds():
-    # bench/bench_games.py (a benchmark, not a timed test): the games asked for, over its rounds.
+def run_bench(script: str, *args: str) -> subprocess.CompletedProcess:
+    """Run one of bench/'s scripts (briefly, as `args` ask), requiring it to succeed."""
     done = subprocess.run(
-        [sys.executable, os.path.join(ROOT, "bench", "bench_games.py"), "--json"]
-        + ["--games", "3", "--rounds", "2", "--only", "Izakaya, 2"],
+        [sys.executable, os.path.join(ROOT, "bench", script), *args],
         cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=300,
     )
     assert done.returncode == 0, done.stderr
+    return done
+
+
+def test_the_games_benchmark_plays_each_configuration_in_rounds():
+    # bench/bench_games.py (a benchmark, not a timed test): the games asked for, over its rounds.
+    done = run_bench(
+        "bench_games.py", "--json", "--games", "3", "--rounds", "2", "--only", "Izakaya, 2"
+    )
     (row,) = json.loads(done.stdout)["rows"]
     assert row["label"].startswith("Izakaya, 2") and row["games"] == 3 and row["ratio"] is None
     assert row["mean_decisions"] > 0
@@ -144,15 +151,9 @@ def test_the_module_comparison_benchmark_plays_both_modules_to_the_same_games(tm
     # the same games; only that it runs and compares them is checked here.
     module = tmp_path / "izakaya.py"
     module.write_text(generate_python(os.path.join(ROOT, "games", "izakaya")), encoding="utf-8")
-    done = subprocess.run(
-        [sys.executable, os.path.join(ROOT, "bench", "bench_ab.py"), str(module), str(module)]
-        + ["--players", "2", "--rounds", "1", "--games", "2"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
+    done = run_bench(
+        "bench_ab.py", str(module), str(module), "--players", "2", "--rounds", "1", "--games", "2"
     )
-    assert done.returncode == 0, done.stderr
     assert "as fast" in done.stdout and "the same scores in as many decisions" in done.stdout
 
 
@@ -192,16 +193,20 @@ def test_the_listing_benchmark_times_both_engines_at_every_decision(tmp_path):
     # bench/bench_listing.py (a benchmark, not a timed test): positions kept and timed in both.
     fake = tmp_path / "yardstick.py"
     fake.write_text(FAKE_YARDSTICK, encoding="utf-8")
-    done = subprocess.run(
-        [sys.executable, os.path.join(ROOT, "bench", "bench_listing.py"), "--json"]
-        + ["--yardstick", str(fake), "--games", "2", "--repeats", "1", "--rounds", "1"]
-        + ["--batch-seconds", "0.05"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
+    done = run_bench(
+        "bench_listing.py",
+        "--json",
+        "--yardstick",
+        str(fake),
+        "--games",
+        "2",
+        "--repeats",
+        "1",
+        "--rounds",
+        "1",
+        "--batch-seconds",
+        "0.05",
     )
-    assert done.returncode == 0, done.stderr
     figures = json.loads(done.stdout)
     assert 5 * 2 <= figures["yardstick_positions"] <= 10 * 2  # two countdowns of 5 to 10 moves
     assert figures["positions"] > 2 * 100  # two Ticket to Ride games
