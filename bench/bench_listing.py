@@ -23,13 +23,13 @@ from dataclasses import asdict, dataclass
 import click
 from yardstick import (
     ROOT,
-    YARDSTICK_ENV,
     MetroRunner,
     YardstickRunner,
     alternate,
     cpu,
     load_yardstick,
     pin_to_one_core,
+    yardstick_option,
 )
 
 from compiler import load_game
@@ -130,14 +130,7 @@ def _per_decision(tally) -> float:
 
 
 @click.command()
-@click.option(
-    "--yardstick",
-    "yardstick_path",
-    envvar=YARDSTICK_ENV,
-    required=True,
-    type=click.Path(exists=True, dir_okay=False),
-    help="The yardstick engine's file.",
-)
+@yardstick_option
 @click.option("--games", default=40, show_default=True, help="Games whose positions are kept.")
 @click.option("--repeats", default=5, show_default=True, help="Timed passes over the positions.")
 @click.option(

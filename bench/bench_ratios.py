@@ -26,13 +26,13 @@ from dataclasses import dataclass
 import click
 from yardstick import (
     ROOT,
-    YARDSTICK_ENV,
     MetroRunner,
     YardstickRunner,
     alternate,
     load_yardstick,
     median_ms,
     pin_to_one_core,
+    yardstick_option,
 )
 
 from compiler import load_game
@@ -146,14 +146,7 @@ def heavy_imports() -> list[str]:
 
 
 @click.command()
-@click.option(
-    "--yardstick",
-    "yardstick_path",
-    envvar=YARDSTICK_ENV,
-    required=True,
-    type=click.Path(exists=True, dir_okay=False),
-    help=f"The hand-written reference engine (ttr_reference.py); default ${YARDSTICK_ENV}.",
-)
+@yardstick_option
 @click.option("--rounds", type=click.IntRange(min=1), default=5, show_default=True)
 @click.option(
     "--batch-seconds",

@@ -15,6 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
 
+import click
+
 from metro.bots import make_bot
 from metro.simulate import play_game
 from runtime.machine import Game
@@ -25,6 +27,15 @@ YARDSTICK_ENV = "METRO_YARDSTICK"
 # that does not hold in every checkout; the shared data folder beside it is tried next.
 MAP_ENV = "TTR_DATA"
 MAP_BESIDE = os.path.join("..", "data", "ticket_to_ride_usa.tsv")
+# The command-line option of the benchmarks that need the yardstick (its value: `yardstick_path`).
+yardstick_option = click.option(
+    "--yardstick",
+    "yardstick_path",
+    envvar=YARDSTICK_ENV,
+    required=True,
+    type=click.Path(exists=True, dir_okay=False),
+    help=f"The hand-written reference engine (ttr_reference.py); default ${YARDSTICK_ENV}.",
+)
 
 
 def pin_to_one_core() -> int:
