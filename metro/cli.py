@@ -610,18 +610,22 @@ def testgen_command(
 ) -> None:
     """Write tests for a game: a standalone pytest module, or JSON test vectors for any engine."""
     # code generation: imported only when asked for
-    if output_format == "vectors":
-        from metro.vectorgen import VectorError, VectorOptions, generate_vectors
+    try:
+        if output_format == "vectors":
+            from metro.vectorgen import VectorError, VectorOptions, generate_vectors
 
-        options = VectorOptions(playouts=playouts, perft_depth=perft_depth)
-        try:
-            written = generate_vectors(path, out_dir, variants, expansions, map_path, options)
-        except VectorError as error:
-            raise Failure(f"error: {error}") from None
-    else:
-        from metro.testgen import generate_tests
+            options = VectorOptions(playouts=playouts, perft_depth=perft_depth)
+            try:
+                written = generate_vectors(path, out_dir, variants, expansions, map_path, options)
+            except VectorError as error:
+                raise Failure(f"error: {error}") from None
+        else:
+            from metro.testgen import generate_tests
 
-        written = generate_tests(path, out_dir, variants, expansions, map_path)
+            written = generate_tests(path, out_dir, variants, expansions, map_path)
+    except OSError as error:  # the output directory cannot be made or written
+        where = error.filename or out_dir
+        raise Failure(f"error: cannot write {where}: {error.strerror or error}") from None
     report = None
     if coverage:
         game = load_game(path, expansions=expansions, variants=variants, map=map_path)

@@ -124,6 +124,16 @@ def test_compile_errors_write_nothing(runner, tmp_path):
     assert not out.exists()
 
 
+@pytest.mark.parametrize("output_format", ["pytest", "vectors"])
+def test_testgen_into_an_unmakeable_directory_is_one_clear_error(runner, tmp_path, output_format):
+    (tmp_path / "a_file").write_text("", encoding="utf-8")
+    out = tmp_path / "a_file" / "tests"
+    result = runner.invoke(main, ["testgen", TTR, "-o", str(out), "--format", output_format])
+    _clean(result)
+    assert result.exit_code == 1
+    assert f"error: cannot write {out}: Not a directory" in result.output
+
+
 def test_compile_needs_an_output(runner):
     assert runner.invoke(main, ["compile", TTR]).exit_code == 2
 
