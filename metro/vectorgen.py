@@ -174,7 +174,7 @@ class _Recorder:
         """If the fields changed outside any action (a scenario arranged them), say so."""
         fields = fields_of(state)
         if fields != self.fields:
-            state._legal = None  # lists cached before the arrangement are stale now
+            state.forget_legal()  # lists cached before the arrangement are stale now
             self.add({"set_state": fields})
             self.checkpoint(state, views=True)
             self.fields = fields

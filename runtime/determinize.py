@@ -90,7 +90,7 @@ def sample_position(state: State, player: int, rng: random.Random, reopen: bool 
     stream, sample.rng = _rng.next_u64(stream)
     sample.seed = seed
     sample.history = [(p, a) if p == player else (p, BLANK) for p, a in sample.history]
-    sample._legal = None  # the cached lists were the true position's
+    sample.forget_legal()  # the cached lists were the true position's
     sample.game.module.refresh_indexes(sample)  # tables re-dealt behind their indexes
     return sample
 

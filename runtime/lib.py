@@ -517,7 +517,7 @@ def _push_actions(state, order, submitted, frames) -> None:
 
 def play(state, player: int, name: str, args: tuple, file: str, line: int) -> None:
     """Scenario step: apply the named action, failing the scenario if it is not legal."""
-    state._legal = None
+    state.forget_legal()
     action = _match(state, player, name, args)
     if action is None:
         legal = ", ".join(a.id for a in state.legal_actions(player)[:12]) or "none"
@@ -549,7 +549,7 @@ def unused_chance(state, file: str, line: int) -> None:
 
 def refuse(state, player: int, name: str, args: tuple, file: str, line: int) -> None:
     """Scenario step: the named action must be refused, and the state left unchanged."""
-    state._legal = None
+    state.forget_legal()
     before = state.to_json()
     action = _match(state, player, name, args)
     if action is not None:

@@ -201,6 +201,10 @@ class State:
         else:
             self._legal[player] = actions
 
+    def forget_legal(self) -> None:
+        """Drop the legal lists cached at this position (its fields were changed outside an action)."""
+        self._legal = None
+
     def apply(self, player: int, action) -> None:
         """Take an action; an illegal one raises IllegalAction and leaves the state unchanged."""
         if not isinstance(action, Action | str):

@@ -182,7 +182,7 @@ def set_fields(state, doc) -> None:
     decode_fields(state.game.module, scratch, doc)
     state.game.module.copy_fields(scratch, state)
     state.game.module.refresh_indexes(state)  # the clone's indexes were of the old tables
-    state._legal = None
+    state.forget_legal()
 
 
 def decode_history(game, doc, n: int) -> list:
