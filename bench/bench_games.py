@@ -21,12 +21,12 @@ from dataclasses import asdict, dataclass
 import click
 from yardstick import (
     ROOT,
-    YARDSTICK_ENV,
     MetroRunner,
     Tally,
     YardstickRunner,
     load_yardstick,
     pin_to_one_core,
+    yardstick_option,
 )
 
 from compiler import load_game
@@ -154,13 +154,7 @@ def placement_us() -> float:
 
 @click.command()
 @click.option("--games", type=click.IntRange(min=1), default=40, show_default=True)
-@click.option(
-    "--yardstick",
-    "yardstick_path",
-    envvar=YARDSTICK_ENV,
-    type=click.Path(exists=True, dir_okay=False),
-    help=f"The hand-written reference engine, for ratios (default ${YARDSTICK_ENV}).",
-)
+@yardstick_option(required=False)
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as one JSON object.")
 @click.option("--only", default="", help="Only the configurations whose label contains this text.")
 @click.option(

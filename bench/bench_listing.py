@@ -130,7 +130,7 @@ def _per_decision(tally) -> float:
 
 
 @click.command()
-@yardstick_option
+@yardstick_option()
 @click.option("--games", default=40, show_default=True, help="Games whose positions are kept.")
 @click.option("--repeats", default=5, show_default=True, help="Timed passes over the positions.")
 @click.option(

@@ -146,7 +146,7 @@ def heavy_imports() -> list[str]:
 
 
 @click.command()
-@yardstick_option
+@yardstick_option()
 @click.option("--rounds", type=click.IntRange(min=1), default=5, show_default=True)
 @click.option(
     "--batch-seconds",

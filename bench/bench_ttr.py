@@ -19,12 +19,12 @@ from dataclasses import asdict, dataclass
 import click
 from yardstick import (
     ROOT,
-    YARDSTICK_ENV,
     MetroRunner,
     YardstickRunner,
     load_yardstick,
     median_ms,
     pin_to_one_core,
+    yardstick_option,
 )
 
 from compiler import load_game
@@ -105,13 +105,7 @@ def measure(games: int, players: int, yardstick) -> Figures:
 @click.command()
 @click.option("--games", type=click.IntRange(min=1), default=300, show_default=True)
 @click.option("--players", type=click.IntRange(2, 5), default=4, show_default=True)
-@click.option(
-    "--yardstick",
-    "yardstick_path",
-    envvar=YARDSTICK_ENV,
-    type=click.Path(exists=True, dir_okay=False),
-    help=f"The hand-written reference engine, for a ratio (default ${YARDSTICK_ENV}).",
-)
+@yardstick_option(required=False)
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as one JSON object.")
 def main(games: int, players: int, yardstick_path: str | None, as_json: bool) -> None:
     """Measure Ticket to Ride speed on one core and print a small table."""

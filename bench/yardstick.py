@@ -27,15 +27,20 @@ YARDSTICK_ENV = "METRO_YARDSTICK"
 # that does not hold in every checkout; the shared data folder beside it is tried next.
 MAP_ENV = "TTR_DATA"
 MAP_BESIDE = os.path.join("..", "data", "ticket_to_ride_usa.tsv")
-# The command-line option of the benchmarks that need the yardstick (its value: `yardstick_path`).
-yardstick_option = click.option(
-    "--yardstick",
-    "yardstick_path",
-    envvar=YARDSTICK_ENV,
-    required=True,
-    type=click.Path(exists=True, dir_okay=False),
-    help=f"The hand-written reference engine (ttr_reference.py); default ${YARDSTICK_ENV}.",
-)
+
+
+def yardstick_option(required: bool = True):
+    """The benchmarks' `--yardstick` option (its value: `yardstick_path`); optional where the
+    yardstick only adds ratios to the figures."""
+    return click.option(
+        "--yardstick",
+        "yardstick_path",
+        envvar=YARDSTICK_ENV,
+        required=required,
+        type=click.Path(exists=True, dir_okay=False),
+        help=f"The hand-written reference engine (ttr_reference.py"
+        f"{'' if required else ', for ratios'}); default ${YARDSTICK_ENV}.",
+    )
 
 
 def pin_to_one_core() -> int:
