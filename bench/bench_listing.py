@@ -131,12 +131,34 @@ def _per_decision(tally) -> float:
 
 @click.command()
 @yardstick_option()
-@click.option("--games", default=40, show_default=True, help="Games whose positions are kept.")
-@click.option("--repeats", default=5, show_default=True, help="Timed passes over the positions.")
 @click.option(
-    "--rounds", default=3, show_default=True, help="Alternating batches for whole decisions."
+    "--games",
+    type=click.IntRange(min=1),
+    default=40,
+    show_default=True,
+    help="Games whose positions are kept.",
 )
-@click.option("--batch-seconds", default=1.0, show_default=True, help="CPU seconds a batch.")
+@click.option(
+    "--repeats",
+    type=click.IntRange(min=1),
+    default=5,
+    show_default=True,
+    help="Timed passes over the positions.",
+)
+@click.option(
+    "--rounds",
+    type=click.IntRange(min=1),
+    default=3,
+    show_default=True,
+    help="Alternating batches for whole decisions.",
+)
+@click.option(
+    "--batch-seconds",
+    type=click.FloatRange(min=0.05),
+    default=1.0,
+    show_default=True,
+    help="CPU seconds a batch.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
 def main(yardstick_path, games, repeats, rounds, batch_seconds, as_json) -> None:
     """Print each engine's listing and whole decision, in microseconds a decision."""
