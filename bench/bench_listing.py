@@ -119,14 +119,10 @@ def measure(yardstick, games: int, repeats: int, rounds: int, batch_seconds: flo
         len(theirs),
         listing,
         their_listing,
-        _per_decision(whole.metro),
-        _per_decision(whole.yardstick),
-        _per_decision(runner.metro),
+        whole.metro.us_per_decision,
+        whole.yardstick.us_per_decision,
+        runner.metro.us_per_decision,
     )
-
-
-def _per_decision(tally) -> float:
-    return tally.seconds / tally.decisions * 1e6
 
 
 @click.command()

@@ -95,6 +95,11 @@ class Tally:
         return self.games / self.seconds if self.seconds else 0.0
 
     @property
+    def us_per_decision(self) -> float:
+        """Mean CPU microseconds a decision."""
+        return self.seconds / self.decisions * 1e6 if self.decisions else 0.0
+
+    @property
     def decisions_per_game(self) -> float:
         """Mean decisions per game."""
         return self.decisions / self.games if self.games else 0.0
