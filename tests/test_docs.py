@@ -254,7 +254,9 @@ def shipped() -> list[tuple[str, str, list[str], list[str]]]:
 def test_the_home_page_lists_every_shipped_game_expansion_and_variant():
     home = (DOCS / "index.md").read_text(encoding="utf-8")
     table = home[home.index("## The shipped games") :]
-    rows = {line.split("|")[2].strip(): line for line in table.splitlines() if line.startswith("| ")}
+    rows = {
+        line.split("|")[2].strip(): line for line in table.splitlines() if line.startswith("| ")
+    }
     games = shipped()
     assert len(games) >= 6
     for title, folder, expansions, variants in games:
