@@ -22,6 +22,8 @@ from tests.test_formatter import grammar_node_names, node_names
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 TUTORIALS = sorted((DOCS / "tutorials").glob("*.md"))
+# pages whose files are written and whose `console` commands are run, as the tutorials' are
+RUN_PAGES = [DOCS / "getting-started.md", *TUTORIALS]
 FENCE = re.compile(r"^```(\w*)\s*$")
 FILE_LINE = re.compile(r"^File `([^`]+)`:\s*$")
 NEEDS = re.compile(r"<!-- tutorial needs: ([\w ]+) -->")  # the modules of an extra it runs
@@ -190,7 +192,7 @@ def run(command: str, cwd: Path) -> str:
     return done.stdout + done.stderr
 
 
-@pytest.mark.parametrize("path", TUTORIALS, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", RUN_PAGES, ids=lambda p: p.stem)
 def test_tutorial_works_as_written(path, tmp_path):
     if shutil.which("bash") is None:
         pytest.skip("the tutorials' commands are shell commands")
@@ -221,10 +223,80 @@ def test_tutorial_works_as_written(path, tmp_path):
 
 
 def test_tutorial_commands_name_only_metro_python_and_cp():
-    for path in TUTORIALS:
+    for path in RUN_PAGES:
         for block in Page.read(path).blocks:
             if block.language != "console":
                 continue
             for command, _ in expected_lines(block.text):
                 words = [w for w in shlex.split(command) if "=" not in w]
                 assert words[0] in ("metro", "python", "cp"), f"{path.name}: {command}"
+
+
+# ---------------------------------------------------------------- the home page and the README
+
+GAMES = ROOT / "games"
+GAME_LINE = re.compile(r'^game "([^"]+)"', re.M)
+
+
+def shipped() -> list[tuple[str, str, list[str], list[str]]]:
+    """Each shipped game as (name, folder, its expansions' folders, its variants' file stems)."""
+    found = []
+    for rules in sorted(GAMES.glob("*/rules.metro")):
+        folder = rules.parent
+        title = GAME_LINE.search(rules.read_text(encoding="utf-8"))
+        assert title is not None, rules
+        expansions = sorted(p.parent.name for p in folder.glob("*/expansion.metro"))
+        variants = sorted(p.stem for p in folder.glob("**/variants/*.metro"))
+        found.append((title.group(1), folder.name, expansions, variants))
+    return found
+
+
+def test_the_home_page_lists_every_shipped_game_expansion_and_variant():
+    home = (DOCS / "index.md").read_text(encoding="utf-8")
+    table = home[home.index("## The shipped games") :]
+    rows = {
+        line.split("|")[2].strip(): line for line in table.splitlines() if line.startswith("| ")
+    }
+    games = shipped()
+    assert len(games) >= 6
+    for title, folder, expansions, variants in games:
+        row = rows.get(f"`{folder}`")
+        assert row is not None, f"docs/index.md: no row for the game `{folder}` ({title})"
+        assert title in row, f"docs/index.md: the row of `{folder}` does not name {title!r}"
+        for name in (*expansions, *variants):
+            assert f"`{name}`" in row, f"docs/index.md: `{name}` is missing from `{folder}`'s row"
+    assert len(rows) == len(games) + 1, "docs/index.md lists a game that games/ does not hold"
+
+
+README = ROOT / "README.md"
+LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
+
+
+def test_the_readme_opens_with_the_two_commands():
+    text = README.read_text(encoding="utf-8")
+    first = Page.read(README).blocks[0]
+    assert first.language == "sh"
+    setup, tests = first.text.splitlines()
+    assert setup.startswith("python -m pip install -e . && metro ")
+    assert tests == "python -m pip install -e '.[test]' && python -m pytest"
+    assert "python -m pytest" in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert text.index(first.text) < text.index("\n## "), "the commands come before any section"
+    assert "metro play " in text[: text.index("## What is in the repository")]
+
+
+def test_the_readme_links_to_files_that_exist():
+    for target in LINK.findall(README.read_text(encoding="utf-8")):
+        if "://" not in target:
+            assert (ROOT / target).exists(), f"README.md links to {target}, which does not exist"
+
+
+def test_the_readme_states_the_bounds_and_links_the_full_text():
+    text = README.read_text(encoding="utf-8")
+    section = re.search(r"^## Limits and bad input\n(.*?)(?=^## |\Z)", text, re.S | re.M)
+    assert section is not None, "README.md keeps a '## Limits and bad input' section"
+    assert "(docs/limits.md)" in section.group(1)
+    bounds = [line for line in section.group(1).splitlines() if line.startswith("- ")]
+    assert len(bounds) >= 10, "one line per bound"
+    full = (DOCS / "limits.md").read_text(encoding="utf-8")
+    for value in ("2 MiB", "200", "16", "50,000", "2,000,000", "100,000", "64 Mi", "1 MiB"):
+        assert value in section.group(1) and value in full, value

@@ -1,4 +1,4 @@
-"""Capture the text screenshots of `metro play` in README.md (docs/images/play-*.txt).
+"""Capture the text screenshots of `metro play` shown in docs/getting-started.md and README.md (docs/images/play-*.txt).
 
 Run `python docs/images/capture_play.py` from the repository root. Ticket to Ride: three
 seats, seed 8, random bots for everyone until P1 may claim a route touching Atlanta, then P1's
