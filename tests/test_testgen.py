@@ -245,7 +245,7 @@ def test_rule_text_stays_inert_in_the_generated_module(tmp_path):
     module = _constants(source, path)
     assert [n for _, n in module["SCENARIOS"]][1:] == NASTY
     assert all(re.fullmatch(r"[0-9A-Za-z-]+", key) for key, _ in module["SCENARIOS"])
-    assert module["GAME_PATH"] == os.path.normpath(game_dir)
+    assert module["GAME"] == os.path.abspath(game_dir)
     assert os.path.basename(path) == "test_metro_nasty_dir_x.py"
 
 
@@ -255,7 +255,7 @@ def test_any_game_name_renders_as_a_literal(tmp_path, name):
     fake = SimpleNamespace(
         name=name, min_players=1, max_players=3, scenarios=[(name, 1, 1)], invariants=[(name,)]
     )
-    source = render_tests(fake, str(tmp_path / "g" / "rules.metro"), str(tmp_path / "out"))
+    source = render_tests(fake, str(tmp_path / "g" / "rules.metro"))
     calls = {ast.unparse(n.func) for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Call)}
     assert not any("__import__" in call or "system" in call for call in calls)
     module = _constants(source, str(tmp_path / "out" / "test_x.py"))
