@@ -440,11 +440,10 @@ class Generator(StrictVisitor):
         return f"_l.each(S, {code}, {self.charge_args(node)})"
 
     def charge_args(self, node: ast.Node, span: Span | None = None) -> str:
-        """`file, line[, weight]`: where a charge for the walk or loop at `node` is made, and its
-        weight (the steps one iteration may take) when that is more than one."""
-        where = span or node.span
+        """`(file, line, column)[, weight]`: where a charge for the walk or loop at `node` is made,
+        and its weight (the steps one iteration may take) when that is more than one."""
         weight = self.costs.weight(node)
-        return f"{where.file!r}, {where.line!r}" + (f", {weight}" if weight != 1 else "")
+        return spot(span or node.span) + (f", {weight}" if weight != 1 else "")
 
     def small_constant(self, node: ast.Expr) -> bool:
         """True for a constant collection, or an entry of a constant table, of at most FREE_WALK items."""
@@ -857,6 +856,11 @@ UNROLL = 8  # aggregates over at most this many constant values are written out
 
 def _small(value) -> bool:
     return isinstance(value, list | tuple | set | dict) and len(value) <= FREE_WALK
+
+
+def spot(span: Span) -> str:
+    """`(file, line, column)`, one constant locating a step or domain charge at `span`."""
+    return f"({span.file!r}, {span.line!r}, {span.col!r})"
 
 
 def source_text(program, span: Span) -> str:

@@ -18,7 +18,7 @@ from math import comb
 
 from compiler import ir
 from compiler.builtins import BUILTINS
-from compiler.codegen import Env, Generator, Tabulation, ident, source_text
+from compiler.codegen import Env, Generator, Tabulation, ident, source_text, spot
 from compiler.guards import StaticParam
 from compiler.loop_bindings import bind_attributes
 from compiler.lower_guards import static_param
@@ -756,7 +756,7 @@ def _legal_function(
                 )
         else:
             counted = True
-            too_many = ir.Eval(X(f"_l.too_many_arguments({name!r}, {where_args(param.span)})"))
+            too_many = ir.Eval(X(f"_l.too_many_arguments({name!r}, {spot(param.span)})"))
             setup = [
                 ir.Assign(
                     X(f"_d{i}"),
@@ -824,7 +824,7 @@ def _legal_function(
 def _charged_inline(name: str, domain: str, weight: int, param) -> list[ir.Stmt]:
     """`name = domain`, a list of subsets, its walk charged as `_l.each` charges it, inline (a
     listing may walk it once for every combination of the parameters before it)."""
-    over = ir.Eval(X(f"_l.over_budget({where_args(param.span)})"))
+    over = ir.Eval(X(f"_l.over_budget({spot(param.span)})"))
     return [
         ir.Assign(X(name), X(domain), param.span),
         ir.Assign(X("S._iters"), X(f"len({name}) * {weight}"), param.span, "+="),

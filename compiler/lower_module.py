@@ -11,7 +11,7 @@ from __future__ import annotations
 from compiler import ir
 from compiler.chance_bound import chance_bound
 from compiler.checked import CheckedProgram
-from compiler.codegen import Env, Generator, ident
+from compiler.codegen import Env, Generator, ident, spot
 from compiler.consteval import EvalBudgetError, EvalError, Evaluator, MapData
 from compiler.lower import FrameLowerer, lower_action
 from compiler.lower_draws import lower_draws
@@ -23,7 +23,7 @@ from compiler.lower_labels import (
     label_functions,
     value_words,
 )
-from compiler.lower_stmts import LoweringContext, StmtLowerer, where_args
+from compiler.lower_stmts import LoweringContext, StmtLowerer
 from compiler.pyexpr import PyExpr
 from compiler.shared_listings import share_listings
 from compiler.types import (
@@ -288,7 +288,7 @@ def _entry_charge(gen: Generator, name: str, version: int, versions, decl) -> li
     steps = gen.costs.entry_charge(name)
     if not steps or version != len(versions.versions) - 1:
         return []
-    return [ir.Eval(X(f"_l.spend(S, {steps}, {where_args(decl.span)})"), decl.span)]
+    return [ir.Eval(X(f"_l.spend(S, {steps}, {spot(decl.span)})"), decl.span)]
 
 
 def _scoring(ctx: LoweringContext) -> tuple[ir.Function, ir.Function]:

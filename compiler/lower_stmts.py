@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from compiler import ir
-from compiler.codegen import Env, Generator, ident, source_text
+from compiler.codegen import Env, Generator, ident, source_text, spot
 from compiler.indexes import Index, find_indexes
 from compiler.lower_guards import GuardTables
 from compiler.pyexpr import PyExpr
@@ -122,7 +122,7 @@ class StmtLowerer(StrictVisitor):
             return self.augmented(node, value, env)
         value = gen.checked(value, node.value, tt)
         if isinstance(vt, CollT) and vt.kind == "bag":
-            items = f"_l.each_bag(S, {value}, {where_args(node.span)})"
+            items = f"_l.each_bag(S, {value}, {spot(node.span)})"
         else:
             items = gen.charged(value, node)
         if tt.kind == "bag":

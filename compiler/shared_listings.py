@@ -27,11 +27,11 @@ _BOUND = re.compile(r"\bfor ([A-Za-z_]\w*) in\b")
 def share_listings(module: ir.Module, files) -> None:
     """Make the menus' listings share the costly values they compute alike (in place).
 
-    `files` are the rule files: a walk's charge names one of them and a line (and a weight)
-    as its last arguments, which the values' keys leave out.
+    `files` are the rule files: a walk's charge names one of them, a line and a column (and a
+    weight) as its last arguments, which the values' keys leave out.
     """
     quoted = "|".join(re.escape(repr(file)) for file in sorted(files))
-    charge_at = re.compile(rf", (?:{quoted}), \d+(?:, \d+)?(?=\))") if quoted else None
+    charge_at = re.compile(rf", \((?:{quoted}), \d+, \d+\)(?:, \d+)?(?=\))") if quoted else None
     listings = {action.name: action.legal for action in module.actions}
     keys = {name: _hoisted_keys(function, charge_at) for name, function in listings.items()}
     shared: set[str] = set()

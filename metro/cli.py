@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import random
 import sys
 import traceback
@@ -546,6 +547,20 @@ def playthrough_command(
         raise Failure(f"error: cannot write {output}: {error.strerror or error}") from None
 
 
+# What testgen writes into its output directory: a name ending so names a file, not a directory.
+WRITTEN_SUFFIXES = (".py", ".json")
+
+
+def _output_directory(ctx, param, value: str) -> str:
+    """`-o` names a directory: refuse, before any work, a name that reads as a file's."""
+    if not os.path.isdir(value) and value.lower().endswith(WRITTEN_SUFFIXES):
+        raise click.BadParameter(
+            f"'{value}' looks like a file name; -o names the directory the files are written "
+            "into (the pytest module is named test_metro_<game>.py inside it)"
+        )
+    return value
+
+
 @main.command("testgen")
 @click.argument("path", type=GAME_PATH, metavar="GAME")
 @click.option(
@@ -554,7 +569,9 @@ def playthrough_command(
     "out_dir",
     required=True,
     type=click.Path(file_okay=False, path_type=str),
-    help="Directory for the generated pytest module(s).",
+    callback=_output_directory,
+    help="Directory to write into, made if missing: the pytest module "
+    "(test_metro_<game>.py) or the vector files.",
 )
 @click.option(
     "--format",

@@ -88,7 +88,7 @@ def render_command(
         for finding in pictures.findings:
             say(f"{finding.where}: finding {finding.number}: {finding.message}", err=True)
         found = len(pictures.findings)
-        say(f"wrote {output} (the map of {pictures.title}; {_count(found, 'finding')} marked)")
+        say(f"wrote {output} ({_drawn_map(pictures)}; {_count(found, 'finding')} marked)")
         if found:
             raise click.exceptions.Exit(1)
         return
@@ -103,6 +103,14 @@ def render_command(
         caption[0] += f"; as {PLAYER.label(seat)} sees it"
     _write(position_scene(pictures, game, state, seat, caption), pictures, output, kind)
     say(f"wrote {output} ({caption[0]})")
+
+
+def _drawn_map(pictures: Pictures) -> str:
+    """What a map picture shows: its map files by name, of the game with its patches."""
+    if not pictures.maps:
+        return f"the drawings of {pictures.title}"
+    names = " and ".join(f'"{name}"' for name in pictures.maps)
+    return f"the map {names} of {pictures.title}"
 
 
 @click.command("replay")

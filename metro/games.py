@@ -37,3 +37,15 @@ def game_path(game: str) -> str:
         f"no file or folder '{game}', and no shipped game of that name "
         f"(shipped: {', '.join(shipped_games())})"
     )
+
+
+def shipped_name(path: str) -> str | None:
+    """The name of the shipped game whose folder or rules file `path` is, else None."""
+    path = os.path.realpath(path)
+    if not os.path.isdir(path):
+        if os.path.basename(path) not in GAME_FILE_NAMES:
+            return None
+        path = os.path.dirname(path)
+    name = os.path.basename(path)
+    root = os.path.realpath(str(resources.files("games")))
+    return name if os.path.dirname(path) == root and name in shipped_games() else None

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import os
 import re
-import tempfile
 
 from compiler.driver import load_game
 from compiler.emit import COMPILER_VERSION, environment
 from compiler.resolve import find_game_file
+from metro.games import shipped_name
+from metro.output_files import write_output
 from metro.scenarios import own_scenarios, run_scenarios
 from runtime.machine import Game
 
@@ -35,32 +36,28 @@ def generate_tests(
 ) -> list[str]:
     """Compile the game, write its test module into `out_dir` and return the paths written."""
     game = load_game(game_path, expansions=expansions, variants=variants, map=map_path)
-    text = render_tests(game, game_path, out_dir, variants, expansions, map_path)
+    text = render_tests(game, game_path, variants, expansions, map_path)
     os.makedirs(out_dir, exist_ok=True)
     path = os.path.join(out_dir, module_file_name(game_path, variants, expansions))
-    fd, tmp = tempfile.mkstemp(dir=out_dir, suffix=".tmp")
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(text)
-    os.replace(tmp, path)
+    write_output(path, text)
     return [path]
 
 
 def render_tests(
-    game: Game,
-    game_path: str,
-    out_dir: str,
-    variants=(),
-    expansions=(),
-    map_path: str | None = None,
+    game: Game, game_path: str, variants=(), expansions=(), map_path: str | None = None
 ) -> str:
-    """The text of the test module for a compiled game."""
+    """The text of the test module for a compiled game.
+
+    The module names the game so that it runs from any folder: a shipped game by its name, any
+    other by its absolute path (as it names files of variants, expansions and maps).
+    """
     context = {
         "source_file": find_game_file(game_path),
         "version": COMPILER_VERSION,
-        "game_path": _game_ref(game_path, out_dir),
-        "variants": [_patch_ref(v, out_dir) for v in variants],
-        "expansions": [_patch_ref(e, out_dir) for e in expansions],
-        "map_path": _game_ref(map_path, out_dir) if map_path else None,
+        "game": shipped_name(game_path) or os.path.abspath(game_path),
+        "variants": tuple(_patch_ref(v) for v in variants),
+        "expansions": tuple(_patch_ref(e) for e in expansions),
+        "map_path": os.path.abspath(map_path) if map_path else None,
         "game_name": game.name,
         "player_counts": list(range(game.min_players, game.max_players + 1)),
         "scenarios": [(_test_id(i, entry[0]), entry[0]) for i, entry in enumerate(game.scenarios)],
@@ -109,25 +106,11 @@ def _test_id(index: int, name: str) -> str:
     return f"{index + 1}-{words}" if words else f"{index + 1}"
 
 
-def _relative(path: str, out_dir: str) -> str:
-    try:
-        rel = os.path.relpath(os.path.abspath(path), os.path.abspath(out_dir))
-    except ValueError:  # another drive: only an absolute path will do
-        return os.path.abspath(path)
-    return rel.replace(os.sep, "/")
-
-
-def _game_ref(path: str, out_dir: str) -> str:
-    """The game path relative to the test module, always written with a '/' (so never a bare name)."""
-    rel = _relative(path, out_dir)
-    return rel if "/" in rel else "./" + rel
-
-
-def _patch_ref(ref: str, out_dir: str) -> str:
-    """A variant/expansion path made relative to the test module; a bare name stays a name."""
+def _patch_ref(ref: str) -> str:
+    """A variant/expansion file made absolute; a bare name (found beside the game) stays a name."""
     if not (ref.endswith(".metro") or "/" in ref or os.sep in ref):
         return ref
-    return _game_ref(ref, out_dir)
+    return os.path.abspath(ref)
 
 
 # ------------------------------------------------------------------ used by the generated modules
@@ -139,10 +122,3 @@ def current_profile() -> str:
     if name not in PROFILES:
         raise ValueError(f"{PROFILE_VARIABLE} must be one of {', '.join(PROFILES)}, not {name!r}")
     return name
-
-
-def beside(test_file: str, ref: str) -> str:
-    """A path written relative to a generated module, made usable; a bare patch name stays a name."""
-    if not (ref.endswith(".metro") or "/" in ref or os.sep in ref):
-        return ref
-    return os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(test_file)), ref))

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from dataclasses import dataclass, field
 
+from metro.output_files import write_output
 from runtime.chance import CHANCE
 from runtime.machine import State
 
@@ -189,10 +189,7 @@ def write_set(vector_set: VectorSet, out_dir: str, extra: dict[str, dict] | None
     written = []
     for name, doc in {**vector_set.files(), **(extra or {})}.items():
         path = os.path.join(out_dir, name)
-        fd, tmp = tempfile.mkstemp(dir=out_dir, suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(dumps(doc))
-        os.replace(tmp, path)
+        write_output(path, dumps(doc))
         written.append(path)
     return written
 

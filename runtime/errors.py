@@ -24,10 +24,13 @@ class IllegalAction(MetroRuntimeError):
 class RuleError(MetroRuntimeError):
     """The rules themselves failed while running (e.g. drawing from an empty pile)."""
 
-    def __init__(self, message: str, file: str = "", line: int = 0):
+    def __init__(self, message: str, file: str = "", line: int = 0, column: int = 0):
         self.file = file
         self.line = line
-        where = f"{file}:{line}: " if file else ""
+        self.column = column  # 0 where only the line is known
+        where = (
+            f"{file}:{line}:{column}: " if file and column else f"{file}:{line}: " if file else ""
+        )
         super().__init__(f"{where}{message}")
 
 

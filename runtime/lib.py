@@ -63,29 +63,34 @@ class LabelScope:
         self._iters = 0
 
 
-def tick(state, file: str, line: int, weight: int = 1) -> None:
+# `at` below is where a charge is made: (file, line, column) of the construct, one constant
+# in generated code (compiler/codegen.py `spot`), so it costs a call one argument.
+Spot = tuple[str, int, int]
+
+
+def tick(state, at: Spot, weight: int = 1) -> None:
     """Count one iteration of a `while`/`loop`; fail at its line instead of hanging."""
     state._iters += weight
     if state._iters > STEP_BUDGET:
-        over_budget(file, line)
+        over_budget(at)
 
 
-def spend(state, steps: int, file: str, line: int) -> None:
+def spend(state, steps: int, at: Spot) -> None:
     """Charge a call whose body may take `steps` steps (more than run free) before it runs."""
     state._iters += steps
     if state._iters > STEP_BUDGET:
-        over_budget(file, line)
+        over_budget(at)
 
 
-def each(state, items, file: str, line: int, weight: int = 1):
+def each(state, items, at: Spot, weight: int = 1):
     """Charge a walk over `items` (a collection or range) to the step budget; returns `items`."""
     try:
         steps = state._iters + len(items) * weight
     except OverflowError:  # a range longer than any machine word
-        over_budget(file, line)
+        over_budget(at)
     state._iters = steps
     if steps > STEP_BUDGET:
-        over_budget(file, line)
+        over_budget(at)
     return items
 
 
@@ -149,51 +154,49 @@ def regroup(groups: list[list], key, old, new):
     return new
 
 
-def charged(state, items, size: int, file: str, line: int, weight: int = 1):
+def charged(state, items, size: int, at: Spot, weight: int = 1):
     """Charge a walk over `size` values (a domain as written) and return `items`, those a guard's
     fixed part lets through (compiler/guards.py): the budget counts what the rules say."""
     state._iters += size * weight
     if state._iters > STEP_BUDGET:
-        over_budget(file, line)
+        over_budget(at)
     return items
 
 
-def each_bag(state, bag: list, file: str, line: int, weight: int = 1) -> list:
+def each_bag(state, bag: list, at: Spot, weight: int = 1) -> list:
     """The items of a bag with repeats, charged before they are listed."""
-    each(state, range(sum(bag)), file, line, weight)
+    each(state, range(sum(bag)), at, weight)
     return bag_items(bag)
 
 
-def times(state, count: int, file: str, line: int, weight: int = 1) -> int:
+def times(state, count: int, at: Spot, weight: int = 1) -> int:
     """Charge `repeat count times` to the step budget; returns the count."""
     if count > 0:
         state._iters += count * weight
         if state._iters > STEP_BUDGET:
-            over_budget(file, line)
+            over_budget(at)
     return count
 
 
-def over_budget(file: str, line: int):
+def over_budget(at: Spot):
     """Fail: the rules ran more loop steps between two decisions than the budget allows."""
     raise RuleError(
         f"the rules ran more than {STEP_BUDGET:,} loop steps without a decision "
         "(the step budget); is a loop or range unbounded?",
-        file,
-        line,
+        *at,
     )
 
 
-def too_many_arguments(action: str, file: str, line: int):
+def too_many_arguments(action: str, at: Spot):
     """Fail: listing an action's legal arguments walked more values than the domain limit."""
     raise RuleError(
         f"listing the arguments of '{action}' walks more than {MAX_DOMAIN:,} values (the domain "
         "limit)",
-        file,
-        line,
+        *at,
     )
 
 
-def domain(state, lo: int, hi: int, step: int, file: str, line: int, weight: int = 1) -> range:
+def domain(state, lo: int, hi: int, step: int, at: Spot, weight: int = 1) -> range:
     """The values lo..hi of a choice or parameter domain, refused beyond MAX_DOMAIN values."""
     values = range(lo, hi + 1, step)
     try:
@@ -203,10 +206,9 @@ def domain(state, lo: int, hi: int, step: int, file: str, line: int, weight: int
     if size > MAX_DOMAIN:
         raise RuleError(
             f"a choice domain of {lo}..{hi} has more than {MAX_DOMAIN:,} values (the domain limit)",
-            file,
-            line,
+            *at,
         )
-    return each(state, values, file, line, weight)
+    return each(state, values, at, weight)
 
 
 def seat(state, number: int) -> int:
@@ -396,13 +398,13 @@ def greatest(values):
     return max(values)
 
 
-def subsets(state, items, lo: int, hi: int, file: str, line: int, weight: int = 1) -> list[tuple]:
+def subsets(state, items, lo: int, hi: int, at: Spot, weight: int = 1) -> list[tuple]:
     """Sub-collections (sorted tuples of the items) with size in lo..hi, at most MAX_SUBSETS of them."""
     values = sorted(items)
     count = len(values)
     sizes = range(lo if lo > 0 else 0, (hi if hi < count else count) + 1)
     if count <= 1:  # the common case of none or one item: no subset made twice, none to sort
-        spend(state, len(sizes) * weight, file, line)
+        spend(state, len(sizes) * weight, at)
         return [tuple(values[:size]) for size in sizes]
     total = 0
     for size in sizes:  # an upper bound (repeated items give fewer distinct subsets)
@@ -411,10 +413,9 @@ def subsets(state, items, lo: int, hi: int, file: str, line: int, weight: int = 
             raise RuleError(
                 f"`subset of` {count} items has more than {MAX_SUBSETS:,} subsets (the subset "
                 "limit)",
-                file,
-                line,
+                *at,
             )
-    spend(state, total * weight, file, line)  # as `each` charges a walk over `total` values
+    spend(state, total * weight, at)  # as `each` charges a walk over `total` values
     out = [combo for size in sizes for combo in combinations(values, size)]
     if len(set(values)) < len(values):  # repeated items: the same subset made more than once
         out = list(dict.fromkeys(out))

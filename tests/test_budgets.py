@@ -38,9 +38,10 @@ def line_of(path: str, text: str) -> int:
 
 
 def run_error(
-    tmp_path, body: str, marker: str, flow: str = FLOW, act: str | None = "go"
+    tmp_path, body: str, marker: str, flow: str = FLOW, act: str | None = "go", at: str = ""
 ) -> RuleError:
-    """Compile, start and (if `act`) take that action; the RuleError raised, located at `marker`'s line."""
+    """Compile, start and (if `act`) take that action; the RuleError raised, located at `marker`'s
+    line (and, given `at`, at the column where the text `at` starts on that line)."""
     path = write(tmp_path, body, flow)
     with time_limit(SECONDS):
         game = load_game(str(tmp_path), use_cache=False)
@@ -51,6 +52,9 @@ def run_error(
     error = info.value
     assert error.file.endswith("rules.metro") and error.line == line_of(path, marker), str(error)
     assert f"rules.metro:{error.line}:" in str(error)
+    if at:
+        column = Path(path).read_text(encoding="utf-8").splitlines()[error.line - 1].index(at) + 1
+        assert error.column == column and f"rules.metro:{error.line}:{column}: " in str(error)
     return error
 
 
@@ -71,22 +75,32 @@ def compile_error(tmp_path, body: str, marker: str, code: str, flow: str = FLOW)
 
 
 @pytest.mark.parametrize(
-    ("body", "marker"),
+    ("body", "marker", "at"),
     [
-        ("  action go() {\n    repeat big times { n += 1 }\n  }\n", "repeat big"),
-        ("  action go() {\n    for i in 0..big { n += 1 }\n  }\n", "for i in"),
-        ("  action go() {\n    let xs = [i for i in 0..big]\n    n = size(xs)\n  }\n", "let xs"),
-        ("  action go() {\n    n = sum(i for i in 0..big)\n  }\n", "n = sum"),
-        ("  action go() {\n    n = count(i for i in 0..big where i > 0)\n  }\n", "n = count"),
-        ("  action go() {\n    while true { n += 1 }\n  }\n", "while true"),
-        ("  action go() {\n    loop { n += 1 }\n  }\n", "loop {"),
+        ("  action go() {\n    repeat big times { n += 1 }\n  }\n", "repeat big", "repeat"),
+        ("  action go() {\n    for i in 0..big { n += 1 }\n  }\n", "for i in", "0..big"),
+        (
+            "  action go() {\n    let xs = [i for i in 0..big]\n    n = size(xs)\n  }\n",
+            "let xs",
+            "0..big",
+        ),
+        ("  action go() {\n    n = sum(i for i in 0..big)\n  }\n", "n = sum", "0..big"),
+        (
+            "  action go() {\n    n = count(i for i in 0..big where i > 0)\n  }\n",
+            "n = count",
+            "0..big",
+        ),
+        ("  action go() {\n    while true { n += 1 }\n  }\n", "while true", "while"),
+        ("  action go() {\n    loop { n += 1 }\n  }\n", "loop {", "loop"),
         (
             "  function total() -> int = sum(i * j for i in 0..3000 for j in 0..3000)\n"
             "  action go() { n = total() }\n",
             "function total",
+            "0..3000)",  # the inner walk, the one that runs out
         ),
         (
             "  action go() {\n    let xs = [1]\n    repeat 64 times {\n      xs += xs\n    }\n  }\n",
+            "xs += xs",
             "xs += xs",
         ),
     ],
@@ -102,8 +116,8 @@ def compile_error(tmp_path, body: str, marker: str, code: str, flow: str = FLOW)
         "doubling-list",
     ],
 )
-def test_every_loop_kind_stops_at_its_line(tmp_path, body, marker):
-    error = run_error(tmp_path, body, marker)
+def test_every_loop_kind_stops_at_its_line_and_column(tmp_path, body, marker, at):
+    error = run_error(tmp_path, body, marker, at=at)
     assert "step budget" in str(error)
 
 
@@ -117,7 +131,7 @@ def test_small_walks_nested_past_the_free_steps_are_charged(tmp_path):
         + "  function pairs(a: V) -> int = sum(1 for b in V for c in V)\n"
         + "  action go() { n = sum(pairs(a) + pairs(a) for a in V for d in V for e in V) }\n"
     )
-    error = run_error(tmp_path, body, "function pairs")
+    error = run_error(tmp_path, body, "function pairs", at="V for c in V")
     assert "step budget" in str(error)
 
 
@@ -138,7 +152,7 @@ def test_calls_that_fan_out_are_charged(tmp_path):
 
 def test_a_loop_in_flow_names_its_line(tmp_path):
     flow = "  flow {\n    loop {\n      n += 1\n    }\n  }\n  action go() { end game }\n"
-    error = run_error(tmp_path, "", "loop {", flow=flow, act=None)
+    error = run_error(tmp_path, "", "loop {", flow=flow, act=None, at="loop {")
     assert f"{STEP_BUDGET:,}" in str(error)
 
 
@@ -147,7 +161,7 @@ def test_a_waiting_loop_that_never_waits_is_counted(tmp_path):
         "  flow {\n    repeat big times {\n      if n < 0 { choose by seat(1) { go } }\n    }\n  }\n"
         "  action go() { end game }\n"
     )
-    run_error(tmp_path, "", "repeat big", flow=flow, act=None)
+    run_error(tmp_path, "", "repeat big", flow=flow, act=None, at="repeat big")
 
 
 def test_the_budget_is_per_decision(tmp_path):
@@ -215,13 +229,14 @@ def test_two_constant_parameters_beyond_the_limit_are_refused(tmp_path):
 
 
 def test_a_computed_action_domain_beyond_the_limit_stops_at_its_line(tmp_path):
-    error = run_error(tmp_path, "  action go(k: 0..big) { n = k }\n", "action go", act=None)
+    body = "  action go(k: 0..big) { n = k }\n"
+    error = run_error(tmp_path, body, "action go", act=None, at="k: 0..big")
     assert f"{MAX_DOMAIN:,}" in str(error)
 
 
 def test_two_computed_parameters_stop_at_the_inner_one(tmp_path):
     body = "  state { m: int public = 50000 }\n  action go(a: 1..m,\n            b: 1..m) { n = a + b }\n"
-    error = run_error(tmp_path, body, "b: 1..m", act=None)
+    error = run_error(tmp_path, body, "b: 1..m", act=None, at="b: 1..m")
     assert "domain limit" in str(error)
 
 
@@ -234,7 +249,7 @@ def test_a_constant_choice_domain_beyond_the_limit_is_refused(tmp_path):
 
 def test_a_computed_choice_domain_beyond_the_limit_stops_at_its_line(tmp_path):
     flow = "  flow {\n    each p in players choose k: 0..big\n  }\n  action go() { end game }\n"
-    run_error(tmp_path, "", "choose k", flow=flow, act=None)
+    run_error(tmp_path, "", "choose k", flow=flow, act=None, at="each p")
 
 
 def test_a_constant_subset_domain_beyond_the_limit_is_refused(tmp_path):
@@ -250,7 +265,7 @@ def test_a_computed_subset_domain_beyond_the_limit_stops_at_its_line(tmp_path):
         "  flow {\n    let xs = [i for i in 1..(n + 25)]\n    choose picked: subset of xs by seat(1)\n  }\n"
         "  action go() { end game }\n"
     )
-    error = run_error(tmp_path, "", "choose picked", flow=flow, act=None)
+    error = run_error(tmp_path, "", "choose picked", flow=flow, act=None, at="choose picked")
     assert "subset limit" in str(error)
 
 
@@ -262,7 +277,7 @@ def test_a_subset_domain_walked_for_every_earlier_value_is_charged_every_time(tm
         "    where size([x for x in 1..40 where x > a]) > size(chosen)) { }\n"
     )
     flow = "  flow { choose by seat(1) { pick } }\n"
-    error = run_error(tmp_path, body, "chosen: subset of", flow=flow, act=None)
+    error = run_error(tmp_path, body, "chosen: subset of", flow=flow, act=None, at="chosen:")
     assert "step budget" in str(error)
     listing = generate_python(str(tmp_path)).split("def A_pick_legal(")[1].split("\ndef ")[0]
     assert "S._iters += len(_d1) * " in listing  # charged inline, as `_l.each` would

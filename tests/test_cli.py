@@ -134,6 +134,17 @@ def test_testgen_into_an_unmakeable_directory_is_one_clear_error(runner, tmp_pat
     assert f"error: cannot write {out}: Not a directory" in result.output
 
 
+@pytest.mark.parametrize("output_format", ["pytest", "vectors"])
+@pytest.mark.parametrize("name", ["x.py", "vectors.json"])
+def test_testgen_into_a_file_name_is_a_usage_error(runner, tmp_path, output_format, name):
+    out = tmp_path / name
+    result = runner.invoke(main, ["testgen", TTR, "-o", str(out), "--format", output_format])
+    _clean(result)
+    assert result.exit_code == 2
+    assert f"'{out}' looks like a file name; -o names the directory" in result.output
+    assert not out.exists()
+
+
 def test_compile_needs_an_output(runner):
     assert runner.invoke(main, ["compile", TTR]).exit_code == 2
 

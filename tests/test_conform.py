@@ -58,6 +58,8 @@ def test_the_independent_engine_passes_every_ticket_to_ride_vector(ttr_vectors):
     last = result.output.strip().splitlines()[-1]
     passed = int(last.split()[0])
     assert last == f"{passed} passed, 0 failed" and passed > 100
+    with open(os.path.join(ROOT, "examples", "README.md"), encoding="utf-8") as handle:
+        assert f"# ... {last}\n" in handle.read(), "examples/README.md quotes another count"
 
 
 @pytest.mark.parametrize(

@@ -32,7 +32,7 @@ def test_a_function_with_statement_comments_and_no_redundant_parentheses():
             orelse=[],
             span=at(5),
         ),
-        ir.For(X("v_c"), X("range(((2)))"), [ir.Eval(X("_l.tick(S, 'f', 7)"), at(7))], at(7)),
+        ir.For(X("v_c"), X("range(((2)))"), [ir.Eval(X("_l.tick(S, ('f', 7, 1))"), at(7))], at(7)),
         ir.Return(),
     ]
     gen = CodeGenerator()
@@ -49,7 +49,7 @@ def test_a_function_with_statement_comments_and_no_redundant_parentheses():
         "        pass\n"
         "    # rules.metro:7\n"
         "    for v_c in range(2):\n"
-        "        _l.tick(S, 'f', 7)\n"
+        "        _l.tick(S, ('f', 7, 1))\n"
         "    return\n"
         "\n"
     )

@@ -145,10 +145,10 @@ def test_an_aggregate_over_values_listed_once_is_computed_once_per_value(monkeyp
     sums = []
     walk = lib.each
 
-    def counted(state, items, file, line, weight=1):
-        if line == total_line:  # the walk of `total`
+    def counted(state, items, at, weight=1):
+        if at[1] == total_line:  # the walk of `total` (at is file, line, column)
             sums.append(items)
-        return walk(state, items, file, line, weight)
+        return walk(state, items, at, weight)
 
     monkeypatch.setattr(lib, "each", counted)
     rng = random.Random(5)
@@ -205,7 +205,7 @@ def test_subsets_are_the_distinct_sorted_combinations_and_charge_their_upper_bou
     sizes = range(max(lo, 0), min(hi, len(values)) + 1)
     expected = sorted({c for size in sizes for c in itertools.combinations(values, size)})
     budget = lib.LabelScope()  # a step counter, as the helpers charge it
-    assert lib.subsets(budget, items, lo, hi, "f", 1, 3) == expected
+    assert lib.subsets(budget, items, lo, hi, ("f", 1, 1), 3) == expected
     assert budget._iters == 3 * sum(math.comb(len(values), size) for size in sizes)
 
 

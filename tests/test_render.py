@@ -190,6 +190,17 @@ def test_metro_render_of_a_broken_map_writes_it_and_exits_1(tmp_path):
     ET.parse(out)
 
 
+def test_metro_render_names_the_map_it_drew_and_the_patches_applied(tmp_path):
+    out = tmp_path / "osaka.svg"
+    tokyo = os.path.join(GAMES, "tokyo_metro")
+    result = CliRunner().invoke(main, ["render", tokyo, "--with", "osaka", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    drawn = 'the map "Osaka" and "Osaka cards" of Tokyo Metro with Osaka Metro; 0 findings marked'
+    assert drawn in result.stdout
+    result = CliRunner().invoke(main, ["render", TTR, "-o", str(out)])
+    assert 'the map "USA" of Ticket to Ride; 0 findings marked' in result.stdout
+
+
 def test_the_broken_example_map_marks_each_finding_on_what_it_names(tmp_path):
     broken = os.path.join(ROOT, "examples", "broken_map.metro")
     pictures = open_pictures(TTR, map_path=broken)

@@ -6,6 +6,7 @@ import ast
 import json
 import os
 import re
+import stat
 import subprocess
 import sys
 from types import SimpleNamespace
@@ -15,7 +16,7 @@ import pytest
 from compiler import load_game
 from dsl.diagnostics import CompileError
 from metro.scenarios import broken_invariants
-from metro.testgen import beside, current_profile, generate_tests, module_file_name, render_tests
+from metro.testgen import current_profile, generate_tests, module_file_name, render_tests
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TTR = os.path.join(ROOT, "games", "ticket_to_ride")
@@ -101,7 +102,8 @@ def test_generated_module_for_ticket_to_ride(tmp_path, ttr):
         "test_engine_battery",
         "test_engine_agrees_with_reference",
     } <= functions
-    assert render_tests(ttr, TTR, str(tmp_path / "out")) == text  # byte-identical regeneration
+    assert ast.literal_eval(values["GAME"]) == "ticket_to_ride"  # a shipped game, by name
+    assert render_tests(ttr, TTR) == text  # byte-identical regeneration
 
 
 def test_generated_ticket_to_ride_tests_pass(tmp_path):
@@ -130,7 +132,7 @@ def test_variant_module_runs_the_base_scenarios_too_and_expects_the_broken_ones_
         "scenarios.metro:"
     )
     assert set(changed) < set(names) and len(changed) < 10
-    assert "VARIANTS = tuple(beside(__file__, path) for path in ['short_game'])" in text
+    assert "VARIANTS = ('short_game', )" in text
     result = subprocess.run(
         [sys.executable, "-m", "pytest", path, "-q", "-p", "no:cacheprovider", "-k", "scenario"],
         cwd=tmp_path,
@@ -142,11 +144,38 @@ def test_variant_module_runs_the_base_scenarios_too_and_expects_the_broken_ones_
     assert f"{len(changed)} xfailed" in result.stdout
 
 
-def test_explicit_map_is_kept_relative_to_the_module(tmp_path):
+def test_explicit_map_is_named_by_its_absolute_path(tmp_path):
     (path,) = generate_tests(TTR, str(tmp_path / "out"), map_path=os.path.join(TTR, "usa.metro"))
     module = _constants(_read(path), path)
     assert module["MAP_PATH"] == os.path.join(TTR, "usa.metro")
-    assert module["GAME_PATH"] == TTR and module["VARIANTS"] == () and module["EXPANSIONS"] == ()
+    assert module["GAME"] == "ticket_to_ride"
+    assert module["VARIANTS"] == () and module["EXPANSIONS"] == ()
+
+
+def test_a_moved_module_still_finds_its_game(tmp_path):
+    # A shipped game is named by name, any other game by absolute path: no path relative to
+    # the folder the module was written in.
+    own = _game(tmp_path, COUNTER)
+    (mine,) = generate_tests(own, str(tmp_path / "out"))
+    (shipped,) = generate_tests(TTR, str(tmp_path / "out"), variants=["short_game"])
+    moved = tmp_path / "elsewhere" / "deeper"
+    moved.mkdir(parents=True)
+    for path in (mine, shipped):
+        os.replace(path, moved / os.path.basename(path))
+    result = _pytest(str(moved), tmp_path, PYTEST_ADDOPTS="-k scenario")  # each loads its game
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
+    assert re.search(r"\b\d{2,} passed", result.stdout) and "error" not in result.stdout.lower()
+    assert _constants(_read(str(moved / os.path.basename(mine))), mine)["GAME"] == own
+
+
+def test_the_module_gets_the_mode_of_any_new_file(tmp_path):
+    old = os.umask(0o027)  # not the default, so that 0o600 and 0o644 both fail
+    try:
+        (path,) = generate_tests(_game(tmp_path, COUNTER), str(tmp_path / "out"))
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o640
+    assert os.listdir(tmp_path / "out") == [os.path.basename(path)]
 
 
 def test_a_broken_invariant_is_shrunk_to_a_short_replay_record(tmp_path):
@@ -216,7 +245,7 @@ def test_rule_text_stays_inert_in_the_generated_module(tmp_path):
     module = _constants(source, path)
     assert [n for _, n in module["SCENARIOS"]][1:] == NASTY
     assert all(re.fullmatch(r"[0-9A-Za-z-]+", key) for key, _ in module["SCENARIOS"])
-    assert module["GAME_PATH"] == os.path.normpath(game_dir)
+    assert module["GAME"] == os.path.abspath(game_dir)
     assert os.path.basename(path) == "test_metro_nasty_dir_x.py"
 
 
@@ -226,7 +255,7 @@ def test_any_game_name_renders_as_a_literal(tmp_path, name):
     fake = SimpleNamespace(
         name=name, min_players=1, max_players=3, scenarios=[(name, 1, 1)], invariants=[(name,)]
     )
-    source = render_tests(fake, str(tmp_path / "g" / "rules.metro"), str(tmp_path / "out"))
+    source = render_tests(fake, str(tmp_path / "g" / "rules.metro"))
     calls = {ast.unparse(n.func) for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Call)}
     assert not any("__import__" in call or "system" in call for call in calls)
     module = _constants(source, str(tmp_path / "out" / "test_x.py"))
@@ -241,7 +270,7 @@ def test_a_game_that_does_not_compile_writes_nothing(tmp_path):
     assert not (tmp_path / "out").exists()
 
 
-def test_profiles_and_paths(monkeypatch, tmp_path):
+def test_profiles(monkeypatch):
     monkeypatch.delenv("METRO_PROFILE", raising=False)
     assert current_profile() == "ci"
     monkeypatch.setenv("METRO_PROFILE", "nightly")
@@ -249,7 +278,3 @@ def test_profiles_and_paths(monkeypatch, tmp_path):
     monkeypatch.setenv("METRO_PROFILE", "weekly")
     with pytest.raises(ValueError, match="METRO_PROFILE must be one of ci, nightly"):
         current_profile()
-    here = str(tmp_path / "out" / "test_x.py")
-    assert beside(here, "short_game") == "short_game"
-    assert beside(here, "../games/x") == str(tmp_path / "games" / "x")
-    assert beside(here, "./v.metro") == str(tmp_path / "out" / "v.metro")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 
 import pytest
 from click.testing import CliRunner
@@ -258,6 +259,17 @@ def test_testgen_writes_vectors_from_the_command_line(tmp_path, dice_dir):
         "view.schema.json",
     ]
     assert len(vectors_of(str(tmp_path))) > 6
+
+
+def test_vector_files_get_the_mode_of_any_new_file(tmp_path, dice_dir):
+    old = os.umask(0o027)  # not the default, so that 0o600 and 0o644 both fail
+    try:
+        options = VectorOptions(playouts=0, perft_depth=0)
+        written = generate_vectors(dice_dir, str(tmp_path / "out"), options=options)
+    finally:
+        os.umask(old)
+    assert {stat.S_IMODE(os.stat(path).st_mode) for path in written} == {0o640}
+    assert sorted(os.listdir(tmp_path / "out")) == sorted(map(os.path.basename, written))
 
 
 def test_a_scenario_failing_on_the_reference_is_a_clear_error(tmp_path):

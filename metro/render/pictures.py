@@ -32,11 +32,12 @@ MAX_ITEMS = 100_000  # shapes in one picture
 class Pictures:
     """Everything needed to picture a game: its drawings, laid out map, names and findings."""
 
-    title: str
+    title: str  # the game's name, with the expansions and variants applied
     checked: CheckedProgram
     names: Names
     layout: Layout
     findings: list[Finding] = field(default_factory=list)
+    maps: tuple[str, ...] = ()  # the names of the map files drawn (`map "Name" for …`)
 
     @property
     def draws(self) -> list[CheckedDraw]:
@@ -61,9 +62,13 @@ def open_pictures(path: str, expansions=(), variants=(), map_path: str | None = 
     items, problems = map_items(cp.draws, data, evaluator)
     names = Names(_element_texts(cp, data, evaluator, found), _enum_texts(cp))
     layout = Layout(cp.draws, names, items)
-    title = ctx.program.game_name
+    program = ctx.program
+    title = program.game_name
+    if program.applied:
+        title += " with " + " and ".join(program.applied)
     findings = _findings(cp, sorted_diagnostics(found.items), problems, data, layout)
-    return Pictures(title, cp, names, layout, findings)
+    maps = tuple(tree.name for tree in program.map_files)
+    return Pictures(title, cp, names, layout, findings, maps)
 
 
 def _element_texts(
