@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import sys
 from concurrent.futures import ThreadPoolExecutor
 from importlib.metadata import PackageNotFoundError, version
 
@@ -30,6 +31,7 @@ from dsl.keywords import RESERVED_WORDS
 from dsl.source import Span
 from metro.lsp.analysis import Analysis, Compilation, EditorFiles
 from metro.lsp.contexts import Context, contexts_for, game_contexts
+from metro.lsp.frames import FramedInput
 from metro.lsp.index import (
     KINDS,
     NAMED_BY_STRING,
@@ -39,6 +41,7 @@ from metro.lsp.index import (
     Reference,
     SymbolIndex,
 )
+from metro.lsp.protocol import MetroProtocol
 from metro.syntax import WORD_CLASSES
 
 DEBOUNCE_SECONDS = 0.1  # a burst of keystrokes is compiled once
@@ -105,7 +108,7 @@ class MetroServer(LanguageServer):
     """The language server's state: the editor's texts, compilations and their indexes."""
 
     def __init__(self):
-        super().__init__("metro", _version())
+        super().__init__("metro", _version(), protocol_cls=MetroProtocol)
         self.files = EditorFiles()
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="metro-compile")
         self.results: dict[Context, Analysis] = {}
@@ -582,4 +585,4 @@ async def formatting(ls: MetroServer, params: types.DocumentFormattingParams):
 
 def serve() -> None:
     """Run the language server over standard input and output until the client exits."""
-    SERVER.start_io()
+    SERVER.start_io(stdin=FramedInput(sys.stdin.buffer))
