@@ -130,3 +130,10 @@ def test_the_tree_cache_is_bounded_by_the_size_of_the_texts(monkeypatch):
         files.parse(text, "big.metro")
         assert files.cached_text_bytes() <= 20_000
     assert files.parse(text, "big.metro") is files.parse(text, "big.metro")  # the newest is kept
+
+
+def test_a_broken_length_header_is_skipped_without_reading_it_again(client):
+    client.send(b"Content-Length: 12 and more\nContent-Length: 5x\r\n\r\n")
+    client.send(frame(request(1, "initialize", INITIALIZE)))
+    answers = [client.answer() for _ in range(3)]
+    assert [a["id"] for a in answers] == [None, None, 1]

@@ -107,12 +107,13 @@ class FramedInput(io.BufferedIOBase):
 
     def skip(self, what: str, seen: bytes) -> Frame:
         """Read on to the next `Content-Length` header; a refusal of the frame skipped."""
-        kept = seen
+        kept = seen  # where the skipped request's id is looked for (the first "id" is its)
+        after = 1  # a bad line that starts like a header is skipped, not read again
         while True:
-            start = seen.find(CONTENT_LENGTH)
+            start = seen.find(CONTENT_LENGTH, after)
+            after = 0
             if start >= 0:
                 self.pending = seen[start:] + self.pending
-                kept = kept[: len(kept) - (len(seen) - start)]
                 break
             carried = seen[-(len(CONTENT_LENGTH) - 1) :]  # a header may straddle two pieces
             piece = self.line(SKIP_CHUNK)
