@@ -89,9 +89,11 @@ class Editor:
         self.diagnostics: dict[str, list[types.Diagnostic]] = {}
         self.arrived = asyncio.Event()
         self.versions: dict[str, int] = {}
+        self.repeats = 0  # diagnostics published for a file just as they were last published
 
         @self.client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
         def published(params: types.PublishDiagnosticsParams) -> None:
+            self.repeats += self.diagnostics.get(params.uri) == list(params.diagnostics)
             self.diagnostics[params.uri] = list(params.diagnostics)
             self.arrived.set()
 
@@ -315,6 +317,23 @@ def test_a_change_that_breaks_a_variant_is_reported_there_with_the_variant_named
     editor.change("rules.metro", RULES)
     editor.save("rules.metro")
     editor.wait("variants/twice.metro", lambda found: found == [])
+
+
+def test_diagnostics_are_published_once_per_change(editor):
+    editor.open("variants/twice.metro")
+    editor.wait("variants/twice.metro", lambda found: found == [])
+    editor.references("rules.metro", where(RULES, "double(x", 0, 1))
+    editor.repeats = 0
+    editor.change("rules.metro", RULES.replace("p.score += total", "p.score += totl"))
+    editor.save("rules.metro")
+    editor.wait("rules.metro", lambda found: found != [])
+    editor.references("rules.metro", where(RULES, "double(x", 0, 1))  # every compilation done
+    assert editor.repeats == 0
+    editor.change("rules.metro", RULES)
+    editor.save("rules.metro")
+    editor.wait("rules.metro", lambda found: found == [])
+    editor.references("rules.metro", where(RULES, "double(x", 0, 1))
+    assert editor.repeats == 0
 
 
 # ---------------------------------------------------------------- navigation

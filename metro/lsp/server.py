@@ -117,6 +117,7 @@ class MetroServer(LanguageServer):
         self.tasks: dict[Context, asyncio.Task] = {}
         self.revision = 0  # counts text changes: a compilation of an older text is stale
         self.published: dict[str, set[str]] = {}  # game -> files given diagnostics
+        self.sent: dict[str, list[types.Diagnostic]] = {}  # file -> what the editor shows
 
     # ------------------------------------------------------------ compiling
 
@@ -192,10 +193,12 @@ class MetroServer(LanguageServer):
         }
         files = set(found) | self.published.get(game, set()) | opened
         for file in sorted(files):
+            diagnostics = list(found.get(file, {}).values())
+            if self.sent.get(file) == diagnostics:
+                continue  # each compilation of the game publishes; the editor has these
+            self.sent[file] = diagnostics
             self.text_document_publish_diagnostics(
-                types.PublishDiagnosticsParams(
-                    uri=from_fs_path(file), diagnostics=list(found.get(file, {}).values())
-                )
+                types.PublishDiagnosticsParams(uri=from_fs_path(file), diagnostics=diagnostics)
             )
         self.published[game] = set(found)
 
@@ -291,6 +294,7 @@ SERVER = MetroServer()
 @SERVER.feature(types.TEXT_DOCUMENT_DID_OPEN)
 async def did_open(ls: MetroServer, params: types.DidOpenTextDocumentParams) -> None:
     """Compile the opened file's game, then its expansions and variants."""
+    ls.sent.pop(os.path.abspath(to_fs_path(params.text_document.uri)), None)  # shown once opened
     contexts = ls.text_changed(params.text_document.uri, params.text_document.text)
     ls.schedule(contexts, 0)
     if contexts:
