@@ -530,3 +530,49 @@ def test_navigation_across_a_shipped_game_its_map_and_a_variant():
         assert len(in_map) == len(lines)
     finally:
         session.stop()
+
+
+# ---------------------------------------------------------------- files outside a game's folder
+
+LOOSE_VARIANT = (
+    "# A house rule, written in a folder of its own.\n"
+    'variant "Long routes" for "Ticket to Ride" {\n'
+    "  override const ROUTE_POINT = {1: 1, 2: 2, 3: 4, 4: 8, 5: 12, 6: 18}\n"
+    "}\n"
+)
+LOOSE_MAP = (
+    'map "Alps with a typo" for "Ticket to Ride" {\n'
+    "  city Bern(x: 360, y: 380)\n"
+    "  city Zurich(x: 620, y: 160)\n"
+    "  route r11(Bern, Zurich, 3, gray)\n"
+    "  ticket t10(Bern, Zurrich, 4)\n"
+    "}\n"
+)
+
+
+def test_a_variant_or_map_in_a_folder_of_its_own_is_checked_against_the_installed_game(tmp_path):
+    (tmp_path / "long_routes.metro").write_text(LOOSE_VARIANT, encoding="utf-8")
+    (tmp_path / "alps.metro").write_text(LOOSE_MAP, encoding="utf-8")
+    session = Editor(tmp_path)
+    session.start()
+    try:
+        session.open("long_routes.metro")
+        (found,) = session.wait("long_routes.metro", lambda found: found != [])
+        assert found.code == "patch" and "did you mean 'ROUTE_POINTS'?" in found.message
+        assert found.range.start == where(LOOSE_VARIANT, "override")
+        unknown = LOOSE_VARIANT.replace("Ticket to Ride", "Ticket to Rid")
+        session.change("long_routes.metro", unknown)
+        (missing,) = session.wait("long_routes.metro", lambda found: found[0].code == "resolve")
+        assert "variant 'Long routes' is for 'Ticket to Rid', but no game" in missing.message
+        assert "did you mean 'Ticket to Ride'?" in missing.message
+        assert missing.range.start == where(unknown, '"Ticket to Rid"')
+        assert missing.range.end == where(unknown, '"Ticket to Rid"', 0, len('"Ticket to Rid"'))
+        session.change("long_routes.metro", unknown.replace("= {", "= {{"))
+        (syntax,) = session.wait("long_routes.metro", lambda found: found[0].code == "syntax")
+        assert syntax.range.start.line == 2
+        session.open("alps.metro")
+        found = session.wait("alps.metro", lambda found: found != [])
+        assert [d.code for d in found][:1] == ["map-data"]
+        assert "no city 'Zurrich'" in found[0].message
+    finally:
+        session.stop()

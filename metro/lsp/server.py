@@ -30,7 +30,7 @@ from dsl.formatter import format_text, formatting_off
 from dsl.keywords import RESERVED_WORDS
 from dsl.source import Span
 from metro.lsp.analysis import Analysis, Compilation, EditorFiles
-from metro.lsp.contexts import Context, contexts_for, game_contexts
+from metro.lsp.contexts import Context, contexts_for, findings_alone, game_contexts
 from metro.lsp.frames import FramedInput
 from metro.lsp.index import (
     KINDS,
@@ -122,12 +122,21 @@ class MetroServer(LanguageServer):
     # ------------------------------------------------------------ compiling
 
     def text_changed(self, uri: str, text: str | None) -> list[Context]:
-        """Record a document's text; the compilations it takes part in."""
+        """Record a document's text; the compilations it takes part in.
+
+        A file that takes part in none is given the findings that can be made of it alone:
+        its syntax errors, or that the game it names is nowhere to be found.
+        """
         path = to_fs_path(uri)
         self.files.set_text(path, text)
         self.revision += 1
         self.fresh.clear()
-        return contexts_for(path, self.files)
+        contexts = contexts_for(path, self.files)
+        if not contexts:
+            file = os.path.abspath(path)
+            found = findings_alone(path, self.files)
+            self.send(file, [self.lsp_diagnostic(diag, file, ()) for diag in found])
+        return contexts
 
     def schedule(self, contexts: list[Context], delay: float = DEBOUNCE_SECONDS) -> None:
         """Compile these contexts soon (a newer request replaces an older one)."""
@@ -193,14 +202,17 @@ class MetroServer(LanguageServer):
         }
         files = set(found) | self.published.get(game, set()) | opened
         for file in sorted(files):
-            diagnostics = list(found.get(file, {}).values())
-            if self.sent.get(file) == diagnostics:
-                continue  # each compilation of the game publishes; the editor has these
-            self.sent[file] = diagnostics
-            self.text_document_publish_diagnostics(
-                types.PublishDiagnosticsParams(uri=from_fs_path(file), diagnostics=diagnostics)
-            )
+            self.send(file, list(found.get(file, {}).values()))
         self.published[game] = set(found)
+
+    def send(self, file: str, diagnostics: list[types.Diagnostic]) -> None:
+        """Publish a file's diagnostics, unless the editor already shows just these."""
+        if self.sent.get(file) == diagnostics:
+            return  # each compilation of a game publishes all of its files
+        self.sent[file] = diagnostics
+        self.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=from_fs_path(file), diagnostics=diagnostics)
+        )
 
     def lsp_diagnostic(
         self, diag: Diagnostic, file: str, extra: tuple[str, ...]
