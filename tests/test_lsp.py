@@ -100,12 +100,12 @@ class Editor:
     def run(self, coroutine):
         return self.loop.run_until_complete(asyncio.wait_for(coroutine, TIMEOUT))
 
-    def start(self) -> None:
+    def start(self, capabilities: types.ClientCapabilities | None = None) -> None:
         self.run(self.client.start_io(sys.executable, "-m", "metro", "lsp"))
         self.run(
             self.client.initialize_async(
                 types.InitializeParams(
-                    capabilities=types.ClientCapabilities(),
+                    capabilities=capabilities or types.ClientCapabilities(),
                     root_uri=from_fs_path(str(self.root)),
                 )
             )
@@ -244,7 +244,7 @@ def check_diagnostics(root: Path) -> list[tuple]:
                 d.code.code,
                 (d.span.line - 1, d.span.col - 1),
                 (d.span.end_line - 1, d.span.end_col - 1),
-                d.message + "".join(f"\nnote: {note}" for note in d.notes),
+                d.message + "".join(f"\nnote: {note}" for note in d.all_notes),
             )
             for d in error.diagnostics
         ]
@@ -291,6 +291,29 @@ def test_a_syntax_error_and_an_error_in_another_file_of_the_game(editor, tmp_pat
     assert wrong.code == "type"
     editor.change("part.metro", PART)
     editor.wait("part.metro", lambda found: found == [])
+
+
+def test_a_name_declared_twice_links_to_its_first_declaration(tmp_path):
+    twice = RULES.replace("  const LIMIT = 3\n", "  const LIMIT = 3\n  const LIMIT = 4\n")
+    (tmp_path / "rules.metro").write_text(twice, encoding="utf-8")
+    (tmp_path / "part.metro").write_text(PART, encoding="utf-8")
+    shows = types.PublishDiagnosticsClientCapabilities(related_information=True)
+    session = Editor(tmp_path)
+    session.start(
+        types.ClientCapabilities(
+            text_document=types.TextDocumentClientCapabilities(publish_diagnostics=shows)
+        )
+    )
+    try:
+        session.open("rules.metro")
+        (found,) = session.wait("rules.metro", lambda found: found != [])
+    finally:
+        session.stop()
+    assert found.code == "duplicate" and found.range.start == where(twice, "const LIMIT", 1)
+    (first,) = found.related_information
+    assert first.message == "first declared" and first.location.uri == session.uri("rules.metro")
+    assert first.location.range.start == where(twice, "const LIMIT")
+    assert "note:" not in found.message  # a client that shows related information has it there
 
 
 def test_positions_count_utf16_units_as_the_editor_does(editor):

@@ -217,9 +217,18 @@ class MetroServer(LanguageServer):
     def lsp_diagnostic(
         self, diag: Diagnostic, file: str, extra: tuple[str, ...]
     ) -> types.Diagnostic:
-        """A compiler diagnostic as LSP shows it: the message, then its notes."""
-        notes = [*diag.notes, *extra]
+        """A compiler diagnostic as LSP shows it: the message, then its notes.
+
+        The places it is about (the first declaration of a name declared twice) are its
+        related information, or notes for a client that does not show related information.
+        """
+        linked = self.shows_related_information()
+        notes = [*diag.notes, *extra] if linked else [*diag.all_notes, *extra]
         message = diag.message + "".join(f"\nnote: {note}" for note in notes)
+        related = [
+            types.DiagnosticRelatedInformation(location=self.location(r.span), message=r.message)
+            for r in diag.related
+        ]
         return types.Diagnostic(
             range=self.range(diag.span, file),
             message=message,
@@ -230,7 +239,14 @@ class MetroServer(LanguageServer):
             ),
             code=diag.code.code,
             source="metro",
+            related_information=related if linked and related else None,
         )
+
+    def shows_related_information(self) -> bool:
+        """Whether the client said it shows a diagnostic's related information."""
+        document = self.client_capabilities.text_document
+        published = document.publish_diagnostics if document else None
+        return bool(published and published.related_information)
 
     # ------------------------------------------------------------ positions
 

@@ -173,7 +173,7 @@ def _findings(
             (kind, index)
             for kind, index, span in places
             if _inside(diagnostic.span, span)
-            or any(n.endswith(f" at {span}") for n in diagnostic.notes)
+            or any(n.endswith(f" at {span}") for n in diagnostic.all_notes)
         ]
         add(diagnostic.message, diagnostic.span, named)
     for problem in problems:
