@@ -397,6 +397,19 @@ def test_hover_shows_the_declaration_its_type_and_comment_and_builtin_docs(edito
     assert "seat(" in seat and "builtin" in seat
 
 
+def test_hover_on_a_constant_shows_its_value(editor):
+    text = RULES.replace(
+        "  const LIMIT = 3\n", "  const LIMIT = 3\n  const STAKE = LIMIT * 2 + 1\n"
+    )
+    editor.change("rules.metro", text)
+    editor.wait("rules.metro", lambda found: found == [])
+    assert "const LIMIT = 3" in editor.hover("rules.metro", where(text, "LIMIT)", 0, 1))
+    computed = editor.hover("rules.metro", where(text, "STAKE", 0, 1))
+    assert "const STAKE = LIMIT * 2 + 1" in computed and "= `7`" in computed
+    editor.change("rules.metro", RULES)
+    editor.wait("rules.metro", lambda found: found == [])
+
+
 def test_completion_offers_fields_after_a_dot_and_names_builtins_keywords_elsewhere(editor):
     text = RULES.replace("p.score += total", "p.score += total + p.")
     editor.change("rules.metro", text)

@@ -94,6 +94,7 @@ class Analysis:
     sources: dict[str, SourceFile] = field(default_factory=dict)
     program: Program | None = None
     checked: CheckedProgram | None = None
+    constants: dict[str, object] = field(default_factory=dict)  # the values computed so far
     finished: bool = True  # False when it stopped because a newer text came
 
     def trees(self, files: EditorFiles) -> dict[str, ast.File]:
@@ -146,6 +147,7 @@ class Compilation:
             sys.setrecursionlimit(old_limit)
         self.done = self.done or self.next_stage == len(STAGES)
         result.program, result.checked = ctx.program, ctx.checked
+        result.constants = dict(ctx.evaluator.consts) if ctx.evaluator else {}
         raised = self.raised
         result.diagnostics = list(raised.diagnostics if raised else ctx.diags.items)
         result.sources = {**(raised.sources if raised else {}), **ctx.sources}

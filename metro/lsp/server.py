@@ -294,7 +294,11 @@ class MetroServer(LanguageServer):
             if index is None:
                 result = self.results[context]
                 index = SymbolIndex.build(
-                    result.trees(self.files), result.sources, result.program, result.checked
+                    result.trees(self.files),
+                    result.sources,
+                    result.program,
+                    result.checked,
+                    result.constants,
                 )
                 self.indexes[context] = index
             merged.merge(index)
@@ -411,6 +415,9 @@ def _hover_text(index: SymbolIndex, key: tuple, item: Definition | Reference) ->
     lines = []
     if shown is not None:
         lines.append(f"```metro\n{shown.detail}\n```")
+    value = index.values.get(key)
+    if value is not None and not (shown and shown.detail.endswith(f"= {value}")):
+        lines.append(f"= `{value}`")  # a computed constant's value, when not written so
     declared_type = index.types.get(key)
     if (
         isinstance(item, Reference)
