@@ -17,8 +17,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
-# The largest message body accepted. A shipped game's largest file is about 0.3 MB and
-# the compiler refuses files over 5 MB; a whole 5 MB file sent as JSON stays under this.
+# The largest message body accepted: 32 MiB. The compiler refuses rule files over 2 MiB
+# (dsl.input_checks.MAX_FILE_BYTES); such a file sent whole as JSON, escapes and all, fits.
 MAX_FRAME_BYTES = 32 * 1024 * 1024
 # The longest header line; a longer line is not a header, so the frame is skipped.
 MAX_HEADER_LINE = 1024
