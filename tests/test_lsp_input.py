@@ -137,3 +137,16 @@ def test_a_broken_length_header_is_skipped_without_reading_it_again(client):
     client.send(frame(request(1, "initialize", INITIALIZE)))
     answers = [client.answer() for _ in range(3)]
     assert [a["id"] for a in answers] == [None, None, 1]
+
+
+def test_a_body_that_is_not_json_or_not_a_message_gets_an_error_answer(client):
+    for body in (b'{"jsonrpc": "2.0", "id": 4, "method": "shutdown"', b"[1, 2]", b"\xff\xfe"):
+        client.send(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+    client.send(frame(request(5, "initialize", INITIALIZE)))
+    answers = [client.answer() for _ in range(4)]
+    assert [(a["id"], a.get("error", {}).get("code")) for a in answers] == [
+        (4, -32700),
+        (None, -32600),
+        (None, -32700),
+        (5, None),
+    ]

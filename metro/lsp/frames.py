@@ -147,9 +147,14 @@ class FramedInput(io.BufferedIOBase):
 
 def refusal(what: str, skipped: bytes) -> Frame:
     """A request that stands for a skipped frame, with the id of the request it held if any."""
-    found = MESSAGE_ID.search(skipped)
-    message_id = json.loads(found[1]) if found else None
-    return Frame(json.dumps(refusal_request(message_id, f"skipped {what}")).encode())
+    request = refusal_request(message_id_in(skipped), f"skipped {what}")
+    return Frame(json.dumps(request).encode())
+
+
+def message_id_in(text: bytes) -> int | str | None:
+    """The id of the request in a text that may not be whole JSON (None if none is seen)."""
+    found = MESSAGE_ID.search(text)
+    return json.loads(found[1]) if found else None
 
 
 def refusal_request(

@@ -4,7 +4,8 @@ pygls raises when a message's params do not have the types its method's are decl
 with, and since that happens while reading the message it only logs it: the client waits
 for an answer that never comes. `MetroProtocol` turns such a request into a
 `REFUSED_FRAME` request carrying its id, and answers every `REFUSED_FRAME` request (these,
-and those that `frames.py` puts in place of the frames it skips) with the error it names.
+and those that `frames.py` puts in place of the frames it skips) with the error it names;
+a body that is not JSON, or JSON that is not a message, is answered the same way.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from pygls.protocol import LanguageServerProtocol
 from metro.lsp.frames import INVALID_REQUEST, REFUSED_FRAME, refusal_request
 
 logger = logging.getLogger(__name__)
+
+PARSE_ERROR = -32700  # JSON-RPC's code for a message that is not JSON
 
 
 class MetroProtocol(LanguageServerProtocol):
@@ -36,16 +39,22 @@ class MetroProtocol(LanguageServerProtocol):
             return super().structure_message(refusal_request(message_id, reason, error.code))
 
     def handle_message(self, message) -> None:
-        """Answer a refusal with its error; hand any other message to pygls."""
-        if getattr(message, "method", None) != REFUSED_FRAME:
+        """Answer a refusal, or JSON that is no message, with its error; pass on the others."""
+        if not hasattr(message, "jsonrpc"):  # JSON, but not a JSON-RPC message object
+            found = message.get("id") if isinstance(message, dict) else None
+            message_id = found if isinstance(found, (int, str)) else None
+            self.refuse(message_id, "not a JSON-RPC message", INVALID_REQUEST)
+        elif getattr(message, "method", None) == REFUSED_FRAME:
+            params = message.params
+            code = getattr(params, "code", INVALID_REQUEST)
+            self.refuse(message.id, getattr(params, "reason", "refused"), code)
+        else:
             super().handle_message(message)
-            return
-        params = message.params
-        error = {
-            "code": getattr(params, "code", INVALID_REQUEST),
-            "message": getattr(params, "reason", "refused"),
-        }
-        logger.warning("refused a message: %s", error["message"])
+
+    def refuse(self, message_id: int | str | None, reason: str, code: int) -> None:
+        """Send the error answer `code` with `reason` to request `message_id` (None: unknown)."""
+        logger.warning("refused a message: %s", reason)
         # Sent as a plain dict: pygls's converter leaves out an id of None, and JSON-RPC
         # wants `"id": null` in the answer to a message whose id could not be read.
-        self._send_data({"jsonrpc": "2.0", "id": message.id, "error": error})
+        error = {"code": code, "message": reason}
+        self._send_data({"jsonrpc": "2.0", "id": message_id, "error": error})

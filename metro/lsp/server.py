@@ -13,6 +13,7 @@ rename) reads a `SymbolIndex` of the latest compilations; formatting is `metro f
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
 import sys
@@ -31,7 +32,7 @@ from dsl.keywords import RESERVED_WORDS
 from dsl.source import Span
 from metro.lsp.analysis import Analysis, Compilation, EditorFiles
 from metro.lsp.contexts import Context, contexts_for, findings_alone, game_contexts
-from metro.lsp.frames import FramedInput
+from metro.lsp.frames import FramedInput, message_id_in
 from metro.lsp.index import (
     KINDS,
     NAMED_BY_STRING,
@@ -41,7 +42,7 @@ from metro.lsp.index import (
     Reference,
     SymbolIndex,
 )
-from metro.lsp.protocol import MetroProtocol
+from metro.lsp.protocol import PARSE_ERROR, MetroProtocol
 from metro.syntax import WORD_CLASSES
 
 DEBOUNCE_SECONDS = 0.1  # a burst of keystrokes is compiled once
@@ -118,6 +119,17 @@ class MetroServer(LanguageServer):
         self.revision = 0  # counts text changes: a compilation of an older text is stale
         self.published: dict[str, set[str]] = {}  # game -> files given diagnostics
         self.sent: dict[str, list[types.Diagnostic]] = {}  # file -> what the editor shows
+
+    def report_server_error(self, error: Exception, source) -> None:
+        """Answer a message body that is not JSON with a parse error; report other errors."""
+        if isinstance(error, json.JSONDecodeError):
+            body = error.doc.encode("utf-8", "replace")
+        elif isinstance(error, UnicodeDecodeError):
+            body = error.object
+        else:
+            super().report_server_error(error, source)
+            return
+        self.protocol.refuse(message_id_in(body), f"not JSON: {error}", PARSE_ERROR)
 
     # ------------------------------------------------------------ compiling
 
