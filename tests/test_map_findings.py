@@ -6,6 +6,7 @@ import pytest
 
 from compiler import compile_game
 from dsl.diagnostics import CompileError
+from metro.render.pictures import open_pictures
 
 RULES = """game "G" {
   players 2..2
@@ -17,6 +18,7 @@ RULES = """game "G" {
     check "small" for c in city: c.size < 3
     check "a road joins two cities" for r in road: r.a != r.b
     check "every city is on a road": all(any(r.a == c or r.b == c for r in road) for c in city)
+    draw "cities" for c in city: point at (c.size * 10, 10) size 5 colour "#000"
   }
   flow { end game }
 }
@@ -34,11 +36,15 @@ BOARD = """map "B" for "G" {
 
 
 def findings(tmp_path) -> list[tuple[int, str, tuple[str, ...]]]:
-    (tmp_path / "rules.metro").write_text(RULES, encoding="utf-8")
-    (tmp_path / "board.metro").write_text(BOARD, encoding="utf-8")
+    write(tmp_path)
     with pytest.raises(CompileError) as caught:
         compile_game(str(tmp_path / "rules.metro"))
     return [(d.span.line, d.message, d.all_notes) for d in caught.value.diagnostics]
+
+
+def write(tmp_path) -> None:
+    (tmp_path / "rules.metro").write_text(RULES, encoding="utf-8")
+    (tmp_path / "board.metro").write_text(BOARD, encoding="utf-8")
 
 
 def test_the_checks_run_past_data_errors_on_the_elements_whose_data_is_sound(tmp_path):
@@ -56,3 +62,16 @@ def test_the_checks_run_past_data_errors_on_the_elements_whose_data_is_sound(tmp
 def test_an_element_declared_twice_names_the_first(tmp_path):
     (twice,) = [notes for _, message, notes in findings(tmp_path) if "twice" in message]
     assert twice == (f"first declared at {tmp_path / 'board.metro'}:7:3",)
+
+
+def test_a_picture_of_the_map_marks_the_same_findings(tmp_path):
+    write(tmp_path)
+    pictures = open_pictures(str(tmp_path / "rules.metro"))
+    assert [finding.message for finding in pictures.findings] == [
+        "city 'B': small",
+        "'size' must be in 1..3, not 7",
+        "road 'R': a road joins two cities",
+        "no city 'Nowhere' in the map",
+        "road 'T' is declared twice",
+        "drawing 'cities': city 'C': cannot be drawn: a value it needs is missing from the map",
+    ]

@@ -56,8 +56,7 @@ def open_pictures(path: str, expansions=(), variants=(), map_path: str | None = 
     found = Diagnostics()
     data = build_map_data(cp, found)
     evaluator = Evaluator(cp, data)
-    if not found.has_errors:
-        run_checks(cp, data, evaluator, found)
+    run_checks(cp, data, evaluator, found)  # also past data errors, as `metro check` does
     items, problems = map_items(cp.draws, data, evaluator)
     names = Names(_element_texts(cp, data, evaluator, found), _enum_texts(cp))
     layout = Layout(cp.draws, names, items)
