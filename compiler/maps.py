@@ -5,7 +5,13 @@ from __future__ import annotations
 import networkx as nx
 
 from compiler.checked import CheckedProgram
-from compiler.consteval import BrokenElementRead, EvalError, Evaluator, MapData
+from compiler.consteval import (
+    BrokenElementRead,
+    EvalBudgetError,
+    EvalError,
+    Evaluator,
+    MapData,
+)
 from compiler.refs import BuiltinRef
 from compiler.types import BoolT, CollT, ElemT, EnumT, GeoT, IntT, OptT, StrT, Type
 from dsl import ast
@@ -210,7 +216,8 @@ def run_checks(cp: CheckedProgram, data: MapData, evaluator: Evaluator, diags: D
     a connectivity check is the exception, placed at the first element it finds cut off.
     The checks run even when some elements' data has errors (reported before), so that
     every independent finding shows at once; a check that reads such an element's fields,
-    for one element or for the whole map, says nothing, since its answer is unknown.
+    for one element or for the whole map, says nothing, since its answer is unknown. A check
+    that cannot be evaluated for one element is still evaluated for the others.
     """
     paths = cp.program.map_paths + cp.program.library_data
     in_map = f"the map is in {', '.join(paths)}" if paths else "the game has no map file"
@@ -227,14 +234,26 @@ def run_checks(cp: CheckedProgram, data: MapData, evaluator: Evaluator, diags: D
                     _check_element(check, i, item, evaluator, diags)
                 except BrokenElementRead:
                     continue
+                except EvalBudgetError:
+                    raise  # the budget is spent for every check alike
+                except EvalError as error:
+                    _not_evaluated(check, error, f" for {check.kind} '{item.ident}'", diags)
         except BrokenElementRead:
             continue
+        except EvalBudgetError as error:
+            _not_evaluated(check, error, "", diags)
+            return
         except EvalError as error:
-            diags.error(
-                error.code or MAP_CHECK,
-                f"cannot evaluate check '{check.message}': {error}",
-                error.node.span,
-            )
+            _not_evaluated(check, error, "", diags)
+
+
+def _not_evaluated(check, error: EvalError, element: str, diags: Diagnostics) -> None:
+    """Report a check that could not be evaluated (for one element, if `element` names it)."""
+    diags.error(
+        error.code or MAP_CHECK,
+        f"cannot evaluate check '{check.message}'{element}: {error}",
+        error.node.span,
+    )
 
 
 def _check_element(check, i: int, item, evaluator: Evaluator, diags: Diagnostics) -> None:

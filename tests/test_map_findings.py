@@ -75,3 +75,17 @@ def test_a_picture_of_the_map_marks_the_same_findings(tmp_path):
         "road 'T' is declared twice",
         "drawing 'cities': city 'C': cannot be drawn: a value it needs is missing from the map",
     ]
+
+
+def test_a_check_that_cannot_be_evaluated_for_one_element_goes_on_to_the_others(tmp_path):
+    ratio = '    check "ratio" for c in city: 6 / (c.size - 1) < 4\n'
+    rules = RULES.replace('    check "small" for c in city: c.size < 3\n', ratio)
+    (tmp_path / "rules.metro").write_text(rules, encoding="utf-8")
+    board = 'map "B" for "G" {\n  city A(1)\n  city B(2)\n  road R(A, B)\n}\n'
+    (tmp_path / "board.metro").write_text(board, encoding="utf-8")
+    with pytest.raises(CompileError) as caught:
+        compile_game(str(tmp_path / "rules.metro"))
+    assert [d.message for d in caught.value.diagnostics] == [
+        "city 'B': ratio",
+        "cannot evaluate check 'ratio' for city 'A': division by zero",
+    ]
