@@ -150,3 +150,12 @@ def test_a_body_that_is_not_json_or_not_a_message_gets_an_error_answer(client):
         (None, -32700),
         (5, None),
     ]
+
+
+def test_a_request_after_shutdown_is_refused(client):
+    client.send(frame(request(1, "initialize", INITIALIZE)))
+    client.send(frame(request(2, "shutdown", None)))
+    assert [client.answer()["id"], client.answer()["id"]] == [1, 2]
+    client.send(frame(request(3, "textDocument/documentSymbol", {"textDocument": {"uri": "x"}})))
+    answer = client.answer()
+    assert answer["id"] == 3 and answer["error"]["code"] == -32600

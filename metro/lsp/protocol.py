@@ -5,7 +5,8 @@ with, and since that happens while reading the message it only logs it: the clie
 for an answer that never comes. `MetroProtocol` turns such a request into a
 `REFUSED_FRAME` request carrying its id, and answers every `REFUSED_FRAME` request (these,
 and those that `frames.py` puts in place of the frames it skips) with the error it names;
-a body that is not JSON, or JSON that is not a message, is answered the same way.
+a body that is not JSON, JSON that is not a message, or a request after `shutdown`, is
+answered the same way.
 """
 
 from __future__ import annotations
@@ -13,8 +14,10 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from lsprotocol.types import EXIT
 from pygls.exceptions import JsonRpcException
 from pygls.protocol import LanguageServerProtocol
+from pygls.protocol.json_rpc import RPCRequest
 
 from metro.lsp.frames import INVALID_REQUEST, REFUSED_FRAME, refusal_request
 
@@ -48,6 +51,9 @@ class MetroProtocol(LanguageServerProtocol):
             params = message.params
             code = getattr(params, "code", INVALID_REQUEST)
             self.refuse(message.id, getattr(params, "reason", "refused"), code)
+        elif self._shutdown and isinstance(message, RPCRequest) and message.method != EXIT:
+            # pygls drops it; the LSP says a request after `shutdown` gets InvalidRequest
+            self.refuse(message.id, "the server is shutting down", INVALID_REQUEST)
         else:
             super().handle_message(message)
 
