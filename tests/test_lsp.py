@@ -585,10 +585,13 @@ LOOSE_MAP = (
     "}\n"
 )
 
+LOOSE_PART = 'part "helpers" for "Ticket to Ride" {\n  function twice(x: int) -> int = 2 * x\n}\n'
+
 
 def test_a_variant_or_map_in_a_folder_of_its_own_is_checked_against_the_installed_game(tmp_path):
     (tmp_path / "long_routes.metro").write_text(LOOSE_VARIANT, encoding="utf-8")
     (tmp_path / "alps.metro").write_text(LOOSE_MAP, encoding="utf-8")
+    (tmp_path / "helpers.metro").write_text(LOOSE_PART, encoding="utf-8")
     session = Editor(tmp_path)
     session.start()
     try:
@@ -610,5 +613,9 @@ def test_a_variant_or_map_in_a_folder_of_its_own_is_checked_against_the_installe
         found = session.wait("alps.metro", lambda found: found != [])
         assert [d.code for d in found][:1] == ["map-data"]
         assert "no city 'Zurrich'" in found[0].message
+        session.open("helpers.metro")  # a part is checked only with a game that uses it
+        (part,) = session.wait("helpers.metro", lambda found: found != [])
+        assert part.code == "resolve" and part.range.start == where(LOOSE_PART, '"Ticket')
+        assert "no game of that name is in this folder or the 4 above it" in part.message
     finally:
         session.stop()

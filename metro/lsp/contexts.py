@@ -5,7 +5,8 @@ belongs to, the way `metro check` would: a game file alone; a variant or an expa
 top of its base game (with the expansions it `requires`); a part with whatever `use`s it;
 a map file as the game's map. A variant, an expansion or a map names its game (`for
 "My game"`): the game is looked for in the file's folder and the folders above it,
-then among the installed games; `findings_alone` says so when it is in neither.
+then among the installed games (a part's only in its folder and above, since a game must
+`use` it); `findings_alone` says so when it is in neither.
 `game_contexts` lists every way a game is played (alone, with each expansion, with each
 variant), which the server checks when a file is saved.
 """
@@ -31,6 +32,8 @@ from metro.games import game_path, shipped_games
 
 # How far up from a file to look for the rules of its game.
 MAX_LEVELS_UP = 4
+# The title of the game a variant, expansion, map or part is for: `for "My game"`.
+FOR_GAME = re.compile(r'\bfor\s+("(?:[^"\\\n]|\\.)*")')
 
 
 @dataclass(frozen=True)
@@ -118,6 +121,12 @@ def findings_alone(path: str, files) -> list[Diagnostic]:
         tree = files.parse(files.text(path), path)
     except CompileError as error:
         return list(error.diagnostics)
+    if isinstance(tree, ast.PartFile) and game_of(path, tree, files) is None:
+        message = (
+            f"part '{tree.name}' is for '{tree.game}', but no game of that name is in this "
+            f"folder or the {MAX_LEVELS_UP} above it (a part is checked with the game that uses it)"
+        )
+        return [Diagnostic(RESOLVE, message, _game_name_span(path, tree, files))]
     if not names_a_game(tree) or game_of(path, tree, files) is not None:
         return []
     titles = sorted(installed_games(files))
@@ -132,12 +141,12 @@ def findings_alone(path: str, files) -> list[Diagnostic]:
     return [missing]
 
 
-def _game_name_span(path: str, tree: ast.PatchFile | ast.MapFile, files) -> Span:
-    """Where the file names its game: the string after `for` in its first line."""
+def _game_name_span(path: str, tree: ast.PatchFile | ast.MapFile | ast.PartFile, files) -> Span:
+    """Where the file names its game: the string after `for` in its header."""
     lines = files.text(path).split("\n")
     start = tree.span
     text = "\n".join(lines[start.line - 1 :])
-    found = re.compile(r'\bfor\s+("(?:[^"\\\n]|\\.)*")').search(text, start.col - 1)
+    found = FOR_GAME.search(text, start.col - 1)
     if found is None:
         return start
     before = text[: found.start(1)]
