@@ -31,7 +31,8 @@ class RawClient:
     """`python -m metro lsp` with its standard input written byte by byte and its answers collected."""
 
     def __init__(self, tmp_path):
-        self.log = open(tmp_path / "stderr.txt", "wb")  # noqa: SIM115 - closed in stop()
+        self.log_path = tmp_path / "stderr.txt"
+        self.log = open(self.log_path, "wb")  # noqa: SIM115 - closed in stop()
         self.process = subprocess.Popen(
             [sys.executable, "-m", "metro", "lsp"],
             stdin=subprocess.PIPE,
@@ -62,7 +63,13 @@ class RawClient:
     def answer(self) -> dict:
         return self.answers.get(timeout=TIMEOUT)
 
+    def log_text(self) -> str:
+        """What the server wrote on its standard error (once stopped)."""
+        return self.log_path.read_text(encoding="utf-8", errors="replace")
+
     def stop(self) -> None:
+        if self.log.closed:
+            return
         self.process.kill()
         self.process.wait()
         self.reader.join(TIMEOUT)  # it stops at the end of the server's output
@@ -117,6 +124,9 @@ def test_a_request_with_ill_typed_params_gets_an_error_answer(client):
     assert answer["id"] == 2 and answer["error"]["code"] == -32602
     assert "textDocument/hover" in answer["error"]["message"]
     assert client.answer() == {"jsonrpc": "2.0", "id": 3, "result": None}
+    client.stop()
+    log = client.log_text()
+    assert "Traceback" not in log and "refused a message: Invalid Params" in log
 
 
 def test_the_tree_cache_is_bounded_by_the_size_of_the_texts(monkeypatch):

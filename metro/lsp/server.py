@@ -42,6 +42,7 @@ from metro.lsp.index import (
     Reference,
     SymbolIndex,
 )
+from metro.lsp.log import log_to_stderr
 from metro.lsp.protocol import PARSE_ERROR, MetroProtocol
 from metro.syntax import WORD_CLASSES
 
@@ -636,4 +637,5 @@ async def formatting(ls: MetroServer, params: types.DocumentFormattingParams):
 
 def serve() -> None:
     """Run the language server over standard input and output until the client exits."""
+    log_to_stderr()
     SERVER.start_io(stdin=FramedInput(sys.stdin.buffer))
