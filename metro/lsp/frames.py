@@ -98,12 +98,12 @@ class FramedInput(io.BufferedIOBase):
                 return self.skip("a frame that does not start with a header", line)
 
     def body_of(self, length: int) -> Frame:
+        """The frame of a body of `length` bytes, or a refusal if it is over the limit."""
         if length > MAX_FRAME_BYTES:
             return self.skip(
                 f"a frame of {length} bytes (the limit is {MAX_FRAME_BYTES} bytes)", b""
             )
-        body = self.exactly(length)
-        return Frame(body)
+        return Frame(self.exactly(length))
 
     def skip(self, what: str, seen: bytes) -> Frame:
         """Read on to the next `Content-Length` header; a refusal of the frame skipped."""
