@@ -429,8 +429,9 @@ def _hover_text(index: SymbolIndex, key: tuple, item: Definition | Reference) ->
     if shown is not None:
         lines.append(f"```metro\n{shown.detail}\n```")
     value = index.values.get(key)
-    if value is not None and not (shown and shown.detail.endswith(f"= {value}")):
-        lines.append(f"= `{value}`")  # a computed constant's value, when not written so
+    # A computed constant's value, when not written so; an overridden one has one per patch.
+    if value is not None and len(definitions) == 1 and not shown.detail.endswith(f"= {value}"):
+        lines.append(f"= `{value}`")
     declared_type = index.types.get(key)
     if (
         isinstance(item, Reference)
