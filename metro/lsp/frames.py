@@ -31,7 +31,7 @@ REFUSED_FRAME = "metro/refusedFrame"
 INVALID_REQUEST = -32600  # JSON-RPC's code for a message that is not a valid request
 
 CONTENT_LENGTH = b"Content-Length: "
-HEADER = re.compile(rb"[A-Za-z][A-Za-z0-9-]*: [^\r\n]*\r\n")
+HEADER = re.compile(rb"[A-Za-z][A-Za-z0-9-]*:[^\r\n]*\r\n")
 LENGTH_HEADER = re.compile(rb"Content-Length: *(\d+) *\r\n", re.IGNORECASE)
 MESSAGE_ID = re.compile(rb'"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")')
 
