@@ -39,6 +39,10 @@ class EvalBudgetError(EvalError):
     """Evaluating constants and map checks took more steps than CONST_STEP_BUDGET."""
 
 
+class BrokenElementRead(EvalError):
+    """A field of a map element whose data has errors was read: what follows from it is unknown."""
+
+
 @dataclass
 class MapData:
     """Elements of each map kind: ids, per-field value tuples, and their declarations."""
@@ -47,6 +51,7 @@ class MapData:
     fields: dict[str, dict[str, list]]
     items: dict[str, list[ast.MapItem]]
     labels: dict[str, tuple[str, ...]] = field(default_factory=dict)  # kind -> each element's label
+    broken: dict[str, set[int]] = field(default_factory=dict)  # kind -> elements with data errors
 
     def count(self, kind: str) -> int:
         """Number of elements of a kind."""
@@ -146,6 +151,8 @@ class Evaluator(Visitor):
             index = self.eval(node.obj, env)
             if index is None:
                 raise EvalError("field of none", node)
+            if index in self.data.broken.get(ref.kind, ()):
+                raise BrokenElementRead(f"{ref.kind} '{self.data.ids[ref.kind][index]}'", node)
             return self.data.fields[ref.kind][ref.field][index]
         raise EvalError("this field is not known before the game starts", node)
 

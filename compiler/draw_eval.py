@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from compiler.consteval import EvalError, Evaluator, MapData
+from compiler.consteval import BrokenElementRead, EvalError, Evaluator, MapData
 from compiler.draw_rules import CheckedDraw, item_problems
 from dsl import ast
 from dsl.diagnostics import TYPE, Diagnostics
@@ -77,6 +77,10 @@ def _checked(draw, element, compute, problems, data: MapData | None = None) -> l
     where = f"{draw.element} '{data.ids[draw.element][element]}': " if known else ""
     try:
         items = compute()
+    except BrokenElementRead:  # an element whose map data has errors (reported before)
+        message = f"{where}cannot be drawn: a value it needs is missing from the map"
+        problems.append(DrawProblem(draw, element, message, draw.decl.span))
+        return []
     except EvalError as error:
         problems.append(DrawProblem(draw, element, f"{where}{error}", error.node.span))
         return []

@@ -70,8 +70,7 @@ def stage_validate_maps(ctx: CompileContext) -> None:
     """Map data against the schema, then the declared checks (networkx graphs)."""
     ctx.data = build_map_data(ctx.checked, ctx.diags)
     ctx.evaluator = Evaluator(ctx.checked, ctx.data)
-    if not ctx.diags.has_errors:
-        run_checks(ctx.checked, ctx.data, ctx.evaluator, ctx.diags)
+    run_checks(ctx.checked, ctx.data, ctx.evaluator, ctx.diags)  # also past data errors
     if not ctx.diags.has_errors:
         ctx.data.labels = element_labels(ctx.checked, ctx.data, ctx.evaluator, ctx.diags)
     if not ctx.diags.has_errors:  # the map's drawings: colours, marks and places that are wrong

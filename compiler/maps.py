@@ -5,11 +5,17 @@ from __future__ import annotations
 import networkx as nx
 
 from compiler.checked import CheckedProgram
-from compiler.consteval import EvalError, Evaluator, MapData
+from compiler.consteval import (
+    BrokenElementRead,
+    EvalBudgetError,
+    EvalError,
+    Evaluator,
+    MapData,
+)
 from compiler.refs import BuiltinRef
 from compiler.types import BoolT, CollT, ElemT, EnumT, GeoT, IntT, OptT, StrT, Type
 from dsl import ast
-from dsl.diagnostics import MAP_CHECK, MAP_DATA, Diagnostics, did_you_mean
+from dsl.diagnostics import MAP_CHECK, MAP_DATA, Diagnostics, Related, did_you_mean
 from runtime.geometry import Frame, Shape
 
 
@@ -42,7 +48,13 @@ def build_map_data(cp: CheckedProgram, diags: Diagnostics) -> MapData:
             )
             continue
         if item.ident in data.ids[item.kind]:
-            diags.error(MAP_DATA, f"{item.kind} '{item.ident}' is declared twice", item.span)
+            first = data.items[item.kind][data.ids[item.kind].index(item.ident)]
+            diags.error(
+                MAP_DATA,
+                f"{item.kind} '{item.ident}' is declared twice",
+                item.span,
+                related=(Related("first declared", first.span),),
+            )
             continue
         data.ids[item.kind].append(item.ident)
         data.items[item.kind].append(item)
@@ -50,11 +62,14 @@ def build_map_data(cp: CheckedProgram, diags: Diagnostics) -> MapData:
     for kind, decl in program.kinds.items():
         fields = cp.kind_fields.get(kind, [])
         columns: dict[str, list] = {name: [] for name, _ in fields}
-        for item in data.items[kind]:
+        for i, item in enumerate(data.items[kind]):
+            found_before = len(diags.items)
             values = _bind_args(item, decl, fields, diags)
             for (name, t), fdecl in zip(fields, decl.fields, strict=True):
                 expr = values.get(name)
                 columns[name].append(_value(cp, expr, t, fdecl, item, index, diags))
+            if len(diags.items) > found_before:  # the checks do not read this element's fields
+                data.broken.setdefault(kind, set()).add(i)
         data.fields[kind] = columns
     return data
 
@@ -199,6 +214,10 @@ def run_checks(cp: CheckedProgram, data: MapData, evaluator: Evaluator, diags: D
     A whole-map check is one condition over all the map: when it is false no element is to
     blame, so the finding is placed at the check (the rule the map breaks) and names the map;
     a connectivity check is the exception, placed at the first element it finds cut off.
+    The checks run even when some elements' data has errors (reported before), so that
+    every independent finding shows at once; a check that reads such an element's fields,
+    for one element or for the whole map, says nothing, since its answer is unknown. A check
+    that cannot be evaluated for one element is still evaluated for the others.
     """
     paths = cp.program.map_paths + cp.program.library_data
     in_map = f"the map is in {', '.join(paths)}" if paths else "the game has no map file"
@@ -211,22 +230,44 @@ def run_checks(cp: CheckedProgram, data: MapData, evaluator: Evaluator, diags: D
                     diags.error(MAP_CHECK, message, check.span, in_map)
                 continue
             for i, item in enumerate(data.items.get(check.kind, [])):
-                env = {check.var: i}
-                if check.where is not None and not evaluator.eval(check.where, env):
+                try:
+                    _check_element(check, i, item, evaluator, diags)
+                except BrokenElementRead:
                     continue
-                if not evaluator.eval(check.cond, env):
-                    diags.error(
-                        MAP_CHECK,
-                        f"{check.kind} '{item.ident}': {check.message}",
-                        item.span,
-                        f"check declared at {check.span}",
-                    )
+                except EvalBudgetError:
+                    raise  # the budget is spent for every check alike
+                except EvalError as error:
+                    _not_evaluated(check, error, f" for {check.kind} '{item.ident}'", diags)
+        except BrokenElementRead:
+            continue
+        except EvalBudgetError as error:
+            _not_evaluated(check, error, "", diags)
+            return
         except EvalError as error:
-            diags.error(
-                error.code or MAP_CHECK,
-                f"cannot evaluate check '{check.message}': {error}",
-                error.node.span,
-            )
+            _not_evaluated(check, error, "", diags)
+
+
+def _not_evaluated(check, error: EvalError, element: str, diags: Diagnostics) -> None:
+    """Report a check that could not be evaluated (for one element, if `element` names it)."""
+    diags.error(
+        error.code or MAP_CHECK,
+        f"cannot evaluate check '{check.message}'{element}: {error}",
+        error.node.span,
+    )
+
+
+def _check_element(check, i: int, item, evaluator: Evaluator, diags: Diagnostics) -> None:
+    """Report element `i` (`item`) if it passes the check's `where` and fails its condition."""
+    env = {check.var: i}
+    if check.where is not None and not evaluator.eval(check.where, env):
+        return
+    if not evaluator.eval(check.cond, env):
+        diags.error(
+            MAP_CHECK,
+            f"{check.kind} '{item.ident}': {check.message}",
+            item.span,
+            f"check declared at {check.span}",
+        )
 
 
 SHOWN_CUT_OFF = 5  # further cut-off elements named in notes; the rest are counted

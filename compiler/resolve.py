@@ -24,6 +24,7 @@ from dsl.diagnostics import (
     STRUCTURE,
     CompileError,
     Diagnostics,
+    Related,
     did_you_mean,
 )
 from dsl.parser import RULE_SUFFIX, parse, read_source
@@ -443,8 +444,10 @@ class _Merger:
         if table is not None:
             if decl.name in table:
                 hint = " (use `override` to replace it)" if patching else ""
-                self.diags.error(
-                    DUPLICATE, f"{what} '{decl.name}' is already declared{hint}", decl.span
+                self._twice(
+                    f"{what} '{decl.name}' is already declared{hint}",
+                    decl.span,
+                    table[decl.name].versions[0].span,
                 )
                 return
             table[decl.name] = Versions([decl])
@@ -460,15 +463,19 @@ class _Merger:
             p.max_decisions = decl.count
         elif isinstance(decl, ast.EnumDecl):
             if decl.name in p.enums:
-                self.diags.error(DUPLICATE, f"enum '{decl.name}' is already declared", decl.span)
+                self._twice(
+                    f"enum '{decl.name}' is already declared", decl.span, p.enums[decl.name].span
+                )
             else:
                 p.enums[decl.name] = decl
                 self._words(decl)
                 self._record("adds", "enum", decl.name, decl.span)
         elif isinstance(decl, ast.GroupDecl):
             if decl.name in p.groups:
-                self.diags.error(
-                    DUPLICATE, f"action group '{decl.name}' is already declared", decl.span
+                self._twice(
+                    f"action group '{decl.name}' is already declared",
+                    decl.span,
+                    p.group_decls[decl.name].span,
                 )
             else:
                 p.groups[decl.name] = list(decl.actions)
@@ -500,8 +507,10 @@ class _Merger:
         elif isinstance(decl, ast.SchemaDecl):
             for kind in decl.kinds:
                 if kind.name in p.kinds:
-                    self.diags.error(
-                        DUPLICATE, f"map kind '{kind.name}' is already declared", kind.span
+                    self._twice(
+                        f"map kind '{kind.name}' is already declared",
+                        kind.span,
+                        p.kinds[kind.name].span,
                     )
                 else:
                     p.kinds[kind.name] = kind
@@ -519,8 +528,10 @@ class _Merger:
             fields = p.per_player if decl.per_player else p.state
             for spec in decl.fields:
                 if spec.name in fields:
-                    self.diags.error(
-                        DUPLICATE, f"state field '{spec.name}' is already declared", spec.span
+                    self._twice(
+                        f"state field '{spec.name}' is already declared",
+                        spec.span,
+                        fields[spec.name].span,
                     )
                 else:
                     fields[spec.name] = spec
@@ -533,8 +544,10 @@ class _Merger:
         elif type(decl) in WHOLE_GAME_DECLS:
             attr = WHOLE_GAME_DECLS[type(decl)]
             if getattr(p, attr) is not None:
-                self.diags.error(
-                    DUPLICATE, f"the {attr} is already declared (use `override {attr}`)", decl.span
+                self._twice(
+                    f"the {attr} is already declared (use `override {attr}`)",
+                    decl.span,
+                    getattr(p, attr).versions[0].span,
                 )
             else:
                 setattr(p, attr, Versions([decl]))
@@ -550,6 +563,10 @@ class _Merger:
         else:
             self.diags.error(STRUCTURE, "this declaration is not allowed here", decl.span)
 
+    def _twice(self, message: str, span: Span, first: Span) -> None:
+        """A name declared again: the error at the second declaration, naming the first."""
+        self.diags.error(DUPLICATE, message, span, related=(Related("first declared", first),))
+
     def _words(self, decl: ast.EnumDecl | ast.ExtendEnumDecl) -> None:
         """Record how the enum's values read where the declaration says (`red "bright red"`)."""
         words = self.program.enum_words.setdefault(decl.name, {})
@@ -559,17 +576,19 @@ class _Merger:
 
     def _add_named(self, table: dict, what: str, decl) -> None:
         if decl.name in table:
-            self.diags.error(DUPLICATE, f"{what} '{decl.name}' is already declared", decl.span)
+            self._twice(
+                f"{what} '{decl.name}' is already declared", decl.span, table[decl.name].span
+            )
         else:
             table[decl.name] = decl
             self._record("adds", what, decl.name, decl.span)
 
     def _single(self, attr: str, decl: ast.Decl, patching: bool) -> None:
         if getattr(self.program, attr) is not None:
-            self.diags.error(
-                DUPLICATE,
+            self._twice(
                 f"'{attr.replace('_', ' ')}' is declared twice (use `override` in a variant)",
                 decl.span,
+                getattr(self.program, attr).span,
             )
         else:
             setattr(self.program, attr, decl)

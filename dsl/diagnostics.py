@@ -113,14 +113,32 @@ def place(span: Span) -> str:
 
 
 @dataclass(frozen=True, slots=True)
+class Related:
+    """Another place a finding is about, such as the first declaration of a name declared twice."""
+
+    message: str
+    span: Span
+
+    def note(self) -> str:
+        """As a note: `first declared at rules.metro:12:3`."""
+        return f"{self.message} at {place(self.span)}"
+
+
+@dataclass(frozen=True, slots=True)
 class Diagnostic:
-    """One finding: code, severity, message, where, and optional notes."""
+    """One finding: code, severity, message, where, optional notes and related places."""
 
     code: ErrorCode
     message: str
     span: Span
     severity: str = "error"
     notes: tuple[str, ...] = ()
+    related: tuple[Related, ...] = ()
+
+    @property
+    def all_notes(self) -> tuple[str, ...]:
+        """The notes, then each related place as a note."""
+        return (*self.notes, *(r.note() for r in self.related))
 
     def to_dict(self) -> dict:
         """JSON-able form (schemas/check.schema.json)."""
@@ -134,7 +152,7 @@ class Diagnostic:
             "column": span.col,
             "end_line": span.end_line,
             "end_column": span.end_col,
-            "notes": list(self.notes),
+            "notes": list(self.all_notes),
         }
 
     def render(self, sources: dict[str, SourceFile] | None = None) -> str:
@@ -157,7 +175,7 @@ class Diagnostic:
                 gutter = f"{self.span.line:>5} | "
                 lines.append(gutter + _printable(shown))
                 lines.append(" " * (len(gutter) + start - 1) + "^" + "~" * (width - 1))
-        lines.extend(f"  note: {printable(note)}" for note in self.notes)
+        lines.extend(f"  note: {printable(note)}" for note in self.all_notes)
         return "\n".join(lines)
 
 
@@ -172,9 +190,16 @@ class Diagnostics:
 
     items: list[Diagnostic] = field(default_factory=list)
 
-    def error(self, code: ErrorCode, message: str, span: Span, *notes: str) -> None:
-        """Record an error."""
-        self.items.append(Diagnostic(code, message, span, "error", tuple(notes)))
+    def error(
+        self,
+        code: ErrorCode,
+        message: str,
+        span: Span,
+        *notes: str,
+        related: tuple[Related, ...] = (),
+    ) -> None:
+        """Record an error (`related`: the other places it is about, as `Related`)."""
+        self.items.append(Diagnostic(code, message, span, "error", tuple(notes), tuple(related)))
 
     def warning(self, code: ErrorCode, message: str, span: Span, *notes: str) -> None:
         """Record a warning."""

@@ -89,21 +89,23 @@ class Editor:
         self.diagnostics: dict[str, list[types.Diagnostic]] = {}
         self.arrived = asyncio.Event()
         self.versions: dict[str, int] = {}
+        self.repeats = 0  # diagnostics published for a file just as they were last published
 
         @self.client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
         def published(params: types.PublishDiagnosticsParams) -> None:
+            self.repeats += self.diagnostics.get(params.uri) == list(params.diagnostics)
             self.diagnostics[params.uri] = list(params.diagnostics)
             self.arrived.set()
 
     def run(self, coroutine):
         return self.loop.run_until_complete(asyncio.wait_for(coroutine, TIMEOUT))
 
-    def start(self) -> None:
+    def start(self, capabilities: types.ClientCapabilities | None = None) -> None:
         self.run(self.client.start_io(sys.executable, "-m", "metro", "lsp"))
         self.run(
             self.client.initialize_async(
                 types.InitializeParams(
-                    capabilities=types.ClientCapabilities(),
+                    capabilities=capabilities or types.ClientCapabilities(),
                     root_uri=from_fs_path(str(self.root)),
                 )
             )
@@ -242,7 +244,7 @@ def check_diagnostics(root: Path) -> list[tuple]:
                 d.code.code,
                 (d.span.line - 1, d.span.col - 1),
                 (d.span.end_line - 1, d.span.end_col - 1),
-                d.message + "".join(f"\nnote: {note}" for note in d.notes),
+                d.message + "".join(f"\nnote: {note}" for note in d.all_notes),
             )
             for d in error.diagnostics
         ]
@@ -291,6 +293,29 @@ def test_a_syntax_error_and_an_error_in_another_file_of_the_game(editor, tmp_pat
     editor.wait("part.metro", lambda found: found == [])
 
 
+def test_a_name_declared_twice_links_to_its_first_declaration(tmp_path):
+    twice = RULES.replace("  const LIMIT = 3\n", "  const LIMIT = 3\n  const LIMIT = 4\n")
+    (tmp_path / "rules.metro").write_text(twice, encoding="utf-8")
+    (tmp_path / "part.metro").write_text(PART, encoding="utf-8")
+    shows = types.PublishDiagnosticsClientCapabilities(related_information=True)
+    session = Editor(tmp_path)
+    session.start(
+        types.ClientCapabilities(
+            text_document=types.TextDocumentClientCapabilities(publish_diagnostics=shows)
+        )
+    )
+    try:
+        session.open("rules.metro")
+        (found,) = session.wait("rules.metro", lambda found: found != [])
+    finally:
+        session.stop()
+    assert found.code == "duplicate" and found.range.start == where(twice, "const LIMIT", 1)
+    (first,) = found.related_information
+    assert first.message == "first declared" and first.location.uri == session.uri("rules.metro")
+    assert first.location.range.start == where(twice, "const LIMIT")
+    assert "note:" not in found.message  # a client that shows related information has it there
+
+
 def test_positions_count_utf16_units_as_the_editor_does(editor):
     line = '  const TRAINS = ["\U0001f682", nope]'
     text = RULES.replace("  const LIMIT = 3", "  const LIMIT = 3\n" + line)
@@ -315,6 +340,23 @@ def test_a_change_that_breaks_a_variant_is_reported_there_with_the_variant_named
     editor.change("rules.metro", RULES)
     editor.save("rules.metro")
     editor.wait("variants/twice.metro", lambda found: found == [])
+
+
+def test_diagnostics_are_published_once_per_change(editor):
+    editor.open("variants/twice.metro")
+    editor.wait("variants/twice.metro", lambda found: found == [])
+    editor.references("rules.metro", where(RULES, "double(x", 0, 1))
+    editor.repeats = 0
+    editor.change("rules.metro", RULES.replace("p.score += total", "p.score += totl"))
+    editor.save("rules.metro")
+    editor.wait("rules.metro", lambda found: found != [])
+    editor.references("rules.metro", where(RULES, "double(x", 0, 1))  # every compilation done
+    assert editor.repeats == 0
+    editor.change("rules.metro", RULES)
+    editor.save("rules.metro")
+    editor.wait("rules.metro", lambda found: found == [])
+    editor.references("rules.metro", where(RULES, "double(x", 0, 1))
+    assert editor.repeats == 0
 
 
 # ---------------------------------------------------------------- navigation
@@ -353,6 +395,19 @@ def test_hover_shows_the_declaration_its_type_and_comment_and_builtin_docs(edito
     assert "player field" in editor.hover("rules.metro", where(RULES, "score +=", 0, 1))
     seat = editor.hover("rules.metro", where(RULES, "seat(1)", 0, 1))
     assert "seat(" in seat and "builtin" in seat
+
+
+def test_hover_on_a_constant_shows_its_value(editor):
+    text = RULES.replace(
+        "  const LIMIT = 3\n", "  const LIMIT = 3\n  const STAKE = LIMIT * 2 + 1\n"
+    )
+    editor.change("rules.metro", text)
+    editor.wait("rules.metro", lambda found: found == [])
+    assert "const LIMIT = 3" in editor.hover("rules.metro", where(text, "LIMIT)", 0, 1))
+    computed = editor.hover("rules.metro", where(text, "STAKE", 0, 1))
+    assert "const STAKE = LIMIT * 2 + 1" in computed and "= `7`" in computed
+    editor.change("rules.metro", RULES)
+    editor.wait("rules.metro", lambda found: found == [])
 
 
 def test_completion_offers_fields_after_a_dot_and_names_builtins_keywords_elsewhere(editor):
@@ -509,5 +564,58 @@ def test_navigation_across_a_shipped_game_its_map_and_a_variant():
         in_map = [loc for loc in places if loc.uri.endswith("/usa.metro")]
         lines = [line for line in usa.split("\n") if re.search(r"\bBoston\b", line)]
         assert len(in_map) == len(lines)
+    finally:
+        session.stop()
+
+
+# ---------------------------------------------------------------- files outside a game's folder
+
+LOOSE_VARIANT = (
+    "# A house rule, written in a folder of its own.\n"
+    'variant "Long routes" for "Ticket to Ride" {\n'
+    "  override const ROUTE_POINT = {1: 1, 2: 2, 3: 4, 4: 8, 5: 12, 6: 18}\n"
+    "}\n"
+)
+LOOSE_MAP = (
+    'map "Alps with a typo" for "Ticket to Ride" {\n'
+    "  city Bern(x: 360, y: 380)\n"
+    "  city Zurich(x: 620, y: 160)\n"
+    "  route r11(Bern, Zurich, 3, gray)\n"
+    "  ticket t10(Bern, Zurrich, 4)\n"
+    "}\n"
+)
+
+LOOSE_PART = 'part "helpers" for "Ticket to Ride" {\n  function twice(x: int) -> int = 2 * x\n}\n'
+
+
+def test_a_variant_or_map_in_a_folder_of_its_own_is_checked_against_the_installed_game(tmp_path):
+    (tmp_path / "long_routes.metro").write_text(LOOSE_VARIANT, encoding="utf-8")
+    (tmp_path / "alps.metro").write_text(LOOSE_MAP, encoding="utf-8")
+    (tmp_path / "helpers.metro").write_text(LOOSE_PART, encoding="utf-8")
+    session = Editor(tmp_path)
+    session.start()
+    try:
+        session.open("long_routes.metro")
+        (found,) = session.wait("long_routes.metro", lambda found: found != [])
+        assert found.code == "patch" and "did you mean 'ROUTE_POINTS'?" in found.message
+        assert found.range.start == where(LOOSE_VARIANT, "override")
+        unknown = LOOSE_VARIANT.replace("Ticket to Ride", "Ticket to Rid")
+        session.change("long_routes.metro", unknown)
+        (missing,) = session.wait("long_routes.metro", lambda found: found[0].code == "resolve")
+        assert "variant 'Long routes' is for 'Ticket to Rid', but no game" in missing.message
+        assert "did you mean 'Ticket to Ride'?" in missing.message
+        assert missing.range.start == where(unknown, '"Ticket to Rid"')
+        assert missing.range.end == where(unknown, '"Ticket to Rid"', 0, len('"Ticket to Rid"'))
+        session.change("long_routes.metro", unknown.replace("= {", "= {{"))
+        (syntax,) = session.wait("long_routes.metro", lambda found: found[0].code == "syntax")
+        assert syntax.range.start.line == 2
+        session.open("alps.metro")
+        found = session.wait("alps.metro", lambda found: found != [])
+        assert [d.code for d in found][:1] == ["map-data"]
+        assert "no city 'Zurrich'" in found[0].message
+        session.open("helpers.metro")  # a part is checked only with a game that uses it
+        (part,) = session.wait("helpers.metro", lambda found: found != [])
+        assert part.code == "resolve" and part.range.start == where(LOOSE_PART, '"Ticket')
+        assert "no game of that name is in this folder or the 4 above it" in part.message
     finally:
         session.stop()

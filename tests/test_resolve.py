@@ -324,3 +324,14 @@ def test_a_map_file_given_as_the_game_is_refused(tmp_path):
     [(code, where, line, col, message)] = refused(tmp_path, files)
     assert (code, where, line, col) == ("resolve", "rules.metro", 1, 1)
     assert "is not a game file" in message
+
+
+def test_a_name_declared_twice_says_where_it_was_first_declared(tmp_path):
+    twice = BASE.replace("  const BONUS = 1\n", "  const BONUS = 1\n  const BONUS = 2\n")
+    with pytest.raises(CompileError) as info:
+        compile_game(write(tmp_path, {"rules.metro": twice}), stop_after="resolve")
+    (found,) = info.value.diagnostics
+    first = f"first declared at {tmp_path / 'rules.metro'}:4:3"
+    assert found.message == "const 'BONUS' is already declared" and found.span.line == 5
+    assert found.all_notes == (first,) and found.to_dict()["notes"] == [first]
+    assert found.render().endswith(f"note: {first}")

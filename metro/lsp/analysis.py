@@ -27,8 +27,11 @@ from dsl.parser import read_source
 from dsl.source import SourceFile
 from metro.lsp.contexts import Context
 
-# Syntax trees kept for reuse (a game and its patches are a few dozen files).
-MAX_CACHED_TREES = 512
+# Syntax trees kept for reuse, bounded by the size of the texts they were parsed from: a
+# tree takes about 24 bytes of memory per byte of its text (46 MiB for a 1.9 MB file), so
+# 4 MiB of text is about 100 MiB of trees, and every shipped game (at most 0.3 MB of rule
+# files) fits many times over. The newest tree is kept whatever its size.
+MAX_CACHED_TEXT_BYTES = 4 * 1024 * 1024
 
 
 class EditorFiles(SourceFiles):
@@ -37,6 +40,7 @@ class EditorFiles(SourceFiles):
     def __init__(self):
         self._open: dict[str, str] = {}
         self._trees: OrderedDict[tuple[str, str], ast.File] = OrderedDict()
+        self._cached_bytes = 0  # the size of the texts of the cached trees
         self._lock = threading.Lock()
 
     def set_text(self, path: str, text: str | None) -> None:
@@ -67,10 +71,18 @@ class EditorFiles(SourceFiles):
                 return tree
         tree = super().parse(text, path)
         with self._lock:
+            if key not in self._trees:
+                self._cached_bytes += len(text.encode("utf-8"))
             self._trees[key] = tree
-            while len(self._trees) > MAX_CACHED_TREES:
-                self._trees.popitem(last=False)
+            while self._cached_bytes > MAX_CACHED_TEXT_BYTES and len(self._trees) > 1:
+                (_, dropped), _ = self._trees.popitem(last=False)
+                self._cached_bytes -= len(dropped.encode("utf-8"))
         return tree
+
+    def cached_text_bytes(self) -> int:
+        """The size of the texts whose trees are kept."""
+        with self._lock:
+            return self._cached_bytes
 
 
 @dataclass
@@ -82,6 +94,7 @@ class Analysis:
     sources: dict[str, SourceFile] = field(default_factory=dict)
     program: Program | None = None
     checked: CheckedProgram | None = None
+    constants: dict[str, object] = field(default_factory=dict)  # the values computed so far
     finished: bool = True  # False when it stopped because a newer text came
 
     def trees(self, files: EditorFiles) -> dict[str, ast.File]:
@@ -134,6 +147,7 @@ class Compilation:
             sys.setrecursionlimit(old_limit)
         self.done = self.done or self.next_stage == len(STAGES)
         result.program, result.checked = ctx.program, ctx.checked
+        result.constants = dict(ctx.evaluator.consts) if ctx.evaluator else {}
         raised = self.raised
         result.diagnostics = list(raised.diagnostics if raised else ctx.diags.items)
         result.sources = {**(raised.sources if raised else {}), **ctx.sources}

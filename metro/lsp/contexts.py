@@ -3,13 +3,18 @@
 An editor opens one file; to check it, the language server compiles the game the file
 belongs to, the way `metro check` would: a game file alone; a variant or an expansion on
 top of its base game (with the expansions it `requires`); a part with whatever `use`s it;
-a map file as the game's map. `game_contexts` lists every way a game is played (alone,
-with each expansion, with each variant), which the server checks when a file is saved.
+a map file as the game's map. A variant, an expansion or a map names its game (`for
+"My game"`): the game is looked for in the file's folder and the folders above it,
+then among the installed games (a part's only in its folder and above, since a game must
+`use` it); `findings_alone` says so when it is in neither.
+`game_contexts` lists every way a game is played (alone, with each expansion, with each
+variant), which the server checks when a file is saved.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 
 from compiler.resolve import (
@@ -21,10 +26,14 @@ from compiler.resolve import (
     patch_title,
 )
 from dsl import ast
-from dsl.diagnostics import CompileError
+from dsl.diagnostics import RESOLVE, CompileError, Diagnostic, did_you_mean
+from dsl.source import Span
+from metro.games import game_path, shipped_games
 
 # How far up from a file to look for the rules of its game.
 MAX_LEVELS_UP = 4
+# The title of the game a variant, expansion, map or part is for: `for "My game"`.
+FOR_GAME = re.compile(r'\bfor\s+("(?:[^"\\\n]|\\.)*")')
 
 
 @dataclass(frozen=True)
@@ -77,16 +86,84 @@ def game_file_of(directory: str, name: str | None, files) -> str | None:
     return None
 
 
+def installed_games(files) -> dict[str, str]:
+    """The rules file of every installed game, by the title its `game "…"` gives it."""
+    found = {}
+    for name in shipped_games():
+        folder = game_path(name)
+        for file_name in GAME_FILE_NAMES:
+            tree = header(files, os.path.join(folder, file_name))
+            if isinstance(tree, ast.GameFile):
+                found.setdefault(tree.name, os.path.abspath(os.path.join(folder, file_name)))
+    return found
+
+
+def names_a_game(tree: ast.File | None) -> bool:
+    """Whether a file says which game it is for, so that its game may be an installed one."""
+    return isinstance(tree, ast.PatchFile) or (
+        isinstance(tree, ast.MapFile) and not tree.for_library
+    )
+
+
+def game_of(path: str, tree: ast.File | None, files) -> str | None:
+    """The rules file of the game a file belongs to: in its folder or above, else installed."""
+    name = getattr(tree, "game", None)
+    found = game_file_of(os.path.dirname(path), name, files)
+    if found is None and names_a_game(tree):
+        found = installed_games(files).get(name)
+    return found
+
+
+def findings_alone(path: str, files) -> list[Diagnostic]:
+    """What a file in no compilation shows: why it cannot be read, or that its game is missing."""
+    path = os.path.abspath(path)
+    try:
+        tree = files.parse(files.text(path), path)
+    except CompileError as error:
+        return list(error.diagnostics)
+    if isinstance(tree, ast.PartFile) and game_of(path, tree, files) is None:
+        message = (
+            f"part '{tree.name}' is for '{tree.game}', but no game of that name is in this "
+            f"folder or the {MAX_LEVELS_UP} above it (a part is checked with the game that uses it)"
+        )
+        return [Diagnostic(RESOLVE, message, _game_name_span(path, tree, files))]
+    if not names_a_game(tree) or game_of(path, tree, files) is not None:
+        return []
+    titles = sorted(installed_games(files))
+    what = tree.kind if isinstance(tree, ast.PatchFile) else "map"
+    missing = Diagnostic(
+        RESOLVE,
+        f"{what} '{tree.name}' is for '{tree.game}', but no game of that name is in this "
+        f"folder, the {MAX_LEVELS_UP} above it or the installed games",
+        _game_name_span(path, tree, files),
+        notes=(*did_you_mean(tree.game, titles), f"installed games: {', '.join(titles)}"),
+    )
+    return [missing]
+
+
+def _game_name_span(path: str, tree: ast.PatchFile | ast.MapFile | ast.PartFile, files) -> Span:
+    """Where the file names its game: the string after `for` in its header."""
+    lines = files.text(path).split("\n")
+    start = tree.span
+    text = "\n".join(lines[start.line - 1 :])
+    found = FOR_GAME.search(text, start.col - 1)
+    if found is None:
+        return start
+    before = text[: found.start(1)]
+    line = start.line + before.count("\n")
+    col = len(before) - (before.rfind("\n") + 1) + 1
+    return Span(path, line, col, line, col + len(found[1]))
+
+
 def contexts_for(path: str, files) -> list[Context]:
     """The compilations that check the file at `path` (read through `files`)."""
     path = os.path.abspath(path)
     tree = header(files, path)
-    folder = os.path.dirname(path)
     if isinstance(tree, ast.GameFile) or (
         tree is None and os.path.basename(path) in GAME_FILE_NAMES
     ):
         return [Context(path)]
-    game = game_file_of(folder, getattr(tree, "game", None), files)
+    game = game_of(path, tree, files)
     if game is None:
         return []
     game_dir = os.path.dirname(game)

@@ -31,7 +31,7 @@ from compiler.refs import (
     PlayerFieldRef,
     ProcedureRef,
 )
-from compiler.types import CollT, ElemT, OptT, Type
+from compiler.types import BoolT, CollT, ElemT, IntT, OptT, Type
 from compiler.visit import Visitor
 from dsl import ast
 from dsl.source import SourceFile, Span
@@ -39,6 +39,7 @@ from dsl.visitor import walk
 
 Key = tuple
 
+SHOWN_DECLARATION = 200  # characters of a constant's declaration shown (a table may run long)
 _TOKEN = re.compile(r'"(?:[^"\\\n]|\\[^\n])*"|#[^\n]*|[A-Za-z_][A-Za-z0-9_]*')
 
 # What the words of a key's first part are called in hovers.
@@ -219,6 +220,7 @@ class SymbolIndex:
     references: list[Reference] = field(default_factory=list)
     outlines: dict[str, list[Outline]] = field(default_factory=dict)
     types: dict[Key, str] = field(default_factory=dict)  # a declaration's type, in words
+    values: dict[Key, str] = field(default_factory=dict)  # a constant's computed value, in words
     _by_file: dict[str, list[tuple[Span, Key, object]]] = field(default_factory=dict)
 
     # ------------------------------------------------------------ building
@@ -230,10 +232,11 @@ class SymbolIndex:
         sources: dict[str, SourceFile],
         program: Program | None,
         checked: CheckedProgram | None,
+        constants: dict[str, object] | None = None,
     ) -> SymbolIndex:
-        """The index of the files of one compilation."""
+        """The index of the files of one compilation (`constants`: the values it computed)."""
         index = cls()
-        _Builder(index, Locator(sources), program, checked).run(trees)
+        _Builder(index, Locator(sources), program, checked, constants or {}).run(trees)
         index._sort()
         return index
 
@@ -248,6 +251,8 @@ class SymbolIndex:
             self.outlines.setdefault(file, outline)
         for key, words in other.types.items():
             self.types.setdefault(key, words)
+        for key, words in other.values.items():
+            self.values.setdefault(key, words)
         self._sort()
 
     def _sort(self) -> None:
@@ -297,6 +302,13 @@ class SymbolIndex:
         ]
 
 
+def _shortened(text: str) -> str:
+    """A declaration's text cut to SHOWN_DECLARATION characters."""
+    if len(text) <= SHOWN_DECLARATION:
+        return text
+    return text[: SHOWN_DECLARATION - 1] + "…"
+
+
 def _type_words(t: Type | None) -> str:
     return "" if t is None else str(t)
 
@@ -311,11 +323,13 @@ class _Builder(Visitor):
         locate: Locator,
         program: Program | None,
         checked: CheckedProgram | None,
+        constants: dict[str, object],
     ):
         self.index = index
         self.locate = locate
         self.program = program
         self.cp = checked
+        self.constants = constants
         self.elements: dict[str, list[str]] = {}  # element id -> kinds that have it
         self.field_kinds: dict[int, str] = {}  # id of a kind's field declaration -> the kind
         self.scope: Span | None = None  # the declaration being walked
@@ -405,6 +419,9 @@ class _Builder(Visitor):
         cp, types = self.cp, self.index.types
         for name, t in cp.const_types.items():
             types[("const", name)] = str(t)
+            value = self.constants.get(name)
+            if isinstance(t, (IntT, BoolT)) and value is not None:  # a number reads the same
+                self.index.values[("const", name)] = str(value).lower()
         for name, t in cp.state_types.items():
             types[("state", name)] = str(t)
         for name, t in cp.player_types.items():
@@ -440,7 +457,7 @@ class _Builder(Visitor):
 
     def visit_ConstDecl(self, decl: ast.ConstDecl):
         span = self.name_in(decl, decl.name)
-        detail = f"const {decl.name}"
+        detail = _shortened(self.locate.header(decl.span, None)) or f"const {decl.name}"
         self.define(("const", decl.name), decl.name, span, decl.span, detail)
         return Outline(decl.name, "const", detail, span or decl.span, decl.span)
 

@@ -13,8 +13,10 @@ rename) reads a `SymbolIndex` of the latest compilations; formatting is `metro f
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
+import sys
 from concurrent.futures import ThreadPoolExecutor
 from importlib.metadata import PackageNotFoundError, version
 
@@ -29,7 +31,8 @@ from dsl.formatter import format_text, formatting_off
 from dsl.keywords import RESERVED_WORDS
 from dsl.source import Span
 from metro.lsp.analysis import Analysis, Compilation, EditorFiles
-from metro.lsp.contexts import Context, contexts_for, game_contexts
+from metro.lsp.contexts import Context, contexts_for, findings_alone, game_contexts
+from metro.lsp.frames import FramedInput, message_id_in
 from metro.lsp.index import (
     KINDS,
     NAMED_BY_STRING,
@@ -39,6 +42,8 @@ from metro.lsp.index import (
     Reference,
     SymbolIndex,
 )
+from metro.lsp.log import log_to_stderr
+from metro.lsp.protocol import PARSE_ERROR, MetroProtocol
 from metro.syntax import WORD_CLASSES
 
 DEBOUNCE_SECONDS = 0.1  # a burst of keystrokes is compiled once
@@ -105,7 +110,7 @@ class MetroServer(LanguageServer):
     """The language server's state: the editor's texts, compilations and their indexes."""
 
     def __init__(self):
-        super().__init__("metro", _version())
+        super().__init__("metro", _version(), protocol_cls=MetroProtocol)
         self.files = EditorFiles()
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="metro-compile")
         self.results: dict[Context, Analysis] = {}
@@ -114,16 +119,37 @@ class MetroServer(LanguageServer):
         self.tasks: dict[Context, asyncio.Task] = {}
         self.revision = 0  # counts text changes: a compilation of an older text is stale
         self.published: dict[str, set[str]] = {}  # game -> files given diagnostics
+        self.sent: dict[str, list[types.Diagnostic]] = {}  # file -> what the editor shows
+
+    def report_server_error(self, error: Exception, source) -> None:
+        """Answer a message body that is not JSON with a parse error; report other errors."""
+        if isinstance(error, json.JSONDecodeError):
+            body = error.doc.encode("utf-8", "replace")
+        elif isinstance(error, UnicodeDecodeError):
+            body = error.object
+        else:
+            super().report_server_error(error, source)
+            return
+        self.protocol.refuse(message_id_in(body), f"not JSON: {error}", PARSE_ERROR)
 
     # ------------------------------------------------------------ compiling
 
     def text_changed(self, uri: str, text: str | None) -> list[Context]:
-        """Record a document's text; the compilations it takes part in."""
+        """Record a document's text; the compilations it takes part in.
+
+        A file that takes part in none is given the findings that can be made of it alone:
+        its syntax errors, or that the game it names is nowhere to be found.
+        """
         path = to_fs_path(uri)
         self.files.set_text(path, text)
         self.revision += 1
         self.fresh.clear()
-        return contexts_for(path, self.files)
+        contexts = contexts_for(path, self.files)
+        if not contexts:
+            file = os.path.abspath(path)
+            found = findings_alone(path, self.files)
+            self.send(file, [self.lsp_diagnostic(diag, file, ()) for diag in found])
+        return contexts
 
     def schedule(self, contexts: list[Context], delay: float = DEBOUNCE_SECONDS) -> None:
         """Compile these contexts soon (a newer request replaces an older one)."""
@@ -189,19 +215,33 @@ class MetroServer(LanguageServer):
         }
         files = set(found) | self.published.get(game, set()) | opened
         for file in sorted(files):
-            self.text_document_publish_diagnostics(
-                types.PublishDiagnosticsParams(
-                    uri=from_fs_path(file), diagnostics=list(found.get(file, {}).values())
-                )
-            )
+            self.send(file, list(found.get(file, {}).values()))
         self.published[game] = set(found)
+
+    def send(self, file: str, diagnostics: list[types.Diagnostic]) -> None:
+        """Publish a file's diagnostics, unless the editor already shows just these."""
+        if self.sent.get(file) == diagnostics:
+            return  # each compilation of a game publishes all of its files
+        self.sent[file] = diagnostics
+        self.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=from_fs_path(file), diagnostics=diagnostics)
+        )
 
     def lsp_diagnostic(
         self, diag: Diagnostic, file: str, extra: tuple[str, ...]
     ) -> types.Diagnostic:
-        """A compiler diagnostic as LSP shows it: the message, then its notes."""
-        notes = [*diag.notes, *extra]
+        """A compiler diagnostic as LSP shows it: the message, then its notes.
+
+        The places it is about (the first declaration of a name declared twice) are its
+        related information, or notes for a client that does not show related information.
+        """
+        linked = self.shows_related_information()
+        notes = [*diag.notes, *extra] if linked else [*diag.all_notes, *extra]
         message = diag.message + "".join(f"\nnote: {note}" for note in notes)
+        related = [
+            types.DiagnosticRelatedInformation(location=self.location(r.span), message=r.message)
+            for r in diag.related
+        ]
         return types.Diagnostic(
             range=self.range(diag.span, file),
             message=message,
@@ -212,7 +252,14 @@ class MetroServer(LanguageServer):
             ),
             code=diag.code.code,
             source="metro",
+            related_information=related if linked and related else None,
         )
+
+    def shows_related_information(self) -> bool:
+        """Whether the client said it shows a diagnostic's related information."""
+        document = self.client_capabilities.text_document
+        published = document.publish_diagnostics if document else None
+        return bool(published and published.related_information)
 
     # ------------------------------------------------------------ positions
 
@@ -260,7 +307,11 @@ class MetroServer(LanguageServer):
             if index is None:
                 result = self.results[context]
                 index = SymbolIndex.build(
-                    result.trees(self.files), result.sources, result.program, result.checked
+                    result.trees(self.files),
+                    result.sources,
+                    result.program,
+                    result.checked,
+                    result.constants,
                 )
                 self.indexes[context] = index
             merged.merge(index)
@@ -288,6 +339,7 @@ SERVER = MetroServer()
 @SERVER.feature(types.TEXT_DOCUMENT_DID_OPEN)
 async def did_open(ls: MetroServer, params: types.DidOpenTextDocumentParams) -> None:
     """Compile the opened file's game, then its expansions and variants."""
+    ls.sent.pop(os.path.abspath(to_fs_path(params.text_document.uri)), None)  # shown once opened
     contexts = ls.text_changed(params.text_document.uri, params.text_document.text)
     ls.schedule(contexts, 0)
     if contexts:
@@ -376,6 +428,10 @@ def _hover_text(index: SymbolIndex, key: tuple, item: Definition | Reference) ->
     lines = []
     if shown is not None:
         lines.append(f"```metro\n{shown.detail}\n```")
+    value = index.values.get(key)
+    # A computed constant's value, when not written so; an overridden one has one per patch.
+    if value is not None and len(definitions) == 1 and not shown.detail.endswith(f"= {value}"):
+        lines.append(f"= `{value}`")
     declared_type = index.types.get(key)
     if (
         isinstance(item, Reference)
@@ -582,4 +638,5 @@ async def formatting(ls: MetroServer, params: types.DocumentFormattingParams):
 
 def serve() -> None:
     """Run the language server over standard input and output until the client exits."""
-    SERVER.start_io()
+    log_to_stderr()
+    SERVER.start_io(stdin=FramedInput(sys.stdin.buffer))

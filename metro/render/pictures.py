@@ -57,8 +57,7 @@ def open_pictures(path: str, expansions=(), variants=(), map_path: str | None = 
     found = Diagnostics()
     data = build_map_data(cp, found)
     evaluator = Evaluator(cp, data)
-    if not found.has_errors:
-        run_checks(cp, data, evaluator, found)
+    run_checks(cp, data, evaluator, found)  # also past data errors, as `metro check` does
     items, problems = map_items(cp.draws, data, evaluator)
     names = Names(_element_texts(cp, data, evaluator, found), _enum_texts(cp))
     layout = Layout(cp.draws, names, items)
@@ -178,7 +177,7 @@ def _findings(
             (kind, index)
             for kind, index, span in places
             if _inside(diagnostic.span, span)
-            or any(n.endswith(f" at {span}") for n in diagnostic.notes)
+            or any(n.endswith(f" at {span}") for n in diagnostic.all_notes)
         ]
         add(diagnostic.message, diagnostic.span, named)
     for problem in problems:
