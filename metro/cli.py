@@ -878,6 +878,35 @@ def lsp_command() -> None:
     serve()
 
 
+@main.command("serve")
+@click.argument("games", nargs=-1, metavar="[GAME]...")
+@click.option("--host", default="127.0.0.1", show_default=True, help="The address to listen on.")
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535))
+@click.option(
+    "--db",
+    default=None,
+    metavar="URL",
+    help="The database (a SQLAlchemy URL); default: a SQLite file in the user's data directory.",
+)
+def serve_command(games: tuple[str, ...], host: str, port: int, db: str | None) -> None:
+    """Play games in the browser: a lobby, matches with people and bots (all shipped games if none given).
+
+    Needs the serve extra: pip install 'metro-games[serve]'.
+    """
+    try:
+        from metro.serve.server import run  # starlette, uvicorn and sqlalchemy load only now
+    except ImportError as error:
+        if str(error.name).split(".")[0] not in ("starlette", "uvicorn", "sqlalchemy", "anyio"):
+            raise
+        raise Failure(
+            "error: `metro serve` needs the serve extra: pip install 'metro-games[serve]'"
+        ) from None
+    try:
+        run(list(games), host, port, db)
+    except UnknownGame as error:
+        raise Failure(f"error: {error}") from None
+
+
 @main.command("fmt")
 @click.argument("paths", nargs=-1, required=True, metavar="PATH...")
 @click.option("--check", is_flag=True, help="Change nothing; exit 1 if a file is not formatted.")

@@ -1,0 +1,15 @@
+"""Every bound the server keeps, in one place (docs/serve.md states each one)."""
+
+from __future__ import annotations
+
+MAX_BODY_BYTES = 8 * 1024  # a request body (a new match, an action)
+MAX_OPEN_MATCHES = 200  # unfinished matches in the database; creating another is refused
+MAX_LIVE_MATCHES = 400  # matches held in memory at once (the least recently used are dropped)
+MAX_CONNECTIONS = 256  # websockets open at once, over all matches
+MAX_CONNECTIONS_PER_MATCH = 32  # websockets open at once on one match
+MAX_BOT_ITERATIONS = 2_000  # an mcts bot's iterations per decision
+MAX_BOT_MILLISECONDS = 2_000  # an mcts bot's thinking time per decision
+MAX_BOT_SAMPLES = 64  # a greedy bot's sampled positions per action
+MAX_SEED_CHARS = 64  # a seed given as text
+MAX_SEED = 2**63 - 1  # a seed given as a number, in absolute value
+MAX_PATCHES = 16  # variants plus expansions of one match

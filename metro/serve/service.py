@@ -1,0 +1,263 @@
+"""The authority: runs every match, checks every decision, records it, then applies it.
+
+A decision counts once it is in the database: it is checked against the legal list at the
+stated decision number, tried on a copy of the position, written (the (match, number) key lets
+only one writer have each number), and only then becomes the match's position and answered.
+Bots decide on a copy in a worker thread, so the server keeps answering while they think.
+Matches not in memory are set up again from the database by replaying their decisions.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from collections import OrderedDict
+from dataclasses import dataclass, field
+
+import anyio.to_thread
+
+from dsl.diagnostics import CompileError
+from metro.bots import Bot, make_bot
+from metro.moves import MoveLog
+from metro.serve.catalog import Catalog
+from metro.serve.documents import SeatInfo, match_document
+from metro.serve.limits import MAX_LIVE_MATCHES, MAX_OPEN_MATCHES
+from metro.serve.requests import ActionRequest, BadRequest, MatchRequest
+from metro.serve.store import DecisionRecord, DecisionTaken, MatchRecord, SeatRecord, Store
+from metro.serve.tokens import new_match_id, new_token, token_hash
+from runtime.errors import MetroRuntimeError
+from runtime.machine import Action, State
+
+SEED_BITS = 31  # a seed the server draws when the request names none
+
+
+@dataclass(frozen=True)
+class SeatToken:
+    """A person's seat in a new match and the token that takes it."""
+
+    seat: int
+    token: str
+
+
+@dataclass
+class Match:
+    """A match in memory: its record, position, log, bots, and who waits for its changes."""
+
+    record: MatchRecord
+    state: State
+    log: MoveLog
+    bots: dict[int, Bot]
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    changed: asyncio.Event = field(default_factory=asyncio.Event)
+    connections: int = 0
+    bot_task: asyncio.Task | None = None
+
+    def seat_of(self, token: str) -> int | None:
+        """The seat a token takes, or None."""
+        digest = token_hash(token)
+        for seat, record in enumerate(self.record.seats):
+            if record.token_hash is not None and secrets.compare_digest(record.token_hash, digest):
+                return seat
+        return None
+
+    def seat_infos(self) -> list[SeatInfo]:
+        """Who sits where, as everyone may know it."""
+        return [SeatInfo(seat, r.bot) for seat, r in enumerate(self.record.seats)]
+
+    def notify(self) -> None:
+        """Wake everyone waiting for this match to change."""
+        waiting, self.changed = self.changed, asyncio.Event()
+        waiting.set()
+
+
+class MatchService:
+    """Every match the server runs, over one store and one catalog."""
+
+    def __init__(self, store: Store, catalog: Catalog):
+        self.store = store
+        self.catalog = catalog
+        self.live: OrderedDict[str, Match] = OrderedDict()
+        self.loading = asyncio.Lock()
+
+    # ------------------------------------------------------------ matches
+
+    async def create(self, request: MatchRequest) -> tuple[str, list[SeatToken]]:
+        """Start a new match; the tokens of its human seats."""
+        entry = self.catalog.entries.get(request.game)
+        if entry is None:
+            raise BadRequest(404, f"this server offers no game '{request.game}'")
+        for name, offered in (("variant", entry.variants), ("expansion", entry.expansions)):
+            chosen = request.variants if name == "variant" else request.expansions
+            unknown = [n for n in chosen if n not in offered]
+            if unknown:
+                raise BadRequest(400, f"{request.game} has no {name} '{unknown[0]}'")
+        game = await self.compiled(request.game, request.variants, request.expansions)
+        if not game.min_players <= request.players <= game.max_players:
+            raise BadRequest(
+                400, f"{game.name} takes {game.min_players}-{game.max_players} players"
+            )
+        for spec in request.seats:
+            if spec is not None:
+                try:
+                    make_bot(spec, 0, game)
+                except ValueError as error:
+                    raise BadRequest(400, str(error)) from None
+        if self.store.open_matches() >= MAX_OPEN_MATCHES:
+            raise BadRequest(503, f"this server runs at most {MAX_OPEN_MATCHES} open matches")
+        seed = request.seed if request.seed is not None else secrets.randbits(SEED_BITS)
+        tokens = [None if spec is not None else new_token() for spec in request.seats]
+        record = MatchRecord(
+            new_match_id(),
+            request.game,
+            request.players,
+            seed,
+            request.variants,
+            request.expansions,
+            tuple(
+                SeatRecord(bot=spec, token_hash=None if token is None else token_hash(token))
+                for spec, token in zip(request.seats, tokens, strict=True)
+            ),
+        )
+        self.store.add_match(record)
+        match = await self._set_up(record, [])
+        self._keep(match)
+        self._wake_bots(match)
+        seats = [SeatToken(seat, token) for seat, token in enumerate(tokens) if token is not None]
+        return record.id, seats
+
+    async def match(self, match_id: str) -> Match:
+        """A match by id, set up again from the database if it is not in memory; 404 if none."""
+        found = self.live.get(match_id)
+        if found is not None:
+            self.live.move_to_end(match_id)
+            return found
+        async with self.loading:
+            found = self.live.get(match_id)
+            if found is None:
+                record = self.store.match(match_id)
+                if record is None:
+                    raise BadRequest(404, "no such match")
+                found = await self._set_up(record, self.store.decisions(match_id))
+                self._keep(found)
+                self._wake_bots(found)
+            return found
+
+    def viewer(self, match: Match, token: str | None) -> int | None:
+        """The seat a token takes (None without a token: a spectator); 403 for a wrong token."""
+        if token is None:
+            return None
+        seat = match.seat_of(token)
+        if seat is None:
+            raise BadRequest(403, "this token takes no seat of this match")
+        return seat
+
+    def document(self, match: Match, viewer: int | None) -> dict:
+        """The match as `viewer` may see it."""
+        return match_document(
+            match.record.id, match.record.game, match.state, match.log, match.seat_infos(), viewer
+        )
+
+    def board(self, match: Match, viewer: int | None) -> str:
+        """The board as `viewer` sees it, as SVG."""
+        from metro.serve.board import board_svg
+
+        record = match.record
+        pictures = self.catalog.pictures(record.game, record.variants, record.expansions)
+        return board_svg(pictures, match.state, viewer)
+
+    # ------------------------------------------------------------ decisions
+
+    async def act(self, match_id: str, request: ActionRequest) -> dict:
+        """Take a person's decision; the match as their seat then sees it."""
+        match = await self.match(match_id)
+        seat = self.viewer(match, request.token)
+        async with match.lock:
+            state = match.state
+            if request.decisions != len(state.history):
+                raise BadRequest(
+                    409,
+                    f"the match is at decision {len(state.history)}, not {request.decisions}",
+                )
+            if seat not in state.to_move:
+                raise BadRequest(409, "it is not this seat's decision now")
+            action = next((a for a in state.legal_actions(seat) if a.id == request.action), None)
+            if action is None:
+                raise BadRequest(422, "that is not one of this seat's legal choices now")
+            self._commit(match, seat, action)
+        self._wake_bots(match)
+        return self.document(match, seat)
+
+    def _commit(self, match: Match, seat: int, action: Action) -> None:
+        """Record a legal decision, then make it the match's position (caller holds the lock)."""
+        before = match.state
+        after = before.clone()
+        try:
+            after.apply(seat, action)
+        except MetroRuntimeError as error:  # the rules failed on it: refuse, keep the position
+            raise BadRequest(422, f"the rules could not take this decision: {error}") from None
+        number = len(before.history)
+        try:
+            self.store.add_decision(
+                match.record.id, DecisionRecord(number, seat, action.id), after.is_over
+            )
+        except DecisionTaken:
+            # Another server process took this number first: forget this copy, and read the
+            # match again from the database on the next request.
+            self.live.pop(match.record.id, None)
+            raise BadRequest(409, f"decision {number} was already taken") from None
+        match.log.record(before, seat, action)
+        match.state = after
+        match.notify()
+
+    # ------------------------------------------------------------ bots
+
+    def _wake_bots(self, match: Match) -> None:
+        """Let the match's bots decide, unless they are already at it."""
+        if match.bots and (match.bot_task is None or match.bot_task.done()):
+            match.bot_task = asyncio.get_running_loop().create_task(self._run_bots(match))
+
+    async def _run_bots(self, match: Match) -> None:
+        """Decide for every bot that is to move, until none is."""
+        while True:
+            async with match.lock:
+                state = match.state
+                seats = [seat for seat in state.to_move if seat in match.bots]
+                if not seats or self.live.get(match.record.id) is not match:
+                    return
+                seat, position, number = seats[0], state.clone(), len(state.history)
+            action = await anyio.to_thread.run_sync(match.bots[seat].choose, position, seat)
+            async with match.lock:
+                if len(match.state.history) == number:
+                    self._commit(match, seat, action)
+
+    # ------------------------------------------------------------ setting up
+
+    async def compiled(self, name: str, variants, expansions):
+        """An offered game compiled with these patches (compiled in a worker thread)."""
+        try:
+            return await anyio.to_thread.run_sync(
+                self.catalog.game, name, tuple(variants), tuple(expansions)
+            )
+        except CompileError as error:
+            raise BadRequest(400, f"these rules do not compile: {error}") from None
+
+    async def _set_up(self, record: MatchRecord, decisions: list[DecisionRecord]) -> Match:
+        """A match from its record, its decisions replayed by the engine."""
+        game = await self.compiled(record.game, record.variants, record.expansions)
+        state = game.new_game(record.players, record.seed)
+        log = MoveLog()
+        for decision in decisions:
+            action = game.parse_action(decision.action)
+            log.record(state, decision.seat, action)
+            state.apply(decision.seat, action)
+        bots = {
+            seat: make_bot(r.bot, f"{record.seed}/{seat}", game)
+            for seat, r in enumerate(record.seats)
+            if r.bot is not None
+        }
+        return Match(record, state, log, bots)
+
+    def _keep(self, match: Match) -> None:
+        self.live[match.record.id] = match
+        while len(self.live) > MAX_LIVE_MATCHES:
+            self.live.popitem(last=False)

@@ -1,0 +1,152 @@
+// The play page: follows the match over its websocket and offers this seat's legal choices.
+// Every text from the server (the rules' words) is set with textContent, never as markup;
+// the board is the server's SVG picture, whose texts the server escaped.
+"use strict";
+
+const MENU_BUTTONS = 12; // a group with more choices than this is a drop-down list
+const matchId = document.body.dataset.match;
+const token = new URLSearchParams(location.search).get("token");
+const query = token ? `?token=${encodeURIComponent(token)}` : "";
+let current = null;
+let boardShown = -1;
+
+function element(tag, text) {
+  const node = document.createElement(tag);
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+async function choose(action) {
+  const error = document.getElementById("error");
+  error.textContent = "";
+  const answer = await fetch(`/api/matches/${matchId}/actions`, {
+    method: "POST",
+    body: JSON.stringify({ token, action, decisions: current.decisions }),
+  });
+  const doc = await answer.json();
+  if (!answer.ok) error.textContent = doc.error;
+  else show(doc);
+}
+
+function showChoices(doc) {
+  const box = document.getElementById("choices");
+  box.replaceChildren();
+  const groups = new Map();
+  for (const choice of doc.choices) {
+    if (!groups.has(choice.group)) groups.set(choice.group, []);
+    groups.get(choice.group).push(choice);
+  }
+  for (const [name, choices] of groups) {
+    const group = element("div");
+    group.className = "group";
+    if (groups.size > 1 || choices.length > 1) group.append(element("h3", name));
+    if (choices.length <= MENU_BUTTONS) {
+      for (const choice of choices) {
+        const button = element("button", choice.label);
+        button.className = "choice";
+        button.addEventListener("click", () => choose(choice.id));
+        group.append(button);
+      }
+    } else {
+      const select = element("select");
+      select.className = "choice-list";
+      for (const choice of choices) {
+        const option = element("option", choice.label);
+        option.value = choice.id;
+        select.append(option);
+      }
+      const button = element("button", `${name}: choose`);
+      button.className = "choice";
+      button.addEventListener("click", () => choose(select.value));
+      group.append(select, button);
+    }
+    box.append(group);
+  }
+  document.getElementById("choices-section").hidden = doc.seat === null;
+}
+
+function cell(tag, text) {
+  const node = element(tag);
+  if (text.includes("\n")) node.append(element("pre", text));
+  else node.textContent = text;
+  return node;
+}
+
+function showGrid(table, grid, highlight) {
+  table.replaceChildren();
+  const head = element("tr");
+  head.append(cell("th", grid.heading));
+  for (const column of grid.columns) head.append(cell("th", column === highlight ? `${column} (you)` : column));
+  table.append(head);
+  for (const row of grid.rows) {
+    const line = element("tr");
+    row.forEach((text, i) => line.append(cell(i ? "td" : "th", text)));
+    table.append(line);
+  }
+}
+
+function showScreen(doc) {
+  const screen = doc.screen;
+  showGrid(document.getElementById("players"), screen.players, screen.viewer);
+  const tableBox = document.getElementById("table");
+  tableBox.replaceChildren();
+  const lines = element("dl");
+  for (const part of screen.table) {
+    if ("text" in part) {
+      lines.append(element("dt", part.heading), element("dd", part.text));
+    } else {
+      const grid = element("table");
+      showGrid(grid, part, null);
+      tableBox.append(grid);
+    }
+  }
+  tableBox.prepend(lines);
+  const mine = document.getElementById("private");
+  mine.replaceChildren();
+  for (const line of screen.private) mine.append(element("dt", line.heading), element("dd", line.text));
+  document.getElementById("private-section").hidden = screen.private.length === 0;
+}
+
+function status(doc) {
+  const you = doc.seat === null ? "you are watching" : `you are P${doc.seat + 1}`;
+  if (doc.over) {
+    const order = doc.places.map((place, seat) => [place, seat]).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+    return `Game over (${you}): ` + order.map(([place, seat]) => `${place}. P${seat + 1} (${doc.scores[seat]})`).join(", ");
+  }
+  const waiting = doc.to_move.map((seat) => `P${seat + 1}`).join(", ") || "nobody";
+  const yours = doc.seat !== null && doc.to_move.includes(doc.seat) ? " — your decision" : "";
+  return `${you}; to move: ${waiting}${yours}`;
+}
+
+async function showBoard(doc) {
+  const answer = await fetch(`/api/matches/${matchId}/board${query}`);
+  if (!answer.ok || current !== doc) return; // a newer position is on its way
+  document.getElementById("board").innerHTML = await answer.text();
+  document.getElementById("board").dataset.decisions = doc.decisions;
+}
+
+function show(doc) {
+  if (current && doc.decisions < current.decisions) return; // an older answer arriving late
+  current = doc;
+  document.getElementById("title").textContent = doc.title;
+  document.getElementById("status").textContent = status(doc);
+  document.body.dataset.decisions = doc.decisions;
+  showChoices(doc);
+  showScreen(doc);
+  const log = document.getElementById("log");
+  log.replaceChildren(...doc.log.map((line) => element("li", line)));
+  log.scrollTop = log.scrollHeight;
+  if (doc.decisions !== boardShown) {
+    boardShown = doc.decisions;
+    showBoard(doc);
+  }
+}
+
+function follow() {
+  const scheme = location.protocol === "https:" ? "wss" : "ws";
+  const socket = new WebSocket(`${scheme}://${location.host}/api/matches/${matchId}/ws${query}`);
+  socket.addEventListener("message", (event) => show(JSON.parse(event.data)));
+  socket.addEventListener("close", () => setTimeout(follow, 2000));
+}
+
+follow();
