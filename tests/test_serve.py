@@ -1,0 +1,258 @@
+"""`metro serve` started for real: the API, the authority over every decision, no leaks, restarts.
+
+Each test talks HTTP (and websockets) to a real server process on a loopback port, with a real
+SQLite file; the engine, run here on the same seeds and decisions, says what the server must
+answer. Skipped without the serve extra.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+import time
+from dataclasses import asdict
+
+import pytest
+
+pytest.importorskip("starlette")
+pytest.importorskip("uvicorn")
+pytest.importorskip("sqlalchemy")
+websockets_sync = pytest.importorskip("websockets.sync.client")
+
+from compiler import load_game  # noqa: E402
+from metro.games import game_path, shipped_games  # noqa: E402
+from metro.moves import replayed  # noqa: E402
+from metro.serve.limits import MAX_BODY_BYTES  # noqa: E402
+from tests.serve_helpers import ROOT, Server, jsonable  # noqa: E402
+
+TTR = "ticket_to_ride"
+HUMAN = {"human": True}
+STEP_WAIT = 0.005  # seconds between polls while a bot decides
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """One server offering every shipped game, on a fresh database."""
+    running = Server(str(tmp_path_factory.mktemp("serve") / "matches.sqlite3"))
+    yield running
+    running.stop()
+
+
+def expected(state, seat: int | None, match_id: str, log) -> dict:
+    """What the engine says `seat` (None: a spectator) may see of a position."""
+    legal = state.legal_actions(seat) if seat is not None else []
+    return jsonable(
+        {
+            "view": state.view(seat) if seat is not None else state.public_view(),
+            "legal": [a.id for a in legal],
+            "labels": [a.label for a in legal],
+            "screen": asdict(state.display(seat)),
+            "log": [move.line(seat) for move in log.moves],
+            "decisions": len(state.history),
+            "to_move": state.to_move,
+            "match": match_id,
+        }
+    )
+
+
+def seen(doc: dict) -> dict:
+    """The parts of a document the engine's `expected` covers."""
+    return {
+        "view": doc["view"],
+        "legal": doc["legal"],
+        "labels": [c["label"] for c in doc["choices"]],
+        "screen": doc["screen"],
+        "log": doc["log"],
+        "decisions": doc["decisions"],
+        "to_move": doc["to_move"],
+        "match": doc["match"],
+    }
+
+
+def token_query(tokens: dict[int, str], seat: int | None) -> str:
+    return "" if seat is None else f"?token={tokens[seat]}"
+
+
+def play_against_bot(server: Server, match_id: str, token: str, rng, until=None) -> dict:
+    """Seat 0 takes random legal choices through the API while the bot in seat 1 answers."""
+    deadline = time.monotonic() + 120
+    while True:
+        doc = server.get(f"/api/matches/{match_id}?token={token}")
+        if doc["over"] or (until is not None and doc["decisions"] >= until):
+            return doc
+        assert time.monotonic() < deadline, "the match stalled"
+        if 0 not in doc["to_move"]:
+            time.sleep(STEP_WAIT)
+            continue
+        answer = server.call(
+            "POST",
+            f"/api/matches/{match_id}/actions",
+            {"token": token, "action": rng.choice(doc["legal"]), "decisions": doc["decisions"]},
+        )
+        assert answer.status == 200, answer.doc
+
+
+def test_the_games_are_the_shipped_ones(server):
+    listed = {g["name"]: g for g in server.get("/api/games")}
+    assert sorted(listed) == shipped_games()
+    ttr = load_game(game_path(TTR))
+    assert listed[TTR]["title"] == ttr.name
+    assert listed[TTR]["players"] == [ttr.min_players, ttr.max_players]
+    assert "big_bonus" in listed[TTR]["variants"]
+
+
+def test_a_whole_ticket_to_ride_match_against_a_bot(server):
+    created = server.create(TTR, [HUMAN, {"bot": "random"}], seed=5)
+    match_id, (seat,) = created["match"], created["seats"]
+    assert seat["seat"] == 0 and seat["url"] == f"/play/{match_id}?token={seat['token']}"
+    final = play_against_bot(server, match_id, seat["token"], random.Random(5))
+    assert final["over"] and final["legal"] == []
+    history = server.stored_decisions(match_id)
+    assert len(history) == final["decisions"] > 20
+    assert {s for s, _ in history} == {0, 1}  # the bot played its seat on the server
+    state, log = replayed(load_game(game_path(TTR)), 2, 5, history)
+    assert state.is_over
+    assert final["scores"] == state.scores() and final["places"] == state.ranking()
+    assert seen(final) == expected(state, 0, match_id, log)
+    public = server.get(f"/api/matches/{match_id}")
+    assert seen(public) == expected(state, None, match_id, log)
+
+
+@pytest.mark.parametrize("name", shipped_games())
+def test_every_document_a_seat_receives_is_its_view(server, name):
+    """No leaks: each seat's (and a spectator's) documents, by HTTP and websocket, hold only
+    what the engine's view for that seat holds, at every position of a few random moves."""
+    game = load_game(game_path(name))
+    created = server.create(name, [HUMAN, HUMAN], seed=11)
+    match_id = created["match"]
+    tokens = {s["seat"]: s["token"] for s in created["seats"]}
+    base = f"/api/matches/{match_id}"
+    state, log = replayed(game, 2, 11, [])
+    rng = random.Random(name)
+    socket_url = server.base.replace("http", "ws") + base + "/ws"
+    with (
+        websockets_sync.connect(f"{socket_url}?token={tokens[1]}") as seat_socket,
+        websockets_sync.connect(socket_url) as public_socket,
+    ):
+        for _ in range(6):
+            for seat in (0, 1, None):
+                doc = server.get(base + token_query(tokens, seat))
+                assert seen(doc) == expected(state, seat, match_id, log), (name, seat)
+                assert doc["scores"] is None or state.is_over
+            for socket, seat in ((seat_socket, 1), (public_socket, None)):
+                doc = json.loads(socket.recv(timeout=30))
+                assert seen(doc) == expected(state, seat, match_id, log), (name, seat)
+            if not state.to_move:
+                break
+            seat = rng.choice(state.to_move)
+            action = rng.choice(state.legal_actions(seat))
+            answer = server.call(
+                "POST",
+                base + "/actions",
+                {"token": tokens[seat], "action": action.id, "decisions": len(state.history)},
+            )
+            log.record(state, seat, action)
+            state.apply(seat, action)
+            assert answer.status == 200, answer.doc
+            assert seen(answer.doc) == expected(state, seat, match_id, log)
+
+
+def test_bad_requests_are_refused_and_change_nothing(server):
+    created = server.create(TTR, [HUMAN, HUMAN], seed=3)
+    match_id = created["match"]
+    tokens = {s["seat"]: s["token"] for s in created["seats"]}
+    base = f"/api/matches/{match_id}"
+    game = load_game(game_path(TTR))
+    state = game.new_game(2, 3)
+    for seat in (0, 1):  # both keep their first tickets (a simultaneous choice)
+        action = state.legal_actions(seat)[0].id
+        answer = server.call(
+            "POST",
+            base + "/actions",
+            {"token": tokens[seat], "action": action, "decisions": len(state.history)},
+        )
+        assert answer.status == 200, answer.doc
+        state.apply(seat, action)
+    (mover,) = state.to_move
+    waiting = 1 - mover
+    legal = state.legal_actions(mover)[0].id
+    k = len(state.history)
+    before = {seat: server.get(base + token_query(tokens, seat)) for seat in (0, 1, None)}
+
+    def act(body) -> int:
+        return server.call("POST", base + "/actions", body).status
+
+    assert act({"token": tokens[mover], "action": legal, "decisions": k - 1}) == 409  # stale
+    assert act({"token": tokens[mover], "action": legal, "decisions": k + 1}) == 409  # ahead
+    assert act({"token": "forged" + tokens[mover], "action": legal, "decisions": k}) == 403
+    assert act({"token": tokens[waiting], "action": legal, "decisions": k}) == 409  # not its turn
+    assert act({"token": tokens[mover], "action": "claim(R999)", "decisions": k}) == 422
+    assert act({"token": tokens[mover], "action": legal, "decisions": "3"}) == 400
+    assert act({"token": tokens[mover], "decisions": k}) == 400
+    assert act([tokens[mover], legal, k]) == 400
+    assert server.call("POST", base + "/actions", raw=b'{"token": "x", "act').status == 400
+    huge = json.dumps({"token": tokens[mover], "action": legal, "decisions": k, "pad": "x" * 10000})
+    assert len(huge) > MAX_BODY_BYTES
+    assert server.call("POST", base + "/actions", raw=huge.encode()).status == 413
+    assert server.call("GET", base + "?token=forged").status == 403
+    assert server.call("GET", "/api/matches/0000000000000000").status == 404
+    for bad in (
+        {"game": "../../etc/passwd", "seats": [HUMAN, HUMAN]},
+        {"game": ROOT + "/games/ticket_to_ride", "seats": [HUMAN, HUMAN]},
+        {"game": TTR, "seats": [HUMAN]},
+        {"game": TTR, "seats": [HUMAN, {"bot": "mcts:9999999"}]},
+        {"game": TTR, "seats": [HUMAN, {"bot": "nobody"}]},
+        {"game": TTR, "seats": [HUMAN, HUMAN], "variants": ["/etc/passwd"]},
+        {"game": TTR, "seats": [HUMAN, HUMAN], "seed": 2.5},
+    ):
+        answer = server.call("POST", "/api/matches", bad)
+        assert 400 <= answer.status < 500 and answer.doc["error"], bad
+    after = {seat: server.get(base + token_query(tokens, seat)) for seat in (0, 1, None)}
+    assert after == before
+    assert len(server.stored_decisions(match_id)) == k
+    # and the right request still works
+    assert act({"token": tokens[mover], "action": legal, "decisions": k}) == 200
+
+
+def test_a_killed_server_loses_nothing_and_the_match_ends_as_the_engine_replays_it(tmp_path):
+    database = str(tmp_path / "matches.sqlite3")
+    first = Server(database, (TTR,))
+    try:
+        created = first.create(TTR, [HUMAN, {"bot": "random"}], seed=8)
+        match_id, token = created["match"], created["seats"][0]["token"]
+        rng = random.Random(8)
+        acknowledged = play_against_bot(first, match_id, token, rng, until=30)
+    finally:
+        first.kill()
+    stored = first.stored_decisions(match_id)
+    assert len(stored) >= acknowledged["decisions"] >= 30
+    second = Server(database, (TTR,))
+    try:
+        game = load_game(game_path(TTR))
+        resumed = second.get(f"/api/matches/{match_id}?token={token}")
+        state, log = replayed(game, 2, 8, stored[: resumed["decisions"]])
+        assert resumed["decisions"] >= len(stored)
+        assert resumed["view"] == jsonable(state.view(0))
+        final = play_against_bot(second, match_id, token, rng)
+    finally:
+        second.stop()
+    state, log = replayed(game, 2, 8, second.stored_decisions(match_id))
+    assert final["over"] and state.is_over
+    assert seen(final) == expected(state, 0, match_id, log)
+    assert final["scores"] == state.scores()
+
+
+def test_other_commands_do_not_import_the_server():
+    code = (
+        "import sys, metro.cli\n"
+        "from click.testing import CliRunner\n"
+        "CliRunner().invoke(metro.cli.main, ['simulate', 'ticket_to_ride', '--games', '1'])\n"
+        "loaded = {'starlette', 'uvicorn', 'sqlalchemy'} & {m.split('.')[0] for m in sys.modules}\n"
+        "print(sorted(loaded))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
+    ).stdout
+    assert out.strip() == "[]"
