@@ -28,7 +28,12 @@ function seatRow(game, index) {
     select.append(option);
   }
   if (index > 0 && game.bots.length) select.value = game.bots.includes("random") ? "random" : game.bots[0];
-  label.append(select);
+  const budget = element("input");
+  budget.className = "budget";
+  budget.size = 10;
+  budget.placeholder = "bot's budget";
+  budget.title = "optional: mcts iterations (200) or time (250ms), greedy samples (3)";
+  label.append(select, budget);
   return label;
 }
 
@@ -70,7 +75,11 @@ async function create(event) {
   const checked = [...document.querySelectorAll("#patches input:checked")];
   const request = {
     game: chosenGame().name,
-    seats: [...document.querySelectorAll("select.seat")].map((s) => (s.value ? { bot: s.value } : { human: true })),
+    seats: [...document.querySelectorAll("select.seat")].map((s) => {
+      const budget = s.parentNode.querySelector("input.budget").value.trim();
+      if (!s.value) return { human: true };
+      return { bot: budget ? `${s.value}:${budget}` : s.value };
+    }),
     variants: checked.filter((b) => b.dataset.kind === "variant").map((b) => b.value),
     expansions: checked.filter((b) => b.dataset.kind === "expansion").map((b) => b.value),
   };

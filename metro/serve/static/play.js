@@ -120,7 +120,7 @@ function status(doc) {
 
 async function showBoard(doc) {
   const answer = await fetch(`/api/matches/${matchId}/board${query}`);
-  if (!answer.ok || current !== doc) return; // a newer position is on its way
+  if (!answer.ok || current.decisions !== doc.decisions) return; // a newer position is on its way
   document.getElementById("board").innerHTML = await answer.text();
   document.getElementById("board").dataset.decisions = doc.decisions;
 }

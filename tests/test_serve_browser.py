@@ -1,0 +1,95 @@
+"""The lobby and the play page in a real browser: Playwright driving Debian's Chromium against a
+real `metro serve`. Skipped without the serve extra, Playwright or /usr/bin/chromium."""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+
+pytest.importorskip("starlette")
+pytest.importorskip("uvicorn")
+pytest.importorskip("sqlalchemy")
+
+from tests.serve_helpers import Server  # noqa: E402
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+]
+WAIT_MS = 30_000
+MOVES = 4  # decisions the person clicks
+
+
+@pytest.fixture(scope="module")
+def browser():
+    playwright = pytest.importorskip("playwright.sync_api")
+    if not os.path.exists(CHROMIUM) or shutil.which(CHROMIUM) is None:
+        pytest.skip("Debian's chromium is not installed")
+    with playwright.sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture()
+def server(tmp_path):
+    running = Server(str(tmp_path / "matches.sqlite3"), ("ticket_to_ride",))
+    yield running
+    running.stop()
+
+
+def test_a_match_made_in_the_lobby_is_played_by_clicking_its_menus(browser, server):
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(server.base + "/")
+    page.wait_for_selector("body[data-ready=yes]", timeout=WAIT_MS)
+    assert page.input_value("#game") == "ticket_to_ride"
+    assert page.locator("select.seat").count() == 2
+    assert page.input_value("select[name=seat-1]") == "random"  # a bot sits opposite by default
+    page.fill("#seed", "4")
+    page.click("#create-button")
+    page.wait_for_selector("#created:not([hidden]) a.seat-link", timeout=WAIT_MS)
+    page.click("a.seat-link")
+    page.wait_for_selector("button.choice", timeout=WAIT_MS)
+    match_id = page.get_attribute("body", "data-match")
+    assert page.inner_text("#title") == "Ticket to Ride"
+    for move in range(MOVES):
+        page.wait_for_selector("#board svg", timeout=WAIT_MS)
+        page.wait_for_function(
+            "document.getElementById('board').dataset.decisions === document.body.dataset.decisions",
+            timeout=WAIT_MS,
+        )
+        board_before = page.inner_html("#board")
+        decisions = int(page.get_attribute("body", "data-decisions"))
+        token = page.evaluate("new URLSearchParams(location.search).get('token')")
+        doc = server.get(f"/api/matches/{match_id}?token={token}")
+        assert doc["decisions"] == decisions and 0 in doc["to_move"]
+        # the menus read like `metro play`: the rules' labels, never the action ids
+        shown = page.locator("button.choice, select.choice-list option").all_inner_texts()
+        labels = {choice["label"] for choice in doc["choices"]}
+        assert not set(doc["legal"]) & set(shown)
+        assert {text for text in shown if not text.endswith(": choose")} <= labels
+        logged = page.locator("#log li").count()
+        page.locator("button.choice").first.click()
+        # the person's decision, then the bot's answers, reach the log and the board
+        page.wait_for_function(
+            f"document.body.dataset.decisions > {decisions}"
+            " && document.getElementById('board').dataset.decisions === document.body.dataset.decisions"
+            " && document.querySelector('button.choice') !== null",
+            timeout=WAIT_MS,
+        )
+        assert page.locator("#log li").count() > logged
+        if move > 0:  # after the first (secret) choice every decision shows on the board
+            assert page.inner_html("#board") != board_before
+    text = page.inner_text("#log")
+    assert "P2:" in text and "P1:" in text
+    assert "you are P1" in page.inner_text("#status")
+    assert errors == []
