@@ -93,3 +93,45 @@ def test_a_match_made_in_the_lobby_is_played_by_clicking_its_menus(browser, serv
     assert "P2:" in text and "P1:" in text
     assert "you are P1" in page.inner_text("#status")
     assert errors == []
+
+
+HOSTILE_RULES = """\
+game "<script>window.pwned = 1</script> Hostile" {
+  players 1..2
+  max decisions 30
+  enum Word { evil "<img src=x onerror=\\"window.pwned=2\\">", plain }
+  state { note: text public "<b onclick=\\"window.pwned=5\\">note</b>" = "<script>window.pwned=3</script>" }
+  per player { points: int public }
+  action take(w: Word) label "take <i>{w}</i> <img src=y onerror=\\"window.pwned=4\\">" { me.points += 1 }
+  action stop() { end game }
+  flow { loop { choose by seat(1) { take, stop } } }
+  score(p) = p.points
+}
+"""
+
+
+def test_markup_in_rule_texts_reaches_the_page_as_text(browser, tmp_path):
+    game = tmp_path / "hostile"
+    game.mkdir()
+    (game / "rules.metro").write_text(HOSTILE_RULES, encoding="utf-8")
+    server = Server(str(tmp_path / "matches.sqlite3"), (str(game),))
+    try:
+        page = browser.new_page()
+        page.goto(server.base + "/")
+        page.wait_for_selector("body[data-ready=yes]", timeout=WAIT_MS)
+        assert page.locator("#game option").all_inner_texts() == [
+            "<script>window.pwned = 1</script> Hostile"
+        ]
+        page.click("#create-button")
+        page.click("a.seat-link", timeout=WAIT_MS)
+        page.wait_for_selector("button.choice", timeout=WAIT_MS)
+        page.locator("button.choice").first.click()
+        page.wait_for_function("document.body.dataset.decisions === '1'", timeout=WAIT_MS)
+        page.wait_for_selector("#board svg", timeout=WAIT_MS)
+        assert page.inner_text("#title") == "<script>window.pwned = 1</script> Hostile"
+        assert 'take <i><img src=x onerror="window.pwned=2"></i>' in page.inner_text("#log")
+        assert "<script>window.pwned=3</script>" in page.inner_text("#table")
+        assert page.locator("main img, main script, main i, main b").count() == 0
+        assert page.evaluate("window.pwned") is None
+    finally:
+        server.stop()
