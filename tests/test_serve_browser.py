@@ -12,7 +12,7 @@ pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
 pytest.importorskip("sqlalchemy")
 
-from tests.serve_helpers import Server  # noqa: E402
+from tests.serve_helpers import Server
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
