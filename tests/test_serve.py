@@ -7,7 +7,9 @@ answer. Skipped without the serve extra.
 
 from __future__ import annotations
 
+import functools
 import json
+import os
 import random
 import subprocess
 import sys
@@ -15,6 +17,7 @@ import time
 from dataclasses import asdict
 
 import pytest
+from jsonschema import Draft202012Validator
 
 pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
@@ -26,10 +29,29 @@ from metro.games import game_path, shipped_games  # noqa: E402
 from metro.moves import replayed  # noqa: E402
 from metro.serve.limits import MAX_BODY_BYTES  # noqa: E402
 from tests.serve_helpers import ROOT, Server, jsonable  # noqa: E402
+from tests.test_vectors import registry  # noqa: E402
 
 TTR = "ticket_to_ride"
 HUMAN = {"human": True}
 STEP_WAIT = 0.005  # seconds between polls while a bot decides
+
+
+SCHEMAS = os.path.join(ROOT, "schemas", "serve")
+
+
+@functools.cache
+def validator(name: str) -> Draft202012Validator:
+    """The validator of one of the API's schemas (schemas/serve/NAME.schema.json)."""
+    with open(os.path.join(SCHEMAS, f"{name}.schema.json"), encoding="utf-8") as handle:
+        schema = json.load(handle)
+    Draft202012Validator.check_schema(schema)
+    return Draft202012Validator(schema, registry=registry())
+
+
+def valid(name: str, doc):
+    """`doc`, once it is checked against the API's schema `name`."""
+    validator(name).validate(doc)
+    return doc
 
 
 @pytest.fixture(scope="module")
@@ -91,11 +113,12 @@ def play_against_bot(server: Server, match_id: str, token: str, rng, until=None)
             f"/api/matches/{match_id}/actions",
             {"token": token, "action": rng.choice(doc["legal"]), "decisions": doc["decisions"]},
         )
-        assert answer.status == 200, answer.doc
+        # 409: the bot decided meanwhile (at a simultaneous choice): look again, choose again
+        assert answer.status == 200 or (answer.status == 409 and doc["decisions"] == 0), answer.doc
 
 
 def test_the_games_are_the_shipped_ones(server):
-    listed = {g["name"]: g for g in server.get("/api/games")}
+    listed = {g["name"]: g for g in valid("games", server.get("/api/games"))}
     assert sorted(listed) == shipped_games()
     ttr = load_game(game_path(TTR))
     assert listed[TTR]["title"] == ttr.name
@@ -104,7 +127,7 @@ def test_the_games_are_the_shipped_ones(server):
 
 
 def test_a_whole_ticket_to_ride_match_against_a_bot(server):
-    created = server.create(TTR, [HUMAN, {"bot": "random"}], seed=5)
+    created = valid("match-created", server.create(TTR, [HUMAN, {"bot": "random"}], seed=5))
     match_id, (seat,) = created["match"], created["seats"]
     assert seat["seat"] == 0 and seat["url"] == f"/play/{match_id}?token={seat['token']}"
     final = play_against_bot(server, match_id, seat["token"], random.Random(5))
@@ -116,7 +139,8 @@ def test_a_whole_ticket_to_ride_match_against_a_bot(server):
     assert state.is_over
     assert final["scores"] == state.scores() and final["places"] == state.ranking()
     assert seen(final) == expected(state, 0, match_id, log)
-    public = server.get(f"/api/matches/{match_id}")
+    public = valid("match", server.get(f"/api/matches/{match_id}"))
+    valid("match", final)
     assert seen(public) == expected(state, None, match_id, log)
 
 
@@ -138,7 +162,7 @@ def test_every_document_a_seat_receives_is_its_view(server, name):
     ):
         for _ in range(6):
             for seat in (0, 1, None):
-                doc = server.get(base + token_query(tokens, seat))
+                doc = valid("match", server.get(base + token_query(tokens, seat)))
                 assert seen(doc) == expected(state, seat, match_id, log), (name, seat)
                 assert doc["scores"] is None or state.is_over
             for socket, seat in ((seat_socket, 1), (public_socket, None)):
@@ -182,7 +206,9 @@ def test_bad_requests_are_refused_and_change_nothing(server):
     before = {seat: server.get(base + token_query(tokens, seat)) for seat in (0, 1, None)}
 
     def act(body) -> int:
-        return server.call("POST", base + "/actions", body).status
+        answer = server.call("POST", base + "/actions", body)
+        valid("error" if answer.status >= 400 else "match", answer.doc)
+        return answer.status
 
     assert act({"token": tokens[mover], "action": legal, "decisions": k - 1}) == 409  # stale
     assert act({"token": tokens[mover], "action": legal, "decisions": k + 1}) == 409  # ahead
@@ -208,7 +234,7 @@ def test_bad_requests_are_refused_and_change_nothing(server):
         {"game": TTR, "seats": [HUMAN, HUMAN], "seed": 2.5},
     ):
         answer = server.call("POST", "/api/matches", bad)
-        assert 400 <= answer.status < 500 and answer.doc["error"], bad
+        assert 400 <= answer.status < 500 and valid("error", answer.doc)["error"], bad
     after = {seat: server.get(base + token_query(tokens, seat)) for seat in (0, 1, None)}
     assert after == before
     assert len(server.stored_decisions(match_id)) == k

@@ -16,13 +16,35 @@ function element(tag, text) {
   return node;
 }
 
+function send(action, decisions) {
+  return fetch(`/api/matches/${matchId}/actions`, {
+    method: "POST",
+    body: JSON.stringify({ token, action, decisions }),
+  });
+}
+
+function sameSight(a, b) {
+  // Nothing the person could see differs: their view (but whose turn it is) and their choices.
+  const seen = (doc) => JSON.stringify([doc.view.state, doc.view.player_state, doc.legal]);
+  return seen(a) === seen(b);
+}
+
 async function choose(action) {
   const error = document.getElementById("error");
   error.textContent = "";
-  const answer = await fetch(`/api/matches/${matchId}/actions`, {
-    method: "POST",
-    body: JSON.stringify({ token, action, decisions: current.decisions }),
-  });
+  const chosenAt = current;
+  let answer = await send(action, chosenAt.decisions);
+  if (answer.status === 409) {
+    // Someone decided meanwhile (another player's secret choice, say). Choose again for the
+    // person only if nothing they could see has changed; else show the new position.
+    const latest = await (await fetch(`/api/matches/${matchId}${query}`)).json();
+    if (!sameSight(chosenAt, latest)) {
+      show(latest);
+      error.textContent = "The position changed before your choice arrived: please choose again.";
+      return;
+    }
+    answer = await send(action, latest.decisions);
+  }
   const doc = await answer.json();
   if (!answer.ok) error.textContent = doc.error;
   else show(doc);
