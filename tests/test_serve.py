@@ -14,6 +14,7 @@ import random
 import subprocess
 import sys
 import time
+import urllib.request
 from dataclasses import asdict
 
 import pytest
@@ -29,6 +30,7 @@ from metro.games import game_path, shipped_games  # noqa: E402
 from metro.moves import replayed  # noqa: E402
 from metro.serve.limits import MAX_BODY_BYTES  # noqa: E402
 from tests.serve_helpers import ROOT, Server, jsonable  # noqa: E402
+from tests.test_replay import page_data  # noqa: E402
 from tests.test_vectors import registry  # noqa: E402
 
 TTR = "ticket_to_ride"
@@ -140,6 +142,11 @@ def test_a_whole_ticket_to_ride_match_against_a_bot(server):
     assert final["scores"] == state.scores() and final["places"] == state.ranking()
     assert seen(final) == expected(state, 0, match_id, log)
     public = valid("match", server.get(f"/api/matches/{match_id}"))
+    # the finished match opens in `metro replay`'s page, in the asking seat's view alone
+    with urllib.request.urlopen(f"{server.base}/replay/{match_id}?token={seat['token']}") as page:
+        data = page_data(page.read().decode("utf-8"))
+    assert [view["key"] for view in data["views"]] == ["P1"]
+    assert len(data["steps"]) == len(history) + 1
     valid("match", final)
     assert seen(public) == expected(state, None, match_id, log)
 
@@ -223,6 +230,7 @@ def test_bad_requests_are_refused_and_change_nothing(server):
     assert len(huge) > MAX_BODY_BYTES
     assert server.call("POST", base + "/actions", raw=huge.encode()).status == 413
     assert server.call("GET", base + "?token=forged").status == 403
+    assert server.call("GET", f"/replay/{match_id}?token={tokens[0]}").status == 409
     assert server.call("GET", "/api/matches/0000000000000000").status == 404
     for bad in (
         {"game": "../../etc/passwd", "seats": [HUMAN, HUMAN]},

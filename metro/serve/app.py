@@ -112,6 +112,11 @@ def create_app(service: MatchService) -> Starlette:
         html = pages.get_template("play.html.jinja").render(match_id=match.record.id)
         return HTMLResponse(html)
 
+    async def replay(request: Request) -> Response:
+        match = await service.match(request.path_params["match_id"])
+        viewer = service.viewer(match, request.query_params.get("token"))
+        return HTMLResponse(await service.replay(match, viewer))
+
     async def refused(request: Request, error: Exception) -> Response:
         assert isinstance(error, BadRequest)
         return JSONResponse({"error": error.message}, status_code=error.status)
@@ -120,6 +125,7 @@ def create_app(service: MatchService) -> Starlette:
         routes=[
             Route("/", lobby),
             Route("/play/{match_id}", play),
+            Route("/replay/{match_id}", replay),
             Route("/api/games", games),
             Route("/api/matches", create, methods=["POST"]),
             Route("/api/matches/{match_id}", show),

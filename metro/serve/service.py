@@ -165,6 +165,19 @@ class MatchService:
         pictures = self.catalog.pictures(record.game, record.variants, record.expansions)
         return board_svg(pictures, match.state, viewer)
 
+    async def replay(self, match: Match, viewer: int | None) -> str:
+        """The finished match as `metro replay`'s page, in `viewer`'s view alone; 409 before the end."""
+        from metro.replay import replay_page
+
+        record, state = match.record, match.state
+        if not state.is_over:
+            raise BadRequest(409, "a match opens as a replay once it is over")
+        pictures = self.catalog.pictures(record.game, record.variants, record.expansions)
+        history = [(seat, action.id) for seat, action in state.history]
+        return await anyio.to_thread.run_sync(
+            replay_page, pictures, state.game, state.n, state.seed, history, [viewer]
+        )
+
     # ------------------------------------------------------------ decisions
 
     async def act(self, match_id: str, request: ActionRequest) -> dict:

@@ -153,6 +153,8 @@ function show(doc) {
   document.getElementById("title").textContent = doc.title;
   document.getElementById("status").textContent = status(doc);
   document.body.dataset.decisions = doc.decisions;
+  document.getElementById("replay").hidden = !doc.over;
+  document.getElementById("replay-link").href = `/replay/${matchId}${query}`;
   showChoices(doc);
   showScreen(doc);
   const log = document.getElementById("log");
