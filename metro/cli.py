@@ -888,7 +888,17 @@ def lsp_command() -> None:
     metavar="URL",
     help="The database (a SQLAlchemy URL); default: a SQLite file in the user's data directory.",
 )
-def serve_command(games: tuple[str, ...], host: str, port: int, db: str | None) -> None:
+@click.option(
+    "--absent-after",
+    "absent_seconds",
+    default=None,
+    type=click.FloatRange(0),
+    metavar="SECONDS",
+    help="A bot stands in for a person whose page has been closed this long (0: never; default 60).",
+)
+def serve_command(
+    games: tuple[str, ...], host: str, port: int, db: str | None, absent_seconds: float | None
+) -> None:
     """Play games in the browser: a lobby, matches with people and bots (all shipped games if none given).
 
     Needs the serve extra: pip install 'metro-games[serve]'.
@@ -902,7 +912,7 @@ def serve_command(games: tuple[str, ...], host: str, port: int, db: str | None) 
             "error: `metro serve` needs the serve extra: pip install 'metro-games[serve]'"
         ) from None
     try:
-        run(list(games), host, port, db)
+        run(list(games), host, port, db, absent_seconds)
     except UnknownGame as error:
         raise Failure(f"error: {error}") from None
 

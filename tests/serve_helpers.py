@@ -34,9 +34,9 @@ class Answer:
 
 
 class Server:
-    """`metro serve GAME… --port P --db sqlite:///FILE` running until `stop` or `kill`."""
+    """`metro serve GAME… --port P --db sqlite:///FILE OPTION…` running until `stop` or `kill`."""
 
-    def __init__(self, database: str, games: tuple[str, ...] = ()):
+    def __init__(self, database: str, games: tuple[str, ...] = (), options: tuple[str, ...] = ()):
         self.database = database
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
@@ -45,7 +45,7 @@ class Server:
         with open(self.output, "wb") as log:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "metro", "serve", *games, "--port", str(self.port)]
-                + ["--db", f"sqlite:///{database}"],
+                + ["--db", f"sqlite:///{database}", *options],
                 env=env,
                 stdout=log,
                 stderr=subprocess.STDOUT,

@@ -278,6 +278,53 @@ def test_a_killed_server_loses_nothing_and_the_match_ends_as_the_engine_replays_
     assert final["scores"] == state.scores()
 
 
+def wait_for(server: Server, path: str, condition, seconds: float = 60) -> dict:
+    """The first document at `path` that meets `condition` (polled)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        doc = server.get(path)
+        if condition(doc):
+            return doc
+        assert time.monotonic() < deadline, doc
+        time.sleep(STEP_WAIT)
+
+
+def test_a_bot_stands_in_for_an_absent_person_until_they_return(tmp_path):
+    server = Server(str(tmp_path / "matches.sqlite3"), (TTR,), ("--absent-after", "0.3"))
+    try:
+        created = server.create(TTR, [HUMAN, {"bot": "random"}], seed=9)
+        match_id, token = created["match"], created["seats"][0]["token"]
+        path = f"/api/matches/{match_id}?token={token}"
+        socket_url = f"{server.base.replace('http', 'ws')}/api/matches/{match_id}/ws?token={token}"
+        with websockets_sync.connect(socket_url) as socket:
+            socket.recv(timeout=30)
+            time.sleep(0.6)  # here: nobody stands in
+            assert not server.get(path)["seats"][0]["absent"]
+            assert 0 not in [seat for seat, _ in server.stored_decisions(match_id)]
+        # gone: a stand-in takes seat 0's decisions
+        wait_for(server, path, lambda doc: doc["seats"][0]["absent"])
+        deadline = time.monotonic() + 60
+        while [seat for seat, _ in server.stored_decisions(match_id)].count(0) < 2:
+            assert time.monotonic() < deadline
+            time.sleep(STEP_WAIT)
+        with websockets_sync.connect(socket_url):
+            # back: the seat is the person's again, and the match waits for them
+            doc = wait_for(
+                server, path, lambda d: not d["seats"][0]["absent"] and 0 in d["to_move"]
+            )
+            time.sleep(0.6)
+            assert server.get(path) == doc
+            answer = server.call(
+                "POST",
+                f"/api/matches/{match_id}/actions",
+                {"token": token, "action": doc["legal"][0], "decisions": doc["decisions"]},
+            )
+            assert answer.status == 200, answer.doc
+        assert not doc["over"]
+    finally:
+        server.stop()
+
+
 def test_other_commands_do_not_import_the_server():
     code = (
         "import sys, metro.cli\n"

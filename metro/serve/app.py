@@ -94,6 +94,7 @@ def create_app(service: MatchService) -> Starlette:
             return
         connections.open += 1
         match.connections += 1
+        service.arrive(match, viewer)
         try:
             await websocket.accept()
             await _follow(websocket, service, match, viewer)
@@ -102,6 +103,7 @@ def create_app(service: MatchService) -> Starlette:
         finally:
             connections.open -= 1
             match.connections -= 1
+            service.leave(match, viewer)
 
     async def lobby(request: Request) -> Response:
         return HTMLResponse(pages.get_template("lobby.html.jinja").render())

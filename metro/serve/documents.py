@@ -21,6 +21,7 @@ class SeatInfo:
 
     seat: int
     bot: str | None
+    absent: bool  # a person gone, their seat played by a stand-in bot until they return
 
 
 def match_document(

@@ -13,3 +13,7 @@ MAX_BOT_SAMPLES = 64  # a greedy bot's sampled positions per action
 MAX_SEED_CHARS = 64  # a seed given as text
 MAX_SEED = 2**63 - 1  # a seed given as a number, in absolute value
 MAX_PATCHES = 16  # variants plus expansions of one match
+ABSENT_SECONDS = (
+    60.0  # a person gone this long (every websocket of their seat closed) gets a stand-in bot
+)
+STAND_IN_BOT = "greedy"  # the stand-in, unless the game declares a default bot

@@ -5,6 +5,8 @@ stated decision number, tried on a copy of the position, written (the (match, nu
 only one writer have each number), and only then becomes the match's position and answered.
 Bots decide on a copy in a worker thread, so the server keeps answering while they think.
 Matches not in memory are set up again from the database by replaying their decisions.
+A person whose seat has had no open websocket for a while gets a stand-in bot (Board Game
+Arena's "zombie" mode) until one opens again.
 """
 
 from __future__ import annotations
@@ -17,11 +19,11 @@ from dataclasses import dataclass, field
 import anyio.to_thread
 
 from dsl.diagnostics import CompileError
-from metro.bots import Bot, make_bot
+from metro.bots import Bot, bot_names, make_bot
 from metro.moves import MoveLog
 from metro.serve.catalog import Catalog
 from metro.serve.documents import SeatInfo, match_document
-from metro.serve.limits import MAX_LIVE_MATCHES, MAX_OPEN_MATCHES
+from metro.serve.limits import MAX_LIVE_MATCHES, MAX_OPEN_MATCHES, STAND_IN_BOT
 from metro.serve.requests import ActionRequest, BadRequest, MatchRequest
 from metro.serve.store import DecisionRecord, DecisionTaken, MatchRecord, SeatRecord, Store
 from metro.serve.tokens import new_match_id, new_token, token_hash
@@ -51,6 +53,13 @@ class Match:
     changed: asyncio.Event = field(default_factory=asyncio.Event)
     connections: int = 0
     bot_task: asyncio.Task | None = None
+    present: dict[int, int] = field(default_factory=dict)  # open websockets per person's seat
+    absent: dict[int, Bot] = field(default_factory=dict)  # stand-in bots of absent people
+    leaving: dict[int, asyncio.TimerHandle] = field(default_factory=dict)
+
+    def bot_of(self, seat: int) -> Bot | None:
+        """Who decides for a seat on the server: its bot, a stand-in, or None (a person)."""
+        return self.bots.get(seat) or self.absent.get(seat)
 
     def seat_of(self, token: str) -> int | None:
         """The seat a token takes, or None."""
@@ -62,7 +71,9 @@ class Match:
 
     def seat_infos(self) -> list[SeatInfo]:
         """Who sits where, as everyone may know it."""
-        return [SeatInfo(seat, r.bot) for seat, r in enumerate(self.record.seats)]
+        return [
+            SeatInfo(seat, r.bot, seat in self.absent) for seat, r in enumerate(self.record.seats)
+        ]
 
     def notify(self) -> None:
         """Wake everyone waiting for this match to change."""
@@ -73,9 +84,10 @@ class Match:
 class MatchService:
     """Every match the server runs, over one store and one catalog."""
 
-    def __init__(self, store: Store, catalog: Catalog):
+    def __init__(self, store: Store, catalog: Catalog, absent_seconds: float):
         self.store = store
         self.catalog = catalog
+        self.absent_seconds = absent_seconds  # 0: people are never replaced
         self.live: OrderedDict[str, Match] = OrderedDict()
         self.loading = asyncio.Lock()
 
@@ -222,11 +234,43 @@ class MatchService:
         match.state = after
         match.notify()
 
+    # ------------------------------------------------------------ presence
+
+    def arrive(self, match: Match, seat: int | None) -> None:
+        """A websocket of `seat` opened: the person is here (and takes their seat back)."""
+        if seat is None:
+            return
+        match.present[seat] = match.present.get(seat, 0) + 1
+        timer = match.leaving.pop(seat, None)
+        if timer is not None:
+            timer.cancel()
+        if match.absent.pop(seat, None) is not None:
+            match.notify()
+
+    def leave(self, match: Match, seat: int | None) -> None:
+        """A websocket of `seat` closed; with none left, a stand-in comes after a while."""
+        if seat is None:
+            return
+        match.present[seat] -= 1
+        if match.present[seat] == 0 and self.absent_seconds > 0:
+            loop = asyncio.get_running_loop()
+            match.leaving[seat] = loop.call_later(self.absent_seconds, self._stand_in, match, seat)
+
+    def _stand_in(self, match: Match, seat: int) -> None:
+        match.leaving.pop(seat, None)
+        if match.present.get(seat) or match.state.is_over:
+            return
+        game = match.state.game
+        name = game.default_bot if game.default_bot in bot_names(game) else STAND_IN_BOT
+        match.absent[seat] = make_bot(name, f"{match.record.seed}/{seat}/stand-in", game)
+        match.notify()
+        self._wake_bots(match)
+
     # ------------------------------------------------------------ bots
 
     def _wake_bots(self, match: Match) -> None:
         """Let the match's bots decide, unless they are already at it."""
-        if match.bots and (match.bot_task is None or match.bot_task.done()):
+        if (match.bots or match.absent) and (match.bot_task is None or match.bot_task.done()):
             match.bot_task = asyncio.get_running_loop().create_task(self._run_bots(match))
 
     async def _run_bots(self, match: Match) -> None:
@@ -234,13 +278,15 @@ class MatchService:
         while True:
             async with match.lock:
                 state = match.state
-                seats = [seat for seat in state.to_move if seat in match.bots]
+                seats = [seat for seat in state.to_move if match.bot_of(seat) is not None]
                 if not seats or self.live.get(match.record.id) is not match:
                     return
                 seat, position, number = seats[0], state.clone(), len(state.history)
-            action = await anyio.to_thread.run_sync(match.bots[seat].choose, position, seat)
+                bot = match.bot_of(seat)
+            action = await anyio.to_thread.run_sync(bot.choose, position, seat)
             async with match.lock:
-                if len(match.state.history) == number:
+                # a person back meanwhile decides for themselves
+                if len(match.state.history) == number and match.bot_of(seat) is bot:
                     self._commit(match, seat, action)
 
     # ------------------------------------------------------------ setting up

@@ -147,12 +147,20 @@ async function showBoard(doc) {
   document.getElementById("board").dataset.decisions = doc.decisions;
 }
 
+function seatText(doc) {
+  return (seat) => {
+    const who = seat.bot !== null ? `bot ${seat.bot}` : seat.absent ? "away (a bot plays meanwhile)" : "a person";
+    return `P${seat.seat + 1}: ${who}${seat.seat === doc.seat ? " (you)" : ""}`;
+  };
+}
+
 function show(doc) {
   if (current && doc.decisions < current.decisions) return; // an older answer arriving late
   current = doc;
   document.getElementById("title").textContent = doc.title;
   document.getElementById("status").textContent = status(doc);
   document.body.dataset.decisions = doc.decisions;
+  document.getElementById("seats").textContent = doc.seats.map(seatText(doc)).join(" · ");
   document.getElementById("replay").hidden = !doc.over;
   document.getElementById("replay-link").href = `/replay/${matchId}${query}`;
   showChoices(doc);
