@@ -15,6 +15,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
 
 import pytest
@@ -323,6 +324,45 @@ def test_a_bot_stands_in_for_an_absent_person_until_they_return(tmp_path):
         assert not doc["over"]
     finally:
         server.stop()
+
+
+def test_two_servers_on_one_database_serve_one_match_consistently(tmp_path):
+    database = str(tmp_path / "matches.sqlite3")
+    servers = [Server(database, (TTR,)), Server(database, (TTR,))]
+    try:
+        created = servers[0].create(TTR, [HUMAN, HUMAN], seed=6)
+        match_id = created["match"]
+        tokens = {s["seat"]: s["token"] for s in created["seats"]}
+        base = f"/api/matches/{match_id}"
+        state, log = replayed(load_game(game_path(TTR)), 2, 6, [])
+        rng = random.Random(6)
+        socket_url = f"{servers[1].base.replace('http', 'ws')}{base}/ws?token={tokens[1]}"
+        with websockets_sync.connect(socket_url) as socket:
+            assert json.loads(socket.recv(timeout=30))["decisions"] == 0
+            for turn in range(8):
+                for server in servers:
+                    for seat in (0, 1):
+                        doc = server.get(base + token_query(tokens, seat))
+                        assert seen(doc) == expected(state, seat, match_id, log)
+                seat = rng.choice(state.to_move)
+                action = rng.choice(state.legal_actions(seat)).id
+                body = {"token": tokens[seat], "action": action, "decisions": len(state.history)}
+                # sent to both servers at once: one takes it, the other refuses it
+                with ThreadPoolExecutor(2) as pool:
+                    sent = [pool.submit(s.call, "POST", base + "/actions", body) for s in servers]
+                    answers = [future.result() for future in sent]
+                assert sorted(a.status for a in answers) == [200, 409], [a.doc for a in answers]
+                action = state.game.parse_action(action)
+                log.record(state, seat, action)
+                state.apply(seat, action)
+                # the browser following the match on the second server hears of it
+                while (doc := json.loads(socket.recv(timeout=30)))["decisions"] < turn + 1:
+                    pass
+                assert seen(doc) == expected(state, 1, match_id, log)
+        assert servers[0].stored_decisions(match_id) == [(p, a.id) for p, a in state.history]
+    finally:
+        for server in servers:
+            server.stop()
 
 
 def test_other_commands_do_not_import_the_server():

@@ -160,7 +160,7 @@ async def _follow(websocket: WebSocket, service: MatchService, match, viewer) ->
         while True:
             changed = match.changed
             await websocket.send_text(json.dumps(service.document(match, viewer)))
-            waiting = asyncio.ensure_future(changed.wait())
+            waiting = asyncio.ensure_future(service.follow(match, changed))
             done, _ = await asyncio.wait({listening, waiting}, return_when=asyncio.FIRST_COMPLETED)
             if listening in done:
                 waiting.cancel()

@@ -17,3 +17,6 @@ ABSENT_SECONDS = (
     60.0  # a person gone this long (every websocket of their seat closed) gets a stand-in bot
 )
 STAND_IN_BOT = "greedy"  # the stand-in, unless the game declares a default bot
+CATCH_UP_SECONDS = (
+    0.5  # how often a followed match looks for decisions another server process wrote
+)

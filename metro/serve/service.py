@@ -5,6 +5,8 @@ stated decision number, tried on a copy of the position, written (the (match, nu
 only one writer have each number), and only then becomes the match's position and answered.
 Bots decide on a copy in a worker thread, so the server keeps answering while they think.
 Matches not in memory are set up again from the database by replaying their decisions.
+Several server processes may share one database: before answering, a match catches up with
+the decisions others wrote, and a followed match looks for them every `CATCH_UP_SECONDS`.
 A person whose seat has had no open websocket for a while gets a stand-in bot (Board Game
 Arena's "zombie" mode) until one opens again.
 """
@@ -12,7 +14,10 @@ Arena's "zombie" mode) until one opens again.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
 import secrets
+import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
@@ -23,7 +28,12 @@ from metro.bots import Bot, bot_names, make_bot
 from metro.moves import MoveLog
 from metro.serve.catalog import Catalog
 from metro.serve.documents import SeatInfo, match_document
-from metro.serve.limits import MAX_LIVE_MATCHES, MAX_OPEN_MATCHES, STAND_IN_BOT
+from metro.serve.limits import (
+    CATCH_UP_SECONDS,
+    MAX_LIVE_MATCHES,
+    MAX_OPEN_MATCHES,
+    STAND_IN_BOT,
+)
 from metro.serve.requests import ActionRequest, BadRequest, MatchRequest
 from metro.serve.store import DecisionRecord, DecisionTaken, MatchRecord, SeatRecord, Store
 from metro.serve.tokens import new_match_id, new_token, token_hash
@@ -31,6 +41,8 @@ from runtime.errors import MetroRuntimeError
 from runtime.machine import Action, State
 
 SEED_BITS = 31  # a seed the server draws when the request names none
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -56,6 +68,7 @@ class Match:
     present: dict[int, int] = field(default_factory=dict)  # open websockets per person's seat
     absent: dict[int, Bot] = field(default_factory=dict)  # stand-in bots of absent people
     leaving: dict[int, asyncio.TimerHandle] = field(default_factory=dict)
+    checked: float = 0.0  # when it last looked for other processes' decisions (monotonic)
 
     def bot_of(self, seat: int) -> Bot | None:
         """Who decides for a seat on the server: its bot, a stand-in, or None (a person)."""
@@ -138,10 +151,11 @@ class MatchService:
         return record.id, seats
 
     async def match(self, match_id: str) -> Match:
-        """A match by id, set up again from the database if it is not in memory; 404 if none."""
+        """A match by id, caught up with the database (set up from it if not in memory); 404 if none."""
         found = self.live.get(match_id)
         if found is not None:
             self.live.move_to_end(match_id)
+            await self.catch_up(found)
             return found
         async with self.loading:
             found = self.live.get(match_id)
@@ -212,6 +226,34 @@ class MatchService:
         self._wake_bots(match)
         return self.document(match, seat)
 
+    async def catch_up(self, match: Match) -> None:
+        """Take the decisions other server processes wrote for this match since it last looked."""
+        async with match.lock:
+            match.checked = time.monotonic()
+            state = match.state
+            newer = self.store.decisions(match.record.id, len(state.history))
+            if not newer:
+                return
+            state = state.clone()
+            for decision in newer:
+                action = state.game.parse_action(decision.action)
+                match.log.record(state, decision.seat, action)
+                state.apply(decision.seat, action)
+            match.state = state
+            match.notify()
+        self._wake_bots(match)
+
+    async def follow(self, match: Match, changed: asyncio.Event) -> None:
+        """Wait until `changed` (the match's event when it was last seen) is set, catching up
+        with the database meanwhile."""
+        while not changed.is_set():
+            wait = match.checked + CATCH_UP_SECONDS - time.monotonic()
+            if wait <= 0:
+                await self.catch_up(match)
+                continue
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(changed.wait(), wait)
+
     def _commit(self, match: Match, seat: int, action: Action) -> None:
         """Record a legal decision, then make it the match's position (caller holds the lock)."""
         before = match.state
@@ -226,9 +268,9 @@ class MatchService:
                 match.record.id, DecisionRecord(number, seat, action.id), after.is_over
             )
         except DecisionTaken:
-            # Another server process took this number first: forget this copy, and read the
-            # match again from the database on the next request.
-            self.live.pop(match.record.id, None)
+            # Another server process took this number first: the next look at the match
+            # (every request makes one) takes its decision.
+            match.checked = 0.0
             raise BadRequest(409, f"decision {number} was already taken") from None
         match.log.record(before, seat, action)
         match.state = after
@@ -272,6 +314,7 @@ class MatchService:
         """Let the match's bots decide, unless they are already at it."""
         if (match.bots or match.absent) and (match.bot_task is None or match.bot_task.done()):
             match.bot_task = asyncio.get_running_loop().create_task(self._run_bots(match))
+            match.bot_task.add_done_callback(_report_failure)
 
     async def _run_bots(self, match: Match) -> None:
         """Decide for every bot that is to move, until none is."""
@@ -284,10 +327,15 @@ class MatchService:
                 seat, position, number = seats[0], state.clone(), len(state.history)
                 bot = match.bot_of(seat)
             action = await anyio.to_thread.run_sync(bot.choose, position, seat)
-            async with match.lock:
-                # a person back meanwhile decides for themselves
-                if len(match.state.history) == number and match.bot_of(seat) is bot:
-                    self._commit(match, seat, action)
+            try:
+                async with match.lock:
+                    # a person back meanwhile decides for themselves
+                    if len(match.state.history) == number and match.bot_of(seat) is bot:
+                        self._commit(match, seat, action)
+            except BadRequest as refused:
+                if refused.status != 409:
+                    raise
+                await self.catch_up(match)  # another process decided first: look again
 
     # ------------------------------------------------------------ setting up
 
@@ -320,3 +368,9 @@ class MatchService:
         self.live[match.record.id] = match
         while len(self.live) > MAX_LIVE_MATCHES:
             self.live.popitem(last=False)
+
+
+def _report_failure(task: asyncio.Task) -> None:
+    """Log a bot run that failed (its match waits until the next request wakes the bots)."""
+    if not task.cancelled() and task.exception() is not None:
+        log.error("a bot failed", exc_info=task.exception())

@@ -155,11 +155,11 @@ class Store:
             seats=tuple(SeatRecord(**seat) for seat in json.loads(row.seats)),
         )
 
-    def decisions(self, match_id: str) -> list[DecisionRecord]:
-        """A match's decisions, in order."""
+    def decisions(self, match_id: str, start: int = 0) -> list[DecisionRecord]:
+        """A match's decisions from number `start` on, in order."""
         query = (
             select(decisions.c.number, decisions.c.seat, decisions.c.action)
-            .where(decisions.c.match_id == match_id)
+            .where(decisions.c.match_id == match_id, decisions.c.number >= start)
             .order_by(decisions.c.number)
         )
         with self.engine.connect() as db:
