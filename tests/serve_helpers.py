@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import glob
 import json
 import os
+import pwd
+import shutil
 import signal
 import socket
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -34,18 +40,21 @@ class Answer:
 
 
 class Server:
-    """`metro serve GAME… --port P --db sqlite:///FILE OPTION…` running until `stop` or `kill`."""
+    """`metro serve GAME… --port P --db URL OPTION…` running until `stop` or `kill`; `database`
+    is a SQLite file or a database URL."""
 
     def __init__(self, database: str, games: tuple[str, ...] = (), options: tuple[str, ...] = ()):
         self.database = database
+        self.url = database if "://" in database else f"sqlite:///{database}"
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
-        self.output = database + f".{self.port}.log"  # a file, never a pipe that could fill
-        with open(self.output, "wb") as log:
+        # the output goes to a file, never a pipe that could fill
+        handle, self.output = tempfile.mkstemp(prefix="metro-serve-", suffix=".log")
+        with os.fdopen(handle, "wb") as log:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "metro", "serve", *games, "--port", str(self.port)]
-                + ["--db", f"sqlite:///{database}", *options],
+                + ["--db", self.url, *options],
                 env=env,
                 stdout=log,
                 stderr=subprocess.STDOUT,
@@ -57,8 +66,9 @@ class Server:
                     return
             except OSError:
                 if self.process.poll() is not None or time.monotonic() > deadline:
+                    output = self.log()
                     self.stop()
-                    raise RuntimeError(f"metro serve did not start:\n{self.log()}") from None
+                    raise RuntimeError(f"metro serve did not start:\n{output}") from None
                 time.sleep(0.1)
 
     def call(self, method: str, path: str, body=None, raw: bytes | None = None) -> Answer:
@@ -85,18 +95,25 @@ class Server:
         return answer.doc
 
     def stored_decisions(self, match_id: str) -> list[tuple[int, str]]:
-        """The decisions in the server's database, read with sqlite3 itself: (seat, action id)."""
-        with sqlite3.connect(self.database) as db:
-            rows = db.execute(
-                "SELECT seat, action FROM decisions WHERE match_id = ? ORDER BY number",
-                (match_id,),
-            ).fetchall()
+        """The decisions in the server's database, read by SQL of our own: (seat, action id)."""
+        query = "SELECT seat, action FROM decisions WHERE match_id = :m ORDER BY number"
+        if self.url.startswith("sqlite:"):
+            with sqlite3.connect(self.database) as db:
+                rows = db.execute(query, {"m": match_id}).fetchall()
+        else:
+            from sqlalchemy import create_engine, text
+
+            engine = create_engine(self.url)
+            with engine.connect() as db:
+                rows = db.execute(text(query), {"m": match_id}).fetchall()
+            engine.dispose()
         return [(seat, action) for seat, action in rows]
 
     def kill(self) -> None:
         """End the server as `kill -9` does: nothing gets to finish."""
         self.process.send_signal(signal.SIGKILL)
         self.process.wait(10)
+        os.unlink(self.output)
 
     def stop(self) -> None:
         """End the server."""
@@ -107,11 +124,60 @@ class Server:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait(10)
+        if os.path.exists(self.output):
+            os.unlink(self.output)
 
     def log(self) -> str:
         """What the server printed."""
         with open(self.output, encoding="utf-8", errors="replace") as log:
             return log.read()
+
+
+@contextmanager
+def postgresql() -> Iterator[str | None]:
+    """A PostgreSQL server of its own in a fresh folder, on a Unix socket: its URL (None if this
+    machine has no PostgreSQL or psycopg). As root it runs as the `postgres` user."""
+    binaries = sorted(glob.glob("/usr/lib/postgresql/*/bin")) + ["/usr/local/bin", "/usr/bin"]
+    found = [os.path.join(b, "initdb") for b in binaries]
+    initdb = next((path for path in found if os.path.exists(path)), None)
+    try:
+        import psycopg  # noqa: F401 - SQLAlchemy's driver for the URL below
+    except ImportError:
+        initdb = None
+    as_root = os.geteuid() == 0
+    if as_root and (shutil.which("runuser") is None or not _user_exists("postgres")):
+        initdb = None
+    if initdb is None:
+        yield None
+        return
+    folder = tempfile.mkdtemp(prefix="metro-pg-")  # not under pytest's folder, closed to others
+    as_user: list[str] = []
+    if as_root:
+        as_user = ["runuser", "-u", "postgres", "--"]
+        os.chown(folder, pwd.getpwnam("postgres").pw_uid, -1)
+    pg_ctl = os.path.join(os.path.dirname(initdb), "pg_ctl")
+    data = os.path.join(folder, "data")
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "check": True}
+    try:
+        subprocess.run([*as_user, initdb, "-D", data, "-A", "trust", "-U", "metro"], **quiet)
+        port = free_port()
+        settings = f"-k {folder} -p {port} -c listen_addresses='' -c fsync=off"
+        log = os.path.join(folder, "log")
+        subprocess.run([*as_user, pg_ctl, "-D", data, "-o", settings, "-l", log, "start"], **quiet)
+        try:
+            yield f"postgresql+psycopg://metro@/postgres?host={folder}&port={port}"
+        finally:
+            subprocess.run([*as_user, pg_ctl, "-D", data, "-m", "immediate", "stop"], **quiet)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _user_exists(name: str) -> bool:
+    try:
+        pwd.getpwnam(name)
+    except KeyError:
+        return False
+    return True
 
 
 def jsonable(value):

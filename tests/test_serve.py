@@ -30,7 +30,7 @@ from compiler import load_game  # noqa: E402
 from metro.games import game_path, shipped_games  # noqa: E402
 from metro.moves import replayed  # noqa: E402
 from metro.serve.limits import MAX_BODY_BYTES  # noqa: E402
-from tests.serve_helpers import ROOT, Server, jsonable  # noqa: E402
+from tests.serve_helpers import ROOT, Server, jsonable, postgresql  # noqa: E402
 from tests.test_replay import page_data  # noqa: E402
 from tests.test_vectors import registry  # noqa: E402
 
@@ -326,8 +326,20 @@ def test_a_bot_stands_in_for_an_absent_person_until_they_return(tmp_path):
         server.stop()
 
 
-def test_two_servers_on_one_database_serve_one_match_consistently(tmp_path):
-    database = str(tmp_path / "matches.sqlite3")
+@pytest.fixture(params=["sqlite", "postgresql"])
+def shared_database(request, tmp_path):
+    """A database two servers share: one SQLite file, or a PostgreSQL server of our own."""
+    if request.param == "sqlite":
+        yield str(tmp_path / "matches.sqlite3")
+        return
+    with postgresql() as url:
+        if url is None:
+            pytest.skip("no PostgreSQL server programs (or no psycopg) on this machine")
+        yield url
+
+
+def test_two_servers_on_one_database_serve_one_match_consistently(shared_database):
+    database = shared_database
     servers = [Server(database, (TTR,)), Server(database, (TTR,))]
     try:
         created = servers[0].create(TTR, [HUMAN, HUMAN], seed=6)
