@@ -80,7 +80,7 @@ def create_app(service: MatchService) -> Starlette:
     async def board(request: Request) -> Response:
         match = await service.match(request.path_params["match_id"])
         viewer = service.viewer(match, request.query_params.get("token"))
-        return Response(service.board(match, viewer), media_type="image/svg+xml")
+        return Response(await service.board(match, viewer), media_type="image/svg+xml")
 
     async def socket(websocket: WebSocket) -> None:
         try:

@@ -26,6 +26,8 @@ import anyio.to_thread
 from dsl.diagnostics import CompileError
 from metro.bots import Bot, bot_names, make_bot
 from metro.moves import MoveLog
+from metro.replay import replay_page
+from metro.serve.board import board_svg
 from metro.serve.catalog import Catalog
 from metro.serve.documents import SeatInfo, match_document
 from metro.serve.limits import (
@@ -183,22 +185,22 @@ class MatchService:
             match.record.id, match.record.game, match.state, match.log, match.seat_infos(), viewer
         )
 
-    def board(self, match: Match, viewer: int | None) -> str:
-        """The board as `viewer` sees it, as SVG."""
-        from metro.serve.board import board_svg
-
+    async def board(self, match: Match, viewer: int | None) -> str:
+        """The board as `viewer` sees it, as SVG (drawn in a worker thread)."""
         record = match.record
-        pictures = self.catalog.pictures(record.game, record.variants, record.expansions)
-        return board_svg(pictures, match.state, viewer)
+        pictures = await anyio.to_thread.run_sync(
+            self.catalog.pictures, record.game, record.variants, record.expansions
+        )
+        return await anyio.to_thread.run_sync(board_svg, pictures, match.state, viewer)
 
     async def replay(self, match: Match, viewer: int | None) -> str:
         """The finished match as `metro replay`'s page, in `viewer`'s view alone; 409 before the end."""
-        from metro.replay import replay_page
-
         record, state = match.record, match.state
         if not state.is_over:
             raise BadRequest(409, "a match opens as a replay once it is over")
-        pictures = self.catalog.pictures(record.game, record.variants, record.expansions)
+        pictures = await anyio.to_thread.run_sync(
+            self.catalog.pictures, record.game, record.variants, record.expansions
+        )
         history = [(seat, action.id) for seat, action in state.history]
         return await anyio.to_thread.run_sync(
             replay_page, pictures, state.game, state.n, state.seed, history, [viewer]
@@ -353,10 +355,15 @@ class MatchService:
         game = await self.compiled(record.game, record.variants, record.expansions)
         state = game.new_game(record.players, record.seed)
         log = MoveLog()
-        for decision in decisions:
-            action = game.parse_action(decision.action)
-            log.record(state, decision.seat, action)
-            state.apply(decision.seat, action)
+        try:
+            for decision in decisions:
+                action = game.parse_action(decision.action)
+                log.record(state, decision.seat, action)
+                state.apply(decision.seat, action)
+        except (ValueError, MetroRuntimeError) as error:  # the rule files changed since
+            raise BadRequest(
+                500, f"the match's decisions no longer replay under its rules: {error}"
+            ) from None
         bots = {
             seat: make_bot(r.bot, f"{record.seed}/{seat}", game)
             for seat, r in enumerate(record.seats)
