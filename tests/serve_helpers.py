@@ -80,7 +80,8 @@ class Server:
             with urllib.request.urlopen(request, timeout=60) as answer:
                 return Answer(answer.status, json.loads(answer.read()))
         except urllib.error.HTTPError as error:
-            return Answer(error.code, json.loads(error.read()))
+            with error:
+                return Answer(error.code, json.loads(error.read()))
 
     def get(self, path: str) -> dict:
         """A document the server must give (200)."""

@@ -14,6 +14,7 @@ import random
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
@@ -231,6 +232,20 @@ def test_bad_requests_are_refused_and_change_nothing(server):
     assert len(huge) > MAX_BODY_BYTES
     assert server.call("POST", base + "/actions", raw=huge.encode()).status == 413
     assert server.call("GET", base + "?token=forged").status == 403
+    plain = urllib.request.Request(
+        server.base + base + "/actions",
+        data=json.dumps({"token": tokens[mover], "action": legal, "decisions": k}).encode(),
+        headers={"Content-Type": "text/plain"},  # what a page elsewhere may send unasked
+    )
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(plain, timeout=30)
+    refused.value.close()
+    assert refused.value.code == 415
+    rebound = urllib.request.Request(server.base + base, headers={"Host": "evil.example"})
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(rebound, timeout=30)
+    refused.value.close()
+    assert refused.value.code == 400
     assert server.call("GET", f"/replay/{match_id}?token={tokens[0]}").status == 409
     assert server.call("GET", "/api/matches/0000000000000000").status == 404
     for bad in (

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 
 import jinja2
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
@@ -30,8 +32,8 @@ class Connections:
     open: int = 0
 
 
-def create_app(service: MatchService) -> Starlette:
-    """The ASGI application serving `service`'s matches."""
+def create_app(service: MatchService, hosts: list[str]) -> Starlette:
+    """The ASGI application serving `service`'s matches to requests naming one of `hosts`."""
     pages = jinja2.Environment(
         loader=jinja2.PackageLoader("metro.serve", "templates"),
         autoescape=True,
@@ -137,11 +139,22 @@ def create_app(service: MatchService) -> Starlette:
             Mount("/static", StaticFiles(packages=[("metro.serve", "static")]), name="static"),
         ],
         exception_handlers={BadRequest: refused},
+        # A web page elsewhere must not reach a server on this machine by a name of its own
+        # (DNS rebinding): requests name one of the server's hosts.
+        middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=hosts)],
     )
 
 
 async def _body(request: Request) -> bytes:
-    """The request's body, read no further than the size limit (413 beyond it)."""
+    """The request's JSON body, read no further than the size limit (413 beyond it).
+
+    Only JSON is taken (415 for anything else): a page elsewhere can send a plain form or text
+    to this server, but not JSON, without the browser asking the server first (CORS), which it
+    never allows.
+    """
+    media_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if media_type != "application/json":
+        raise BadRequest(415, "a request body is JSON, sent as application/json")
     declared = request.headers.get("content-length")
     if declared is not None and declared.isdigit() and int(declared) > MAX_BODY_BYTES:
         raise BadRequest(413, f"a request body holds at most {MAX_BODY_BYTES} bytes")

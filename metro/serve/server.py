@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import uvicorn
 from sqlalchemy.engine import make_url
 
@@ -11,6 +13,8 @@ from metro.serve.limits import ABSENT_SECONDS, MAX_BODY_BYTES
 from metro.serve.service import MatchService
 from metro.serve.store import Store, default_url
 
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+
 
 def run(
     games: list[str], host: str, port: int, db: str | None, absent_seconds: float | None
@@ -18,7 +22,16 @@ def run(
     """Serve `games` (all shipped games if none) at host:port until interrupted."""
     url = db or default_url()
     absent = ABSENT_SECONDS if absent_seconds is None else absent_seconds
-    app = create_app(MatchService(Store(url), Catalog(games), absent))
+    loopback = host in LOOPBACK_HOSTS
+    # Requests to a loopback server must name it so (a page elsewhere cannot rebind a name of
+    # its own to this machine); a server others reach may be named anything.
+    hosts = list(LOOPBACK_HOSTS) if loopback else ["*"]
+    app = create_app(MatchService(Store(url), Catalog(games), absent), hosts)
+    if not loopback:
+        print(
+            f"metro serve: listening on {host}: anyone who can reach it can create matches",
+            file=sys.stderr,
+        )
     print(
         f"metro serve: http://{host}:{port}/ (matches in {make_url(url).render_as_string(hide_password=True)})",
         flush=True,

@@ -84,7 +84,11 @@ async function create(event) {
     expansions: checked.filter((b) => b.dataset.kind === "expansion").map((b) => b.value),
   };
   if (seed) request.seed = /^-?\d+$/.test(seed) ? Number(seed) : seed;
-  const answer = await fetch("/api/matches", { method: "POST", body: JSON.stringify(request) });
+  const answer = await fetch("/api/matches", {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(request),
+  });
   const doc = await answer.json();
   if (!answer.ok) {
     error.textContent = doc.error;

@@ -19,6 +19,7 @@ function element(tag, text) {
 function send(action, decisions) {
   return fetch(`/api/matches/${matchId}/actions`, {
     method: "POST",
+    headers: { "Content-Type": "application/json" },
     body: JSON.stringify({ token, action, decisions }),
   });
 }
