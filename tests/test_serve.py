@@ -30,7 +30,7 @@ websockets_sync = pytest.importorskip("websockets.sync.client")
 from compiler import load_game  # noqa: E402
 from metro.games import game_path, shipped_games  # noqa: E402
 from metro.moves import replayed  # noqa: E402
-from metro.serve.limits import MAX_BODY_BYTES  # noqa: E402
+from metro.serve.limits import MAX_BODY_BYTES, MAX_OPEN_MATCHES  # noqa: E402
 from tests.serve_helpers import ROOT, Server, jsonable, postgresql  # noqa: E402
 from tests.test_replay import page_data  # noqa: E402
 from tests.test_vectors import registry  # noqa: E402
@@ -390,6 +390,17 @@ def test_two_servers_on_one_database_serve_one_match_consistently(shared_databas
     finally:
         for server in servers:
             server.stop()
+
+
+def test_the_server_refuses_more_open_matches_than_its_bound(tmp_path):
+    server = Server(str(tmp_path / "matches.sqlite3"), (TTR,))
+    try:
+        for seed in range(MAX_OPEN_MATCHES):
+            server.create(TTR, [HUMAN, HUMAN], seed=seed)
+        answer = server.call("POST", "/api/matches", {"game": TTR, "seats": [HUMAN, HUMAN]})
+        assert answer.status == 503 and valid("error", answer.doc)["error"]
+    finally:
+        server.stop()
 
 
 def test_other_commands_do_not_import_the_server():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 MAX_BODY_BYTES = 8 * 1024  # a request body (a new match, an action)
 MAX_OPEN_MATCHES = 200  # unfinished matches in the database; creating another is refused
+IDLE_SECONDS = 7 * 24 * 3600  # a match without a decision this long no longer counts as open
 MAX_LIVE_MATCHES = 400  # matches held in memory at once (the least recently used are dropped)
 MAX_CONNECTIONS = 256  # websockets open at once, over all matches
 MAX_CONNECTIONS_PER_MATCH = 32  # websockets open at once on one match

@@ -32,6 +32,7 @@ from metro.serve.catalog import Catalog
 from metro.serve.documents import SeatInfo, match_document
 from metro.serve.limits import (
     CATCH_UP_SECONDS,
+    IDLE_SECONDS,
     MAX_LIVE_MATCHES,
     MAX_OPEN_MATCHES,
     STAND_IN_BOT,
@@ -129,7 +130,7 @@ class MatchService:
                     make_bot(spec, 0, game)
                 except ValueError as error:
                     raise BadRequest(400, str(error)) from None
-        if self.store.open_matches() >= MAX_OPEN_MATCHES:
+        if self.store.open_matches(time.time() - IDLE_SECONDS) >= MAX_OPEN_MATCHES:
             raise BadRequest(503, f"this server runs at most {MAX_OPEN_MATCHES} open matches")
         seed = request.seed if request.seed is not None else secrets.randbits(SEED_BITS)
         tokens = [None if spec is not None else new_token() for spec in request.seats]

@@ -44,6 +44,7 @@ matches = Table(
     Column("seats", Text, nullable=False),  # JSON list of SeatRecord fields
     Column("over", Integer, nullable=False, default=0),
     Column("created", Float, nullable=False),
+    Column("updated", Float, nullable=False),  # the time of its last decision (or creation)
 )
 decisions = Table(
     "decisions",
@@ -119,6 +120,7 @@ class Store:
                     seats=json.dumps(seats),
                     over=0,
                     created=time.time(),
+                    updated=time.time(),
                 )
             )
 
@@ -134,8 +136,11 @@ class Store:
                         action=decision.action,
                     )
                 )
-                if over:
-                    db.execute(update(matches).where(matches.c.id == match_id).values(over=1))
+                db.execute(
+                    update(matches)
+                    .where(matches.c.id == match_id)
+                    .values(over=int(over), updated=time.time())
+                )
         except IntegrityError as error:
             raise DecisionTaken(f"decision {decision.number} of {match_id} is taken") from error
 
@@ -165,7 +170,8 @@ class Store:
         with self.engine.connect() as db:
             return [DecisionRecord(*row) for row in db.execute(query)]
 
-    def open_matches(self) -> int:
-        """How many stored matches are not over."""
+    def open_matches(self, since: float) -> int:
+        """How many stored matches are not over and had a decision (or began) after `since`."""
+        query = select(func.count()).where(matches.c.over == 0, matches.c.updated > since)
         with self.engine.connect() as db:
-            return db.execute(select(func.count()).where(matches.c.over == 0)).scalar_one()
+            return db.execute(query).scalar_one()
