@@ -17,6 +17,7 @@ import time
 import urllib.error
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack
 from dataclasses import asdict
 
 import pytest
@@ -26,11 +27,16 @@ pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
 pytest.importorskip("sqlalchemy")
 websockets_sync = pytest.importorskip("websockets.sync.client")
+from websockets.exceptions import InvalidStatus  # noqa: E402
 
 from compiler import load_game  # noqa: E402
 from metro.games import game_path, shipped_games  # noqa: E402
 from metro.moves import replayed  # noqa: E402
-from metro.serve.limits import MAX_BODY_BYTES, MAX_OPEN_MATCHES  # noqa: E402
+from metro.serve.limits import (  # noqa: E402
+    MAX_BODY_BYTES,
+    MAX_CONNECTIONS_PER_MATCH,
+    MAX_OPEN_MATCHES,
+)
 from tests.serve_helpers import ROOT, Server, jsonable, postgresql  # noqa: E402
 from tests.test_replay import page_data  # noqa: E402
 from tests.test_vectors import registry  # noqa: E402
@@ -401,6 +407,30 @@ def test_the_server_refuses_more_open_matches_than_its_bound(tmp_path):
         assert answer.status == 503 and valid("error", answer.doc)["error"]
     finally:
         server.stop()
+
+
+def test_websockets_are_bounded_per_match_and_need_a_true_token(server):
+    created = server.create(TTR, [HUMAN, HUMAN], seed=2)
+    url = f"{server.base.replace('http', 'ws')}/api/matches/{created['match']}/ws"
+    with pytest.raises(InvalidStatus):
+        websockets_sync.connect(f"{url}?token=forged")
+    with ExitStack() as stack:
+        for _ in range(MAX_CONNECTIONS_PER_MATCH):
+            socket = stack.enter_context(websockets_sync.connect(url))
+            assert json.loads(socket.recv(timeout=30))["decisions"] == 0
+        with pytest.raises(InvalidStatus):
+            websockets_sync.connect(url)
+    # closed again, they no longer count (once the server has seen them close)
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            socket = websockets_sync.connect(url)
+            break
+        except InvalidStatus:
+            assert time.monotonic() < deadline
+            time.sleep(STEP_WAIT)
+    with socket:
+        assert json.loads(socket.recv(timeout=30))["seat"] is None
 
 
 def test_other_commands_do_not_import_the_server():
