@@ -445,3 +445,18 @@ def test_other_commands_do_not_import_the_server():
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
     ).stdout
     assert out.strip() == "[]"
+
+
+def test_without_the_serve_extra_the_command_says_how_to_get_it():
+    code = (
+        "import sys\n"
+        "sys.modules['starlette'] = None  # as if the serve extra were not installed\n"
+        "from click.testing import CliRunner\n"
+        "from metro.cli import main\n"
+        "result = CliRunner().invoke(main, ['serve'])\n"
+        "print(result.exit_code, result.output)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
+    ).stdout
+    assert out.startswith("1 ") and "pip install 'metro-games[serve]'" in out
