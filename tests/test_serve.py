@@ -30,6 +30,7 @@ websockets_sync = pytest.importorskip("websockets.sync.client")
 from websockets.exceptions import InvalidStatus  # noqa: E402
 
 from compiler import load_game  # noqa: E402
+from compiler.game_files import available_patches  # noqa: E402
 from metro.games import game_path, shipped_games  # noqa: E402
 from metro.moves import replayed  # noqa: E402
 from metro.serve.limits import (  # noqa: E402
@@ -159,17 +160,32 @@ def test_a_whole_ticket_to_ride_match_against_a_bot(server):
     assert seen(public) == expected(state, None, match_id, log)
 
 
-@pytest.mark.parametrize("name", shipped_games())
-def test_every_document_a_seat_receives_is_its_view(server, name):
+GAMES_AND_EXPANSIONS = [(name, ()) for name in shipped_games()] + [
+    (name, (expansion,))
+    for name in shipped_games()
+    for expansion in available_patches(game_path(name), "expansions")
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "expansions"),
+    GAMES_AND_EXPANSIONS,
+    ids=["+".join((name, *expansions)) for name, expansions in GAMES_AND_EXPANSIONS],
+)
+def test_every_document_a_seat_receives_is_its_view(server, name, expansions):
     """No leaks: each seat's (and a spectator's) documents, by HTTP and websocket, hold only
     what the engine's view for that seat holds, at every position of a few random moves."""
-    game = load_game(game_path(name))
-    created = server.create(name, [HUMAN, HUMAN], seed=11)
+    game = load_game(game_path(name), expansions=expansions)
+    created = server.call(
+        "POST",
+        "/api/matches",
+        {"game": name, "seed": 11, "expansions": list(expansions), "seats": [HUMAN, HUMAN]},
+    ).doc
     match_id = created["match"]
     tokens = {s["seat"]: s["token"] for s in created["seats"]}
     base = f"/api/matches/{match_id}"
     state, log = replayed(game, 2, 11, [])
-    rng = random.Random(name)
+    rng = random.Random(f"{name}{expansions}")
     socket_url = server.base.replace("http", "ws") + base + "/ws"
     with (
         websockets_sync.connect(f"{socket_url}?token={tokens[1]}") as seat_socket,
@@ -196,6 +212,20 @@ def test_every_document_a_seat_receives_is_its_view(server, name):
             state.apply(seat, action)
             assert answer.status == 200, answer.doc
             assert seen(answer.doc) == expected(state, seat, match_id, log)
+
+
+def test_a_match_with_a_variant_is_the_engine_s_game_with_that_variant(server):
+    answer = server.call(
+        "POST",
+        "/api/matches",
+        {"game": TTR, "seed": "some seed", "variants": ["big_hand"], "seats": [HUMAN, HUMAN]},
+    )
+    assert answer.status == 200, answer.doc
+    match_id, token = answer.doc["match"], answer.doc["seats"][0]["token"]
+    doc = server.get(f"/api/matches/{match_id}?token={token}")
+    patched = load_game(game_path(TTR), variants=("big_hand",)).new_game(2, "some seed")
+    plain = load_game(game_path(TTR)).new_game(2, "some seed")
+    assert doc["view"] == jsonable(patched.view(0)) != jsonable(plain.view(0))
 
 
 def test_bad_requests_are_refused_and_change_nothing(server):
