@@ -135,3 +135,45 @@ def test_markup_in_rule_texts_reaches_the_page_as_text(browser, tmp_path):
         assert page.evaluate("window.pwned") is None
     finally:
         server.stop()
+
+
+def test_a_route_is_claimed_by_clicking_it_on_the_board(browser, server):
+    created = server.create("ticket_to_ride", [{"human": True}, {"bot": "random"}], seed=4)
+    match_id, token = created["match"], created["seats"][0]["token"]
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    page.goto(server.base + created["seats"][0]["url"])
+    page.wait_for_selector("button.choice", timeout=WAIT_MS)
+    shapes = server.get(f"/api/matches/{match_id}/shapes")
+    for _ in range(10):  # menus until a route can be claimed
+        decisions = int(page.get_attribute("body", "data-decisions"))
+        doc = server.get(f"/api/matches/{match_id}?token={token}")
+        if doc["decisions"] == decisions and any(c["elements"] for c in doc["choices"]):
+            break
+        page.locator("button.choice").first.click()
+        page.wait_for_function(
+            f"document.body.dataset.decisions > {decisions}"
+            " && document.querySelector('button.choice') !== null",
+            timeout=WAIT_MS,
+        )
+    page.wait_for_function(
+        "document.getElementById('board').dataset.decisions === document.body.dataset.decisions",
+        timeout=WAIT_MS,
+    )
+    named = {e for c in doc["choices"] for e in c["elements"]}
+    assert named and all(e.startswith("route:") for e in named)
+    clickable = page.eval_on_selector_all(
+        "#board .item.clickable", "shapes => shapes.map(s => s.id)"
+    )
+    assert {shapes[i] for i in clickable} == named  # exactly the routes P1 may claim
+    element = sorted(named)[0]
+    choices = [c for c in doc["choices"] if element in c["elements"]]
+    page.locator(
+        f'#board [id="{clickable[[shapes[i] for i in clickable].index(element)]}"]'
+    ).click()
+    if len(choices) > 1:  # several ways to claim it (colours): they are offered beside the board
+        offered = page.locator("#board-choices button.board-choice").all_inner_texts()
+        assert offered == [c["label"] for c in choices]
+        page.locator("#board-choices button.board-choice").first.click()
+    page.wait_for_function(f"document.body.dataset.decisions > {doc['decisions']}", timeout=WAIT_MS)
+    history = server.stored_decisions(match_id)
+    assert history[doc["decisions"]] == (0, choices[0]["id"])

@@ -37,6 +37,7 @@ class Pictures:
     names: Names
     layout: Layout
     findings: list[Finding] = field(default_factory=list)
+    element_ids: dict[str, tuple[str, ...]] = field(default_factory=dict)  # kind -> ids, by index
 
     @property
     def draws(self) -> list[CheckedDraw]:
@@ -63,7 +64,8 @@ def open_pictures(path: str, expansions=(), variants=(), map_path: str | None = 
     layout = Layout(cp.draws, names, items)
     title = ctx.program.game_name
     findings = _findings(cp, sorted_diagnostics(found.items), problems, data, layout)
-    return Pictures(title, cp, names, layout, findings)
+    element_ids = {kind: tuple(ids) for kind, ids in data.ids.items()}
+    return Pictures(title, cp, names, layout, findings, element_ids)
 
 
 def _element_texts(

@@ -2,7 +2,8 @@
 
 The view is `state.view(seat)` (`state.public_view()` for a spectator); the words are those of
 `metro play` for the same viewer (`state.display`, the move log as `metro/moves.py` words it);
-the legal choices only when the seat is to decide; the scores only once the game is over (while
+the legal choices only when the seat is to decide (with the map elements each names, to click
+on the board); the scores only once the game is over (while
 it runs a score may count hidden things).
 """
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 from metro.moves import MoveLog
+from metro.serve.board import ElementNamer
 from runtime.machine import State
 from runtime.values import plain_words
 
@@ -30,6 +32,7 @@ def match_document(
     state: State,
     log: MoveLog,
     seats: list[SeatInfo],
+    namer: ElementNamer,
     viewer: int | None,
 ) -> dict:
     """The match as `viewer` (a seat, or None: a spectator) may see it, as JSON-able data."""
@@ -44,7 +47,15 @@ def match_document(
         "decisions": len(state.history),
         "to_move": list(state.to_move),
         "legal": [action.id for action in legal],
-        "choices": [{"id": a.id, "label": a.label, "group": plain_words(a.name)} for a in legal],
+        "choices": [
+            {
+                "id": a.id,
+                "label": a.label,
+                "group": plain_words(a.name),
+                "elements": namer.elements(a),
+            }
+            for a in legal
+        ],
         "view": state.view(viewer) if viewer is not None else state.public_view(),
         "screen": asdict(state.display(viewer)),
         "log": [move.line(viewer) for move in log.moves],

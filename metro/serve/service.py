@@ -26,8 +26,9 @@ import anyio.to_thread
 from dsl.diagnostics import CompileError
 from metro.bots import Bot, bot_names, make_bot
 from metro.moves import MoveLog
+from metro.render.pictures import Pictures
 from metro.replay import replay_page
-from metro.serve.board import board_svg
+from metro.serve.board import ElementNamer, board_svg, shape_elements
 from metro.serve.catalog import Catalog
 from metro.serve.documents import SeatInfo, match_document
 from metro.serve.limits import (
@@ -64,6 +65,8 @@ class Match:
     state: State
     log: MoveLog
     bots: dict[int, Bot]
+    pictures: Pictures
+    namer: ElementNamer
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     changed: asyncio.Event = field(default_factory=asyncio.Event)
     connections: int = 0
@@ -182,29 +185,28 @@ class MatchService:
 
     def document(self, match: Match, viewer: int | None) -> dict:
         """The match as `viewer` may see it."""
+        record = match.record
+        seats = match.seat_infos()
         return match_document(
-            match.record.id, match.record.game, match.state, match.log, match.seat_infos(), viewer
+            record.id, record.game, match.state, match.log, seats, match.namer, viewer
         )
 
     async def board(self, match: Match, viewer: int | None) -> str:
         """The board as `viewer` sees it, as SVG (drawn in a worker thread)."""
-        record = match.record
-        pictures = await anyio.to_thread.run_sync(
-            self.catalog.pictures, record.game, record.variants, record.expansions
-        )
-        return await anyio.to_thread.run_sync(board_svg, pictures, match.state, viewer)
+        return await anyio.to_thread.run_sync(board_svg, match.pictures, match.state, viewer)
+
+    def shapes(self, match: Match) -> dict[str, str]:
+        """The board's shapes that draw map elements: SVG id -> `kind:id`."""
+        return shape_elements(match.pictures)
 
     async def replay(self, match: Match, viewer: int | None) -> str:
         """The finished match as `metro replay`'s page, in `viewer`'s view alone; 409 before the end."""
-        record, state = match.record, match.state
+        state = match.state
         if not state.is_over:
             raise BadRequest(409, "a match opens as a replay once it is over")
-        pictures = await anyio.to_thread.run_sync(
-            self.catalog.pictures, record.game, record.variants, record.expansions
-        )
         history = [(seat, action.id) for seat, action in state.history]
         return await anyio.to_thread.run_sync(
-            replay_page, pictures, state.game, state.n, state.seed, history, [viewer]
+            replay_page, match.pictures, state.game, state.n, state.seed, history, [viewer]
         )
 
     # ------------------------------------------------------------ decisions
@@ -370,7 +372,10 @@ class MatchService:
             for seat, r in enumerate(record.seats)
             if r.bot is not None
         }
-        return Match(record, state, log, bots)
+        pictures = await anyio.to_thread.run_sync(
+            self.catalog.pictures, record.game, record.variants, record.expansions
+        )
+        return Match(record, state, log, bots, pictures, ElementNamer(pictures))
 
     def _keep(self, match: Match) -> None:
         self.live[match.record.id] = match

@@ -9,6 +9,7 @@ const token = new URLSearchParams(location.search).get("token");
 const query = token ? `?token=${encodeURIComponent(token)}` : "";
 let current = null;
 let boardShown = -1;
+let shapes = {}; // SVG id of a board shape -> the map element it draws, "kind:id"
 
 function element(tag, text) {
   const node = document.createElement(tag);
@@ -145,7 +146,54 @@ async function showBoard(doc) {
   const answer = await fetch(`/api/matches/${matchId}/board${query}`);
   if (!answer.ok || current.decisions !== doc.decisions) return; // a newer position is on its way
   document.getElementById("board").innerHTML = await answer.text();
+  markClickable(current);
   document.getElementById("board").dataset.decisions = doc.decisions;
+}
+
+function choicesAt(doc, element) {
+  return doc.choices.filter((choice) => choice.elements.includes(element));
+}
+
+function markClickable(doc) {
+  // The shapes of the elements this seat's choices name, marked to be clicked.
+  const named = new Set(doc.choices.flatMap((choice) => choice.elements));
+  for (const [id, element] of Object.entries(shapes)) {
+    const shape = document.querySelector(`#board [id="${id}"]`);
+    if (!shape) continue;
+    shape.classList.toggle("clickable", named.has(element));
+    if (named.has(element) && !shape.querySelector(".hit")) widenForClicks(shape);
+  }
+}
+
+function widenForClicks(shape) {
+  // A dashed line is hit only on its dashes: an unbroken, unpainted copy over it takes the clicks.
+  for (const line of shape.querySelectorAll("line, polyline, path")) {
+    const hit = line.cloneNode();
+    hit.removeAttribute("stroke-dasharray");
+    hit.setAttribute("stroke", "transparent");
+    hit.setAttribute("class", "hit");
+    hit.style.pointerEvents = "stroke";
+    shape.append(hit);
+  }
+}
+
+function boardClicked(event) {
+  const shape = event.target.closest("#board .item.clickable");
+  const box = document.getElementById("board-choices");
+  box.replaceChildren();
+  if (!shape || !current) return;
+  const choices = choicesAt(current, shapes[shape.id]);
+  if (choices.length === 1) {
+    choose(choices[0].id);
+    return;
+  }
+  box.append(element("h3", "Choose on the board"));
+  for (const choice of choices) {
+    const button = element("button", choice.label);
+    button.className = "board-choice";
+    button.addEventListener("click", () => { box.replaceChildren(); choose(choice.id); });
+    box.append(button);
+  }
 }
 
 function seatText(doc) {
@@ -157,6 +205,7 @@ function seatText(doc) {
 
 function show(doc) {
   if (current && doc.decisions < current.decisions) return; // an older answer arriving late
+  const moved = !current || doc.decisions !== current.decisions;
   current = doc;
   document.getElementById("title").textContent = doc.title;
   document.getElementById("status").textContent = status(doc);
@@ -165,6 +214,8 @@ function show(doc) {
   document.getElementById("replay").hidden = !doc.over;
   document.getElementById("replay-link").href = `/replay/${matchId}${query}`;
   showChoices(doc);
+  markClickable(doc);
+  if (moved) document.getElementById("board-choices").replaceChildren();
   showScreen(doc);
   const log = document.getElementById("log");
   log.replaceChildren(...doc.log.map((line) => element("li", line)));
@@ -182,4 +233,10 @@ function follow() {
   socket.addEventListener("close", () => setTimeout(follow, 2000));
 }
 
-follow();
+async function start() {
+  shapes = await (await fetch(`/api/matches/${matchId}/shapes`)).json();
+  document.getElementById("board").addEventListener("click", boardClicked);
+  follow();
+}
+
+start();
