@@ -895,6 +895,45 @@ def lsp_command() -> None:
     serve()
 
 
+@main.command("serve")
+@click.argument("games", nargs=-1, metavar="[GAME]...")
+@click.option("--host", default="127.0.0.1", show_default=True, help="The address to listen on.")
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535))
+@click.option(
+    "--db",
+    default=None,
+    metavar="URL",
+    help="The database (a SQLAlchemy URL); default: a SQLite file in the user's data directory.",
+)
+@click.option(
+    "--absent-after",
+    "absent_seconds",
+    default=None,
+    type=click.FloatRange(0),
+    metavar="SECONDS",
+    help="A bot stands in for a person whose page has been closed this long (0: never; default 60).",
+)
+def serve_command(
+    games: tuple[str, ...], host: str, port: int, db: str | None, absent_seconds: float | None
+) -> None:
+    """Play games in the browser: a lobby, matches with people and bots (all shipped games if none given).
+
+    Needs the serve extra: pip install 'metro-games[serve]'.
+    """
+    try:
+        from metro.serve.server import run  # starlette, uvicorn and sqlalchemy load only now
+    except ImportError as error:
+        if str(error.name).split(".")[0] not in ("starlette", "uvicorn", "sqlalchemy", "anyio"):
+            raise
+        raise Failure(
+            "error: `metro serve` needs the serve extra: pip install 'metro-games[serve]'"
+        ) from None
+    try:
+        run(list(games), host, port, db, absent_seconds)
+    except UnknownGame as error:
+        raise Failure(f"error: {error}") from None
+
+
 @main.command("fmt")
 @click.argument("paths", nargs=-1, required=True, metavar="PATH...")
 @click.option("--check", is_flag=True, help="Change nothing; exit 1 if a file is not formatted.")

@@ -399,6 +399,19 @@ class State:
             "player_state": [module.view_player(self, p, p == player) for p in range(self.n)],
         }
 
+    def public_view(self) -> dict:
+        """What everyone may see (a spectator): a view with no player's own data; `you` is None."""
+        module = self.game.module
+        return {
+            "game": self.game.name,
+            "players": self.n,
+            "you": None,
+            "over": self.over,
+            "to_move": [PLAYER.label(p) for p in self.to_move],
+            "state": module.view_fields(self),
+            "player_state": [module.view_player(self, p, False) for p in range(self.n)],
+        }
+
     # ------------------------------------------------------------ running
 
     def _run(self) -> None:

@@ -79,3 +79,57 @@ def test_the_integer_limit_is_the_same_in_the_language_and_the_runtime():
     # Each bottom layer keeps its own copy (neither may import the other): literals are
     # checked against dsl's, computed values against runtime's.
     assert LITERAL_LIMIT == RUNTIME_LIMIT == 2 ** (INT_BITS - 1)
+
+
+# The server's libraries (the serve extra) are imported by metro/serve alone; the command line
+# reaches metro/serve only inside its command, so every other command runs without them.
+SERVER_LIBRARIES = {"starlette", "uvicorn", "sqlalchemy", "websockets", "anyio"}
+
+
+def tool_modules() -> list[str]:
+    """Every Python module of the tools (metro/), as a path from the repository root."""
+    found = []
+    for folder, dirs, files in os.walk(os.path.join(ROOT, "metro")):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        found.extend(
+            os.path.relpath(os.path.join(folder, name), ROOT).replace(os.sep, "/")
+            for name in sorted(files)
+            if name.endswith(".py")
+        )
+    return found
+
+
+def module_level_imports(source: str) -> set[str]:
+    """The modules `source` imports at its top level (not inside a function)."""
+    names = set()
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module)
+    return names
+
+
+def test_only_the_server_imports_its_libraries_and_the_cli_only_lazily():
+    for path in tool_modules():
+        with open(os.path.join(ROOT, path), encoding="utf-8") as handle:
+            source = handle.read()
+        if path.startswith("metro/serve/"):
+            continue
+        libraries = imported_packages(source) & SERVER_LIBRARIES
+        assert not libraries, f"{path} imports {sorted(libraries)} (only metro/serve may)"
+        eager = {m for m in module_level_imports(source) if m.startswith("metro.serve")}
+        assert not eager, f"{path} imports {sorted(eager)} at module level"
+
+
+def test_the_server_names_no_game():
+    # No per-game code in the toolkit: what the server does comes from the rule files.
+    from metro.games import shipped_games
+
+    words = set(shipped_games()) | {"ticket", "tokyo", "izakaya", "osaka"}
+    for folder, _, files in os.walk(os.path.join(ROOT, "metro", "serve")):
+        for name in files:
+            if name.endswith((".py", ".js", ".css", ".jinja")):
+                with open(os.path.join(folder, name), encoding="utf-8") as handle:
+                    text = handle.read().lower()
+                assert not [w for w in words if w in text], name

@@ -64,3 +64,23 @@ def test_tables_keyed_by_player_round_trip(tmp_path):
         text = state.to_json()
         assert '"tally":{"P1":1,"P2":0' in text
         assert game.state_from_json(text).to_json() == text
+
+
+def test_the_public_view_is_what_every_other_player_sees_of_each_player():
+    game = load_game(os.path.join(ROOT, "games", "ticket_to_ride"))
+    state = game.new_game(3, 5)
+    rng = random.Random(5)
+    for _ in range(12):
+        player = state.to_move[0]
+        state.apply(player, rng.choice(state.legal_actions(player)))
+    public = state.public_view()
+    assert public["you"] is None
+    for seat in range(3):
+        view = state.view(seat)
+        assert {k: v for k, v in view.items() if k not in ("you", "player_state")} == {
+            k: v for k, v in public.items() if k not in ("you", "player_state")
+        }
+        for other in range(3):
+            if other != seat:  # what a player sees of another is what everyone sees of them
+                assert view["player_state"][other] == public["player_state"][other]
+        assert view["player_state"][seat] != public["player_state"][seat]  # their own hand

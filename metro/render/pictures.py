@@ -38,6 +38,7 @@ class Pictures:
     layout: Layout
     findings: list[Finding] = field(default_factory=list)
     maps: tuple[str, ...] = ()  # the names of the map files drawn (`map "Name" for …`)
+    element_ids: dict[str, tuple[str, ...]] = field(default_factory=dict)  # kind -> ids, by index
 
     @property
     def draws(self) -> list[CheckedDraw]:
@@ -67,7 +68,8 @@ def open_pictures(path: str, expansions=(), variants=(), map_path: str | None = 
         title += " with " + " and ".join(program.applied)
     findings = _findings(cp, sorted_diagnostics(found.items), problems, data, layout)
     maps = tuple(tree.name for tree in program.map_files)
-    return Pictures(title, cp, names, layout, findings, maps)
+    element_ids = {kind: tuple(ids) for kind, ids in data.ids.items()}
+    return Pictures(title, cp, names, layout, findings, maps, element_ids)
 
 
 def _element_texts(

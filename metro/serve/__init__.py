@@ -1,0 +1,7 @@
+"""`metro serve`: matches played in the browser, the server holding every state.
+
+`limits.py` names every bound; `tokens.py` makes and checks seat tokens; `store.py` keeps
+matches and their decisions in a database; `catalog.py` lists the games served; `requests.py`
+reads and checks what clients send; `documents.py` builds what a seat may see; `board.py`
+draws positions; `service.py` is the authority that runs matches; `app.py` wires the routes.
+"""

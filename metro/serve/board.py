@@ -1,0 +1,52 @@
+"""The board as a viewer sees it (the picture `metro render` draws of the position, as SVG), and
+which of its shapes stand for which map elements, so a choice naming an element is clicked there.
+
+An element is named `kind:id` (`route:R012`). A map drawing declares the element each of its
+shapes draws; a choice names an element when one of its arguments is one (no per-game code).
+"""
+
+from __future__ import annotations
+
+from metro.render.pictures import Pictures, position_scene
+from metro.render.svg import scene_bounds, to_svg
+from runtime.machine import Action, State
+from runtime.values import NamedD, OptD
+
+
+def board_svg(pictures: Pictures, state: State, viewer: int | None) -> str:
+    """The position as `viewer` (None: a spectator) sees it, an SVG document (text escaped)."""
+    scene = position_scene(pictures, state.game, state, viewer)
+    return to_svg(scene, scene_bounds(scene, pictures.label_size), pictures.label_size)
+
+
+def shape_elements(pictures: Pictures) -> dict[str, str]:
+    """The map's shapes that draw an element: SVG id -> the element's `kind:id`."""
+    found = {}
+    for layer in pictures.layout.map_layers:
+        for item in layer.items:
+            if item.element is not None and item.number >= 0:
+                kind, index = item.element
+                found[f"i{item.number}"] = f"{kind}:{pictures.element_ids[kind][index]}"
+    return found
+
+
+class ElementNamer:
+    """Which map elements an action names, as `kind:id` keys."""
+
+    def __init__(self, pictures: Pictures):
+        # An argument's descriptor lists its kind's ids, in the map's order.
+        self.kinds = {ids: kind for kind, ids in pictures.element_ids.items()}
+
+    def elements(self, action: Action) -> list[str]:
+        """The elements among the action's arguments."""
+        keys = []
+        descs = action[3]  # an action is (rank, name, args, descriptors)
+        for desc, value in zip(descs, action.args, strict=True):
+            if isinstance(desc, OptD):
+                desc = desc.inner
+            if value is None or not isinstance(desc, NamedD):
+                continue
+            kind = self.kinds.get(desc.names)
+            if kind is not None:
+                keys.append(f"{kind}:{desc.names[value]}")
+        return keys

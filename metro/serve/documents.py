@@ -1,0 +1,65 @@
+"""What a seat (or a spectator) receives: built only from what that viewer may see.
+
+The view is `state.view(seat)` (`state.public_view()` for a spectator); the words are those of
+`metro play` for the same viewer (`state.display`, the move log as `metro/moves.py` words it);
+the legal choices only when the seat is to decide (with the map elements each names, to click
+on the board); the scores only once the game is over (while
+it runs a score may count hidden things).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+from metro.moves import MoveLog
+from metro.serve.board import ElementNamer
+from runtime.machine import State
+from runtime.values import plain_words
+
+
+@dataclass(frozen=True)
+class SeatInfo:
+    """Who sits in a seat, as everyone may know it."""
+
+    seat: int
+    bot: str | None
+    absent: bool  # a person gone, their seat played by a stand-in bot until they return
+
+
+def match_document(
+    match_id: str,
+    game: str,
+    state: State,
+    log: MoveLog,
+    seats: list[SeatInfo],
+    namer: ElementNamer,
+    viewer: int | None,
+) -> dict:
+    """The match as `viewer` (a seat, or None: a spectator) may see it, as JSON-able data."""
+    legal = state.legal_actions(viewer) if viewer is not None else []
+    over = state.is_over
+    return {
+        "match": match_id,
+        "game": game,
+        "title": state.game.name,
+        "seat": viewer,
+        "seats": [asdict(seat) for seat in seats],
+        "decisions": len(state.history),
+        "to_move": list(state.to_move),
+        "legal": [action.id for action in legal],
+        "choices": [
+            {
+                "id": a.id,
+                "label": a.label,
+                "group": plain_words(a.name),
+                "elements": namer.elements(a),
+            }
+            for a in legal
+        ],
+        "view": state.view(viewer) if viewer is not None else state.public_view(),
+        "screen": asdict(state.display(viewer)),
+        "log": [move.line(viewer) for move in log.moves],
+        "over": over,
+        "scores": state.scores() if over else None,
+        "places": state.ranking() if over else None,
+    }

@@ -1,0 +1,23 @@
+"""Every bound the server keeps, in one place (docs/serve.md states each one)."""
+
+from __future__ import annotations
+
+MAX_BODY_BYTES = 8 * 1024  # a request body (a new match, an action)
+MAX_OPEN_MATCHES = 200  # unfinished matches in the database; creating another is refused
+IDLE_SECONDS = 7 * 24 * 3600  # a match without a decision this long no longer counts as open
+MAX_LIVE_MATCHES = 400  # matches held in memory at once (the least recently used are dropped)
+MAX_CONNECTIONS = 256  # websockets open at once, over all matches
+MAX_CONNECTIONS_PER_MATCH = 32  # websockets open at once on one match
+MAX_BOT_ITERATIONS = 2_000  # an mcts bot's iterations per decision
+MAX_BOT_MILLISECONDS = 2_000  # an mcts bot's thinking time per decision
+MAX_BOT_SAMPLES = 64  # a greedy bot's sampled positions per action
+MAX_SEED_CHARS = 64  # a seed given as text
+MAX_SEED = 2**63 - 1  # a seed given as a number, in absolute value
+MAX_PATCHES = 16  # variants plus expansions of one match
+ABSENT_SECONDS = (
+    60.0  # a person gone this long (every websocket of their seat closed) gets a stand-in bot
+)
+STAND_IN_BOT = "greedy"  # the stand-in, unless the game declares a default bot
+CATCH_UP_SECONDS = (
+    0.5  # how often a followed match looks for decisions another server process wrote
+)

@@ -1,0 +1,150 @@
+"""What clients send, read and checked: a new match, an action. Anything else is a `BadRequest`."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from metro.serve.limits import (
+    MAX_BODY_BYTES,
+    MAX_BOT_ITERATIONS,
+    MAX_BOT_MILLISECONDS,
+    MAX_BOT_SAMPLES,
+    MAX_PATCHES,
+    MAX_SEED,
+    MAX_SEED_CHARS,
+)
+
+TEXT_LIMIT = 1000  # characters of a name, a bot spec, an action id or a token
+
+
+class BadRequest(Exception):
+    """A request the server refuses: its HTTP status and why, in words."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+@dataclass(frozen=True)
+class MatchRequest:
+    """A new match: the game, its setup, and per seat a bot's spec or None for a person."""
+
+    game: str
+    players: int
+    seed: int | str | None
+    variants: tuple[str, ...]
+    expansions: tuple[str, ...]
+    seats: tuple[str | None, ...]
+
+
+@dataclass(frozen=True)
+class ActionRequest:
+    """A seat's decision, taken at the position after `decisions` decisions."""
+
+    token: str
+    action: str
+    decisions: int
+
+
+def json_body(body: bytes) -> dict:
+    """A request body as a JSON object (413 when too large, 400 when not one)."""
+    if len(body) > MAX_BODY_BYTES:
+        raise BadRequest(413, f"a request body holds at most {MAX_BODY_BYTES} bytes")
+    try:
+        doc = json.loads(body)
+    except (ValueError, UnicodeDecodeError):
+        raise BadRequest(400, "the body is not JSON") from None
+    if not isinstance(doc, dict):
+        raise BadRequest(400, "the body is a JSON object")
+    return doc
+
+
+def _text(doc: dict, key: str) -> str:
+    value = doc.get(key)
+    if not isinstance(value, str) or not 0 < len(value) <= TEXT_LIMIT:
+        raise BadRequest(400, f"'{key}' is a text of 1 to {TEXT_LIMIT} characters")
+    return value
+
+
+def _count(doc: dict, key: str) -> int:
+    value = doc.get(key)
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise BadRequest(400, f"'{key}' is a whole number")
+    return value
+
+
+def _names(doc: dict, key: str) -> tuple[str, ...]:
+    value = doc.get(key, [])
+    if not isinstance(value, list) or not all(
+        isinstance(v, str) and 0 < len(v) <= TEXT_LIMIT for v in value
+    ):
+        raise BadRequest(400, f"'{key}' is a list of names")
+    return tuple(value)
+
+
+def _seed(doc: dict) -> int | str | None:
+    seed = doc.get("seed")
+    if seed is None:
+        return None
+    if isinstance(seed, int) and not isinstance(seed, bool) and abs(seed) <= MAX_SEED:
+        return seed
+    if isinstance(seed, str) and 0 < len(seed) <= MAX_SEED_CHARS:
+        return seed
+    raise BadRequest(
+        400,
+        f"'seed' is a whole number up to {MAX_SEED} or a text of 1 to {MAX_SEED_CHARS} characters",
+    )
+
+
+def _seat(seat) -> str | None:
+    if seat == {"human": True}:
+        return None
+    if isinstance(seat, dict) and set(seat) == {"bot"} and isinstance(seat["bot"], str):
+        spec = seat["bot"]
+        if 0 < len(spec) <= TEXT_LIMIT:
+            check_bot_budget(spec)
+            return spec
+    raise BadRequest(400, 'a seat is {"human": true} or {"bot": "name[:budget]"}')
+
+
+def check_bot_budget(spec: str) -> None:
+    """Refuse a bot whose budget is over the server's bounds (the bot checks the rest)."""
+    kind, _, budget = spec.partition(":")
+    if kind == "mcts" and budget.endswith("ms"):
+        bound, number, what = MAX_BOT_MILLISECONDS, budget[:-2], "milliseconds"
+    elif kind == "mcts":
+        bound, number, what = MAX_BOT_ITERATIONS, budget, "iterations"
+    elif kind == "greedy":
+        bound, number, what = MAX_BOT_SAMPLES, budget, "samples"
+    else:
+        return
+    if number.isascii() and number.isdigit() and int(number) > bound:
+        raise BadRequest(400, f"a {kind} bot here takes at most {bound} {what}")
+
+
+def match_request(doc: dict) -> MatchRequest:
+    """A new match's request, checked for form (the service checks it against the game)."""
+    seats = doc.get("seats")
+    if not isinstance(seats, list):
+        raise BadRequest(400, "'seats' is a list, one entry per player")
+    players = doc.get("players", len(seats))
+    if players != len(seats):
+        raise BadRequest(400, "'seats' has one entry per player")
+    variants, expansions = _names(doc, "variants"), _names(doc, "expansions")
+    if len(variants) + len(expansions) > MAX_PATCHES:
+        raise BadRequest(400, f"a match takes at most {MAX_PATCHES} variants and expansions")
+    return MatchRequest(
+        _text(doc, "game"),
+        len(seats),
+        _seed(doc),
+        variants,
+        expansions,
+        tuple(_seat(seat) for seat in seats),
+    )
+
+
+def action_request(doc: dict) -> ActionRequest:
+    """A decision's request, checked for form."""
+    return ActionRequest(_text(doc, "token"), _text(doc, "action"), _count(doc, "decisions"))

@@ -1,0 +1,389 @@
+"""The authority: runs every match, checks every decision, records it, then applies it.
+
+A decision counts once it is in the database: it is checked against the legal list at the
+stated decision number, tried on a copy of the position, written (the (match, number) key lets
+only one writer have each number), and only then becomes the match's position and answered.
+Bots decide on a copy in a worker thread, so the server keeps answering while they think.
+Matches not in memory are set up again from the database by replaying their decisions.
+Several server processes may share one database: before answering, a match catches up with
+the decisions others wrote, and a followed match looks for them every `CATCH_UP_SECONDS`.
+A person whose seat has had no open websocket for a while gets a stand-in bot (Board Game
+Arena's "zombie" mode) until one opens again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+
+import anyio.to_thread
+
+from dsl.diagnostics import CompileError
+from metro.bots import Bot, bot_names, make_bot
+from metro.moves import MoveLog
+from metro.render.pictures import Pictures
+from metro.replay import replay_page
+from metro.serve.board import ElementNamer, board_svg, shape_elements
+from metro.serve.catalog import Catalog
+from metro.serve.documents import SeatInfo, match_document
+from metro.serve.limits import (
+    CATCH_UP_SECONDS,
+    IDLE_SECONDS,
+    MAX_LIVE_MATCHES,
+    MAX_OPEN_MATCHES,
+    STAND_IN_BOT,
+)
+from metro.serve.requests import ActionRequest, BadRequest, MatchRequest
+from metro.serve.store import DecisionRecord, DecisionTaken, MatchRecord, SeatRecord, Store
+from metro.serve.tokens import new_match_id, new_token, token_hash
+from runtime.errors import MetroRuntimeError
+from runtime.machine import Action, State
+
+SEED_BITS = 31  # a seed the server draws when the request names none
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class SeatToken:
+    """A person's seat in a new match and the token that takes it."""
+
+    seat: int
+    token: str
+
+
+@dataclass
+class Match:
+    """A match in memory: its record, position, log, bots, and who waits for its changes."""
+
+    record: MatchRecord
+    state: State
+    log: MoveLog
+    bots: dict[int, Bot]
+    pictures: Pictures
+    namer: ElementNamer
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    changed: asyncio.Event = field(default_factory=asyncio.Event)
+    connections: int = 0
+    bot_task: asyncio.Task | None = None
+    present: dict[int, int] = field(default_factory=dict)  # open websockets per person's seat
+    absent: dict[int, Bot] = field(default_factory=dict)  # stand-in bots of absent people
+    leaving: dict[int, asyncio.TimerHandle] = field(default_factory=dict)
+    checked: float = 0.0  # when it last looked for other processes' decisions (monotonic)
+
+    def bot_of(self, seat: int) -> Bot | None:
+        """Who decides for a seat on the server: its bot, a stand-in, or None (a person)."""
+        return self.bots.get(seat) or self.absent.get(seat)
+
+    def seat_of(self, token: str) -> int | None:
+        """The seat a token takes, or None."""
+        digest = token_hash(token)
+        for seat, record in enumerate(self.record.seats):
+            if record.token_hash is not None and secrets.compare_digest(record.token_hash, digest):
+                return seat
+        return None
+
+    def seat_infos(self) -> list[SeatInfo]:
+        """Who sits where, as everyone may know it."""
+        return [
+            SeatInfo(seat, r.bot, seat in self.absent) for seat, r in enumerate(self.record.seats)
+        ]
+
+    def notify(self) -> None:
+        """Wake everyone waiting for this match to change."""
+        waiting, self.changed = self.changed, asyncio.Event()
+        waiting.set()
+
+
+class MatchService:
+    """Every match the server runs, over one store and one catalog."""
+
+    def __init__(self, store: Store, catalog: Catalog, absent_seconds: float):
+        self.store = store
+        self.catalog = catalog
+        self.absent_seconds = absent_seconds  # 0: people are never replaced
+        self.live: OrderedDict[str, Match] = OrderedDict()
+        self.loading = asyncio.Lock()
+
+    # ------------------------------------------------------------ matches
+
+    async def create(self, request: MatchRequest) -> tuple[str, list[SeatToken]]:
+        """Start a new match; the tokens of its human seats."""
+        entry = self.catalog.entries.get(request.game)
+        if entry is None:
+            raise BadRequest(404, f"this server offers no game '{request.game}'")
+        for name, offered in (("variant", entry.variants), ("expansion", entry.expansions)):
+            chosen = request.variants if name == "variant" else request.expansions
+            unknown = [n for n in chosen if n not in offered]
+            if unknown:
+                raise BadRequest(400, f"{request.game} has no {name} '{unknown[0]}'")
+        game = await self.compiled(request.game, request.variants, request.expansions)
+        if not game.min_players <= request.players <= game.max_players:
+            raise BadRequest(
+                400, f"{game.name} takes {game.min_players}-{game.max_players} players"
+            )
+        for spec in request.seats:
+            if spec is not None:
+                try:
+                    make_bot(spec, 0, game)
+                except ValueError as error:
+                    raise BadRequest(400, str(error)) from None
+        if self.store.open_matches(time.time() - IDLE_SECONDS) >= MAX_OPEN_MATCHES:
+            raise BadRequest(503, f"this server runs at most {MAX_OPEN_MATCHES} open matches")
+        seed = request.seed if request.seed is not None else secrets.randbits(SEED_BITS)
+        tokens = [None if spec is not None else new_token() for spec in request.seats]
+        record = MatchRecord(
+            new_match_id(),
+            request.game,
+            request.players,
+            seed,
+            request.variants,
+            request.expansions,
+            tuple(
+                SeatRecord(bot=spec, token_hash=None if token is None else token_hash(token))
+                for spec, token in zip(request.seats, tokens, strict=True)
+            ),
+        )
+        self.store.add_match(record)
+        match = await self._set_up(record, [])
+        self._keep(match)
+        self._wake_bots(match)
+        seats = [SeatToken(seat, token) for seat, token in enumerate(tokens) if token is not None]
+        return record.id, seats
+
+    async def match(self, match_id: str) -> Match:
+        """A match by id, caught up with the database (set up from it if not in memory); 404 if none."""
+        found = self.live.get(match_id)
+        if found is not None:
+            self.live.move_to_end(match_id)
+            await self.catch_up(found)
+            return found
+        async with self.loading:
+            found = self.live.get(match_id)
+            if found is None:
+                record = self.store.match(match_id)
+                if record is None:
+                    raise BadRequest(404, "no such match")
+                found = await self._set_up(record, self.store.decisions(match_id))
+                self._keep(found)
+                self._wake_bots(found)
+            return found
+
+    def viewer(self, match: Match, token: str | None) -> int | None:
+        """The seat a token takes (None without a token: a spectator); 403 for a wrong token."""
+        if token is None:
+            return None
+        seat = match.seat_of(token)
+        if seat is None:
+            raise BadRequest(403, "this token takes no seat of this match")
+        return seat
+
+    def document(self, match: Match, viewer: int | None) -> dict:
+        """The match as `viewer` may see it."""
+        record = match.record
+        seats = match.seat_infos()
+        return match_document(
+            record.id, record.game, match.state, match.log, seats, match.namer, viewer
+        )
+
+    async def board(self, match: Match, viewer: int | None) -> str:
+        """The board as `viewer` sees it, as SVG (drawn in a worker thread)."""
+        return await anyio.to_thread.run_sync(board_svg, match.pictures, match.state, viewer)
+
+    def shapes(self, match: Match) -> dict[str, str]:
+        """The board's shapes that draw map elements: SVG id -> `kind:id`."""
+        return shape_elements(match.pictures)
+
+    async def replay(self, match: Match, viewer: int | None) -> str:
+        """The finished match as `metro replay`'s page, in `viewer`'s view alone; 409 before the end."""
+        state = match.state
+        if not state.is_over:
+            raise BadRequest(409, "a match opens as a replay once it is over")
+        history = [(seat, action.id) for seat, action in state.history]
+        return await anyio.to_thread.run_sync(
+            replay_page, match.pictures, state.game, state.n, state.seed, history, [viewer]
+        )
+
+    # ------------------------------------------------------------ decisions
+
+    async def act(self, match_id: str, request: ActionRequest) -> dict:
+        """Take a person's decision; the match as their seat then sees it."""
+        match = await self.match(match_id)
+        seat = self.viewer(match, request.token)
+        async with match.lock:
+            state = match.state
+            if request.decisions != len(state.history):
+                raise BadRequest(
+                    409,
+                    f"the match is at decision {len(state.history)}, not {request.decisions}",
+                )
+            if seat not in state.to_move:
+                raise BadRequest(409, "it is not this seat's decision now")
+            action = next((a for a in state.legal_actions(seat) if a.id == request.action), None)
+            if action is None:
+                raise BadRequest(422, "that is not one of this seat's legal choices now")
+            self._commit(match, seat, action)
+        self._wake_bots(match)
+        return self.document(match, seat)
+
+    async def catch_up(self, match: Match) -> None:
+        """Take the decisions other server processes wrote for this match since it last looked."""
+        async with match.lock:
+            match.checked = time.monotonic()
+            state = match.state
+            newer = self.store.decisions(match.record.id, len(state.history))
+            if not newer:
+                return
+            state = state.clone()
+            for decision in newer:
+                action = state.game.parse_action(decision.action)
+                match.log.record(state, decision.seat, action)
+                state.apply(decision.seat, action)
+            match.state = state
+            match.notify()
+        self._wake_bots(match)
+
+    async def follow(self, match: Match, changed: asyncio.Event) -> None:
+        """Wait until `changed` (the match's event when it was last seen) is set, catching up
+        with the database meanwhile."""
+        while not changed.is_set():
+            wait = match.checked + CATCH_UP_SECONDS - time.monotonic()
+            if wait <= 0:
+                await self.catch_up(match)
+                continue
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(changed.wait(), wait)
+
+    def _commit(self, match: Match, seat: int, action: Action) -> None:
+        """Record a legal decision, then make it the match's position (caller holds the lock)."""
+        before = match.state
+        after = before.clone()
+        try:
+            after.apply(seat, action)
+        except MetroRuntimeError as error:  # the rules failed on it: refuse, keep the position
+            raise BadRequest(422, f"the rules could not take this decision: {error}") from None
+        number = len(before.history)
+        try:
+            self.store.add_decision(
+                match.record.id, DecisionRecord(number, seat, action.id), after.is_over
+            )
+        except DecisionTaken:
+            # Another server process took this number first: the next look at the match
+            # (every request makes one) takes its decision.
+            match.checked = 0.0
+            raise BadRequest(409, f"decision {number} was already taken") from None
+        match.log.record(before, seat, action)
+        match.state = after
+        match.notify()
+
+    # ------------------------------------------------------------ presence
+
+    def arrive(self, match: Match, seat: int | None) -> None:
+        """A websocket of `seat` opened: the person is here (and takes their seat back)."""
+        if seat is None:
+            return
+        match.present[seat] = match.present.get(seat, 0) + 1
+        timer = match.leaving.pop(seat, None)
+        if timer is not None:
+            timer.cancel()
+        if match.absent.pop(seat, None) is not None:
+            match.notify()
+
+    def leave(self, match: Match, seat: int | None) -> None:
+        """A websocket of `seat` closed; with none left, a stand-in comes after a while."""
+        if seat is None:
+            return
+        match.present[seat] -= 1
+        if match.present[seat] == 0 and self.absent_seconds > 0:
+            loop = asyncio.get_running_loop()
+            match.leaving[seat] = loop.call_later(self.absent_seconds, self._stand_in, match, seat)
+
+    def _stand_in(self, match: Match, seat: int) -> None:
+        match.leaving.pop(seat, None)
+        if match.present.get(seat) or match.state.is_over:
+            return
+        game = match.state.game
+        name = game.default_bot if game.default_bot in bot_names(game) else STAND_IN_BOT
+        match.absent[seat] = make_bot(name, f"{match.record.seed}/{seat}/stand-in", game)
+        match.notify()
+        self._wake_bots(match)
+
+    # ------------------------------------------------------------ bots
+
+    def _wake_bots(self, match: Match) -> None:
+        """Let the match's bots decide, unless they are already at it."""
+        if (match.bots or match.absent) and (match.bot_task is None or match.bot_task.done()):
+            match.bot_task = asyncio.get_running_loop().create_task(self._run_bots(match))
+            match.bot_task.add_done_callback(_report_failure)
+
+    async def _run_bots(self, match: Match) -> None:
+        """Decide for every bot that is to move, until none is."""
+        while True:
+            async with match.lock:
+                state = match.state
+                seats = [seat for seat in state.to_move if match.bot_of(seat) is not None]
+                if not seats or self.live.get(match.record.id) is not match:
+                    return
+                seat, position, number = seats[0], state.clone(), len(state.history)
+                bot = match.bot_of(seat)
+            action = await anyio.to_thread.run_sync(bot.choose, position, seat)
+            try:
+                async with match.lock:
+                    # a person back meanwhile decides for themselves
+                    if len(match.state.history) == number and match.bot_of(seat) is bot:
+                        self._commit(match, seat, action)
+            except BadRequest as refused:
+                if refused.status != 409:
+                    raise
+                await self.catch_up(match)  # another process decided first: look again
+
+    # ------------------------------------------------------------ setting up
+
+    async def compiled(self, name: str, variants, expansions):
+        """An offered game compiled with these patches (compiled in a worker thread)."""
+        try:
+            return await anyio.to_thread.run_sync(
+                self.catalog.game, name, tuple(variants), tuple(expansions)
+            )
+        except CompileError as error:
+            raise BadRequest(400, f"these rules do not compile: {error}") from None
+
+    async def _set_up(self, record: MatchRecord, decisions: list[DecisionRecord]) -> Match:
+        """A match from its record, its decisions replayed by the engine."""
+        game = await self.compiled(record.game, record.variants, record.expansions)
+        state = game.new_game(record.players, record.seed)
+        log = MoveLog()
+        try:
+            for decision in decisions:
+                action = game.parse_action(decision.action)
+                log.record(state, decision.seat, action)
+                state.apply(decision.seat, action)
+        except (ValueError, MetroRuntimeError) as error:  # the rule files changed since
+            raise BadRequest(
+                500, f"the match's decisions no longer replay under its rules: {error}"
+            ) from None
+        bots = {
+            seat: make_bot(r.bot, f"{record.seed}/{seat}", game)
+            for seat, r in enumerate(record.seats)
+            if r.bot is not None
+        }
+        pictures = await anyio.to_thread.run_sync(
+            self.catalog.pictures, record.game, record.variants, record.expansions
+        )
+        return Match(record, state, log, bots, pictures, ElementNamer(pictures))
+
+    def _keep(self, match: Match) -> None:
+        self.live[match.record.id] = match
+        while len(self.live) > MAX_LIVE_MATCHES:
+            self.live.popitem(last=False)
+
+
+def _report_failure(task: asyncio.Task) -> None:
+    """Log a bot run that failed (its match waits until the next request wakes the bots)."""
+    if not task.cancelled() and task.exception() is not None:
+        log.error("a bot failed", exc_info=task.exception())

@@ -1,0 +1,131 @@
+// The lobby: the server's games, a form for a new match, and the links of its seats.
+// Every text from the server is set with textContent, never as markup.
+"use strict";
+
+let games = [];
+
+function element(tag, text) {
+  const node = document.createElement(tag);
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+function chosenGame() {
+  return games.find((g) => g.name === document.getElementById("game").value);
+}
+
+function seatRow(game, index) {
+  const label = element("label", `P${index + 1} `);
+  const select = element("select");
+  select.className = "seat";
+  select.name = `seat-${index}`;
+  const human = element("option", "a person");
+  human.value = "";
+  select.append(human);
+  for (const bot of game.bots) {
+    const option = element("option", `bot: ${bot}`);
+    option.value = bot;
+    select.append(option);
+  }
+  if (index > 0 && game.bots.length) select.value = game.bots.includes("random") ? "random" : game.bots[0];
+  const budget = element("input");
+  budget.className = "budget";
+  budget.size = 10;
+  budget.placeholder = "bot's budget";
+  budget.title = "optional: mcts iterations (200) or time (250ms), greedy samples (3)";
+  label.append(select, budget);
+  return label;
+}
+
+function showSeats() {
+  const game = chosenGame();
+  const players = document.getElementById("players");
+  players.min = game.players[0];
+  players.max = game.players[1];
+  const count = Math.min(Math.max(Number(players.value) || game.players[0], game.players[0]), game.players[1]);
+  players.value = count;
+  const seats = document.getElementById("seats");
+  seats.replaceChildren(element("legend", "Seats"));
+  for (let i = 0; i < count; i++) seats.append(seatRow(game, i));
+}
+
+function showPatches() {
+  const game = chosenGame();
+  const patches = document.getElementById("patches");
+  patches.replaceChildren(element("legend", "Variants and expansions"));
+  for (const [kind, names] of [["variant", game.variants], ["expansion", game.expansions]]) {
+    for (const name of names) {
+      const label = element("label", ` ${kind}: ${name}`);
+      const box = element("input");
+      box.type = "checkbox";
+      box.dataset.kind = kind;
+      box.value = name;
+      label.prepend(box);
+      patches.append(label);
+    }
+  }
+  patches.hidden = !(game.variants.length || game.expansions.length);
+}
+
+async function create(event) {
+  event.preventDefault();
+  const error = document.getElementById("error");
+  error.textContent = "";
+  const seed = document.getElementById("seed").value.trim();
+  const checked = [...document.querySelectorAll("#patches input:checked")];
+  const request = {
+    game: chosenGame().name,
+    seats: [...document.querySelectorAll("select.seat")].map((s) => {
+      const budget = s.parentNode.querySelector("input.budget").value.trim();
+      if (!s.value) return { human: true };
+      return { bot: budget ? `${s.value}:${budget}` : s.value };
+    }),
+    variants: checked.filter((b) => b.dataset.kind === "variant").map((b) => b.value),
+    expansions: checked.filter((b) => b.dataset.kind === "expansion").map((b) => b.value),
+  };
+  if (seed) request.seed = /^-?\d+$/.test(seed) ? Number(seed) : seed;
+  const answer = await fetch("/api/matches", {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(request),
+  });
+  const doc = await answer.json();
+  if (!answer.ok) {
+    error.textContent = doc.error;
+    return;
+  }
+  const links = document.getElementById("links");
+  links.replaceChildren();
+  for (const seat of doc.seats) {
+    const item = element("li", `P${seat.seat + 1}: `);
+    const link = element("a", new URL(seat.url, location.href).href);
+    link.href = seat.url;
+    link.className = "seat-link";
+    item.append(link);
+    links.append(item);
+  }
+  const item = element("li", "Spectators: ");
+  const link = element("a", new URL(doc.spectate, location.href).href);
+  link.href = doc.spectate;
+  item.append(link);
+  links.append(item);
+  document.getElementById("created").hidden = false;
+}
+
+async function start() {
+  games = await (await fetch("/api/games")).json();
+  const select = document.getElementById("game");
+  for (const game of games) {
+    const option = element("option", game.title);
+    option.value = game.name;
+    select.append(option);
+  }
+  select.addEventListener("change", () => { showSeats(); showPatches(); });
+  document.getElementById("players").addEventListener("change", showSeats);
+  document.getElementById("create").addEventListener("submit", create);
+  showSeats();
+  showPatches();
+  document.body.dataset.ready = "yes";
+}
+
+start();

@@ -1,0 +1,242 @@
+// The play page: follows the match over its websocket and offers this seat's legal choices.
+// Every text from the server (the rules' words) is set with textContent, never as markup;
+// the board is the server's SVG picture, whose texts the server escaped.
+"use strict";
+
+const MENU_BUTTONS = 12; // a group with more choices than this is a drop-down list
+const matchId = document.body.dataset.match;
+const token = new URLSearchParams(location.search).get("token");
+const query = token ? `?token=${encodeURIComponent(token)}` : "";
+let current = null;
+let boardShown = -1;
+let shapes = {}; // SVG id of a board shape -> the map element it draws, "kind:id"
+
+function element(tag, text) {
+  const node = document.createElement(tag);
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+function send(action, decisions) {
+  return fetch(`/api/matches/${matchId}/actions`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ token, action, decisions }),
+  });
+}
+
+function sameSight(a, b) {
+  // Nothing the person could see differs: their view (but whose turn it is) and their choices.
+  const seen = (doc) => JSON.stringify([doc.view.state, doc.view.player_state, doc.legal]);
+  return seen(a) === seen(b);
+}
+
+async function choose(action) {
+  const error = document.getElementById("error");
+  error.textContent = "";
+  const chosenAt = current;
+  let answer = await send(action, chosenAt.decisions);
+  if (answer.status === 409) {
+    // Someone decided meanwhile (another player's secret choice, say). Choose again for the
+    // person only if nothing they could see has changed; else show the new position.
+    const latest = await (await fetch(`/api/matches/${matchId}${query}`)).json();
+    if (!sameSight(chosenAt, latest)) {
+      show(latest);
+      error.textContent = "The position changed before your choice arrived: please choose again.";
+      return;
+    }
+    answer = await send(action, latest.decisions);
+  }
+  const doc = await answer.json();
+  if (!answer.ok) error.textContent = doc.error;
+  else show(doc);
+}
+
+function showChoices(doc) {
+  const box = document.getElementById("choices");
+  box.replaceChildren();
+  const groups = new Map();
+  for (const choice of doc.choices) {
+    if (!groups.has(choice.group)) groups.set(choice.group, []);
+    groups.get(choice.group).push(choice);
+  }
+  for (const [name, choices] of groups) {
+    const group = element("div");
+    group.className = "group";
+    if (groups.size > 1 || choices.length > 1) group.append(element("h3", name));
+    if (choices.length <= MENU_BUTTONS) {
+      for (const choice of choices) {
+        const button = element("button", choice.label);
+        button.className = "choice";
+        button.addEventListener("click", () => choose(choice.id));
+        group.append(button);
+      }
+    } else {
+      const select = element("select");
+      select.className = "choice-list";
+      for (const choice of choices) {
+        const option = element("option", choice.label);
+        option.value = choice.id;
+        select.append(option);
+      }
+      const button = element("button", `${name}: choose`);
+      button.className = "choice";
+      button.addEventListener("click", () => choose(select.value));
+      group.append(select, button);
+    }
+    box.append(group);
+  }
+  document.getElementById("choices-section").hidden = doc.seat === null;
+}
+
+function cell(tag, text) {
+  const node = element(tag);
+  if (text.includes("\n")) node.append(element("pre", text));
+  else node.textContent = text;
+  return node;
+}
+
+function showGrid(table, grid, highlight) {
+  table.replaceChildren();
+  const head = element("tr");
+  head.append(cell("th", grid.heading));
+  for (const column of grid.columns) head.append(cell("th", column === highlight ? `${column} (you)` : column));
+  table.append(head);
+  for (const row of grid.rows) {
+    const line = element("tr");
+    row.forEach((text, i) => line.append(cell(i ? "td" : "th", text)));
+    table.append(line);
+  }
+}
+
+function showScreen(doc) {
+  const screen = doc.screen;
+  showGrid(document.getElementById("players"), screen.players, screen.viewer);
+  const tableBox = document.getElementById("table");
+  tableBox.replaceChildren();
+  const lines = element("dl");
+  for (const part of screen.table) {
+    if ("text" in part) {
+      lines.append(element("dt", part.heading), element("dd", part.text));
+    } else {
+      const grid = element("table");
+      showGrid(grid, part, null);
+      tableBox.append(grid);
+    }
+  }
+  tableBox.prepend(lines);
+  const mine = document.getElementById("private");
+  mine.replaceChildren();
+  for (const line of screen.private) mine.append(element("dt", line.heading), element("dd", line.text));
+  document.getElementById("private-section").hidden = screen.private.length === 0;
+}
+
+function status(doc) {
+  const you = doc.seat === null ? "you are watching" : `you are P${doc.seat + 1}`;
+  if (doc.over) {
+    const order = doc.places.map((place, seat) => [place, seat]).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+    return `Game over (${you}): ` + order.map(([place, seat]) => `${place}. P${seat + 1} (${doc.scores[seat]})`).join(", ");
+  }
+  const waiting = doc.to_move.map((seat) => `P${seat + 1}`).join(", ") || "nobody";
+  const yours = doc.seat !== null && doc.to_move.includes(doc.seat) ? " — your decision" : "";
+  return `${you}; to move: ${waiting}${yours}`;
+}
+
+async function showBoard(doc) {
+  const answer = await fetch(`/api/matches/${matchId}/board${query}`);
+  if (!answer.ok || current.decisions !== doc.decisions) return; // a newer position is on its way
+  document.getElementById("board").innerHTML = await answer.text();
+  markClickable(current);
+  document.getElementById("board").dataset.decisions = doc.decisions;
+}
+
+function choicesAt(doc, element) {
+  return doc.choices.filter((choice) => choice.elements.includes(element));
+}
+
+function markClickable(doc) {
+  // The shapes of the elements this seat's choices name, marked to be clicked.
+  const named = new Set(doc.choices.flatMap((choice) => choice.elements));
+  for (const [id, element] of Object.entries(shapes)) {
+    const shape = document.querySelector(`#board [id="${id}"]`);
+    if (!shape) continue;
+    shape.classList.toggle("clickable", named.has(element));
+    if (named.has(element) && !shape.querySelector(".hit")) widenForClicks(shape);
+  }
+}
+
+function widenForClicks(shape) {
+  // A dashed line is hit only on its dashes: an unbroken, unpainted copy over it takes the clicks.
+  for (const line of shape.querySelectorAll("line, polyline, path")) {
+    const hit = line.cloneNode();
+    hit.removeAttribute("stroke-dasharray");
+    hit.setAttribute("stroke", "transparent");
+    hit.setAttribute("class", "hit");
+    hit.style.pointerEvents = "stroke";
+    shape.append(hit);
+  }
+}
+
+function boardClicked(event) {
+  const shape = event.target.closest("#board .item.clickable");
+  const box = document.getElementById("board-choices");
+  box.replaceChildren();
+  if (!shape || !current) return;
+  const choices = choicesAt(current, shapes[shape.id]);
+  if (choices.length === 1) {
+    choose(choices[0].id);
+    return;
+  }
+  box.append(element("h3", "Choose on the board"));
+  for (const choice of choices) {
+    const button = element("button", choice.label);
+    button.className = "board-choice";
+    button.addEventListener("click", () => { box.replaceChildren(); choose(choice.id); });
+    box.append(button);
+  }
+}
+
+function seatText(doc) {
+  return (seat) => {
+    const who = seat.bot !== null ? `bot ${seat.bot}` : seat.absent ? "away (a bot plays meanwhile)" : "a person";
+    return `P${seat.seat + 1}: ${who}${seat.seat === doc.seat ? " (you)" : ""}`;
+  };
+}
+
+function show(doc) {
+  if (current && doc.decisions < current.decisions) return; // an older answer arriving late
+  const moved = !current || doc.decisions !== current.decisions;
+  current = doc;
+  document.getElementById("title").textContent = doc.title;
+  document.getElementById("status").textContent = status(doc);
+  document.body.dataset.decisions = doc.decisions;
+  document.getElementById("seats").textContent = doc.seats.map(seatText(doc)).join(" · ");
+  document.getElementById("replay").hidden = !doc.over;
+  document.getElementById("replay-link").href = `/replay/${matchId}${query}`;
+  showChoices(doc);
+  markClickable(doc);
+  if (moved) document.getElementById("board-choices").replaceChildren();
+  showScreen(doc);
+  const log = document.getElementById("log");
+  log.replaceChildren(...doc.log.map((line) => element("li", line)));
+  log.scrollTop = log.scrollHeight;
+  if (doc.decisions !== boardShown) {
+    boardShown = doc.decisions;
+    showBoard(doc);
+  }
+}
+
+function follow() {
+  const scheme = location.protocol === "https:" ? "wss" : "ws";
+  const socket = new WebSocket(`${scheme}://${location.host}/api/matches/${matchId}/ws${query}`);
+  socket.addEventListener("message", (event) => show(JSON.parse(event.data)));
+  socket.addEventListener("close", () => setTimeout(follow, 2000));
+}
+
+async function start() {
+  shapes = await (await fetch(`/api/matches/${matchId}/shapes`)).json();
+  document.getElementById("board").addEventListener("click", boardClicked);
+  follow();
+}
+
+start();

@@ -1,0 +1,177 @@
+"""The database: each match's setup and its decisions, one row each, written before they count.
+
+SQLAlchemy Core over any URL: a SQLite file by default, PostgreSQL by `postgresql://…`. A
+decision's key is (match, number), so each number is written once: a second writer of the same
+number fails with `DecisionTaken`, whichever process it runs in.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass
+
+from sqlalchemy import (
+    Column,
+    Float,
+    ForeignKey,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    create_engine,
+    func,
+    insert,
+    select,
+    update,
+)
+from sqlalchemy.exc import IntegrityError
+
+DATABASE_FILE = "serve.sqlite3"
+
+metadata = MetaData()
+matches = Table(
+    "matches",
+    metadata,
+    Column("id", String(32), primary_key=True),
+    Column("game", String(200), nullable=False),
+    Column("players", Integer, nullable=False),
+    Column("seed", Text, nullable=False),  # JSON: a number or a text
+    Column("variants", Text, nullable=False),  # JSON list of names
+    Column("expansions", Text, nullable=False),  # JSON list of names
+    Column("seats", Text, nullable=False),  # JSON list of SeatRecord fields
+    Column("over", Integer, nullable=False, default=0),
+    Column("created", Float, nullable=False),
+    Column("updated", Float, nullable=False),  # the time of its last decision (or creation)
+)
+decisions = Table(
+    "decisions",
+    metadata,
+    Column("match_id", String(32), ForeignKey("matches.id"), primary_key=True),
+    Column("number", Integer, primary_key=True),  # 0 for the first decision
+    Column("seat", Integer, nullable=False),
+    Column("action", Text, nullable=False),  # the action id
+)
+
+
+class DecisionTaken(Exception):
+    """Another writer already recorded a decision with this number for this match."""
+
+
+@dataclass(frozen=True)
+class SeatRecord:
+    """A seat as stored: a bot's spec, or the hash of a person's token."""
+
+    bot: str | None = None
+    token_hash: str | None = None
+
+
+@dataclass(frozen=True)
+class MatchRecord:
+    """A match as stored: everything needed to set it up again."""
+
+    id: str
+    game: str
+    players: int
+    seed: int | str
+    variants: tuple[str, ...]
+    expansions: tuple[str, ...]
+    seats: tuple[SeatRecord, ...]
+
+
+@dataclass(frozen=True)
+class DecisionRecord:
+    """One decision as stored."""
+
+    number: int
+    seat: int
+    action: str
+
+
+def default_url() -> str:
+    """A SQLite file in the user's data directory (created if missing)."""
+    base = os.environ.get("XDG_DATA_HOME") or os.path.expanduser("~/.local/share")
+    folder = os.path.join(base, "metro")
+    os.makedirs(folder, exist_ok=True)
+    return "sqlite:///" + os.path.join(folder, DATABASE_FILE)
+
+
+class Store:
+    """Matches and decisions in one database."""
+
+    def __init__(self, url: str):
+        self.engine = create_engine(url)
+        metadata.create_all(self.engine)
+
+    def add_match(self, record: MatchRecord) -> None:
+        """Write a new match."""
+        seats = [{"bot": s.bot, "token_hash": s.token_hash} for s in record.seats]
+        with self.engine.begin() as db:
+            db.execute(
+                insert(matches).values(
+                    id=record.id,
+                    game=record.game,
+                    players=record.players,
+                    seed=json.dumps(record.seed),
+                    variants=json.dumps(list(record.variants)),
+                    expansions=json.dumps(list(record.expansions)),
+                    seats=json.dumps(seats),
+                    over=0,
+                    created=time.time(),
+                    updated=time.time(),
+                )
+            )
+
+    def add_decision(self, match_id: str, decision: DecisionRecord, over: bool) -> None:
+        """Write a decision (committed when this returns); DecisionTaken if its number is."""
+        try:
+            with self.engine.begin() as db:
+                db.execute(
+                    insert(decisions).values(
+                        match_id=match_id,
+                        number=decision.number,
+                        seat=decision.seat,
+                        action=decision.action,
+                    )
+                )
+                db.execute(
+                    update(matches)
+                    .where(matches.c.id == match_id)
+                    .values(over=int(over), updated=time.time())
+                )
+        except IntegrityError as error:
+            raise DecisionTaken(f"decision {decision.number} of {match_id} is taken") from error
+
+    def match(self, match_id: str) -> MatchRecord | None:
+        """A stored match, or None."""
+        with self.engine.connect() as db:
+            row = db.execute(select(matches).where(matches.c.id == match_id)).first()
+        if row is None:
+            return None
+        return MatchRecord(
+            id=row.id,
+            game=row.game,
+            players=row.players,
+            seed=json.loads(row.seed),
+            variants=tuple(json.loads(row.variants)),
+            expansions=tuple(json.loads(row.expansions)),
+            seats=tuple(SeatRecord(**seat) for seat in json.loads(row.seats)),
+        )
+
+    def decisions(self, match_id: str, start: int = 0) -> list[DecisionRecord]:
+        """A match's decisions from number `start` on, in order."""
+        query = (
+            select(decisions.c.number, decisions.c.seat, decisions.c.action)
+            .where(decisions.c.match_id == match_id, decisions.c.number >= start)
+            .order_by(decisions.c.number)
+        )
+        with self.engine.connect() as db:
+            return [DecisionRecord(*row) for row in db.execute(query)]
+
+    def open_matches(self, since: float) -> int:
+        """How many stored matches are not over and had a decision (or began) after `since`."""
+        query = select(func.count()).where(matches.c.over == 0, matches.c.updated > since)
+        with self.engine.connect() as db:
+            return db.execute(query).scalar_one()
