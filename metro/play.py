@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass, field
+from enum import Enum
 
 from rich import box
 from rich.columns import Columns
@@ -44,6 +45,17 @@ Answer with:
   undo                take back your last decision (only when the others are bots)
   save FILE           save the game; continue it with `metro play --load FILE`
   q                   leave the game"""
+
+
+class Reply(Enum):
+    """What a person's answer asks of the session when it is not an action to take."""
+
+    QUIT = "leave the game"
+    UNDONE = "the position was taken back: ask whoever is to move now"
+    ASK_AGAIN = "nothing taken: ask the same question again"
+
+
+QUIT, UNDONE, ASK_AGAIN = Reply.QUIT, Reply.UNDONE, Reply.ASK_AGAIN
 
 
 class PlayError(Exception):
@@ -105,10 +117,11 @@ class Session:
                 self.take(player, self.bots[player].choose(self.state, player))
                 continue
             action = self.ask(player)
-            if action is None:
+            if action is QUIT:
                 self.say("You left the game.")
                 return False
-            self.take(player, action)
+            if action is not UNDONE:  # after an undo, whoever is to move now is asked afresh
+                self.take(player, action)
         self.end_screen()
         return True
 
@@ -123,8 +136,8 @@ class Session:
 
     # ------------------------------------------------------------ a person's decision
 
-    def ask(self, player: int) -> Action | None:
-        """Show `player` their screen and menu; their answer's action, or None to leave."""
+    def ask(self, player: int) -> Action | Reply:
+        """Show `player` their screen and menu; their answer's action, QUIT, or UNDONE."""
         if len(self.setup.humans) > 1 and self.last_person not in (None, player):
             self.hand_over(player)
         self.last_person = player
@@ -134,10 +147,10 @@ class Session:
             try:
                 answer = self.console.input(f"{PLAYER.label(player)}, your choice> ").strip()
             except EOFError:
-                return None
+                return QUIT
             result = self.answer(player, actions, answer)
-            if result is not None:
-                return None if result == "quit" else result
+            if result is not ASK_AGAIN:
+                return result
 
     def hand_over(self, player: int) -> None:
         """Hot seat: a clear screen, and the next person confirms they are at the terminal."""
@@ -149,26 +162,25 @@ class Session:
             return
         self.console.clear()
 
-    def answer(self, player: int, actions: list[Action], answer: str):
-        """Act on one answer: an Action to take, "quit", or None to ask again."""
+    def answer(self, player: int, actions: list[Action], answer: str) -> Action | Reply:
+        """Act on one answer: an Action to take, QUIT, UNDONE, or ASK_AGAIN."""
         lowered = answer.lower()
         if lowered in ("q", "quit", "exit"):
-            return "quit"
+            return QUIT
         if lowered in ("help", "?", "h"):
             self.say(HELP.format(example=actions[-1].id))
-            return None
+            return ASK_AGAIN
         if lowered == "undo":
-            self.undo(player)
-            return None
+            return UNDONE if self.undo(player) else ASK_AGAIN
         if lowered.startswith("save"):
             self.save(answer[4:].strip())
-            return None
+            return ASK_AGAIN
         if answer.isdigit():
             number = int(answer)
             if 1 <= number <= len(actions):
                 return actions[number - 1]
             self.say(f"There is no choice {number}: the choices are numbered 1 to {len(actions)}.")
-            return None
+            return ASK_AGAIN
         for action in actions:
             if answer == action.id:
                 return action
@@ -176,22 +188,23 @@ class Session:
             matches = [(n, a) for n, a in enumerate(actions, 1) if _matches(a, answer)]
             if matches:
                 self.list_choices(matches)
-                return None
+                return ASK_AGAIN
         self.say(
             f"'{answer}' is not one of the choices: type a number from 1 to {len(actions)}, "
             "part of a choice's words to list the matching ones, or help."
         )
-        return None
+        return ASK_AGAIN
 
-    def undo(self, player: int) -> None:
-        """Back to `player`'s previous decision, replaying the game without the moves since."""
+    def undo(self, player: int) -> bool:
+        """Back to `player`'s previous decision, replaying the game without the moves since;
+        False (having said why) when there is none to go back to."""
         if len(self.setup.humans) > 1:
             self.say("Undo is only for games against bots (the others would lose their moves).")
-            return
+            return False
         mine = [i for i, (p, _) in enumerate(self.state.history) if p == player]
         if not mine:
             self.say("There is no earlier decision of yours to go back to.")
-            return
+            return False
         history = self.state.history[: mine[-1]]
         try:
             self.state, self.log = replayed(self.game, self.state.n, self.state.seed, history)
@@ -201,11 +214,11 @@ class Session:
             ValueError,
         ):  # a loaded save whose history does not replay
             self.say("This game's history cannot be replayed, so it cannot be undone.")
-            return
+            return False
         self.seen_up_to[player] = 0
         self.seen_hidden[player] = set()
         self.say("Back to your previous decision.", style="bold")
-        self.show(player, self.state.legal_actions(player))
+        return True
 
     def save(self, path: str) -> None:
         """Write the game to `path` (JSON: the setup and the validated state)."""

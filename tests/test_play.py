@@ -253,3 +253,67 @@ def test_hot_seat_bids_are_revealed_once_everyone_has_bid():
     assert "revealed: P1: bid ¥300" in child.before
     child.sendline("q")
     child.expect(pexpect.EOF)
+
+
+def menu_size(screen: str) -> int:
+    """The highest choice number on a screen's menu."""
+    return max(int(m[1] or m[0]) for m in MENU_NUMBER.findall(screen))
+
+
+def answer_after_undo(child, screen: str) -> str:
+    """Answer the menu shown after an undo with its last number: it must be taken."""
+    assert "Back to your previous decision" in screen and "Your choices" in screen, screen
+    last = menu_size(screen)
+    child.sendline(str(last))
+    assert child.expect([PROMPT, pexpect.EOF]) == 0, child.before
+    after = child.before
+    assert "There is no choice" not in after and "error" not in after, after
+    return after
+
+
+def test_undo_several_times_in_a_row_then_play_on():
+    child = spawn(["ticket_to_ride", "--players=2", "--seed=3", "--bot=random"])
+    child.expect(PROMPT)
+    tickets = menu_size(child.before)  # which tickets to keep: a short menu
+    screen_after(child, "1")
+    screen_after(child, "1")  # a draw or a claim: the menu after is P1's again
+    screen_after(child, "undo")
+    undone = screen_after(child, "undo")
+    assert menu_size(undone) == tickets  # back at the first decision
+    assert "no earlier decision" in screen_after(child, "undo")
+    answer_after_undo(child, undone)
+    child.sendline("q")
+    child.expect(pexpect.EOF)
+
+
+def test_undo_back_into_a_simultaneous_choice():
+    # P2 bids after P1's bot has bid in secret; undoing P2's next decision returns to the bid.
+    child = spawn(["tokyo_metro", "--players=2", "--seed=3", "--human=2", "--bot=random"])
+    child.expect(PROMPT)
+    bids = child.before
+    assert "bid" in bids
+    after_bid = screen_after(child, "1")
+    assert menu_size(after_bid) != menu_size(bids)  # another kind of decision
+    undone = screen_after(child, "undo")
+    assert menu_size(undone) == menu_size(bids)
+    answer_after_undo(child, undone)
+    child.sendline("q")
+    child.expect(pexpect.EOF)
+
+
+def test_undo_after_loading_a_save(tmp_path):
+    save = tmp_path / "game.json"
+    child = spawn(["tokyo_metro", "--players=2", "--seed=4", "--bot=random"])
+    child.expect(PROMPT)
+    first = child.before
+    screen_after(child, "1")
+    assert "Saved to" in screen_after(child, f"save {save}")
+    child.sendline("q")
+    child.expect(pexpect.EOF)
+    loaded = spawn(["--load", str(save)])
+    loaded.expect(PROMPT)
+    undone = screen_after(loaded, "undo")
+    assert menu_size(undone) == menu_size(first)
+    answer_after_undo(loaded, undone)
+    loaded.sendline("q")
+    loaded.expect(pexpect.EOF)
