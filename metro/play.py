@@ -9,8 +9,6 @@ screen, so nobody sees another's secrets.
 
 from __future__ import annotations
 
-import json
-import os
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -24,16 +22,15 @@ from rich.text import Text
 from dsl.terminal import printable
 from metro.bots import make_bot
 from metro.moves import MoveLog, replayed
+from metro.saved_games import Setup, write_save
 from runtime.display import Grid, Line, Screen
 from runtime.errors import IllegalAction, RuleError
 from runtime.machine import Action, Game, State
-from runtime.saves import MAX_SAVE_CHARS
 from runtime.values import PLAYER, plain_words
 
 MENU_LIMIT = 30  # longer menus are shown as groups, one line per action name
 FILTER_LIMIT = 40  # matches listed for a typed filter before asking for more letters
 RECENT_MOVES = 12  # the others' moves shown before a decision
-SAVE_FORMAT = "metro-play/1"
 PLACES = {1: "1st", 2: "2nd", 3: "3rd"}
 
 HELP = """\
@@ -56,35 +53,6 @@ class Reply(Enum):
 
 
 QUIT, UNDONE, ASK_AGAIN = Reply.QUIT, Reply.UNDONE, Reply.ASK_AGAIN
-
-
-class PlayError(Exception):
-    """A save that cannot be continued, or an answer the session cannot act on."""
-
-
-@dataclass
-class Setup:
-    """How the game was set up: what a save records to continue it."""
-
-    game: str  # as given on the command line: a shipped game's name or a path
-    variants: tuple[str, ...]
-    expansions: tuple[str, ...]
-    map: str | None
-    humans: tuple[int, ...]  # 0-based seats played by people
-    bots: dict[int, str]  # seat -> bot spec, for every other seat
-    seed: str
-
-    def to_doc(self) -> dict:
-        """The JSON of a save's header."""
-        return {
-            "game": self.game,
-            "variants": list(self.variants),
-            "expansions": list(self.expansions),
-            "map": self.map,
-            "humans": [h + 1 for h in self.humans],
-            "bots": {str(seat + 1): spec for seat, spec in sorted(self.bots.items())},
-            "seed": self.seed,
-        }
 
 
 @dataclass
@@ -225,10 +193,8 @@ class Session:
         if not path:
             self.say("Name the file: save FILE")
             return
-        doc = {"format": SAVE_FORMAT, **self.setup.to_doc(), "state": self.state.to_doc()}
         try:
-            with open(path, "w", encoding="utf-8") as handle:
-                json.dump(doc, handle, ensure_ascii=False)
+            write_save(path, self.setup, self.state)
         except OSError as error:
             self.say(f"Cannot write {path}: {error.strerror or error}")
             return
@@ -465,83 +431,3 @@ def _table_section(screen: Screen) -> Group:
     parts = [_lines(lines, "Table")] if lines else []
     parts += [_grid(g, "" if len(g.columns) == 1 else f"By {g.heading}") for g in grids]
     return Group(*parts)
-
-
-# ------------------------------------------------------------------ saves
-
-
-def read_save(path: str) -> dict:
-    """The JSON of a save, checked to be one (PlayError saying why not); the state is checked later."""
-    try:
-        if os.path.getsize(path) > MAX_SAVE_CHARS * 4:
-            raise PlayError(f"{path} is larger than a save can be")
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read(MAX_SAVE_CHARS + 1)
-    except (OSError, UnicodeDecodeError) as error:
-        raise PlayError(
-            f"cannot read {path}: {getattr(error, 'strerror', None) or error}"
-        ) from None
-    if len(text) > MAX_SAVE_CHARS:
-        raise PlayError(f"{path} is larger than a save can be")
-    try:
-        doc = json.loads(text)
-    except (json.JSONDecodeError, RecursionError) as error:
-        raise PlayError(f"{path} is not a saved game (not JSON: {error})") from None
-    if not isinstance(doc, dict) or doc.get("format") != SAVE_FORMAT:
-        raise PlayError(f"{path} is not a game saved by `metro play` (no format {SAVE_FORMAT!r})")
-    _check(doc, "game", str)
-    _check(doc, "seed", str)
-    _check(doc, "variants", list, str)
-    _check(doc, "expansions", list, str)
-    _check(doc, "humans", list, int)
-    if doc.get("map") is not None:
-        _check(doc, "map", str)
-    bots = doc.get("bots")
-    if not isinstance(bots, dict) or not all(
-        isinstance(k, str) and k.isdigit() and isinstance(v, str) for k, v in bots.items()
-    ):
-        raise PlayError("the save's `bots` is not a table of seat numbers to bot names")
-    if not isinstance(doc.get("state"), dict):
-        raise PlayError("the save has no `state`")
-    return doc
-
-
-def _check(doc: dict, key: str, kind: type, item: type | None = None) -> None:
-    value = doc.get(key)
-    ok = isinstance(value, kind) and not isinstance(value, bool)
-    if ok and item is not None:
-        ok = all(isinstance(v, item) and not isinstance(v, bool) for v in value)
-    if ok and kind is str:
-        ok = len(value) <= 1000 and value.isprintable()
-    if not ok:
-        raise PlayError(f"the save's `{key}` is missing or not a {kind.__name__}")
-
-
-def setup_from_save(doc: dict, game_ref: str) -> Setup:
-    """The setup a save records (seats checked against its player count later)."""
-    return Setup(
-        game_ref,
-        tuple(doc["variants"]),
-        tuple(doc["expansions"]),
-        doc.get("map"),
-        tuple(sorted({h - 1 for h in doc["humans"]})),
-        {int(seat) - 1: spec for seat, spec in doc["bots"].items()},
-        doc["seed"],
-    )
-
-
-def resume(game: Game, setup: Setup, doc: dict) -> tuple[State, MoveLog]:
-    """The saved position (checked as untrusted input) and the log of its moves."""
-    state = game.state_from_json(doc["state"])  # InvalidSave names the bad part
-    seats = set(range(state.n))
-    if not setup.humans or set(setup.humans) | set(setup.bots) != seats:
-        raise PlayError("the save's `humans` and `bots` do not name every seat of its game once")
-    if set(setup.humans) & set(setup.bots):
-        raise PlayError("the save names a seat both as a person's and as a bot's")
-    try:
-        again, log = replayed(game, state.n, state.seed, state.history)
-    except (IllegalAction, ValueError):
-        again, log = None, MoveLog()
-    if again is None or again.to_json() != state.to_json():
-        log = MoveLog()  # the history does not lead to this position: no moves to show
-    return state, log

@@ -20,7 +20,8 @@ pexpect = pytest.importorskip("pexpect")
 
 from metro import load_game  # noqa: E402 - after the skip: nothing to test without pexpect
 from metro.bots import make_bot  # noqa: E402
-from metro.play import SAVE_FORMAT, Setup  # noqa: E402
+from metro.games import game_path  # noqa: E402
+from metro.saved_games import SAVE_FORMAT, Setup  # noqa: E402
 
 PROMPT = r"your choice> "
 CONFIGS = [  # game, --with, --variant, players, bot
@@ -104,6 +105,7 @@ def test_play_filter_help_undo_save_and_load(tmp_path, game, expansions, variant
     child.expect(pexpect.EOF)
     doc = json.loads(save.read_text(encoding="utf-8"))
     assert doc["format"] == SAVE_FORMAT and doc["humans"] == [1]
+    assert doc["game"] == game  # a shipped game by its name: the save loads on any machine
     assert isinstance(doc["state"]["history"], list)  # the position and how it came about
     if game != "ticket_to_ride" or expansions or variants:
         return  # every configuration is loaded by the end-screen test below
@@ -125,8 +127,8 @@ def near_end_save(path, game_name: str, expansions, variants, players: int, bot:
     *earlier, (last_player, last_action) = state.history
     before = game.replay(players, 7, [(p, a.id) for p, a in earlier])
     others = {p: bot for p in range(players) if p != last_player}
-    setup = Setup(game_name, variants, expansions, None, (last_player,), others, "7")
-    doc = {"format": SAVE_FORMAT, **setup.to_doc(), "state": before.to_doc()}
+    setup = Setup(game_path(game_name), variants, expansions, None, (last_player,), others, "7")
+    doc = {"format": SAVE_FORMAT, **setup.to_doc(str(path.parent)), "state": before.to_doc()}
     path.write_text(json.dumps(doc), encoding="utf-8")
     return last_action.id
 
