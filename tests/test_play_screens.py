@@ -2,7 +2,7 @@
 
 Each decision of a seeded game's first seat is drawn as at an 80 x 40 terminal: the screen fits
 without scrolling back, no kind of choice is headed twice, no rule-file identifier (`a_b`)
-shows in the menu, and each kind of action keeps its number from turn to turn.
+shows in the menu or any section, and each kind of action keeps its number from turn to turn.
 """
 
 from __future__ import annotations
@@ -55,6 +55,9 @@ def test_every_screen_fits_and_numbers_each_kind_of_choice_alike(
             headings = HEADING.findall(menu)
             assert len({n for n, _ in headings}) == len(headings), menu
             assert not IDENTIFIER.search(menu), menu
+            for section in session.sections.values():  # also those left out to fit
+                console.print(section.renderable)
+            assert not IDENTIFIER.search(console.export_text(clear=True))
             for kind in session.menu(actions).kinds:
                 if kind.number:  # a kind of action (a choice's values are numbered plainly)
                     name = kind.choices[0].action.name
