@@ -205,7 +205,7 @@ def resume(game: Game, setup: Setup, doc: dict) -> tuple[State, MoveLog]:
 def _game_path(reference: str, save_folder: str, as_typed: bool) -> str:
     if GAME_NAME.fullmatch(reference) and reference in shipped_games():
         return str(resources.files("games").joinpath(reference))
-    if as_typed and os.path.isabs(reference) and not os.path.exists(reference):
+    if as_typed and not os.path.exists(reference):
         # An older save names a shipped game by its folder in another checkout.
         parts = os.path.normpath(reference).split(os.sep)
         if parts[-1] in GAME_FILE_NAMES:

@@ -198,7 +198,13 @@ def test_a_whole_game_played_at_the_terminal(game, expansions, variants, players
         screen = child.before
         assert "Your choices" in screen and "Traceback" not in screen, screen
         assert len(screen.splitlines()) <= 40, screen  # read without scrolling back
-        child.sendline(chooser.choice(choice_numbers(screen)))
+        numbers = choice_numbers(screen)
+        if not numbers:  # every kind on one line: its number lists its choices
+            kinds = re.findall(r"\(\d+ choices: type (\d+) to list them", screen)
+            listed = ANSI.sub("", screen_after(child, chooser.choice(kinds)))
+            assert len(listed.splitlines()) <= 40, listed
+            numbers = re.findall(r"^\s*(\d+(?:\.\d+)?)\. ", listed, re.M)
+        child.sendline(chooser.choice(numbers))
         answers += 1
         assert answers < 400, "the game did not end"
     assert "Game over." in child.before and "Final scores" in child.before, child.before

@@ -69,11 +69,14 @@ def test_a_game_outside_the_package_is_named_from_the_save_and_moves_with_it(tmp
     assert saved.game.name == "Small"
 
 
-def test_an_older_save_of_a_shipped_game_in_another_checkout_loads(tmp_path):
+@pytest.mark.parametrize(
+    "typed", ["/home/someone/checkout/games/ticket_to_ride", "../checkout/games/ticket_to_ride"]
+)
+def test_an_older_save_of_a_shipped_game_in_another_checkout_loads(tmp_path, typed):
     save = tmp_path / "old.json"
     doc = ticket_to_ride_save(save)
     doc["format"] = PATHS_AS_TYPED_FORMAT
-    doc["game"] = "/home/someone/checkout/games/ticket_to_ride"
+    doc["game"] = typed  # as typed (or made absolute) where the game was saved
     save.write_text(json.dumps(doc), encoding="utf-8")
     assert load_saved_game(str(save)).game.name == "Ticket to Ride"
 
