@@ -964,7 +964,12 @@ def play(
     expansions,
     map_path,
 ) -> None:
-    """Play a game in the terminal, against bots or other people at this terminal."""
+    """Play a game in the terminal, against bots or other people at this terminal.
+
+    Each screen fits the terminal: what does not fit (the table, the players, your secrets) is
+    named, and typing its name pages through it. A kind of action keeps its number in every
+    menu (`3`, or `3.2` for its second choice); a save names a shipped game by its name.
+    """
     console = Console(highlight=False)
     if load_path is not None:
         session = _loaded_session(path, load_path, console)
