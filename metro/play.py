@@ -30,6 +30,7 @@ from runtime.errors import IllegalAction, RuleError
 from runtime.machine import Action, Game, State
 from runtime.values import PLAYER
 
+MOST_LISTED = 40  # choices listed at once (fewer if the screen is smaller)
 RECENT_MOVES = 8  # the others' moves shown before a decision (the screen must fit)
 NUMBER = re.compile(r"\d+(?:\.\d+)?")  # `3`, or `3.2`: the second choice of kind 3
 PLACES = {1: "1st", 2: "2nd", 3: "3rd"}
@@ -262,7 +263,7 @@ class Session:
 
     def list_choices(self, choices: list[Choice]) -> None:
         """Choices (a typed filter's matches, or a kind's), with their numbers."""
-        room = screen_height(self.console) - PROMPT_LINES - 1
+        room = min(screen_height(self.console) - PROMPT_LINES - 1, MOST_LISTED)
         shown = choices[:room]
         for choice in shown:
             self.say(f"{choice.number:>6}. {choice.action.label}")

@@ -24,6 +24,8 @@ from runtime.display import Grid, Line, Screen
 PROMPT_LINES = 2
 # The smallest height a screen is fitted to (a terminal that reports less is taken as this).
 MIN_HEIGHT = 24
+# The height taken for output that is not a terminal: everything is shown, nothing paged.
+UNFITTED_LINES = 10**6
 # The sections a person may ask for by name, in the order they are offered room on the screen.
 SECTIONS = ("yours", "players", "table")
 
@@ -55,8 +57,8 @@ def height_of(console: Console, renderable: RenderableType) -> int:
 
 
 def screen_height(console: Console) -> int:
-    """The lines a screen may take."""
-    return max(console.size.height, MIN_HEIGHT)
+    """The lines a screen may take (output to a file or a pipe is never cut to fit)."""
+    return max(console.size.height, MIN_HEIGHT) if console.is_terminal else UNFITTED_LINES
 
 
 def fitted(

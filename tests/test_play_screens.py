@@ -33,7 +33,12 @@ def test_every_screen_fits_and_numbers_each_kind_of_choice_alike(
 ):
     rules = load_game(game, expansions=expansions, variants=variants)
     console = Console(
-        record=True, width=WIDTH, height=HEIGHT, color_system=None, file=io.StringIO()
+        record=True,
+        width=WIDTH,
+        height=HEIGHT,
+        force_terminal=True,  # a terminal's screen is fitted to its height
+        color_system=None,
+        file=io.StringIO(),
     )
     others = dict.fromkeys(range(1, players), bot)
     setup = Setup(game_path(game), variants, expansions, None, (0,), others, "4")
