@@ -282,16 +282,16 @@ def test_hot_seat_bids_are_revealed_once_everyone_has_bid():
     child.expect(pexpect.EOF)
 
 
-def menu_size(screen: str) -> int:
-    """The highest choice number on a screen's menu."""
-    return max(int(m[1] or m[0]) for m in MENU_NUMBER.findall(screen))
+def menu_of(screen: str) -> list[str]:
+    """The lines of a screen's menu, without styles."""
+    menu = ANSI.sub("", screen[screen.index("Your choices") :])
+    return [line.strip() for line in menu.splitlines() if MENU_NUMBER.match(line)]
 
 
 def answer_after_undo(child, screen: str) -> str:
-    """Answer the menu shown after an undo with its last number: it must be taken."""
+    """Answer the menu shown after an undo with its last choice: it must be taken."""
     assert "Back to your previous decision" in screen and "Your choices" in screen, screen
-    last = menu_size(screen)
-    child.sendline(str(last))
+    child.sendline(choice_numbers(screen)[-1])
     assert child.expect([PROMPT, pexpect.EOF]) == 0, child.before
     after = child.before
     assert "There is no choice" not in after and "error" not in after, after
@@ -301,12 +301,12 @@ def answer_after_undo(child, screen: str) -> str:
 def test_undo_several_times_in_a_row_then_play_on():
     child = spawn(["ticket_to_ride", "--players=2", "--seed=3", "--bot=random"])
     child.expect(PROMPT)
-    tickets = menu_size(child.before)  # which tickets to keep: a short menu
-    screen_after(child, "1")
-    screen_after(child, "1")  # a draw or a claim: the menu after is P1's again
+    tickets = menu_of(child.before)  # which tickets to keep
+    after_keep = screen_after(child, "1")
+    screen_after(child, choice_numbers(after_keep)[0])  # a draw or a claim
     screen_after(child, "undo")
     undone = screen_after(child, "undo")
-    assert menu_size(undone) == tickets  # back at the first decision
+    assert menu_of(undone) == tickets  # back at the first decision
     assert "no earlier decision" in screen_after(child, "undo")
     answer_after_undo(child, undone)
     child.sendline("q")
@@ -319,10 +319,10 @@ def test_undo_back_into_a_simultaneous_choice():
     child.expect(PROMPT)
     bids = child.before
     assert "bid" in bids
-    after_bid = screen_after(child, "1")
-    assert menu_size(after_bid) != menu_size(bids)  # another kind of decision
+    after_bid = screen_after(child, choice_numbers(bids)[0])
+    assert menu_of(after_bid) != menu_of(bids)  # another kind of decision
     undone = screen_after(child, "undo")
-    assert menu_size(undone) == menu_size(bids)
+    assert menu_of(undone) == menu_of(bids)
     answer_after_undo(child, undone)
     child.sendline("q")
     child.expect(pexpect.EOF)
@@ -333,14 +333,14 @@ def test_undo_after_loading_a_save(tmp_path):
     child = spawn(["tokyo_metro", "--players=2", "--seed=4", "--bot=random"])
     child.expect(PROMPT)
     first = child.before
-    screen_after(child, "1")
+    screen_after(child, choice_numbers(first)[0])
     assert "Saved to" in screen_after(child, f"save {save}")
     child.sendline("q")
     child.expect(pexpect.EOF)
     loaded = spawn(["--load", str(save)])
     loaded.expect(PROMPT)
     undone = screen_after(loaded, "undo")
-    assert menu_size(undone) == menu_size(first)
+    assert menu_of(undone) == menu_of(first)
     answer_after_undo(loaded, undone)
     loaded.sendline("q")
     loaded.expect(pexpect.EOF)
