@@ -27,7 +27,7 @@ MIN_HEIGHT = 24
 # The height taken for output that is not a terminal: everything is shown, nothing paged.
 UNFITTED_LINES = 10**6
 # The sections a person may ask for by name, in the order they are offered room on the screen.
-SECTIONS = ("yours", "players", "table")
+ROOM_ORDER = ("yours", "players", "table")
 
 
 @dataclass
@@ -39,15 +39,15 @@ class Section:
 
 
 def sections(screen: Screen) -> list[Section]:
-    """The viewer's secrets, the players and the table, as far as the screen has them."""
+    """The table, the players and the viewer's secrets, in the order they are shown."""
     out = []
-    if screen.private:
-        title = f"Yours ({screen.viewer}, hidden from the others)"
-        out.append(Section("yours", _lines(screen.private, title)))
-    out.append(Section("players", _players(screen.players, screen.viewer)))
     table = _table_section(screen)
     if table.renderables:
         out.append(Section("table", table))
+    out.append(Section("players", _players(screen.players, screen.viewer)))
+    if screen.private:
+        title = f"Yours ({screen.viewer}, hidden from the others)"
+        out.append(Section("yours", _lines(screen.private, title)))
     return out
 
 
@@ -74,7 +74,7 @@ def fitted(
     menu_room = _lines_of(console, menu_lines(console, menu, room // 2))
     heights = {part.name: height_of(console, part.renderable) for part in parts}
     kept = set()
-    for name in SECTIONS:
+    for name in ROOM_ORDER:
         if name in heights and heights[name] <= room - menu_room:
             kept.add(name)
             room -= heights[name]
