@@ -66,12 +66,12 @@ def fitted(
 ) -> list[RenderableType]:
     """The screen for a decision: header, the sections that fit, recent moves, the menu.
 
-    The menu gets up to half the room first (every kind on a line at least), then the
+    The menu gets up to a third of the room first (every kind on a line at least), then the
     sections that fit whole, then the menu whatever room is left."""
     room = screen_height(console) - PROMPT_LINES - height_of(console, header) - 1  # the hint
     if recent is not None:
         room -= height_of(console, recent)
-    menu_room = _lines_of(console, menu_lines(console, menu, room // 2))
+    menu_room = _lines_of(console, menu_lines(console, menu, room // 3))
     heights = {part.name: height_of(console, part.renderable) for part in parts}
     kept = set()
     for name in ROOM_ORDER:
