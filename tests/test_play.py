@@ -344,3 +344,19 @@ def test_undo_after_loading_a_save(tmp_path):
     answer_after_undo(loaded, undone)
     loaded.sendline("q")
     loaded.expect(pexpect.EOF)
+
+
+def test_a_section_left_out_to_fit_is_paged_on_request():
+    child = spawn(["tokyo_metro", "--players=2", "--seed=3"], columns=80, lines=40)
+    child.expect(PROMPT)
+    left_out = re.search(r"not shown: ([\w, ]+) \(type its name", child.before)
+    assert left_out and "table" in left_out.group(1), child.before
+    child.sendline("table")
+    child.expect("-- more: press Enter")
+    page = ANSI.sub("", child.before)
+    assert "Table" in page and "Bank" in page, page
+    assert len(page.splitlines()) <= 40, page
+    child.sendline("q")  # stop paging: back to the question
+    child.expect(PROMPT)
+    child.sendline("q")
+    child.expect(pexpect.EOF)

@@ -68,3 +68,25 @@ def test_every_screen_fits_and_numbers_each_kind_of_choice_alike(
                     name = kind.choices[0].action.name
                     assert numbers.setdefault(name, kind.number) == kind.number, (name, menu)
         session.take(player, seated[player].choose(session.state, player))
+
+
+def test_a_kind_number_lists_its_choices_and_a_dotted_number_takes_one():
+    rules = load_game("ticket_to_ride")
+    console = Console(record=True, width=WIDTH, color_system=None, file=io.StringIO())
+    setup = Setup(game_path("ticket_to_ride"), (), (), None, (0,), {1: "random"}, "8")
+    session = Session(rules, setup, rules.new_game(2, 8), console)
+    bot = make_bot("random", "8", rules)
+    while not any(a.name == "claim_route" for a in session.state.legal_actions(0)):
+        player = session.state.to_move[0]
+        session.take(player, bot.choose(session.state, player))
+    actions = session.state.legal_actions(0)
+    claims = [a for a in actions if a.name == "claim_route"]
+    assert len(claims) > 1
+    session.show(0, actions)
+    console.export_text(clear=True)
+    assert session.answer(0, actions, "5").name == "ASK_AGAIN"  # claim_route is kind 5
+    listed = console.export_text(clear=True)
+    assert re.findall(r"^\s*(5\.\d+)\. claim", listed, re.M)[:2] == ["5.1", "5.2"], listed
+    assert session.answer(0, actions, "5.2") == claims[1]
+    assert session.answer(0, actions, "99").name == "ASK_AGAIN"
+    assert "There is no choice 99: the choices are " in console.export_text(clear=True)
