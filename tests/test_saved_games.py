@@ -99,19 +99,29 @@ def test_a_save_of_another_game_is_refused_at_its_state(tmp_path):
         load_saved_game(str(save))
 
 
-def test_a_count_outside_its_declared_range_is_refused_with_its_json_path(tmp_path):
-    game = load_game("tokyo_metro", expansions=("drinks",))
-    state = game.new_game(2, 7)
-    save = tmp_path / "chips.json"
-    setup = Setup(game_path("tokyo_metro"), (), ("drinks",), None, (0,), {1: "random"}, "7")
-    write_save(str(save), setup, state)
+@pytest.mark.parametrize(
+    ("game", "expansions", "field", "declared"),
+    [
+        ("tokyo_metro", ("drinks",), "chips_left", "0..6"),
+        ("izakaya", (), "pyramids", "0..6"),
+        ("ticket_to_ride", (), "trains", "0..45"),
+    ],
+)
+def test_a_count_outside_its_declared_range_is_refused_with_its_json_path(
+    tmp_path, game, expansions, field, declared
+):
+    rules = load_game(game, expansions=expansions)
+    save = tmp_path / "count.json"
+    setup = Setup(game_path(game), (), expansions, None, (0,), {1: "random"}, "7")
+    write_save(str(save), setup, rules.new_game(2, 7))
     doc = json.loads(save.read_text(encoding="utf-8"))
-    doc["state"]["player_state"][0]["chips_left"] = -(10**12)
+    doc["state"]["player_state"][0][field] = -(10**12)  # a valid integer, an impossible count
     save.write_text(json.dumps(doc), encoding="utf-8")
     with pytest.raises(SaveError) as refused:
         load_saved_game(str(save))
     message = str(refused.value)
-    assert "$.state.player_state[0].chips_left" in message and "declared range 0..6" in message
+    assert f"$.state.player_state[0].{field}" in message, message
+    assert f"declared range {declared}" in message, message
 
 
 def test_a_bot_budget_beyond_the_documented_bound_is_refused_in_a_save(tmp_path):
