@@ -99,6 +99,8 @@ def menu_lines(console: Console, menu: Menu, room: int) -> list[RenderableType]:
     lines = _menu(menu, expanded)
     by_size = sorted((k for k in menu.kinds if len(k.choices) > 1), key=lambda k: len(k.choices))
     for kind in by_size:
+        if len(kind.choices) >= room:  # a line each at least: it cannot fit
+            break
         trial = _menu(menu, expanded | {kind.number})
         if _lines_of(console, [title, *trial]) <= room:
             expanded.add(kind.number)
