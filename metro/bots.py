@@ -2,6 +2,8 @@
 
 A bot is named by a spec: a name, optionally with a budget after a colon: `mcts:500`
 (iterations per decision), `mcts:250ms` (time per decision), `greedy:8` (sampled positions).
+Budgets are bounded (docs/language/bots.md states the bounds), so no spec, typed or read
+from a save, can stall a game for hours at one decision.
 """
 
 from __future__ import annotations
@@ -14,6 +16,12 @@ from metro.greedy import GreedyBot
 from metro.mcts import MctsBot
 from metro.preference import PreferenceBot
 from runtime.machine import Action, State
+
+# The largest budgets, stated in docs/language/bots.md: 50 times mcts's default of 200
+# iterations, a minute of search, and greedy's 3 samples made 100.
+MAX_MCTS_ITERATIONS = 10_000
+MAX_MCTS_MILLISECONDS = 60_000
+MAX_GREEDY_SAMPLES = 100
 
 
 class Bot(Protocol):
@@ -46,21 +54,24 @@ def _random(seed: int | str, game, budget: str | None) -> Bot:
 def _greedy(seed: int | str, game, budget: str | None) -> Bot:
     if budget is None:
         return GreedyBot(seed, game)
-    return GreedyBot(seed, game, samples=_count(budget, "greedy", "sampled positions"))
+    samples = _count(budget, "greedy", "sampled positions", MAX_GREEDY_SAMPLES)
+    return GreedyBot(seed, game, samples=samples)
 
 
 def _mcts(seed: int | str, game, budget: str | None) -> Bot:
     if budget is None:
         return MctsBot(seed, game)
     if budget.endswith("ms"):
-        return MctsBot(seed, game, milliseconds=_count(budget[:-2], "mcts", "milliseconds"))
-    return MctsBot(seed, game, iterations=_count(budget, "mcts", "iterations"))
+        time = _count(budget[:-2], "mcts", "milliseconds", MAX_MCTS_MILLISECONDS)
+        return MctsBot(seed, game, milliseconds=time)
+    return MctsBot(seed, game, iterations=_count(budget, "mcts", "iterations", MAX_MCTS_ITERATIONS))
 
 
-def _count(text: str, bot: str, what: str) -> int:
-    if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= 10**7:
+def _count(text: str, bot: str, what: str, most: int) -> int:
+    # Digits only: int() would also take "1_000", " 5" and other spellings no doc shows.
+    if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= most:
         raise ValueError(
-            f"the {bot} bot's budget is a whole number of {what} (1 to 10000000), not {text!r}"
+            f"the {bot} bot's budget is a whole number of {what} (1 to {most}), not {text!r}"
         )
     return int(text)
 

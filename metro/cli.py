@@ -28,12 +28,13 @@ from metro.conform import VectorResult, load_vectors, run_vectors
 from metro.coverage import format_coverage, game_coverage
 from metro.executors import DaskMissing
 from metro.games import UnknownGame, game_path
-from metro.play import PlayError, Session, Setup, read_save, resume, setup_from_save
+from metro.play import Session
 from metro.playthrough import transcript
+from metro.saved_games import SaveError, Setup, load_saved_game
 from metro.scenarios import own_scenarios, run_scenarios
 from metro.simulate import SimulationStats, simulate
 from metro.stats import ScipyMissing
-from runtime.errors import InvalidSave, MetroRuntimeError
+from runtime.errors import MetroRuntimeError
 from runtime.machine import Game
 from runtime.values import PLAYER
 
@@ -1019,7 +1020,12 @@ def play(
     expansions,
     map_path,
 ) -> None:
-    """Play a game in the terminal, against bots or other people at this terminal."""
+    """Play a game in the terminal, against bots or other people at this terminal.
+
+    Each screen fits the terminal: what does not fit (the table, the players, your secrets) is
+    named, and typing its name pages through it. A kind of action keeps its number in every
+    menu (`3`, or `3.2` for its second choice); a save names a shipped game by its name.
+    """
     console = Console(highlight=False)
     if load_path is not None:
         session = _loaded_session(path, load_path, console)
@@ -1066,19 +1072,11 @@ def _new_session(
 def _loaded_session(path, load_path: str, console) -> Session:
     """A session continuing a save: the save is untrusted, every part of it is checked."""
     try:
-        doc = read_save(load_path)
-        game_ref = path if path is not None else GAME_PATH.convert(doc["game"], None, None)
-        setup = setup_from_save(doc, game_ref)
-        game = load_game(
-            game_ref, expansions=setup.expansions, variants=setup.variants, map=setup.map
-        )
-        for spec in setup.bots.values():
-            make_bot(spec, 0, game)  # a ValueError names an unknown bot
-        state, log = resume(game, setup, doc)
-    except (PlayError, InvalidSave, ValueError) as error:
+        saved = load_saved_game(load_path, path)
+    except SaveError as error:
         raise Failure(f"error: cannot continue {load_path}: {error}") from None
-    session = Session(game, setup, state, console, log)
-    session.seen_up_to = {p: len(log.moves) for p in setup.humans}
+    session = Session(saved.game, saved.setup, saved.state, console, saved.log)
+    session.seen_up_to = {p: len(saved.log.moves) for p in saved.setup.humans}
     return session
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from typing import TYPE_CHECKING
 
 import click
@@ -22,8 +23,16 @@ from metro.cli import (
     game_options,
     say,
 )
-from metro.play import SAVE_FORMAT
 from metro.render.files import PictureError, picture_kind, write_picture
+from metro.saved_games import (
+    PATHS_AS_TYPED_FORMAT,
+    SAVE_FORMAT,
+    SaveError,
+    read_save,
+    read_save_text,
+    setup_from_save,
+)
+from runtime import saves
 from runtime.errors import InvalidSave
 from runtime.machine import Game, State
 from runtime.values import PLAYER
@@ -31,7 +40,6 @@ from runtime.values import PLAYER
 if TYPE_CHECKING:
     from metro.render.pictures import Pictures
 
-MAX_LOAD_BYTES = 64 * 1024 * 1024  # a save file (the save format's own limit is 64 Mi characters)
 
 OUTPUT = click.option(
     "-o",
@@ -114,7 +122,7 @@ def _drawn_map(pictures: Pictures) -> str:
 
 
 @click.command("replay")
-@click.argument("path", type=GAME_PATH, metavar="GAME")
+@click.argument("path", type=GAME_PATH, metavar="GAME", required=False)
 @OUTPUT
 @PLAYERS_OPTION
 @SEED
@@ -151,9 +159,14 @@ def replay_command(
 ) -> None:
     """Write one self-contained HTML page that replays a game: board, moves, views.
 
-    The game is played by bots (--players, --seed, --bot/--bots) or read from a save (--load).
-    Each view in the page holds only what that player saw.
+    The game is played by bots (--players, --seed, --bot/--bots) or read from a save (--load;
+    GAME may then be left out for a game saved by `metro play`). Each view in the page holds
+    only what that player saw.
     """
+    if path is None:
+        path, variants, expansions, map_path = _saved_setup(
+            load_path, variants, expansions, map_path
+        )
     from metro.render.pictures import open_pictures  # the compiler and the page's template
     from metro.replay import replay_page
 
@@ -222,19 +235,34 @@ def _position(
 
 def _load_save(game: Game, load_path: str) -> State:
     try:
-        with open(load_path, encoding="utf-8") as handle:
-            text = handle.read(MAX_LOAD_BYTES + 1)
-    except (OSError, UnicodeDecodeError) as error:
-        raise Failure(f"error: cannot read {load_path}: {error}") from None
-    if len(text) > MAX_LOAD_BYTES:
-        raise Failure(f"error: {load_path} is larger than {MAX_LOAD_BYTES // 2**20} MiB")
+        text = read_save_text(load_path)
+    except SaveError as error:
+        raise Failure(f"error: {error}") from None
     try:
         doc = json.loads(text)
-        if isinstance(doc, dict) and doc.get("format") == SAVE_FORMAT:
-            doc = doc.get("state")  # a game saved by `metro play`: its position
+        if isinstance(doc, dict) and doc.get("format") in (SAVE_FORMAT, PATHS_AS_TYPED_FORMAT):
+            with saves.at("state"):  # a game saved by `metro play`: its position
+                return game.state_from_json(doc.get("state"))
         return game.state_from_json(doc)
     except (InvalidSave, json.JSONDecodeError, RecursionError) as error:
         raise Failure(f"error: {load_path}: {error}") from None
+
+
+def _saved_setup(load_path: str | None, variants, expansions, map_path) -> tuple:
+    """The game, variants, expansions and map a save of `metro play` names."""
+    if load_path is None:
+        raise click.UsageError("name a GAME, or --load a game saved by `metro play`")
+    if variants or expansions or map_path is not None:
+        raise click.UsageError(
+            "--load without GAME continues the save's own game: name the GAME to change its "
+            "variants, expansions or map"
+        )
+    try:
+        doc = read_save(load_path)
+        setup = setup_from_save(doc, os.path.dirname(os.path.abspath(load_path)))
+    except SaveError as error:
+        raise Failure(f"error: {error}") from None
+    return setup.game, setup.variants, setup.expansions, setup.map
 
 
 def _viewer(text: str | None, players: int) -> int | None:

@@ -9,70 +9,54 @@ screen, so nobody sees another's secrets.
 
 from __future__ import annotations
 
-import json
-import os
+import re
 from dataclasses import dataclass, field
+from enum import Enum
 
 from rich import box
-from rich.columns import Columns
-from rich.console import Console, Group
+from rich.console import Console
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
 from dsl.terminal import printable
 from metro.bots import make_bot
+from metro.menus import Choice, Kind, Menu, numbered
 from metro.moves import MoveLog, replayed
-from runtime.display import Grid, Line, Screen
+from metro.play_screen import PROMPT_LINES, Section, fitted, paged, screen_height, sections
+from metro.saved_games import Setup, write_save
+from runtime.display import Screen
 from runtime.errors import IllegalAction, RuleError
 from runtime.machine import Action, Game, State
-from runtime.saves import MAX_SAVE_CHARS
-from runtime.values import PLAYER, plain_words
+from runtime.values import PLAYER
 
-MENU_LIMIT = 30  # longer menus are shown as groups, one line per action name
-FILTER_LIMIT = 40  # matches listed for a typed filter before asking for more letters
-RECENT_MOVES = 12  # the others' moves shown before a decision
-SAVE_FORMAT = "metro-play/1"
+MOST_LISTED = 40  # choices listed at once (fewer if the screen is smaller)
+RECENT_MOVES = 8  # the others' moves shown before a decision (the screen must fit)
+NUMBER = re.compile(r"\d+(?:\.\d+)?")  # `3`, or `3.2`: the second choice of kind 3
 PLACES = {1: "1st", 2: "2nd", 3: "3rd"}
 
 HELP = """\
 Answer with:
-  a number            take that choice (numbers stay the same while you filter)
+  a number            take that choice: `3`, or `3.2` for the second of kind 3
+                      (a kind of choice keeps its number; its number alone lists its choices)
   an action id        e.g. {example}
   part of a label     list the matching choices (several words: all must match)
+  table, players, yours   show that part of the screen, a page at a time
   help                this text
   undo                take back your last decision (only when the others are bots)
   save FILE           save the game; continue it with `metro play --load FILE`
   q                   leave the game"""
 
 
-class PlayError(Exception):
-    """A save that cannot be continued, or an answer the session cannot act on."""
+class Reply(Enum):
+    """What a person's answer asks of the session when it is not an action to take."""
+
+    QUIT = "leave the game"
+    UNDONE = "the position was taken back: ask whoever is to move now"
+    ASK_AGAIN = "nothing taken: ask the same question again"
 
 
-@dataclass
-class Setup:
-    """How the game was set up: what a save records to continue it."""
-
-    game: str  # as given on the command line: a shipped game's name or a path
-    variants: tuple[str, ...]
-    expansions: tuple[str, ...]
-    map: str | None
-    humans: tuple[int, ...]  # 0-based seats played by people
-    bots: dict[int, str]  # seat -> bot spec, for every other seat
-    seed: str
-
-    def to_doc(self) -> dict:
-        """The JSON of a save's header."""
-        return {
-            "game": self.game,
-            "variants": list(self.variants),
-            "expansions": list(self.expansions),
-            "map": self.map,
-            "humans": [h + 1 for h in self.humans],
-            "bots": {str(seat + 1): spec for seat, spec in sorted(self.bots.items())},
-            "seed": self.seed,
-        }
+QUIT, UNDONE, ASK_AGAIN = Reply.QUIT, Reply.UNDONE, Reply.ASK_AGAIN
 
 
 @dataclass
@@ -88,6 +72,7 @@ class Session:
     seen_up_to: dict[int, int] = field(default_factory=dict)  # person -> moves already shown
     seen_hidden: dict[int, set[int]] = field(default_factory=dict)  # person -> moves shown secret
     last_person: int | None = None
+    sections: dict[str, Section] = field(default_factory=dict)  # by name, as last shown
 
     def __post_init__(self) -> None:
         self.bots = {
@@ -105,10 +90,11 @@ class Session:
                 self.take(player, self.bots[player].choose(self.state, player))
                 continue
             action = self.ask(player)
-            if action is None:
+            if action is QUIT:
                 self.say("You left the game.")
                 return False
-            self.take(player, action)
+            if action is not UNDONE:  # after an undo, whoever is to move now is asked afresh
+                self.take(player, action)
         self.end_screen()
         return True
 
@@ -123,8 +109,8 @@ class Session:
 
     # ------------------------------------------------------------ a person's decision
 
-    def ask(self, player: int) -> Action | None:
-        """Show `player` their screen and menu; their answer's action, or None to leave."""
+    def ask(self, player: int) -> Action | Reply:
+        """Show `player` their screen and menu; their answer's action, QUIT, or UNDONE."""
         if len(self.setup.humans) > 1 and self.last_person not in (None, player):
             self.hand_over(player)
         self.last_person = player
@@ -134,10 +120,10 @@ class Session:
             try:
                 answer = self.console.input(f"{PLAYER.label(player)}, your choice> ").strip()
             except EOFError:
-                return None
+                return QUIT
             result = self.answer(player, actions, answer)
-            if result is not None:
-                return None if result == "quit" else result
+            if result is not ASK_AGAIN:
+                return result
 
     def hand_over(self, player: int) -> None:
         """Hot seat: a clear screen, and the next person confirms they are at the terminal."""
@@ -149,49 +135,56 @@ class Session:
             return
         self.console.clear()
 
-    def answer(self, player: int, actions: list[Action], answer: str):
-        """Act on one answer: an Action to take, "quit", or None to ask again."""
+    def answer(self, player: int, actions: list[Action], answer: str) -> Action | Reply:
+        """Act on one answer: an Action to take, QUIT, UNDONE, or ASK_AGAIN."""
         lowered = answer.lower()
         if lowered in ("q", "quit", "exit"):
-            return "quit"
+            return QUIT
         if lowered in ("help", "?", "h"):
             self.say(HELP.format(example=actions[-1].id))
-            return None
+            return ASK_AGAIN
         if lowered == "undo":
-            self.undo(player)
-            return None
+            return UNDONE if self.undo(player) else ASK_AGAIN
         if lowered.startswith("save"):
             self.save(answer[4:].strip())
-            return None
-        if answer.isdigit():
-            number = int(answer)
-            if 1 <= number <= len(actions):
-                return actions[number - 1]
-            self.say(f"There is no choice {number}: the choices are numbered 1 to {len(actions)}.")
-            return None
-        for action in actions:
-            if answer == action.id:
-                return action
+            return ASK_AGAIN
+        if lowered in self.sections:
+            self.show_section(lowered)
+            return ASK_AGAIN
+        menu = self.menu(actions)
+        if NUMBER.fullmatch(answer):
+            found = menu.find(answer)
+            if isinstance(found, Choice):
+                return found.action
+            if isinstance(found, Kind):
+                self.list_choices(list(found.choices))
+                return ASK_AGAIN
+            self.say(f"There is no choice {answer}: the choices are {menu.numbers()}.")
+            return ASK_AGAIN
+        for choice in menu.choices:
+            if answer == choice.action.id:
+                return choice.action
         if answer:
-            matches = [(n, a) for n, a in enumerate(actions, 1) if _matches(a, answer)]
+            matches = [c for c in menu.choices if _matches(c.action, answer)]
             if matches:
                 self.list_choices(matches)
-                return None
+                return ASK_AGAIN
         self.say(
-            f"'{answer}' is not one of the choices: type a number from 1 to {len(actions)}, "
+            f"'{answer}' is not one of the choices: type a number ({menu.numbers()}), "
             "part of a choice's words to list the matching ones, or help."
         )
-        return None
+        return ASK_AGAIN
 
-    def undo(self, player: int) -> None:
-        """Back to `player`'s previous decision, replaying the game without the moves since."""
+    def undo(self, player: int) -> bool:
+        """Back to `player`'s previous decision, replaying the game without the moves since;
+        False (having said why) when there is none to go back to."""
         if len(self.setup.humans) > 1:
             self.say("Undo is only for games against bots (the others would lose their moves).")
-            return
+            return False
         mine = [i for i, (p, _) in enumerate(self.state.history) if p == player]
         if not mine:
             self.say("There is no earlier decision of yours to go back to.")
-            return
+            return False
         history = self.state.history[: mine[-1]]
         try:
             self.state, self.log = replayed(self.game, self.state.n, self.state.seed, history)
@@ -201,21 +194,19 @@ class Session:
             ValueError,
         ):  # a loaded save whose history does not replay
             self.say("This game's history cannot be replayed, so it cannot be undone.")
-            return
+            return False
         self.seen_up_to[player] = 0
         self.seen_hidden[player] = set()
         self.say("Back to your previous decision.", style="bold")
-        self.show(player, self.state.legal_actions(player))
+        return True
 
     def save(self, path: str) -> None:
         """Write the game to `path` (JSON: the setup and the validated state)."""
         if not path:
             self.say("Name the file: save FILE")
             return
-        doc = {"format": SAVE_FORMAT, **self.setup.to_doc(), "state": self.state.to_doc()}
         try:
-            with open(path, "w", encoding="utf-8") as handle:
-                json.dump(doc, handle, ensure_ascii=False)
+            write_save(path, self.setup, self.state)
         except OSError as error:
             self.say(f"Cannot write {path}: {error.strerror or error}")
             return
@@ -224,26 +215,20 @@ class Session:
     # ------------------------------------------------------------ the screen
 
     def show(self, player: int, actions: list[Action]) -> None:
-        """The table, the players, the viewer's secrets, the others' recent moves, the menu."""
+        """One screen that fits the terminal: the header, the table, the players and the
+        viewer's secrets as far as they fit, the others' recent moves, the menu."""
         screen = self.state.display(player)
-        self.console.print(self.header(screen))
-        self.console.print(_table_section(screen))
-        self.console.print(_players(screen.players, screen.viewer))
-        if screen.private:
-            self.console.print(
-                _lines(screen.private, f"Yours ({screen.viewer}, hidden from the others)")
-            )
         recent = self.recent_moves(player)
+        moves = None
         if recent:
-            self.console.print(
-                Panel(
-                    Text("\n".join(recent)),
-                    title="Moves since your last turn",
-                    box=box.ASCII,
-                    expand=False,
-                )
-            )
-        self.menu(actions)
+            lines = Text("\n".join(recent), no_wrap=True, overflow="ellipsis")
+            moves = Panel(lines, title="Moves since your last turn", box=box.ASCII, expand=False)
+        self.sections = {part.name: part for part in sections(screen)}
+        menu = self.menu(actions)
+        for part in fitted(
+            self.console, self.header(screen), moves, menu, list(self.sections.values())
+        ):
+            self.console.print(part)
 
     def header(self, screen: Screen) -> Text:
         """`<game name> — you are P1; to move: P1`."""
@@ -272,42 +257,31 @@ class Session:
             lines = [f"({len(lines) - RECENT_MOVES} earlier moves)"] + lines[-RECENT_MOVES:]
         return lines
 
-    def menu(self, actions: list[Action]) -> None:
-        """The numbered choices, grouped by action; long menus summarised by group."""
-        groups = _groups(actions)
-        if len(actions) <= MENU_LIMIT:
-            table = Table(box=None, show_header=False, padding=(0, 1))
-            table.add_column(justify="right")
-            table.add_column()
-            for name, first, last in groups:
-                if len(groups) > 1 and last > first:
-                    table.add_row("", Text(plain_words(name), style="bold"))
-                for number in range(first, last + 1):
-                    table.add_row(f"{number}.", Text(printable(actions[number - 1].label)))
-            self.console.print(Panel(table, title="Your choices", box=box.ASCII, expand=False))
-            return
-        table = Table(box=None, show_header=False, padding=(0, 1))
-        table.add_column(justify="right")
-        table.add_column()
-        for first, last, text in _summary(actions, groups):
-            numbers = f"{first}." if first == last else f"{first}-{last}."
-            table.add_row(numbers, Text(printable(text)))
-        self.console.print(
-            Panel(table, title=f"Your choices ({len(actions)})", box=box.ASCII, expand=False)
-        )
-        self.say(
-            "Type part of a choice (e.g. a name in it) to list the matching ones with their numbers."
-        )
+    def menu(self, actions: list[Action]) -> Menu:
+        """The numbered menu of these actions at the current decision."""
+        return numbered(actions, self.state.game.sites[self.state.site].kind)
 
-    def list_choices(self, matches: list[tuple[int, Action]]) -> None:
-        """The choices a typed filter matched, with their numbers."""
-        shown = matches[:FILTER_LIMIT]
-        for number, action in shown:
-            self.say(f"{number:>5}. {action.label}")
-        if len(matches) > len(shown):
+    def list_choices(self, choices: list[Choice]) -> None:
+        """Choices (a typed filter's matches, or a kind's), with their numbers."""
+        room = min(screen_height(self.console) - PROMPT_LINES - 1, MOST_LISTED)
+        shown = choices[:room]
+        for choice in shown:
+            self.say(f"{choice.number:>6}. {choice.action.label}")
+        if len(choices) > len(shown):
             self.say(
-                f"... and {len(matches) - len(shown)} more: type more words to narrow the list."
+                f"... and {len(choices) - len(shown)} more: type words of the one you want to narrow the list."
             )
+
+    def show_section(self, name: str) -> None:
+        """A part of the screen left out to fit, a page at a time."""
+        paged(self.console, self.sections[name].renderable, self.more)
+
+    def more(self) -> bool:
+        """Between two pages: Enter for the next one, anything else to stop."""
+        try:
+            return self.console.input("-- more: press Enter (or q to stop) --").strip() == ""
+        except EOFError:
+            return False
 
     # ------------------------------------------------------------ the end
 
@@ -351,184 +325,3 @@ def _matches(action: Action, typed: str) -> bool:
     """True if every word typed is part of the action's label or id (ignoring case)."""
     text = f"{action.label} {action.id}".lower()
     return all(word in text for word in typed.lower().split())
-
-
-def _groups(actions: list[Action]) -> list[tuple[str, int, int]]:
-    """Runs of one action name: (name, first number, last number), numbers 1-based."""
-    out: list[tuple[str, int, int]] = []
-    for number, action in enumerate(actions, 1):
-        if out and out[-1][0] == action.name and out[-1][2] == number - 1:
-            out[-1] = (action.name, out[-1][1], number)
-        else:
-            out.append((action.name, number, number))
-    return out
-
-
-def _summary(actions: list[Action], groups) -> list[tuple[int, int, str]]:
-    """A long menu in lines: (first, last, text) per action name, or per name and first
-    argument when that still fits (`place a cube at … (6 choices)`)."""
-    finer: list[tuple[str, int, int]] = []
-    for name, first, last in groups:
-        for number in range(first, last + 1):
-            key = (name, actions[number - 1].args[:1])
-            if finer and finer[-1][0] == key:
-                finer[-1] = (key, finer[-1][1], number)
-            else:
-                finer.append((key, number, number))
-    chosen = finer if len(finer) <= MENU_LIMIT else groups
-    out = []
-    for key, first, last in chosen:
-        if first == last:
-            out.append((first, last, actions[first - 1].label))
-            continue
-        prefix = _common_words([actions[n - 1].label for n in range(first, last + 1)])
-        words = plain_words(key[0] if isinstance(key, tuple) else key)
-        shown = f"{prefix} …" if len(prefix) > len(words) else words
-        out.append((first, last, f"{shown} ({last - first + 1} choices)"))
-    return out
-
-
-def _common_words(labels: list[str]) -> str:
-    """The words every label starts with (`place cube at`), up to a colon that begins details
-    (`claim Atlanta–Nashville (1, gray)`, not `…: 1`)."""
-    common = labels[0].split(" ")
-    for label in labels[1:]:
-        words = label.split(" ")
-        size = 0
-        while size < min(len(common), len(words)) and common[size] == words[size]:
-            size += 1
-        common = common[:size]
-    colons = [i for i, word in enumerate(common) if word.endswith(":")]
-    if colons:
-        common = common[: colons[-1] + 1]
-    return " ".join(common).rstrip(":,;")
-
-
-def _lines(lines, title: str) -> Panel:
-    table = Table(box=None, show_header=False, padding=(0, 1))
-    table.add_column(style="bold")
-    table.add_column()
-    for line in lines:
-        table.add_row(Text(printable(line.heading)), Text(printable(line.text)))
-    return Panel(table, title=title, box=box.ASCII, expand=False)
-
-
-def _grid(grid: Grid, title: str, highlight: str | None = None) -> Table:
-    table = Table(box=box.ASCII, title=printable(title), title_justify="left")
-    table.add_column(Text(printable(grid.heading)))
-    for column in grid.columns:
-        label = f"{column} (you)" if column == highlight else column
-        table.add_column(Text(printable(label)))
-    for row in grid.rows:
-        # A multi-line cell is a picture (a floor plan): cropped, never wrapped.
-        table.add_row(*(Text(printable(cell, keep="\n"), no_wrap="\n" in cell) for cell in row))
-    return table
-
-
-def _players(grid: Grid, viewer: str | None) -> Group:
-    """Every player's values side by side; pictures (a floor plan) below, a panel per player,
-    wrapped to the terminal's width rather than squeezed into a column."""
-    pictures = [row for row in grid.rows if any("\n" in cell for cell in row[1:])]
-    plain = Grid(grid.heading, grid.columns, tuple(r for r in grid.rows if r not in pictures))
-    parts: list = [_grid(plain, "Players", highlight=viewer)]
-    for heading, *cells in pictures:
-        panels = [
-            Panel(
-                Text(printable(cell, keep="\n"), no_wrap=True),
-                title=printable(f"{column}{' (you)' if column == viewer else ''}: {heading}"),
-                box=box.ASCII,
-                expand=False,
-            )
-            for column, cell in zip(grid.columns, cells, strict=True)
-        ]
-        parts.append(Columns(panels))
-    return Group(*parts)
-
-
-def _table_section(screen: Screen) -> Group:
-    """The shared table: plain values together, then each table of values keyed by a kind."""
-    lines = [item for item in screen.table if isinstance(item, Line)]
-    grids = [item for item in screen.table if isinstance(item, Grid)]
-    parts = [_lines(lines, "Table")] if lines else []
-    parts += [_grid(g, "" if len(g.columns) == 1 else f"By {g.heading}") for g in grids]
-    return Group(*parts)
-
-
-# ------------------------------------------------------------------ saves
-
-
-def read_save(path: str) -> dict:
-    """The JSON of a save, checked to be one (PlayError saying why not); the state is checked later."""
-    try:
-        if os.path.getsize(path) > MAX_SAVE_CHARS * 4:
-            raise PlayError(f"{path} is larger than a save can be")
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read(MAX_SAVE_CHARS + 1)
-    except (OSError, UnicodeDecodeError) as error:
-        raise PlayError(
-            f"cannot read {path}: {getattr(error, 'strerror', None) or error}"
-        ) from None
-    if len(text) > MAX_SAVE_CHARS:
-        raise PlayError(f"{path} is larger than a save can be")
-    try:
-        doc = json.loads(text)
-    except (json.JSONDecodeError, RecursionError) as error:
-        raise PlayError(f"{path} is not a saved game (not JSON: {error})") from None
-    if not isinstance(doc, dict) or doc.get("format") != SAVE_FORMAT:
-        raise PlayError(f"{path} is not a game saved by `metro play` (no format {SAVE_FORMAT!r})")
-    _check(doc, "game", str)
-    _check(doc, "seed", str)
-    _check(doc, "variants", list, str)
-    _check(doc, "expansions", list, str)
-    _check(doc, "humans", list, int)
-    if doc.get("map") is not None:
-        _check(doc, "map", str)
-    bots = doc.get("bots")
-    if not isinstance(bots, dict) or not all(
-        isinstance(k, str) and k.isdigit() and isinstance(v, str) for k, v in bots.items()
-    ):
-        raise PlayError("the save's `bots` is not a table of seat numbers to bot names")
-    if not isinstance(doc.get("state"), dict):
-        raise PlayError("the save has no `state`")
-    return doc
-
-
-def _check(doc: dict, key: str, kind: type, item: type | None = None) -> None:
-    value = doc.get(key)
-    ok = isinstance(value, kind) and not isinstance(value, bool)
-    if ok and item is not None:
-        ok = all(isinstance(v, item) and not isinstance(v, bool) for v in value)
-    if ok and kind is str:
-        ok = len(value) <= 1000 and value.isprintable()
-    if not ok:
-        raise PlayError(f"the save's `{key}` is missing or not a {kind.__name__}")
-
-
-def setup_from_save(doc: dict, game_ref: str) -> Setup:
-    """The setup a save records (seats checked against its player count later)."""
-    return Setup(
-        game_ref,
-        tuple(doc["variants"]),
-        tuple(doc["expansions"]),
-        doc.get("map"),
-        tuple(sorted({h - 1 for h in doc["humans"]})),
-        {int(seat) - 1: spec for seat, spec in doc["bots"].items()},
-        doc["seed"],
-    )
-
-
-def resume(game: Game, setup: Setup, doc: dict) -> tuple[State, MoveLog]:
-    """The saved position (checked as untrusted input) and the log of its moves."""
-    state = game.state_from_json(doc["state"])  # InvalidSave names the bad part
-    seats = set(range(state.n))
-    if not setup.humans or set(setup.humans) | set(setup.bots) != seats:
-        raise PlayError("the save's `humans` and `bots` do not name every seat of its game once")
-    if set(setup.humans) & set(setup.bots):
-        raise PlayError("the save names a seat both as a person's and as a bot's")
-    try:
-        again, log = replayed(game, state.n, state.seed, state.history)
-    except (IllegalAction, ValueError):
-        again, log = None, MoveLog()
-    if again is None or again.to_json() != state.to_json():
-        log = MoveLog()  # the history does not lead to this position: no moves to show
-    return state, log

@@ -27,7 +27,7 @@ class Line:
 class Grid:
     """Values in rows and columns; each row starts with its own heading."""
 
-    heading: str  # what the first column holds (a kind's name, `player`, or a title)
+    heading: str  # what the first column holds (a kind's name as words, `player`, or a title)
     columns: tuple[str, ...]
     rows: tuple[tuple[str, ...], ...]
 
@@ -150,7 +150,7 @@ def _keyed(state, kind: str, fields: list[_Field]) -> list[Line | Grid]:
             rows.append((key.display(index), *cells))
     if not rows:
         return [Line(f.heading, NOTHING) for f in fields]
-    return [Grid(kind, tuple(f.heading for f in fields), tuple(rows))]
+    return [Grid(plain_words(kind), tuple(f.heading for f in fields), tuple(rows))]
 
 
 def _players(state, fields: list[_Field], viewer: int | None) -> Grid:

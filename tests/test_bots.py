@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from compiler import load_game
-from metro.bots import make_bot
+from metro.bots import MAX_GREEDY_SAMPLES, MAX_MCTS_ITERATIONS, MAX_MCTS_MILLISECONDS, make_bot
 from metro.cli import main
 from metro.mcts import MctsBot
 from metro.simulate import play_game, simulate
@@ -190,6 +190,23 @@ def test_bot_specs_with_a_bad_budget_are_refused():
     ]:
         with pytest.raises(ValueError, match=message):
             make_bot(spec, 0)
+
+
+def test_bot_budgets_are_bounded_as_the_documentation_states():
+    bounds = [
+        ("mcts:{}", MAX_MCTS_ITERATIONS, "iterations"),
+        ("mcts:{}ms", MAX_MCTS_MILLISECONDS, "milliseconds"),
+        ("greedy:{}", MAX_GREEDY_SAMPLES, "sampled positions"),
+    ]
+    with open(os.path.join(ROOT, "docs", "language", "bots.md"), encoding="utf-8") as handle:
+        documented = handle.read()
+    for spec, most, what in bounds:
+        make_bot(spec.format(most), 0)
+        with pytest.raises(ValueError, match=f"whole number of {what} \\(1 to {most}\\)"):
+            make_bot(spec.format(most + 1), 0)
+        assert f"{most:,}" in documented and spec.format(most) in documented
+    with pytest.raises(ValueError, match="1 to 60000"):
+        make_bot("mcts:10000000ms", 0)  # hours of search at every decision
 
 
 def test_simulate_plays_one_bot_per_seat(race):

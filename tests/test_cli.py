@@ -234,8 +234,13 @@ def test_a_rule_error_while_simulating_exits_1(runner, tmp_path):
 
 
 def test_play_to_the_end(runner):
+    # Kinds of action keep their numbers: 1-2 draw, 3-4 the second draw, 5 claim (5.1 its first
+    # route); a kind's number alone lists its choices, and a choice of tickets is numbered 1, 2…
+    answers = ["1", "1.1", "2", "3", "3.1", "4", "5", "5.1"]
     result = runner.invoke(
-        main, ["play", TTR, "--players", "2", "--human", "1", "--seed", "4"], input="1\n" * 3000
+        main,
+        ["play", TTR, "--players", "2", "--human", "1", "--seed", "4"],
+        input="\n".join(answers * 1000) + "\n",
     )
     assert result.exit_code == 0, result.output[-2000:]
     assert "Game over." in result.output

@@ -20,7 +20,8 @@ pexpect = pytest.importorskip("pexpect")
 
 from metro import load_game  # noqa: E402 - after the skip: nothing to test without pexpect
 from metro.bots import make_bot  # noqa: E402
-from metro.play import SAVE_FORMAT, Setup  # noqa: E402
+from metro.games import game_path  # noqa: E402
+from metro.saved_games import SAVE_FORMAT, Setup  # noqa: E402
 
 PROMPT = r"your choice> "
 CONFIGS = [  # game, --with, --variant, players, bot
@@ -40,19 +41,20 @@ CONFIGS = [  # game, --with, --variant, players, bot
 IDS = ["-".join([c[0], *c[1], *c[2]]) for c in CONFIGS]
 COLOUR = re.compile(r"\x1b\[(3[0-9]|9[0-7]|4[0-9])")
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
-MENU_NUMBER = re.compile(r"^\|?\s*(\d+)(?:-(\d+))?\.\s", re.M)  # `12.` or a group's `7-60.`
+# `12.`, `3.2.` (the second choice of kind 3), or a collapsed choice of values `7-60.`
+MENU_NUMBER = re.compile(r"^\s*(\d+(?:\.\d+)?)(?:-(\d+))?\.\s", re.M)
 
 
-def spawn(args: list[str], columns: int = 110, **env):
-    """`metro play ARGS` in a pseudo-terminal of `columns` columns, without colour."""
-    environment = dict(os.environ, NO_COLOR="1", COLUMNS=str(columns), LINES="50", **env)
+def spawn(args: list[str], columns: int = 110, lines: int = 50, **env):
+    """`metro play ARGS` in a pseudo-terminal of `columns` x `lines`, without colour."""
+    environment = dict(os.environ, NO_COLOR="1", COLUMNS=str(columns), LINES=str(lines), **env)
     child = pexpect.spawn(
         sys.executable,
         ["-m", "metro", "play", *args],
         env=environment,
         encoding="utf-8",
         timeout=90,
-        dimensions=(50, columns),
+        dimensions=(lines, columns),
     )
     return child
 
@@ -68,9 +70,26 @@ def screen_after(child, answer: str) -> str:
     return child.before
 
 
+def choice_numbers(screen: str) -> list[str]:
+    """The numbers on a screen's menu that take a choice (not a kind's number, which lists them)."""
+    menu = ANSI.sub("", screen[screen.index("Your choices") :])
+    out = []
+    for line in menu.splitlines():
+        found = MENU_NUMBER.match(line)
+        if not found:
+            continue
+        first, last = found.groups()
+        if last is not None:  # a collapsed choice of values: every number in the range
+            out += [str(n) for n in range(int(first), int(last) + 1)]
+        elif not re.search(r"\(\d+ choices", line):
+            out.append(first)
+    return out
+
+
 def first_choice_word(screen: str) -> str:
     """A word of the first numbered choice on a screen (to filter the menu with)."""
-    found = re.search(r"\b1(?:-\d+)?\.\s+(\S+)", screen)
+    menu = ANSI.sub("", screen[screen.index("Your choices") :])
+    found = re.search(r"^\s*[\d.-]+\.\s+(\S+)", menu, re.M)
     assert found, screen
     return found.group(1)
 
@@ -85,15 +104,16 @@ def test_play_filter_help_undo_save_and_load(tmp_path, game, expansions, variant
     child = spawn(args)
     child.expect(PROMPT)
     first = child.before
-    assert "you are P1" in first and "Your choices" in first and "Players" in first
+    assert "you are P1" in first and "Your choices" in first
+    assert "Players" in first or "not shown: players" in first
     assert "Traceback" not in first
-    second = screen_after(child, "1")  # one decision; the bots answer until it is P1's again
+    second = screen_after(child, choice_numbers(first)[0])  # the bots answer until P1's turn
     assert "Your choices" in second
     word = first_choice_word(second)
     listed = screen_after(child, word)
-    numbered = re.findall(r"^\s*(\d+)\. (.*)$", listed, re.M)
+    numbered = re.findall(r"^\s*(\d+(?:\.\d+)?)\. (.*)$", ANSI.sub("", listed), re.M)
     assert numbered, listed  # the word is from a label or a group's name: both match
-    numbers = [int(n) for n, _ in numbered]
+    numbers = [tuple(int(part) for part in n.split(".")) for n, _ in numbered]
     assert numbers == sorted(numbers)  # the menu's own numbers, to answer with
     assert "Answer with" in screen_after(child, "help")
     undone = screen_after(child, "undo")
@@ -104,6 +124,7 @@ def test_play_filter_help_undo_save_and_load(tmp_path, game, expansions, variant
     child.expect(pexpect.EOF)
     doc = json.loads(save.read_text(encoding="utf-8"))
     assert doc["format"] == SAVE_FORMAT and doc["humans"] == [1]
+    assert doc["game"] == game  # a shipped game by its name: the save loads on any machine
     assert isinstance(doc["state"]["history"], list)  # the position and how it came about
     if game != "ticket_to_ride" or expansions or variants:
         return  # every configuration is loaded by the end-screen test below
@@ -125,8 +146,8 @@ def near_end_save(path, game_name: str, expansions, variants, players: int, bot:
     *earlier, (last_player, last_action) = state.history
     before = game.replay(players, 7, [(p, a.id) for p, a in earlier])
     others = {p: bot for p in range(players) if p != last_player}
-    setup = Setup(game_name, variants, expansions, None, (last_player,), others, "7")
-    doc = {"format": SAVE_FORMAT, **setup.to_doc(), "state": before.to_doc()}
+    setup = Setup(game_path(game_name), variants, expansions, None, (last_player,), others, "7")
+    doc = {"format": SAVE_FORMAT, **setup.to_doc(str(path.parent)), "state": before.to_doc()}
     path.write_text(json.dumps(doc), encoding="utf-8")
     return last_action.id
 
@@ -170,14 +191,20 @@ def test_the_last_move_and_the_end_screen(tmp_path, game, expansions, variants, 
 def test_a_whole_game_played_at_the_terminal(game, expansions, variants, players, bot):
     """A person who reads only the screen: at every prompt, one of the numbers shown."""
     args = options(game, expansions, variants) + [f"--players={players}", "--seed=3"]
-    child = spawn(args + [f"--bot={bot}"])
+    child = spawn(args + [f"--bot={bot}"], columns=80, lines=40)
     chooser = random.Random(3)
     answers = 0
     while child.expect([PROMPT, pexpect.EOF]) == 0:
         screen = child.before
         assert "Your choices" in screen and "Traceback" not in screen, screen
-        numbers = [int(m[1] or m[0]) for m in MENU_NUMBER.findall(screen)]
-        child.sendline(str(chooser.randint(1, max(numbers))))
+        assert len(screen.splitlines()) <= 40, screen  # read without scrolling back
+        numbers = choice_numbers(screen)
+        if not numbers:  # every kind on one line: its number lists its choices
+            kinds = re.findall(r"\(\d+ choices: type (\d+) to list them", screen)
+            listed = ANSI.sub("", screen_after(child, chooser.choice(kinds)))
+            assert len(listed.splitlines()) <= 40, listed
+            numbers = re.findall(r"^\s*(\d+(?:\.\d+)?)\. ", listed, re.M)
+        child.sendline(chooser.choice(numbers))
         answers += 1
         assert answers < 400, "the game did not end"
     assert "Game over." in child.before and "Final scores" in child.before, child.before
@@ -190,9 +217,9 @@ def test_ticket_to_ride_reads_in_words_and_filters_by_city(tmp_path):
     assert re.search(r"keep \w[\w. ]* → [\w. ]+ \(\d+\)", child.before)
     after = screen_after(child, "1")
     assert "P2: made a private choice (keep)" in after  # which tickets P2 kept stays P2's
-    assert re.search(r"claim .*\(\d+ choices\)", after) and "draw a card from the deck" in after
+    assert re.search(r"claim … \(\d+ choices", after) and "draw a card from the deck" in after
     listed = screen_after(child, "Atl")
-    claims = re.findall(r"^\s*\d+\. (claim .*)$", listed, re.M)
+    claims = re.findall(r"^\s*[\d.]+\. (claim .*)$", listed, re.M)
     assert claims and all("Atlanta" in claim for claim in claims), listed
     assert re.search(r"claim Atlanta–\w+ \(\d, \w+\): \d \w+", listed)
     child.sendline("q")
@@ -251,5 +278,85 @@ def test_hot_seat_bids_are_revealed_once_everyone_has_bid():
     child.sendline(re.search(r"(\d+)\. bid ¥500", listed).group(1))
     child.expect(PROMPT)  # P2 bid more, so P2 places the meeple first
     assert "revealed: P1: bid ¥300" in child.before
+    child.sendline("q")
+    child.expect(pexpect.EOF)
+
+
+def menu_of(screen: str) -> list[str]:
+    """The lines of a screen's menu, without styles."""
+    menu = ANSI.sub("", screen[screen.index("Your choices") :])
+    return [line.strip() for line in menu.splitlines() if MENU_NUMBER.match(line)]
+
+
+def answer_after_undo(child, screen: str) -> str:
+    """Answer the menu shown after an undo with its last choice: it must be taken."""
+    assert "Back to your previous decision" in screen and "Your choices" in screen, screen
+    child.sendline(choice_numbers(screen)[-1])
+    assert child.expect([PROMPT, pexpect.EOF]) == 0, child.before
+    after = child.before
+    assert "There is no choice" not in after and "error" not in after, after
+    return after
+
+
+def test_undo_several_times_in_a_row_then_play_on():
+    child = spawn(["ticket_to_ride", "--players=2", "--seed=3", "--bot=random"])
+    child.expect(PROMPT)
+    tickets = menu_of(child.before)  # which tickets to keep
+    after_keep = screen_after(child, "1")
+    screen_after(child, choice_numbers(after_keep)[0])  # a draw or a claim
+    screen_after(child, "undo")
+    undone = screen_after(child, "undo")
+    assert menu_of(undone) == tickets  # back at the first decision
+    assert "no earlier decision" in screen_after(child, "undo")
+    answer_after_undo(child, undone)
+    child.sendline("q")
+    child.expect(pexpect.EOF)
+
+
+def test_undo_back_into_a_simultaneous_choice():
+    # P2 bids after P1's bot has bid in secret; undoing P2's next decision returns to the bid.
+    child = spawn(["tokyo_metro", "--players=2", "--seed=3", "--human=2", "--bot=random"])
+    child.expect(PROMPT)
+    bids = child.before
+    assert "bid" in bids
+    after_bid = screen_after(child, choice_numbers(bids)[0])
+    assert menu_of(after_bid) != menu_of(bids)  # another kind of decision
+    undone = screen_after(child, "undo")
+    assert menu_of(undone) == menu_of(bids)
+    answer_after_undo(child, undone)
+    child.sendline("q")
+    child.expect(pexpect.EOF)
+
+
+def test_undo_after_loading_a_save(tmp_path):
+    save = tmp_path / "game.json"
+    child = spawn(["tokyo_metro", "--players=2", "--seed=4", "--bot=random"])
+    child.expect(PROMPT)
+    first = child.before
+    screen_after(child, choice_numbers(first)[0])
+    assert "Saved to" in screen_after(child, f"save {save}")
+    child.sendline("q")
+    child.expect(pexpect.EOF)
+    loaded = spawn(["--load", str(save)])
+    loaded.expect(PROMPT)
+    undone = screen_after(loaded, "undo")
+    assert menu_of(undone) == menu_of(first)
+    answer_after_undo(loaded, undone)
+    loaded.sendline("q")
+    loaded.expect(pexpect.EOF)
+
+
+def test_a_section_left_out_to_fit_is_paged_on_request():
+    child = spawn(["tokyo_metro", "--players=2", "--seed=3"], columns=80, lines=40)
+    child.expect(PROMPT)
+    left_out = re.search(r"not shown: ([\w, ]+) \(type its name", child.before)
+    assert left_out and "table" in left_out.group(1), child.before
+    child.sendline("table")
+    child.expect("-- more: press Enter")
+    page = ANSI.sub("", child.before)
+    assert "Table" in page and "Bank" in page, page
+    assert len(page.splitlines()) <= 40, page
+    child.sendline("q")  # stop paging: back to the question
+    child.expect(PROMPT)
     child.sendline("q")
     child.expect(pexpect.EOF)

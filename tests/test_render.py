@@ -19,11 +19,11 @@ from dsl.diagnostics import CompileError
 from metro.bots import make_bot
 from metro.cli import main
 from metro.coverage import code_lines
-from metro.play import SAVE_FORMAT
 from metro.render import map_scene, open_pictures, position_scene
 from metro.render.files import PictureError, picture_bytes
 from metro.render.labels import candidates, overlap, text_box
 from metro.render.svg import label_place, scene_bounds, to_svg
+from metro.saved_games import SAVE_FORMAT
 from runtime.errors import RuleError
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

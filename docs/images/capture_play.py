@@ -12,13 +12,21 @@ from rich.console import Console
 
 from metro import load_game
 from metro.bots import make_bot
-from metro.play import Session, Setup
+from metro.play import Session
+from metro.saved_games import Setup
 
 
 def capture(name: str, players: int, seed: int, bot: str, ready, typed: str, path: str) -> None:
     """Let bots play every seat until `ready(state, P1's actions)`, then write P1's screen."""
     game = load_game(name)
-    console = Console(record=True, width=100, color_system=None, file=open("/dev/null", "w"))  # noqa: SIM115
+    console = Console(
+        record=True,
+        width=100,
+        height=40,
+        force_terminal=True,  # fitted to a 40-line terminal, as a person sees it
+        color_system=None,
+        file=open("/dev/null", "w"),  # noqa: SIM115
+    )
     others = dict.fromkeys(range(1, players), bot)
     setup = Setup(name, (), (), None, (0,), others, str(seed))
     session = Session(game, setup, game.new_game(players, seed), console)
