@@ -19,12 +19,13 @@ import compiler
 from compiler import load_game
 from dsl.diagnostics import CompileError
 from dsl.terminal import printable
-from metro.adapter import Adapter, LocalAdapter, SubprocessAdapter
+from metro.adapter import Adapter, EngineError, LocalAdapter, SubprocessAdapter
 from metro.bots import bot_names, make_bot
 from metro.compare import compare, configurations
 from metro.compare_view import print_comparison
 from metro.conform import VectorResult, load_vectors, run_vectors
 from metro.coverage import format_coverage, game_coverage
+from metro.engine_pipe import RUN_DEADLINE, RunLimits
 from metro.executors import DaskMissing
 from metro.games import UnknownGame, game_path
 from metro.play import PlayError, Session, Setup, read_save, resume, setup_from_save
@@ -669,6 +670,13 @@ def testgen_command(
     help="Seconds the engine may take to answer one request.",
 )
 @click.option(
+    "--deadline",
+    type=click.FloatRange(min=0.1),
+    default=RUN_DEADLINE,
+    show_default=True,
+    help="Seconds the whole run may take; an engine still running then fails and the run ends.",
+)
+@click.option(
     "--json",
     "as_json",
     is_flag=True,
@@ -682,6 +690,7 @@ def conform_command(
     only: str,
     fail_fast: bool,
     timeout: float,
+    deadline: float,
     as_json: bool,
     variants,
     expansions,
@@ -695,10 +704,15 @@ def conform_command(
     except (OSError, ValueError, KeyError, TypeError) as error:
         raise Failure(f"error: cannot read the vectors: {error}") from None
     if command is not None:
+        limits = RunLimits.lasting(deadline)  # shared by every engine the run starts
 
         def start() -> Adapter:
-            engine = SubprocessAdapter(command, timeout=timeout)
-            served = engine.info()["game"]
+            engine = SubprocessAdapter(command, timeout=timeout, limits=limits)
+            try:
+                served = engine.info()["game"]
+            except EngineError:
+                engine.close()
+                raise
             if served != game_name:
                 engine.close()
                 raise Failure(
@@ -719,6 +733,7 @@ def conform_command(
 
     results = run_vectors(start, vectors, report, fail_fast)
     failed = sum(not r.passed for r in results)
+    stopped = bool(results) and results[-1].stopped
     if as_json:
         say(
             json.dumps(
@@ -726,6 +741,7 @@ def conform_command(
                     "game": game_name,
                     "passed": len(results) - failed,
                     "failed": failed,
+                    "stopped": results[-1].difference if stopped else None,
                     "results": [r.to_doc() for r in results],
                 },
                 ensure_ascii=False,
@@ -733,6 +749,11 @@ def conform_command(
         )
     else:
         say(f"{len(results) - failed} passed, {failed} failed")
+        if stopped:
+            say(
+                f"stopped after {len(results)} of {len(vectors)} vectors: the engine used up what "
+                "the run allows, so it fails"
+            )
     if failed:
         raise click.exceptions.Exit(1)
 
