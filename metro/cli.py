@@ -26,7 +26,7 @@ from metro.compare_view import print_comparison
 from metro.conform import VectorResult, load_vectors, run_vectors
 from metro.coverage import format_coverage, game_coverage
 from metro.engine_pipe import RUN_DEADLINE, RunLimits
-from metro.executors import DaskMissing
+from metro.executors import STALL_SECONDS, DaskMissing, WorkersLost
 from metro.games import UnknownGame, game_path
 from metro.play import PlayError, Session, Setup, read_save, resume, setup_from_save
 from metro.playthrough import transcript
@@ -372,7 +372,7 @@ BOTS_OPTION = click.option(
 
 
 def run_options(command: Callable) -> Callable:
-    """Where games run: `--jobs N` local processes or `--dask ADDRESS|local`."""
+    """Where games run: `--jobs N` local processes or `--dask ADDRESS|local`; `--stall-timeout S`."""
     options = [
         click.option(
             "--jobs",
@@ -386,6 +386,15 @@ def run_options(command: Callable) -> Callable:
             metavar="ADDRESS",
             help="Run the games on a Dask cluster: a scheduler's address (tcp://host:8786), "
             "or 'local' to start one on this machine (needs the dask extra).",
+        ),
+        click.option(
+            "--stall-timeout",
+            "stall",
+            type=click.FloatRange(min=0.1),
+            default=STALL_SECONDS,
+            show_default=True,
+            help="Seconds without any batch of games finishing before the run is given up "
+            "(a stopped or unreachable worker).",
         ),
     ]
     for option in reversed(options):
@@ -418,6 +427,8 @@ def progress_bar(label: str, total: int, hidden: bool) -> Iterator[Callable[[int
             yield advance
         except DaskMissing as error:
             raise click.UsageError(str(error)) from None
+        except WorkersLost as error:
+            raise Failure(f"error: {error}") from None
 
 
 @main.command("simulate")
@@ -451,6 +462,7 @@ def simulate_command(
     bots,
     jobs: int,
     dask: str | None,
+    stall: float,
     as_json: bool,
     variants,
     expansions,
@@ -472,6 +484,7 @@ def simulate_command(
             progress=advance,
             bots=specs,
             dask=dask,
+            stall=stall,
         )
     where = f"Dask at {dask}" if dask else _plural(jobs, "job")
     if as_json:
@@ -823,6 +836,7 @@ def compare_command(
     bots,
     jobs: int,
     dask: str | None,
+    stall: float,
     as_json: bool,
     report: str | None,
 ) -> None:
@@ -850,7 +864,7 @@ def compare_command(
     try:
         with progress_bar("comparing", games * len(configs), as_json) as advance:
             result = compare(
-                path, players, games, seed, specs, configs, map_path, jobs, dask, advance
+                path, players, games, seed, specs, configs, map_path, jobs, dask, advance, stall
             )
     except ScipyMissing as error:
         raise click.UsageError(str(error)) from None

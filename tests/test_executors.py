@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import os
+import signal
 import sys
+import time
+from collections.abc import Callable
 from concurrent.futures import Future
 
 import pytest
 
-from metro.executors import Backend, SerialExecutor, open_backend, run_tasks
-from metro.simulate import _LOADED, GameCode, Setup, load, simulate
+from metro import executors
+from metro.executors import Backend, SerialExecutor, WorkersLost, open_backend, run_tasks
+from metro.simulate import _LOADED, GameCode, Setup, SimulationStats, load, simulate
 from runtime.errors import RuleError
 from tests.conftest import ROOT
+from tests.timeouts import time_limit
 
 TTR = os.path.join(ROOT, "games", "ticket_to_ride")
 
@@ -54,7 +60,7 @@ def test_a_task_whose_worker_failed_is_run_again_and_nothing_is_lost():
 
 
 def test_a_task_failing_more_than_the_retries_stops_the_run():
-    with pytest.raises(ConnectionError):
+    with pytest.raises(WorkersLost, match=r"batch 1 of 1 failed 4 times .* ConnectionError"):
         run_tasks(Backend(FlakyExecutor(failures=99), 1, "down"), _square, [(1,)])
 
 
@@ -113,3 +119,74 @@ def test_forked_workers_find_the_game_loaded_and_do_not_load_it_again():
     load(code)  # as simulate() does before it starts the pool
     with open_backend(jobs=2) as backend:
         assert run_tasks(backend, _already_loaded, [(code.digest,)] * 4) == [True] * 4
+
+
+def _signal_workers(signum: int, count: int | None = None) -> list[int]:
+    """Send `signum` to worker processes of this process (all, or the first `count`), as the OOM
+    killer or a shell's ^Z would; the pids reached."""
+    workers = sorted(multiprocessing.active_children(), key=lambda child: child.pid)
+    pids = [child.pid for child in workers[:count]]
+    for pid in pids:
+        os.kill(pid, signum)
+    return pids
+
+
+def _once(action: Callable[[], list[int]], sink: list) -> Callable[[int], None]:
+    """A progress callback that runs `action` at the first finished batch only."""
+
+    def progress(finished: int) -> None:
+        if not sink:
+            sink.extend(action())
+
+    return progress
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="worker processes are killed by pid")
+def test_a_killed_pool_worker_loses_no_game_and_changes_no_result():
+    serial = simulate(TTR, players=2, games=24, seed="k", jobs=1)
+    killed: list[int] = []
+    with time_limit(60):
+        pooled = simulate(
+            TTR,
+            players=2,
+            games=24,
+            seed="k",
+            jobs=2,
+            progress=_once(lambda: _signal_workers(signal.SIGKILL, 1), killed),
+        )
+    assert len(killed) == 1
+    assert pooled == SimulationStats(**{**vars(serial), "seconds": pooled.seconds})
+
+
+def _kill_own_worker(n: int) -> int:
+    os.kill(os.getpid(), signal.SIGKILL)
+    return n
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="worker processes are killed by pid")
+def test_workers_killed_again_and_again_end_the_run_with_a_clear_error(monkeypatch):
+    monkeypatch.setattr(executors, "POOL_RESTARTS", 2)
+    with time_limit(60), open_backend(jobs=2) as backend:
+        with pytest.raises(WorkersLost, match=r"killed 3 times .* after 2 fresh pools"):
+            run_tasks(backend, _kill_own_worker, [(n,) for n in range(4)])
+
+
+def _slow_square(n: int) -> int:
+    time.sleep(0.1)
+    return n * n
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="worker processes are stopped by pid")
+def test_stopped_pool_workers_end_the_run_after_the_stall_timeout():
+    stopped: list[int] = []
+    started = time.monotonic()
+    with time_limit(30), pytest.raises(WorkersLost, match=r"within 1 s .* stopped"):
+        with open_backend(jobs=2, stall=1) as backend:
+            run_tasks(
+                backend,
+                _slow_square,
+                [(n,) for n in range(40)],
+                _once(lambda: _signal_workers(signal.SIGSTOP), stopped),
+            )
+    assert len(stopped) == 2 and time.monotonic() - started < 15
+    assert multiprocessing.active_children() == []  # the stopped workers were ended
