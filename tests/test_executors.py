@@ -190,3 +190,60 @@ def test_stopped_pool_workers_end_the_run_after_the_stall_timeout():
             )
     assert len(stopped) == 2 and time.monotonic() - started < 15
     assert multiprocessing.active_children() == []  # the stopped workers were ended
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="worker processes are killed by pid")
+def test_dask_workers_all_killed_are_replaced_and_the_result_is_unchanged():
+    pytest.importorskip("distributed")
+    serial = simulate(TTR, players=2, games=40, seed="q", jobs=1)
+    killed: list[int] = []
+    with time_limit(90):
+        dask = simulate(
+            TTR,
+            players=2,
+            games=40,
+            seed="q",
+            jobs=2,
+            dask="local",
+            progress=_once(lambda: _signal_workers(signal.SIGKILL), killed),
+        )
+    assert len(killed) == 2
+    assert (dask.wins, dask.mean_scores, dask.decisions) == (
+        serial.wins,
+        serial.mean_scores,
+        serial.decisions,
+    )
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="worker processes are stopped by pid")
+def test_stopped_dask_workers_end_the_run_after_the_stall_timeout():
+    pytest.importorskip("distributed")
+    stopped: list[int] = []
+    started = time.monotonic()
+    with time_limit(90), pytest.raises(WorkersLost, match=r"within 2 s on Dask at local"):
+        simulate(
+            TTR,
+            players=2,
+            games=200,
+            seed="s",
+            jobs=2,
+            dask="local",
+            stall=2,
+            progress=_once(lambda: _signal_workers(signal.SIGSTOP), stopped),
+        )
+    assert len(stopped) == 2 and time.monotonic() - started < 30
+
+
+def test_lost_workers_are_a_clear_error_on_the_command_line(monkeypatch):
+    from click.testing import CliRunner
+
+    from metro import cli
+
+    def lose(*args, **kwargs):
+        raise WorkersLost("workers of 2 local processes were killed 4 times")
+
+    monkeypatch.setattr(cli, "simulate", lose)
+    result = CliRunner().invoke(cli.main, ["simulate", TTR, "--games", "2", "--jobs", "2"])
+    assert result.exit_code == 1
+    assert "error: workers of 2 local processes were killed 4 times" in result.output
+    assert "internal error" not in result.output
