@@ -62,9 +62,9 @@ def test_conform_gives_a_flooding_engine_a_verdict_per_vector(tmp_path, ttr_vect
 
 
 def test_what_a_run_reads_is_bounded_over_every_engine_it_starts(tmp_path, ttr_vectors):
-    # 100 KiB answers: the run's 1 MiB is used up within a few requests, by any engine.
+    # 300 KiB answers: the run's 1 MiB is used up within a few requests, by any engine.
     reply = tmp_path / "reply"
-    reply.write_bytes(b'{"ok": true, "pad": "' + b"x" * (100 << 10) + b'"}\n')
+    reply.write_bytes(b'{"ok": true, "pad": "' + b"x" * (300 << 10) + b'"}\n')
     script = _engine(
         tmp_path,
         f"reply = open({str(reply)!r}, 'rb').read()\n"
