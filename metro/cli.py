@@ -393,8 +393,8 @@ def run_options(command: Callable) -> Callable:
             type=click.FloatRange(min=0.1),
             default=STALL_SECONDS,
             show_default=True,
-            help="Seconds without any batch of games finishing before the run is given up "
-            "(a stopped or unreachable worker).",
+            help="Seconds a worker may show no sign of life (stopped, or unreachable) before "
+            "the run is given up.",
         ),
     ]
     for option in reversed(options):

@@ -8,12 +8,13 @@ on where it ran. A task that fails for another reason than the rules (a worker t
 lost its connection) is submitted again, up to `RETRIES` times; games are seeded by their
 index, so a retried batch plays exactly the same games. A process pool whose worker was killed
 is broken for good: the tasks it lost run again in a fresh pool, up to `POOL_RESTARTS` pools.
-A run in which no task finishes for `STALL_SECONDS` (a stopped or unreachable worker) ends.
-These failures are `WorkersLost`, an error worded for the user.
+A worker that shows no sign of life for `STALL_SECONDS` (stopped, or its machine unreachable)
+ends the run. These failures are `WorkersLost`, an error worded for the user.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import (
     FIRST_COMPLETED,
@@ -24,13 +25,14 @@ from concurrent.futures import (
     wait,
 )
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from runtime.errors import MetroRuntimeError
 
 RETRIES = 3  # further tries of a task whose worker failed
 POOL_RESTARTS = 3  # fresh process pools a run may start after its workers were killed
-STALL_SECONDS = 600.0  # no task finishing for this long: a worker is stopped or unreachable
+STALL_SECONDS = 60.0  # a worker without a sign of life for this long is stopped or unreachable
+WATCH_SECONDS = 1.0  # how often the workers' signs of life are looked at
 IN_FLIGHT_PER_WORKER = 2  # tasks submitted ahead per worker: enough to keep each one busy
 
 
@@ -56,7 +58,32 @@ class Backend:
     where: str  # in words, for progress and errors
     # A new executor in place of a broken one (a pool whose worker was killed); None: no such thing.
     renew: Callable[[], Executor] | None = None
-    stall: float = STALL_SECONDS  # no task finishing for this long ends the run
+    # Each worker's latest sign of life (anything that changes while it lives), by name.
+    signs: Callable[[], dict[str, object]] = dict
+    stall: float = STALL_SECONDS  # a worker whose sign stays the same this long ends the run
+
+
+@dataclass
+class SilenceWatch:
+    """When each worker's sign of life last changed: one unchanged for `stall` seconds is lost."""
+
+    stall: float
+    changed: dict[str, tuple[object, float]] = field(default_factory=dict)  # sign, since when
+
+    def check(self, signs: dict[str, object], where: str) -> None:
+        """Note the signs seen now; WorkersLost if a worker has been silent too long."""
+        now = time.monotonic()
+        before = self.changed
+        self.changed = {
+            name: before[name] if name in before and before[name][0] == sign else (sign, now)
+            for name, sign in signs.items()
+        }
+        for name, (_, since) in self.changed.items():
+            if now - since >= self.stall:
+                raise WorkersLost(
+                    f"{name} of {where} has shown no sign of life for {self.stall:g} s "
+                    "(stopped, or unreachable); the run is given up (--stall-timeout sets this time)"
+                )
 
 
 @dataclass
@@ -80,8 +107,7 @@ class WorkersLost(RuntimeError):
 def open_backend(
     jobs: int = 1, dask: str | None = None, stall: float = STALL_SECONDS
 ) -> Iterator[Backend]:
-    """The executor for a run: Dask if `dask` names a scheduler (or is 'local'), else a pool of `jobs`;
-    a run in which no task finishes for `stall` seconds ends."""
+    """The executor for a run (Dask at `dask`, or 'local'; else a pool of `jobs`) watched for `stall` s."""
     if dask is not None:
         with _dask_backend(dask, jobs) as backend:
             backend.stall = stall
@@ -105,14 +131,32 @@ def _pool_backend(jobs: int) -> Iterator[Backend]:
         pools.append(ProcessPoolExecutor(max_workers=jobs))
         return pools[-1]
 
+    def signs() -> dict[str, object]:
+        return {f"worker process {pid}": _process_sign(pid) for pid in _worker_pids(pools[-1])}
+
     try:
-        yield Backend(pools[0], jobs, f"{jobs} local processes", renew)
+        yield Backend(pools[0], jobs, f"{jobs} local processes", renew, signs)
     except BaseException:
         for pool in pools:
             _end_workers(pool)
         raise
     for pool in pools:
         pool.shutdown()
+
+
+def _worker_pids(pool: ProcessPoolExecutor) -> list[int]:
+    # The pool has no public way to reach its processes before Python 3.14 (terminate_workers).
+    return list(pool._processes or {})
+
+
+def _process_sign(pid: int) -> object:
+    """A running process's sign changes at each look; a stopped one's never does (Linux /proc)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as handle:
+            state = handle.read().rpartition(")")[2].split()[0]
+    except (OSError, IndexError):
+        return time.monotonic()  # no /proc here, or the process is gone: the pool will say so
+    return "stopped" if state in ("T", "t") else time.monotonic()
 
 
 def _end_workers(pool: ProcessPoolExecutor) -> None:
@@ -142,9 +186,20 @@ def _dask_backend(address: str, jobs: int) -> Iterator[Backend]:
     else:
         cluster = None
         client = Client(address)
+
+    def signs() -> dict[str, object]:
+        # The scheduler's record of each worker's last heartbeat: it stops changing when the
+        # worker is stopped. No worker at all, or no scheduler, is a sign that never changes.
+        try:
+            workers = client.scheduler_info()["workers"]
+        except (OSError, TimeoutError, KeyError):
+            return {"the scheduler": "unreachable"}
+        seen = {f"worker {name}": info.get("last_seen") for name, info in workers.items()}
+        return seen or {"every worker": "none connected"}
+
     try:
         workers = max(1, sum(client.nthreads().values()))
-        yield Backend(client.get_executor(pure=False), workers, f"Dask at {address}")
+        yield Backend(client.get_executor(pure=False), workers, f"Dask at {address}", signs=signs)
     finally:
         client.close()
         if cluster is not None:
@@ -162,7 +217,7 @@ def run_tasks(
     An error of the rules (a `MetroRuntimeError`) stops the run at once; any other failure
     of a task is taken for its worker's and the task is submitted again, up to RETRIES times
     (into a fresh pool, up to POOL_RESTARTS of them, when its pool broke). WorkersLost when
-    that is not enough, or when no task finishes for the backend's `stall` seconds.
+    that is not enough, or when a worker shows no sign of life for the backend's `stall` seconds.
     """
     results: list = [None] * len(tasks)
     # One at a time in this process (a serial task runs when submitted), else a few per worker.
@@ -170,6 +225,8 @@ def run_tasks(
     pending: dict[Future, Submitted] = {}
     upcoming = iter(range(len(tasks)))
     restarts = 0
+    watch = SilenceWatch(backend.stall)
+    watched = time.monotonic()
 
     def submit(index: int, tries: int) -> None:
         future = backend.executor.submit(fn, *tasks[index])
@@ -181,12 +238,10 @@ def run_tasks(
             break
     try:
         while pending:
-            finished, _ = wait(pending, timeout=backend.stall, return_when=FIRST_COMPLETED)
-            if not finished:
-                raise WorkersLost(
-                    f"no batch of games finished within {backend.stall:g} s on {backend.where}: "
-                    "a worker is stopped or unreachable (--stall-timeout sets this time)"
-                )
+            finished, _ = wait(pending, timeout=WATCH_SECONDS, return_when=FIRST_COMPLETED)
+            if time.monotonic() - watched >= WATCH_SECONDS:
+                watch.check(backend.signs(), backend.where)
+                watched = time.monotonic()
             for future in sorted(finished, key=lambda f: pending[f].index):  # the first task first
                 task = pending.pop(future)
                 error = future.exception()
