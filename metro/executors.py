@@ -49,6 +49,14 @@ class SerialExecutor(Executor):
         return future
 
 
+class DaskMissing(RuntimeError):
+    """`--dask` was asked for but the dask extra is not installed."""
+
+
+class WorkersLost(RuntimeError):
+    """The workers kept failing (killed, disconnected or stopped): the run cannot finish."""
+
+
 @dataclass
 class Backend:
     """An executor and how many tasks it runs at once."""
@@ -93,14 +101,6 @@ class Submitted:
     index: int
     tries: int
     executor: Executor
-
-
-class DaskMissing(RuntimeError):
-    """`--dask` was asked for but the dask extra is not installed."""
-
-
-class WorkersLost(RuntimeError):
-    """The workers kept failing (killed, disconnected or stopped): the run cannot finish."""
 
 
 @contextmanager
