@@ -180,7 +180,13 @@ def _dask_backend(address: str, jobs: int) -> Iterator[Backend]:
     if address == "local":
         # Processes, not threads: games are pure Python and would share one interpreter lock.
         cluster = LocalCluster(
-            n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None
+            n_workers=jobs,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+            # Its HTTP server starts even without a dashboard: on any free port, not on 8787
+            # (taken by the first of two runs at once, and the second warns).
+            scheduler_kwargs={"dashboard_address": ":0"},
         )
         client = Client(cluster)
     else:
@@ -229,8 +235,13 @@ def run_tasks(
     watched = time.monotonic()
 
     def submit(index: int, tries: int) -> None:
-        future = backend.executor.submit(fn, *tasks[index])
-        pending[future] = Submitted(index, tries, backend.executor)
+        executor = backend.executor
+        try:
+            future = executor.submit(fn, *tasks[index])
+        except BrokenExecutor as error:  # it broke before taking the task: the task's loss too
+            future = Future()
+            future.set_exception(error)
+        pending[future] = Submitted(index, tries, executor)
 
     for index in upcoming:
         submit(index, 0)

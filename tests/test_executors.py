@@ -121,14 +121,26 @@ def test_forked_workers_find_the_game_loaded_and_do_not_load_it_again():
         assert run_tasks(backend, _already_loaded, [(code.digest,)] * 4) == [True] * 4
 
 
-def _signal_workers(signum: int, count: int | None = None) -> list[int]:
-    """Send `signum` to worker processes of this process (all, or the first `count`), as the OOM
-    killer or a shell's ^Z would; the pids reached."""
-    workers = sorted(multiprocessing.active_children(), key=lambda child: child.pid)
-    pids = [child.pid for child in workers[:count]]
+def _signal_new_workers(signum: int, known: set[int], count: int | None = None) -> list[int]:
+    """Send `signum` to worker processes started since `known` was taken (all, or the first
+    `count`), as the OOM killer or a shell's ^Z would; the pids reached."""
+    pids = sorted(child.pid for child in multiprocessing.active_children())
+    pids = [pid for pid in pids if pid not in known][:count]
     for pid in pids:
         os.kill(pid, signum)
     return pids
+
+
+def _children() -> set[int]:
+    return {child.pid for child in multiprocessing.active_children()}
+
+
+def _runs(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().rpartition(")")[2].split()[0] not in ("Z", "X")
+    except OSError:
+        return False
 
 
 def _once(action: Callable[[], list[int]], sink: list) -> Callable[[int], None]:
@@ -145,6 +157,7 @@ def _once(action: Callable[[], list[int]], sink: list) -> Callable[[int], None]:
 def test_a_killed_pool_worker_loses_no_game_and_changes_no_result():
     serial = simulate(TTR, players=2, games=24, seed="k", jobs=1)
     killed: list[int] = []
+    known = _children()
     with time_limit(60):
         pooled = simulate(
             TTR,
@@ -152,7 +165,7 @@ def test_a_killed_pool_worker_loses_no_game_and_changes_no_result():
             games=24,
             seed="k",
             jobs=2,
-            progress=_once(lambda: _signal_workers(signal.SIGKILL, 1), killed),
+            progress=_once(lambda: _signal_new_workers(signal.SIGKILL, known, 1), killed),
         )
     assert len(killed) == 1
     assert pooled == SimulationStats(**{**vars(serial), "seconds": pooled.seconds})
@@ -179,6 +192,7 @@ def _slow_square(n: int) -> int:
 @pytest.mark.skipif(sys.platform != "linux", reason="worker processes are stopped by pid")
 def test_stopped_pool_workers_end_the_run_after_the_stall_timeout():
     stopped: list[int] = []
+    known = _children()
     started = time.monotonic()
     with (
         time_limit(30),
@@ -192,10 +206,10 @@ def test_stopped_pool_workers_end_the_run_after_the_stall_timeout():
                 backend,
                 _slow_square,
                 [(n,) for n in range(40)],
-                _once(lambda: _signal_workers(signal.SIGSTOP), stopped),
+                _once(lambda: _signal_new_workers(signal.SIGSTOP, known), stopped),
             )
     assert len(stopped) == 2 and time.monotonic() - started < 15
-    assert multiprocessing.active_children() == []  # the stopped workers were ended
+    assert not any(_runs(pid) for pid in stopped)  # the stopped workers were ended
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="worker processes are killed by pid")
@@ -203,6 +217,7 @@ def test_dask_workers_all_killed_are_replaced_and_the_result_is_unchanged():
     pytest.importorskip("distributed")
     serial = simulate(TTR, players=2, games=40, seed="q", jobs=1)
     killed: list[int] = []
+    known = _children()
     with time_limit(90):
         dask = simulate(
             TTR,
@@ -211,7 +226,7 @@ def test_dask_workers_all_killed_are_replaced_and_the_result_is_unchanged():
             seed="q",
             jobs=2,
             dask="local",
-            progress=_once(lambda: _signal_workers(signal.SIGKILL), killed),
+            progress=_once(lambda: _signal_new_workers(signal.SIGKILL, known), killed),
         )
     assert len(killed) == 2
     assert (dask.wins, dask.mean_scores, dask.decisions) == (
@@ -225,6 +240,7 @@ def test_dask_workers_all_killed_are_replaced_and_the_result_is_unchanged():
 def test_stopped_dask_workers_end_the_run_after_the_stall_timeout():
     pytest.importorskip("distributed")
     stopped: list[int] = []
+    known = _children()
     started = time.monotonic()
     with (
         time_limit(90),
@@ -240,7 +256,7 @@ def test_stopped_dask_workers_end_the_run_after_the_stall_timeout():
             jobs=2,
             dask="local",
             stall=2,
-            progress=_once(lambda: _signal_workers(signal.SIGSTOP), stopped),
+            progress=_once(lambda: _signal_new_workers(signal.SIGSTOP, known), stopped),
         )
     assert len(stopped) == 2 and time.monotonic() - started < 30
 
