@@ -25,13 +25,15 @@ _CHUNK = 1 << 16
 class RunLimits:
     """What one run allows all its engines together: bytes of answers, and a deadline."""
 
-    max_bytes: int = MAX_RUN_BYTES
+    # Unbounded unless given (as `metro conform` does): an engine kept for a long session of
+    # generated tests may answer gigabytes, each line still bounded.
+    max_bytes: float = math.inf
     deadline: float = math.inf  # a time.monotonic() reading after which nothing more is awaited
     used_bytes: int = 0
 
     @classmethod
     def lasting(cls, seconds: float, max_bytes: int = MAX_RUN_BYTES) -> RunLimits:
-        """Limits for a run that starts now and may last `seconds`."""
+        """Limits for a run (of `metro conform`) that starts now and may last `seconds`."""
         return cls(max_bytes, time.monotonic() + seconds)
 
 
