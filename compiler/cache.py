@@ -25,8 +25,9 @@ from dsl.input_checks import MAX_FILE_BYTES, RULE_SUFFIX
 
 CHECK_PREFIX = "# metro-checksum: "
 MAX_ENTRY_BYTES = 64 * 1024 * 1024  # a larger module is compiled each time, never cached
-# Every package whose source shapes a generated module (runtime too: constant evaluation uses it).
-CODE_FOLDERS = ("compiler", "compiler/templates", "dsl", "grammar", "runtime")
+# Every package whose source shapes a generated module (runtime too: constant evaluation uses it),
+# each walked with all its subfolders: a pass in compiler/check/ changes modules as much as codegen.
+CODE_FOLDERS = ("compiler", "dsl", "grammar", "runtime")
 CODE_SUFFIXES = (".py", ".jinja", ".lark")
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -45,13 +46,21 @@ def cache_dir() -> str:
 def code_digest(root: str = _ROOT) -> str:
     """sha256 of the compiler version and the source of every code folder (computed once a process)."""
     digest = hashlib.sha256(COMPILER_VERSION.encode() + b"\0")
-    for folder in CODE_FOLDERS:
-        base = os.path.join(root, folder)
-        for name in sorted(os.listdir(base)):
-            if name.endswith(CODE_SUFFIXES):
-                with open(os.path.join(base, name), "rb") as handle:
-                    _frame(digest, f"{folder}/{name}", handle.read())
+    for name in code_files(root):
+        with open(os.path.join(root, name), "rb") as handle:
+            _frame(digest, name, handle.read())
     return digest.hexdigest()
+
+
+def code_files(root: str = _ROOT) -> list[str]:
+    """Every source file under the code folders, with all their subfolders, as sorted relative paths."""
+    found = []
+    for folder in CODE_FOLDERS:
+        for base, subfolders, names in os.walk(os.path.join(root, folder)):
+            subfolders[:] = [name for name in subfolders if name != "__pycache__"]
+            relative = os.path.relpath(base, root).replace(os.sep, "/")
+            found.extend(f"{relative}/{name}" for name in names if name.endswith(CODE_SUFFIXES))
+    return sorted(found)
 
 
 def input_files(game_file: str, extra: list[str], library_root: str | None = None) -> list[str]:

@@ -7,8 +7,11 @@ The JSON-lines protocol (docs/protocol.md; one object per line each way, players
 `{"op": "view", "player": 0}`, `{"op": "scores"}`, `{"op": "ranking"}`, `{"op": "is_over"}`,
 `{"op": "perft", "depth": 2}`, `{"op": "info"}` and `{"op": "quit"}`. Every answer is
 `{"ok": true, ...}` or `{"ok": false, "error": "..."}`; schemas/protocol/ holds their schemas.
-Answers are read through metro/jsonlines.py: a line over 1 MiB, nesting over 100 levels, text
-that is not UTF-8 or a field of the wrong type is an `EngineError`, never another exception.
+Answers are read one per request through metro/engine_pipe.py and checked by metro/jsonlines.py:
+output nobody asked for, a line over 1 MiB, nesting over 100 levels, text that is not UTF-8 or a
+field of the wrong type is an `EngineError`, never another exception; an engine that uses up what
+the run allows (`RunLimits`: its bytes, its deadline) is an `EngineStopped`. Each engine runs in
+a session of its own, ended whole by `close()`.
 `Lockstep` plays the reference and an engine under test side by side and compares them;
 metro/conform.py runs test vectors against any adapter.
 """
@@ -18,9 +21,9 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import queue
 import random
 import shlex
+import signal
 import subprocess
 import sys
 import threading
@@ -29,6 +32,8 @@ from typing import Protocol, runtime_checkable
 
 from metro import jsonlines
 from metro.battery import BatteryReport, check_step
+from metro.engine_pipe import AnswerPipe, AnswerTimeout, OutOfRun, RunLimits, send
+from metro.jsonlines import LineTooLong
 from metro.perft import perft
 from metro.scenarios import broken_invariants
 from runtime import saves
@@ -38,10 +43,15 @@ from runtime.machine import Action, Game, State
 
 ENGINE_VARIABLE = "METRO_ENGINE"
 BOGUS_ACTION = "no_such_action(0)"
+STDERR_SHOWN = 2000  # characters of an engine's last words on stderr quoted in an error
 
 
 class EngineError(MetroRuntimeError):
     """The engine failed: it crashed, hung, broke the protocol or rejected a request."""
+
+
+class EngineStopped(EngineError):
+    """The engine used up what the whole run allows (its deadline or its output): the run ends."""
 
 
 class Disagreement(AssertionError):
@@ -193,7 +203,13 @@ class LocalAdapter:
 class SubprocessAdapter:
     """An engine in another process speaking the JSON-lines protocol on stdin/stdout."""
 
-    def __init__(self, argv: list[str] | str, timeout: float = 30.0, cwd: str | None = None):
+    def __init__(
+        self,
+        argv: list[str] | str,
+        timeout: float = 30.0,
+        cwd: str | None = None,
+        limits: RunLimits | None = None,
+    ):
         argv = shlex.split(argv) if isinstance(argv, str) else list(argv)
         if not argv:
             raise EngineError("no engine command given")
@@ -201,24 +217,27 @@ class SubprocessAdapter:
             argv[0] = sys.executable  # the interpreter running the tests, with its packages
         self.argv = argv
         self.timeout = timeout
-        self._lines: queue.Queue = queue.Queue()
+        self.limits = limits or RunLimits()
+        self._faulty = False
         self._stderr: deque[str] = deque(maxlen=20)
         try:
+            # A session of its own: close() ends every process the command started, and none
+            # left in the background keeps the engine's pipes open.
             self.process = subprocess.Popen(
-                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd
+                argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                cwd=cwd,
+                start_new_session=True,
             )
         except OSError as error:
             raise EngineError(f"cannot start the engine {shlex.join(argv)}: {error}") from error
-        self._threads = [
-            threading.Thread(
-                target=_pump, args=(self.process.stdout, self._lines.put), daemon=True
-            ),
-            threading.Thread(
-                target=_pump_text, args=(self.process.stderr, self._stderr.append), daemon=True
-            ),
-        ]
-        for thread in self._threads:
-            thread.start()
+        self._answers = AnswerPipe(self.process.stdout.fileno(), self.limits)
+        self._stderr_reader = threading.Thread(
+            target=_pump_text, args=(self.process.stderr, self._stderr.append), daemon=True
+        )
+        self._stderr_reader.start()
 
     def __enter__(self) -> SubprocessAdapter:
         return self
@@ -233,21 +252,28 @@ class SubprocessAdapter:
     def exchange(self, line: bytes, op: str = "a raw request") -> dict:
         """Send one request line as given (tests send malformed ones) and return the checked answer."""
         try:
-            self.process.stdin.write(line)
-            self.process.stdin.flush()
-        except (OSError, ValueError):
-            raise self._gone(op) from None
+            return self._checked_answer(line, op)
+        except EngineError:
+            self._faulty = True  # no polite quit for this engine: close() ends it at once
+            raise
+
+    def _checked_answer(self, line: bytes, op: str) -> dict:
         try:
-            answer = self._lines.get(timeout=self.timeout)
-        except queue.Empty:
+            answer = self._answer(line, op)
+        except OutOfRun as error:
+            self._faulty = True
+            self.close()
+            raise EngineStopped(f"{error} (during '{op}')") from None
+        except AnswerTimeout:
+            self._faulty = True
             self.close()
             raise EngineError(
                 f"the engine did not answer '{op}' within {self.timeout:g} s"
             ) from None
+        except LineTooLong as error:  # the rest of that line is dropped when the next is read
+            raise EngineError(f"the engine answered '{op}' with {error}") from None
         if answer is None:
             raise self._gone(op)
-        if isinstance(answer, jsonlines.LineTooLong):  # the rest of that line is dropped unread
-            raise EngineError(f"the engine answered '{op}' with {answer}")
         try:
             doc = jsonlines.loads(answer)
         except ValueError as error:
@@ -264,6 +290,22 @@ class SubprocessAdapter:
             )
         return doc
 
+    def _answer(self, line: bytes, op: str) -> bytes | None:
+        """The one answer line to one request (None if the engine is gone); unasked output is a breach."""
+        if self.process.stdout.closed:  # closed after a timeout or by the run's limits
+            return None
+        unasked = self._answers.unasked()
+        if unasked:
+            raise EngineError(
+                f"the engine wrote before '{op}' was sent (one answer per request, nothing "
+                f"unasked): {_excerpt(unasked)}"
+            )
+        try:
+            send(self.process.stdin.fileno(), line, self.timeout, self.limits)
+        except (OSError, ValueError):
+            return None
+        return self._answers.read_line(self.timeout)
+
     def _ok(self, op: str, key: str, kind: type, **fields):
         doc = self.request(op, **fields)
         if not doc["ok"]:
@@ -278,9 +320,11 @@ class SubprocessAdapter:
     def _gone(self, op: str) -> EngineError:
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.process.wait(timeout=1)
-        self._threads[1].join(timeout=1)  # let the last words on stderr arrive
+        self._stderr_reader.join(timeout=1)  # let the last words on stderr arrive
         status = self.process.poll()
         tail = "".join(line for line in self._stderr if line).strip()
+        if len(tail) > STDERR_SHOWN:
+            tail = "…" + tail[-STDERR_SHOWN:]
         where = f" (exit status {status})" if status is not None else ""
         return EngineError(
             f"the engine closed its output during '{op}'{where}"
@@ -369,44 +413,25 @@ class SubprocessAdapter:
         return doc
 
     def close(self) -> None:
-        """Ask the engine to quit, then make sure it is gone."""
+        """Ask the engine to quit, then end every process it started (never waits long)."""
         process = self.process
-        if process.poll() is None:
-            try:
-                process.stdin.write(b'{"op": "quit"}\n')
-                process.stdin.flush()
-            except (OSError, ValueError):
-                pass
-        for stream in (process.stdin,):
-            with contextlib.suppress(OSError):
-                stream.close()
-        try:
-            process.wait(timeout=2)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        for thread in self._threads:
-            thread.join(timeout=2)
+        if process.poll() is None and not self._faulty:
+            with contextlib.suppress(OSError, ValueError, AnswerTimeout, OutOfRun):
+                send(process.stdin.fileno(), b'{"op": "quit"}\n', 1.0, RunLimits())
+        with contextlib.suppress(OSError):
+            process.stdin.close()
+        if not self._faulty:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                process.wait(timeout=2)
+        # The whole session, the engine too if it did not quit: a process left behind would
+        # hold the engine's output open.
+        with contextlib.suppress(OSError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+        self._stderr_reader.join(timeout=2)
         process.stdout.close()
-        process.stderr.close()
-
-
-def _pump(stream, sink) -> None:
-    """Engine answers to `sink`: each line's bytes, a LineTooLong for an overlong one, then None."""
-    try:
-        while True:
-            try:
-                line = jsonlines.read_line(stream)
-            except jsonlines.LineTooLong as error:
-                sink(error)
-                jsonlines.skip_line(stream)
-                continue
-            if line is None:
-                break
-            sink(line)
-    except (OSError, ValueError):
-        pass
-    sink(None)
+        if not self._stderr_reader.is_alive():  # closing under a blocked reader would block too
+            process.stderr.close()
 
 
 def _pump_text(stream, sink) -> None:

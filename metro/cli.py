@@ -20,13 +20,14 @@ import compiler
 from compiler import load_game
 from dsl.diagnostics import CompileError
 from dsl.terminal import printable
-from metro.adapter import Adapter, LocalAdapter, SubprocessAdapter
+from metro.adapter import Adapter, EngineError, LocalAdapter, SubprocessAdapter
 from metro.bots import bot_names, make_bot
 from metro.compare import compare, configurations
 from metro.compare_view import print_comparison
 from metro.conform import VectorResult, load_vectors, run_vectors
 from metro.coverage import format_coverage, game_coverage
-from metro.executors import DaskMissing
+from metro.engine_pipe import RUN_DEADLINE, RunLimits
+from metro.executors import STALL_SECONDS, DaskMissing, WorkersLost
 from metro.games import UnknownGame, game_path
 from metro.play import Session
 from metro.playthrough import transcript
@@ -373,7 +374,7 @@ BOTS_OPTION = click.option(
 
 
 def run_options(command: Callable) -> Callable:
-    """Where games run: `--jobs N` local processes or `--dask ADDRESS|local`."""
+    """Where games run: `--jobs N` local processes or `--dask ADDRESS|local`; `--stall-timeout S`."""
     options = [
         click.option(
             "--jobs",
@@ -387,6 +388,15 @@ def run_options(command: Callable) -> Callable:
             metavar="ADDRESS",
             help="Run the games on a Dask cluster: a scheduler's address (tcp://host:8786), "
             "or 'local' to start one on this machine (needs the dask extra).",
+        ),
+        click.option(
+            "--stall-timeout",
+            "stall",
+            type=click.FloatRange(min=0.1),
+            default=STALL_SECONDS,
+            show_default=True,
+            help="Seconds a worker may show no sign of life (stopped, or unreachable) before "
+            "the run is given up.",
         ),
     ]
     for option in reversed(options):
@@ -419,6 +429,8 @@ def progress_bar(label: str, total: int, hidden: bool) -> Iterator[Callable[[int
             yield advance
         except DaskMissing as error:
             raise click.UsageError(str(error)) from None
+        except WorkersLost as error:
+            raise Failure(f"error: {error}") from None
 
 
 @main.command("simulate")
@@ -452,6 +464,7 @@ def simulate_command(
     bots,
     jobs: int,
     dask: str | None,
+    stall: float,
     as_json: bool,
     variants,
     expansions,
@@ -473,6 +486,7 @@ def simulate_command(
             progress=advance,
             bots=specs,
             dask=dask,
+            stall=stall,
         )
     where = f"Dask at {dask}" if dask else _plural(jobs, "job")
     if as_json:
@@ -687,6 +701,13 @@ def testgen_command(
     help="Seconds the engine may take to answer one request.",
 )
 @click.option(
+    "--deadline",
+    type=click.FloatRange(min=0.1),
+    default=RUN_DEADLINE,
+    show_default=True,
+    help="Seconds the whole run may take; an engine still running then fails and the run ends.",
+)
+@click.option(
     "--json",
     "as_json",
     is_flag=True,
@@ -700,6 +721,7 @@ def conform_command(
     only: str,
     fail_fast: bool,
     timeout: float,
+    deadline: float,
     as_json: bool,
     variants,
     expansions,
@@ -713,10 +735,15 @@ def conform_command(
     except (OSError, ValueError, KeyError, TypeError) as error:
         raise Failure(f"error: cannot read the vectors: {error}") from None
     if command is not None:
+        limits = RunLimits.lasting(deadline)  # shared by every engine the run starts
 
         def start() -> Adapter:
-            engine = SubprocessAdapter(command, timeout=timeout)
-            served = engine.info()["game"]
+            engine = SubprocessAdapter(command, timeout=timeout, limits=limits)
+            try:
+                served = engine.info()["game"]
+            except EngineError:
+                engine.close()
+                raise
             if served != game_name:
                 engine.close()
                 raise Failure(
@@ -737,6 +764,7 @@ def conform_command(
 
     results = run_vectors(start, vectors, report, fail_fast)
     failed = sum(not r.passed for r in results)
+    stopped = bool(results) and results[-1].stopped
     if as_json:
         say(
             json.dumps(
@@ -744,6 +772,7 @@ def conform_command(
                     "game": game_name,
                     "passed": len(results) - failed,
                     "failed": failed,
+                    "stopped": results[-1].difference if stopped else None,
                     "results": [r.to_doc() for r in results],
                 },
                 ensure_ascii=False,
@@ -751,6 +780,11 @@ def conform_command(
         )
     else:
         say(f"{len(results) - failed} passed, {failed} failed")
+        if stopped:
+            say(
+                f"stopped after {len(results)} of {len(vectors)} vectors: the engine used up what "
+                "the run allows, so it fails"
+            )
     if failed:
         raise click.exceptions.Exit(1)
 
@@ -820,6 +854,7 @@ def compare_command(
     bots,
     jobs: int,
     dask: str | None,
+    stall: float,
     as_json: bool,
     report: str | None,
 ) -> None:
@@ -847,7 +882,7 @@ def compare_command(
     try:
         with progress_bar("comparing", games * len(configs), as_json) as advance:
             result = compare(
-                path, players, games, seed, specs, configs, map_path, jobs, dask, advance
+                path, players, games, seed, specs, configs, map_path, jobs, dask, advance, stall
             )
     except ScipyMissing as error:
         raise click.UsageError(str(error)) from None

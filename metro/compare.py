@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from metro.executors import open_backend, run_tasks
+from metro.executors import STALL_SECONDS, open_backend, run_tasks
 from metro.games import game_path
 from metro.simulate import (
     BATCHES_PER_WORKER,
@@ -256,6 +256,7 @@ def compare(
     jobs: int = 1,
     dask: str | None = None,
     progress: Callable[[int], None] | None = None,
+    stall: float = STALL_SECONDS,
 ) -> CompareResult:
     """Play `games` seeded games of every configuration, then summarise and compare them."""
     if games < 2:
@@ -268,7 +269,7 @@ def compare(
     ]
     prepared = [prepare(setup) for setup in setups]  # every compile error before any game
     started = time.perf_counter()
-    with open_backend(jobs, dask) as backend:
+    with open_backend(jobs, dask, stall) as backend:
         parts = SERIAL_BATCHES if backend.workers == 1 else backend.workers * BATCHES_PER_WORKER
         parts = max(1, parts // len(configs))
         owners, tasks = [], []

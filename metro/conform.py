@@ -4,7 +4,8 @@ Each vector starts a game with explicit chance and runs its steps (metro/vectors
 step where the engine answers differently fails the vector with the smallest difference found
 (the JSON path of the first differing value, or the ids one list of legal actions lacks).
 An engine that crashes or breaks the protocol fails the vector it was running and is started
-again for the next one.
+again for the next one; one that uses up what the whole run allows (its deadline, its bytes of
+output: metro/engine_pipe.py) fails the vector it was running and ends the run.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from metro.adapter import Adapter, EngineError
+from metro.adapter import Adapter, EngineError, EngineStopped
 from metro.vectors import Vector, VectorFileError, read_vector_files
 
 SHOWN = 120  # characters of a value shown in a difference
@@ -29,6 +30,7 @@ class VectorResult:
     passed: bool
     step: int | None = None
     difference: str = ""
+    stopped: bool = False  # the engine used up the run's limits: no vector runs after this one
 
     def to_doc(self) -> dict:
         """JSON form (schemas/conform.schema.json)."""
@@ -85,15 +87,18 @@ def run_vectors(
     engine = None
     try:
         for path, vector in vectors:
-            if engine is None:
-                engine = start_engine()
-            result = run_vector(engine, vector, path)
-            if not result.passed and result.difference.startswith("engine error"):
+            try:
+                if engine is None:
+                    engine = start_engine()
+                result = run_vector(engine, vector, path)
+            except EngineStopped as error:  # while starting: run_vector reports its own
+                result = _engine_failed(VectorResult(path, vector.id, vector.name, False), 0, error)
+            if engine is not None and result.difference.startswith("engine error"):
                 engine.close()
                 engine = None
             results.append(result)
             report(result)
-            if fail_fast and not result.passed:
+            if result.stopped or (fail_fast and not result.passed):
                 break
     finally:
         if engine is not None:
@@ -112,8 +117,15 @@ def run_vector(engine: Adapter, vector: Vector, path: str = "") -> VectorResult:
     except Mismatch as mismatch:
         result.passed, result.step, result.difference = False, mismatch.step, str(mismatch)
     except EngineError as error:
-        result.passed, result.step = False, max(step, 0)
-        result.difference = f"engine error at step {max(step, 0)}: {error}"
+        _engine_failed(result, max(step, 0), error)
+    return result
+
+
+def _engine_failed(result: VectorResult, step: int, error: EngineError) -> VectorResult:
+    """`result` failed by an engine error at `step` (which ends the run if the engine used it up)."""
+    result.passed, result.step = False, step
+    result.difference = f"engine error at step {step}: {error}"
+    result.stopped = isinstance(error, EngineStopped)
     return result
 
 

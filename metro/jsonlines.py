@@ -1,8 +1,8 @@
 """Bounded JSON lines: reading one line and one JSON document from an untrusted peer.
 
-Both ends of the engine protocol (metro/adapter.py, examples/json_engine.py) read through
-these, so a peer can never make the other side hold a line longer than `MAX_LINE_BYTES`,
-recurse on deep nesting, or carry text that is not Unicode.
+Both ends of the engine protocol check lines through these (metro/adapter.py with
+metro/engine_pipe.py, examples/json_engine.py), so a peer can never make the other side hold a
+line longer than `MAX_LINE_BYTES`, recurse on deep nesting, or carry text that is not Unicode.
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ from fractions import Fraction
 
 from compiler.loading import game_from_source, game_source
 from metro.bots import Bot, make_bot
-from metro.executors import open_backend, run_tasks
+from metro.executors import STALL_SECONDS, open_backend, run_tasks
 from metro.games import game_path
 from runtime.errors import MetroRuntimeError, RuleError
 from runtime.machine import Game
@@ -293,11 +293,13 @@ def simulate(
     progress: Callable[[int], None] | None = None,
     bots: Sequence[str] | None = None,
     dask: str | None = None,
+    stall: float = STALL_SECONDS,
 ) -> SimulationStats:
     """Play `games` seeded games of `game` (a name or path); `bots` (one per seat) or `bot` for all.
 
     `jobs` worker processes on this machine, or a Dask cluster: `dask` is a scheduler's
-    address or "local". The results are the same whichever runs the games.
+    address or "local". The results are the same whichever runs the games; a run in which no
+    batch finishes for `stall` seconds ends with WorkersLost.
     """
     if games < 1:
         raise ValueError(f"the number of games must be at least 1, not {games}")
@@ -316,7 +318,7 @@ def simulate(
         if progress is not None:
             progress(part.games)
 
-    with open_backend(jobs, dask) as backend:
+    with open_backend(jobs, dask, stall) as backend:
         parts = SERIAL_BATCHES if backend.workers == 1 else backend.workers * BATCHES_PER_WORKER
         tasks = [(code, setup, start, count) for start, count in batches(games, parts)]
         run_tasks(backend, run_batch, tasks, merge)

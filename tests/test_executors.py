@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import os
+import signal
 import sys
+import time
+from collections.abc import Callable
 from concurrent.futures import Future
 
 import pytest
 
-from metro.executors import Backend, SerialExecutor, open_backend, run_tasks
-from metro.simulate import _LOADED, GameCode, Setup, load, simulate
+from metro import executors
+from metro.executors import Backend, SerialExecutor, WorkersLost, open_backend, run_tasks
+from metro.simulate import _LOADED, GameCode, Setup, SimulationStats, load, simulate
 from runtime.errors import RuleError
 from tests.conftest import ROOT
+from tests.timeouts import time_limit
 
 TTR = os.path.join(ROOT, "games", "ticket_to_ride")
 
@@ -54,7 +60,7 @@ def test_a_task_whose_worker_failed_is_run_again_and_nothing_is_lost():
 
 
 def test_a_task_failing_more_than_the_retries_stops_the_run():
-    with pytest.raises(ConnectionError):
+    with pytest.raises(WorkersLost, match=r"batch 1 of 1 failed 4 times .* ConnectionError"):
         run_tasks(Backend(FlakyExecutor(failures=99), 1, "down"), _square, [(1,)])
 
 
@@ -113,3 +119,158 @@ def test_forked_workers_find_the_game_loaded_and_do_not_load_it_again():
     load(code)  # as simulate() does before it starts the pool
     with open_backend(jobs=2) as backend:
         assert run_tasks(backend, _already_loaded, [(code.digest,)] * 4) == [True] * 4
+
+
+def _signal_new_workers(signum: int, known: set[int], count: int | None = None) -> list[int]:
+    """Send `signum` to worker processes started since `known` was taken (all, or the first
+    `count`), as the OOM killer or a shell's ^Z would; the pids reached."""
+    pids = sorted(child.pid for child in multiprocessing.active_children())
+    pids = [pid for pid in pids if pid not in known][:count]
+    for pid in pids:
+        os.kill(pid, signum)
+    return pids
+
+
+def _children() -> set[int]:
+    return {child.pid for child in multiprocessing.active_children()}
+
+
+def _runs(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().rpartition(")")[2].split()[0] not in ("Z", "X")
+    except OSError:
+        return False
+
+
+def _once(action: Callable[[], list[int]], sink: list) -> Callable[[int], None]:
+    """A progress callback that runs `action` at the first finished batch only."""
+
+    def progress(finished: int) -> None:
+        if not sink:
+            sink.extend(action())
+
+    return progress
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="worker processes are killed by pid")
+def test_a_killed_pool_worker_loses_no_game_and_changes_no_result():
+    serial = simulate(TTR, players=2, games=24, seed="k", jobs=1)
+    killed: list[int] = []
+    known = _children()
+    with time_limit(60):
+        pooled = simulate(
+            TTR,
+            players=2,
+            games=24,
+            seed="k",
+            jobs=2,
+            progress=_once(lambda: _signal_new_workers(signal.SIGKILL, known, 1), killed),
+        )
+    assert len(killed) == 1
+    assert pooled == SimulationStats(**{**vars(serial), "seconds": pooled.seconds})
+
+
+def _kill_own_worker(n: int) -> int:
+    os.kill(os.getpid(), signal.SIGKILL)
+    return n
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="worker processes are killed by pid")
+def test_workers_killed_again_and_again_end_the_run_with_a_clear_error(monkeypatch):
+    monkeypatch.setattr(executors, "POOL_RESTARTS", 2)
+    with time_limit(60), open_backend(jobs=2) as backend:
+        with pytest.raises(WorkersLost, match=r"killed 3 times .* after 2 fresh pools"):
+            run_tasks(backend, _kill_own_worker, [(n,) for n in range(4)])
+
+
+def _slow_square(n: int) -> int:
+    time.sleep(0.1)
+    return n * n
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="worker processes are stopped by pid")
+def test_stopped_pool_workers_end_the_run_after_the_stall_timeout():
+    stopped: list[int] = []
+    known = _children()
+    started = time.monotonic()
+    with (
+        time_limit(30),
+        pytest.raises(
+            WorkersLost,
+            match=r"worker process \d+ of 2 local processes has shown no sign of life for 1 s",
+        ),
+    ):
+        with open_backend(jobs=2, stall=1) as backend:
+            run_tasks(
+                backend,
+                _slow_square,
+                [(n,) for n in range(40)],
+                _once(lambda: _signal_new_workers(signal.SIGSTOP, known), stopped),
+            )
+    assert len(stopped) == 2 and time.monotonic() - started < 15
+    assert not any(_runs(pid) for pid in stopped)  # the stopped workers were ended
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="worker processes are killed by pid")
+def test_dask_workers_all_killed_are_replaced_and_the_result_is_unchanged():
+    pytest.importorskip("distributed")
+    serial = simulate(TTR, players=2, games=40, seed="q", jobs=1)
+    killed: list[int] = []
+    known = _children()
+    with time_limit(90):
+        dask = simulate(
+            TTR,
+            players=2,
+            games=40,
+            seed="q",
+            jobs=2,
+            dask="local",
+            progress=_once(lambda: _signal_new_workers(signal.SIGKILL, known), killed),
+        )
+    assert len(killed) == 2
+    assert (dask.wins, dask.mean_scores, dask.decisions) == (
+        serial.wins,
+        serial.mean_scores,
+        serial.decisions,
+    )
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="worker processes are stopped by pid")
+def test_stopped_dask_workers_end_the_run_after_the_stall_timeout():
+    pytest.importorskip("distributed")
+    stopped: list[int] = []
+    known = _children()
+    started = time.monotonic()
+    with (
+        time_limit(90),
+        pytest.raises(
+            WorkersLost, match=r"worker .* of Dask at local has shown no sign of life for 2 s"
+        ),
+    ):
+        simulate(
+            TTR,
+            players=2,
+            games=200,
+            seed="s",
+            jobs=2,
+            dask="local",
+            stall=2,
+            progress=_once(lambda: _signal_new_workers(signal.SIGSTOP, known), stopped),
+        )
+    assert len(stopped) == 2 and time.monotonic() - started < 30
+
+
+def test_lost_workers_are_a_clear_error_on_the_command_line(monkeypatch):
+    from click.testing import CliRunner
+
+    from metro import cli
+
+    def lose(*args, **kwargs):
+        raise WorkersLost("workers of 2 local processes were killed 4 times")
+
+    monkeypatch.setattr(cli, "simulate", lose)
+    result = CliRunner().invoke(cli.main, ["simulate", TTR, "--games", "2", "--jobs", "2"])
+    assert result.exit_code == 1
+    assert "error: workers of 2 local processes were killed 4 times" in result.output
+    assert "internal error" not in result.output
