@@ -213,7 +213,7 @@ def test_stopped_pool_workers_end_the_run_after_the_stall_timeout():
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="worker processes are killed by pid")
-def test_dask_workers_all_killed_are_replaced_and_the_result_is_unchanged():
+def test_dask_workers_all_killed_are_replaced_and_the_result_is_unchanged(capfd):
     pytest.importorskip("distributed")
     serial = simulate(TTR, players=2, games=40, seed="q", jobs=1)
     killed: list[int] = []
@@ -229,6 +229,7 @@ def test_dask_workers_all_killed_are_replaced_and_the_result_is_unchanged():
             progress=_once(lambda: _signal_new_workers(signal.SIGKILL, known), killed),
         )
     assert len(killed) == 2
+    assert "Traceback" not in capfd.readouterr().err  # Dask's own logs reach no user
     assert (dask.wins, dask.mean_scores, dask.decisions) == (
         serial.wins,
         serial.mean_scores,
@@ -237,7 +238,7 @@ def test_dask_workers_all_killed_are_replaced_and_the_result_is_unchanged():
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="worker processes are stopped by pid")
-def test_stopped_dask_workers_end_the_run_after_the_stall_timeout():
+def test_stopped_dask_workers_end_the_run_after_the_stall_timeout(capfd):
     pytest.importorskip("distributed")
     stopped: list[int] = []
     known = _children()
@@ -259,6 +260,7 @@ def test_stopped_dask_workers_end_the_run_after_the_stall_timeout():
             progress=_once(lambda: _signal_new_workers(signal.SIGSTOP, known), stopped),
         )
     assert len(stopped) == 2 and time.monotonic() - started < 30
+    assert "Traceback" not in capfd.readouterr().err  # Dask's own logs reach no user
 
 
 def test_lost_workers_are_a_clear_error_on_the_command_line(monkeypatch):
