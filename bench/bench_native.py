@@ -4,7 +4,7 @@ module run by Python, on the same seeded games (results must be byte-identical).
 Run from the repository root: `python bench/bench_native.py [GAME] [--games 60]` (needs Cython
 and a C compiler: `pip install cython`). The module is compiled into a temporary directory;
 rates are per CPU second of this process, alternating batches. metro keeps a native path only
-if it is at least 1.5 times faster (issue 14); see the README's Speed section for the result.
+if it is at least 1.5 times faster (issue 14); see docs/speed.md for the result.
 """
 
 from __future__ import annotations

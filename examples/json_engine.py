@@ -1,4 +1,4 @@
-"""A stand-alone engine serving one compiled game over the JSON-lines protocol (see README.md).
+"""A stand-alone engine serving one compiled game over the JSON-lines protocol (see docs/protocol.md).
 
     python examples/json_engine.py games/ticket_to_ride [--variant NAME] [--with EXPANSION]
 

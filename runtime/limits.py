@@ -1,4 +1,4 @@
-"""The documented limits on the work one rule file can ask for (quoted by the README).
+"""The documented limits on the work one rule file can ask for (quoted by docs/limits.md).
 
 Compile time refuses what is constant; at run time the same limits raise a `RuleError`
 at the `.metro` line of the construct that went past them.

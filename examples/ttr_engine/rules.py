@@ -2,7 +2,7 @@
 
 Nothing here comes from metro: this is an engine of its own, with its own data structures, that
 speaks the conformance protocol (serve.py). Where the rulebook leaves a choice open it follows
-the readings the project documents for its rules (README, "Readings of the rule texts"):
+the readings the project documents for its rules (docs/readings.md):
 
 - the face-up cards are redealt at most 5 times in a row (a deck rich in locomotives could loop);
 - when a draw meets an empty deck, the discards are shuffled into a new deck;
