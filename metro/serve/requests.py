@@ -41,11 +41,21 @@ class MatchRequest:
 
 @dataclass(frozen=True)
 class ActionRequest:
-    """A seat's decision, taken at the position after `decisions` decisions."""
+    """A seat's decision, taken at the position after `decisions` decisions (at `version`)."""
 
     token: str
     action: str
     decisions: int
+    version: int | None  # the match's version the client saw (None: not stated)
+
+
+@dataclass(frozen=True)
+class UndoRequest:
+    """A seat's request to take back its last decision, the match after `decisions` decisions."""
+
+    token: str
+    decisions: int
+    version: int | None
 
 
 def json_body(body: bytes) -> dict:
@@ -147,4 +157,15 @@ def match_request(doc: dict) -> MatchRequest:
 
 def action_request(doc: dict) -> ActionRequest:
     """A decision's request, checked for form."""
-    return ActionRequest(_text(doc, "token"), _text(doc, "action"), _count(doc, "decisions"))
+    return ActionRequest(
+        _text(doc, "token"), _text(doc, "action"), _count(doc, "decisions"), _version(doc)
+    )
+
+
+def undo_request(doc: dict) -> UndoRequest:
+    """An undo's request, checked for form."""
+    return UndoRequest(_text(doc, "token"), _count(doc, "decisions"), _version(doc))
+
+
+def _version(doc: dict) -> int | None:
+    return None if doc.get("version") is None else _count(doc, "version")
