@@ -133,10 +133,12 @@ def test_undo_at_a_simultaneous_choice_and_on_one_s_own_turn(server):
     state, _ = table.engine()
     (mover,) = state.to_move
     claim = table.first(mover, "claim_route")
+    before = server.stored_decisions(table.id)
     table.act(mover, claim)
     assert table.doc(mover)["undo"] and not table.doc(1 - mover)["undo"]
     assert table.undo(1 - mover).status == 409  # not the other seat's decision
     assert table.undo(mover).status == 200
+    assert server.stored_decisions(table.id) == before
     table.check_every_seat()
     # ... until another seat has decided since
     table.act(mover, claim)

@@ -24,6 +24,7 @@ class SeatInfo:
     seat: int
     bot: str | None
     absent: bool  # a person gone, their seat played by a stand-in bot until they return
+    failed: str | None = None  # why the seat's bot was replaced by a fallback, in words
 
 
 def match_document(

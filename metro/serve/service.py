@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 import anyio.to_thread
 
 from dsl.diagnostics import CompileError
-from metro.bots import Bot, bot_names, make_bot
+from metro.bots import Bot, RandomBot, bot_names, make_bot
 from metro.moves import MoveLog
 from metro.render.pictures import Pictures
 from metro.replay import replay_page
@@ -57,6 +57,7 @@ from runtime.errors import MetroRuntimeError
 from runtime.machine import Action, State
 
 SEED_BITS = 31  # a seed the server draws when the request names none
+FALLBACK_BOT = "random"  # takes the seat of a bot that failed: it runs no rules of its own
 
 log = logging.getLogger(__name__)
 
@@ -91,6 +92,7 @@ class Match:
     leaving: dict[int, asyncio.TimerHandle] = field(default_factory=dict)
     checked: float = 0.0  # when it last looked for other processes' decisions (monotonic)
     refusals: dict[tuple[int, int], str | None] = field(default_factory=dict)  # undo verdicts
+    failures: dict[int, str] = field(default_factory=dict)  # seat -> why its bot was replaced
 
     def bot_of(self, seat: int) -> Bot | None:
         """Who decides for a seat on the server: its bot, a stand-in, or None (a person)."""
@@ -107,7 +109,8 @@ class Match:
     def seat_infos(self) -> list[SeatInfo]:
         """Who sits where, as everyone may know it."""
         return [
-            SeatInfo(seat, r.bot, seat in self.absent) for seat, r in enumerate(self.record.seats)
+            SeatInfo(seat, r.bot, seat in self.absent, self.failures.get(seat))
+            for seat, r in enumerate(self.record.seats)
         ]
 
     def notify(self) -> None:
@@ -412,16 +415,46 @@ class MatchService:
                     return
                 seat, position, version = seats[0], state.clone(), match.version
                 bot = match.bot_of(seat)
-            action = await anyio.to_thread.run_sync(bot.choose, position, seat)
             try:
+                action = await anyio.to_thread.run_sync(bot.choose, position, seat)
                 async with match.lock:
                     # a person back meanwhile decides for themselves
                     if match.version == version and match.bot_of(seat) is bot:
                         await self._commit(match, seat, action)
             except BadRequest as refused:
-                if refused.status != 409:
-                    raise
-                await self.catch_up(match)  # another process decided first: look again
+                if refused.status == 409:
+                    await self.catch_up(match)  # another process decided first: look again
+                    continue
+                if not self._replace_failed_bot(match, seat, bot, refused):
+                    return
+            except MetroRuntimeError as error:  # a bot whose rules raise must not stop the match
+                if not self._replace_failed_bot(match, seat, bot, error):
+                    return
+
+    def _replace_failed_bot(self, match: Match, seat: int, bot: Bot, error: Exception) -> bool:
+        """Put the fallback bot in the seat of `bot`, which failed; False if it was the fallback.
+
+        The seat's document says so in general words: the error's own text could show values
+        hidden from the players, so only the server's log has it.
+        """
+        log.error("the bot of seat %d in match %s failed", seat, match.record.id, exc_info=error)
+        number = len(match.state.history)
+        spec = match.record.seats[seat].bot or STAND_IN_BOT
+        if isinstance(bot, RandomBot):
+            match.failures[seat] = (
+                f"the {FALLBACK_BOT} bot failed too at decision {number}: the rules fail here, "
+                "so this seat's bots stop (the server's log has the details)"
+            )
+            match.notify()
+            return False
+        fallback = make_bot(FALLBACK_BOT, f"{match.record.seed}/{seat}/fallback", match.state.game)
+        (match.bots if seat in match.bots else match.absent)[seat] = fallback
+        match.failures[seat] = (
+            f"the bot '{spec}' failed at decision {number} (its rules raised an error; the "
+            f"server's log has the details): the {FALLBACK_BOT} bot plays this seat now"
+        )
+        match.notify()
+        return True
 
     # ------------------------------------------------------------ setting up
 

@@ -211,7 +211,8 @@ function boardClicked(event) {
 function seatText(doc) {
   return (seat) => {
     const who = seat.bot !== null ? `bot ${seat.bot}` : seat.absent ? "away (a bot plays meanwhile)" : "a person";
-    return `P${seat.seat + 1}: ${who}${seat.seat === doc.seat ? " (you)" : ""}`;
+    const failed = seat.failed === null ? "" : ` (${seat.failed})`;
+    return `P${seat.seat + 1}: ${who}${seat.seat === doc.seat ? " (you)" : ""}${failed}`;
   };
 }
 
