@@ -17,7 +17,12 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from metro.bots import bot_names
-from metro.serve.limits import MAX_BODY_BYTES, MAX_CONNECTIONS, MAX_CONNECTIONS_PER_MATCH
+from metro.serve.limits import (
+    BOT_BUDGETS,
+    MAX_BODY_BYTES,
+    MAX_CONNECTIONS,
+    MAX_CONNECTIONS_PER_MATCH,
+)
 from metro.serve.requests import (
     BadRequest,
     action_request,
@@ -59,6 +64,11 @@ def create_app(service: MatchService, hosts: list[str]) -> Starlette:
                     "variants": list(entry.variants),
                     "expansions": list(entry.expansions),
                     "bots": bot_names(game),
+                    "budgets": [
+                        {"bot": b.bot, "unit": b.unit, "suffix": b.suffix, "max": b.most}
+                        for b in BOT_BUDGETS
+                        if b.bot in bot_names(game)
+                    ],
                 }
             )
         return JSONResponse(listed)
