@@ -61,8 +61,10 @@ def test_two_people_choose_in_secret_and_neither_page_shows_the_other_s(chromium
     secrets = {seat: offered(state, seat) for seat in (0, 1)}
     assert set(secrets[0]).isdisjoint(secrets[1])
     pages = {}
+    contexts = []
     for seat in created["seats"]:
-        page = chromium.new_context().new_page()  # one browser profile per person
+        contexts.append(chromium.new_context())  # one browser profile per person
+        page = contexts[-1].new_page()
         page.goto(server.base + seat["url"])
         page.wait_for_selector("button.choice", timeout=WAIT_MS)
         pages[seat["seat"]] = page
@@ -95,6 +97,8 @@ def test_two_people_choose_in_secret_and_neither_page_shows_the_other_s(chromium
         at_decision(page, 2)
     assert not pages[1].is_visible("#undo")  # the last choice revealed the round
     assert [s for s, _ in server.stored_decisions(created["match"])] == [0, 1]
+    for context in contexts:
+        context.close()
 
 
 def test_a_bot_s_budget_is_a_bounded_number_in_the_lobby(chromium, server):
