@@ -127,12 +127,19 @@ class Match:
         self.refusals.clear()
         self.notify()
 
-    def took_back(self, before: State) -> None:
-        """Make `before`, the position before the last decision, the match's (its undo written)."""
+    def before_last(self) -> State:
+        """The position before the last decision (replayed once if not known)."""
+        if self.previous is None:
+            state = self.state
+            self.previous = state.game.replay(state.n, self.record.seed, state.history[:-1])
+        return self.previous
+
+    def took_back(self) -> None:
+        """Make the position before the last decision the match's (its undo written)."""
         # An undo never follows a move that revealed earlier secret ones (undo.py, rule 4),
         # so the log loses its last move and nothing else.
         self.log.moves.pop()
-        self.state, self.previous = before, None
+        self.state, self.previous = self.before_last(), None
         self.numbers.pop()
         self.version += 1
         self.refusals.clear()
@@ -252,11 +259,8 @@ class MatchService:
             if last != seat:
                 refusal = "the last decision is another seat's"
             else:
-                if match.previous is None:
-                    game, record = state.game, match.record
-                    match.previous = game.replay(state.n, record.seed, state.history[:-1])
                 seed = f"{match.record.seed}/{match.version}"
-                refusal = undo_refusal(match.previous, state, seat, action, seed)
+                refusal = undo_refusal(match.before_last(), state, seat, action, seed)
             match.refusals[key] = refusal
         return match.refusals[key]
 
@@ -308,7 +312,7 @@ class MatchService:
             action = match.state.history[-1][1]
             row = DecisionRecord(match.version, seat, action.id, takes_back=match.numbers[-1])
             await self._write(match, row, over=False)
-            match.took_back(match.previous)
+            match.took_back()
         self._wake_bots(match)
         return self.document(match, seat)
 
@@ -320,18 +324,13 @@ class MatchService:
             if not newer:
                 return
             for row in newer:
-                state = match.state
                 if row.takes_back is None:
-                    action = state.game.parse_action(row.action)
-                    after = state.clone()
+                    action = match.state.game.parse_action(row.action)
+                    after = match.state.clone()
                     after.apply(row.seat, action)
                     match.took(after, row.seat, action)
                 else:
-                    before = match.previous
-                    if before is None:
-                        history = state.history[:-1]
-                        before = state.game.replay(state.n, match.record.seed, history)
-                    match.took_back(before)
+                    match.took_back()
         self._wake_bots(match)
 
     async def follow(self, match: Match, changed: asyncio.Event) -> None:
@@ -376,6 +375,7 @@ class MatchService:
         if timer is not None:
             timer.cancel()
         if match.absent.pop(seat, None) is not None:
+            match.failures.pop(seat, None)  # what a failed stand-in left no longer holds
             match.notify()
 
     def leave(self, match: Match, seat: int | None) -> None:
@@ -439,7 +439,9 @@ class MatchService:
         """
         log.error("the bot of seat %d in match %s failed", seat, match.record.id, exc_info=error)
         number = len(match.state.history)
-        spec = match.record.seats[seat].bot or STAND_IN_BOT
+        failed = (
+            f"the bot '{match.record.seats[seat].bot}'" if seat in match.bots else "the stand-in"
+        )
         if isinstance(bot, RandomBot):
             match.failures[seat] = (
                 f"the {FALLBACK_BOT} bot failed too at decision {number}: the rules fail here, "
@@ -450,7 +452,7 @@ class MatchService:
         fallback = make_bot(FALLBACK_BOT, f"{match.record.seed}/{seat}/fallback", match.state.game)
         (match.bots if seat in match.bots else match.absent)[seat] = fallback
         match.failures[seat] = (
-            f"the bot '{spec}' failed at decision {number} (its rules raised an error; the "
+            f"{failed} failed at decision {number} (its rules raised an error; the "
             f"server's log has the details): the {FALLBACK_BOT} bot plays this seat now"
         )
         match.notify()
