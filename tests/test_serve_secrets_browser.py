@@ -4,6 +4,7 @@ Playwright or /usr/bin/chromium."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from dataclasses import asdict
@@ -22,6 +23,14 @@ from tests.test_serve_browser import CHROMIUM, CHROMIUM_ARGS, WAIT_MS
 
 TTR = "ticket_to_ride"
 HUMAN = {"human": True}
+# Runs in a page before its own scripts: notes every text of `FORBIDDEN` the page ever holds.
+WATCH_FOR = """
+window.leaks = [];
+new MutationObserver(() => {
+  const html = document.documentElement.outerHTML;
+  for (const text of FORBIDDEN) if (html.includes(text)) window.leaks.push(text);
+}).observe(document, { subtree: true, childList: true, characterData: true, attributes: true });
+"""
 
 
 @pytest.fixture(scope="module")
@@ -62,9 +71,16 @@ def test_two_people_choose_in_secret_and_neither_page_shows_the_other_s(chromium
     assert set(secrets[0]).isdisjoint(secrets[1])
     pages = {}
     contexts = []
+    heard = {0: [], 1: []}  # every websocket message each page received
     for seat in created["seats"]:
         contexts.append(chromium.new_context())  # one browser profile per person
+        others = json.dumps(secrets[1 - seat["seat"]])
+        contexts[-1].add_init_script(f"const FORBIDDEN = {others};" + WATCH_FOR)
         page = contexts[-1].new_page()
+        page.on(
+            "websocket",
+            lambda ws, s=seat["seat"]: ws.on("framereceived", lambda m: heard[s].append(m)),
+        )
         page.goto(server.base + seat["url"])
         page.wait_for_selector("button.choice", timeout=WAIT_MS)
         pages[seat["seat"]] = page
@@ -97,6 +113,10 @@ def test_two_people_choose_in_secret_and_neither_page_shows_the_other_s(chromium
         at_decision(page, 2)
     assert not pages[1].is_visible("#undo")  # the last choice revealed the round
     assert [s for s, _ in server.stored_decisions(created["match"])] == [0, 1]
+    for seat, page in pages.items():  # ever: no page held, no message brought, the other's
+        assert page.evaluate("window.leaks") == [], seat
+        assert len(heard[seat]) >= 5, seat
+        assert not any(label in m for m in heard[seat] for label in secrets[1 - seat]), seat
     for context in contexts:
         context.close()
 
