@@ -6,8 +6,6 @@ standing decisions, says what every seat must see after an undo.
 
 from __future__ import annotations
 
-import sqlite3
-
 import pytest
 
 pytest.importorskip("starlette")
@@ -17,7 +15,6 @@ pytest.importorskip("sqlalchemy")
 from compiler import load_game
 from metro.games import game_path
 from metro.moves import replayed
-from metro.serve.store import DecisionRecord, Store, live_decisions
 from tests.serve_helpers import Server, postgresql
 from tests.test_serve import HUMAN, TTR, expected, seen, valid
 
@@ -257,19 +254,3 @@ def test_an_undo_survives_a_restart_and_reaches_a_second_server(shared_database)
         assert not table.doc(mover)["undo"]  # the claim it took back is gone
     finally:
         restarted.stop()
-
-
-def test_a_database_from_before_undo_is_read_with_its_decisions_standing(tmp_path):
-    database = tmp_path / "old.sqlite3"
-    with sqlite3.connect(database) as db:  # the tables as the first slice made them
-        db.execute(
-            "CREATE TABLE decisions (match_id VARCHAR(32) NOT NULL, number INTEGER NOT NULL,"
-            " seat INTEGER NOT NULL, action TEXT NOT NULL, PRIMARY KEY (match_id, number))"
-        )
-        db.executemany("INSERT INTO decisions VALUES ('m', ?, ?, ?)", [(0, 0, "a"), (1, 1, "b")])
-    store = Store(f"sqlite:///{database}")
-    rows = store.rows("m")
-    assert rows == [DecisionRecord(0, 0, "a"), DecisionRecord(1, 1, "b")]
-    store.add_row("m", DecisionRecord(2, 1, "b", takes_back=1), over=False)
-    assert live_decisions(store.rows("m")) == [DecisionRecord(0, 0, "a")]
-    store.engine.dispose()
