@@ -949,13 +949,29 @@ def lsp_command() -> None:
     metavar="SECONDS",
     help="A bot stands in for a person whose page has been closed this long (0: never; default 60).",
 )
+@click.option(
+    "--export",
+    "export",
+    nargs=2,
+    default=None,
+    metavar="MATCH FILE",
+    help="Serve nothing: save match MATCH of the database as FILE, for `metro play --load FILE`.",
+)
 def serve_command(
-    games: tuple[str, ...], host: str, port: int, db: str | None, absent_seconds: float | None
+    games: tuple[str, ...],
+    host: str,
+    port: int,
+    db: str | None,
+    absent_seconds: float | None,
+    export: tuple[str, str] | None,
 ) -> None:
     """Play games in the browser: a lobby, matches with people and bots (all shipped games if none given).
 
     Needs the serve extra: pip install 'metro-games[serve]'.
     """
+    if export is not None:
+        _export_match(list(games), db, *export)
+        return
     try:
         from metro.serve.server import run  # starlette, uvicorn and sqlalchemy load only now
     except ImportError as error:
@@ -968,6 +984,27 @@ def serve_command(
         run(list(games), host, port, db, absent_seconds)
     except UnknownGame as error:
         raise Failure(f"error: {error}") from None
+
+
+def _export_match(games: list[str], db: str | None, match_id: str, path: str) -> None:
+    """`metro serve --export`: a match of the database as a `metro play` save."""
+    try:
+        from metro.serve.catalog import Catalog
+        from metro.serve.export import ExportError, export_match
+        from metro.serve.store import Store, default_url
+    except ImportError as error:
+        if str(error.name).split(".")[0] != "sqlalchemy":
+            raise
+        raise Failure(
+            "error: `metro serve` needs the serve extra: pip install 'metro-games[serve]'"
+        ) from None
+    try:
+        export_match(Store(db or default_url()), Catalog(games), match_id, path)
+    except (ExportError, UnknownGame) as error:
+        raise Failure(f"error: {error}") from None
+    except OSError as error:
+        raise Failure(f"error: cannot write {path}: {error.strerror or error}") from None
+    click.echo(f"Saved match {match_id} to {path}. Continue it with: metro play --load {path}")
 
 
 @main.command("fmt")

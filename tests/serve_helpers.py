@@ -96,8 +96,23 @@ class Server:
         return answer.doc
 
     def stored_decisions(self, match_id: str) -> list[tuple[int, str]]:
-        """The decisions in the server's database, read by SQL of our own: (seat, action id)."""
-        query = "SELECT seat, action FROM decisions WHERE match_id = :m ORDER BY number"
+        """The standing decisions in the server's database, read by SQL of our own (the undone
+        ones left out): (seat, action id)."""
+        standing: list[tuple[int, int, str]] = []
+        for number, seat, action, takes_back in self.stored_rows(match_id):
+            if takes_back is None:
+                standing.append((number, seat, action))
+            else:
+                assert standing and standing[-1][0] == takes_back, "an undo of another row"
+                standing.pop()
+        return [(seat, action) for _, seat, action in standing]
+
+    def stored_rows(self, match_id: str) -> list[tuple[int, int, str, int | None]]:
+        """Every row of the match in the server's database: (number, seat, action, takes_back)."""
+        query = (
+            "SELECT number, seat, action, takes_back FROM decisions"
+            " WHERE match_id = :m ORDER BY number"
+        )
         if self.url.startswith("sqlite:"):
             with sqlite3.connect(self.database) as db:
                 rows = db.execute(query, {"m": match_id}).fetchall()
@@ -108,7 +123,7 @@ class Server:
             with engine.connect() as db:
                 rows = db.execute(text(query), {"m": match_id}).fetchall()
             engine.dispose()
-        return [(seat, action) for seat, action in rows]
+        return [tuple(row) for row in rows]
 
     def kill(self) -> None:
         """End the server as `kill -9` does: nothing gets to finish."""

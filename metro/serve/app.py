@@ -17,8 +17,19 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from metro.bots import bot_names
-from metro.serve.limits import MAX_BODY_BYTES, MAX_CONNECTIONS, MAX_CONNECTIONS_PER_MATCH
-from metro.serve.requests import BadRequest, action_request, json_body, match_request
+from metro.serve.limits import (
+    BOT_BUDGETS,
+    MAX_BODY_BYTES,
+    MAX_CONNECTIONS,
+    MAX_CONNECTIONS_PER_MATCH,
+)
+from metro.serve.requests import (
+    BadRequest,
+    action_request,
+    json_body,
+    match_request,
+    undo_request,
+)
 from metro.serve.service import MatchService
 
 POLICY_VIOLATION = 1008  # websocket close code: the request broke a rule (a bad token)
@@ -53,6 +64,11 @@ def create_app(service: MatchService, hosts: list[str]) -> Starlette:
                     "variants": list(entry.variants),
                     "expansions": list(entry.expansions),
                     "bots": bot_names(game),
+                    "budgets": [
+                        {"bot": b.bot, "unit": b.unit, "suffix": b.suffix, "max": b.most}
+                        for b in BOT_BUDGETS
+                        if b.bot in bot_names(game)
+                    ],
                 }
             )
         return JSONResponse(listed)
@@ -78,6 +94,10 @@ def create_app(service: MatchService, hosts: list[str]) -> Starlette:
     async def act(request: Request) -> Response:
         decision = action_request(json_body(await _body(request)))
         return JSONResponse(await service.act(request.path_params["match_id"], decision))
+
+    async def undo(request: Request) -> Response:
+        asked = undo_request(json_body(await _body(request)))
+        return JSONResponse(await service.undo(request.path_params["match_id"], asked))
 
     async def board(request: Request) -> Response:
         match = await service.match(request.path_params["match_id"])
@@ -138,6 +158,7 @@ def create_app(service: MatchService, hosts: list[str]) -> Starlette:
             Route("/api/matches", create, methods=["POST"]),
             Route("/api/matches/{match_id}", show),
             Route("/api/matches/{match_id}/actions", act, methods=["POST"]),
+            Route("/api/matches/{match_id}/undo", undo, methods=["POST"]),
             Route("/api/matches/{match_id}/board", board),
             Route("/api/matches/{match_id}/shapes", shapes),
             WebSocketRoute("/api/matches/{match_id}/ws", socket),

@@ -3,8 +3,8 @@
 The view is `state.view(seat)` (`state.public_view()` for a spectator); the words are those of
 `metro play` for the same viewer (`state.display`, the move log as `metro/moves.py` words it);
 the legal choices only when the seat is to decide (with the map elements each names, to click
-on the board); the scores only once the game is over (while
-it runs a score may count hidden things).
+on the board); whether the seat may take back its last decision now; the scores only once the
+game is over (while it runs a score may count hidden things).
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ class SeatInfo:
     seat: int
     bot: str | None
     absent: bool  # a person gone, their seat played by a stand-in bot until they return
+    failed: str | None = None  # why the seat's bot was replaced by a fallback, in words
 
 
 def match_document(
@@ -34,6 +35,8 @@ def match_document(
     seats: list[SeatInfo],
     namer: ElementNamer,
     viewer: int | None,
+    version: int,
+    undo: bool,
 ) -> dict:
     """The match as `viewer` (a seat, or None: a spectator) may see it, as JSON-able data."""
     legal = state.legal_actions(viewer) if viewer is not None else []
@@ -45,6 +48,8 @@ def match_document(
         "seat": viewer,
         "seats": [asdict(seat) for seat in seats],
         "decisions": len(state.history),
+        "version": version,
+        "undo": undo,
         "to_move": list(state.to_move),
         "legal": [action.id for action in legal],
         "choices": [

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 MAX_BODY_BYTES = 8 * 1024  # a request body (a new match, an action)
 MAX_OPEN_MATCHES = 200  # unfinished matches in the database; creating another is refused
 IDLE_SECONDS = 7 * 24 * 3600  # a match without a decision this long no longer counts as open
@@ -20,4 +22,21 @@ ABSENT_SECONDS = (
 STAND_IN_BOT = "greedy"  # the stand-in, unless the game declares a default bot
 CATCH_UP_SECONDS = (
     0.5  # how often a followed match looks for decisions another server process wrote
+)
+
+
+@dataclass(frozen=True)
+class BotBudget:
+    """A budget a bot takes after a colon (`mcts:250ms`): its unit and the most allowed."""
+
+    bot: str
+    unit: str
+    suffix: str  # written after the number
+    most: int
+
+
+BOT_BUDGETS = (
+    BotBudget("mcts", "iterations", "", MAX_BOT_ITERATIONS),
+    BotBudget("mcts", "milliseconds", "ms", MAX_BOT_MILLISECONDS),
+    BotBudget("greedy", "samples", "", MAX_BOT_SAMPLES),
 )

@@ -6,10 +6,8 @@ import json
 from dataclasses import dataclass
 
 from metro.serve.limits import (
+    BOT_BUDGETS,
     MAX_BODY_BYTES,
-    MAX_BOT_ITERATIONS,
-    MAX_BOT_MILLISECONDS,
-    MAX_BOT_SAMPLES,
     MAX_PATCHES,
     MAX_SEED,
     MAX_SEED_CHARS,
@@ -41,11 +39,21 @@ class MatchRequest:
 
 @dataclass(frozen=True)
 class ActionRequest:
-    """A seat's decision, taken at the position after `decisions` decisions."""
+    """A seat's decision, taken at the position after `decisions` decisions (at `version`)."""
 
     token: str
     action: str
     decisions: int
+    version: int | None  # the match's version the client saw (None: not stated)
+
+
+@dataclass(frozen=True)
+class UndoRequest:
+    """A seat's request to take back its last decision, the match after `decisions` decisions."""
+
+    token: str
+    decisions: int
+    version: int | None
 
 
 def json_body(body: bytes) -> dict:
@@ -111,17 +119,17 @@ def _seat(seat) -> str | None:
 
 def check_bot_budget(spec: str) -> None:
     """Refuse a bot whose budget is over the server's bounds (the bot checks the rest)."""
-    kind, _, budget = spec.partition(":")
-    if kind == "mcts" and budget.endswith("ms"):
-        bound, number, what = MAX_BOT_MILLISECONDS, budget[:-2], "milliseconds"
-    elif kind == "mcts":
-        bound, number, what = MAX_BOT_ITERATIONS, budget, "iterations"
-    elif kind == "greedy":
-        bound, number, what = MAX_BOT_SAMPLES, budget, "samples"
-    else:
+    kind, colon, budget = spec.partition(":")
+    if not colon:
         return
-    if number.isascii() and number.isdigit() and int(number) > bound:
-        raise BadRequest(400, f"a {kind} bot here takes at most {bound} {what}")
+    # the budget with the longest suffix that fits: `250ms` is milliseconds, not iterations
+    fitting = [b for b in BOT_BUDGETS if b.bot == kind and budget.endswith(b.suffix)]
+    bound = max(fitting, key=lambda b: len(b.suffix), default=None)
+    if bound is None:
+        return
+    number = budget[: len(budget) - len(bound.suffix)]
+    if number.isascii() and number.isdigit() and int(number) > bound.most:
+        raise BadRequest(400, f"a {kind} bot here takes at most {bound.most} {bound.unit}")
 
 
 def match_request(doc: dict) -> MatchRequest:
@@ -147,4 +155,15 @@ def match_request(doc: dict) -> MatchRequest:
 
 def action_request(doc: dict) -> ActionRequest:
     """A decision's request, checked for form."""
-    return ActionRequest(_text(doc, "token"), _text(doc, "action"), _count(doc, "decisions"))
+    return ActionRequest(
+        _text(doc, "token"), _text(doc, "action"), _count(doc, "decisions"), _version(doc)
+    )
+
+
+def undo_request(doc: dict) -> UndoRequest:
+    """An undo's request, checked for form."""
+    return UndoRequest(_text(doc, "token"), _count(doc, "decisions"), _version(doc))
+
+
+def _version(doc: dict) -> int | None:
+    return None if doc.get("version") is None else _count(doc, "version")

@@ -3,6 +3,10 @@
 A decision counts once it is in the database: it is checked against the legal list at the
 stated decision number, tried on a copy of the position, written (the (match, number) key lets
 only one writer have each number), and only then becomes the match's position and answered.
+An undo (metro/serve/undo.py says when a seat may) is a row too, written the same way; every
+row raises the match's version, which bots and careful clients state so that a position
+reached again after an undo is not mistaken for the one they chose at. Database calls run in
+worker threads, so a slow database never holds up the event loop.
 Bots decide on a copy in a worker thread, so the server keeps answering while they think.
 Matches not in memory are set up again from the database by replaying their decisions.
 Several server processes may share one database: before answering, a match catches up with
@@ -24,7 +28,7 @@ from dataclasses import dataclass, field
 import anyio.to_thread
 
 from dsl.diagnostics import CompileError
-from metro.bots import Bot, bot_names, make_bot
+from metro.bots import Bot, RandomBot, bot_names, make_bot
 from metro.moves import MoveLog
 from metro.render.pictures import Pictures
 from metro.replay import replay_page
@@ -38,13 +42,22 @@ from metro.serve.limits import (
     MAX_OPEN_MATCHES,
     STAND_IN_BOT,
 )
-from metro.serve.requests import ActionRequest, BadRequest, MatchRequest
-from metro.serve.store import DecisionRecord, DecisionTaken, MatchRecord, SeatRecord, Store
+from metro.serve.requests import ActionRequest, BadRequest, MatchRequest, UndoRequest
+from metro.serve.store import (
+    DecisionRecord,
+    MatchChanged,
+    MatchRecord,
+    SeatRecord,
+    Store,
+    live_decisions,
+)
 from metro.serve.tokens import new_match_id, new_token, token_hash
+from metro.serve.undo import undo_refusal
 from runtime.errors import MetroRuntimeError
 from runtime.machine import Action, State
 
 SEED_BITS = 31  # a seed the server draws when the request names none
+FALLBACK_BOT = "random"  # takes the seat of a bot that failed: it runs no rules of its own
 
 log = logging.getLogger(__name__)
 
@@ -67,6 +80,9 @@ class Match:
     bots: dict[int, Bot]
     pictures: Pictures
     namer: ElementNamer
+    version: int  # rows written for it (decisions and undos): the number of the next row
+    numbers: list[int]  # the row number of each standing decision, in order
+    previous: State | None  # the position before the last decision (None: replay to know)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     changed: asyncio.Event = field(default_factory=asyncio.Event)
     connections: int = 0
@@ -75,6 +91,8 @@ class Match:
     absent: dict[int, Bot] = field(default_factory=dict)  # stand-in bots of absent people
     leaving: dict[int, asyncio.TimerHandle] = field(default_factory=dict)
     checked: float = 0.0  # when it last looked for other processes' decisions (monotonic)
+    refusals: dict[tuple[int, int], str | None] = field(default_factory=dict)  # undo verdicts
+    failures: dict[int, str] = field(default_factory=dict)  # seat -> why its bot was replaced
 
     def bot_of(self, seat: int) -> Bot | None:
         """Who decides for a seat on the server: its bot, a stand-in, or None (a person)."""
@@ -91,13 +109,41 @@ class Match:
     def seat_infos(self) -> list[SeatInfo]:
         """Who sits where, as everyone may know it."""
         return [
-            SeatInfo(seat, r.bot, seat in self.absent) for seat, r in enumerate(self.record.seats)
+            SeatInfo(seat, r.bot, seat in self.absent, self.failures.get(seat))
+            for seat, r in enumerate(self.record.seats)
         ]
 
     def notify(self) -> None:
         """Wake everyone waiting for this match to change."""
         waiting, self.changed = self.changed, asyncio.Event()
         waiting.set()
+
+    def took(self, after: State, seat: int, action: Action) -> None:
+        """Make `after`, the position once `seat` took `action`, the match's (its row written)."""
+        self.log.record(self.state, seat, action)
+        self.previous, self.state = self.state, after
+        self.numbers.append(self.version)
+        self.version += 1
+        self.refusals.clear()
+        self.notify()
+
+    def before_last(self) -> State:
+        """The position before the last decision (replayed once if not known)."""
+        if self.previous is None:
+            state = self.state
+            self.previous = state.game.replay(state.n, self.record.seed, state.history[:-1])
+        return self.previous
+
+    def took_back(self) -> None:
+        """Make the position before the last decision the match's (its undo written)."""
+        # An undo never follows a move that revealed earlier secret ones (undo.py, rule 4),
+        # so the log loses its last move and nothing else.
+        self.log.moves.pop()
+        self.state, self.previous = self.before_last(), None
+        self.numbers.pop()
+        self.version += 1
+        self.refusals.clear()
+        self.notify()
 
 
 class MatchService:
@@ -133,7 +179,8 @@ class MatchService:
                     make_bot(spec, 0, game)
                 except ValueError as error:
                     raise BadRequest(400, str(error)) from None
-        if self.store.open_matches(time.time() - IDLE_SECONDS) >= MAX_OPEN_MATCHES:
+        opened = await anyio.to_thread.run_sync(self.store.open_matches, time.time() - IDLE_SECONDS)
+        if opened >= MAX_OPEN_MATCHES:
             raise BadRequest(503, f"this server runs at most {MAX_OPEN_MATCHES} open matches")
         seed = request.seed if request.seed is not None else secrets.randbits(SEED_BITS)
         tokens = [None if spec is not None else new_token() for spec in request.seats]
@@ -149,7 +196,7 @@ class MatchService:
                 for spec, token in zip(request.seats, tokens, strict=True)
             ),
         )
-        self.store.add_match(record)
+        await anyio.to_thread.run_sync(self.store.add_match, record)
         match = await self._set_up(record, [])
         self._keep(match)
         self._wake_bots(match)
@@ -166,10 +213,11 @@ class MatchService:
         async with self.loading:
             found = self.live.get(match_id)
             if found is None:
-                record = self.store.match(match_id)
+                record = await anyio.to_thread.run_sync(self.store.match, match_id)
                 if record is None:
                     raise BadRequest(404, "no such match")
-                found = await self._set_up(record, self.store.decisions(match_id))
+                rows = await anyio.to_thread.run_sync(self.store.rows, match_id)
+                found = await self._set_up(record, rows)
                 self._keep(found)
                 self._wake_bots(found)
             return found
@@ -187,9 +235,34 @@ class MatchService:
         """The match as `viewer` may see it."""
         record = match.record
         seats = match.seat_infos()
+        undo = viewer is not None and self.undo_refusal(match, viewer) is None
         return match_document(
-            record.id, record.game, match.state, match.log, seats, match.namer, viewer
+            record.id,
+            record.game,
+            match.state,
+            match.log,
+            seats,
+            match.namer,
+            viewer,
+            match.version,
+            undo,
         )
+
+    def undo_refusal(self, match: Match, seat: int) -> str | None:
+        """Why `seat` may not take back the match's last decision now; None if it may."""
+        state = match.state
+        if not state.history:
+            return "no decision has been taken yet"
+        key = (match.version, seat)
+        if key not in match.refusals:
+            last, action = state.history[-1]
+            if last != seat:
+                refusal = "the last decision is another seat's"
+            else:
+                seed = f"{match.record.seed}/{match.version}"
+                refusal = undo_refusal(match.before_last(), state, seat, action, seed)
+            match.refusals[key] = refusal
+        return match.refusals[key]
 
     async def board(self, match: Match, viewer: int | None) -> str:
         """The board as `viewer` sees it, as SVG (drawn in a worker thread)."""
@@ -217,17 +290,29 @@ class MatchService:
         seat = self.viewer(match, request.token)
         async with match.lock:
             state = match.state
-            if request.decisions != len(state.history):
-                raise BadRequest(
-                    409,
-                    f"the match is at decision {len(state.history)}, not {request.decisions}",
-                )
+            _check_position(match, request.decisions, request.version)
             if seat not in state.to_move:
                 raise BadRequest(409, "it is not this seat's decision now")
             action = next((a for a in state.legal_actions(seat) if a.id == request.action), None)
             if action is None:
                 raise BadRequest(422, "that is not one of this seat's legal choices now")
-            self._commit(match, seat, action)
+            await self._commit(match, seat, action)
+        self._wake_bots(match)
+        return self.document(match, seat)
+
+    async def undo(self, match_id: str, request: UndoRequest) -> dict:
+        """Take back a person's last decision, if the undo rule allows; the match as they see it."""
+        match = await self.match(match_id)
+        seat = self.viewer(match, request.token)
+        async with match.lock:
+            _check_position(match, request.decisions, request.version)
+            refusal = self.undo_refusal(match, seat)
+            if refusal is not None:
+                raise BadRequest(409, f"no undo: {refusal}")
+            action = match.state.history[-1][1]
+            row = DecisionRecord(match.version, seat, action.id, takes_back=match.numbers[-1])
+            await self._write(match, row, over=False)
+            match.took_back()
         self._wake_bots(match)
         return self.document(match, seat)
 
@@ -235,17 +320,17 @@ class MatchService:
         """Take the decisions other server processes wrote for this match since it last looked."""
         async with match.lock:
             match.checked = time.monotonic()
-            state = match.state
-            newer = self.store.decisions(match.record.id, len(state.history))
+            newer = await anyio.to_thread.run_sync(self.store.rows, match.record.id, match.version)
             if not newer:
                 return
-            state = state.clone()
-            for decision in newer:
-                action = state.game.parse_action(decision.action)
-                match.log.record(state, decision.seat, action)
-                state.apply(decision.seat, action)
-            match.state = state
-            match.notify()
+            for row in newer:
+                if row.takes_back is None:
+                    action = match.state.game.parse_action(row.action)
+                    after = match.state.clone()
+                    after.apply(row.seat, action)
+                    match.took(after, row.seat, action)
+                else:
+                    match.took_back()
         self._wake_bots(match)
 
     async def follow(self, match: Match, changed: asyncio.Event) -> None:
@@ -259,27 +344,25 @@ class MatchService:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(changed.wait(), wait)
 
-    def _commit(self, match: Match, seat: int, action: Action) -> None:
+    async def _commit(self, match: Match, seat: int, action: Action) -> None:
         """Record a legal decision, then make it the match's position (caller holds the lock)."""
-        before = match.state
-        after = before.clone()
+        after = match.state.clone()
         try:
             after.apply(seat, action)
         except MetroRuntimeError as error:  # the rules failed on it: refuse, keep the position
             raise BadRequest(422, f"the rules could not take this decision: {error}") from None
-        number = len(before.history)
+        await self._write(match, DecisionRecord(match.version, seat, action.id), after.is_over)
+        match.took(after, seat, action)
+
+    async def _write(self, match: Match, row: DecisionRecord, over: bool) -> None:
+        """Write a row of the match (in a worker thread); 409 if another process wrote first."""
         try:
-            self.store.add_decision(
-                match.record.id, DecisionRecord(number, seat, action.id), after.is_over
-            )
-        except DecisionTaken:
+            await anyio.to_thread.run_sync(self.store.add_row, match.record.id, row, over)
+        except MatchChanged:
             # Another server process took this number first: the next look at the match
-            # (every request makes one) takes its decision.
+            # (every request makes one) takes its row.
             match.checked = 0.0
-            raise BadRequest(409, f"decision {number} was already taken") from None
-        match.log.record(before, seat, action)
-        match.state = after
-        match.notify()
+            raise BadRequest(409, f"the match changed: row {row.number} was taken") from None
 
     # ------------------------------------------------------------ presence
 
@@ -292,6 +375,7 @@ class MatchService:
         if timer is not None:
             timer.cancel()
         if match.absent.pop(seat, None) is not None:
+            match.failures.pop(seat, None)  # what a failed stand-in left no longer holds
             match.notify()
 
     def leave(self, match: Match, seat: int | None) -> None:
@@ -329,18 +413,50 @@ class MatchService:
                 seats = [seat for seat in state.to_move if match.bot_of(seat) is not None]
                 if not seats or self.live.get(match.record.id) is not match:
                     return
-                seat, position, number = seats[0], state.clone(), len(state.history)
+                seat, position, version = seats[0], state.clone(), match.version
                 bot = match.bot_of(seat)
-            action = await anyio.to_thread.run_sync(bot.choose, position, seat)
             try:
+                action = await anyio.to_thread.run_sync(bot.choose, position, seat)
                 async with match.lock:
                     # a person back meanwhile decides for themselves
-                    if len(match.state.history) == number and match.bot_of(seat) is bot:
-                        self._commit(match, seat, action)
+                    if match.version == version and match.bot_of(seat) is bot:
+                        await self._commit(match, seat, action)
             except BadRequest as refused:
-                if refused.status != 409:
-                    raise
-                await self.catch_up(match)  # another process decided first: look again
+                if refused.status == 409:
+                    await self.catch_up(match)  # another process decided first: look again
+                    continue
+                if not self._replace_failed_bot(match, seat, bot, refused):
+                    return
+            except MetroRuntimeError as error:  # a bot whose rules raise must not stop the match
+                if not self._replace_failed_bot(match, seat, bot, error):
+                    return
+
+    def _replace_failed_bot(self, match: Match, seat: int, bot: Bot, error: Exception) -> bool:
+        """Put the fallback bot in the seat of `bot`, which failed; False if it was the fallback.
+
+        The seat's document says so in general words: the error's own text could show values
+        hidden from the players, so only the server's log has it.
+        """
+        log.error("the bot of seat %d in match %s failed", seat, match.record.id, exc_info=error)
+        number = len(match.state.history)
+        failed = (
+            f"the bot '{match.record.seats[seat].bot}'" if seat in match.bots else "the stand-in"
+        )
+        if isinstance(bot, RandomBot):
+            match.failures[seat] = (
+                f"the {FALLBACK_BOT} bot failed too at decision {number}: the rules fail here, "
+                "so this seat's bots stop (the server's log has the details)"
+            )
+            match.notify()
+            return False
+        fallback = make_bot(FALLBACK_BOT, f"{match.record.seed}/{seat}/fallback", match.state.game)
+        (match.bots if seat in match.bots else match.absent)[seat] = fallback
+        match.failures[seat] = (
+            f"{failed} failed at decision {number} (its rules raised an error; the "
+            f"server's log has the details): the {FALLBACK_BOT} bot plays this seat now"
+        )
+        match.notify()
+        return True
 
     # ------------------------------------------------------------ setting up
 
@@ -353,15 +469,19 @@ class MatchService:
         except CompileError as error:
             raise BadRequest(400, f"these rules do not compile: {error}") from None
 
-    async def _set_up(self, record: MatchRecord, decisions: list[DecisionRecord]) -> Match:
-        """A match from its record, its decisions replayed by the engine."""
+    async def _set_up(self, record: MatchRecord, rows: list[DecisionRecord]) -> Match:
+        """A match from its record, its standing decisions replayed by the engine."""
         game = await self.compiled(record.game, record.variants, record.expansions)
         state = game.new_game(record.players, record.seed)
         log = MoveLog()
+        previous = None
         try:
-            for decision in decisions:
+            decisions = live_decisions(rows)
+            for number, decision in enumerate(decisions, 1):
                 action = game.parse_action(decision.action)
                 log.record(state, decision.seat, action)
+                if number == len(decisions):
+                    previous = state.clone()
                 state.apply(decision.seat, action)
         except (ValueError, MetroRuntimeError) as error:  # the rule files changed since
             raise BadRequest(
@@ -375,12 +495,24 @@ class MatchService:
         pictures = await anyio.to_thread.run_sync(
             self.catalog.pictures, record.game, record.variants, record.expansions
         )
-        return Match(record, state, log, bots, pictures, ElementNamer(pictures))
+        numbers = [decision.number for decision in decisions]
+        return Match(
+            record, state, log, bots, pictures, ElementNamer(pictures), len(rows), numbers, previous
+        )
 
     def _keep(self, match: Match) -> None:
         self.live[match.record.id] = match
         while len(self.live) > MAX_LIVE_MATCHES:
             self.live.popitem(last=False)
+
+
+def _check_position(match: Match, decisions: int, version: int | None) -> None:
+    """Refuse (409) a request stated at another position than the match's now."""
+    number = len(match.state.history)
+    if decisions != number:
+        raise BadRequest(409, f"the match is at decision {number}, not {decisions}")
+    if version is not None and version != match.version:
+        raise BadRequest(409, f"the match is at version {match.version}, not {version}")
 
 
 def _report_failure(task: asyncio.Task) -> None:

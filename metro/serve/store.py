@@ -1,8 +1,11 @@
-"""The database: each match's setup and its decisions, one row each, written before they count.
+"""The database: each match's setup and its changes, one row each, written before they count.
 
 SQLAlchemy Core over any URL: a SQLite file by default, PostgreSQL by `postgresql://…`. A
-decision's key is (match, number), so each number is written once: a second writer of the same
-number fails with `DecisionTaken`, whichever process it runs in.
+match's changes are an append-only list of rows keyed by (match, number): a decision, or the
+taking back of one (an undo, `takes_back` naming the decision's number). The number of a new
+row is the count of rows before it (the match's version), so each number is written once: a
+second writer of the same number fails with `MatchChanged`, whichever process it runs in, and
+a process catching up only reads rows past the last it saw.
 """
 
 from __future__ import annotations
@@ -24,7 +27,9 @@ from sqlalchemy import (
     create_engine,
     func,
     insert,
+    inspect,
     select,
+    text,
     update,
 )
 from sqlalchemy.exc import IntegrityError
@@ -50,14 +55,15 @@ decisions = Table(
     "decisions",
     metadata,
     Column("match_id", String(32), ForeignKey("matches.id"), primary_key=True),
-    Column("number", Integer, primary_key=True),  # 0 for the first decision
+    Column("number", Integer, primary_key=True),  # 0 for the first row of the match
     Column("seat", Integer, nullable=False),
-    Column("action", Text, nullable=False),  # the action id
+    Column("action", Text, nullable=False),  # the action id (an undo: the one taken back)
+    Column("takes_back", Integer, nullable=True),  # an undo: the number of the decision
 )
 
 
-class DecisionTaken(Exception):
-    """Another writer already recorded a decision with this number for this match."""
+class MatchChanged(Exception):
+    """Another writer already recorded a row with this number for this match."""
 
 
 @dataclass(frozen=True)
@@ -83,11 +89,25 @@ class MatchRecord:
 
 @dataclass(frozen=True)
 class DecisionRecord:
-    """One decision as stored."""
+    """One row as stored: a decision, or with `takes_back` the undo of decision `takes_back`."""
 
     number: int
     seat: int
     action: str
+    takes_back: int | None = None
+
+
+def live_decisions(rows: list[DecisionRecord]) -> list[DecisionRecord]:
+    """The decisions that stand, in order: every row folded, undos taking theirs back."""
+    standing: list[DecisionRecord] = []
+    for row in rows:
+        if row.takes_back is None:
+            standing.append(row)
+        elif standing and standing[-1].number == row.takes_back:
+            standing.pop()
+        else:
+            raise ValueError(f"row {row.number} takes back {row.takes_back}, not the last decision")
+    return standing
 
 
 def default_url() -> str:
@@ -104,6 +124,10 @@ class Store:
     def __init__(self, url: str):
         self.engine = create_engine(url)
         metadata.create_all(self.engine)
+        columns = {c["name"] for c in inspect(self.engine).get_columns("decisions")}
+        if "takes_back" not in columns:  # a database from before undo: its rows are decisions
+            with self.engine.begin() as db:
+                db.execute(text("ALTER TABLE decisions ADD COLUMN takes_back INTEGER"))
 
     def add_match(self, record: MatchRecord) -> None:
         """Write a new match."""
@@ -124,16 +148,18 @@ class Store:
                 )
             )
 
-    def add_decision(self, match_id: str, decision: DecisionRecord, over: bool) -> None:
-        """Write a decision (committed when this returns); DecisionTaken if its number is."""
+    def add_row(self, match_id: str, row: DecisionRecord, over: bool) -> None:
+        """Write a decision or an undo (committed when this returns); MatchChanged if its
+        number is taken."""
         try:
             with self.engine.begin() as db:
                 db.execute(
                     insert(decisions).values(
                         match_id=match_id,
-                        number=decision.number,
-                        seat=decision.seat,
-                        action=decision.action,
+                        number=row.number,
+                        seat=row.seat,
+                        action=row.action,
+                        takes_back=row.takes_back,
                     )
                 )
                 db.execute(
@@ -142,7 +168,7 @@ class Store:
                     .values(over=int(over), updated=time.time())
                 )
         except IntegrityError as error:
-            raise DecisionTaken(f"decision {decision.number} of {match_id} is taken") from error
+            raise MatchChanged(f"row {row.number} of {match_id} is taken") from error
 
     def match(self, match_id: str) -> MatchRecord | None:
         """A stored match, or None."""
@@ -160,10 +186,10 @@ class Store:
             seats=tuple(SeatRecord(**seat) for seat in json.loads(row.seats)),
         )
 
-    def decisions(self, match_id: str, start: int = 0) -> list[DecisionRecord]:
-        """A match's decisions from number `start` on, in order."""
+    def rows(self, match_id: str, start: int = 0) -> list[DecisionRecord]:
+        """A match's rows (decisions and undos) from number `start` on, in order."""
         query = (
-            select(decisions.c.number, decisions.c.seat, decisions.c.action)
+            select(decisions.c.number, decisions.c.seat, decisions.c.action, decisions.c.takes_back)
             .where(decisions.c.match_id == match_id, decisions.c.number >= start)
             .order_by(decisions.c.number)
         )

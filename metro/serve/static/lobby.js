@@ -28,12 +28,31 @@ function seatRow(game, index) {
     select.append(option);
   }
   if (index > 0 && game.bots.length) select.value = game.bots.includes("random") ? "random" : game.bots[0];
+  // A bot's budget: a bounded number in one of the units the server lists for that bot.
   const budget = element("input");
   budget.className = "budget";
-  budget.size = 10;
-  budget.placeholder = "bot's budget";
-  budget.title = "optional: mcts iterations (200) or time (250ms), greedy samples (3)";
-  label.append(select, budget);
+  budget.type = "number";
+  budget.min = 1;
+  budget.placeholder = "budget";
+  budget.title = "optional: the bot's budget per decision";
+  const unit = element("select");
+  unit.className = "budget-unit";
+  const offerBudgets = () => {
+    const budgets = game.budgets.filter((b) => b.bot === select.value);
+    unit.replaceChildren(...budgets.map((b) => {
+      const option = element("option", b.unit);
+      option.value = b.suffix;
+      option.dataset.max = b.max;
+      return option;
+    }));
+    budget.hidden = unit.hidden = budgets.length === 0;
+    if (budgets.length === 0) budget.value = "";
+    budget.max = budgets.length ? unit.selectedOptions[0].dataset.max : "";
+  };
+  select.addEventListener("change", offerBudgets);
+  unit.addEventListener("change", () => { budget.max = unit.selectedOptions[0].dataset.max; });
+  offerBudgets();
+  label.append(select, budget, unit);
   return label;
 }
 
@@ -77,8 +96,9 @@ async function create(event) {
     game: chosenGame().name,
     seats: [...document.querySelectorAll("select.seat")].map((s) => {
       const budget = s.parentNode.querySelector("input.budget").value.trim();
+      const suffix = s.parentNode.querySelector("select.budget-unit").value;
       if (!s.value) return { human: true };
-      return { bot: budget ? `${s.value}:${budget}` : s.value };
+      return { bot: budget ? `${s.value}:${budget}${suffix}` : s.value };
     }),
     variants: checked.filter((b) => b.dataset.kind === "variant").map((b) => b.value),
     expansions: checked.filter((b) => b.dataset.kind === "expansion").map((b) => b.value),

@@ -17,12 +17,24 @@ function element(tag, text) {
   return node;
 }
 
-function send(action, decisions) {
-  return fetch(`/api/matches/${matchId}/actions`, {
+function post(path, body) {
+  return fetch(`/api/matches/${matchId}/${path}`, {
     method: "POST",
     headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ token, action, decisions }),
+    body: JSON.stringify({ token, ...body }),
   });
+}
+
+function send(action, at) {
+  // The version too: a position reached again after an undo is not the one chosen at.
+  return post("actions", { action, decisions: at.decisions, version: at.version });
+}
+
+async function undo() {
+  const answer = await post("undo", { decisions: current.decisions, version: current.version });
+  const doc = await answer.json();
+  document.getElementById("error").textContent = answer.ok ? "" : doc.error;
+  if (answer.ok) show(doc);
 }
 
 function sameSight(a, b) {
@@ -35,7 +47,7 @@ async function choose(action) {
   const error = document.getElementById("error");
   error.textContent = "";
   const chosenAt = current;
-  let answer = await send(action, chosenAt.decisions);
+  let answer = await send(action, chosenAt);
   if (answer.status === 409) {
     // Someone decided meanwhile (another player's secret choice, say). Choose again for the
     // person only if nothing they could see has changed; else show the new position.
@@ -45,7 +57,7 @@ async function choose(action) {
       error.textContent = "The position changed before your choice arrived: please choose again.";
       return;
     }
-    answer = await send(action, latest.decisions);
+    answer = await send(action, latest);
   }
   const doc = await answer.json();
   if (!answer.ok) error.textContent = doc.error;
@@ -144,7 +156,7 @@ function status(doc) {
 
 async function showBoard(doc) {
   const answer = await fetch(`/api/matches/${matchId}/board${query}`);
-  if (!answer.ok || current.decisions !== doc.decisions) return; // a newer position is on its way
+  if (!answer.ok || current.version !== doc.version) return; // a newer position is on its way
   document.getElementById("board").innerHTML = await answer.text();
   markClickable(current);
   document.getElementById("board").dataset.decisions = doc.decisions;
@@ -199,13 +211,14 @@ function boardClicked(event) {
 function seatText(doc) {
   return (seat) => {
     const who = seat.bot !== null ? `bot ${seat.bot}` : seat.absent ? "away (a bot plays meanwhile)" : "a person";
-    return `P${seat.seat + 1}: ${who}${seat.seat === doc.seat ? " (you)" : ""}`;
+    const failed = seat.failed === null ? "" : ` (${seat.failed})`;
+    return `P${seat.seat + 1}: ${who}${seat.seat === doc.seat ? " (you)" : ""}${failed}`;
   };
 }
 
 function show(doc) {
-  if (current && doc.decisions < current.decisions) return; // an older answer arriving late
-  const moved = !current || doc.decisions !== current.decisions;
+  if (current && doc.version < current.version) return; // an older answer arriving late
+  const moved = !current || doc.version !== current.version;
   current = doc;
   document.getElementById("title").textContent = doc.title;
   document.getElementById("status").textContent = status(doc);
@@ -214,14 +227,15 @@ function show(doc) {
   document.getElementById("replay").hidden = !doc.over;
   document.getElementById("replay-link").href = `/replay/${matchId}${query}`;
   showChoices(doc);
+  document.getElementById("undo").hidden = !doc.undo;
   markClickable(doc);
   if (moved) document.getElementById("board-choices").replaceChildren();
   showScreen(doc);
   const log = document.getElementById("log");
   log.replaceChildren(...doc.log.map((line) => element("li", line)));
   log.scrollTop = log.scrollHeight;
-  if (doc.decisions !== boardShown) {
-    boardShown = doc.decisions;
+  if (doc.version !== boardShown) {
+    boardShown = doc.version;
     showBoard(doc);
   }
 }
@@ -236,6 +250,7 @@ function follow() {
 async function start() {
   shapes = await (await fetch(`/api/matches/${matchId}/shapes`)).json();
   document.getElementById("board").addEventListener("click", boardClicked);
+  document.getElementById("undo").addEventListener("click", undo);
   follow();
 }
 
