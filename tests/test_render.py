@@ -22,7 +22,7 @@ from metro.coverage import code_lines
 from metro.play import SAVE_FORMAT
 from metro.render import map_scene, open_pictures, position_scene
 from metro.render.files import PictureError, picture_bytes
-from metro.render.labels import candidates, overlap, text_box
+from metro.render.labels import candidates, label_lines, overlap, text_box
 from metro.render.svg import label_place, scene_bounds, to_svg
 from runtime.errors import RuleError
 
@@ -124,11 +124,12 @@ def test_map_labels_are_kept_off_each_other(name):
     pictures = open_pictures(path, expansions, variants)
     size = pictures.label_size
     items = [i for layer in pictures.layout.map_layers for i in layer.items if i.label]
-    placed = [text_box(i.label, label_place(i, size), size) for i in items]
-    beside = [text_box(i.label, candidates(i, size)[0], size) for i in items]  # all on one side
+    placed = [text_box(label_lines(i), label_place(i, size), size) for i in items]
+    beside = [text_box([i.label], candidates(i, size)[0], size) for i in items]  # all on one side
     assert overlapping_pairs(placed) <= overlapping_pairs(beside) // 4
-    if name == "ticket to ride":
-        assert overlapping_pairs(placed) == 0
+    # Tokyo had 3 pairs of labels touching ("Otemachi (west)" and its neighbours) and Osaka 1,
+    # before long labels broke into lines and placement went on moving labels that meet others.
+    assert overlapping_pairs(placed) == 0
     for item, box in zip(items, placed, strict=True):  # each label still touches its shape
         x0, y0, x1, y1 = item.bounds()
         reach = size * 0.5

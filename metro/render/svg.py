@@ -12,8 +12,8 @@ import itertools
 import math
 import xml.etree.ElementTree as ET
 
-from metro.render.labels import candidates, text_box
-from metro.render.model import Bounds, Item, Scene, Style, union
+from metro.render.labels import LINE_HEIGHT, candidates, first_baseline, label_lines, text_box
+from metro.render.model import Bounds, Item, LabelPlace, Scene, Style, union
 
 SVG_NS = "http://www.w3.org/2000/svg"
 WIDTH_PX = 1600  # the picture's width; its height follows the map's proportions
@@ -245,8 +245,8 @@ def _length(points) -> float:
     return sum(math.dist(a, b) for a, b in itertools.pairwise(points))
 
 
-def label_place(item: Item, size: float) -> tuple[float, float, str]:
-    """Where an item's label stands: x, y (its baseline) and its SVG text-anchor."""
+def label_place(item: Item, size: float) -> LabelPlace:
+    """Where an item's label stands (placed with the map's labels, else its first candidate)."""
     return item.label_at or candidates(item, size)[0]
 
 
@@ -254,18 +254,20 @@ def label_bounds(item: Item, size: float):
     """The box an item's label takes (None without a label), roughly: for the picture's frame."""
     if not item.label:
         return None
-    return text_box(item.label, label_place(item, size), size)
+    return text_box(label_lines(item), label_place(item, size), size)
 
 
 def _label(item: Item, size: float) -> list[ET.Element]:
     """The label, over a light halo of the same text so that it reads over lines."""
-    x, y, anchor = label_place(item, size)
-    place = {"x": _n(x), "y": _n(y), "font-size": _n(size), "text-anchor": anchor}
+    place = label_place(item, size)
+    lines = label_lines(item)
+    y = first_baseline(place, len(lines), size)
+    at = {"x": _n(place.x), "y": _n(y), "font-size": _n(size), "text-anchor": place.anchor}
     halo = ET.Element(
         "text",
         {
             "class": "halo",
-            **place,
+            **at,
             "fill": "none",
             "stroke": "#fff",
             "stroke-opacity": "0.85",
@@ -273,8 +275,14 @@ def _label(item: Item, size: float) -> list[ET.Element]:
             "stroke-linejoin": "round",
         },
     )
-    text = ET.Element("text", {"class": "lbl", **place, "fill": "#1a1a1a"})
-    halo.text = text.text = item.label
+    text = ET.Element("text", {"class": "lbl", **at, "fill": "#1a1a1a"})
+    for element in (halo, text):
+        if len(lines) == 1:
+            element.text = lines[0]
+            continue
+        for number, line in enumerate(lines):
+            step = {"x": _n(place.x), "dy": _n(LINE_HEIGHT * size)} if number else {}
+            ET.SubElement(element, "tspan", step).text = line
     return [halo, text]
 
 
