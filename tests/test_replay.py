@@ -112,6 +112,22 @@ def test_a_view_holds_only_what_its_player_saw(ttr_page):
     assert views["P1"]["moves"][0][0].startswith("P1: keep ")
 
 
+def test_a_long_pile_reads_as_how_many_of_each(ttr_page):
+    game, history, html = ttr_page
+    state = game.replay(2, 4, history)
+    discard = state.g_discard
+    assert len(discard) > 8
+    final = {}
+    for change in page_data(html)["views"][0]["changes"]:
+        final.update(change)
+    text = final["table\tDiscard pile"]
+    head, counts = text.split(": ", 1)
+    assert head == f"{len(discard)} in all"
+    parts = counts.split(", ")
+    assert len(parts) == len(set(discard)) < len(discard)  # one entry per card colour
+    assert sum(int(p.split(" ×")[1]) if " ×" in p else 1 for p in parts) == len(discard)
+
+
 def test_a_replay_restricted_to_one_player_holds_no_other_view(tmp_path):
     out = tmp_path / "p1.html"
     args = ["replay", TTR, "--players", "2", "--seed", "4", "--as", "P1", "-o", str(out)]
