@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import jinja2
 
 from metro.moves import Move, replayed
+from metro.render.legend import legend_layer
 from metro.render.model import union
 from metro.render.pictures import MAX_ITEMS, Pictures, state_items
 from metro.render.svg import (
@@ -178,6 +179,9 @@ def _page(pictures: Pictures, draws, tracks: list[ViewTrack], pool: Pool, steps,
     boxes = boxes + [item.bounds() for item in items]
     boxes += [b for b in (label_bounds(item, size) for item in items) if b]
     bounds = union(boxes) or (0.0, 0.0, 100.0, 100.0)
+    legend = legend_layer(items, bounds, size)
+    if legend is not None:
+        bounds = union([bounds, *(item.bounds() for item in legend.items)])
     root = svg_root(pictures.title, bounds, size, 0)
     ET.SubElement(root, "style").text = base_css()
     ET.SubElement(root, "style", {"id": "restyles"})
@@ -190,6 +194,9 @@ def _page(pictures: Pictures, draws, tracks: list[ViewTrack], pool: Pool, steps,
                 group.append(item_element(item, size))
         elif draw.name in dynamic:
             group.set("id", f"layer-{dynamic[draw.name]}")
+    if legend is not None:
+        group = ET.SubElement(root, "g", {"class": "layer", "data-name": legend.name})
+        group.extend(item_element(item, size) for item in legend.items)
     data = {
         "title": pictures.title,
         "layers": [{"name": d.name, "restyle": d.shape == "restyle"} for d in draws],

@@ -244,24 +244,97 @@ def play(game, players: int, decisions: int, bot: str = "random"):
     return state
 
 
-def test_a_position_shows_claimed_routes_in_their_owners_colours(ttr_pictures):
+def layer_items(root: ET.Element, name: str) -> list[ET.Element]:
+    """The items (`<g class="item">`) of one drawing in an SVG picture."""
+    (layer,) = [g for g in root.iter(f"{SVG}g") if g.get("data-name") == name]
+    return [g for g in layer if g.get("class") == "item"]
+
+
+def test_a_claimed_route_carries_its_owners_trains_and_a_free_one_none(ttr_pictures):
     game = load_game(TTR)
     state = play(game, 3, 120)
     scene = position_scene(ttr_pictures, game, state, None)
-    root = svg_of(scene, ttr_pictures)
-    css = "".join(e.text or "" for e in root.iter(f"{SVG}style"))
     colours = game.module.C_PLAYER_COLOURS
-    owned = [(r, p) for r, p in enumerate(state.g_owner) if p is not None]
-    assert owned
-    for route, player in owned:
-        (item,) = ttr_pictures.layout.of_element[("route", route)]
-        assert f"#i{item.number} .s{{stroke:{colours[player + 1]}}}" in css
-    free = next(r for r, p in enumerate(state.g_owner) if p is None)
-    (item,) = ttr_pictures.layout.of_element[("route", free)]
-    assert f"#i{item.number} " not in css
+    owned = {r: p for r, p in enumerate(state.g_owner) if p is not None}
+    assert owned and len(owned) < len(state.g_owner)
+    trains = layers_of(scene)["trains"].items
+    assert sorted(item.element[1] for item in trains) == sorted(owned)
+    for train in trains:
+        (route,) = ttr_pictures.layout.of_element[train.element]
+        assert train.places == route.places  # on the route's own track of a double route
+        assert train.style.colour == colours[owned[train.element[1]] + 1]
+        assert train.style.outline == "#111" != route.style.outline
+        assert train.style.width > route.style.width  # wider than the route: never alike
+        assert train.style.dashes == route.style.dashes  # a train on each space
+    root = svg_of(scene, ttr_pictures)
+    drawn = layer_items(root, "trains")
+    assert len(drawn) == len(owned)
+    for group in drawn:  # outlined pieces, lined up with the route's spaces
+        border, body = group.findall(f"{SVG}line")
+        assert border.get("stroke") == "#111" and border.get("stroke-dasharray")
+        assert body.get("stroke") in {colours[p + 1] for p in owned.values()}
+    # the legend of the trains: each player's line starts with a train of theirs
+    samples = layer_items(root, "players' trains")
+    assert [g.findall(f"{SVG}line")[1].get("stroke") for g in samples] == [
+        colours[p + 1] for p in range(3)
+    ]
     shown = texts(root)
     for p in range(3):
         assert any(t.startswith(f"P{p + 1}: {state.p_score[p]} points") for t in shown)
+
+
+def test_the_pieces_of_dashed_lines_over_one_route_line_up_whatever_their_widths(ttr_pictures):
+    game = load_game(TTR)
+    state = play(game, 3, 120)
+    root = svg_of(position_scene(ttr_pictures, game, state, None), ttr_pictures)
+    route_of = {g.get("id"): g for g in layer_items(root, "routes")}
+    for group in layer_items(root, "trains"):
+        title = group.find(f"{SVG}title").text
+        route = next(g for g in route_of.values() if title.startswith(g.find(f"{SVG}title").text))
+        train_line, route_line = group.findall(f"{SVG}line")[0], route.findall(f"{SVG}line")[0]
+        for line in (train_line, route_line):
+            gap = float(line.get("stroke-dasharray").split()[1])
+            # each piece in the middle of its share: the offset is half the gap
+            assert float(line.get("stroke-dashoffset")) == pytest.approx(-gap / 2, abs=0.01)
+        assert sum(map(float, train_line.get("stroke-dasharray").split())) == pytest.approx(
+            sum(map(float, route_line.get("stroke-dasharray").split())), abs=0.02
+        )
+
+
+def test_a_drawing_without_a_shape_restyles_its_elements_drawing(tmp_path):
+    write_game(
+        tmp_path,
+        CITIES
+        + 'draw "roads" for r in road: line from r.a to r.b colour "#888"\n'
+        + '  draw "owned" for r in road where owner[r] is not none: colour "#f00" width 9',
+    )
+    game = load_game(str(tmp_path))
+    pictures = open_pictures(str(tmp_path))
+    state = game.new_game(2, 1)
+    (road,) = pictures.layout.of_element[("road", 0)]
+    assert f"#i{road.number}" not in to_svg(
+        position_scene(pictures, game, state, None), (0, 0, 9, 9), 1
+    )
+    state.g_owner[0] = 1
+    css = to_svg(position_scene(pictures, game, state, None), (0, 0, 9, 9), 1)
+    assert f"#i{road.number} .s{{stroke:#f00;stroke-width:9}}" in css
+
+
+def test_the_lines_of_a_subway_map_are_listed_in_its_legend():
+    pictures = open_pictures(os.path.join(GAMES, "tokyo_metro"))
+    root = svg_of(map_scene(pictures), pictures)
+    entries = layer_items(root, "legend")
+    lines = pictures.layout.of_element
+    names = pictures.names.elements["line"]
+    assert len(entries) == 2 * len(names)  # a sample and its text per line
+    samples, words = entries[0::2], entries[1::2]
+    assert [g.find(f"{SVG}text").text for g in words] == names
+    colours = [lines[("line", i)][0].style.colour for i in range(len(names))]
+    assert [g.find(f"{SVG}line").get("stroke") for g in samples] == colours
+    legend_top = min(float(g.find(f"{SVG}text").get("y")) for g in words)
+    (stations,) = [g for g in root.iter(f"{SVG}g") if g.get("data-name") == "stations"]
+    lowest = max(float(r.get("y")) + float(r.get("height")) for r in stations.iter(f"{SVG}rect"))
+    assert legend_top > lowest  # under the map, not over it
 
 
 def layers_of(scene) -> dict:
@@ -511,6 +584,16 @@ def diagnose(tmp_path, draws: str) -> list[str]:
         (
             'draw "empty" for c in city:',
             "rules.metro:10:3: error[structure]: a drawing needs a shape or properties to restyle",
+        ),
+        (
+            CITIES + 'draw "roads" for r in road: line along r.a',
+            "rules.metro:11:42: error[structure]: `line along` follows a line or path, but "
+            "citys are drawn as a point (drawing 'cities')",
+        ),
+        (
+            CITIES + 'draw "marks" for c in city: point at c legend owner[road[0]]',
+            "rules.metro:11:42: error[structure]: a legend lists what the map draws: `legend` "
+            "goes in a drawing of the map (this one reads the game state)",
         ),
         (
             CITIES + 'draw "cities": text "x" at (0, 0)',

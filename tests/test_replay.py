@@ -203,8 +203,8 @@ def test_the_page_steps_and_switches_views_in_a_real_browser(browser, ttr_page, 
     assert page.inner_text("#data-title") == "What P1 sees"
     assert page.inner_text("#moves li >> nth=0").startswith("P1: keep ")
     owned = sum(1 for owner in state.g_owner if owner is not None)
-    css = page.locator("#restyles").text_content()
-    assert css.count("#i") >= owned
+    trains = next(i for i, d in enumerate(page_data(html)["layers"]) if d["name"] == "trains")
+    assert page.locator(f"#layer-{trains} g.item").count() == owned > 0
     page.click("#first")
     assert page.inner_text("#position") == f"position 0 of {last}"
     page.keyboard.press("End")

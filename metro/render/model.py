@@ -49,6 +49,7 @@ class Item:
     element: tuple[str, int] | None = None  # the map element it draws, if any
     number: int = -1  # its place among the picture's map items (restyles name it)
     label_at: LabelPlace | None = None  # where its label stands, once placed
+    legend: str = ""  # what it stands for in the picture's legend, if it is listed there
 
     def bounds(self) -> Bounds:
         """The smallest box holding the shape (its label's extent not included)."""

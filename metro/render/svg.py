@@ -13,6 +13,7 @@ import math
 import xml.etree.ElementTree as ET
 
 from metro.render.labels import LINE_HEIGHT, candidates, first_baseline, label_lines, text_box
+from metro.render.legend import legend_layer
 from metro.render.model import Bounds, Item, LabelPlace, Scene, Style, union
 
 SVG_NS = "http://www.w3.org/2000/svg"
@@ -21,6 +22,7 @@ MARGIN = 0.03  # room around the map, as a part of its larger side
 BACKGROUND = "#fbfaf5"
 FINDING = "#d0021b"
 FONT = "DejaVu Sans, Helvetica, Arial, sans-serif"
+DASH_GAP = 0.12  # the gap between a dashed line's pieces, as a part of each piece's share
 
 
 def scene_bounds(scene: Scene, label_size: float) -> Bounds:
@@ -32,11 +34,15 @@ def scene_bounds(scene: Scene, label_size: float) -> Bounds:
 
 
 def to_svg(scene: Scene, bounds: Bounds, label_size: float) -> str:
-    """The whole picture as an SVG document."""
+    """The whole picture as an SVG document (with its legend under `bounds`)."""
+    items = [item for layer in scene.layers for item in layer.items]
+    legend = legend_layer(items, bounds, label_size)
+    if legend is not None:
+        bounds = union([bounds, *(item.bounds() for item in legend.items)])
     root = svg_root(scene.title, bounds, label_size, len(scene.caption) + len(scene.findings))
     style = ET.SubElement(root, "style")
     style.text = base_css() + restyle_css(scene)
-    for layer in scene.layers:
+    for layer in scene.layers + ([legend] if legend else []):
         group = ET.SubElement(root, "g", {"class": "layer", "data-name": layer.name})
         for item in layer.items:
             group.append(item_element(item, label_size))
@@ -154,7 +160,7 @@ def _shape(item: Item) -> list[ET.Element]:
             "stroke-linecap": "round",
         }
         if style.dashes:
-            attrs["stroke-dasharray"] = _dashes(_length(item.places), style.dashes, style.width)
+            attrs.update(_dashes(_length(item.places), style.dashes))
         return [ET.Element("polyline", attrs)]
     if item.shape in ("rect", "box"):
         (x0, y0), (x1, y1) = item.places
@@ -222,23 +228,26 @@ def _line(item: Item) -> list[ET.Element]:
     if style.outline:
         border = {"class": "o", **ends, "stroke": style.outline, "stroke-width": _n(width)}
         if style.dashes:
-            border["stroke-dasharray"] = _dashes(length, style.dashes, width)
+            border.update(_dashes(length, style.dashes))
         out.append(ET.Element("line", border))
         inner = width * 0.7
     attrs = {"class": "s", **ends, "stroke": style.colour or "#555", "stroke-width": _n(inner)}
     if style.dashes:
-        edge = (width - inner) / 2
-        attrs["stroke-dasharray"] = _dashes(length, style.dashes, width, edge)
-        attrs["stroke-dashoffset"] = _n(-edge)
+        attrs.update(_dashes(length, style.dashes, (width - inner) / 2))
     out.append(ET.Element("line", attrs))
     return out
 
 
-def _dashes(length: float, count: int, width: float | None, edge: float = 0.0) -> str:
-    """A dash pattern that shows a line as `count` pieces (each `edge` shorter at both ends)."""
-    gap = min((width or 1) * 0.35, length / max(count, 1) / 3)
-    dash = (length - gap * (count - 1)) / count
-    return f"{_n(max(dash - 2 * edge, 0))} {_n(gap + 2 * edge)}"
+def _dashes(length: float, count: int, inset: float = 0.0) -> dict[str, str]:
+    """The dash pattern that shows a line as `count` equal pieces, each in the middle of its
+    share of the line (`inset` shorter at both ends), so that the pieces of two lines drawn
+    over one route line up whatever their widths (trains on its spaces)."""
+    share = length / max(count, 1)
+    dash = max(share * (1 - DASH_GAP) - 2 * inset, 0)
+    return {
+        "stroke-dasharray": f"{_n(dash)} {_n(share - dash)}",
+        "stroke-dashoffset": _n(-(share - dash) / 2),
+    }
 
 
 def _length(points) -> float:
