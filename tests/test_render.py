@@ -19,11 +19,13 @@ from dsl.diagnostics import CompileError
 from metro.bots import make_bot
 from metro.cli import main
 from metro.coverage import code_lines
+from metro.moves import MoveLog, last_moves
 from metro.play import SAVE_FORMAT
 from metro.render import map_scene, open_pictures, position_scene
 from metro.render.files import PictureError, picture_bytes
 from metro.render.labels import candidates, label_lines, overlap, text_box
 from metro.render.svg import label_place, scene_bounds, to_svg
+from metro.serve.board import board_svg
 from runtime.errors import RuleError
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -673,3 +675,46 @@ def test_drawings_are_pictures_not_rules_so_coverage_leaves_them_out(ttr, ttr_pi
     covered = {(os.path.basename(f), line) for f, line in [*live.values(), *inlined.values()]}
     assert drawn and drawn.isdisjoint(covered)
     assert ("rules.metro", 96) in covered  # a rule's line (cards_left) is counted
+
+
+# ---------------------------------------------------------------- the last moves marked
+
+
+def claimed_at(game, players: int, seed: int = 3):
+    """A game between random bots stopped just after its first route is claimed, with its log."""
+    state = game.new_game(players, seed)
+    bots = [make_bot("random", f"{seed}/{p}", game) for p in range(players)]
+    log = MoveLog()
+    while not any(owner is not None for owner in state.g_owner):
+        player = state.to_move[0]
+        action = bots[player].choose(state, player)
+        log.record(state, player, action)
+        state.apply(player, action)
+    return state, log
+
+
+def test_the_route_the_last_move_claimed_is_ringed_on_the_board(ttr_pictures):
+    game = load_game(TTR)
+    state, log = claimed_at(game, 2)
+    (route,) = [r for r, owner in enumerate(state.g_owner) if owner is not None]
+    (drawn,) = ttr_pictures.layout.of_element[("route", route)]
+    for viewer in (None, 0, 1):
+        root = ET.fromstring(board_svg(ttr_pictures, state, viewer, log))
+        (marks,) = [g for g in root.iter(f"{SVG}g") if g.get("class") == "last-moves"]
+        assert [g.get("data-item") for g in marks] == [f"i{drawn.number}"]
+    before = MoveLog(log.moves[:-1])  # the position before: nothing there named a route
+    root = ET.fromstring(board_svg(ttr_pictures, state, None, before))
+    assert not [g for g in root.iter(f"{SVG}g") if g.get("class") == "last-moves"]
+
+
+def test_a_move_only_its_player_may_know_is_never_marked_for_the_others():
+    game = load_game(TTR)
+    log = claimed_at(game, 2)[1]
+    first = log.moves[:1]  # the tickets P1 kept: a private choice
+    assert first[0].private
+    assert last_moves(first, 0) == first
+    assert last_moves(first, 1) == [] and last_moves(first, None) == []
+    # a player sees their own last move and every one since
+    mine = max(m.step for m in log.moves if m.player == 0)
+    assert [m.step for m in last_moves(log.moves, 0)] == list(range(mine, len(log.moves)))
+    assert [m.step for m in last_moves(log.moves, None)] == [len(log.moves) - 1]

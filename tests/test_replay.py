@@ -128,6 +128,27 @@ def test_a_long_pile_reads_as_how_many_of_each(ttr_page):
     assert sum(int(p.split(" ×")[1]) if " ×" in p else 1 for p in parts) == len(discard)
 
 
+def test_each_position_rings_what_the_move_that_led_to_it_named(ttr_page):
+    game, history, html = ttr_page
+    data = page_data(html)
+    assert data["layers"][-1] == {"name": "last moves", "restyle": False}
+    pictures = open_pictures(TTR)
+    public = data["views"][0]
+    claims = 0
+    for step, (_, action) in enumerate(history, start=1):
+        marks = data["pool"][public["frames"][step][-1]]
+        if not action.startswith("claim"):
+            assert marks == ""
+            continue
+        state = game.replay(2, 4, history[:step])
+        before = game.replay(2, 4, history[: step - 1]).g_owner
+        (route,) = [r for r, owner in enumerate(state.g_owner) if owner != before[r]]
+        (drawn,) = pictures.layout.of_element[("route", route)]
+        assert f'data-item="i{drawn.number}"' in marks
+        claims += 1
+    assert claims
+
+
 def test_a_replay_restricted_to_one_player_holds_no_other_view(tmp_path):
     out = tmp_path / "p1.html"
     args = ["replay", TTR, "--players", "2", "--seed", "4", "--as", "P1", "-o", str(out)]

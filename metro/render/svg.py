@@ -21,6 +21,8 @@ WIDTH_PX = 1600  # the picture's width; its height follows the map's proportions
 MARGIN = 0.03  # room around the map, as a part of its larger side
 BACKGROUND = "#fbfaf5"
 FINDING = "#d0021b"
+RING = "#ffc400"  # the ring round an element the last moves named, over a dark edge: it shows
+EDGE = "#111"  # on any colour
 FONT = "DejaVu Sans, Helvetica, Arial, sans-serif"
 DASH_GAP = 0.12  # the gap between a dashed line's pieces, as a part of each piece's share
 
@@ -46,6 +48,8 @@ def to_svg(scene: Scene, bounds: Bounds, label_size: float) -> str:
         group = ET.SubElement(root, "g", {"class": "layer", "data-name": layer.name})
         for item in layer.items:
             group.append(item_element(item, label_size))
+    if scene.marked:
+        root.append(marks_element(scene.marked, label_size))
     if scene.findings:
         root.append(findings_element(scene, label_size))
     if scene.caption or scene.findings:
@@ -293,6 +297,34 @@ def _label(item: Item, size: float) -> list[ET.Element]:
             step = {"x": _n(place.x), "dy": _n(LINE_HEIGHT * size)} if number else {}
             ET.SubElement(element, "tspan", step).text = line
     return [halo, text]
+
+
+def marks_element(items: list[Item], label_size: float) -> ET.Element:
+    """The rings round marked items: a group drawn over the picture, taking no clicks."""
+    group = ET.Element("g", {"class": "last-moves", "pointer-events": "none"})
+    for item in items:
+        ring = ET.SubElement(group, "g", {"class": "mark", "data-item": f"i{item.number}"})
+        for colour, share in ((EDGE, 0.5), (RING, 0.28)):
+            ring.append(_ring(item, label_size * 0.5, colour, label_size * share))
+    return group
+
+
+def _ring(item: Item, pad: float, colour: str, stroke: float) -> ET.Element:
+    """A rounded outline `pad` beyond an item's shape: along a line, else round its box."""
+    paint = {"fill": "none", "stroke": colour, "stroke-width": _n(stroke)}
+    if item.shape == "line":
+        (ax, ay), (bx, by) = item.places
+        half = (item.style.width or 0) / 2 + pad
+        length = math.hypot(bx - ax, by - ay)
+        turn = math.degrees(math.atan2(by - ay, bx - ax))
+        box = {"x": _n(-pad), "y": _n(-half), "width": _n(length + 2 * pad), "height": _n(2 * half)}
+        place = f"translate({_n(ax)} {_n(ay)}) rotate({_n(turn)})"
+        return ET.Element("rect", {**box, "rx": _n(half), "transform": place, **paint})
+    x0, y0, x1, y1 = item.bounds()
+    x0, y0, x1, y1 = x0 - pad, y0 - pad, x1 + pad, y1 + pad
+    round_ = min(x1 - x0, y1 - y0) / 2 if item.shape in ("point", "box") else pad
+    box = {"x": _n(x0), "y": _n(y0), "width": _n(x1 - x0), "height": _n(y1 - y0)}
+    return ET.Element("rect", {**box, "rx": _n(round_), **paint})
 
 
 def findings_element(scene: Scene, label_size: float) -> ET.Element:

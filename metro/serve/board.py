@@ -7,15 +7,20 @@ shapes draws; a choice names an element when one of its arguments is one (no per
 
 from __future__ import annotations
 
+from metro.moves import MoveLog, last_moves
+from metro.render.marks import marked_items
 from metro.render.pictures import Pictures, position_scene
 from metro.render.svg import scene_bounds, to_svg
 from runtime.machine import Action, State
 from runtime.values import NamedD, OptD
 
 
-def board_svg(pictures: Pictures, state: State, viewer: int | None) -> str:
-    """The position as `viewer` (None: a spectator) sees it, an SVG document (text escaped)."""
-    scene = position_scene(pictures, state.game, state, viewer)
+def board_svg(pictures: Pictures, state: State, viewer: int | None, log: MoveLog) -> str:
+    """The position as `viewer` (None: a spectator) sees it, an SVG document (text escaped),
+    with what the last moves it may know named ringed."""
+    actions = [move.action for move in last_moves(log.moves, viewer)]
+    marked = marked_items(pictures, actions)
+    scene = position_scene(pictures, state.game, state, viewer, marked=marked)
     return to_svg(scene, scene_bounds(scene, pictures.label_size), pictures.label_size)
 
 
