@@ -239,3 +239,35 @@ def test_the_page_steps_and_switches_views_in_a_real_browser(browser, ttr_page, 
     assert errors == []
     assert [url for url in requests if not url.startswith("file://")] == []
     page.close()
+
+
+def test_the_board_fills_its_column_scales_up_and_spreads_across_the_page(
+    browser, ttr_page, tmp_path
+):
+    _, _, html = ttr_page
+    path = tmp_path / "replay.html"
+    path.write_text(html, encoding="utf-8")
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    page.goto(path.as_uri())
+
+    def widths() -> tuple[float, float]:
+        """The board's inner width and its picture's width, in CSS pixels."""
+        return page.evaluate(
+            "() => [document.getElementById('board').clientWidth,"
+            " document.querySelector('#board svg').getBoundingClientRect().width]"
+        )
+
+    room, drawn = widths()
+    assert drawn == pytest.approx(room, abs=1)  # the whole width of its column
+    page.click("#zoom-in")
+    page.click("#zoom-in")
+    assert widths()[1] == pytest.approx(1.5 * room, abs=1)  # scaled up; the board scrolls
+    page.keyboard.press("0")
+    assert widths()[1] == pytest.approx(room, abs=1)
+    page.click("#wide")  # the moves and the view's data go under the board
+    wide, drawn = widths()
+    assert wide > room + 300 and drawn == pytest.approx(wide, abs=1)
+    board = page.locator("#board").bounding_box()
+    moves = page.locator("#moves").bounding_box()
+    assert moves["y"] > board["y"] + board["height"] - 1
+    page.close()
