@@ -132,10 +132,31 @@ def test_map_labels_are_kept_off_each_other(name):
     # Tokyo had 3 pairs of labels touching ("Otemachi (west)" and its neighbours) and Osaka 1,
     # before long labels broke into lines and placement went on moving labels that meet others.
     assert overlapping_pairs(placed) == 0
-    for item, box in zip(items, placed, strict=True):  # each label still touches its shape
+    # each label stays beside its shape: less than a label's height away
+    for item, box in zip(items, placed, strict=True):
         x0, y0, x1, y1 = item.bounds()
-        reach = size * 0.5
+        reach = size
         assert overlap(box, (x0 - reach, y0 - reach, x1 + reach, y1 + reach)) > 0, item.label
+
+
+@pytest.mark.parametrize(("name", "bound"), [("tokyo metro", 31), ("osaka metro", 14)])
+def test_few_labels_of_a_subway_map_stand_on_other_stations(name, bound):
+    # (label, other element's station box or stop) pairs that overlap; before long labels broke
+    # into lines and labels could stand a little farther out: Tokyo 41, Osaka 20
+    path, expansions, variants, _ = SHIPPED[name]
+    pictures = open_pictures(path, expansions, variants)
+    size = pictures.label_size
+    items = [i for layer in pictures.layout.map_layers for i in layer.items]
+    shapes = [i for i in items if i.shape in ("point", "box")]
+    touching = sum(
+        1
+        for item in items
+        if item.label
+        for other in shapes
+        if other is not item
+        and overlap(text_box(label_lines(item), label_place(item, size), size), other.bounds()) > 0
+    )
+    assert touching <= bound
 
 
 def test_the_map_drawing_places_lines_at_their_ends_and_double_routes_side_by_side(ttr_pictures):

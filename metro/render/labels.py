@@ -5,7 +5,7 @@ labels), then a few rounds of repair: labels are first placed in drawing order, 
 first of its candidates that meets nothing placed before it; then each label that still meets
 another label or another element's shape moves to its cheapest candidate with every other label
 where it stands, until a round moves none. Points and boxes (map nodes, cards) have a dozen
-candidates round them; other shapes keep their one place.
+candidates round them and the same a little farther out; other shapes keep their one place.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ LABEL_WEIGHT = 20.0  # an overlap with another label costs this many times one w
 ORDER_COST = 0.01  # a small preference for the earlier candidates, in label areas
 REPAIR_ROUNDS = 6  # rounds of moving the labels that still meet something
 
+FARTHER = 0.4  # the second ring of places stands this much farther out, in label heights
 WRAP = 16  # a label of a point or box longer than this many characters breaks into lines
 LINE_HEIGHT = 1.15  # from one line's baseline to the next, in label heights
 
@@ -65,7 +66,17 @@ def candidates(item: Item, size: float) -> list[LabelPlace]:
         places = [(x, y - size * 0.6, "middle", up)]
     else:
         places = [(cx, cy + rise, "middle", centre)]
-    return [LabelPlace(*place) for place in places]
+    near = [LabelPlace(*place) for place in places]
+    if item.shape not in ("point", "box"):
+        return near
+    return near + [_farther(place, size * FARTHER) for place in near]
+
+
+def _farther(place: LabelPlace, by: float) -> LabelPlace:
+    """The same place moved `by` away from its shape."""
+    dx = {"start": by, "end": -by, "middle": 0.0}[place.anchor]
+    dy = {"up": -by, "down": by, "centre": 0.0}[place.grow]
+    return LabelPlace(place.x + dx, place.y + dy, place.anchor, place.grow)
 
 
 def label_lines(item: Item) -> list[str]:
