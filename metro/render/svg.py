@@ -304,14 +304,32 @@ def marks_element(items: list[Item], label_size: float) -> ET.Element:
     group = ET.Element("g", {"class": "last-moves", "pointer-events": "none"})
     for item in items:
         ring = ET.SubElement(group, "g", {"class": "mark", "data-item": f"i{item.number}"})
-        for colour, share in ((EDGE, 0.5), (RING, 0.28)):
+        # a band over a path is see-through: one pass, without the dark edge that muddies it
+        passes = ((RING, 0.28),) if item.shape == "path" else ((EDGE, 0.5), (RING, 0.28))
+        for colour, share in passes:
             ring.append(_ring(item, label_size * 0.5, colour, label_size * share))
     return group
 
 
 def _ring(item: Item, pad: float, colour: str, stroke: float) -> ET.Element:
-    """A rounded outline `pad` beyond an item's shape: along a line, else round its box."""
+    """A rounded outline `pad` beyond an item's shape: along a line, round its box, or over a
+    path a see-through band (its box could be most of the map: a subway line)."""
     paint = {"fill": "none", "stroke": colour, "stroke-width": _n(stroke)}
+    if item.shape == "path":
+        band = (item.style.width or 0) + 2 * pad + stroke
+        points = " ".join(f"{_n(x)},{_n(y)}" for x, y in item.places)
+        return ET.Element(
+            "polyline",
+            {
+                "points": points,
+                "fill": "none",
+                "stroke": colour,
+                "stroke-width": _n(band),
+                "stroke-opacity": "0.45",
+                "stroke-linejoin": "round",
+                "stroke-linecap": "round",
+            },
+        )
     if item.shape == "line":
         (ax, ay), (bx, by) = item.places
         half = (item.style.width or 0) / 2 + pad
