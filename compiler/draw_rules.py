@@ -18,6 +18,7 @@ from dsl import ast
 SHAPE_ARGS: dict[str, tuple[str, ...]] = {
     "point": ("at",),
     "line": ("from", "to"),
+    "along": ("along",),  # a line over the drawn line (or path) of a map element
     "path": ("through",),
     "rect": ("at",),
     "box": ("around",),
@@ -30,15 +31,16 @@ PLACES_ARGS = frozenset({"through", "around"})
 
 # Which shapes each property applies to ("restyle": a drawing without a shape).
 PROP_SHAPES: dict[str, frozenset[str]] = {
-    "colour": frozenset({"point", "line", "path", "rect", "box", "text", "restyle"}),
-    "outline": frozenset({"point", "line", "rect", "box", "restyle"}),
-    "width": frozenset({"point", "line", "path", "rect", "box", "restyle"}),
+    "colour": frozenset({"point", "line", "along", "path", "rect", "box", "text", "restyle"}),
+    "outline": frozenset({"point", "line", "along", "rect", "box", "restyle"}),
+    "width": frozenset({"point", "line", "along", "path", "rect", "box", "restyle"}),
     "size": frozenset({"point", "rect", "text"}),
-    "dashes": frozenset({"line", "path"}),
+    "dashes": frozenset({"line", "along", "path"}),
     "mark": frozenset({"point"}),
-    "label": frozenset({"point", "line", "path", "rect", "box"}),
-    "title": frozenset({"point", "line", "path", "rect", "box", "text"}),
+    "label": frozenset({"point", "line", "along", "path", "rect", "box"}),
+    "title": frozenset({"point", "line", "along", "path", "rect", "box", "text"}),
     "on": frozenset({"point", "line", "path", "rect", "text"}),
+    "legend": frozenset({"point", "line", "along", "path", "rect", "box"}),
 }
 
 MARKS = ("circle", "square", "triangle", "diamond")

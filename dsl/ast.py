@@ -780,7 +780,7 @@ class DrawBinding(Node):
 class DrawShape(Node):
     """The shape of a drawing: `point at P`, `line from P to Q`, `text T at P`, …"""
 
-    shape: str  # point, line, path, rect, box, text
+    shape: str  # point, line, along, path, rect, box, text
     args: tuple[Expr, ...]
     span: Span = _span()
 

@@ -170,6 +170,9 @@ class AstBuilder:
     def line_shape(self, ch):
         return ast.DrawShape("line", tuple(ch), self.here)
 
+    def along_shape(self, ch):
+        return ast.DrawShape("along", tuple(ch), self.here)
+
     def path_shape(self, ch):
         return ast.DrawShape("path", tuple(ch), self.here)
 

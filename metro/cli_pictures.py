@@ -23,6 +23,7 @@ from metro.cli import (
     game_options,
     say,
 )
+from metro.moves import Move, last_moves, replayed
 from metro.render.files import PictureError, picture_kind, write_picture
 from metro.saved_games import (
     PATHS_AS_TYPED_FORMAT,
@@ -33,7 +34,7 @@ from metro.saved_games import (
     setup_from_save,
 )
 from runtime import saves
-from runtime.errors import InvalidSave
+from runtime.errors import InvalidSave, MetroRuntimeError
 from runtime.machine import Game, State
 from runtime.values import PLAYER
 
@@ -87,7 +88,8 @@ def render_command(
     (exit status 1 when there are findings). The drawing is declared in the rules (`draw`).
     """
     kind = _kind(output)
-    from metro.render.pictures import map_scene, open_pictures, position_scene  # the compiler
+    from metro.render.marks import marked_items  # the compiler
+    from metro.render.pictures import map_scene, open_pictures, position_scene
 
     pictures = open_pictures(path, expansions, variants, map_path)
     position = any(x is not None for x in (players, seed, after, bot, bots, load_path, viewer))
@@ -109,7 +111,8 @@ def render_command(
     ]
     if seat is not None:
         caption[0] += f"; as {PLAYER.label(seat)} sees it"
-    _write(position_scene(pictures, game, state, seat, caption), pictures, output, kind)
+    marked = marked_items(pictures, [m.action for m in last_moves(_log(game, state), seat)])
+    _write(position_scene(pictures, game, state, seat, caption, marked), pictures, output, kind)
     say(f"wrote {output} ({caption[0]})")
 
 
@@ -231,6 +234,14 @@ def _position(
         player = state.to_move[0]
         state.apply(player, seated[player].choose(state, player))
     return game, state
+
+
+def _log(game: Game, state: State) -> list[Move]:
+    """The moves that led to a position (none if its saved history does not replay)."""
+    try:
+        return replayed(game, state.n, state.seed, state.history)[1].moves
+    except (ValueError, MetroRuntimeError):
+        return []
 
 
 def _load_save(game: Game, load_path: str) -> State:

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from runtime.machine import Action, Game, State
 from runtime.values import PLAYER, plain_words
 
+MAX_LAST = 12  # the most moves marked on a board as the last ones
+
 
 @dataclass
 class Move:
@@ -32,16 +34,23 @@ class Move:
         """A simultaneous choice not yet revealed (not everyone has chosen yet)."""
         return self.revealed is None
 
+    def known_to(self, viewer: int | None, after: int | None = None) -> bool:
+        """Whether `viewer` (None: a spectator) may know what was chosen once `after` decisions
+        were taken (None: now)."""
+        if viewer == self.player:
+            return True
+        if self.revealed is None or (after is not None and after < self.revealed):
+            return False
+        return not self.private
+
     def text(self, viewer: int | None, after: int | None = None) -> str:
         """The move as `viewer` reads it (None: a spectator) once `after` decisions were taken
         (None: now)."""
-        if viewer == self.player:
+        if self.known_to(viewer, after):
             return self.action.label
         if self.revealed is None or (after is not None and after < self.revealed):
             return "has chosen (in secret)"
-        if self.private:
-            return f"made a private choice ({plain_words(self.action.name)})"
-        return self.action.label
+        return f"made a private choice ({plain_words(self.action.name)})"
 
     def line(self, viewer: int | None, after: int | None = None) -> str:
         """`P2: take the face-up red`."""
@@ -71,6 +80,18 @@ class MoveLog:
     def since(self, step: int) -> list[Move]:
         """The moves made at or after decision number `step`."""
         return [m for m in self.moves if m.step >= step]
+
+
+def last_moves(moves: list[Move], viewer: int | None) -> list[Move]:
+    """The moves to mark on a viewer's board: their own last one and every one since (a
+    spectator, or a player yet to move: the last one), at most MAX_LAST, those it may know."""
+    start = max(len(moves) - 1, 0)
+    for index in range(len(moves) - 1, -1, -1):
+        if moves[index].player == viewer:
+            start = index
+            break
+    recent = moves[max(start, len(moves) - MAX_LAST) :]
+    return [move for move in recent if move.known_to(viewer, len(moves))]
 
 
 def replayed(

@@ -17,7 +17,9 @@ from dataclasses import dataclass, field
 
 import jinja2
 
-from metro.moves import Move, replayed
+from metro.moves import Move, last_moves, replayed
+from metro.render.legend import legend_layer
+from metro.render.marks import marked_items
 from metro.render.model import union
 from metro.render.pictures import MAX_ITEMS, Pictures, state_items
 from metro.render.svg import (
@@ -27,6 +29,7 @@ from metro.render.svg import (
     item_css,
     item_element,
     label_bounds,
+    marks_element,
     svg_root,
 )
 from runtime.display import Line
@@ -35,6 +38,7 @@ from runtime.machine import Game, State
 from runtime.values import PLAYER
 
 PUBLIC = "everyone"  # the key of the public view
+LAST_MOVES = "last moves"  # the layer, after the drawings of the state, ringing what they named
 
 
 @dataclass
@@ -80,6 +84,7 @@ def replay_page(
     boxes = []
     state = game.new_game(players, seed)
     steps = []
+    moves = replayed(game, players, seed, history)[1].moves
     for step in range(len(history) + 1):
         shared: dict[str, int] = {}
         for track in tracks:
@@ -94,6 +99,7 @@ def replay_page(
                 if not draw.per_viewer:
                     shared[draw.name] = index
                 frame.append(index)
+            frame.append(pool.add(_marks(pictures, moves[:step], track.viewer)))
             track.frames.append(frame)
             data = _view_texts(state, track.viewer)
             track.changes.append({k: v for k, v in data.items() if track.last.get(k) != v})
@@ -103,7 +109,6 @@ def replay_page(
         if step < len(history):
             player, action = history[step]
             state.apply(player, action)
-    moves = replayed(game, players, seed, history)[1].moves
     for track in tracks:
         track.moves = [_move_entry(move, track.viewer) for move in moves]
     return _page(pictures, draws, tracks, pool, steps, boxes)
@@ -128,6 +133,13 @@ def _drawn(pictures: Pictures, game: Game, state: State, draw, viewer) -> tuple[
     boxes = [item.bounds() for item in layer.items]
     boxes += [b for b in (label_bounds(item, size) for item in layer.items) if b]
     return text, boxes
+
+
+def _marks(pictures: Pictures, moves: list[Move], viewer: int | None) -> str:
+    """The rings round what the last moves named, as this view may know them (SVG markup)."""
+    actions = [move.action for move in last_moves(moves, viewer)]
+    items = marked_items(pictures, actions)
+    return fragment(marks_element(items, pictures.label_size)) if items else ""
 
 
 def _view_texts(state: State, viewer: int | None) -> dict[str, str]:
@@ -178,6 +190,9 @@ def _page(pictures: Pictures, draws, tracks: list[ViewTrack], pool: Pool, steps,
     boxes = boxes + [item.bounds() for item in items]
     boxes += [b for b in (label_bounds(item, size) for item in items) if b]
     bounds = union(boxes) or (0.0, 0.0, 100.0, 100.0)
+    legend = legend_layer(items, bounds, size)
+    if legend is not None:
+        bounds = union([bounds, *(item.bounds() for item in legend.items)])
     root = svg_root(pictures.title, bounds, size, 0)
     ET.SubElement(root, "style").text = base_css()
     ET.SubElement(root, "style", {"id": "restyles"})
@@ -190,9 +205,14 @@ def _page(pictures: Pictures, draws, tracks: list[ViewTrack], pool: Pool, steps,
                 group.append(item_element(item, size))
         elif draw.name in dynamic:
             group.set("id", f"layer-{dynamic[draw.name]}")
+    ET.SubElement(root, "g", {"class": "layer", "id": f"layer-{len(draws)}"})  # the last moves
+    if legend is not None:
+        group = ET.SubElement(root, "g", {"class": "layer", "data-name": legend.name})
+        group.extend(item_element(item, size) for item in legend.items)
     data = {
         "title": pictures.title,
-        "layers": [{"name": d.name, "restyle": d.shape == "restyle"} for d in draws],
+        "layers": [{"name": d.name, "restyle": d.shape == "restyle"} for d in draws]
+        + [{"name": LAST_MOVES, "restyle": False}],
         "pool": pool.texts,
         "steps": steps,
         "views": [

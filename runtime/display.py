@@ -12,7 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from runtime.values import NOTHING, PLAYER, MapD, NamedD, OptD, PlayerD, plain_words
+from runtime.values import NOTHING, PLAYER, ListD, MapD, NamedD, OptD, PlayerD, plain_words
+
+LONG = 8  # a list or pile of more things than this, some alike, reads as counts
 
 
 @dataclass(frozen=True)
@@ -75,7 +77,7 @@ def screen(state, viewer: int | None) -> Screen:
     table = _table(state, [f for f in fields if not f.per_player])
     players = _players(state, [f for f in fields if f.per_player], viewer)
     private = tuple(
-        Line(f.heading, f.desc.display(getattr(state, f.slot)[viewer]))
+        Line(f.heading, _text(f.desc, getattr(state, f.slot)[viewer]))
         for f in fields
         if f.per_player and f.visibility == "owner" and viewer is not None
     )
@@ -87,6 +89,23 @@ def screen(state, viewer: int | None) -> Screen:
         players,
         private,
     )
+
+
+def _text(desc, value) -> str:
+    """A value in words; a long list of things with repeats (a discard pile) as how many of
+    each, in their declared order, like a bag: `65 in all: red ×9, black ×8, …`."""
+    if not (isinstance(desc, ListD) and isinstance(desc.item, NamedD | PlayerD)):
+        return desc.display(value)
+    counts: dict[int, int] = {}
+    for item in value:
+        counts[item] = counts.get(item, 0) + 1
+    if len(value) <= LONG or len(counts) == len(value):
+        return desc.display(value)
+    groups = (
+        desc.item.display(item) + (f" ×{count}" if count > 1 else "")
+        for item, count in sorted(counts.items())
+    )
+    return f"{len(value)} in all: " + ", ".join(groups)
 
 
 def _hidden(desc, value) -> str:
@@ -110,7 +129,7 @@ def _table(state, fields: list[_Field]) -> tuple[Line | Grid, ...]:
                 out.append(f.key)
             groups[f.key].append(f)
         else:
-            out.append(Line(f.heading, f.desc.display(value)))
+            out.append(Line(f.heading, _text(f.desc, value)))
     shown: list[Line | Grid] = []
     for item in out:
         shown.extend(_keyed(state, item, groups[item]) if isinstance(item, str) else [item])
@@ -141,7 +160,7 @@ def _keyed(state, kind: str, fields: list[_Field]) -> list[Line | Grid]:
     rows = []
     for index in range(len(values[0])):
         cells = tuple(
-            f.desc.value.display(v[index])
+            _text(f.desc.value, v[index])
             if f.visibility == "public"
             else _hidden(f.desc.value, v[index])
             for f, v in zip(fields, values, strict=True)
@@ -161,10 +180,10 @@ def _players(state, fields: list[_Field], viewer: int | None) -> Grid:
         for p in range(state.n):
             value = column[p]
             if f.visibility == "public":
-                cells.append(f.desc.display(value))
+                cells.append(_text(f.desc, value))
             elif f.visibility == "owner" and p == viewer:
                 size = f.desc.size(value)
-                cells.append(f.desc.display(value) if size is None else str(size))
+                cells.append(_text(f.desc, value) if size is None else str(size))
             else:
                 cells.append(_hidden(f.desc, value))
         rows.append((f.heading, *cells))

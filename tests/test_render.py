@@ -19,11 +19,13 @@ from dsl.diagnostics import CompileError
 from metro.bots import make_bot
 from metro.cli import main
 from metro.coverage import code_lines
+from metro.moves import MoveLog, last_moves
 from metro.render import map_scene, open_pictures, position_scene
 from metro.render.files import PictureError, picture_bytes
-from metro.render.labels import candidates, overlap, text_box
+from metro.render.labels import candidates, label_lines, overlap, text_box
 from metro.render.svg import label_place, scene_bounds, to_svg
 from metro.saved_games import SAVE_FORMAT
+from metro.serve.board import board_svg
 from runtime.errors import RuleError
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -124,15 +126,37 @@ def test_map_labels_are_kept_off_each_other(name):
     pictures = open_pictures(path, expansions, variants)
     size = pictures.label_size
     items = [i for layer in pictures.layout.map_layers for i in layer.items if i.label]
-    placed = [text_box(i.label, label_place(i, size), size) for i in items]
-    beside = [text_box(i.label, candidates(i, size)[0], size) for i in items]  # all on one side
+    placed = [text_box(label_lines(i), label_place(i, size), size) for i in items]
+    beside = [text_box([i.label], candidates(i, size)[0], size) for i in items]  # all on one side
     assert overlapping_pairs(placed) <= overlapping_pairs(beside) // 4
-    if name == "ticket to ride":
-        assert overlapping_pairs(placed) == 0
-    for item, box in zip(items, placed, strict=True):  # each label still touches its shape
+    # Tokyo had 3 pairs of labels touching ("Otemachi (west)" and its neighbours) and Osaka 1,
+    # before long labels broke into lines and placement went on moving labels that meet others.
+    assert overlapping_pairs(placed) == 0
+    # each label stays beside its shape: less than a label's height away
+    for item, box in zip(items, placed, strict=True):
         x0, y0, x1, y1 = item.bounds()
-        reach = size * 0.5
+        reach = size
         assert overlap(box, (x0 - reach, y0 - reach, x1 + reach, y1 + reach)) > 0, item.label
+
+
+@pytest.mark.parametrize(("name", "bound"), [("tokyo metro", 31), ("osaka metro", 14)])
+def test_few_labels_of_a_subway_map_stand_on_other_stations(name, bound):
+    # (label, other element's station box or stop) pairs that overlap; before long labels broke
+    # into lines and labels could stand a little farther out: Tokyo 41, Osaka 20
+    path, expansions, variants, _ = SHIPPED[name]
+    pictures = open_pictures(path, expansions, variants)
+    size = pictures.label_size
+    items = [i for layer in pictures.layout.map_layers for i in layer.items]
+    shapes = [i for i in items if i.shape in ("point", "box")]
+    touching = sum(
+        1
+        for item in items
+        if item.label
+        for other in shapes
+        if other is not item
+        and overlap(text_box(label_lines(item), label_place(item, size), size), other.bounds()) > 0
+    )
+    assert touching <= bound
 
 
 def test_the_map_drawing_places_lines_at_their_ends_and_double_routes_side_by_side(ttr_pictures):
@@ -243,24 +267,97 @@ def play(game, players: int, decisions: int, bot: str = "random"):
     return state
 
 
-def test_a_position_shows_claimed_routes_in_their_owners_colours(ttr_pictures):
+def layer_items(root: ET.Element, name: str) -> list[ET.Element]:
+    """The items (`<g class="item">`) of one drawing in an SVG picture."""
+    (layer,) = [g for g in root.iter(f"{SVG}g") if g.get("data-name") == name]
+    return [g for g in layer if g.get("class") == "item"]
+
+
+def test_a_claimed_route_carries_its_owners_trains_and_a_free_one_none(ttr_pictures):
     game = load_game(TTR)
     state = play(game, 3, 120)
     scene = position_scene(ttr_pictures, game, state, None)
-    root = svg_of(scene, ttr_pictures)
-    css = "".join(e.text or "" for e in root.iter(f"{SVG}style"))
     colours = game.module.C_PLAYER_COLOURS
-    owned = [(r, p) for r, p in enumerate(state.g_owner) if p is not None]
-    assert owned
-    for route, player in owned:
-        (item,) = ttr_pictures.layout.of_element[("route", route)]
-        assert f"#i{item.number} .s{{stroke:{colours[player + 1]}}}" in css
-    free = next(r for r, p in enumerate(state.g_owner) if p is None)
-    (item,) = ttr_pictures.layout.of_element[("route", free)]
-    assert f"#i{item.number} " not in css
+    owned = {r: p for r, p in enumerate(state.g_owner) if p is not None}
+    assert owned and len(owned) < len(state.g_owner)
+    trains = layers_of(scene)["trains"].items
+    assert sorted(item.element[1] for item in trains) == sorted(owned)
+    for train in trains:
+        (route,) = ttr_pictures.layout.of_element[train.element]
+        assert train.places == route.places  # on the route's own track of a double route
+        assert train.style.colour == colours[owned[train.element[1]] + 1]
+        assert train.style.outline == "#111" != route.style.outline
+        assert train.style.width > route.style.width  # wider than the route: never alike
+        assert train.style.dashes == route.style.dashes  # a train on each space
+    root = svg_of(scene, ttr_pictures)
+    drawn = layer_items(root, "trains")
+    assert len(drawn) == len(owned)
+    for group in drawn:  # outlined pieces, lined up with the route's spaces
+        border, body = group.findall(f"{SVG}line")
+        assert border.get("stroke") == "#111" and border.get("stroke-dasharray")
+        assert body.get("stroke") in {colours[p + 1] for p in owned.values()}
+    # the legend of the trains: each player's line starts with a train of theirs
+    samples = layer_items(root, "players' trains")
+    assert [g.findall(f"{SVG}line")[1].get("stroke") for g in samples] == [
+        colours[p + 1] for p in range(3)
+    ]
     shown = texts(root)
     for p in range(3):
         assert any(t.startswith(f"P{p + 1}: {state.p_score[p]} points") for t in shown)
+
+
+def test_the_pieces_of_dashed_lines_over_one_route_line_up_whatever_their_widths(ttr_pictures):
+    game = load_game(TTR)
+    state = play(game, 3, 120)
+    root = svg_of(position_scene(ttr_pictures, game, state, None), ttr_pictures)
+    route_of = {g.get("id"): g for g in layer_items(root, "routes")}
+    for group in layer_items(root, "trains"):
+        title = group.find(f"{SVG}title").text
+        route = next(g for g in route_of.values() if title.startswith(g.find(f"{SVG}title").text))
+        train_line, route_line = group.findall(f"{SVG}line")[0], route.findall(f"{SVG}line")[0]
+        for line in (train_line, route_line):
+            gap = float(line.get("stroke-dasharray").split()[1])
+            # each piece in the middle of its share: the offset is half the gap
+            assert float(line.get("stroke-dashoffset")) == pytest.approx(-gap / 2, abs=0.01)
+        assert sum(map(float, train_line.get("stroke-dasharray").split())) == pytest.approx(
+            sum(map(float, route_line.get("stroke-dasharray").split())), abs=0.02
+        )
+
+
+def test_a_drawing_without_a_shape_restyles_its_elements_drawing(tmp_path):
+    write_game(
+        tmp_path,
+        CITIES
+        + 'draw "roads" for r in road: line from r.a to r.b colour "#888"\n'
+        + '  draw "owned" for r in road where owner[r] is not none: colour "#f00" width 9',
+    )
+    game = load_game(str(tmp_path))
+    pictures = open_pictures(str(tmp_path))
+    state = game.new_game(2, 1)
+    (road,) = pictures.layout.of_element[("road", 0)]
+    assert f"#i{road.number}" not in to_svg(
+        position_scene(pictures, game, state, None), (0, 0, 9, 9), 1
+    )
+    state.g_owner[0] = 1
+    css = to_svg(position_scene(pictures, game, state, None), (0, 0, 9, 9), 1)
+    assert f"#i{road.number} .s{{stroke:#f00;stroke-width:9}}" in css
+
+
+def test_the_lines_of_a_subway_map_are_listed_in_its_legend():
+    pictures = open_pictures(os.path.join(GAMES, "tokyo_metro"))
+    root = svg_of(map_scene(pictures), pictures)
+    entries = layer_items(root, "legend")
+    lines = pictures.layout.of_element
+    names = pictures.names.elements["line"]
+    assert len(entries) == 2 * len(names)  # a sample and its text per line
+    samples, words = entries[0::2], entries[1::2]
+    assert [g.find(f"{SVG}text").text for g in words] == names
+    colours = [lines[("line", i)][0].style.colour for i in range(len(names))]
+    assert [g.find(f"{SVG}line").get("stroke") for g in samples] == colours
+    legend_top = min(float(g.find(f"{SVG}text").get("y")) for g in words)
+    (stations,) = [g for g in root.iter(f"{SVG}g") if g.get("data-name") == "stations"]
+    lowest = max(float(r.get("y")) + float(r.get("height")) for r in stations.iter(f"{SVG}rect"))
+    assert legend_top > lowest  # under the map, not over it
 
 
 def layers_of(scene) -> dict:
@@ -512,6 +609,16 @@ def diagnose(tmp_path, draws: str) -> list[str]:
             "rules.metro:10:3: error[structure]: a drawing needs a shape or properties to restyle",
         ),
         (
+            CITIES + 'draw "roads" for r in road: line along r.a',
+            "rules.metro:11:42: error[structure]: `line along` follows a line or path, but "
+            "citys are drawn as a point (drawing 'cities')",
+        ),
+        (
+            CITIES + 'draw "marks" for c in city: point at c legend owner[road[0]]',
+            "rules.metro:11:42: error[structure]: a legend lists what the map draws: `legend` "
+            "goes in a drawing of the map (this one reads the game state)",
+        ),
+        (
             CITIES + 'draw "cities": text "x" at (0, 0)',
             "rules.metro:11:3: error[duplicate]: draw 'cities' is already declared",
         ),
@@ -589,3 +696,46 @@ def test_drawings_are_pictures_not_rules_so_coverage_leaves_them_out(ttr, ttr_pi
     covered = {(os.path.basename(f), line) for f, line in [*live.values(), *inlined.values()]}
     assert drawn and drawn.isdisjoint(covered)
     assert ("rules.metro", 96) in covered  # a rule's line (cards_left) is counted
+
+
+# ---------------------------------------------------------------- the last moves marked
+
+
+def claimed_at(game, players: int, seed: int = 3):
+    """A game between random bots stopped just after its first route is claimed, with its log."""
+    state = game.new_game(players, seed)
+    bots = [make_bot("random", f"{seed}/{p}", game) for p in range(players)]
+    log = MoveLog()
+    while not any(owner is not None for owner in state.g_owner):
+        player = state.to_move[0]
+        action = bots[player].choose(state, player)
+        log.record(state, player, action)
+        state.apply(player, action)
+    return state, log
+
+
+def test_the_route_the_last_move_claimed_is_ringed_on_the_board(ttr_pictures):
+    game = load_game(TTR)
+    state, log = claimed_at(game, 2)
+    (route,) = [r for r, owner in enumerate(state.g_owner) if owner is not None]
+    (drawn,) = ttr_pictures.layout.of_element[("route", route)]
+    for viewer in (None, 0, 1):
+        root = ET.fromstring(board_svg(ttr_pictures, state, viewer, log))
+        (marks,) = [g for g in root.iter(f"{SVG}g") if g.get("class") == "last-moves"]
+        assert [g.get("data-item") for g in marks] == [f"i{drawn.number}"]
+    before = MoveLog(log.moves[:-1])  # the position before: nothing there named a route
+    root = ET.fromstring(board_svg(ttr_pictures, state, None, before))
+    assert not [g for g in root.iter(f"{SVG}g") if g.get("class") == "last-moves"]
+
+
+def test_a_move_only_its_player_may_know_is_never_marked_for_the_others():
+    game = load_game(TTR)
+    log = claimed_at(game, 2)[1]
+    first = log.moves[:1]  # the tickets P1 kept: a private choice
+    assert first[0].private
+    assert last_moves(first, 0) == first
+    assert last_moves(first, 1) == [] and last_moves(first, None) == []
+    # a player sees their own last move and every one since
+    mine = max(m.step for m in log.moves if m.player == 0)
+    assert [m.step for m in last_moves(log.moves, 0)] == list(range(mine, len(log.moves)))
+    assert [m.step for m in last_moves(log.moves, None)] == [len(log.moves) - 1]

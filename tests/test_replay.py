@@ -112,6 +112,43 @@ def test_a_view_holds_only_what_its_player_saw(ttr_page):
     assert views["P1"]["moves"][0][0].startswith("P1: keep ")
 
 
+def test_a_long_pile_reads_as_how_many_of_each(ttr_page):
+    game, history, html = ttr_page
+    state = game.replay(2, 4, history)
+    discard = state.g_discard
+    assert len(discard) > 8
+    final = {}
+    for change in page_data(html)["views"][0]["changes"]:
+        final.update(change)
+    text = final["table\tDiscard pile"]
+    head, counts = text.split(": ", 1)
+    assert head == f"{len(discard)} in all"
+    parts = counts.split(", ")
+    assert len(parts) == len(set(discard)) < len(discard)  # one entry per card colour
+    assert sum(int(p.split(" ×")[1]) if " ×" in p else 1 for p in parts) == len(discard)
+
+
+def test_each_position_rings_what_the_move_that_led_to_it_named(ttr_page):
+    game, history, html = ttr_page
+    data = page_data(html)
+    assert data["layers"][-1] == {"name": "last moves", "restyle": False}
+    pictures = open_pictures(TTR)
+    public = data["views"][0]
+    claims = 0
+    for step, (_, action) in enumerate(history, start=1):
+        marks = data["pool"][public["frames"][step][-1]]
+        if not action.startswith("claim"):
+            assert marks == ""
+            continue
+        state = game.replay(2, 4, history[:step])
+        before = game.replay(2, 4, history[: step - 1]).g_owner
+        (route,) = [r for r, owner in enumerate(state.g_owner) if owner != before[r]]
+        (drawn,) = pictures.layout.of_element[("route", route)]
+        assert f'data-item="i{drawn.number}"' in marks
+        claims += 1
+    assert claims
+
+
 def test_a_replay_restricted_to_one_player_holds_no_other_view(tmp_path):
     out = tmp_path / "p1.html"
     args = ["replay", TTR, "--players", "2", "--seed", "4", "--as", "P1", "-o", str(out)]
@@ -187,8 +224,8 @@ def test_the_page_steps_and_switches_views_in_a_real_browser(browser, ttr_page, 
     assert page.inner_text("#data-title") == "What P1 sees"
     assert page.inner_text("#moves li >> nth=0").startswith("P1: keep ")
     owned = sum(1 for owner in state.g_owner if owner is not None)
-    css = page.locator("#restyles").text_content()
-    assert css.count("#i") >= owned
+    trains = next(i for i, d in enumerate(page_data(html)["layers"]) if d["name"] == "trains")
+    assert page.locator(f"#layer-{trains} g.item").count() == owned > 0
     page.click("#first")
     assert page.inner_text("#position") == f"position 0 of {last}"
     page.keyboard.press("End")
@@ -201,4 +238,36 @@ def test_the_page_steps_and_switches_views_in_a_real_browser(browser, ttr_page, 
     assert page.input_value("#view") == "P2"
     assert errors == []
     assert [url for url in requests if not url.startswith("file://")] == []
+    page.close()
+
+
+def test_the_board_fills_its_column_scales_up_and_spreads_across_the_page(
+    browser, ttr_page, tmp_path
+):
+    _, _, html = ttr_page
+    path = tmp_path / "replay.html"
+    path.write_text(html, encoding="utf-8")
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    page.goto(path.as_uri())
+
+    def widths() -> tuple[float, float]:
+        """The board's inner width and its picture's width, in CSS pixels."""
+        return page.evaluate(
+            "() => [document.getElementById('board').clientWidth,"
+            " document.querySelector('#board svg').getBoundingClientRect().width]"
+        )
+
+    room, drawn = widths()
+    assert drawn == pytest.approx(room, abs=1)  # the whole width of its column
+    page.click("#zoom-in")
+    page.click("#zoom-in")
+    assert widths()[1] == pytest.approx(1.5 * room, abs=1)  # scaled up; the board scrolls
+    page.keyboard.press("0")
+    assert widths()[1] == pytest.approx(room, abs=1)
+    page.click("#wide")  # the moves and the view's data go under the board
+    wide, drawn = widths()
+    assert wide > room + 300 and drawn == pytest.approx(wide, abs=1)
+    board = page.locator("#board").bounding_box()
+    moves = page.locator("#moves").bounding_box()
+    assert moves["y"] > board["y"] + board["height"] - 1
     page.close()

@@ -2,7 +2,8 @@
 
 Input: a CheckedProgram after `types` and `visibility`. Output: `cp.draws`, one
 `CheckedDraw` per declaration in drawing order, and errors: wrong types of places, colours,
-sizes and texts; properties a shape does not take; places of elements nothing draws;
+sizes and texts; properties a shape does not take; places of elements nothing draws (or
+draws as a shape `on` or `along` cannot follow); legends of drawings of the state;
 drawings of the map that place each other in a circle; drawings in the map schema that
 read the game state; drawings that would show hidden or another player's private data.
 """
@@ -109,6 +110,14 @@ def _check_one(typer: Typer, reads: _StateReads, decl: ast.DrawDecl) -> CheckedD
             "(draw the game state outside the schema)",
             decl.span,
         )
+    legend = next((p for p in decl.props if p.name == "legend"), None)
+    if legend is not None and dynamic:
+        diags.error(
+            STRUCTURE,
+            "a legend lists what the map draws: `legend` goes in a drawing of the map "
+            "(this one reads the game state)",
+            legend.span,
+        )
     guard_reads(cp, diags, whole, set(), what="this drawing")
     per_viewer = any(isinstance(node, ast.MeLit) for node in walk(whole))
     return CheckedDraw(decl, shape, parts, types, element, dynamic, per_viewer, whole, rest)
@@ -123,7 +132,7 @@ def _part_problem(name: str, shape: str, t: Type) -> str | None:
     if name in PLACES_ARGS:
         ok = isinstance(t, CollT) and _is_place(t.item)
         return None if ok else "is a list of places: (x, y) or drawn map elements"
-    if name in ("text", "label", "title"):
+    if name in ("text", "label", "title", "legend"):
         return None if _is_text(t) else f"is shown as text: {_TEXT}"
     if name in ("colour", "outline", "mark"):
         return None if isinstance(t, StrT) else "is text"
@@ -132,9 +141,10 @@ def _part_problem(name: str, shape: str, t: Type) -> str | None:
     if name == "size":
         pair = shape == "rect" and _is_pair(t)
         return None if isinstance(t, IntT) or pair else _size_needs(shape)
-    if name == "on":
+    if name in ("on", "along"):
         inner = t.inner if isinstance(t, OptT) else t
-        return None if isinstance(inner, ElemT) else "is a map element drawn as a rect"
+        drawn_as = "a rect" if name == "on" else "a line or path"
+        return None if isinstance(inner, ElemT) else f"is a map element drawn as {drawn_as}"
     return None
 
 
@@ -221,6 +231,13 @@ def _check_places(cp: CheckedProgram, diags: Diagnostics) -> None:
                     f"(drawing '{anchor.name}')",
                     value.span,
                 )
+            elif name == "along" and anchor.shape not in ("line", "path"):
+                diags.error(
+                    STRUCTURE,
+                    f"`line along` follows a line or path, but {kind}s are drawn as a "
+                    f"{anchor.shape} (drawing '{anchor.name}')",
+                    value.span,
+                )
             elif not draw.dynamic:
                 graph.add_edge(draw.name, anchor.name, span=value.span)
         if draw.shape == "restyle" and draw.element and draw.element not in anchors:
@@ -246,7 +263,7 @@ def _place_parts(draw: CheckedDraw):
     if values is None:
         values = draw.whole.items[0].items
     for name, value, t in zip(draw.parts, values, draw.types, strict=True):
-        if name in PLACE_ARGS or name == "on":
+        if name in PLACE_ARGS or name in ("on", "along"):
             yield name, value, t
         elif name in PLACES_ARGS and isinstance(t, CollT):
             yield name, value, t.item

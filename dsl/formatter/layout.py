@@ -722,6 +722,9 @@ class Layout:
     def rule_line_shape(self, kids):
         return self.spaced(kids)
 
+    def rule_along_shape(self, kids):
+        return self.spaced(kids)
+
     def rule_path_shape(self, kids):
         return self.spaced(kids)
 

@@ -99,7 +99,14 @@ class Layout:
             if parent is None or parent.shape != "rect":
                 return None
             origin = parent.places[0]
+        shape = draw.shape
         places: list[Point] = []
+        if "along" in parts:  # the places of the line it follows (double routes' shifts too)
+            along_t = types["along"].inner if isinstance(types["along"], OptT) else types["along"]
+            followed = self.anchors.get(along_t.kind, {}).get(parts["along"])
+            if followed is None or followed.shape not in ("line", "path"):
+                return None
+            shape, places = followed.shape, list(followed.places)
         for name in draw.parts:
             if name in PLACE_ARGS:
                 places.append(self._place(parts[name], types[name], origin))
@@ -114,13 +121,13 @@ class Layout:
         if not title and element is not None:
             title = self.names.element(*element)
         item = Item(
-            shape=draw.shape,
+            shape=shape,
             places=tuple(places),
-            size=self._size(draw.shape, parts.get("size")),
+            size=self._size(shape, parts.get("size")),
             style=Style(
                 parts.get("colour"),
                 parts.get("outline"),
-                parts.get("width", self._width(draw.shape)),
+                parts.get("width", self._width(shape)),
                 parts.get("dashes", 0),
             ),
             mark=parts.get("mark", "circle"),
@@ -128,6 +135,7 @@ class Layout:
             label=text(parts["label"], types["label"]) if "label" in parts else "",
             title=title,
             element=element,
+            legend=text(parts["legend"], types["legend"]) if "legend" in parts else "",
         )
         if draw.shape in ("rect", "box"):
             item.places = self._box(draw.shape, places, parts.get("size"), draw)
@@ -199,7 +207,8 @@ def _kinds_placed(draw: CheckedDraw) -> set[str]:
             t = t.item
         if isinstance(t, OptT):
             t = t.inner
-        if (name in PLACE_ARGS or name in PLACES_ARGS or name == "on") and isinstance(t, ElemT):
+        placing = name in PLACE_ARGS or name in PLACES_ARGS or name in ("on", "along")
+        if placing and isinstance(t, ElemT):
             kinds.add(t.kind)
     return kinds
 

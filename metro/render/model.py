@@ -23,6 +23,16 @@ class Style:
         return replace(self, **values)
 
 
+@dataclass(frozen=True)
+class LabelPlace:
+    """Where a label stands: a point, how its lines run from it, and which way they grow."""
+
+    x: float
+    y: float  # the baseline of its one line (grow "up": of its last, "down": of its first)
+    anchor: str  # SVG text-anchor: start, middle, end
+    grow: str = "down"  # where more lines go: "up" (above its shape), "down" or "centre"
+
+
 @dataclass
 class Item:
     """One drawn shape: where it is, how it is painted, what it says."""
@@ -38,7 +48,8 @@ class Item:
     title: str = ""  # text shown when the pointer rests on it
     element: tuple[str, int] | None = None  # the map element it draws, if any
     number: int = -1  # its place among the picture's map items (restyles name it)
-    label_at: tuple[float, float, str] | None = None  # where its label stands, once placed
+    label_at: LabelPlace | None = None  # where its label stands, once placed
+    legend: str = ""  # what it stands for in the picture's legend, if it is listed there
 
     def bounds(self) -> Bounds:
         """The smallest box holding the shape (its label's extent not included)."""
@@ -96,6 +107,7 @@ class Scene:
     restyled: dict[int, Style] = field(default_factory=dict)  # item number -> changes
     findings: list[Finding] = field(default_factory=list)
     caption: list[str] = field(default_factory=list)  # lines of text under the picture
+    marked: list[Item] = field(default_factory=list)  # map items the last moves named
 
 
 def union(boxes) -> Bounds | None:

@@ -20,7 +20,7 @@ from compiler.types import ElemT
 from dsl.diagnostics import Diagnostic, Diagnostics, sorted_diagnostics
 from dsl.source import Span
 from metro.render.layout import Layout
-from metro.render.model import Finding, Scene, Style
+from metro.render.model import Finding, Item, Scene, Style
 from metro.render.texts import Names
 from runtime.errors import MetroRuntimeError, RuleError
 from runtime.machine import Game, State
@@ -97,10 +97,16 @@ def map_scene(pictures: Pictures) -> Scene:
 
 
 def position_scene(
-    pictures: Pictures, game: Game, state: State, viewer: int | None, caption: list[str] = ()
+    pictures: Pictures,
+    game: Game,
+    state: State,
+    viewer: int | None,
+    caption: list[str] = (),
+    marked: list[Item] = (),
 ) -> Scene:
-    """A position as `viewer` sees it (None: what everyone sees)."""
-    scene = Scene(pictures.title, [], caption=list(caption))
+    """A position as `viewer` sees it (None: what everyone sees), the `marked` map items ringed
+    (what the last moves named: metro/render/marks.py)."""
+    scene = Scene(pictures.title, [], caption=list(caption), marked=list(marked))
     by_name = {layer.name: layer for layer in pictures.layout.map_layers}
     count = 0
     for draw in pictures.draws:

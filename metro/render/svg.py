@@ -12,15 +12,19 @@ import itertools
 import math
 import xml.etree.ElementTree as ET
 
-from metro.render.labels import candidates, text_box
-from metro.render.model import Bounds, Item, Scene, Style, union
+from metro.render.labels import LINE_HEIGHT, candidates, first_baseline, label_lines, text_box
+from metro.render.legend import legend_layer
+from metro.render.model import Bounds, Item, LabelPlace, Scene, Style, union
 
 SVG_NS = "http://www.w3.org/2000/svg"
 WIDTH_PX = 1600  # the picture's width; its height follows the map's proportions
 MARGIN = 0.03  # room around the map, as a part of its larger side
 BACKGROUND = "#fbfaf5"
 FINDING = "#d0021b"
+RING = "#ffc400"  # the ring round an element the last moves named, over a dark edge: it shows
+EDGE = "#111"  # on any colour
 FONT = "DejaVu Sans, Helvetica, Arial, sans-serif"
+DASH_GAP = 0.12  # the gap between a dashed line's pieces, as a part of each piece's share
 
 
 def scene_bounds(scene: Scene, label_size: float) -> Bounds:
@@ -32,14 +36,20 @@ def scene_bounds(scene: Scene, label_size: float) -> Bounds:
 
 
 def to_svg(scene: Scene, bounds: Bounds, label_size: float) -> str:
-    """The whole picture as an SVG document."""
+    """The whole picture as an SVG document (with its legend under `bounds`)."""
+    items = [item for layer in scene.layers for item in layer.items]
+    legend = legend_layer(items, bounds, label_size)
+    if legend is not None:
+        bounds = union([bounds, *(item.bounds() for item in legend.items)])
     root = svg_root(scene.title, bounds, label_size, len(scene.caption) + len(scene.findings))
     style = ET.SubElement(root, "style")
     style.text = base_css() + restyle_css(scene)
-    for layer in scene.layers:
+    for layer in scene.layers + ([legend] if legend else []):
         group = ET.SubElement(root, "g", {"class": "layer", "data-name": layer.name})
         for item in layer.items:
             group.append(item_element(item, label_size))
+    if scene.marked:
+        root.append(marks_element(scene.marked, label_size))
     if scene.findings:
         root.append(findings_element(scene, label_size))
     if scene.caption or scene.findings:
@@ -154,7 +164,7 @@ def _shape(item: Item) -> list[ET.Element]:
             "stroke-linecap": "round",
         }
         if style.dashes:
-            attrs["stroke-dasharray"] = _dashes(_length(item.places), style.dashes, style.width)
+            attrs.update(_dashes(_length(item.places), style.dashes))
         return [ET.Element("polyline", attrs)]
     if item.shape in ("rect", "box"):
         (x0, y0), (x1, y1) = item.places
@@ -222,31 +232,34 @@ def _line(item: Item) -> list[ET.Element]:
     if style.outline:
         border = {"class": "o", **ends, "stroke": style.outline, "stroke-width": _n(width)}
         if style.dashes:
-            border["stroke-dasharray"] = _dashes(length, style.dashes, width)
+            border.update(_dashes(length, style.dashes))
         out.append(ET.Element("line", border))
         inner = width * 0.7
     attrs = {"class": "s", **ends, "stroke": style.colour or "#555", "stroke-width": _n(inner)}
     if style.dashes:
-        edge = (width - inner) / 2
-        attrs["stroke-dasharray"] = _dashes(length, style.dashes, width, edge)
-        attrs["stroke-dashoffset"] = _n(-edge)
+        attrs.update(_dashes(length, style.dashes, (width - inner) / 2))
     out.append(ET.Element("line", attrs))
     return out
 
 
-def _dashes(length: float, count: int, width: float | None, edge: float = 0.0) -> str:
-    """A dash pattern that shows a line as `count` pieces (each `edge` shorter at both ends)."""
-    gap = min((width or 1) * 0.35, length / max(count, 1) / 3)
-    dash = (length - gap * (count - 1)) / count
-    return f"{_n(max(dash - 2 * edge, 0))} {_n(gap + 2 * edge)}"
+def _dashes(length: float, count: int, inset: float = 0.0) -> dict[str, str]:
+    """The dash pattern that shows a line as `count` equal pieces, each in the middle of its
+    share of the line (`inset` shorter at both ends), so that the pieces of two lines drawn
+    over one route line up whatever their widths (trains on its spaces)."""
+    share = length / max(count, 1)
+    dash = max(share * (1 - DASH_GAP) - 2 * inset, 0)
+    return {
+        "stroke-dasharray": f"{_n(dash)} {_n(share - dash)}",
+        "stroke-dashoffset": _n(-(share - dash) / 2),
+    }
 
 
 def _length(points) -> float:
     return sum(math.dist(a, b) for a, b in itertools.pairwise(points))
 
 
-def label_place(item: Item, size: float) -> tuple[float, float, str]:
-    """Where an item's label stands: x, y (its baseline) and its SVG text-anchor."""
+def label_place(item: Item, size: float) -> LabelPlace:
+    """Where an item's label stands (placed with the map's labels, else its first candidate)."""
     return item.label_at or candidates(item, size)[0]
 
 
@@ -254,18 +267,20 @@ def label_bounds(item: Item, size: float):
     """The box an item's label takes (None without a label), roughly: for the picture's frame."""
     if not item.label:
         return None
-    return text_box(item.label, label_place(item, size), size)
+    return text_box(label_lines(item), label_place(item, size), size)
 
 
 def _label(item: Item, size: float) -> list[ET.Element]:
     """The label, over a light halo of the same text so that it reads over lines."""
-    x, y, anchor = label_place(item, size)
-    place = {"x": _n(x), "y": _n(y), "font-size": _n(size), "text-anchor": anchor}
+    place = label_place(item, size)
+    lines = label_lines(item)
+    y = first_baseline(place, len(lines), size)
+    at = {"x": _n(place.x), "y": _n(y), "font-size": _n(size), "text-anchor": place.anchor}
     halo = ET.Element(
         "text",
         {
             "class": "halo",
-            **place,
+            **at,
             "fill": "none",
             "stroke": "#fff",
             "stroke-opacity": "0.85",
@@ -273,9 +288,61 @@ def _label(item: Item, size: float) -> list[ET.Element]:
             "stroke-linejoin": "round",
         },
     )
-    text = ET.Element("text", {"class": "lbl", **place, "fill": "#1a1a1a"})
-    halo.text = text.text = item.label
+    text = ET.Element("text", {"class": "lbl", **at, "fill": "#1a1a1a"})
+    for element in (halo, text):
+        if len(lines) == 1:
+            element.text = lines[0]
+            continue
+        for number, line in enumerate(lines):
+            step = {"x": _n(place.x), "dy": _n(LINE_HEIGHT * size)} if number else {}
+            ET.SubElement(element, "tspan", step).text = line
     return [halo, text]
+
+
+def marks_element(items: list[Item], label_size: float) -> ET.Element:
+    """The rings round marked items: a group drawn over the picture, taking no clicks."""
+    group = ET.Element("g", {"class": "last-moves", "pointer-events": "none"})
+    for item in items:
+        ring = ET.SubElement(group, "g", {"class": "mark", "data-item": f"i{item.number}"})
+        # a band over a path is see-through: one pass, without the dark edge that muddies it
+        passes = ((RING, 0.28),) if item.shape == "path" else ((EDGE, 0.5), (RING, 0.28))
+        for colour, share in passes:
+            ring.append(_ring(item, label_size * 0.5, colour, label_size * share))
+    return group
+
+
+def _ring(item: Item, pad: float, colour: str, stroke: float) -> ET.Element:
+    """A rounded outline `pad` beyond an item's shape: along a line, round its box, or over a
+    path a see-through band (its box could be most of the map: a subway line)."""
+    paint = {"fill": "none", "stroke": colour, "stroke-width": _n(stroke)}
+    if item.shape == "path":
+        band = (item.style.width or 0) + 2 * pad + stroke
+        points = " ".join(f"{_n(x)},{_n(y)}" for x, y in item.places)
+        return ET.Element(
+            "polyline",
+            {
+                "points": points,
+                "fill": "none",
+                "stroke": colour,
+                "stroke-width": _n(band),
+                "stroke-opacity": "0.45",
+                "stroke-linejoin": "round",
+                "stroke-linecap": "round",
+            },
+        )
+    if item.shape == "line":
+        (ax, ay), (bx, by) = item.places
+        half = (item.style.width or 0) / 2 + pad
+        length = math.hypot(bx - ax, by - ay)
+        turn = math.degrees(math.atan2(by - ay, bx - ax))
+        box = {"x": _n(-pad), "y": _n(-half), "width": _n(length + 2 * pad), "height": _n(2 * half)}
+        place = f"translate({_n(ax)} {_n(ay)}) rotate({_n(turn)})"
+        return ET.Element("rect", {**box, "rx": _n(half), "transform": place, **paint})
+    x0, y0, x1, y1 = item.bounds()
+    x0, y0, x1, y1 = x0 - pad, y0 - pad, x1 + pad, y1 + pad
+    round_ = min(x1 - x0, y1 - y0) / 2 if item.shape in ("point", "box") else pad
+    box = {"x": _n(x0), "y": _n(y0), "width": _n(x1 - x0), "height": _n(y1 - y0)}
+    return ET.Element("rect", {**box, "rx": _n(round_), **paint})
 
 
 def findings_element(scene: Scene, label_size: float) -> ET.Element:

@@ -7,15 +7,19 @@ shapes draws; a choice names an element when one of its arguments is one (no per
 
 from __future__ import annotations
 
+from metro.moves import MoveLog, last_moves
+from metro.render.marks import action_elements, marked_items
 from metro.render.pictures import Pictures, position_scene
 from metro.render.svg import scene_bounds, to_svg
 from runtime.machine import Action, State
-from runtime.values import NamedD, OptD
 
 
-def board_svg(pictures: Pictures, state: State, viewer: int | None) -> str:
-    """The position as `viewer` (None: a spectator) sees it, an SVG document (text escaped)."""
-    scene = position_scene(pictures, state.game, state, viewer)
+def board_svg(pictures: Pictures, state: State, viewer: int | None, log: MoveLog) -> str:
+    """The position as `viewer` (None: a spectator) sees it, an SVG document (text escaped),
+    with what the last moves it may know named ringed."""
+    actions = [move.action for move in last_moves(log.moves, viewer)]
+    marked = marked_items(pictures, actions)
+    scene = position_scene(pictures, state.game, state, viewer, marked=marked)
     return to_svg(scene, scene_bounds(scene, pictures.label_size), pictures.label_size)
 
 
@@ -34,19 +38,9 @@ class ElementNamer:
     """Which map elements an action names, as `kind:id` keys."""
 
     def __init__(self, pictures: Pictures):
-        # An argument's descriptor lists its kind's ids, in the map's order.
-        self.kinds = {ids: kind for kind, ids in pictures.element_ids.items()}
+        self.pictures = pictures
 
     def elements(self, action: Action) -> list[str]:
         """The elements among the action's arguments."""
-        keys = []
-        descs = action[3]  # an action is (rank, name, args, descriptors)
-        for desc, value in zip(descs, action.args, strict=True):
-            if isinstance(desc, OptD):
-                desc = desc.inner
-            if value is None or not isinstance(desc, NamedD):
-                continue
-            kind = self.kinds.get(desc.names)
-            if kind is not None:
-                keys.append(f"{kind}:{desc.names[value]}")
-        return keys
+        ids = self.pictures.element_ids
+        return [f"{kind}:{ids[kind][i]}" for kind, i in action_elements(self.pictures, action)]

@@ -266,7 +266,9 @@ class MatchService:
 
     async def board(self, match: Match, viewer: int | None) -> str:
         """The board as `viewer` sees it, as SVG (drawn in a worker thread)."""
-        return await anyio.to_thread.run_sync(board_svg, match.pictures, match.state, viewer)
+        return await anyio.to_thread.run_sync(
+            board_svg, match.pictures, match.state, viewer, match.log
+        )
 
     def shapes(self, match: Match) -> dict[str, str]:
         """The board's shapes that draw map elements: SVG id -> `kind:id`."""
