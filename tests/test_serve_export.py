@@ -16,7 +16,7 @@ pytest.importorskip("sqlalchemy")
 from compiler import load_game
 from metro.games import game_path
 from metro.moves import replayed
-from metro.play import read_save, resume, setup_from_save
+from metro.saved_games import read_save, resume, setup_from_save
 from tests.serve_helpers import ROOT, Server
 from tests.test_serve import HUMAN, TTR, play_against_bot
 
@@ -48,7 +48,7 @@ def test_a_running_match_saved_by_the_operator_continues_in_metro_play(tmp_path)
         server.stop()
     saved = read_save(str(save))
     game = load_game(game_path(TTR))
-    state, log = resume(game, setup_from_save(saved, saved["game"]), saved)
+    state, log = resume(game, setup_from_save(saved, str(tmp_path)), saved)
     expected, _ = replayed(game, 2, 7, history)
     assert state.to_json() == expected.to_json()  # the same position, the same future draws
     assert saved["humans"] == [1] and saved["bots"] == {"2": "random"}
@@ -69,7 +69,7 @@ def test_a_running_match_saved_by_the_operator_continues_in_metro_play(tmp_path)
     child.sendline("q")
     child.expect(pexpect.EOF, timeout=90)
     continued = read_save(str(again))
-    state, _ = resume(game, setup_from_save(continued, continued["game"]), continued)
+    state, _ = resume(game, setup_from_save(continued, str(tmp_path)), continued)
     taken = [(p, a.id) for p, a in state.history]
     assert taken[: len(history) + 1] == [*history, (0, doc["legal"][0])]
     assert state.to_json() == replayed(game, 2, 7, taken)[0].to_json()

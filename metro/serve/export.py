@@ -8,10 +8,7 @@ who can read the database anyway, writes it with the command line.
 
 from __future__ import annotations
 
-import json
-
-from metro.games import shipped_games
-from metro.play import SAVE_FORMAT, Setup
+from metro.saved_games import Setup, write_save
 from metro.serve.catalog import Catalog
 from metro.serve.store import Store, live_decisions
 
@@ -35,7 +32,7 @@ def export_match(store: Store, catalog: Catalog, match_id: str, path: str) -> No
     history = [(d.seat, d.action) for d in live_decisions(store.rows(match_id))]
     state = game.replay(record.players, record.seed, history)
     setup = Setup(
-        record.game if record.game in shipped_games() else entry.path,
+        entry.path,
         record.variants,
         record.expansions,
         None,
@@ -43,5 +40,4 @@ def export_match(store: Store, catalog: Catalog, match_id: str, path: str) -> No
         {seat: s.bot for seat, s in enumerate(record.seats) if s.bot is not None},
         str(record.seed),
     )
-    with open(path, "w", encoding="utf-8") as handle:
-        json.dump({"format": SAVE_FORMAT, **setup.to_doc(), "state": state.to_doc()}, handle)
+    write_save(path, setup, state)
