@@ -39,6 +39,7 @@ from dsl.visitor import walk
 
 # A part of an item and what its value must be.
 _TEXT = "a number, truth value, text, element, enum value, player, or a tuple or list of them"
+_NAMEABLE = "a map element, an enum value or a player, or a list of them"
 
 
 def check_draws(cp: CheckedProgram, diags: Diagnostics) -> None:
@@ -135,7 +136,17 @@ def _part_problem(name: str, shape: str, t: Type) -> str | None:
     if name == "on":
         inner = t.inner if isinstance(t, OptT) else t
         return None if isinstance(inner, ElemT) else "is a map element drawn as a rect"
+    if name == "names":
+        return None if _is_nameable(t) else f"is what the shape stands for: {_NAMEABLE}"
     return None
+
+
+def _is_nameable(t: Type) -> bool:
+    """A thing a choice can name (an element, enum value or player), or a list of such things."""
+    if isinstance(t, OptT | CollT):
+        inner = t.inner if isinstance(t, OptT) else t.item
+        return not isinstance(inner, CollT) and _is_nameable(inner)
+    return isinstance(t, ElemT | EnumT | PlayerT | AnyT)
 
 
 def _size_needs(shape: str) -> str:

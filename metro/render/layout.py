@@ -109,6 +109,7 @@ class Layout:
         if any(p is None for p in places) or not places:
             return None
         element = (draw.element, parts["item"]) if draw.element else None
+        named = draw.named_part
         text = self.names.text
         title = text(parts["title"], types["title"]) if "title" in parts else ""
         if not title and element is not None:
@@ -128,6 +129,7 @@ class Layout:
             label=text(parts["label"], types["label"]) if "label" in parts else "",
             title=title,
             element=element,
+            stands_for=self.names.keys(parts[named], types[named]) if named else (),
         )
         if draw.shape in ("rect", "box"):
             item.places = self._box(draw.shape, places, parts.get("size"), draw)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 from metro.moves import MoveLog
-from metro.serve.board import ElementNamer
+from metro.serve.board import ChoiceNamer
 from runtime.machine import State
 from runtime.values import plain_words
 
@@ -32,7 +32,7 @@ def match_document(
     state: State,
     log: MoveLog,
     seats: list[SeatInfo],
-    namer: ElementNamer,
+    namer: ChoiceNamer,
     viewer: int | None,
 ) -> dict:
     """The match as `viewer` (a seat, or None: a spectator) may see it, as JSON-able data."""
@@ -52,7 +52,7 @@ def match_document(
                 "id": a.id,
                 "label": a.label,
                 "group": plain_words(a.name),
-                "elements": namer.elements(a),
+                "elements": namer.keys(a),
             }
             for a in legal
         ],

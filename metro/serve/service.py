@@ -28,7 +28,7 @@ from metro.bots import Bot, bot_names, make_bot
 from metro.moves import MoveLog
 from metro.render.pictures import Pictures
 from metro.replay import replay_page
-from metro.serve.board import ElementNamer, board_svg, shape_elements
+from metro.serve.board import ChoiceNamer, board_svg, shape_elements
 from metro.serve.catalog import Catalog
 from metro.serve.documents import SeatInfo, match_document
 from metro.serve.limits import (
@@ -66,7 +66,7 @@ class Match:
     log: MoveLog
     bots: dict[int, Bot]
     pictures: Pictures
-    namer: ElementNamer
+    namer: ChoiceNamer
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     changed: asyncio.Event = field(default_factory=asyncio.Event)
     connections: int = 0
@@ -375,7 +375,7 @@ class MatchService:
         pictures = await anyio.to_thread.run_sync(
             self.catalog.pictures, record.game, record.variants, record.expansions
         )
-        return Match(record, state, log, bots, pictures, ElementNamer(pictures))
+        return Match(record, state, log, bots, pictures, ChoiceNamer(pictures))
 
     def _keep(self, match: Match) -> None:
         self.live[match.record.id] = match
