@@ -36,9 +36,13 @@ CLICK_POINT = """(n) => {
   return null;
 }"""
 
-# The page shows position K (its board too) with its choices, or the end of the game.
+# The page shows position K, its board too.
 SHOWN = """(k) => document.body.dataset.decisions === String(k)
   && document.getElementById('board').dataset.decisions === String(k)"""
+
+# The page shows position K or a later one, its board too.
+SHOWN_FROM = """(k) => Number(document.body.dataset.decisions) >= k
+  && document.getElementById('board').dataset.decisions === document.body.dataset.decisions"""
 
 
 @dataclass
@@ -64,12 +68,10 @@ class ClickingPerson:
         doc = self.document()
         if doc["over"] or self.seat not in doc["to_move"]:
             return False
-        try:
-            self.page.wait_for_function(SHOWN, arg=doc["decisions"], timeout=WAIT_MS)
-        except Exception:
-            if self.document()["decisions"] != doc["decisions"]:
-                return False  # someone else decided meanwhile: look again
-            raise
+        # the page at this position or past it (a bot's secret choice may come first)
+        self.page.wait_for_function(SHOWN_FROM, arg=doc["decisions"], timeout=WAIT_MS)
+        if self.page.get_attribute("body", "data-decisions") != str(doc["decisions"]):
+            return False  # someone else decided meanwhile: look again
         choice = self.rng.choice(doc["choices"])
         if not self._click_on_board(doc, choice):
             self._pick_from_menu(choice)
