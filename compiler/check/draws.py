@@ -2,7 +2,7 @@
 
 Input: a CheckedProgram after `types` and `visibility`. Output: `cp.draws`, one
 `CheckedDraw` per declaration in drawing order, and errors: wrong types of places, colours,
-sizes and texts; properties a shape does not take; places of elements nothing draws;
+sizes, texts and of what shapes stand for (`names`); properties a shape does not take; places of elements nothing draws;
 drawings of the map that place each other in a circle; drawings in the map schema that
 read the game state; drawings that would show hidden or another player's private data.
 """

@@ -21,17 +21,6 @@ def board_svg(pictures: Pictures, state: State, viewer: int | None) -> str:
     return to_svg(scene, scene_bounds(scene, pictures.label_size), pictures.label_size)
 
 
-def shape_elements(pictures: Pictures) -> dict[str, str]:
-    """The map's shapes that draw an element: SVG id -> the element's `kind:id`."""
-    found = {}
-    for layer in pictures.layout.map_layers:
-        for item in layer.items:
-            if item.element is not None and item.number >= 0:
-                kind, index = item.element
-                found[f"i{item.number}"] = f"{kind}:{pictures.element_ids[kind][index]}"
-    return found
-
-
 class ChoiceNamer:
     """Which things an action names (map elements, enum values, players), as keys."""
 

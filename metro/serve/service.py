@@ -28,7 +28,7 @@ from metro.bots import Bot, bot_names, make_bot
 from metro.moves import MoveLog
 from metro.render.pictures import Pictures
 from metro.replay import replay_page
-from metro.serve.board import ChoiceNamer, board_svg, shape_elements
+from metro.serve.board import ChoiceNamer, board_svg
 from metro.serve.catalog import Catalog
 from metro.serve.documents import SeatInfo, match_document
 from metro.serve.limits import (
@@ -194,10 +194,6 @@ class MatchService:
     async def board(self, match: Match, viewer: int | None) -> str:
         """The board as `viewer` sees it, as SVG (drawn in a worker thread)."""
         return await anyio.to_thread.run_sync(board_svg, match.pictures, match.state, viewer)
-
-    def shapes(self, match: Match) -> dict[str, str]:
-        """The board's shapes that draw map elements: SVG id -> `kind:id`."""
-        return shape_elements(match.pictures)
 
     async def replay(self, match: Match, viewer: int | None) -> str:
         """The finished match as `metro replay`'s page, in `viewer`'s view alone; 409 before the end."""
