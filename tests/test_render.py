@@ -510,7 +510,7 @@ def diagnose(tmp_path, draws: str) -> list[str]:
         (
             CITIES + 'draw "xs" for c in city: text c.x at (0, 0) names c.x',
             "rules.metro:11:53: error[type]: 'names' is what the shape stands for: a map element, "
-            "an enum value or a player, or a list of them, not int",
+            "an enum value or a player, or a list or tuple of them, not int",
         ),
         (
             CITIES + 'draw "again" for c in city: colour "#f00" names c',
@@ -543,6 +543,7 @@ def test_each_shape_carries_what_it_stands_for(tmp_path):
         CITIES + 'draw "roads" for r in road: line from r.a to r.b\n'
         '  draw "scores" for p in players: text p.score at (0, 10 * seat_number(p))\n'
         '  draw "all" for r in road: point at r.a names [c for c in city]\n'
+        '  draw "ends" for r in road: point at r.b names (r.a, r.b)\n'
         '  draw "note": text "x" at (0, 0)'
     )
     path = write_game(tmp_path, draws)
@@ -561,6 +562,7 @@ def test_each_shape_carries_what_it_stands_for(tmp_path):
         "roads": ["road:AB"],
         "scores": ["player:0", "player:1"],
         "all": ["city:A city:B"],
+        "ends": ["city:A city:B"],
         "note": [None],
     }
 

@@ -39,7 +39,7 @@ from dsl.visitor import walk
 
 # A part of an item and what its value must be.
 _TEXT = "a number, truth value, text, element, enum value, player, or a tuple or list of them"
-_NAMEABLE = "a map element, an enum value or a player, or a list of them"
+_NAMEABLE = "a map element, an enum value or a player, or a list or tuple of them"
 
 
 def check_draws(cp: CheckedProgram, diags: Diagnostics) -> None:
@@ -142,10 +142,13 @@ def _part_problem(name: str, shape: str, t: Type) -> str | None:
 
 
 def _is_nameable(t: Type) -> bool:
-    """A thing a choice can name (an element, enum value or player), or a list of such things."""
-    if isinstance(t, OptT | CollT):
-        inner = t.inner if isinstance(t, OptT) else t.item
-        return not isinstance(inner, CollT) and _is_nameable(inner)
+    """A thing a choice can name (an element, enum value or player), or a list or tuple of them."""
+    if isinstance(t, OptT):
+        return _is_nameable(t.inner)
+    if isinstance(t, CollT):
+        return isinstance(t.item, ElemT | EnumT | PlayerT | AnyT | OptT) and _is_nameable(t.item)
+    if isinstance(t, TupleT):
+        return all(_is_nameable(item) for item in t.items)
     return isinstance(t, ElemT | EnumT | PlayerT | AnyT)
 
 

@@ -49,6 +49,8 @@ class Names:
             return self.keys(value, t.inner)
         if isinstance(t, CollT):
             return tuple(k for v in _in_order(value, t) for k in self.keys(v, t.item))
+        if isinstance(t, TupleT):
+            return tuple(k for v, i in zip(value, t.items, strict=True) for k in self.keys(v, i))
         if isinstance(t, ElemT):
             return (f"{t.kind}:{self.element_ids[t.kind][value]}",)
         if isinstance(t, EnumT):
