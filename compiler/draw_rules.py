@@ -41,6 +41,7 @@ PROP_SHAPES: dict[str, frozenset[str]] = {
     "title": frozenset({"point", "line", "along", "path", "rect", "box", "text"}),
     "on": frozenset({"point", "line", "path", "rect", "text"}),
     "legend": frozenset({"point", "line", "along", "path", "rect", "box"}),
+    "names": frozenset({"point", "line", "along", "path", "rect", "box", "text"}),
 }
 
 MARKS = ("circle", "square", "triangle", "diamond")
@@ -114,6 +115,13 @@ class CheckedDraw:
     def name(self) -> str:
         """The drawing's name."""
         return self.decl.name
+
+    @property
+    def named_part(self) -> str | None:
+        """The part holding what each shape stands for: `names`, else the first binding's value."""
+        if "names" in self.parts:
+            return "names"
+        return "item" if self.decl.bindings and self.shape != "restyle" else None
 
     def part(self, item: tuple, name: str, default=None):
         """The value of one part of an item (`default` when the drawing does not set it)."""

@@ -605,6 +605,22 @@ def diagnose(tmp_path, draws: str) -> list[str]:
             "rules.metro:10:59: error[duplicate]: 'size' is given twice",
         ),
         (
+            CITIES + 'draw "xs" for c in city: text c.x at (0, 0) names c.x',
+            "rules.metro:11:53: error[type]: 'names' is what the shape stands for: a map element, "
+            "an enum value or a player, or a list or tuple of them, not int",
+        ),
+        (
+            CITIES + 'draw "again" for c in city: colour "#f00" names c',
+            "rules.metro:11:45: error[structure]: 'names' does not apply to a restyle "
+            "(a drawing without a shape)",
+        ),
+        (
+            CITIES + 'draw "hands" for p in players: point at (0, 0) names [q for q in players '
+            "where 3 in p.hand]",
+            "rules.metro:11:87: error[visibility]: this drawing would reveal another player's "
+            "owner field 'hand'",
+        ),
+        (
             'draw "empty" for c in city:',
             "rules.metro:10:3: error[structure]: a drawing needs a shape or properties to restyle",
         ),
@@ -626,6 +642,36 @@ def diagnose(tmp_path, draws: str) -> list[str]:
 )
 def test_drawings_written_wrong_get_exact_diagnostics(tmp_path, draws, expected):
     assert expected in diagnose(tmp_path, draws)
+
+
+def test_each_shape_carries_what_it_stands_for(tmp_path):
+    # the first binding's value (an element, a player), or what `names` says; nothing without
+    draws = (
+        CITIES + 'draw "roads" for r in road: line from r.a to r.b\n'
+        '  draw "scores" for p in players: text p.score at (0, 10 * seat_number(p))\n'
+        '  draw "all" for r in road: point at r.a names [c for c in city]\n'
+        '  draw "ends" for r in road: point at r.b names (r.a, r.b)\n'
+        '  draw "note": text "x" at (0, 0)'
+    )
+    path = write_game(tmp_path, draws)
+    pictures = open_pictures(path)
+    game = load_game(path)
+    state = game.new_game(2, 1)
+    scene = position_scene(pictures, game, state, None)
+    svg = ET.fromstring(to_svg(scene, scene_bounds(scene, 1), 1))
+    found = {
+        layer.get("data-name"): [item.get("data-names") for item in layer]
+        for layer in svg.iter(SVG + "g")
+        if layer.get("class") == "layer"
+    }
+    assert found == {
+        "cities": ["city:A", "city:B"],
+        "roads": ["road:AB"],
+        "scores": ["player:0", "player:1"],
+        "all": ["city:A city:B"],
+        "ends": ["city:A city:B"],
+        "note": [None],
+    }
 
 
 def test_a_drawing_in_the_map_schema_may_not_read_the_state(tmp_path):

@@ -490,3 +490,25 @@ def test_without_the_serve_extra_the_command_says_how_to_get_it():
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
     ).stdout
     assert out.startswith("1 ") and "pip install 'metro-games[serve]'" in out
+
+
+def test_the_serve_benchmark_plays_concurrent_matches_and_compares_them_with_the_engine():
+    # bench/bench_serve.py (a benchmark, not a timed test): a real server, two matches at once
+    # over websockets for a few seconds, the same decisions replayed by the engine.
+    done = subprocess.run(
+        [sys.executable, os.path.join(ROOT, "bench", "bench_serve.py")]
+        + ["--matches", "2", "--seconds", "4", "--json"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["matches"] == 2 and report["decisions"] > 10
+    assert report["seconds"] <= 4.5  # it stops by itself
+    assert 0 < report["latency_median_ms"] <= report["latency_p95_ms"]
+    assert report["engine_decisions_per_second"] > report["decisions_per_second"] > 0
+    assert report["rate_ratio"] == pytest.approx(
+        report["decisions_per_second"] / report["engine_decisions_per_second"], rel=0.01
+    )

@@ -3,8 +3,11 @@ real `metro serve`. Skipped without the serve extra, Playwright or /usr/bin/chro
 
 from __future__ import annotations
 
+import json
 import os
+import random
 import shutil
+from dataclasses import asdict
 
 import pytest
 
@@ -12,6 +15,8 @@ pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
 pytest.importorskip("sqlalchemy")
 
+import metro
+from tests.serve_clicks import SHOWN, ClickingPerson, play_to_the_end
 from tests.serve_helpers import Server
 
 CHROMIUM = "/usr/bin/chromium"
@@ -143,11 +148,11 @@ def test_a_route_is_claimed_by_clicking_it_on_the_board(browser, server):
     page = browser.new_page(viewport={"width": 1400, "height": 900})
     page.goto(server.base + created["seats"][0]["url"])
     page.wait_for_selector("button.choice", timeout=WAIT_MS)
-    shapes = server.get(f"/api/matches/{match_id}/shapes")
     for _ in range(10):  # menus until a route can be claimed
         decisions = int(page.get_attribute("body", "data-decisions"))
         doc = server.get(f"/api/matches/{match_id}?token={token}")
-        if doc["decisions"] == decisions and any(c["elements"] for c in doc["choices"]):
+        routes = {e for c in doc["choices"] for e in c["elements"] if e.startswith("route:")}
+        if doc["decisions"] == decisions and routes:
             break
         page.locator("button.choice").first.click()
         page.wait_for_function(
@@ -160,16 +165,19 @@ def test_a_route_is_claimed_by_clicking_it_on_the_board(browser, server):
         timeout=WAIT_MS,
     )
     named = {e for c in doc["choices"] for e in c["elements"]}
-    assert named and all(e.startswith("route:") for e in named)
-    clickable = page.eval_on_selector_all(
-        "#board .item.clickable", "shapes => shapes.map(s => s.id)"
+    shapes = page.eval_on_selector_all(
+        "#board [data-names]",
+        "shapes => shapes.map(s => [s.dataset.names.split(' '), s.classList.contains('clickable')])",
     )
-    assert {shapes[i] for i in clickable} == named  # exactly the routes P1 may claim
-    element = sorted(named)[0]
-    choices = [c for c in doc["choices"] if element in c["elements"]]
-    page.locator(
-        f'#board [id="{clickable[[shapes[i] for i in clickable].index(element)]}"]'
-    ).click()
+    # exactly the shapes standing for what P1's choices name take clicks: the routes P1 may
+    # claim, and the face-up cards P1 may take
+    for names, clickable in shapes:
+        assert clickable == bool(named & set(names)), names
+    clicked = {k for names, clickable in shapes if clickable for k in names}
+    assert routes <= clicked and any(k.startswith("Card:") for k in clicked)
+    route = sorted(routes)[0]
+    choices = [c for c in doc["choices"] if route in c["elements"]]
+    page.locator(f'#board [data-names~="{route}"]').click()
     if len(choices) > 1:  # several ways to claim it (colours): they are offered beside the board
         offered = page.locator("#board-choices button.board-choice").all_inner_texts()
         assert offered == [c["label"] for c in choices]
@@ -177,3 +185,131 @@ def test_a_route_is_claimed_by_clicking_it_on_the_board(browser, server):
     page.wait_for_function(f"document.body.dataset.decisions > {doc['decisions']}", timeout=WAIT_MS)
     history = server.stored_decisions(match_id)
     assert history[doc["decisions"]] == (0, choices[0]["id"])
+
+
+def person(browser, server: Server, created: dict, seat: int, seed: int) -> ClickingPerson:
+    """A person at seat `seat`'s page of a created match, in a browser context of their own."""
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    (link,) = [s for s in created["seats"] if s["seat"] == seat]
+    page.goto(server.base + link["url"])
+    page.wait_for_selector("#status", timeout=WAIT_MS)
+    return ClickingPerson(
+        page, server, created["match"], seat, link["token"], random.Random(seed), errors=errors
+    )
+
+
+def engine_replay(server: Server, game: str, players: int, seed: int, match_id: str):
+    """The match's position as the engine reaches it from the seed and the stored decisions."""
+    state = metro.load_game(game).new_game(players, seed)
+    for seat, action in server.stored_decisions(match_id):
+        state.apply(seat, action)
+    return state
+
+
+def the_end_shown(person: ClickingPerson, state) -> None:
+    """The page says the game is over, with the engine's scores."""
+    person.page.wait_for_function(
+        "document.getElementById('status').textContent.startsWith('Game over')", timeout=WAIT_MS
+    )
+    status = person.page.inner_text("#status")
+    for seat, score in enumerate(state.scores()):
+        assert f"P{seat + 1} ({score})" in status
+    assert person.errors == []
+
+
+def test_two_people_play_a_whole_ticket_to_ride_match_by_clicking(browser, server):
+    """Two browser contexts, a bot in the third seat: every decision the people make is a click,
+    on the board whenever the chosen move names something drawn there (a route, a face-up card),
+    else in the menus; the match ends as the engine replays it."""
+    seats = [{"human": True}, {"human": True}, {"bot": "random"}]
+    created = server.create("ticket_to_ride", seats, seed=2)
+    people = [person(browser, server, created, seat, seed=seat) for seat in (0, 1)]
+    play_to_the_end(people, server, created["match"], seconds=120)
+    state = engine_replay(server, "ticket_to_ride", 3, 2, created["match"])
+    assert state.is_over
+    clicked = [key.split(":")[0] for p in people for key in p.clicked]
+    assert "route" in clicked and "Card" in clicked  # routes and face-up cards, on the board
+    assert all(p.menu_picks > 0 for p in people)  # tickets and the blind draw: menus
+    for p in people:
+        the_end_shown(p, state)
+
+
+def test_a_tokyo_metro_match_is_played_to_the_end_by_clicks_and_menus(browser, tmp_path):
+    """A person against a random bot: squares, stations, lines and the cards' offers are
+    clicked on the board; bids, passing and staying put are chosen in the menus."""
+    server = Server(str(tmp_path / "matches.sqlite3"), ("tokyo_metro",))
+    try:
+        created = server.create("tokyo_metro", [{"human": True}, {"bot": "random"}], seed=1)
+        people = [person(browser, server, created, 0, seed=1)]
+        play_to_the_end(people, server, created["match"], seconds=120)
+        state = engine_replay(server, "tokyo_metro", 2, 1, created["match"])
+        kinds = {key.split(":")[0] for key in people[0].clicked}
+        assert {"square", "offer"} <= kinds, kinds
+        assert people[0].menu_picks > 0
+        the_end_shown(people[0], state)
+    finally:
+        server.stop()
+
+
+def test_an_izakaya_match_is_played_to_the_end_by_clicks_and_menus(browser, tmp_path):
+    """A person against a random bot: colour cards, free corners, cards of the table, frames
+    and pieces of the supply are clicked; bids and piece placements come from the menus."""
+    server = Server(str(tmp_path / "matches.sqlite3"), ("izakaya",))
+    try:
+        created = server.create("izakaya", [{"human": True}, {"bot": "random"}], seed=2)
+        people = [person(browser, server, created, 0, seed=3)]
+        play_to_the_end(people, server, created["match"], seconds=120)
+        state = engine_replay(server, "izakaya", 2, 2, created["match"])
+        kinds = {key.split(":")[0] for key in people[0].clicked}
+        assert len(kinds) >= 3, kinds
+        assert people[0].menu_picks > 0
+        the_end_shown(people[0], state)
+    finally:
+        server.stop()
+
+
+def test_a_spectator_page_shows_no_secret(browser, server):
+    """Mid-game, the spectator's page (its words, the board's texts and titles) holds what the
+    public view holds and none of the seats' private things (hands, tickets)."""
+    seats = [{"human": True}, {"human": True}]
+    created = server.create("ticket_to_ride", seats, seed=5)
+    match_id = created["match"]
+    tokens = {s["seat"]: s["token"] for s in created["seats"]}
+    rng = random.Random(5)
+    for _ in range(30):  # a few moves through the API
+        doc = server.get(f"/api/matches/{match_id}")
+        seat = doc["to_move"][0]
+        mine = server.get(f"/api/matches/{match_id}?token={tokens[seat]}")
+        move = {"token": tokens[seat], "action": rng.choice(mine["legal"])}
+        assert (
+            server.call(
+                "POST", f"/api/matches/{match_id}/actions", move | {"decisions": mine["decisions"]}
+            ).status
+            == 200
+        )
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    page.goto(server.base + created["spectate"])
+    decisions = server.get(f"/api/matches/{match_id}")["decisions"]
+    page.wait_for_function(SHOWN, arg=decisions, timeout=WAIT_MS)
+    seen = page.evaluate("document.body.textContent")
+    state = engine_replay(server, "ticket_to_ride", 2, 5, match_id)
+    public = state.display(None)
+    for row in public.players.rows:  # the public values of every player, as the engine says
+        for text in row:
+            assert text in page.inner_text("#players")
+    public_words = json.dumps(asdict(public)) + " ".join(
+        server.get(f"/api/matches/{match_id}")["log"]
+    )
+    secrets = [
+        item
+        for seat in (0, 1)
+        for line in state.display(seat).private
+        for item in line.text.split(", ")
+        if item not in public_words
+    ]
+    assert len(secrets) >= 5  # tickets held and offered: the check has something to find
+    assert [s for s in secrets if s in seen] == []
+    assert page.locator("#choices-section").is_hidden()

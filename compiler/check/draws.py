@@ -2,8 +2,9 @@
 
 Input: a CheckedProgram after `types` and `visibility`. Output: `cp.draws`, one
 `CheckedDraw` per declaration in drawing order, and errors: wrong types of places, colours,
-sizes and texts; properties a shape does not take; places of elements nothing draws (or
-draws as a shape `on` or `along` cannot follow); legends of drawings of the state;
+sizes, texts and of what shapes stand for (`names`); properties a shape does not take; places
+of elements nothing draws (or draws as a shape `on` or `along` cannot follow); legends of
+drawings of the state;
 drawings of the map that place each other in a circle; drawings in the map schema that
 read the game state; drawings that would show hidden or another player's private data.
 """
@@ -40,6 +41,7 @@ from dsl.visitor import walk
 
 # A part of an item and what its value must be.
 _TEXT = "a number, truth value, text, element, enum value, player, or a tuple or list of them"
+_NAMEABLE = "a map element, an enum value or a player, or a list or tuple of them"
 
 
 def check_draws(cp: CheckedProgram, diags: Diagnostics) -> None:
@@ -145,7 +147,20 @@ def _part_problem(name: str, shape: str, t: Type) -> str | None:
         inner = t.inner if isinstance(t, OptT) else t
         drawn_as = "a rect" if name == "on" else "a line or path"
         return None if isinstance(inner, ElemT) else f"is a map element drawn as {drawn_as}"
+    if name == "names":
+        return None if _is_nameable(t) else f"is what the shape stands for: {_NAMEABLE}"
     return None
+
+
+def _is_nameable(t: Type) -> bool:
+    """A thing a choice can name (an element, enum value or player), or a list or tuple of them."""
+    if isinstance(t, OptT):
+        return _is_nameable(t.inner)
+    if isinstance(t, CollT):
+        return isinstance(t.item, ElemT | EnumT | PlayerT | AnyT | OptT) and _is_nameable(t.item)
+    if isinstance(t, TupleT):
+        return all(_is_nameable(item) for item in t.items)
+    return isinstance(t, ElemT | EnumT | PlayerT | AnyT)
 
 
 def _size_needs(shape: str) -> str:

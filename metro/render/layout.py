@@ -116,6 +116,7 @@ class Layout:
         if any(p is None for p in places) or not places:
             return None
         element = (draw.element, parts["item"]) if draw.element else None
+        named = draw.named_part
         text = self.names.text
         title = text(parts["title"], types["title"]) if "title" in parts else ""
         if not title and element is not None:
@@ -136,6 +137,7 @@ class Layout:
             title=title,
             element=element,
             legend=text(parts["legend"], types["legend"]) if "legend" in parts else "",
+            stands_for=self.names.keys(parts[named], types[named]) if named else (),
         )
         if draw.shape in ("rect", "box"):
             item.places = self._box(draw.shape, places, parts.get("size"), draw)

@@ -47,6 +47,7 @@ class Item:
     label: str = ""  # text shown beside the shape
     title: str = ""  # text shown when the pointer rests on it
     element: tuple[str, int] | None = None  # the map element it draws, if any
+    stands_for: tuple[str, ...] = ()  # the things it stands for, as `Names.keys` gives them
     number: int = -1  # its place among the picture's map items (restyles name it)
     label_at: LabelPlace | None = None  # where its label stands, once placed
     legend: str = ""  # what it stands for in the picture's legend, if it is listed there

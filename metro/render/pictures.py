@@ -60,7 +60,10 @@ def open_pictures(path: str, expansions=(), variants=(), map_path: str | None = 
     evaluator = Evaluator(cp, data)
     run_checks(cp, data, evaluator, found)  # also past data errors, as `metro check` does
     items, problems = map_items(cp.draws, data, evaluator)
-    names = Names(_element_texts(cp, data, evaluator, found), _enum_texts(cp))
+    element_ids = {kind: tuple(ids) for kind, ids in data.ids.items()}
+    enum_ids = {enum: tuple(values) for enum, values in cp.enum_values.items()}
+    texts = _element_texts(cp, data, evaluator, found)
+    names = Names(texts, _enum_texts(cp), element_ids, enum_ids)
     layout = Layout(cp.draws, names, items)
     program = ctx.program
     title = program.game_name
@@ -68,7 +71,6 @@ def open_pictures(path: str, expansions=(), variants=(), map_path: str | None = 
         title += " with " + " and ".join(program.applied)
     findings = _findings(cp, sorted_diagnostics(found.items), problems, data, layout)
     maps = tuple(tree.name for tree in program.map_files)
-    element_ids = {kind: tuple(ids) for kind, ids in data.ids.items()}
     return Pictures(title, cp, names, layout, findings, maps, element_ids)
 
 

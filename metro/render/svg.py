@@ -1,7 +1,8 @@
 """A scene as SVG text (xml.etree builds it, so every text from a rule file is escaped).
 
 Each item is a `<g>` with its hover `<title>`, its shape (class `s`; a line's border is
-class `o`) and its label. Map items carry an id (`i<number>`), so a restyle is a CSS rule
+class `o`) and its label, and `data-names`: the things it stands for (`route:R013 Card:red`,
+space-separated). Map items carry an id (`i<number>`), so a restyle is a CSS rule
 (`restyle_css`): the replay page swaps those rules step by step, and a single picture
 carries them in its `<style>`.
 """
@@ -136,6 +137,9 @@ def item_element(item: Item, label_size: float) -> ET.Element:
     attrs = {"class": "item"}
     if item.number >= 0:
         attrs["id"] = f"i{item.number}"
+    if item.stands_for:
+        # what a click on the shape means (a page offers the choices naming these things)
+        attrs["data-names"] = " ".join(item.stands_for)
     group = ET.Element("g", attrs)
     if item.title:
         ET.SubElement(group, "title").text = item.title

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from compiler.types import BoolT, CollT, ElemT, EnumT, OptT, PlayerT, TupleT, Type
 from runtime.values import PLAYER
@@ -14,6 +14,8 @@ class Names:
 
     elements: dict[str, list[str]]  # map kind -> element labels (else ids), by index
     enums: dict[str, list[str]]  # enum -> value words, by index
+    element_ids: dict[str, tuple[str, ...]] = field(default_factory=dict)  # kind -> ids, by index
+    enum_ids: dict[str, tuple[str, ...]] = field(default_factory=dict)  # enum -> value names
 
     def element(self, kind: str, index: int) -> str:
         """How a map element reads."""
@@ -38,6 +40,24 @@ class Names:
         if isinstance(t, BoolT):
             return "yes" if value else "no"
         return str(value)
+
+    def keys(self, value, t: Type) -> tuple[str, ...]:
+        """The things a value stands for, as `kind:id`, `enum:name` or `player:seat` keys."""
+        if value is None:
+            return ()
+        if isinstance(t, OptT):
+            return self.keys(value, t.inner)
+        if isinstance(t, CollT):
+            return tuple(k for v in _in_order(value, t) for k in self.keys(v, t.item))
+        if isinstance(t, TupleT):
+            return tuple(k for v, i in zip(value, t.items, strict=True) for k in self.keys(v, i))
+        if isinstance(t, ElemT):
+            return (f"{t.kind}:{self.element_ids[t.kind][value]}",)
+        if isinstance(t, EnumT):
+            return (f"{t.name}:{self.enum_ids[t.name][value]}",)
+        if isinstance(t, PlayerT):
+            return (f"player:{value}",)
+        return ()
 
 
 def _in_order(value, t: CollT) -> list:

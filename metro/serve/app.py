@@ -104,10 +104,6 @@ def create_app(service: MatchService, hosts: list[str]) -> Starlette:
         viewer = service.viewer(match, request.query_params.get("token"))
         return Response(await service.board(match, viewer), media_type="image/svg+xml")
 
-    async def shapes(request: Request) -> Response:
-        match = await service.match(request.path_params["match_id"])
-        return JSONResponse(service.shapes(match))
-
     async def socket(websocket: WebSocket) -> None:
         try:
             match = await service.match(websocket.path_params["match_id"])
@@ -160,7 +156,6 @@ def create_app(service: MatchService, hosts: list[str]) -> Starlette:
             Route("/api/matches/{match_id}/actions", act, methods=["POST"]),
             Route("/api/matches/{match_id}/undo", undo, methods=["POST"]),
             Route("/api/matches/{match_id}/board", board),
-            Route("/api/matches/{match_id}/shapes", shapes),
             WebSocketRoute("/api/matches/{match_id}/ws", socket),
             Mount("/static", StaticFiles(packages=[("metro.serve", "static")]), name="static"),
         ],

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 from metro.moves import MoveLog
-from metro.serve.board import ElementNamer
+from metro.serve.board import ChoiceNamer
 from runtime.machine import State
 from runtime.values import plain_words
 
@@ -33,7 +33,7 @@ def match_document(
     state: State,
     log: MoveLog,
     seats: list[SeatInfo],
-    namer: ElementNamer,
+    namer: ChoiceNamer,
     viewer: int | None,
     version: int,
     undo: bool,
@@ -57,7 +57,7 @@ def match_document(
                 "id": a.id,
                 "label": a.label,
                 "group": plain_words(a.name),
-                "elements": namer.elements(a),
+                "elements": namer.keys(a),
             }
             for a in legal
         ],

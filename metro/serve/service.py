@@ -32,7 +32,7 @@ from metro.bots import Bot, RandomBot, bot_names, make_bot
 from metro.moves import MoveLog
 from metro.render.pictures import Pictures
 from metro.replay import replay_page
-from metro.serve.board import ElementNamer, board_svg, shape_elements
+from metro.serve.board import ChoiceNamer, board_svg
 from metro.serve.catalog import Catalog
 from metro.serve.documents import SeatInfo, match_document
 from metro.serve.limits import (
@@ -79,7 +79,7 @@ class Match:
     log: MoveLog
     bots: dict[int, Bot]
     pictures: Pictures
-    namer: ElementNamer
+    namer: ChoiceNamer
     version: int  # rows written for it (decisions and undos): the number of the next row
     numbers: list[int]  # the row number of each standing decision, in order
     previous: State | None  # the position before the last decision (None: replay to know)
@@ -269,10 +269,6 @@ class MatchService:
         return await anyio.to_thread.run_sync(
             board_svg, match.pictures, match.state, viewer, match.log
         )
-
-    def shapes(self, match: Match) -> dict[str, str]:
-        """The board's shapes that draw map elements: SVG id -> `kind:id`."""
-        return shape_elements(match.pictures)
 
     async def replay(self, match: Match, viewer: int | None) -> str:
         """The finished match as `metro replay`'s page, in `viewer`'s view alone; 409 before the end."""
@@ -499,7 +495,7 @@ class MatchService:
         )
         numbers = [decision.number for decision in decisions]
         return Match(
-            record, state, log, bots, pictures, ElementNamer(pictures), len(rows), numbers, previous
+            record, state, log, bots, pictures, ChoiceNamer(pictures), len(rows), numbers, previous
         )
 
     def _keep(self, match: Match) -> None:

@@ -9,7 +9,6 @@ const token = new URLSearchParams(location.search).get("token");
 const query = token ? `?token=${encodeURIComponent(token)}` : "";
 let current = null;
 let boardShown = -1;
-let shapes = {}; // SVG id of a board shape -> the map element it draws, "kind:id"
 
 function element(tag, text) {
   const node = document.createElement(tag);
@@ -162,18 +161,23 @@ async function showBoard(doc) {
   document.getElementById("board").dataset.decisions = doc.decisions;
 }
 
-function choicesAt(doc, element) {
-  return doc.choices.filter((choice) => choice.elements.includes(element));
+function shapeNames(shape) {
+  // The things a board shape stands for (keys such as "route:R013", written by the server).
+  return (shape.dataset.names || "").split(" ").filter((key) => key);
+}
+
+function choicesAt(doc, shape) {
+  const names = new Set(shapeNames(shape));
+  return doc.choices.filter((choice) => choice.elements.some((key) => names.has(key)));
 }
 
 function markClickable(doc) {
-  // The shapes of the elements this seat's choices name, marked to be clicked.
+  // The shapes standing for something this seat's choices name, marked to be clicked.
   const named = new Set(doc.choices.flatMap((choice) => choice.elements));
-  for (const [id, element] of Object.entries(shapes)) {
-    const shape = document.querySelector(`#board [id="${id}"]`);
-    if (!shape) continue;
-    shape.classList.toggle("clickable", named.has(element));
-    if (named.has(element) && !shape.querySelector(".hit")) widenForClicks(shape);
+  for (const shape of document.querySelectorAll("#board [data-names]")) {
+    const clickable = shapeNames(shape).some((key) => named.has(key));
+    shape.classList.toggle("clickable", clickable);
+    if (clickable && !shape.querySelector(".hit")) widenForClicks(shape);
   }
 }
 
@@ -189,12 +193,20 @@ function widenForClicks(shape) {
   }
 }
 
+function clickedShape(event) {
+  // The clickable shape under the pointer, also when a shape nobody can choose lies over it
+  // (a player's marker on a square): those keep their hover titles but pass the click on.
+  return document.elementsFromPoint(event.clientX, event.clientY)
+    .map((node) => node.closest("#board .item"))
+    .find((item) => item && item.classList.contains("clickable"));
+}
+
 function boardClicked(event) {
-  const shape = event.target.closest("#board .item.clickable");
+  const shape = clickedShape(event);
   const box = document.getElementById("board-choices");
   box.replaceChildren();
   if (!shape || !current) return;
-  const choices = choicesAt(current, shapes[shape.id]);
+  const choices = choicesAt(current, shape);
   if (choices.length === 1) {
     choose(choices[0].id);
     return;
@@ -247,8 +259,7 @@ function follow() {
   socket.addEventListener("close", () => setTimeout(follow, 2000));
 }
 
-async function start() {
-  shapes = await (await fetch(`/api/matches/${matchId}/shapes`)).json();
+function start() {
   document.getElementById("board").addEventListener("click", boardClicked);
   document.getElementById("undo").addEventListener("click", undo);
   follow();
