@@ -32,6 +32,7 @@ from websockets.exceptions import InvalidStatus  # noqa: E402
 from compiler import load_game  # noqa: E402
 from compiler.game_files import available_patches  # noqa: E402
 from metro.games import game_path, shipped_games  # noqa: E402
+from metro.menus import heading  # noqa: E402
 from metro.moves import replayed  # noqa: E402
 from metro.serve.limits import (  # noqa: E402
     MAX_BODY_BYTES,
@@ -196,6 +197,10 @@ def test_every_document_a_seat_receives_is_its_view(server, name, expansions):
                 doc = valid("match", server.get(base + token_query(tokens, seat)))
                 assert seen(doc) == expected(state, seat, match_id, log), (name, seat)
                 assert doc["scores"] is None or state.is_over
+                # each choice is headed in its labels' own words, as `metro play` heads it
+                legal = state.legal_actions(seat) if seat is not None else []
+                kinds = {a.name: heading([b for b in legal if b.name == a.name]) for a in legal}
+                assert [c["group"] for c in doc["choices"]] == [kinds[a.name] for a in legal]
             for socket, seat in ((seat_socket, 1), (public_socket, None)):
                 doc = json.loads(socket.recv(timeout=30))
                 assert seen(doc) == expected(state, seat, match_id, log), (name, seat)

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
+from metro.menus import heading
 from metro.moves import MoveLog
 from metro.serve.board import ChoiceNamer
-from runtime.machine import State
-from runtime.values import plain_words
+from runtime.machine import Action, State
 
 
 @dataclass(frozen=True)
@@ -25,6 +25,14 @@ class SeatInfo:
     bot: str | None
     absent: bool  # a person gone, their seat played by a stand-in bot until they return
     failed: str | None = None  # why the seat's bot was replaced by a fallback, in words
+
+
+def choice_groups(legal: list[Action]) -> dict[str, str]:
+    """Each action's heading in the menus, in its labels' own words as `metro play` heads it."""
+    by_name: dict[str, list[Action]] = {}
+    for action in legal:
+        by_name.setdefault(action.name, []).append(action)
+    return {name: heading(actions) for name, actions in by_name.items()}
 
 
 def match_document(
@@ -40,6 +48,7 @@ def match_document(
 ) -> dict:
     """The match as `viewer` (a seat, or None: a spectator) may see it, as JSON-able data."""
     legal = state.legal_actions(viewer) if viewer is not None else []
+    groups = choice_groups(legal)
     over = state.is_over
     return {
         "match": match_id,
@@ -56,7 +65,7 @@ def match_document(
             {
                 "id": a.id,
                 "label": a.label,
-                "group": plain_words(a.name),
+                "group": groups[a.name],
                 "elements": namer.keys(a),
             }
             for a in legal

@@ -74,7 +74,10 @@ function showChoices(doc) {
   for (const [name, choices] of groups) {
     const group = element("div");
     group.className = "group";
-    if (groups.size > 1 || choices.length > 1) group.append(element("h3", name));
+    // a lone choice whose label is its heading needs no heading of its own
+    if (choices.length > 1 || (groups.size > 1 && name !== choices[0].label)) {
+      group.append(element("h3", name));
+    }
     if (choices.length <= MENU_BUTTONS) {
       for (const choice of choices) {
         const button = element("button", choice.label);
