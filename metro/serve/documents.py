@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 from metro.moves import MoveLog
-from metro.serve.board import ChoiceNamer
+from metro.render.marks import ActionNames
 from runtime.machine import State
 from runtime.values import plain_words
 
@@ -33,7 +33,7 @@ def match_document(
     state: State,
     log: MoveLog,
     seats: list[SeatInfo],
-    namer: ChoiceNamer,
+    namer: ActionNames,
     viewer: int | None,
     version: int,
     undo: bool,

@@ -32,7 +32,7 @@ from metro.bots import Bot, RandomBot, bot_names, make_bot
 from metro.moves import MoveLog
 from metro.render.pictures import Pictures
 from metro.replay import replay_page
-from metro.serve.board import ChoiceNamer, board_svg
+from metro.serve.board import board_svg
 from metro.serve.catalog import Catalog
 from metro.serve.documents import SeatInfo, match_document
 from metro.serve.limits import (
@@ -79,7 +79,6 @@ class Match:
     log: MoveLog
     bots: dict[int, Bot]
     pictures: Pictures
-    namer: ChoiceNamer
     version: int  # rows written for it (decisions and undos): the number of the next row
     numbers: list[int]  # the row number of each standing decision, in order
     previous: State | None  # the position before the last decision (None: replay to know)
@@ -242,7 +241,7 @@ class MatchService:
             match.state,
             match.log,
             seats,
-            match.namer,
+            match.pictures.action_names,
             viewer,
             match.version,
             undo,
@@ -494,9 +493,7 @@ class MatchService:
             self.catalog.pictures, record.game, record.variants, record.expansions
         )
         numbers = [decision.number for decision in decisions]
-        return Match(
-            record, state, log, bots, pictures, ChoiceNamer(pictures), len(rows), numbers, previous
-        )
+        return Match(record, state, log, bots, pictures, len(rows), numbers, previous)
 
     def _keep(self, match: Match) -> None:
         self.live[match.record.id] = match
