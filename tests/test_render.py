@@ -845,3 +845,22 @@ def test_clicking_and_the_marks_read_the_same_things_in_an_action(name):
             ringed = marked_items(scene.layers, frozenset(keys))
             assert all(keys & set(item.stands_for) for item in ringed), action.label
             assert {k for item in ringed for k in item.stands_for} >= keys & drawn, action.label
+
+
+def test_the_drinks_out_of_the_vending_machine_are_grabbed_by_clicking_them():
+    path = os.path.join(GAMES, "tokyo_jutaku")
+    expansions = (os.path.join(path, "bottle_bonus", "expansion.metro"),)
+    game, pictures = load_game(path, expansions=expansions), open_pictures(path, expansions)
+    state = game.new_game(3, 2)
+    bots = [make_bot("random", f"2/{p}", game) for p in range(3)]
+    while not any(a.name == "grab" for a in state.legal_actions(state.to_move[0])):
+        player = state.to_move[0]
+        state.apply(player, bots[player].choose(state, player))
+    seat = state.to_move[0]
+    root = ET.fromstring(board_svg(pictures, state, seat, MoveLog()))
+    clickable = {key for g in root.iter(f"{SVG}g") for key in g.get("data-names", "").split()}
+    grabs = [a for a in state.legal_actions(seat) if a.name == "grab"]
+    assert all(set(pictures.action_names.keys(a)) <= clickable for a in grabs)
+    assert {k for a in grabs for k in pictures.action_names.keys(a)} == {
+        f"drink:{pictures.element_ids['drink'][d]}" for d in state.g_tray
+    }
