@@ -934,7 +934,13 @@ def lsp_command() -> None:
 @main.command("serve")
 @click.argument("games", nargs=-1, metavar="[GAME]...")
 @click.option("--host", default="127.0.0.1", show_default=True, help="The address to listen on.")
-@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535))
+@click.option(
+    "--port",
+    default=8000,
+    show_default=True,
+    type=click.IntRange(0, 65535),
+    help="The port to listen on.",
+)
 @click.option(
     "--db",
     default=None,

@@ -88,7 +88,6 @@ def render_command(
     (exit status 1 when there are findings). The drawing is declared in the rules (`draw`).
     """
     kind = _kind(output)
-    from metro.render.marks import marked_items  # the compiler
     from metro.render.pictures import map_scene, open_pictures, position_scene
 
     pictures = open_pictures(path, expansions, variants, map_path)
@@ -111,8 +110,8 @@ def render_command(
     ]
     if seat is not None:
         caption[0] += f"; as {PLAYER.label(seat)} sees it"
-    marked = marked_items(pictures, [m.action for m in last_moves(_log(game, state), seat)])
-    _write(position_scene(pictures, game, state, seat, caption, marked), pictures, output, kind)
+    named = pictures.action_names.named([m.action for m in last_moves(_log(game, state), seat)])
+    _write(position_scene(pictures, game, state, seat, caption, named), pictures, output, kind)
     say(f"wrote {output} ({caption[0]})")
 
 

@@ -20,7 +20,7 @@ import jinja2
 from metro.moves import Move, last_moves, replayed
 from metro.render.legend import legend_layer
 from metro.render.marks import marked_items
-from metro.render.model import union
+from metro.render.model import Layer, union
 from metro.render.pictures import MAX_ITEMS, Pictures, state_items
 from metro.render.svg import (
     base_css,
@@ -89,17 +89,21 @@ def replay_page(
         shared: dict[str, int] = {}
         for track in tracks:
             frame = []
+            layers = list(pictures.layout.map_layers)  # what the marks may ring
             for draw in draws:
                 if not draw.per_viewer and draw.name in shared:
-                    frame.append(shared[draw.name])
+                    frame.append(shared[draw.name][0])
+                    layers.append(shared[draw.name][1])
                     continue
-                text, found = _drawn(pictures, game, state, draw, track.viewer)
-                boxes += found
+                text, layer = _drawn(pictures, game, state, draw, track.viewer)
+                if layer is not None:
+                    boxes += _boxes(layer, pictures.label_size)
+                    layers.append(layer)
                 index = pool.add(text)
                 if not draw.per_viewer:
-                    shared[draw.name] = index
+                    shared[draw.name] = (index, layer)
                 frame.append(index)
-            frame.append(pool.add(_marks(pictures, moves[:step], track.viewer)))
+            frame.append(pool.add(_marks(pictures, layers, moves[:step], track.viewer)))
             track.frames.append(frame)
             data = _view_texts(state, track.viewer)
             track.changes.append({k: v for k, v in data.items() if track.last.get(k) != v})
@@ -118,27 +122,31 @@ def _key(viewer: int | None) -> str:
     return PUBLIC if viewer is None else PLAYER.label(viewer)
 
 
-def _drawn(pictures: Pictures, game: Game, state: State, draw, viewer) -> tuple[str, list]:
-    """A drawing of the state at a position: its SVG fragment (or CSS) and the boxes it covers."""
+def _drawn(pictures: Pictures, game: Game, state: State, draw, viewer) -> tuple[str, Layer | None]:
+    """A drawing of the state at a position: its SVG fragment and its shapes (or CSS, no shapes)."""
     items = state_items(game, state, draw, viewer)
     if len(items) > MAX_ITEMS:
         raise RuleError(f"drawing '{draw.name}' has more than {MAX_ITEMS:,} shapes")
     layout = pictures.layout
     if draw.shape == "restyle":
         changes = layout.restyles(draw, items)
-        return "".join(item_css(layout.item(n), c) for n, c in sorted(changes.items())), []
+        return "".join(item_css(layout.item(n), c) for n, c in sorted(changes.items())), None
     layer = layout.layer(draw, items)
     size = pictures.label_size
-    text = "".join(fragment(item_element(item, size)) for item in layer.items)
+    return "".join(fragment(item_element(item, size)) for item in layer.items), layer
+
+
+def _boxes(layer: Layer, size: float) -> list:
+    """The boxes a layer's shapes and labels cover."""
     boxes = [item.bounds() for item in layer.items]
-    boxes += [b for b in (label_bounds(item, size) for item in layer.items) if b]
-    return text, boxes
+    return boxes + [b for b in (label_bounds(item, size) for item in layer.items) if b]
 
 
-def _marks(pictures: Pictures, moves: list[Move], viewer: int | None) -> str:
-    """The rings round what the last moves named, as this view may know them (SVG markup)."""
-    actions = [move.action for move in last_moves(moves, viewer)]
-    items = marked_items(pictures, actions)
+def _marks(pictures: Pictures, layers: list[Layer], moves: list[Move], viewer: int | None) -> str:
+    """The rings round the shapes of what the last moves named, as this view may know them (SVG
+    markup)."""
+    named = pictures.action_names.named([move.action for move in last_moves(moves, viewer)])
+    items = marked_items(layers, named)
     return fragment(marks_element(items, pictures.label_size)) if items else ""
 
 

@@ -17,6 +17,7 @@ import pytest
 from dsl.diagnostics import CompileError
 from dsl.formatter import format_text
 from dsl.formatter.cst import parse_cst
+from metro.cli import main
 from tests.test_formatter import grammar_node_names, node_names
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -148,9 +149,15 @@ def test_the_site_builds_strictly(tmp_path):
     assert (tmp_path / "site" / "pygments.css").is_file()
     # the command line page lists every command, with no internal value of click in it
     cli = (tmp_path / "site" / "cli" / "index.html").read_text(encoding="utf-8")
-    for command in ("fmt", "lsp", "compare", "conform", "render", "replay", "test", "testgen"):
+    for command in main.commands:
         assert f"metro {command} [OPTIONS]" in cli, command
     assert "Sentinel" not in cli
+
+
+def test_every_command_has_a_line_among_the_commands_at_a_glance():
+    glance = (DOCS / "cli.md").read_text(encoding="utf-8").split("## Every command")[0]
+    missing = [name for name in main.commands if not re.search(rf"\| `metro {name}[ `]", glance)]
+    assert missing == []
 
 
 def test_the_builtin_reference_is_the_generated_one():

@@ -601,13 +601,17 @@ def test_a_variant_or_map_in_a_folder_of_its_own_is_checked_against_the_installe
         assert found.range.start == where(LOOSE_VARIANT, "override")
         unknown = LOOSE_VARIANT.replace("Ticket to Ride", "Ticket to Rid")
         session.change("long_routes.metro", unknown)
-        (missing,) = session.wait("long_routes.metro", lambda found: found[0].code == "resolve")
+        (missing,) = session.wait(
+            "long_routes.metro", lambda found: found != [] and found[0].code == "resolve"
+        )
         assert "variant 'Long routes' is for 'Ticket to Rid', but no game" in missing.message
         assert "did you mean 'Ticket to Ride'?" in missing.message
         assert missing.range.start == where(unknown, '"Ticket to Rid"')
         assert missing.range.end == where(unknown, '"Ticket to Rid"', 0, len('"Ticket to Rid"'))
         session.change("long_routes.metro", unknown.replace("= {", "= {{"))
-        (syntax,) = session.wait("long_routes.metro", lambda found: found[0].code == "syntax")
+        (syntax,) = session.wait(
+            "long_routes.metro", lambda found: found != [] and found[0].code == "syntax"
+        )
         assert syntax.range.start.line == 2
         session.open("alps.metro")
         found = session.wait("alps.metro", lambda found: found != [])

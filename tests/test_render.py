@@ -23,6 +23,7 @@ from metro.moves import MoveLog, last_moves
 from metro.render import map_scene, open_pictures, position_scene
 from metro.render.files import PictureError, picture_bytes
 from metro.render.labels import candidates, label_lines, overlap, text_box
+from metro.render.marks import marked_items
 from metro.render.svg import label_place, scene_bounds, to_svg
 from metro.saved_games import SAVE_FORMAT
 from metro.serve.board import board_svg
@@ -785,3 +786,81 @@ def test_a_move_only_its_player_may_know_is_never_marked_for_the_others():
     mine = max(m.step for m in log.moves if m.player == 0)
     assert [m.step for m in last_moves(log.moves, 0)] == list(range(mine, len(log.moves)))
     assert [m.step for m in last_moves(log.moves, None)] == [len(log.moves) - 1]
+
+
+def random_positions(game, players: int, seed: int, count: int):
+    """`count` positions of a game between random bots (each with its log), the first one and
+    then a few moves apart."""
+    state = game.new_game(players, seed)
+    bots = [make_bot("random", f"{seed}/{p}", game) for p in range(players)]
+    log = MoveLog()
+    for number in range(count):
+        for _ in range(seed % 5 + 2 if number else 0):
+            if not state.to_move:
+                return
+            player = state.to_move[0]
+            action = bots[player].choose(state, player)
+            log.record(state, player, action)
+            state.apply(player, action)
+        if not state.to_move:
+            return
+        yield state, log
+
+
+def test_a_thing_drawn_by_the_state_is_ringed_when_the_last_move_names_it():
+    path = SHIPPED["izakaya"][0]
+    pictures, game = open_pictures(path), load_game(path)
+    state = game.new_game(2, 5)
+    log = MoveLog()
+    while not log.moves or log.moves[-1].action.name != "color_bottle":  # a drink on a corner
+        player = state.to_move[0]
+        legal = state.legal_actions(player)
+        action = next((a for a in legal if a.name == "color_bottle"), legal[0])
+        log.record(state, player, action)
+        state.apply(player, action)
+    (corner,) = [k for k in pictures.action_names.keys(log.moves[-1].action) if "corner:" in k]
+    named = pictures.action_names.named([log.moves[-1].action])
+    scene = position_scene(pictures, game, state, None, named=named)
+    drinks = {id(item) for layer in scene.layers if layer.dynamic for item in layer.items}
+    ringed = [item for item in scene.marked if id(item) in drinks]
+    assert any(corner in item.stands_for for item in ringed)  # the drink now on the corner
+    assert all(named & set(item.stands_for) for item in scene.marked)
+    root = ET.fromstring(board_svg(pictures, state, None, log))
+    (marks,) = [g for g in root.iter(f"{SVG}g") if g.get("class") == "last-moves"]
+    assert len(marks) == len(scene.marked)
+
+
+@pytest.mark.parametrize("name", sorted(SHIPPED))
+def test_clicking_and_the_marks_read_the_same_things_in_an_action(name):
+    """What a choice offers to click (its keys) is what its move would ring: every shape standing
+    for a thing it names, and only those."""
+    path, expansions, variants, _ = SHIPPED[name]
+    pictures = open_pictures(path, expansions, variants)
+    game = load_game(path, expansions=expansions, variants=variants)
+    for state, _log in random_positions(game, 2, 7, 3):
+        scene = position_scene(pictures, game, state, state.to_move[0])
+        drawn = {key for layer in scene.layers for item in layer.items for key in item.stands_for}
+        for action in state.legal_actions(state.to_move[0]):
+            keys = set(pictures.action_names.keys(action))
+            ringed = marked_items(scene.layers, frozenset(keys))
+            assert all(keys & set(item.stands_for) for item in ringed), action.label
+            assert {k for item in ringed for k in item.stands_for} >= keys & drawn, action.label
+
+
+def test_the_drinks_out_of_the_vending_machine_are_grabbed_by_clicking_them():
+    path = os.path.join(GAMES, "tokyo_jutaku")
+    expansions = (os.path.join(path, "bottle_bonus", "expansion.metro"),)
+    game, pictures = load_game(path, expansions=expansions), open_pictures(path, expansions)
+    state = game.new_game(3, 2)
+    bots = [make_bot("random", f"2/{p}", game) for p in range(3)]
+    while not any(a.name == "grab" for a in state.legal_actions(state.to_move[0])):
+        player = state.to_move[0]
+        state.apply(player, bots[player].choose(state, player))
+    seat = state.to_move[0]
+    root = ET.fromstring(board_svg(pictures, state, seat, MoveLog()))
+    clickable = {key for g in root.iter(f"{SVG}g") for key in g.get("data-names", "").split()}
+    grabs = [a for a in state.legal_actions(seat) if a.name == "grab"]
+    assert all(set(pictures.action_names.keys(a)) <= clickable for a in grabs)
+    assert {k for a in grabs for k in pictures.action_names.keys(a)} == {
+        f"drink:{pictures.element_ids['drink'][d]}" for d in state.g_tray
+    }

@@ -134,11 +134,17 @@ def test_each_position_rings_what_the_move_that_led_to_it_named(ttr_page):
     assert data["layers"][-1] == {"name": "last moves", "restyle": False}
     pictures = open_pictures(TTR)
     public = data["views"][0]
-    claims = 0
+    claims = face_up = 0
     for step, (_, action) in enumerate(history, start=1):
         marks = data["pool"][public["frames"][step][-1]]
+        if action.startswith(("draw_face_up", "second_face_up")):
+            # a drawing of the state: the face-up cards of the colour taken, if any are left
+            (colour,) = game.parse_action(action).args
+            shown = int(game.replay(2, 4, history[:step]).g_face_up[colour] > 0)
+            assert marks.count('class="mark"') == shown
+            face_up += shown
         if not action.startswith("claim"):
-            assert marks == ""
+            assert "data-item" not in marks  # no map item
             continue
         state = game.replay(2, 4, history[:step])
         before = game.replay(2, 4, history[: step - 1]).g_owner
@@ -146,7 +152,7 @@ def test_each_position_rings_what_the_move_that_led_to_it_named(ttr_page):
         (drawn,) = pictures.layout.of_element[("route", route)]
         assert f'data-item="i{drawn.number}"' in marks
         claims += 1
-    assert claims
+    assert claims and face_up
 
 
 def test_a_replay_restricted_to_one_player_holds_no_other_view(tmp_path):

@@ -53,7 +53,7 @@ def test_a_write_waiting_for_the_database_holds_up_no_other_match(tmp_path):
         server.stop()
 
 
-def test_a_database_from_before_undo_is_read_with_its_decisions_standing(tmp_path):
+def test_a_database_from_before_undo_and_stand_ins_is_read_with_its_decisions_standing(tmp_path):
     database = tmp_path / "old.sqlite3"
     with sqlite3.connect(database) as db:  # the table as the first slice made it
         db.execute(
@@ -66,4 +66,6 @@ def test_a_database_from_before_undo_is_read_with_its_decisions_standing(tmp_pat
     assert rows == [DecisionRecord(0, 0, "a"), DecisionRecord(1, 1, "b")]
     store.add_row("m", DecisionRecord(2, 1, "b", takes_back=1), over=False)
     assert live_decisions(store.rows("m")) == [DecisionRecord(0, 0, "a")]
+    store.add_row("m", DecisionRecord(3, 1, "c", stand_in=True), over=False)  # an absent P2's
+    assert store.rows("m", 3) == [DecisionRecord(3, 1, "c", stand_in=True)]
     store.engine.dispose()

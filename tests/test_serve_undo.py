@@ -16,7 +16,7 @@ from compiler import load_game
 from metro.games import game_path
 from metro.moves import replayed
 from tests.serve_helpers import Server, postgresql
-from tests.test_serve import HUMAN, TTR, expected, seen, valid
+from tests.test_serve import HUMAN, TTR, expected, seen, valid, wait_for, websockets_sync
 
 PEEK_RULES = """\
 game "Peek" {
@@ -254,3 +254,24 @@ def test_an_undo_survives_a_restart_and_reaches_a_second_server(shared_database)
         assert not table.doc(mover)["undo"]  # the claim it took back is gone
     finally:
         restarted.stop()
+
+
+def test_a_person_back_may_not_undo_what_their_stand_in_decided(tmp_path):
+    server = Server(str(tmp_path / "matches.sqlite3"), (TTR,), ("--absent-after", "0.3"))
+    try:
+        table = Table(server, TTR, seed=3)
+        socket = f"{server.base.replace('http', 'ws')}{table.base}/ws?token={table.tokens[0]}"
+        with websockets_sync.connect(socket) as opened:
+            opened.recv(timeout=30)
+        # gone: the stand-in keeps tickets for seat 0, a secret choice seat 1 is still making
+        wait_for(server, table.base, lambda doc: doc["decisions"] == 1)
+        assert server.stored_decisions(table.id)[0][0] == 0
+        with websockets_sync.connect(socket) as opened:
+            opened.recv(timeout=30)
+            wait_for(server, table.base, lambda doc: not doc["seats"][0]["absent"])
+            assert not table.doc(0)["undo"]
+            refused = table.undo(0)
+            assert refused.status == 409 and "stand-in" in refused.doc["error"]
+        table.check_every_seat()
+    finally:
+        server.stop()

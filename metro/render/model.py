@@ -108,7 +108,7 @@ class Scene:
     restyled: dict[int, Style] = field(default_factory=dict)  # item number -> changes
     findings: list[Finding] = field(default_factory=list)
     caption: list[str] = field(default_factory=list)  # lines of text under the picture
-    marked: list[Item] = field(default_factory=list)  # map items the last moves named
+    marked: list[Item] = field(default_factory=list)  # shapes of what the last moves named
 
 
 def union(boxes) -> Bounds | None:

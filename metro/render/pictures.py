@@ -8,6 +8,7 @@ map's checks and computes the drawings of the map; `map_scene` pictures the map 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from compiler.checked import CheckedProgram
 from compiler.consteval import Evaluator, MapData
@@ -20,7 +21,8 @@ from compiler.types import ElemT
 from dsl.diagnostics import Diagnostic, Diagnostics, sorted_diagnostics
 from dsl.source import Span
 from metro.render.layout import Layout
-from metro.render.model import Finding, Item, Scene, Style
+from metro.render.marks import ActionNames, marked_items
+from metro.render.model import Finding, Scene, Style
 from metro.render.texts import Names
 from runtime.errors import MetroRuntimeError, RuleError
 from runtime.machine import Game, State
@@ -39,6 +41,11 @@ class Pictures:
     findings: list[Finding] = field(default_factory=list)
     maps: tuple[str, ...] = ()  # the names of the map files drawn (`map "Name" for …`)
     element_ids: dict[str, tuple[str, ...]] = field(default_factory=dict)  # kind -> ids, by index
+
+    @cached_property
+    def action_names(self) -> ActionNames:
+        """What the game's actions name, as the keys its shapes stand for."""
+        return ActionNames(self.names)
 
     @property
     def draws(self) -> list[CheckedDraw]:
@@ -104,11 +111,11 @@ def position_scene(
     state: State,
     viewer: int | None,
     caption: list[str] = (),
-    marked: list[Item] = (),
+    named: frozenset[str] = frozenset(),
 ) -> Scene:
-    """A position as `viewer` sees it (None: what everyone sees), the `marked` map items ringed
-    (what the last moves named: metro/render/marks.py)."""
-    scene = Scene(pictures.title, [], caption=list(caption), marked=list(marked))
+    """A position as `viewer` sees it (None: what everyone sees), every shape standing for
+    something `named` ringed (what the last moves named: metro/render/marks.py)."""
+    scene = Scene(pictures.title, [], caption=list(caption))
     by_name = {layer.name: layer for layer in pictures.layout.map_layers}
     count = 0
     for draw in pictures.draws:
@@ -128,6 +135,7 @@ def position_scene(
                 scene.restyled[number] = scene.restyled.get(number, Style()).over(changes)
         else:
             scene.layers.append(pictures.layout.layer(draw, items))
+    scene.marked = marked_items(scene.layers, named)
     return scene
 
 

@@ -307,7 +307,10 @@ def marks_element(items: list[Item], label_size: float) -> ET.Element:
     """The rings round marked items: a group drawn over the picture, taking no clicks."""
     group = ET.Element("g", {"class": "last-moves", "pointer-events": "none"})
     for item in items:
-        ring = ET.SubElement(group, "g", {"class": "mark", "data-item": f"i{item.number}"})
+        attrs = {"class": "mark"}
+        if item.number >= 0:  # a map item (state items have no id)
+            attrs["data-item"] = f"i{item.number}"
+        ring = ET.SubElement(group, "g", attrs)
         # a band over a path is see-through: one pass, without the dark edge that muddies it
         passes = ((RING, 0.28),) if item.shape == "path" else ((EDGE, 0.5), (RING, 0.28))
         for colour, share in passes:

@@ -2,7 +2,7 @@
 
 The view is `state.view(seat)` (`state.public_view()` for a spectator); the words are those of
 `metro play` for the same viewer (`state.display`, the move log as `metro/moves.py` words it);
-the legal choices only when the seat is to decide (with the map elements each names, to click
+the legal choices only when the seat is to decide (with the things each names, to click
 on the board); whether the seat may take back its last decision now; the scores only once the
 game is over (while it runs a score may count hidden things).
 """
@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass
 
 from metro.menus import heading
 from metro.moves import MoveLog
-from metro.serve.board import ChoiceNamer
+from metro.render.marks import ActionNames
 from runtime.machine import Action, State
 
 
@@ -41,7 +41,7 @@ def match_document(
     state: State,
     log: MoveLog,
     seats: list[SeatInfo],
-    namer: ChoiceNamer,
+    namer: ActionNames,
     viewer: int | None,
     version: int,
     undo: bool,

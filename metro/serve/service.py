@@ -32,7 +32,7 @@ from metro.bots import Bot, RandomBot, bot_names, make_bot
 from metro.moves import MoveLog
 from metro.render.pictures import Pictures
 from metro.replay import replay_page
-from metro.serve.board import ChoiceNamer, board_svg
+from metro.serve.board import board_svg
 from metro.serve.catalog import Catalog
 from metro.serve.documents import SeatInfo, match_document
 from metro.serve.limits import (
@@ -79,7 +79,6 @@ class Match:
     log: MoveLog
     bots: dict[int, Bot]
     pictures: Pictures
-    namer: ChoiceNamer
     version: int  # rows written for it (decisions and undos): the number of the next row
     numbers: list[int]  # the row number of each standing decision, in order
     previous: State | None  # the position before the last decision (None: replay to know)
@@ -92,6 +91,7 @@ class Match:
     leaving: dict[int, asyncio.TimerHandle] = field(default_factory=dict)
     checked: float = 0.0  # when it last looked for other processes' decisions (monotonic)
     refusals: dict[tuple[int, int], str | None] = field(default_factory=dict)  # undo verdicts
+    stand_ins: set[int] = field(default_factory=set)  # rows of decisions stand-ins made
     failures: dict[int, str] = field(default_factory=dict)  # seat -> why its bot was replaced
 
     def bot_of(self, seat: int) -> Bot | None:
@@ -118,10 +118,13 @@ class Match:
         waiting, self.changed = self.changed, asyncio.Event()
         waiting.set()
 
-    def took(self, after: State, seat: int, action: Action) -> None:
-        """Make `after`, the position once `seat` took `action`, the match's (its row written)."""
+    def took(self, after: State, seat: int, action: Action, stand_in: bool) -> None:
+        """Make `after`, the position once `seat` (or its stand-in) took `action`, the match's
+        (its row written)."""
         self.log.record(self.state, seat, action)
         self.previous, self.state = self.state, after
+        if stand_in:
+            self.stand_ins.add(self.version)
         self.numbers.append(self.version)
         self.version += 1
         self.refusals.clear()
@@ -242,7 +245,7 @@ class MatchService:
             match.state,
             match.log,
             seats,
-            match.namer,
+            match.pictures.action_names,
             viewer,
             match.version,
             undo,
@@ -258,6 +261,8 @@ class MatchService:
             last, action = state.history[-1]
             if last != seat:
                 refusal = "the last decision is another seat's"
+            elif match.numbers[-1] in match.stand_ins:  # Board Game Arena's rule too
+                refusal = "the last decision was the stand-in bot's, made while this seat was away"
             else:
                 seed = f"{match.record.seed}/{match.version}"
                 refusal = undo_refusal(match.before_last(), state, seat, action, seed)
@@ -294,7 +299,7 @@ class MatchService:
             action = next((a for a in state.legal_actions(seat) if a.id == request.action), None)
             if action is None:
                 raise BadRequest(422, "that is not one of this seat's legal choices now")
-            await self._commit(match, seat, action)
+            await self._commit(match, seat, action, stand_in=False)
         self._wake_bots(match)
         return self.document(match, seat)
 
@@ -326,7 +331,7 @@ class MatchService:
                     action = match.state.game.parse_action(row.action)
                     after = match.state.clone()
                     after.apply(row.seat, action)
-                    match.took(after, row.seat, action)
+                    match.took(after, row.seat, action, row.stand_in)
                 else:
                     match.took_back()
         self._wake_bots(match)
@@ -342,15 +347,17 @@ class MatchService:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(changed.wait(), wait)
 
-    async def _commit(self, match: Match, seat: int, action: Action) -> None:
-        """Record a legal decision, then make it the match's position (caller holds the lock)."""
+    async def _commit(self, match: Match, seat: int, action: Action, stand_in: bool) -> None:
+        """Record a legal decision (`stand_in`: a stand-in bot's for an absent person), then make
+        it the match's position (caller holds the lock)."""
         after = match.state.clone()
         try:
             after.apply(seat, action)
         except MetroRuntimeError as error:  # the rules failed on it: refuse, keep the position
             raise BadRequest(422, f"the rules could not take this decision: {error}") from None
-        await self._write(match, DecisionRecord(match.version, seat, action.id), after.is_over)
-        match.took(after, seat, action)
+        row = DecisionRecord(match.version, seat, action.id, stand_in=stand_in)
+        await self._write(match, row, after.is_over)
+        match.took(after, seat, action, stand_in)
 
     async def _write(self, match: Match, row: DecisionRecord, over: bool) -> None:
         """Write a row of the match (in a worker thread); 409 if another process wrote first."""
@@ -418,7 +425,7 @@ class MatchService:
                 async with match.lock:
                     # a person back meanwhile decides for themselves
                     if match.version == version and match.bot_of(seat) is bot:
-                        await self._commit(match, seat, action)
+                        await self._commit(match, seat, action, stand_in=seat not in match.bots)
             except BadRequest as refused:
                 if refused.status == 409:
                     await self.catch_up(match)  # another process decided first: look again
@@ -494,9 +501,9 @@ class MatchService:
             self.catalog.pictures, record.game, record.variants, record.expansions
         )
         numbers = [decision.number for decision in decisions]
-        return Match(
-            record, state, log, bots, pictures, ChoiceNamer(pictures), len(rows), numbers, previous
-        )
+        match = Match(record, state, log, bots, pictures, len(rows), numbers, previous)
+        match.stand_ins = {decision.number for decision in decisions if decision.stand_in}
+        return match
 
     def _keep(self, match: Match) -> None:
         self.live[match.record.id] = match

@@ -59,7 +59,13 @@ decisions = Table(
     Column("seat", Integer, nullable=False),
     Column("action", Text, nullable=False),  # the action id (an undo: the one taken back)
     Column("takes_back", Integer, nullable=True),  # an undo: the number of the decision
+    # a decision a stand-in bot made for an absent person (which the person may not undo)
+    Column("stand_in", Integer, nullable=False, server_default="0"),
 )
+ADDED_COLUMNS = {  # columns a database from an earlier server lacks, and how they are added
+    "takes_back": "takes_back INTEGER",  # before undo: its rows are decisions
+    "stand_in": "stand_in INTEGER NOT NULL DEFAULT 0",  # before: no decision was a stand-in's
+}
 
 
 class MatchChanged(Exception):
@@ -95,6 +101,7 @@ class DecisionRecord:
     seat: int
     action: str
     takes_back: int | None = None
+    stand_in: bool = False  # a decision a stand-in bot made for the seat's absent person
 
 
 def live_decisions(rows: list[DecisionRecord]) -> list[DecisionRecord]:
@@ -125,9 +132,10 @@ class Store:
         self.engine = create_engine(url)
         metadata.create_all(self.engine)
         columns = {c["name"] for c in inspect(self.engine).get_columns("decisions")}
-        if "takes_back" not in columns:  # a database from before undo: its rows are decisions
-            with self.engine.begin() as db:
-                db.execute(text("ALTER TABLE decisions ADD COLUMN takes_back INTEGER"))
+        for name, column in ADDED_COLUMNS.items():
+            if name not in columns:
+                with self.engine.begin() as db:
+                    db.execute(text(f"ALTER TABLE decisions ADD COLUMN {column}"))
 
     def add_match(self, record: MatchRecord) -> None:
         """Write a new match."""
@@ -160,6 +168,7 @@ class Store:
                         seat=row.seat,
                         action=row.action,
                         takes_back=row.takes_back,
+                        stand_in=int(row.stand_in),
                     )
                 )
                 db.execute(
@@ -189,12 +198,15 @@ class Store:
     def rows(self, match_id: str, start: int = 0) -> list[DecisionRecord]:
         """A match's rows (decisions and undos) from number `start` on, in order."""
         query = (
-            select(decisions.c.number, decisions.c.seat, decisions.c.action, decisions.c.takes_back)
+            select(decisions)
             .where(decisions.c.match_id == match_id, decisions.c.number >= start)
             .order_by(decisions.c.number)
         )
         with self.engine.connect() as db:
-            return [DecisionRecord(*row) for row in db.execute(query)]
+            return [
+                DecisionRecord(r.number, r.seat, r.action, r.takes_back, bool(r.stand_in))
+                for r in db.execute(query)
+            ]
 
     def open_matches(self, since: float) -> int:
         """How many stored matches are not over and had a decision (or began) after `since`."""

@@ -18,8 +18,10 @@ saw because of it, which the engine tells by comparing the positions before and 
    (a look at a hidden value that copies it without moving it).
 
 What the decision showed of the seat's own secrets (a card played from its hand) is the seat's
-own loss and does not stop it. Rule 6 tries `PROBES` re-drawn positions, seeded from the match,
-so every server process reaches the same verdict.
+own loss and does not stop it. A decision a stand-in bot made for an absent person is not the
+person's to take back (Board Game Arena's rule): the service refuses it before asking this
+module, since only its rows record who chose. Rule 6 tries `PROBES` re-drawn positions, seeded
+from the match, so every server process reaches the same verdict.
 """
 
 from __future__ import annotations
