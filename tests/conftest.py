@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 
 import pytest
 
@@ -52,3 +53,43 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "nightly" in item.keywords:
             item.add_marker(skip)
+
+
+# Debian's Chromium, as the browser tests drive it (never a browser of Playwright's own); the
+# background-networking flags keep it off a network this machine does not have.
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's Chromium, headless, driven by Playwright (skips without either)."""
+    playwright = pytest.importorskip("playwright.sync_api")
+    if not os.path.exists(CHROMIUM) or shutil.which(CHROMIUM) is None:
+        pytest.skip("Debian's chromium is not installed")
+    with playwright.sync_playwright() as p:
+        launched = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def shared_database(request, tmp_path):
+    """A database several servers share: a SQLite file, or a PostgreSQL server of our own."""
+    from tests.serve_helpers import postgresql
+
+    if request.param == "sqlite":
+        yield str(tmp_path / "matches.sqlite3")
+        return
+    with postgresql() as url:
+        if url is None:
+            pytest.skip("no PostgreSQL server programs (or no psycopg) on this machine")
+        yield url

@@ -589,6 +589,9 @@ LOOSE_PART = 'part "helpers" for "Ticket to Ride" {\n  function twice(x: int) ->
 
 
 def test_a_variant_or_map_in_a_folder_of_its_own_is_checked_against_the_installed_game(tmp_path):
+    # deeper than the server looks up for a game, so no rules file above the test's folder counts
+    tmp_path = tmp_path / "a" / "b" / "c" / "d"
+    tmp_path.mkdir(parents=True)
     (tmp_path / "long_routes.metro").write_text(LOOSE_VARIANT, encoding="utf-8")
     (tmp_path / "alps.metro").write_text(LOOSE_MAP, encoding="utf-8")
     (tmp_path / "helpers.metro").write_text(LOOSE_PART, encoding="utf-8")

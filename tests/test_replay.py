@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 
 import pytest
 from click.testing import CliRunner
@@ -21,16 +20,6 @@ from metro.replay import replay_page
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TTR = os.path.join(ROOT, "games", "ticket_to_ride")
 TOKYO = os.path.join(ROOT, "games", "tokyo_metro")
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 
 
 def played(game, players: int, decisions: int, seed: int = 4) -> list[tuple[int, str]]:
@@ -178,17 +167,6 @@ def test_secret_bids_are_shown_once_everyone_has_bid():
     assert first.line(1, 1) == "P1: has chosen (in secret)"
     assert first.line(0, 1) == first.line(1, 3) == f"P1: {first.action.label}"
     assert first.line(None, 2) == "P1: has chosen (in secret)"
-
-
-@pytest.fixture(scope="module")
-def browser():
-    playwright = pytest.importorskip("playwright.sync_api")
-    if not os.path.exists(CHROMIUM) or shutil.which(CHROMIUM) is None:
-        pytest.skip("Debian's chromium is not installed")
-    with playwright.sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
 
 
 def test_the_page_steps_and_switches_views_in_a_real_browser(browser, ttr_page, tmp_path):

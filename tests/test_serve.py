@@ -39,7 +39,7 @@ from metro.serve.limits import (  # noqa: E402
     MAX_CONNECTIONS_PER_MATCH,
     MAX_OPEN_MATCHES,
 )
-from tests.serve_helpers import ROOT, Server, jsonable, postgresql  # noqa: E402
+from tests.serve_helpers import ROOT, Server, jsonable  # noqa: E402
 from tests.test_replay import page_data  # noqa: E402
 from tests.test_vectors import registry  # noqa: E402
 
@@ -380,18 +380,6 @@ def test_a_bot_stands_in_for_an_absent_person_until_they_return(tmp_path):
         assert not doc["over"]
     finally:
         server.stop()
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def shared_database(request, tmp_path):
-    """A database two servers share: one SQLite file, or a PostgreSQL server of our own."""
-    if request.param == "sqlite":
-        yield str(tmp_path / "matches.sqlite3")
-        return
-    with postgresql() as url:
-        if url is None:
-            pytest.skip("no PostgreSQL server programs (or no psycopg) on this machine")
-        yield url
 
 
 def test_two_servers_on_one_database_serve_one_match_consistently(shared_database):

@@ -4,9 +4,7 @@ real `metro serve`. Skipped without the serve extra, Playwright or /usr/bin/chro
 from __future__ import annotations
 
 import json
-import os
 import random
-import shutil
 from dataclasses import asdict
 
 import pytest
@@ -19,28 +17,8 @@ import metro
 from tests.serve_clicks import SHOWN, ClickingPerson, play_to_the_end
 from tests.serve_helpers import Server
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-]
 WAIT_MS = 30_000
 MOVES = 4  # decisions the person clicks
-
-
-@pytest.fixture(scope="module")
-def browser():
-    playwright = pytest.importorskip("playwright.sync_api")
-    if not os.path.exists(CHROMIUM) or shutil.which(CHROMIUM) is None:
-        pytest.skip("Debian's chromium is not installed")
-    with playwright.sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
 
 
 @pytest.fixture()

@@ -5,8 +5,6 @@ Playwright or /usr/bin/chromium."""
 from __future__ import annotations
 
 import json
-import os
-import shutil
 from dataclasses import asdict
 
 import pytest
@@ -19,7 +17,7 @@ from compiler import load_game
 from metro.games import game_path
 from metro.serve.limits import MAX_BOT_ITERATIONS
 from tests.serve_helpers import Server
-from tests.test_serve_browser import CHROMIUM, CHROMIUM_ARGS, WAIT_MS
+from tests.test_serve_browser import WAIT_MS
 
 TTR = "ticket_to_ride"
 HUMAN = {"human": True}
@@ -31,18 +29,6 @@ new MutationObserver(() => {
   for (const text of FORBIDDEN) if (html.includes(text)) window.leaks.push(text);
 }).observe(document, { subtree: true, childList: true, characterData: true, attributes: true });
 """
-
-
-@pytest.fixture(scope="module")
-def chromium():
-    """Debian's Chromium, headless, driven by Playwright."""
-    playwright = pytest.importorskip("playwright.sync_api")
-    if not os.path.exists(CHROMIUM) or shutil.which(CHROMIUM) is None:
-        pytest.skip("Debian's chromium is not installed")
-    with playwright.sync_playwright() as p:
-        launched = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()
 
 
 @pytest.fixture()
@@ -64,7 +50,7 @@ def at_decision(page, number: int) -> None:
     page.wait_for_function(f"document.body.dataset.decisions === '{number}'", timeout=WAIT_MS)
 
 
-def test_two_people_choose_in_secret_and_neither_page_shows_the_other_s(chromium, server):
+def test_two_people_choose_in_secret_and_neither_page_shows_the_other_s(browser, server):
     created = server.create(TTR, [HUMAN, HUMAN], seed=4)
     state = load_game(game_path(TTR)).new_game(2, 4)
     secrets = {seat: offered(state, seat) for seat in (0, 1)}
@@ -73,7 +59,7 @@ def test_two_people_choose_in_secret_and_neither_page_shows_the_other_s(chromium
     contexts = []
     heard = {0: [], 1: []}  # every websocket message each page received
     for seat in created["seats"]:
-        contexts.append(chromium.new_context())  # one browser profile per person
+        contexts.append(browser.new_context())  # one browser profile per person
         others = json.dumps(secrets[1 - seat["seat"]])
         contexts[-1].add_init_script(f"const FORBIDDEN = {others};" + WATCH_FOR)
         page = contexts[-1].new_page()
@@ -121,8 +107,8 @@ def test_two_people_choose_in_secret_and_neither_page_shows_the_other_s(chromium
         context.close()
 
 
-def test_a_bot_s_budget_is_a_bounded_number_in_the_lobby(chromium, server):
-    page = chromium.new_page()
+def test_a_bot_s_budget_is_a_bounded_number_in_the_lobby(browser, server):
+    page = browser.new_page()
     page.goto(server.base + "/")
     page.wait_for_selector("body[data-ready=yes]", timeout=WAIT_MS)
     page.select_option("select[name=seat-1]", "random")

@@ -15,7 +15,7 @@ pytest.importorskip("sqlalchemy")
 from compiler import load_game
 from metro.games import game_path
 from metro.moves import replayed
-from tests.serve_helpers import Server, postgresql
+from tests.serve_helpers import Server
 from tests.test_serve import HUMAN, TTR, expected, seen, valid, wait_for, websockets_sync
 
 PEEK_RULES = """\
@@ -202,18 +202,6 @@ def test_no_undo_after_a_look_at_something_hidden(server, peek):
     refused = table.undo(0)
     assert refused.status == 409 and "showed this seat" in refused.doc["error"]
     table.check_every_seat()
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def shared_database(request, tmp_path):
-    """A database servers share: a SQLite file, or a PostgreSQL server of our own."""
-    if request.param == "sqlite":
-        yield str(tmp_path / "matches.sqlite3")
-        return
-    with postgresql() as url:
-        if url is None:
-            pytest.skip("no PostgreSQL server programs (or no psycopg) on this machine")
-        yield url
 
 
 def test_an_undo_survives_a_restart_and_reaches_a_second_server(shared_database):
