@@ -199,7 +199,8 @@ def test_every_document_a_seat_receives_is_its_view(server, name, expansions):
                 assert doc["scores"] is None or state.is_over
                 # each choice is headed in its labels' own words, as `metro play` heads it
                 legal = state.legal_actions(seat) if seat is not None else []
-                kinds = {a.name: heading([b for b in legal if b.name == a.name]) for a in legal}
+                alike = {a.name: [b for b in legal if b.name == a.name] for a in legal}
+                kinds = {n: heading(g) + (" …" if len(g) > 1 else "") for n, g in alike.items()}
                 assert [c["group"] for c in doc["choices"]] == [kinds[a.name] for a in legal]
             for socket, seat in ((seat_socket, 1), (public_socket, None)):
                 doc = json.loads(socket.recv(timeout=30))

@@ -59,7 +59,7 @@ def test_a_match_made_in_the_lobby_is_played_by_clicking_its_menus(browser, serv
         shown = page.locator("button.choice, select.choice-list option").all_inner_texts()
         labels = {choice["label"] for choice in doc["choices"]}
         assert not set(doc["legal"]) & set(shown)
-        assert {text for text in shown if not text.endswith(": choose")} <= labels
+        assert {text for text in shown if text != "choose"} <= labels
         logged = page.locator("#log li").count()
         page.locator("button.choice").first.click()
         # the person's decision, then the bot's answers, reach the log and the board

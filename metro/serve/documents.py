@@ -32,7 +32,11 @@ def choice_groups(legal: list[Action]) -> dict[str, str]:
     by_name: dict[str, list[Action]] = {}
     for action in legal:
         by_name.setdefault(action.name, []).append(action)
-    return {name: heading(actions) for name, actions in by_name.items()}
+    # several choices share the words of the heading and go on (`take the face-up …`)
+    return {
+        name: heading(actions) + (" …" if len(actions) > 1 else "")
+        for name, actions in by_name.items()
+    }
 
 
 def match_document(

@@ -93,7 +93,7 @@ function showChoices(doc) {
         option.value = choice.id;
         select.append(option);
       }
-      const button = element("button", `${name}: choose`);
+      const button = element("button", "choose");
       button.className = "choice";
       button.addEventListener("click", () => choose(select.value));
       group.append(select, button);
