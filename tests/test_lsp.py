@@ -588,6 +588,23 @@ LOOSE_MAP = (
 LOOSE_PART = 'part "helpers" for "Ticket to Ride" {\n  function twice(x: int) -> int = 2 * x\n}\n'
 
 
+def test_a_file_that_does_not_parse_shows_its_syntax_errors_below_any_game(tmp_path):
+    # A game in the folder above: the broken file cannot say it is not that game's.
+    mini = Path(__file__).parent / "data" / "mini" / "rules.metro"
+    (tmp_path / "rules.metro").write_text(mini.read_text(encoding="utf-8"), encoding="utf-8")
+    (tmp_path / "loose").mkdir()
+    broken = LOOSE_VARIANT.replace("= {", "= {{")
+    (tmp_path / "loose" / "long_routes.metro").write_text(broken, encoding="utf-8")
+    session = Editor(tmp_path)
+    session.start()
+    try:
+        session.open("loose/long_routes.metro")
+        (syntax,) = session.wait("loose/long_routes.metro", lambda found: found != [])
+        assert syntax.code == "syntax" and syntax.range.start.line == 2
+    finally:
+        session.stop()
+
+
 def test_a_variant_or_map_in_a_folder_of_its_own_is_checked_against_the_installed_game(tmp_path):
     # deeper than the server looks up for a game, so no rules file above the test's folder counts
     tmp_path = tmp_path / "a" / "b" / "c" / "d"

@@ -31,7 +31,7 @@ from dsl.formatter import format_text, formatting_off
 from dsl.keywords import RESERVED_WORDS
 from dsl.source import Span
 from metro.lsp.analysis import Analysis, Compilation, EditorFiles
-from metro.lsp.contexts import Context, contexts_for, findings_alone, game_contexts
+from metro.lsp.contexts import Context, contexts_for, findings_alone, game_contexts, header
 from metro.lsp.frames import FramedInput, message_id_in
 from metro.lsp.index import (
     KINDS,
@@ -138,14 +138,16 @@ class MetroServer(LanguageServer):
         """Record a document's text; the compilations it takes part in.
 
         A file that takes part in none is given the findings that can be made of it alone:
-        its syntax errors, or that the game it names is nowhere to be found.
+        its syntax errors, or that the game it names is nowhere to be found. So is a file that
+        does not parse: it cannot say which game it is for, so the game found for it may not
+        read it, and its syntax errors are its own whatever game checks it.
         """
         path = to_fs_path(uri)
         self.files.set_text(path, text)
         self.revision += 1
         self.fresh.clear()
         contexts = contexts_for(path, self.files)
-        if not contexts:
+        if not contexts or header(self.files, path) is None:
             file = os.path.abspath(path)
             found = findings_alone(path, self.files)
             self.send(file, [self.lsp_diagnostic(diag, file, ()) for diag in found])
