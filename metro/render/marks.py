@@ -10,9 +10,9 @@ and only those it may know, comes from metro/moves.py.
 from __future__ import annotations
 
 from metro.render.model import Item, Layer
-from metro.render.texts import Names
+from metro.render.texts import Names, number_key
 from runtime.machine import Action
-from runtime.values import NamedD, OptD, PlayerD
+from runtime.values import IntD, NamedD, OptD, PlayerD, TupleD
 
 
 class ActionNames:
@@ -33,11 +33,34 @@ class ActionNames:
                 desc = desc.inner
             if value is None:
                 continue
-            if isinstance(desc, PlayerD):
-                keys.append(f"player:{value}")
-            elif isinstance(desc, NamedD) and desc.names in self.tags:
-                keys.append(f"{self.tags[desc.names]}:{desc.names[value]}")
+            keys += self.keys_of(desc, value)
         return keys
+
+    def choice_keys(self, action: Action) -> list[str]:
+        """Every argument of the action as a key: the things `keys` gives, and numbers and
+        tuples of numbers (a placement) as `n:3`, `n:7,2,0,1` (what a `chooses` shape matches)."""
+        keys = []
+        descs = action[3]
+        for desc, value in zip(descs, action.args, strict=True):
+            if isinstance(desc, OptD):
+                desc = desc.inner
+            if value is None:
+                continue
+            if isinstance(desc, IntD) or (
+                isinstance(desc, TupleD) and all(isinstance(d, IntD) for d in desc.items)
+            ):
+                keys.append(number_key(value))
+            else:
+                keys += self.keys_of(desc, value)
+        return keys
+
+    def keys_of(self, desc, value) -> list[str]:
+        """The key of one argument that is a thing (a map element, enum value or player)."""
+        if isinstance(desc, PlayerD):
+            return [f"player:{value}"]
+        if isinstance(desc, NamedD) and desc.names in self.tags:
+            return [f"{self.tags[desc.names]}:{desc.names[value]}"]
+        return []
 
     def named(self, actions: list[Action]) -> frozenset[str]:
         """Everything these actions name."""
