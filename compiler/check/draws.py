@@ -238,14 +238,19 @@ def _choice_signatures(cp: CheckedProgram) -> list[list[tuple]]:
         if sig is not None:
             out.append([_choice_tag(t) for _, t in sig.params])
     bodies = [
-        v for t in (cp.program.procedures, cp.program.actions) for vs in t.values() for v in vs.versions
+        v
+        for t in (cp.program.procedures, cp.program.actions)
+        for vs in t.values()
+        for v in vs.versions
     ]
     if cp.program.flow is not None:
         bodies += cp.program.flow.versions
-    for body in bodies:
-        for node in walk(body):
-            if isinstance(node, ast.Choose | ast.EachChoose) and id(node) in cp.types:
-                out.append([_choice_tag(cp.types[id(node)])])
+    out += [
+        [_choice_tag(cp.types[id(node)])]
+        for body in bodies
+        for node in walk(body)
+        if isinstance(node, ast.Choose | ast.EachChoose) and id(node) in cp.types
+    ]
     return out
 
 
