@@ -4,6 +4,7 @@ board of the seat choosing carries (every argument of the choice, `data-chooses`
 from __future__ import annotations
 
 import os
+import random
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -141,3 +142,39 @@ def test_a_choice_drawing_is_drawn_only_for_the_choices_offered(tmp_path):
     assert drawn(None) == []
     scene = position_scene(pictures, game, state, None)
     assert choice_keys(to_svg(scene, scene_bounds(scene, 1), 1)) == []
+
+
+def test_where_a_red_drink_moves_a_piece_is_drawn_for_each_place_it_can_go():
+    """Bottle Bonus: after placing with the red drink, the piece moved (`moving`) is drawn at
+    every place it can go, each standing for that `to` choice."""
+    path = os.path.join(os.path.dirname(os.path.dirname(__file__)), "games", "tokyo_jutaku")
+    game = load_game(path, expansions=["bottle_bonus"])
+    pictures = open_pictures(path, expansions=["bottle_bonus"])
+    namer = pictures.action_names
+    leading = ("declare_red", "red_place", "place_piece")
+    for seed in range(40):
+        state, rng = game.new_game(2, seed), random.Random(seed)
+        for _ in range(3000):
+            if state.is_over:
+                break
+            seat = rng.choice(state.to_move)
+            legal = state.legal_actions(seat)
+            moves = [a for a in legal if a.name == "to"]
+            if moves:
+                scene = position_scene(
+                    pictures,
+                    game,
+                    state,
+                    seat,
+                    choices=[frozenset(namer.choice_keys(a)) for a in legal],
+                )
+                drawn = [
+                    set(k.split()) for k in choice_keys(to_svg(scene, scene_bounds(scene, 1), 1))
+                ]
+                for move in moves:
+                    assert any(keys <= set(namer.choice_keys(move)) for keys in drawn), move.label
+                assert all(any(keys <= set(namer.choice_keys(m)) for m in moves) for keys in drawn)
+                return
+            moved = [a for a in legal if a.name == "moved" and a.args[0] >= 0]
+            state.apply(seat, rng.choice([a for a in legal if a.name in leading] or moved or legal))
+    pytest.fail("no red drink moved a piece")
