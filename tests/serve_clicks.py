@@ -135,6 +135,19 @@ class ClickingPerson:
         return False
 
     def _pick_from_menu(self, choice: dict) -> None:
+        picker = self.page.locator("#choices .subset")
+        if choice["items"] is not None and picker.count():  # check its things, then choose
+            boxes = picker.locator("input.subset-item")
+            wanted = [item["key"] for item in choice["items"]]
+            for n in range(boxes.count()):
+                key = boxes.nth(n).get_attribute("data-key")
+                boxes.nth(n).set_checked(key in wanted)
+                if key in wanted:
+                    wanted.remove(key)
+            button = picker.locator("button.subset-choice")
+            assert button.inner_text() == choice["label"]
+            button.click()
+            return
         menu = self.page.locator("#choices select.choice-list").filter(
             has=self.page.locator(f"option[value={_css_string(choice['id'])}]")
         )

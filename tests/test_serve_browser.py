@@ -386,3 +386,34 @@ def test_a_piece_is_placed_by_clicking_the_board_in_tokyo_jutaku(browser, tmp_pa
         assert errors == []
     finally:
         server.stop()
+
+
+def test_tickets_to_keep_are_checked_in_boxes(browser, server):
+    """A choice of several things at once (a subset of the tickets offered) is a check box per
+    ticket and one button; it takes only a legal number of them."""
+    created = server.create("ticket_to_ride", [{"human": True}, {"bot": "random"}], seed=4)
+    match_id, token = created["match"], created["seats"][0]["token"]
+    doc = server.get(f"/api/matches/{match_id}?token={token}")
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    page.goto(server.base + created["seats"][0]["url"])
+    page.wait_for_selector("#choices .subset", timeout=WAIT_MS)
+    offered = {}  # every ticket offered, in the order the choices first hold them
+    for choice in doc["choices"]:
+        offered |= {
+            item["key"]: item["label"] for item in choice["items"] if item["key"] not in offered
+        }
+    boxes = page.locator("#choices .subset input.subset-item")
+    shown = page.locator("#choices .subset label").all_inner_texts()
+    assert [text.strip() for text in shown] == list(offered.values())
+    button = page.locator("#choices button.subset-choice")
+    assert button.inner_text() == doc["choices"][0]["label"]  # the first choice, checked
+    for n in range(boxes.count()):
+        boxes.nth(n).set_checked(False)
+    assert button.is_disabled() and button.inner_text() == "check 2 to 3"
+    for n in range(boxes.count()):
+        boxes.nth(n).set_checked(True)
+    (every,) = [c for c in doc["choices"] if len(c["items"]) == boxes.count()]
+    assert button.inner_text() == every["label"] and not button.is_disabled()
+    button.click()
+    page.wait_for_function("document.body.dataset.decisions > 0", timeout=WAIT_MS)
+    assert (0, every["id"]) in server.stored_decisions(match_id)[:2]

@@ -12,13 +12,14 @@ from __future__ import annotations
 from metro.render.model import Item, Layer
 from metro.render.texts import Names, number_key
 from runtime.machine import Action
-from runtime.values import IntD, NamedD, OptD, PlayerD, TupleD
+from runtime.values import PLAYER, IntD, ListD, NamedD, OptD, PlayerD, SetD, TupleD
 
 
 class ActionNames:
     """Which things an action names (map elements, enum values, players), as keys."""
 
     def __init__(self, names: Names):
+        self.names = names
         # A descriptor lists its kind's ids (or its enum's names) in order: that tells the kind
         # (a map kind wins over an enum with the same names, as the checker keeps them apart).
         self.tags = {tuple(ids): enum for enum, ids in names.enum_ids.items()}
@@ -61,6 +62,34 @@ class ActionNames:
         if isinstance(desc, NamedD) and desc.names in self.tags:
             return [f"{self.tags[desc.names]}:{desc.names[value]}"]
         return []
+
+    def items(self, action: Action) -> list[dict] | None:
+        """The things of a choice that is one collection of things (a subset of the tickets
+        offered, say), each as {"key", "label"}, in order; None for any other choice."""
+        descs = action[3]
+        if len(descs) != 1:
+            return None
+        desc, value = descs[0], action.args[0]
+        if isinstance(desc, OptD):
+            desc = desc.inner
+        if not isinstance(desc, ListD | SetD) or value is None:
+            return None
+        values = sorted(value) if isinstance(value, set | frozenset) else list(value)
+        out = []
+        for item in values:
+            keys = self.keys_of(desc.item, item)
+            if not keys:
+                return None
+            out.append({"key": keys[0], "label": self._label(keys[0], desc.item, item)})
+        return out
+
+    def _label(self, key: str, desc, value) -> str:
+        if isinstance(desc, PlayerD):
+            return PLAYER.label(value)
+        tag = key.split(":", 1)[0]
+        if tag in self.names.elements:
+            return self.names.element(tag, value)
+        return self.names.enums[tag][value]
 
     def named(self, actions: list[Action]) -> frozenset[str]:
         """Everything these actions name."""

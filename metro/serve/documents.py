@@ -72,6 +72,7 @@ def match_document(
                 "group": groups[a.name],
                 "elements": namer.keys(a),
                 "arguments": namer.choice_keys(a),
+                "items": namer.items(a),
             }
             for a in legal
         ],

@@ -78,7 +78,9 @@ function showChoices(doc) {
     if (choices.length > 1 || (groups.size > 1 && name !== choices[0].label)) {
       group.append(element("h3", name));
     }
-    if (choices.length <= MENU_BUTTONS) {
+    if (choices.length > 1 && choices.every((choice) => choice.items)) {
+      group.append(subsetPicker(choices));
+    } else if (choices.length <= MENU_BUTTONS) {
       for (const choice of choices) {
         const button = element("button", choice.label);
         button.className = "choice";
@@ -101,6 +103,62 @@ function showChoices(doc) {
     box.append(group);
   }
   document.getElementById("choices-section").hidden = doc.seat === null;
+}
+
+function itemKeys(choice) {
+  return choice.items.map((item) => item.key).sort().join(" ");
+}
+
+function subsetPicker(choices) {
+  // A choice of several things at once (the tickets to keep): a check box per thing, and one
+  // button making the choice whose things are those checked (the first choice's at first).
+  const picker = element("div");
+  picker.className = "subset";
+  const most = new Map(); // each thing, as many times as one choice holds it
+  const boxes = [];
+  for (const choice of choices) {
+    const counts = new Map();
+    for (const item of choice.items) {
+      const n = (counts.get(item.key) || 0) + 1;
+      counts.set(item.key, n);
+      if (n > (most.get(item.key) || 0)) {
+        most.set(item.key, n);
+        const box = element("input");
+        box.type = "checkbox";
+        box.className = "subset-item";
+        box.dataset.key = item.key;
+        const label = element("label");
+        label.append(box, document.createTextNode(" " + item.label));
+        picker.append(label);
+        boxes.push(box);
+      }
+    }
+  }
+  const sizes = choices.map((choice) => choice.items.length);
+  const low = Math.min(...sizes), high = Math.max(...sizes);
+  const button = element("button");
+  button.className = "choice subset-choice";
+  const byKeys = new Map(choices.map((choice) => [itemKeys(choice), choice]));
+  const selected = () => byKeys.get(boxes.filter((box) => box.checked).map((box) => box.dataset.key).sort().join(" "));
+  const update = () => {
+    const choice = selected();
+    button.disabled = !choice;
+    button.textContent = choice ? choice.label : (low === high ? `check ${low}` : `check ${low} to ${high}`);
+  };
+  const first = choices[0].items.map((item) => item.key);
+  for (const box of boxes) {
+    const at = first.indexOf(box.dataset.key);
+    box.checked = at >= 0;
+    if (at >= 0) first.splice(at, 1);
+    box.addEventListener("change", update);
+  }
+  button.addEventListener("click", () => {
+    const choice = selected();
+    if (choice) choose(choice.id);
+  });
+  update();
+  picker.append(element("br"), button);
+  return picker;
 }
 
 function cell(tag, text) {
