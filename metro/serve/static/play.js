@@ -260,9 +260,14 @@ function markClickable(doc) {
     if (clickable && !shape.querySelector(".hit")) widenForClicks(shape);
   }
   const pool = candidates(doc);
+  let placing = false;
   for (const shape of document.querySelectorAll("#board [data-chooses]")) {
-    shape.classList.toggle("offer", choicesOf(shape, pool).length > 0);
+    const offer = choicesOf(shape, pool).length > 0;
+    shape.classList.toggle("offer", offer);
+    placing = placing || offer;
   }
+  // the rings of the last moves fade while pieces are placed under them
+  document.getElementById("board").classList.toggle("placing", placing);
 }
 
 function preview(choice) {
