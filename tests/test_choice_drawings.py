@@ -178,3 +178,25 @@ def test_where_a_red_drink_moves_a_piece_is_drawn_for_each_place_it_can_go():
             moved = [a for a in legal if a.name == "moved" and a.args[0] >= 0]
             state.apply(seat, rng.choice([a for a in legal if a.name in leading] or moved or legal))
     pytest.fail("no red drink moved a piece")
+
+
+def test_each_piece_that_can_go_back_is_drawn_standing_for_its_return():
+    """Tokyo Jutaku: the cells of each removable piece stand for returning it (its number)."""
+    path = os.path.join(os.path.dirname(os.path.dirname(__file__)), "games", "tokyo_jutaku")
+    game = load_game(path)
+    pictures = open_pictures(path)
+    namer = pictures.action_names
+    state, rng = game.new_game(2, 3), random.Random(3)
+    for _ in range(500):
+        seat = rng.choice(state.to_move)
+        legal = state.legal_actions(seat)
+        returns = [a for a in legal if a.name == "return_piece"]
+        if len(returns) > 1:
+            offered = [frozenset(namer.choice_keys(a)) for a in legal]
+            scene = position_scene(pictures, game, state, seat, choices=offered)
+            drawn = [set(k.split()) for k in choice_keys(to_svg(scene, scene_bounds(scene, 1), 1))]
+            for back in returns:
+                assert [keys for keys in drawn if keys == set(namer.choice_keys(back))], back.label
+            return
+        state.apply(seat, rng.choice([a for a in legal if a.name == "place_piece"] or legal))
+    pytest.fail("no two pieces could go back")
