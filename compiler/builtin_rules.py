@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 import networkx as nx
 
+from compiler.literals import ident
 from compiler.types import (
     ANY,
     INT,
@@ -273,8 +274,6 @@ def emit_count(gen, node, args, env) -> str:
 
 def emit_name(gen, node, args, env) -> str:
     """name(): from the enum's, kind's or players' name table, else str()."""
-    from compiler.codegen import ident  # here: codegen imports this table
-
     t = gen.t(node.args[0])
     t = t.inner if isinstance(t, OptT) else t
     if isinstance(t, EnumT):

@@ -11,12 +11,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from compiler.builtins import BUILTINS
 from compiler.checked import CheckedProgram
 from compiler.consteval import EvalError, Evaluator, MapData
 from compiler.cost import step_costs
+from compiler.literals import ident
 from compiler.pyexpr import PyExpr
 from compiler.refs import (
     BuiltinRef,
@@ -52,37 +53,17 @@ from compiler.visit import StrictVisitor
 from dsl import ast
 from dsl.source import Span
 from dsl.visitor import walk
-from runtime.geometry import Building, Frame, Shape
 from runtime.limits import FREE_WALK, MAX_DOMAIN
 
-if TYPE_CHECKING:  # compiler/lower_guards.py builds on this module
-    from compiler.lower_guards import GuardTables
 
+class ClauseTables(Protocol):
+    """What the expression lowerer asks of the guard tables (compiler/lower_guards.py builds on
+    this module, so it names their interface rather than importing them)."""
 
-def ident(name: str) -> str:
-    """A validated identifier fragment (the checker already refused anything else)."""
-    if not (name.isascii() and name.replace("_", "a").isalnum()):
-        raise ValueError(f"unsafe identifier {name!r}")
-    return name
-
-
-def lit(value) -> str:
-    """A Python literal for a safe value (ints, bools, None, str, geometry, and containers of them)."""
-    if value is None or isinstance(value, bool | int | str):
-        return repr(value)
-    if isinstance(value, Shape):
-        return f"_shapes.Shape({lit(value.cells)})"
-    if isinstance(value, Frame):
-        return f"_shapes.Frame({lit(value.cells)})"
-    if isinstance(value, Building):
-        return f"_shapes.Building({lit(value.pieces)})"
-    if isinstance(value, list):
-        return "[" + ", ".join(lit(v) for v in value) + "]"
-    if isinstance(value, tuple):
-        return "(" + "".join(lit(v) + ", " for v in value) + ")"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{lit(k)}: {lit(v)}" for k, v in value.items()) + "}"
-    raise TypeError(f"cannot emit a literal of type {type(value).__name__}")
+    def clause(
+        self, clause: ast.CompFor, iterable: str, where: str, env: Env, pure: bool
+    ) -> tuple[str, str | None]:
+        """A comprehension clause's walk and the condition left to test, using a table if any."""
 
 
 @dataclass
@@ -149,7 +130,7 @@ class Generator(StrictVisitor):
         self.number_prefix = ""
         self.numbered: dict[str, int] = {}  # the last number of each `numbered_apart` prefix
         self.inline_tags: dict[tuple, str] = {}  # (function, arguments' code) -> its locals' tag
-        self.tables: GuardTables | None = None  # guard tables, once lowering has set them up
+        self.tables: ClauseTables | None = None  # guard tables, once lowering has set them up
         self.action_rank = {name: 2 * i for i, name in enumerate(self.p.actions)}
         self.inline_depth = 0
         # Enum values and map elements the code names: constant name -> value.

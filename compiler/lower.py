@@ -18,8 +18,9 @@ from math import comb
 
 from compiler import ir
 from compiler.builtins import BUILTINS
-from compiler.codegen import Env, Generator, Tabulation, ident, source_text, spot
+from compiler.codegen import Env, Generator, Tabulation, source_text, spot
 from compiler.guards import StaticParam
+from compiler.literals import ident
 from compiler.loop_bindings import bind_attributes
 from compiler.lower_guards import static_param
 from compiler.lower_stmts import (

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from compiler import ir
-from compiler.codegen import Env, Generator, ident, source_text
+from compiler.codegen import Env, Generator, source_text
 from compiler.guards import (
     Conjunct,
     GuardSplitter,
@@ -14,6 +14,7 @@ from compiler.guards import (
     bucket_code,
     none_slot,
 )
+from compiler.literals import ident
 from compiler.pyexpr import PyExpr
 from compiler.refs import EnumAllRef, KindAllRef
 from compiler.types import BoolT, ElemT, EnumT

@@ -17,8 +17,9 @@ import re
 from compiler import ir
 from compiler.builtin_rules import item_type
 from compiler.checked import CheckedProgram
-from compiler.codegen import Env, Generator, ident, lit
+from compiler.codegen import Env, Generator
 from compiler.consteval import EvalBudgetError, EvalError, Evaluator, MapData
+from compiler.literals import ident, lit
 from compiler.lower_stmts import LoweringContext
 from compiler.pyexpr import PyExpr
 from compiler.types import (

@@ -11,8 +11,9 @@ from __future__ import annotations
 from compiler import ir
 from compiler.chance_bound import chance_bound
 from compiler.checked import CheckedProgram
-from compiler.codegen import Env, Generator, ident, spot
+from compiler.codegen import Env, Generator, spot
 from compiler.consteval import EvalBudgetError, EvalError, Evaluator, MapData
+from compiler.literals import ident
 from compiler.lower import FrameLowerer, lower_action
 from compiler.lower_draws import lower_draws
 from compiler.lower_labels import (

@@ -8,8 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from compiler import ir
-from compiler.codegen import Env, Generator, ident, source_text, spot
+from compiler.codegen import Env, Generator, source_text, spot
 from compiler.indexes import Index, find_indexes
+from compiler.literals import ident
 from compiler.lower_guards import GuardTables
 from compiler.pyexpr import PyExpr
 from compiler.refs import ElemByIdRef, GlobalRef, PlayerFieldRef
