@@ -19,6 +19,7 @@ from math import comb
 from compiler import ir
 from compiler.builtins import BUILTINS
 from compiler.codegen import Env, Generator, Tabulation, source_text, spot
+from compiler.expr import ME, Raw
 from compiler.guards import StaticParam
 from compiler.literals import ident
 from compiler.loop_bindings import bind_attributes
@@ -31,6 +32,7 @@ from compiler.lower_stmts import (
     waits,
     where_args,
 )
+from compiler.printer import py, py_list
 from compiler.pyexpr import PyExpr
 from compiler.refs import BuiltinRef
 from compiler.types import BoolT, CollT, ElemT, EnumT, IntT, OptT, PlayerT
@@ -117,7 +119,7 @@ class FrameLowerer(StrictVisitor):
         other = self.new_block() if node.orelse is not None else None
         join = self.new_block()
         branches = [
-            ir.Branch(X(self.gen.expr(cond, self.env)), [ir.Jump(target)], cond.span)
+            ir.Branch(X(py(self.gen.expr(cond, self.env))), [ir.Jump(target)], cond.span)
             for target, (cond, _) in zip(targets, node.branches, strict=True)
         ]
         self.emit(ir.If(branches, span=node.span))
@@ -136,15 +138,15 @@ class FrameLowerer(StrictVisitor):
         k = self.gen.fresh()
         it, i = f"L['_it{k}']", f"L['_i{k}']"
         self.emit(
-            ir.Assign(X(it), X(f"list({self.gen.items(node.iterable, self.env)})"), node.span)
+            ir.Assign(X(it), X(f"list({py(self.gen.items(node.iterable, self.env))})"), node.span)
         )
-        fetch = ir.Assign(X(self.env.local(node.var)), X(f"{it}[{i}]"))
+        fetch = ir.Assign(X(py(self.env.local(node.var))), X(f"{it}[{i}]"))
         self._counted_loop(node, loops, f"len({it})", i, fetch)
 
     def visit_Repeat(self, node: ast.Repeat, loops):
         k = self.gen.fresh()
         n, i = f"L['_n{k}']", f"L['_i{k}']"
-        count = f"_l.times(S, {self.gen.expr(node.count, self.env)}, {self.gen.charge_args(node)})"
+        count = f"_l.times(S, {py(self.gen.expr(node.count, self.env))}, {py_list(self.gen.charge_args(node))})"
         self.emit(ir.Assign(X(n), X(count), node.span))
         self._counted_loop(node, loops, n, i)
 
@@ -162,14 +164,14 @@ class FrameLowerer(StrictVisitor):
         self.emit(ir.Assign(X(index), X("1"), op="+="))
         where = getattr(node, "where", None)
         if where is not None:
-            cond = self.gen.expr(where, self.env)
+            cond = py(self.gen.expr(where, self.env))
             self.emit(skip_unless(cond, ir.Jump(head), where.span))
         self.body(node.body, loops + [LoopTargets(exit_, head)])
         self.jump(head)
         self.goto(exit_)
 
     def visit_While(self, node: ast.While, loops):
-        self._loop(node, loops, self.gen.expr(node.cond, self.env))
+        self._loop(node, loops, py(self.gen.expr(node.cond, self.env)))
 
     def visit_Loop(self, node: ast.Loop, loops):
         self._loop(node, loops, None)
@@ -178,7 +180,7 @@ class FrameLowerer(StrictVisitor):
         head, exit_ = self.new_block(), self.new_block()
         self.jump(head)
         self.goto(head)
-        self.emit(ir.Eval(X(f"_l.tick(S, {self.gen.charge_args(node)})"), node.span))
+        self.emit(ir.Eval(X(f"_l.tick(S, {py_list(self.gen.charge_args(node))})"), node.span))
         if cond is not None:
             self.emit(skip_unless(cond, ir.Jump(exit_), node.span))
         self.body(node.body, loops + [LoopTargets(exit_, head)])
@@ -199,7 +201,7 @@ class FrameLowerer(StrictVisitor):
             callee, _ = gen.callable_name(call.func)
             decl = gen.p.procedures[call.func].active
         args = [
-            (p.name, X(gen.checked(gen.expr(a, self.env), a, gen.t(a))))
+            (p.name, X(py(gen.checked(gen.expr(a, self.env), a, gen.t(a)))))
             for p, a in zip(decl.params, call.args, strict=True)
         ]
         resume = self.new_block()
@@ -222,11 +224,11 @@ class FrameLowerer(StrictVisitor):
         self._call(node.expr, None, node.span)
 
     def visit_Let(self, node: ast.Let, loops):
-        self._call(node.value, self.env.local(node.name), node.span)
+        self._call(node.value, py(self.env.local(node.name)), node.span)
 
     def visit_Assign(self, node: ast.Assign, loops):
         if node.op == "=":
-            self._call(node.value, self.gen.expr(node.target, self.env), node.span, node.target)
+            self._call(node.value, py(self.gen.expr(node.target, self.env)), node.span, node.target)
         else:  # `x += wait()`: the target is read when the call has returned
             self._call(node.value, None, node.span)
             self.emit(*self.plain.assign(node, "F.ret", self.env))
@@ -272,8 +274,8 @@ class FrameLowerer(StrictVisitor):
         computed once and the guard's part fixed by the map walks a table (None if neither)."""
         gen = self.gen
         hoist = {} if fallback is not None else None
-        guard_env = replace(env, hoist=hoist).bind(node.name).bind("me", "me")
-        var = guard_env.local(node.name)
+        guard_env = replace(env, hoist=hoist).bind(node.name).bind("me", ME)
+        var = py(guard_env.local(node.name))
         table = _action_table(self.ctx, node.name, 0, descs, [gen.cp.types[id(node)]])
         inner: list[ir.Stmt] = [
             ir.Eval(X(f"out.append({table}[{var}])"))
@@ -281,7 +283,7 @@ class FrameLowerer(StrictVisitor):
             else _append_action(self.ctx, 0, node.name, f"({var},)", descs)
         ]
         domain = self.domain_iter(node.domain, env, node.span)
-        where = gen.expr(node.where, guard_env) if node.where is not None else None
+        where = py(gen.expr(node.where, guard_env)) if node.where is not None else None
         walked, setup = False, []
         if fallback is not None and node.where is not None:
             tables = self.ctx.guard_tables()
@@ -289,7 +291,7 @@ class FrameLowerer(StrictVisitor):
             if plan.table is not None or plan.walk is not None:
                 table = tables.lookup(plan, name.removesuffix("_legal"), node.name, guard_env)
                 size = self.static_size(node.domain)
-                charge = gen.charge_args(node.domain, node.span)
+                charge = py_list(gen.charge_args(node.domain, node.span))
                 setup, domain = _walk_table([], domain, table, size, charge, node.span)
                 where, walked = tables.residual(plan, guard_env), True
         if where is not None:
@@ -343,7 +345,7 @@ class FrameLowerer(StrictVisitor):
         )  # fmt: skip
         message = f"nothing to choose for {node.name}"
         self.emit(
-            ir.Assign(X(by), X(gen.expr(node.by, self.env)), node.span),
+            ir.Assign(X(by), X(py(gen.expr(node.by, self.env))), node.span),
             ir.Assign(X("_acts"), X(f"site{site}_legal(S, F, {by})")),
             ir.If([ir.Branch(X("not _acts"), [ir.RaiseRuleError(message, *_at(node))])]),
             ir.Eval(X(f"S.cache_legal({by}, _acts)")),
@@ -358,13 +360,13 @@ class FrameLowerer(StrictVisitor):
         budget (a range domain is also refused beyond MAX_DOMAIN values); `span` locates that.
         """
         gen = self.gen
-        where = gen.charge_args(domain, span)  # weighted by what one value's test may cost
+        where = py_list(gen.charge_args(domain, span))  # weighted by what one value's test may cost
         forced = gen.costs.is_forced(domain)
         if isinstance(domain, ast.TypeDomain):
             tnode = domain.type
             if isinstance(tnode, ast.RangeType):
-                lo, hi = gen.expr(tnode.lo, env), gen.expr(tnode.hi, env)
-                step = gen.expr(tnode.step, env) if tnode.step is not None else "1"
+                lo, hi = py(gen.expr(tnode.lo, env)), py(gen.expr(tnode.hi, env))
+                step = py(gen.expr(tnode.step, env)) if tnode.step is not None else "1"
                 size = gen.range_size(tnode.lo, tnode.hi, tnode.step)
                 if size is not None and size > MAX_DOMAIN:
                     self.ctx.errors.append(
@@ -380,13 +382,13 @@ class FrameLowerer(StrictVisitor):
             if isinstance(t, BoolT):
                 code = "(False, True)"
             elif isinstance(t, EnumT | ElemT | PlayerT):
-                code = f"range({gen.size_of(t)})"
+                code = f"range({py(gen.size_of(t))})"
             else:
                 raise AssertionError("infinite domain")
             return f"_l.each(S, {code}, {where})" if charge and forced else code
         if isinstance(domain, ast.InDomain):
             t = gen.t(domain.collection)
-            code = gen.expr(domain.collection, env)
+            code = py(gen.expr(domain.collection, env))
             if isinstance(t, CollT) and t.kind == "bag":
                 code = f"_l.bag_distinct({code})"
             elif not (
@@ -396,14 +398,14 @@ class FrameLowerer(StrictVisitor):
                 code = f"_l.distinct({code})"
             return f"_l.each(S, {code}, {where})" if charge else code
         self.check_subsets(domain, span)
-        items = gen.items(domain.collection, env)
-        lo = gen.expr(domain.lo, env) if domain.lo is not None else "0"
-        hi = gen.expr(domain.hi, env) if domain.hi is not None else "10 ** 6"
+        items = py(gen.items(domain.collection, env))
+        lo = py(gen.expr(domain.lo, env)) if domain.lo is not None else "0"
+        hi = py(gen.expr(domain.hi, env)) if domain.hi is not None else "10 ** 6"
         code = f"_l.subsets(S, {items}, {lo}, {hi}, {where})"
         # In a read-only enumeration a domain that depends on no parameter is computed once.
         parts = [domain.collection] + [b for b in (domain.lo, domain.hi) if b is not None]
         if env.hoist is not None and all(gen.invariant(part, env) for part in parts):
-            return gen.hoisted(code, env)
+            return py(gen.hoisted(Raw(code), env))
         return code
 
     def check_subsets(self, domain, span) -> None:
@@ -438,14 +440,14 @@ class FrameLowerer(StrictVisitor):
             return 2
         if isinstance(t, PlayerT):
             return gen.p.players.hi if gen.p.players else 1
-        return int(gen.size_of(t))
+        return int(py(gen.size_of(t)))
 
     def visit_EachChoose(self, node: ast.EachChoose, loops):
         gen = self.gen
         self.emit(ir.NeedsFrame())  # a frameless entry makes the frame here
         k = gen.fresh()
         who, sub = f"_who{k}", f"_sub{k}"
-        inner = self.env.bind(node.var, "me")
+        inner = self.env.bind(node.var, ME)
         desc = gen.desc(gen.cp.types[id(node)])
         descs = self.ctx.arg_descs(node.name, f"({desc},)")
         self.ctx.register_choice(node.name, descs, 0)
@@ -462,7 +464,9 @@ class FrameLowerer(StrictVisitor):
         )  # fmt: skip
         start = f"_l.start_each(S, F, site{site}_legal, {who!r}, {sub!r}, {node.name!r})"
         self.emit(
-            ir.Assign(X(f"L[{who!r}]"), X(f"list({gen.items(node.players, self.env)})"), node.span),
+            ir.Assign(
+                X(f"L[{who!r}]"), X(f"list({py(gen.items(node.players, self.env))})"), node.span
+            ),
             ir.Assign(X(f"L[{sub!r}]"), X("{}")),
             ir.If([ir.Branch(X(start), [ir.Suspend(site, resume)])]),
         )
@@ -515,7 +519,7 @@ class FrameLowerer(StrictVisitor):
             why=why, frame=(self.pyname, resume), offered=offered,
         )  # fmt: skip
         self.emit(
-            ir.Assign(X(by), X(gen.expr(node.by, self.env)), node.span),
+            ir.Assign(X(by), X(py(gen.expr(node.by, self.env))), node.span),
             ir.Assign(X("_acts"), X(f"site{site}_legal(S, F, {by})")),
             ir.If(
                 [
@@ -550,7 +554,9 @@ class FrameLowerer(StrictVisitor):
         )  # fmt: skip
         start = f"_l.start_each_action(S, F, site{site}_legal, {who!r}, {sub!r}, ACTION_FRAMES)"
         self.emit(
-            ir.Assign(X(f"L[{who!r}]"), X(f"list({gen.items(node.players, self.env)})"), node.span),
+            ir.Assign(
+                X(f"L[{who!r}]"), X(f"list({py(gen.items(node.players, self.env))})"), node.span
+            ),
             ir.Assign(X(f"L[{sub!r}]"), X("{}")),
             ir.If([ir.Branch(X(start), [ir.Suspend(site, resume)])]),
             ir.Yield(resume),
@@ -610,7 +616,7 @@ def _action_table(ctx: LoweringContext, name: str, rank: int, descs: str, types)
             domains.append("(False, True)")
             count *= 2
         elif isinstance(t, EnumT | ElemT):
-            size = int(ctx.gen.size_of(t))
+            size = int(py(ctx.gen.size_of(t)))
             domains.append(f"range({size})")
             count *= size
         else:
@@ -644,7 +650,7 @@ def _refusal(message: str, rule: str, span) -> ir.Return:
 def _why_function(ctx: LoweringContext, name: str, decl: ast.ActionDecl, within) -> ir.Function:
     """`A_<name>_why`: the first reason an argument tuple is refused, or None."""
     gen = ctx.gen
-    env = Env(frame=False, within=within).bind("me", "me")
+    env = Env(frame=False, within=within).bind("me", ME)
     count = len(decl.params)
     body: list[ir.Stmt] = [
         ir.If(
@@ -660,11 +666,11 @@ def _why_function(ctx: LoweringContext, name: str, decl: ast.ActionDecl, within)
         text = source_text(gen.p, decl.when.span)
         message = repr(f"{name} is not allowed now: `{text}` does not hold")
         refusal = _refusal(message, name, decl.when.span)
-        body.append(skip_unless(gen.expr(decl.when, env), refusal, decl.when.span))
+        body.append(skip_unless(py(gen.expr(decl.when, env)), refusal, decl.when.span))
     lowerer = FrameLowerer(ctx, "", name, within)
     for i, param in enumerate(decl.params):
         env = env.bind(param.name)
-        var = env.local(param.name)
+        var = py(env.local(param.name))
         body.append(ir.Assign(X(var), X(f"args[{i}]")))
         domain = lowerer.domain_iter(param.domain, env, param.span, charge=False)
         message = f"f'{name}: {{{var}!r}} is not a possible {param.name}'"
@@ -674,7 +680,7 @@ def _why_function(ctx: LoweringContext, name: str, decl: ast.ActionDecl, within)
             text = source_text(gen.p, param.where.span)
             message = repr(f"{name}: `{text}` does not hold for this {param.name}")
             refusal = _refusal(message, name, param.where.span)
-            body.append(skip_unless(gen.expr(param.where, env), refusal, param.where.span))
+            body.append(skip_unless(py(gen.expr(param.where, env)), refusal, param.where.span))
     body.append(ir.Return(X("None")))
     return ir.Function(f"A_{name}_why", ["S", "me", "args"], body, decl.span)
 
@@ -701,11 +707,11 @@ def _legal_function(
     types = [gen.cp.signatures[name].params[i][1] for i in range(len(decl.params))]
     tabulation = Tabulation() if hoist else None
     env = Env(frame=False, within=within, hoist={} if hoist else None, tabulation=tabulation)
-    env = env.bind("me", "me")
+    env = env.bind("me", ME)
     guard: list[ir.Stmt] = []
     if decl.when is not None:
-        guard.append(skip_unless(gen.expr(decl.when, env), ir.Return(), decl.when.span))
-    guard_aliases = dict(env.hoist or {})
+        guard.append(skip_unless(py(gen.expr(decl.when, env)), ir.Return(), decl.when.span))
+    guard_aliases = _printed(env.hoist or {})
     lowerer = FrameLowerer(ctx, "", name, within)
     # Domains of known size before the first other one cost nothing (their product is
     # bounded when compiling); every later one is counted each time it is walked, inline
@@ -723,19 +729,20 @@ def _legal_function(
         # The values listed are at most MAX_DOMAIN: only tests dearer than STEP_BUDGET/MAX_DOMAIN
         # steps each could take more than the budget unseen, so only those are charged.
         weighed = gen.costs.weight(param.domain) > STEP_BUDGET // MAX_DOMAIN
-        charge = f"{gen.charge_args(param.domain, param.span)}"
-        local = env.local(param.name)
+        charge = f"{py_list(gen.charge_args(param.domain, param.span))}"
+        local_node = env.local(param.name)
+        local = py(local_node)
         if tabulation is not None and _once_per_listing(domain):
-            tabulation.values[local] = domain  # its values are computed once per listing
-        where_code = gen.expr(param.where, env) if param.where is not None else None
+            tabulation.values[local_node] = domain  # its values are computed once per listing
+        where_code = py(gen.expr(param.where, env)) if param.where is not None else None
         table = None
         if hoist:  # the listing walks a table of the values the guard's fixed part lets through
             tables = ctx.guard_tables()
             loop_vars = {p.name for p in decl.params[: i + 1]}
             plan = tables.plan(param.name, param.domain, param.where, static, loop_vars)
             if plan.table is not None or plan.walk is not None:
-                tabulation.values.pop(local, None)
-                tabulation.tables.pop(local, None)
+                tabulation.values.pop(local_node, None)
+                tabulation.tables.pop(local_node, None)
                 with gen.numbered_apart("t"):
                     table = tables.lookup(plan, name, param.name, env)
                     where_code = tables.residual(plan, env)
@@ -757,7 +764,7 @@ def _legal_function(
                 )
         else:
             counted = True
-            too_many = ir.Eval(X(f"_l.too_many_arguments({name!r}, {spot(param.span)})"))
+            too_many = ir.Eval(X(f"_l.too_many_arguments({name!r}, {py(spot(param.span))})"))
             setup = [
                 ir.Assign(
                     X(f"_d{i}"),
@@ -777,10 +784,10 @@ def _legal_function(
             where = skip_unless(where_code, ir.Continue(), param.where.span)
         loops.append((setup, local, domain, where, param.span))
         tests.append(where_code)
-    args = "".join(env.local(p.name) + ", " for p in decl.params)
+    args = "".join(py(env.local(p.name)) + ", " for p in decl.params)
     append = ir.Eval(X(f"out.append(_A(({rank}, {name!r}, ({args}), {descs})))"))
     if built is not None:
-        indexes = "".join(f"[{env.local(p.name)}]" for p in decl.params)
+        indexes = "".join(f"[{py(env.local(p.name))}]" for p in decl.params)
         append = ir.Eval(X(f"out.append({built}{indexes})"))
     elif hoist:
         append = _append_action(ctx, rank, name, f"({args})", descs)
@@ -825,7 +832,7 @@ def _legal_function(
 def _charged_inline(name: str, domain: str, weight: int, param) -> list[ir.Stmt]:
     """`name = domain`, a list of subsets, its walk charged as `_l.each` charges it, inline (a
     listing may walk it once for every combination of the parameters before it)."""
-    over = ir.Eval(X(f"_l.over_budget({spot(param.span)})"))
+    over = ir.Eval(X(f"_l.over_budget({py(spot(param.span))})"))
     return [
         ir.Assign(X(name), X(domain), param.span),
         ir.Assign(X("S._iters"), X(f"len({name}) * {weight}"), param.span, "+="),
@@ -843,20 +850,22 @@ def _with_tables(loops: list, tests: list, env: Env, body: list[ir.Stmt]) -> lis
     listings reach such a loop for one or two outer values.)
     """
     tabulation = env.tabulation
+    listed = {py(var): domain for var, domain in tabulation.values.items()}
+    aggregates = {py(var): _printed(tables) for var, tables in tabulation.tables.items()}
     code = " ".join(e.code for e in ir.expressions(body))
     out = []
     outer: list[str] = []  # the names earlier loops bind
     for number, (setup, var, domain, where, span) in enumerate(loops):
         tables = {
             aggregate: element
-            for aggregate, element in tabulation.tables.get(var, {}).items()
+            for aggregate, element in aggregates.get(var, {}).items()
             if _reads(code, element)
         }
         test = tests[number]
         alone = test is not None and outer and not any(_reads(test, name) for name in outer)
         names = [var, *tables.values()]
         if tables:
-            values = tabulation.values[var]
+            values = listed[var]
             row = ", ".join(names)
             pairs = f"[({', '.join([var, *tables])}) for {var} in {values}]"
             if alone:
@@ -865,7 +874,7 @@ def _with_tables(loops: list, tests: list, env: Env, body: list[ir.Stmt]) -> lis
                 else:
                     pairs = f"[({', '.join([var, *tables])}) for {var} in {values} if {test}]"
                 where = None
-            domain = Generator.hoisted(pairs, env)
+            domain = py(Generator.hoisted(Raw(pairs), env))
             var = row
         outer += names
         out.append((setup, var, domain, where, span))
@@ -974,6 +983,7 @@ def used_aliases(aliases: dict[str, str], body: list[ir.Stmt]) -> dict[str, str]
     A read is registered as soon as its code is generated, also when an enclosing
     expression is then hoisted as a whole; those inner aliases are never read.
     """
+    aliases = _printed(aliases)
     names = re.compile(r"\b_h\d+\b")
     used: set[str] = set()
     pending = [e.code for e in ir.expressions(body)]
@@ -984,6 +994,11 @@ def used_aliases(aliases: dict[str, str], body: list[ir.Stmt]) -> dict[str, str]
                 used.add(alias)
                 pending.append(by_alias[alias])
     return {code: alias for code, alias in aliases.items() if alias in used}
+
+
+def _printed(aliases: dict) -> dict[str, str]:
+    """Hoisted or tabulated values (node -> alias) as text, for the passes that still read text."""
+    return {py(code): py(alias) for code, alias in aliases.items()}
 
 
 def _alias_block(aliases: dict[str, str], name: str) -> list[ir.Stmt]:

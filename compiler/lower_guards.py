@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from compiler import ir
 from compiler.codegen import Env, Generator, source_text
+from compiler.expr import Call, Const, Expr, Helper, Paren, Raw, S, helper
 from compiler.guards import (
     Conjunct,
     GuardSplitter,
@@ -15,6 +16,7 @@ from compiler.guards import (
     none_slot,
 )
 from compiler.literals import ident
+from compiler.printer import py
 from compiler.pyexpr import PyExpr
 from compiler.refs import EnumAllRef, KindAllRef
 from compiler.types import BoolT, ElemT, EnumT
@@ -60,6 +62,11 @@ def fixed_items(gen: Generator, node: ast.Expr) -> tuple | None:
     return None
 
 
+def _raw(code: str | None) -> Raw | None:
+    """Text the guard tables still write, as a node (None stays None)."""
+    return None if code is None else Raw(code)
+
+
 def static_param(gen: Generator, name: str, domain) -> StaticParam | None:
     """A parameter a later table may be indexed by: its values are the positions 0, 1, …"""
     values = fixed_values(gen, domain)
@@ -101,8 +108,8 @@ class GuardTables:
         return self.splitter.plan(var, values, where, static, loop_vars, kind=kind)
 
     def clause(
-        self, clause: ast.CompFor, iterable: str, where: str, env: Env, pure: bool
-    ) -> tuple[str, str | None]:
+        self, clause: ast.CompFor, iterable: Expr, where: Expr, env: Env, pure: bool
+    ) -> tuple[Expr, Expr | None]:
         """A comprehension clause's (iterable, condition): over a table when part is fixed by the
         map, or over a maintained index when the comprehension changes nothing (`pure`).
 
@@ -126,11 +133,13 @@ class GuardTables:
         with self.gen.numbered_apart("t"):
             table = self.lookup(plan, "", clause.var, env, hoist=False)
             residual = self.residual(plan, env)
-        if iterable.startswith("_l.each("):  # charged as the whole walk, as written
-            table = (
-                f"_l.charged(S, {table}, {len(values)}, {self.gen.charge_args(clause.iterable)})"
+        if isinstance(iterable, Call) and iterable.func == Helper("_l", "each"):
+            # charged as the whole walk, as written
+            where = self.gen.charge_args(clause.iterable)
+            return helper("_l", "charged", S, Raw(table), Const(len(values)), *where), _raw(
+                residual
             )
-        return table, residual
+        return Raw(table), _raw(residual)
 
     def lookup(self, plan: Plan, owner: str, var: str, env: Env, hoist: bool = True) -> str:
         """Code for the table's values for the current keys (hoisted when it depends on no parameter).
@@ -146,7 +155,7 @@ class GuardTables:
         dims_text = []
         for number, dim in enumerate(table.dims):
             if isinstance(dim, StaticParam):
-                indexes.append(env.local(dim.name))
+                indexes.append(py(env.local(dim.name)))
                 dims_text.append(dim.name)
                 continue
             points = ""
@@ -155,7 +164,7 @@ class GuardTables:
                 comment = f"{owner}: the values of `{self.text(dim)}` where a slot of {name} starts"
                 self.constants.append(ir.GuardTable(points, comment, dim.points))
             slot = bucket_code(dim, self.key_code(dim, env), points)
-            indexes.append(slot if slot.isidentifier() else self.gen.hoisted(slot, env))
+            indexes.append(slot if slot.isidentifier() else py(self.gen.hoisted(Raw(slot), env)))
             dims_text.append(self.text(dim))
         conditions = ", ".join(f"`{self.text(c)}`" for c in table.moved)
         by = f", by {' and '.join(dims_text)}" if dims_text else ""
@@ -166,7 +175,7 @@ class GuardTables:
         code = name + "".join(f"[{index}]" for index in indexes)
         if not hoist or not indexes or any(isinstance(dim, StaticParam) for dim in table.dims):
             return code
-        return self.gen.hoisted(code, env)
+        return py(self.gen.hoisted(Raw(code), env))
 
     def walk(self, walk, env: Env, hoist: bool) -> str:
         """Code for the keys a maintained index holds for the walked-by value."""
@@ -175,10 +184,10 @@ class GuardTables:
         if walk.value is None:
             slot = "-1"
         else:
-            value = self.gen.expr(walk.value, self.scope_env(walk.scope, env))
+            value = py(self.gen.expr(walk.value, self.scope_env(walk.scope, env)))
             slot = none_slot(value) if walk.may_be_none else value
         code = f"S.{index.slot}[{slot}]"
-        return self.gen.hoisted(code, env) if hoist else code
+        return py(self.gen.hoisted(Raw(code), env)) if hoist else code
 
     def name(self, owner: str, var: str, table) -> str:
         """The constant's name: after the action (or site) and parameter, or numbered for a walk."""
@@ -202,11 +211,11 @@ class GuardTables:
 
     def conj_code(self, conj: Conjunct, env: Env) -> str:
         """Code for one conjunct in its scope."""
-        return self.gen.expr(conj.node, self.scope_env(conj.scope, env))
+        return py(self.gen.expr(conj.node, self.scope_env(conj.scope, env)))
 
     def key_code(self, key: Key, env: Env) -> str:
         """Code reading a key's value."""
-        return self.gen.expr(key.node, self.scope_env(key.scope, env))
+        return py(self.gen.expr(key.node, self.scope_env(key.scope, env)))
 
     def scope_env(self, scope: Scope | None, env: Env) -> Env:
         """The env in which an inlined function's body reads its arguments (as `Generator.inline`)."""
@@ -221,7 +230,7 @@ class GuardTables:
             tabulation=env.tabulation,
         )
         for name, arg, outer in scope.bindings:
-            inner = inner.bind(name, f"({gen.expr(arg, self.scope_env(outer, env))})")
+            inner = inner.bind(name, Paren(gen.expr(arg, self.scope_env(outer, env))))
         return inner
 
     def text(self, part: Conjunct | Key) -> str:

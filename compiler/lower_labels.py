@@ -21,6 +21,7 @@ from compiler.codegen import Env, Generator
 from compiler.consteval import EvalBudgetError, EvalError, Evaluator, MapData
 from compiler.literals import ident, lit
 from compiler.lower_stmts import LoweringContext
+from compiler.printer import py
 from compiler.pyexpr import PyExpr
 from compiler.types import (
     BoolT,
@@ -176,9 +177,9 @@ def _label_function(gen: Generator, name: str, params: list[str], label: ast.Lab
         env = env.bind(param)
     text = _text_code(gen, label.text, env)
     body: list[ir.Stmt] = [  # only the arguments the label reads
-        ir.Assign(X(env.local(param)), X(f"a[{i}]"))
+        ir.Assign(X(py(env.local(param))), X(f"a[{i}]"))
         for i, param in enumerate(params)
-        if re.search(rf"(?<![\w.]){re.escape(env.local(param))}\b", text)
+        if re.search(rf"(?<![\w.]){re.escape(py(env.local(param)))}\b", text)
     ]
     if _STATE.search(text):  # walks and calls charge the step budget
         body.insert(0, ir.Assign(X("S"), X("_l.LabelScope()")))
@@ -201,14 +202,14 @@ def _text_code(gen: Generator, text: ast.Template | ast.LabelIf, env: Env) -> st
     if isinstance(text, ast.Template):
         return _template_code(gen, text, env)
     then, orelse = _text_code(gen, text.then, env), _text_code(gen, text.orelse, env)
-    return f"({then} if {gen.expr(text.cond, env)} else {orelse})"
+    return f"({then} if {py(gen.expr(text.cond, env))} else {orelse})"
 
 
 def _template_code(gen: Generator, template: ast.Template, env: Env) -> str:
     """Code joining a template's texts and its placeholders' values as people read them."""
     parts = [lit(template.texts[0])] if template.texts[0] else []
     for expr, text in zip(template.exprs, template.texts[1:], strict=True):
-        parts.append(f"{gen.desc(gen.t(expr))}.display({gen.expr(expr, env)})")
+        parts.append(f"{gen.desc(gen.t(expr))}.display({py(gen.expr(expr, env))})")
         if text:
             parts.append(lit(text))
     if not parts:
@@ -241,7 +242,7 @@ def _entries_function(ctx: LoweringContext, versions, name: str) -> ir.Function:
     env = Env(frame=False).bind(decl.var)
     entries = [_entry(gen, e, env) for e in decl.entries]
     value = "(" + "".join(entry + ", " for entry in entries) + ")"
-    body: list[ir.Stmt] = [ir.Assign(X(env.local(decl.var)), X("p"))]
+    body: list[ir.Stmt] = [ir.Assign(X(py(env.local(decl.var))), X("p"))]
     body += _guarded(value, f"the {name} cannot be computed", decl.span)
     return ir.Function(name, ["S", "p"], body)
 
@@ -249,13 +250,13 @@ def _entries_function(ctx: LoweringContext, versions, name: str) -> ir.Function:
 def _entry(gen: Generator, entry, env: Env) -> str:
     """One entry's `(heading, text)`, or for a `for` entry `*((heading, text) for …)`."""
     if entry.each is None:
-        value = gen.expr(entry.expr, env)
+        value = py(gen.expr(entry.expr, env))
         return f"({lit(entry.heading)}, {gen.desc(gen.t(entry.expr))}.display({value}))"
     clauses, inner = gen.comp(entry.expr, (entry.each,), env)
     item = gen.desc(item_type(gen.t(entry.each.iterable)))
-    heading = f"{item}.display({inner.local(entry.each.var)})"
-    value = f"{gen.desc(gen.t(entry.expr))}.display({gen.expr(entry.expr, inner)})"
-    return f"*(({heading}, {value}) {clauses})"
+    heading = f"{item}.display({py(inner.local(entry.each.var))})"
+    value = f"{gen.desc(gen.t(entry.expr))}.display({py(gen.expr(entry.expr, inner))})"
+    return f"*(({heading}, {value}) {' '.join(py(clause) for clause in clauses)})"
 
 
 def field_display(gen: Generator) -> list[tuple]:
