@@ -19,7 +19,7 @@ from math import comb
 from compiler import ir
 from compiler.builtins import BUILTINS
 from compiler.codegen import Env, Generator, Tabulation, source_text, spot
-from compiler.expr import ME, Raw
+from compiler.expr import ME, Expr, Raw
 from compiler.guards import StaticParam
 from compiler.literals import ident
 from compiler.loop_bindings import bind_attributes
@@ -289,11 +289,11 @@ class FrameLowerer(StrictVisitor):
             tables = self.ctx.guard_tables()
             plan = tables.plan(node.name, node.domain, node.where, [], {node.name})
             if plan.table is not None or plan.walk is not None:
-                table = tables.lookup(plan, name.removesuffix("_legal"), node.name, guard_env)
+                table = py(tables.lookup(plan, name.removesuffix("_legal"), node.name, guard_env))
                 size = self.static_size(node.domain)
                 charge = py_list(gen.charge_args(node.domain, node.span))
                 setup, domain = _walk_table([], domain, table, size, charge, node.span)
-                where, walked = tables.residual(plan, guard_env), True
+                where, walked = _printed_or_none(tables.residual(plan, guard_env)), True
         if where is not None:
             inner = [ir.If([ir.Branch(X(where), inner, node.where.span)])]
         body: list[ir.Stmt] = [
@@ -744,8 +744,8 @@ def _legal_function(
                 tabulation.values.pop(local_node, None)
                 tabulation.tables.pop(local_node, None)
                 with gen.numbered_apart("t"):
-                    table = tables.lookup(plan, name, param.name, env)
-                    where_code = tables.residual(plan, env)
+                    table = py(tables.lookup(plan, name, param.name, env))
+                    where_code = _printed_or_none(tables.residual(plan, env))
         here = static_param(gen, param.name, param.domain)
         if here is not None:
             static.append(here)
@@ -999,6 +999,11 @@ def used_aliases(aliases: dict[str, str], body: list[ir.Stmt]) -> dict[str, str]
 def _printed(aliases: dict) -> dict[str, str]:
     """Hoisted or tabulated values (node -> alias) as text, for the passes that still read text."""
     return {py(code): py(alias) for code, alias in aliases.items()}
+
+
+def _printed_or_none(code: Expr | None) -> str | None:
+    """The text of a guard's residual test (None: nothing left to test)."""
+    return None if code is None else py(code)
 
 
 def _alias_block(aliases: dict[str, str], name: str) -> list[ir.Stmt]:

@@ -4,7 +4,25 @@ from __future__ import annotations
 
 from compiler import ir
 from compiler.codegen import Env, Generator, source_text
-from compiler.expr import Call, Const, Expr, Helper, Paren, Raw, S, helper
+from compiler.expr import (
+    BinOp,
+    Call,
+    Cond,
+    Const,
+    Expr,
+    Helper,
+    Hoisted,
+    Index,
+    Local,
+    Name,
+    Operand,
+    Paren,
+    S,
+    StateField,
+    Unary,
+    helper,
+    unparen,
+)
 from compiler.guards import (
     Conjunct,
     GuardSplitter,
@@ -12,12 +30,8 @@ from compiler.guards import (
     Plan,
     Scope,
     StaticParam,
-    bucket_code,
-    none_slot,
 )
 from compiler.literals import ident
-from compiler.printer import py
-from compiler.pyexpr import PyExpr
 from compiler.refs import EnumAllRef, KindAllRef
 from compiler.types import BoolT, ElemT, EnumT
 from dsl import ast
@@ -62,9 +76,28 @@ def fixed_items(gen: Generator, node: ast.Expr) -> tuple | None:
     return None
 
 
-def _raw(code: str | None) -> Raw | None:
-    """Text the guard tables still write, as a node (None stays None)."""
-    return None if code is None else Raw(code)
+def bucket_code(key: Key, code: Expr, points_name: str) -> Expr:
+    """A key's slot in its table from the key's value `code`."""
+    if key.kind in ("right", "left"):
+        return helper("_l", f"bisect_{key.kind}", Name(points_name), code)
+    if None in key.values:
+        return none_slot(code)
+    return code
+
+
+def none_slot(code: Expr) -> Expr:
+    """A value's slot where none takes slot -1 (a literal is resolved here: Python warns
+    about `0 is None`)."""
+    bare = unparen(code)
+    if bare == Const(None):
+        return Const(-1)
+    if isinstance(bare, Unary) and bare.op == "-":
+        literal = bare.operand
+        if isinstance(literal, Const) and type(literal.value) is int:
+            return bare
+    if isinstance(bare, Const) and type(bare.value) is int:
+        return bare
+    return Paren(Cond(Const(-1), BinOp(code, "is", Const(None)), code))
 
 
 def static_param(gen: Generator, name: str, domain) -> StaticParam | None:
@@ -136,12 +169,10 @@ class GuardTables:
         if isinstance(iterable, Call) and iterable.func == Helper("_l", "each"):
             # charged as the whole walk, as written
             where = self.gen.charge_args(clause.iterable)
-            return helper("_l", "charged", S, Raw(table), Const(len(values)), *where), _raw(
-                residual
-            )
-        return Raw(table), _raw(residual)
+            return helper("_l", "charged", S, table, Const(len(values)), *where), residual
+        return table, residual
 
-    def lookup(self, plan: Plan, owner: str, var: str, env: Env, hoist: bool = True) -> str:
+    def lookup(self, plan: Plan, owner: str, var: str, env: Env, hoist: bool = True) -> Expr:
         """Code for the table's values for the current keys (hoisted when it depends on no parameter).
 
         Writes the table (and each integer key's points) as module constants named after
@@ -155,7 +186,7 @@ class GuardTables:
         dims_text = []
         for number, dim in enumerate(table.dims):
             if isinstance(dim, StaticParam):
-                indexes.append(py(env.local(dim.name)))
+                indexes.append(env.local(dim.name))
                 dims_text.append(dim.name)
                 continue
             points = ""
@@ -164,7 +195,8 @@ class GuardTables:
                 comment = f"{owner}: the values of `{self.text(dim)}` where a slot of {name} starts"
                 self.constants.append(ir.GuardTable(points, comment, dim.points))
             slot = bucket_code(dim, self.key_code(dim, env), points)
-            indexes.append(slot if slot.isidentifier() else py(self.gen.hoisted(Raw(slot), env)))
+            named = isinstance(slot, Local | Name | Hoisted)
+            indexes.append(slot if named else self.gen.hoisted(slot, env))
             dims_text.append(self.text(dim))
         conditions = ", ".join(f"`{self.text(c)}`" for c in table.moved)
         by = f", by {' and '.join(dims_text)}" if dims_text else ""
@@ -172,22 +204,24 @@ class GuardTables:
         constant = ir.GuardTable(name, comment, table.cells)
         if constant not in self.constants:
             self.constants.append(constant)
-        code = name + "".join(f"[{index}]" for index in indexes)
+        code: Expr = Name(name)
+        for index in indexes:
+            code = Index(code, index)
         if not hoist or not indexes or any(isinstance(dim, StaticParam) for dim in table.dims):
             return code
-        return py(self.gen.hoisted(Raw(code), env))
+        return self.gen.hoisted(code, env)
 
-    def walk(self, walk, env: Env, hoist: bool) -> str:
+    def walk(self, walk, env: Env, hoist: bool) -> Expr:
         """Code for the keys a maintained index holds for the walked-by value."""
         index = walk.index
         self.walked.add(index.field)
         if walk.value is None:
-            slot = "-1"
+            slot = Const(-1)
         else:
-            value = py(self.gen.expr(walk.value, self.scope_env(walk.scope, env)))
+            value = self.gen.expr(walk.value, self.scope_env(walk.scope, env))
             slot = none_slot(value) if walk.may_be_none else value
-        code = f"S.{index.slot}[{slot}]"
-        return py(self.gen.hoisted(Raw(code), env)) if hoist else code
+        code = Index(StateField(index.slot), slot)
+        return self.gen.hoisted(code, env) if hoist else code
 
     def name(self, owner: str, var: str, table) -> str:
         """The constant's name: after the action (or site) and parameter, or numbered for a walk."""
@@ -202,20 +236,25 @@ class GuardTables:
         self.walks += 1
         return f"G_{self.walks}__{ident(var)}"
 
-    def residual(self, plan: Plan, env: Env) -> str | None:
+    def residual(self, plan: Plan, env: Env) -> Expr | None:
         """The conjuncts left to test per value, in their written order (None: nothing left)."""
         if not plan.residual:
             return None
-        codes = [PyExpr.of(self.conj_code(c, env)).operand() for c in plan.residual]
-        return codes[0] if len(codes) == 1 else "(" + " and ".join(codes) + ")"
+        codes = [Operand(self.conj_code(c, env)) for c in plan.residual]
+        if len(codes) == 1:
+            return codes[0]
+        joined = codes[0]
+        for code in codes[1:]:
+            joined = BinOp(joined, "and", code)
+        return Paren(joined)
 
-    def conj_code(self, conj: Conjunct, env: Env) -> str:
-        """Code for one conjunct in its scope."""
-        return py(self.gen.expr(conj.node, self.scope_env(conj.scope, env)))
+    def conj_code(self, conj: Conjunct, env: Env) -> Expr:
+        """One conjunct in its scope."""
+        return self.gen.expr(conj.node, self.scope_env(conj.scope, env))
 
-    def key_code(self, key: Key, env: Env) -> str:
-        """Code reading a key's value."""
-        return py(self.gen.expr(key.node, self.scope_env(key.scope, env)))
+    def key_code(self, key: Key, env: Env) -> Expr:
+        """A key's value."""
+        return self.gen.expr(key.node, self.scope_env(key.scope, env))
 
     def scope_env(self, scope: Scope | None, env: Env) -> Env:
         """The env in which an inlined function's body reads its arguments (as `Generator.inline`)."""
