@@ -15,13 +15,14 @@ from dataclasses import dataclass, replace
 
 from compiler import ir
 from compiler.codegen import Env, source_text
-from compiler.expr import ME
+from compiler.expr import ME, Call, Code, Const, Display, Index, Name
 from compiler.lower_listings import (
+    OUT,
+    OUT_APPEND,
     action_table,
     append_action,
     domain_iter,
     legal_function,
-    printed_or_none,
     static_size,
     used_aliases,
     walk_table,
@@ -35,13 +36,12 @@ from compiler.lower_stmts import (
     waits,
     where_args,
 )
-from compiler.printer import py, py_list
-from compiler.pyexpr import PyExpr
+from compiler.printer import ir_expr, py, py_list
 from compiler.types import IntT, OptT
 from compiler.visit import StrictVisitor
 from dsl import ast
 
-X = PyExpr.of
+X = ir_expr
 SITE_PARAMS = ["S", "F", "p", "a"]
 
 
@@ -276,35 +276,39 @@ class FrameLowerer(StrictVisitor):
         gen = self.gen
         hoist = {} if fallback is not None else None
         guard_env = replace(env, hoist=hoist).bind(node.name).bind("me", ME)
-        var = py(guard_env.local(node.name))
+        var = guard_env.local(node.name)
         table = action_table(self.ctx, node.name, 0, descs, [gen.cp.types[id(node)]])
         inner: list[ir.Stmt] = [
-            ir.Eval(X(f"out.append({table}[{var}])"))
+            ir.Eval(X(Call(OUT_APPEND, (Index(Name(table), var),))))
             if table is not None
-            else append_action(self.ctx, 0, node.name, f"({var},)", descs)
+            else append_action(self.ctx, 0, node.name, Code(("(", var, ",)")), descs)
         ]
         domain = domain_iter(self.ctx, node.domain, env, node.span)
-        where = py(gen.expr(node.where, guard_env)) if node.where is not None else None
+        where = gen.expr(node.where, guard_env) if node.where is not None else None
         walked, setup = False, []
         if fallback is not None and node.where is not None:
             tables = self.ctx.guard_tables()
             plan = tables.plan(node.name, node.domain, node.where, [], {node.name})
             if plan.table is not None or plan.walk is not None:
-                table = py(tables.lookup(plan, name.removesuffix("_legal"), node.name, guard_env))
+                lookup = tables.lookup(plan, name.removesuffix("_legal"), node.name, guard_env)
                 size = static_size(gen, node.domain)
-                charge = py_list(gen.charge_args(node.domain, node.span))
-                setup, domain = walk_table([], domain, table, size, charge, node.span)
-                where, walked = printed_or_none(tables.residual(plan, guard_env)), True
+                charge = gen.charge_args(node.domain, node.span)
+                setup, domain = walk_table([], domain, lookup, size, charge, node.span)
+                where, walked = tables.residual(plan, guard_env), True
         if where is not None:
             inner = [ir.If([ir.Branch(X(where), inner, node.where.span)])]
         body: list[ir.Stmt] = [
-            ir.Assign(X("out"), X("[]")),
+            ir.Assign(X(OUT), X(Display("list", ()))),
             *setup,
             ir.For(X(var), X(domain), inner, node.span),
         ]
         if optional:
-            body.append(ir.Eval(X(f"out.append(_A((1, {node.name!r}, (None,), {descs})))")))
-        body.append(ir.Return(X("out")))
+            none = Code(("(", Const(None), ",)"))
+            action = Code(
+                ("(", Const(1), ", ", Const(node.name), ", ", none, ", ", Name(descs), ")")
+            )
+            body.append(ir.Eval(X(Call(OUT_APPEND, (Call(Name("_A"), (action,)),)))))
+        body.append(ir.Return(X(OUT)))
         if fallback is None:
             return ir.Function(name, ["S", "F", "me"], body)
         aliases = used_aliases(hoist, body)

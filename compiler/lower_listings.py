@@ -9,13 +9,35 @@ reads a loop value's fixed attributes once (compiler/loop_bindings.py).
 from __future__ import annotations
 
 import itertools
-import re
 from math import comb
 
 from compiler import ir
 from compiler.builtins import BUILTINS
 from compiler.codegen import Env, Generator, Tabulation, source_text, spot
-from compiler.expr import ME, Expr, Raw
+from compiler.expr import (
+    ME,
+    Attr,
+    BinOp,
+    Call,
+    Code,
+    Comp,
+    Const,
+    Display,
+    Expr,
+    For,
+    Helper,
+    Hoisted,
+    If,
+    Index,
+    Local,
+    Name,
+    Paren,
+    S,
+    StateField,
+    call,
+    helper,
+    walk,
+)
 from compiler.guards import StaticParam
 from compiler.literals import ident
 from compiler.loop_bindings import bind_attributes
@@ -25,30 +47,29 @@ from compiler.lower_stmts import (
     skip_unless,
     where_args,
 )
-from compiler.printer import py, py_list
-from compiler.pyexpr import PyExpr
+from compiler.printer import ir_expr, py
 from compiler.refs import BuiltinRef
 from compiler.types import BoolT, CollT, ElemT, EnumT, PlayerT
 from dsl import ast
 from runtime.limits import MAX_DOMAIN, MAX_SUBSETS, STEP_BUDGET
 
-X = PyExpr.of
+X = ir_expr
 
 
-def domain_iter(ctx: LoweringContext, domain, env: Env, span, charge: bool = True) -> str:
-    """Code iterating a choice domain in ascending order, without repeats.
+def domain_iter(ctx: LoweringContext, domain, env: Env, span, charge: bool = True) -> Expr:
+    """A walk of a choice domain in ascending order, without repeats.
 
     With `charge`, a domain whose size is not known when compiling is charged to the step
     budget (a range domain is also refused beyond MAX_DOMAIN values); `span` locates that.
     """
     gen = ctx.gen
-    where = py_list(gen.charge_args(domain, span))  # weighted by what one value's test may cost
+    where = gen.charge_args(domain, span)  # weighted by what one value's test may cost
     forced = gen.costs.is_forced(domain)
     if isinstance(domain, ast.TypeDomain):
         tnode = domain.type
         if isinstance(tnode, ast.RangeType):
-            lo, hi = py(gen.expr(tnode.lo, env)), py(gen.expr(tnode.hi, env))
-            step = py(gen.expr(tnode.step, env)) if tnode.step is not None else "1"
+            lo, hi = gen.expr(tnode.lo, env), gen.expr(tnode.hi, env)
+            step = gen.expr(tnode.step, env) if tnode.step is not None else Const(1)
             size = gen.range_size(tnode.lo, tnode.hi, tnode.step)
             if size is not None and size > MAX_DOMAIN:
                 ctx.errors.append(
@@ -58,35 +79,35 @@ def domain_iter(ctx: LoweringContext, domain, env: Env, span, charge: bool = Tru
                     )
                 )
             if not charge or (size is not None and size <= MAX_DOMAIN and not forced):
-                return f"range({lo}, ({hi}) + 1, {step})"
-            return f"_l.domain(S, {lo}, {hi}, {step}, {where})"
+                return call("range", lo, BinOp(Paren(hi), "+", Const(1)), step)
+            return helper("_l", "domain", S, lo, hi, step, *where)
         t = gen.checker_type(tnode)
         if isinstance(t, BoolT):
-            code = "(False, True)"
+            code: Expr = Code(("(", Const(False), ", ", Const(True), ")"))
         elif isinstance(t, EnumT | ElemT | PlayerT):
-            code = f"range({py(gen.size_of(t))})"
+            code = call("range", gen.size_of(t))
         else:
             raise AssertionError("infinite domain")
-        return f"_l.each(S, {code}, {where})" if charge and forced else code
+        return helper("_l", "each", S, code, *where) if charge and forced else code
     if isinstance(domain, ast.InDomain):
         t = gen.t(domain.collection)
-        code = py(gen.expr(domain.collection, env))
+        code = gen.expr(domain.collection, env)
         if isinstance(t, CollT) and t.kind == "bag":
-            code = f"_l.bag_distinct({code})"
+            code = helper("_l", "bag_distinct", code)
         elif not (
             isinstance(domain.collection, ast.RangeExpr) or _sorted_unique(gen, domain.collection)
         ):
-            code = f"_l.distinct({code})"
-        return f"_l.each(S, {code}, {where})" if charge else code
+            code = helper("_l", "distinct", code)
+        return helper("_l", "each", S, code, *where) if charge else code
     check_subsets(ctx, domain, span)
-    items = py(gen.items(domain.collection, env))
-    lo = py(gen.expr(domain.lo, env)) if domain.lo is not None else "0"
-    hi = py(gen.expr(domain.hi, env)) if domain.hi is not None else "10 ** 6"
-    code = f"_l.subsets(S, {items}, {lo}, {hi}, {where})"
+    items = gen.items(domain.collection, env)
+    lo = gen.expr(domain.lo, env) if domain.lo is not None else Const(0)
+    hi = gen.expr(domain.hi, env) if domain.hi is not None else Code((Const(10), " ** ", Const(6)))
+    code = helper("_l", "subsets", S, items, lo, hi, *where)
     # In a read-only enumeration a domain that depends on no parameter is computed once.
     parts = [domain.collection] + [b for b in (domain.lo, domain.hi) if b is not None]
     if env.hoist is not None and all(gen.invariant(part, env) for part in parts):
-        return py(gen.hoisted(Raw(code), env))
+        return gen.hoisted(code, env)
     return code
 
 
@@ -157,15 +178,16 @@ def action_table(ctx: LoweringContext, name: str, rank: int, descs: str, types) 
     return table
 
 
-def append_action(ctx: LoweringContext, rank: int, name: str, args: str, descs: str) -> ir.Eval:
+def append_action(ctx: LoweringContext, rank: int, name: str, args: Expr, descs: str) -> ir.Eval:
     """`out.append(…)` of the action with these arguments, looked up in the name's memo of
     actions already built (`MEMO_<name>`, runtime/lib.py `new_action`) and built on a miss."""
     memo = f"MEMO_{ident(name)}"
     if memo not in ctx.action_memos:
         ctx.action_memos.add(memo)
         ctx.action_tables.append(ir.Assign(X(memo), X("{}")))
-    build = f"_l.new_action({memo}, {rank}, {name!r}, {args}, {descs})"
-    return ir.Eval(X(f"out.append({memo}.get({args}) or {build})"))
+    build = helper("_l", "new_action", Name(memo), Const(rank), Const(name), args, Name(descs))
+    found = BinOp(Call(Attr(Name(memo), "get"), (args,)), "or", build)
+    return ir.Eval(X(Call(OUT_APPEND, (found,))))
 
 
 def _refusal(message: str, rule: str, span) -> ir.Return:
@@ -198,6 +220,7 @@ def why_function(ctx: LoweringContext, name: str, decl: ast.ActionDecl, within) 
         var = py(env.local(param.name))
         body.append(ir.Assign(X(var), X(f"args[{i}]")))
         domain = domain_iter(ctx, param.domain, env, param.span, charge=False)
+        domain = py(domain)
         message = f"f'{name}: {{{var}!r}} is not a possible {param.name}'"
         refusal = _refusal(message, name, param.span)
         body.append(ir.If([ir.Branch(X(f"{var} not in {domain}"), [refusal], param.span)]))
@@ -235,14 +258,14 @@ def legal_function(
     env = env.bind("me", ME)
     guard: list[ir.Stmt] = []
     if decl.when is not None:
-        guard.append(skip_unless(py(gen.expr(decl.when, env)), ir.Return(), decl.when.span))
-    guard_aliases = _printed(env.hoist or {})
+        guard.append(skip_unless(gen.expr(decl.when, env), ir.Return(), decl.when.span))
+    guard_aliases = dict(env.hoist or {})
     # Domains of known size before the first other one cost nothing (their product is
     # bounded when compiling); every later one is counted each time it is walked, inline
     # because this is the hot path: one listing walks at most MAX_DOMAIN more values.
     combinations, free, counted = 1, True, False
-    loops: list[tuple[list[ir.Stmt], str, str, ir.Stmt | None, object]] = []
-    tests: list[str | None] = []  # each loop's test (the code of its `where`)
+    loops: list[tuple[list[ir.Stmt], Expr, Expr, ir.Stmt | None, object]] = []
+    tests: list[Expr | None] = []  # each loop's test (its `where`)
     static: list[StaticParam] = []  # earlier parameters with fixed domains (table dimensions)
     for i, param in enumerate(decl.params):
         env = env.bind(param.name)
@@ -253,30 +276,29 @@ def legal_function(
         # The values listed are at most MAX_DOMAIN: only tests dearer than STEP_BUDGET/MAX_DOMAIN
         # steps each could take more than the budget unseen, so only those are charged.
         weighed = gen.costs.weight(param.domain) > STEP_BUDGET // MAX_DOMAIN
-        charge = f"{py_list(gen.charge_args(param.domain, param.span))}"
-        local_node = env.local(param.name)
-        local = py(local_node)
+        charge = gen.charge_args(param.domain, param.span)
+        local = env.local(param.name)
         if tabulation is not None and _once_per_listing(domain):
-            tabulation.values[local_node] = domain  # its values are computed once per listing
-        where_code = py(gen.expr(param.where, env)) if param.where is not None else None
+            tabulation.values[local] = domain  # its values are computed once per listing
+        where_code = gen.expr(param.where, env) if param.where is not None else None
         table = None
         if hoist:  # the listing walks a table of the values the guard's fixed part lets through
             tables = ctx.guard_tables()
             loop_vars = {p.name for p in decl.params[: i + 1]}
             plan = tables.plan(param.name, param.domain, param.where, static, loop_vars)
             if plan.table is not None or plan.walk is not None:
-                tabulation.values.pop(local_node, None)
-                tabulation.tables.pop(local_node, None)
+                tabulation.values.pop(local, None)
+                tabulation.tables.pop(local, None)
                 with gen.numbered_apart("t"):
-                    table = py(tables.lookup(plan, name, param.name, env))
-                    where_code = printed_or_none(tables.residual(plan, env))
+                    table = tables.lookup(plan, name, param.name, env)
+                    where_code = tables.residual(plan, env)
         here = static_param(gen, param.name, param.domain)
         if here is not None:
             static.append(here)
         setup: list[ir.Stmt] = []
         if free:
             if gen.costs.is_forced(param.domain):
-                domain = f"_l.each(S, {domain}, {charge})"
+                domain = helper("_l", "each", S, domain, *charge)
             within_limit, combinations = combinations <= MAX_DOMAIN, combinations * size
             if within_limit and combinations > MAX_DOMAIN:
                 ctx.errors.append(
@@ -288,19 +310,20 @@ def legal_function(
                 )
         else:
             counted = True
-            too_many = ir.Eval(X(f"_l.too_many_arguments({name!r}, {py(spot(param.span))})"))
+            too_many = ir.Eval(X(helper("_l", "too_many_arguments", Const(name), spot(param.span))))
+            values = Local(f"_d{i}")
             setup = [
                 ir.Assign(
-                    X(f"_d{i}"),
-                    X(f"_l.each(S, {domain}, {charge})" if weighed else domain),
+                    X(values),
+                    X(helper("_l", "each", S, domain, *charge) if weighed else domain),
                     param.span,
                 ),
-                ir.Assign(X("_n"), X(f"len(_d{i})"), param.span, "+="),
-                ir.If([ir.Branch(X(f"_n > {MAX_DOMAIN}"), [too_many])]),
+                ir.Assign(X(COUNT), X(call("len", values)), param.span, "+="),
+                ir.If([ir.Branch(X(BinOp(COUNT, ">", Const(MAX_DOMAIN))), [too_many])]),
             ]
             if weighed and table is None and isinstance(param.domain, ast.SubsetDomain):
-                setup[:1] = _charged_inline(f"_d{i}", domain, gen.costs.weight(param.domain), param)
-            domain = f"_d{i}"
+                setup[:1] = _charged_inline(values, domain, gen.costs.weight(param.domain), param)
+            domain = values
         if table is not None:
             setup, domain = walk_table(setup, domain, table, size, charge, param.span)
         where = None
@@ -308,14 +331,19 @@ def legal_function(
             where = skip_unless(where_code, ir.Continue(), param.where.span)
         loops.append((setup, local, domain, where, param.span))
         tests.append(where_code)
-    args = "".join(py(env.local(p.name)) + ", " for p in decl.params)
-    append = ir.Eval(X(f"out.append(_A(({rank}, {name!r}, ({args}), {descs})))"))
+    args = Display("tuple", tuple(env.local(p.name) for p in decl.params))
+    action = (Const(rank), Const(name), args, Name(descs))
+    append = ir.Eval(
+        X(Call(OUT_APPEND, (Call(Name("_A"), (Code(("(", *_commas(action), ")")),)),)))
+    )
     if built is not None:
-        indexes = "".join(f"[{py(env.local(p.name))}]" for p in decl.params)
-        append = ir.Eval(X(f"out.append({built}{indexes})"))
+        listed: Expr = Name(built)
+        for p in decl.params:
+            listed = Index(listed, env.local(p.name))
+        append = ir.Eval(X(Call(OUT_APPEND, (listed,))))
     elif hoist:
-        append = append_action(ctx, rank, name, f"({args})", descs)
-    count = [ir.Assign(X("_n"), X("0"))] if counted else []
+        append = append_action(ctx, rank, name, args, descs)
+    count = [ir.Assign(X(COUNT), X(Const(0)))] if counted else []
     if not hoist:
         return ir.Function(
             pyname, ["S", "me", "out"], guard + count + _nest(loops, append), decl.span
@@ -327,15 +355,15 @@ def legal_function(
     first = {c: a for c, a in aliases.items() if c in guard_aliases}
     depths = _first_use(aliases, guard, loops)
     for code, alias in aliases.items():
-        if _READ.fullmatch(code):  # a field read costs less than checking whether it was made
+        if _field_read(code):  # a field read costs less than checking whether it was made
             depths[alias] = min(depths[alias], 0)
     groups = [_at_depth(aliases, depths, d) for d in range(len(loops))]
     groups = [{c: a for c, a in group.items() if c not in guard_aliases} for group in groups]
     inner = [append]
-    locals_ = (f"_a{number}" for number in itertools.count())
+    locals_ = (Local(f"_a{number}") for number in itertools.count())
     for depth in reversed(range(len(loops))):
         setup, var, domain, where, span = loops[depth]
-        if isinstance(types[depth], ElemT) and var.isidentifier():
+        if isinstance(types[depth], ElemT) and isinstance(var, Local):
             inner = bind_attributes(var, inner, locals_)
         inner = setup + [ir.For(X(var), X(domain), ([where] if where else []) + inner, span)]
         if depth > 0:
@@ -345,22 +373,23 @@ def legal_function(
         _alias_block(first, name)
         + guard
         + _alias_block(groups[0] if groups else {}, name)
-        + ([ir.Assign(X("_k"), X("len(out)"))] if lazy else [])
-        + [ir.Assign(X(_lazy_marker(group)), X("_UNSET")) for group in lazy]
+        + ([ir.Assign(X(LISTED), X(call("len", OUT)))] if lazy else [])
+        + [ir.Assign(X(_lazy_marker(group)), X(UNSET)) for group in lazy]
         + count
         + inner
     )
     return ir.Function(pyname, ["S", "me", "out"], body, decl.span)
 
 
-def _charged_inline(name: str, domain: str, weight: int, param) -> list[ir.Stmt]:
+def _charged_inline(name: Local, domain: Expr, weight: int, param) -> list[ir.Stmt]:
     """`name = domain`, a list of subsets, its walk charged as `_l.each` charges it, inline (a
     listing may walk it once for every combination of the parameters before it)."""
-    over = ir.Eval(X(f"_l.over_budget({py(spot(param.span))})"))
+    over = ir.Eval(X(helper("_l", "over_budget", spot(param.span))))
+    iters = StateField("_iters")
     return [
         ir.Assign(X(name), X(domain), param.span),
-        ir.Assign(X("S._iters"), X(f"len({name}) * {weight}"), param.span, "+="),
-        ir.If([ir.Branch(X(f"S._iters > {STEP_BUDGET}"), [over])]),
+        ir.Assign(X(iters), X(BinOp(call("len", name), "*", Const(weight))), param.span, "+="),
+        ir.If([ir.Branch(X(BinOp(iters, ">", Const(STEP_BUDGET))), [over])]),
     ]
 
 
@@ -374,40 +403,47 @@ def _with_tables(loops: list, tests: list, env: Env, body: list[ir.Stmt]) -> lis
     listings reach such a loop for one or two outer values.)
     """
     tabulation = env.tabulation
-    listed = {py(var): domain for var, domain in tabulation.values.items()}
-    aggregates = {py(var): _printed(tables) for var, tables in tabulation.tables.items()}
-    code = " ".join(e.code for e in ir.expressions(body))
+    read = _read(body)
     out = []
-    outer: list[str] = []  # the names earlier loops bind
+    outer: list[Expr] = []  # the names earlier loops bind
     for number, (setup, var, domain, where, span) in enumerate(loops):
         tables = {
             aggregate: element
-            for aggregate, element in aggregates.get(var, {}).items()
-            if _reads(code, element)
+            for aggregate, element in tabulation.tables.get(var, {}).items()
+            if element in read
         }
         test = tests[number]
-        alone = test is not None and outer and not any(_reads(test, name) for name in outer)
+        alone = test is not None and outer and not any(name in walk(test) for name in outer)
         names = [var, *tables.values()]
         if tables:
-            values = listed[var]
-            row = ", ".join(names)
-            pairs = f"[({', '.join([var, *tables])}) for {var} in {values}]"
+            values = tabulation.values[var]
+            row = Code(tuple(_commas(names)))
+            aggregates = Code(("(", *_commas([var, *tables]), ")"))
+            pairs: Expr = Comp("list", aggregates, (For(var, values),))
             if alone:
-                if any(_reads(test, element) for element in tables.values()):
-                    pairs = f"[({row}) for {row} in {pairs} if {test}]"
+                if any(element in walk(test) for element in tables.values()):
+                    pairs = Comp("list", Code(("(", row, ")")), (For(row, pairs), If(test)))
                 else:
-                    pairs = f"[({', '.join([var, *tables])}) for {var} in {values} if {test}]"
+                    pairs = Comp("list", aggregates, (For(var, values), If(test)))
                 where = None
-            domain = py(Generator.hoisted(Raw(pairs), env))
+            domain = Generator.hoisted(pairs, env)
             var = row
         outer += names
         out.append((setup, var, domain, where, span))
     return out
 
 
-def _reads(code: str, name: str) -> bool:
-    """True if generated `code` reads the Python variable `name`."""
-    return re.search(rf"(?<![\w.]){re.escape(name)}\b", code) is not None
+def _read(stmts: list[ir.Stmt]) -> set[Expr]:
+    """Every expression node the statements' expressions hold (what they read, among others)."""
+    return {sub for code in ir.expressions(stmts) for sub in walk(code.node)}
+
+
+def _commas(parts) -> list[str | Expr]:
+    """The parts with `, ` between them (the inside of a tuple or call)."""
+    out: list[str | Expr] = []
+    for part in parts:
+        out += [", ", part] if out else [part]
+    return out
 
 
 def _nest(loops: list, innermost: ir.Stmt) -> list[ir.Stmt]:
@@ -418,54 +454,68 @@ def _nest(loops: list, innermost: ir.Stmt) -> list[ir.Stmt]:
     return inner
 
 
-_READ = re.compile(r"S\.[gp]_\w+(\[me\])?")  # a state field read by a listing
-_ALIAS = re.compile(r"_h\d+")  # a value a listing computes once
-_FEW = re.compile(r"range\((\d+)\)")  # every value of an enum or a kind
 TABULATED_CONSTANTS = 16  # aggregates over at most this many values of a kind are tabulated
+OUT = Name("out")  # the list a listing appends its actions to
+OUT_APPEND = Attr(OUT, "append")
+COUNT = Local("_n")  # the values a listing has walked (the domain limit counts them)
+LISTED = Local("_k")  # how many actions were listed before a lazily computed group
+UNSET = Name("_UNSET")  # a lazily computed value not computed yet
 
 
-def _once_per_listing(domain: str) -> bool:
+def _field_read(code: Expr) -> bool:
+    """True for a read of a global or of one of `me`'s fields (`S.g_x`, `S.p_x[me]`)."""
+    if isinstance(code, Index) and code.index == ME:
+        code = code.obj
+    return isinstance(code, StateField) and code.name.startswith(("g_", "p_"))
+
+
+def _once_per_listing(domain: Expr) -> bool:
     """True if a parameter's values are computed once per listing, or fixed and few.
 
     An aggregate over a fixed domain is worth tabulating when the domain is small: the table
     takes every value's aggregate, and the loop may be reached for one outer value only.
     """
-    few = _FEW.fullmatch(domain)
-    return bool(_ALIAS.fullmatch(domain) or (few and int(few.group(1)) <= TABULATED_CONSTANTS))
+    if isinstance(domain, Hoisted):
+        return True
+    if not (isinstance(domain, Call) and domain.func == Name("range") and len(domain.args) == 1):
+        return False
+    count = domain.args[0]
+    return (
+        isinstance(count, Const) and type(count.value) is int and count.value <= TABULATED_CONSTANTS
+    )
 
 
-def _first_use(aliases: dict[str, str], guard: list[ir.Stmt], loops: list) -> dict[str, int]:
+def _first_use(aliases: dict, guard: list[ir.Stmt], loops: list) -> dict[Hoisted, int]:
     """For each hoisted alias, the first loop whose setup, domain or test needs it (-1: the guard)."""
-    names = re.compile(r"\b_h\d+\b")
     depth = {alias: len(loops) for alias in aliases.values()}
-    parts = [(-1, " ".join(e.code for e in ir.expressions(guard)))]
+    parts = [(-1, _read(guard))]
     for number, (setup, _, domain, where, _) in enumerate(loops):
         stmts = setup + ([where] if where else [])
-        parts.append((number, domain + " " + " ".join(e.code for e in ir.expressions(stmts))))
-    for number, code in parts:
-        for alias in names.findall(code):
+        parts.append((number, set(walk(domain)) | _read(stmts)))
+    for number, read in parts:
+        for alias in read:
             if alias in depth:
                 depth[alias] = min(depth[alias], number)
     # A value used to compute another one is needed where that one is.
     by_alias = {alias: code for code, alias in aliases.items()}
     for alias in reversed(list(by_alias)):
-        for used in names.findall(by_alias[alias]):
+        for used in walk(by_alias[alias]):
             if used in depth:
                 depth[used] = min(depth[used], depth[alias])
     return depth
 
 
-def _at_depth(aliases: dict[str, str], depths: dict[str, int], depth: int) -> dict[str, str]:
+def _at_depth(aliases: dict, depths: dict[Hoisted, int], depth: int) -> dict:
     """The aliases first needed at one loop depth, in the order they were registered."""
     return {code: alias for code, alias in aliases.items() if depths[alias] == depth}
 
 
-def _lazy_marker(group: dict[str, str]) -> str:
+def _lazy_marker(group: dict) -> Hoisted:
     """The alias whose being unset tells a lazily computed group has not run yet (its last)."""
     return list(group.values())[-1]
 
 
-def _lazy_block(aliases: dict[str, str], name: str) -> list[ir.Stmt]:
+def _lazy_block(aliases: dict, name: str) -> list[ir.Stmt]:
     """Hoisted values needed first inside a loop: computed the first time it gets there.
 
     If one fails, what was listed so far is dropped and the plain enumeration runs instead.
@@ -473,67 +523,66 @@ def _lazy_block(aliases: dict[str, str], name: str) -> list[ir.Stmt]:
     if not aliases:
         return []
     fallback = [
-        ir.Eval(X("del out[_k:]")),
-        ir.Return(X(f"A_{name}_legal_plain(S, me, out)")),
+        ir.Eval(X(Code(("del ", Index(OUT, Code((LISTED, ":"))))))),
+        ir.Return(X(_plain_listing(name))),
     ]
     assigns: list[ir.Stmt] = [ir.Assign(X(alias), X(code)) for code, alias in aliases.items()]
     marker = _lazy_marker(aliases)
-    return [ir.If([ir.Branch(X(f"{marker} is _UNSET"), [ir.Try(assigns, fallback)])])]
+    return [ir.If([ir.Branch(X(BinOp(marker, "is", UNSET)), [ir.Try(assigns, fallback)])])]
+
+
+def _plain_listing(name: str) -> Call:
+    """The call of an action's plain listing, which an optimised one falls back to."""
+    return Call(Name(f"A_{name}_legal_plain"), (S, ME, OUT))
 
 
 def walk_table(
-    setup: list[ir.Stmt], domain: str, table: str, size: int, charge: str, span
-) -> tuple[list[ir.Stmt], str]:
+    setup: list[ir.Stmt], domain: Expr, table: Expr, size: int, charge: tuple, span
+) -> tuple[list[ir.Stmt], Expr]:
     """A parameter's loop over its guard table instead of its domain (same setup, same charges).
 
     The step budget and the domain limit count the values as written, as the plain listing
     does: an optimisation never changes when a limit is reached.
     """
-    charged = domain.startswith("_l.each(") or any(
-        isinstance(s, ir.Assign) and s.value.code.startswith("_l.each(") for s in setup
+    charged = _charged(domain) or any(
+        isinstance(s, ir.Assign) and _charged(s.value.node) for s in setup
     )
-    out: list[ir.Stmt] = [ir.Eval(X(f"_l.times(S, {size}, {charge})"), span)] if charged else []
+    times = helper("_l", "times", S, Const(size), *charge)
+    out: list[ir.Stmt] = [ir.Eval(X(times), span)] if charged else []
     for stmt in setup:
         if isinstance(stmt, ir.Assign) and stmt.op == "+=":
-            out.append(ir.Assign(stmt.target, X(str(size)), stmt.span, "+="))
+            out.append(ir.Assign(stmt.target, X(Const(size)), stmt.span, "+="))
         elif isinstance(stmt, ir.If):
             out.append(stmt)
     return out, table
 
 
-def used_aliases(aliases: dict[str, str], body: list[ir.Stmt]) -> dict[str, str]:
-    """The hoisted reads (code -> alias) that `body`, or a used read, refers to.
+def _charged(code: Expr) -> bool:
+    """True for a walk charged to the step budget as a whole (`_l.each(…)`)."""
+    return isinstance(code, Call) and code.func == Helper("_l", "each")
 
-    A read is registered as soon as its code is generated, also when an enclosing
+
+def used_aliases(aliases: dict, body: list[ir.Stmt]) -> dict:
+    """The hoisted reads (node -> alias) that `body`, or a used read, refers to.
+
+    A read is registered as soon as its node is built, also when an enclosing
     expression is then hoisted as a whole; those inner aliases are never read.
     """
-    aliases = _printed(aliases)
-    names = re.compile(r"\b_h\d+\b")
-    used: set[str] = set()
-    pending = [e.code for e in ir.expressions(body)]
+    used: set[Hoisted] = set()
+    pending = [code.node for code in ir.expressions(body)]
     by_alias = {alias: code for code, alias in aliases.items()}
     while pending:
-        for alias in names.findall(pending.pop()):
+        for alias in walk(pending.pop()):
             if alias not in used and alias in by_alias:
                 used.add(alias)
                 pending.append(by_alias[alias])
     return {code: alias for code, alias in aliases.items() if alias in used}
 
 
-def _printed(aliases: dict) -> dict[str, str]:
-    """Hoisted or tabulated values (node -> alias) as text, for the passes that still read text."""
-    return {py(code): py(alias) for code, alias in aliases.items()}
-
-
-def printed_or_none(code: Expr | None) -> str | None:
-    """The text of a guard's residual test (None: nothing left to test)."""
-    return None if code is None else py(code)
-
-
-def _alias_block(aliases: dict[str, str], name: str) -> list[ir.Stmt]:
+def _alias_block(aliases: dict, name: str) -> list[ir.Stmt]:
     """Hoisted reads bound once, falling back to the plain enumeration if one fails."""
     if not aliases:
         return []
-    fallback = ir.Return(X(f"A_{name}_legal_plain(S, me, out)"))
+    fallback = ir.Return(X(_plain_listing(name)))
     assigns: list[ir.Stmt] = [ir.Assign(X(alias), X(code)) for code, alias in aliases.items()]
     return [ir.Try(assigns, [fallback])]

@@ -9,11 +9,11 @@ from dataclasses import dataclass, field
 
 from compiler import ir
 from compiler.codegen import Env, Generator, source_text, spot
-from compiler.expr import Raw
+from compiler.expr import Expr, Operand, Raw, Unary
 from compiler.indexes import Index, find_indexes
 from compiler.literals import ident
 from compiler.lower_guards import GuardTables
-from compiler.printer import py, py_list
+from compiler.printer import ir_expr, py, py_list
 from compiler.pyexpr import PyExpr
 from compiler.refs import ElemByIdRef, GlobalRef, PlayerFieldRef
 from compiler.types import CollT, MapT, OptT
@@ -336,9 +336,11 @@ def _compared(expr: ast.Expr) -> list[ast.Expr]:
     return [part for part in parts if not isinstance(part, _LITERALS)]
 
 
-def skip_unless(cond: str, skip: ir.Stmt, span: Span | None) -> ir.If:
+def skip_unless(cond: str | Expr, skip: ir.Stmt, span: Span | None) -> ir.If:
     """`if not cond: skip` (a guard that passes over one item)."""
-    return ir.If([ir.Branch(X(f"not {X(cond).operand()}"), [skip], span)], span=span)
+    if isinstance(cond, str):
+        return ir.If([ir.Branch(X(f"not {X(cond).operand()}"), [skip], span)], span=span)
+    return ir.If([ir.Branch(ir_expr(Unary("not", Operand(cond))), [skip], span)], span=span)
 
 
 def waits(gen: Generator, node: ast.Node, within: str) -> bool:

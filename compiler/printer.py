@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from compiler import expr as e
 from compiler.literals import lit
 from compiler.pyexpr import PyExpr
@@ -13,6 +15,13 @@ _CLOSE = {"list": "]", "tuple": ")", "set": "}", "dict": "}", "gen": ""}
 def py(node: e.Expr) -> str:
     """The Python text of an expression node."""
     return _PRINT[type(node)](node)
+
+
+def ir_expr(code: str | e.Expr) -> PyExpr:
+    """An IR expression: the tidied text, with the node it was printed from (text: no node)."""
+    if isinstance(code, str):
+        return PyExpr.of(code)
+    return replace(PyExpr.of(py(code)), node=code)
 
 
 def py_list(nodes: tuple[e.Expr, ...]) -> str:

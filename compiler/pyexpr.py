@@ -16,6 +16,7 @@ class PyExpr:
     code: str
     atomic: bool
     enclosed: bool = False  # one pair of parentheses encloses the whole code
+    node: object = None  # the expression node (compiler/expr.py) printed as `code`, if any
 
     @staticmethod
     def of(code: str) -> PyExpr:
