@@ -46,6 +46,13 @@ class Hoisted(Expr):
 
 
 @dataclass(frozen=True, slots=True)
+class Listing(Expr):
+    """The function listing an action's legal arguments (`A_claim_legal`)."""
+
+    action: str
+
+
+@dataclass(frozen=True, slots=True)
 class Helper(Expr):
     """A runtime function or class, reached through its module's alias (`_l.each`)."""
 
@@ -248,6 +255,24 @@ def substitute(node: Expr, replace: dict[Expr, Expr]) -> Expr:
     if not changed:
         return node
     return type(node)(**{f.name: changed.get(f.name, getattr(node, f.name)) for f in fields(node)})
+
+
+def rebuilt(node: Expr, change) -> Expr:
+    """`node` rebuilt from the bottom up, `change` applied to each node once its own are rebuilt."""
+    changed = {}
+    for f in fields(node):
+        value = getattr(node, f.name)
+        if isinstance(value, Expr):
+            changed[f.name] = rebuilt(value, change)
+        elif isinstance(value, tuple):
+            changed[f.name] = tuple(
+                rebuilt(item, change) if isinstance(item, Expr) else item for item in value
+            )
+    if any(changed[name] != getattr(node, name) for name in changed):
+        node = type(node)(
+            **{f.name: changed.get(f.name, getattr(node, f.name)) for f in fields(node)}
+        )
+    return change(node)
 
 
 def unparen(node: Expr) -> Expr:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 
 from compiler import ir
 from compiler.codegen import Env, source_text
-from compiler.expr import ME, Call, Code, Const, Display, Index, Name
+from compiler.expr import ME, Call, Code, Const, Display, Index, Listing, Name, S
 from compiler.lower_listings import (
     OUT,
     OUT_APPEND,
@@ -395,7 +395,7 @@ class FrameLowerer(StrictVisitor):
         gen = self.gen
         offered = sorted(gen.p.offered(node.actions), key=lambda a: gen.action_rank.get(a, 0))
         body: list[ir.Stmt] = [ir.Assign(X("out"), X("[]"))]
-        body += [ir.Eval(X(f"A_{n}_legal(S, me, out)")) for n in offered if n in gen.p.actions]
+        body += [ir.Eval(X(Call(Listing(n), (S, ME, OUT)))) for n in offered if n in gen.p.actions]
         body.append(ir.Return(X("out")))
         legal = ir.Function(f"site{site}_legal", ["S", "F", "me"], body)
         refusal = (

@@ -121,7 +121,7 @@ def lower_program(
         action_tables=ctx.action_tables,
         chance_bound=chance_bound(ctx.gen),
     )
-    share_listings(module, cp.program.sources)
+    share_listings(module)
     for message, span in dict.fromkeys(ctx.errors):
         diags.error(TOO_LARGE, message, span)
     return module

@@ -24,6 +24,17 @@ def ir_expr(code: str | e.Expr) -> PyExpr:
     return replace(PyExpr.of(py(code)), node=code)
 
 
+def py_expanded(node: e.Expr, values: dict[e.Expr, e.Expr]) -> str:
+    """The tidied text of `node` with each of its subtrees that is a key of `values` written as
+    that value's own tidied text in parentheses (as a value put in for its alias reads)."""
+    holes = {sub: e.Name(f"\x00{number}\x00") for number, sub in enumerate(values)}
+    text = PyExpr.of(py(e.substitute(node, holes))).code
+    for sub, hole in holes.items():
+        if hole.id in text:
+            text = text.replace(hole.id, f"({py_expanded(values[sub], values)})")
+    return text
+
+
 def py_list(nodes: tuple[e.Expr, ...]) -> str:
     """The Python text of several arguments, comma-separated."""
     return ", ".join(py(node) for node in nodes)
@@ -45,6 +56,7 @@ _PRINT = {
     e.Local: lambda n: n.id,
     e.FrameLocal: lambda n: f"L[{n.name!r}]",
     e.Hoisted: lambda n: f"_h{n.number}",
+    e.Listing: lambda n: f"A_{n.action}_legal",
     e.Helper: lambda n: f"{n.module}.{n.name}",
     e.StateField: lambda n: f"S.{n.name}",
     e.Table: lambda n: f"K_{n.kind}__{n.field}",
