@@ -132,6 +132,14 @@ class Builtin:
         return Code(tuple(part for part in parts if part != ""))
 
 
+def template_reads_state(builtin: Builtin) -> bool:
+    """True if a builtin's template passes the state or reads a state field (`{S}`, `{S.name}`)."""
+    if not isinstance(builtin.emit, str):
+        return False
+    holes = [hole for _, hole, _, _ in Formatter().parse(builtin.emit) if hole is not None]
+    return any(hole == "S" or hole.startswith("S.") for hole in holes)
+
+
 def _filled(hole: str, gen, node, args: list[Expr], env) -> Expr:
     """What a template's `{hole}` stands for."""
     if hole.isdigit():

@@ -28,7 +28,6 @@ from compiler.lower_labels import (
 from compiler.lower_stmts import LoweringContext, StmtLowerer
 from compiler.printer import py
 from compiler.pyexpr import PyExpr
-from compiler.shared_listings import share_listings
 from compiler.types import (
     INT,
     BoolT,
@@ -121,7 +120,6 @@ def lower_program(
         action_tables=ctx.action_tables,
         chance_bound=chance_bound(ctx.gen),
     )
-    share_listings(module)
     for message, span in dict.fromkeys(ctx.errors):
         diags.error(TOO_LARGE, message, span)
     return module
