@@ -211,13 +211,6 @@ class Code(Expr):
     parts: tuple[str | Expr, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class Raw(Expr):
-    """Python text the lowering passes still write as text (until they build nodes too)."""
-
-    text: str
-
-
 def children(node: Expr) -> Iterator[Expr]:
     """The subexpressions of `node`, in the order they are written."""
     for f in fields(node):

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 
 from compiler import ir
 from compiler.codegen import Env, source_text
-from compiler.expr import ME, Call, Code, Const, Display, Index, Listing, Name, S
+from compiler.expr import ME, Attr, Call, Code, Const, Display, Index, Listing, Name, S
 from compiler.lower_listings import (
     OUT,
     OUT_APPEND,
@@ -232,7 +232,7 @@ class FrameLowerer(StrictVisitor):
             self._call(node.value, py(self.gen.expr(node.target, self.env)), node.span, node.target)
         else:  # `x += wait()`: the target is read when the call has returned
             self._call(node.value, None, node.span)
-            self.emit(*self.plain.assign(node, "F.ret", self.env))
+            self.emit(*self.plain.assign(node, Attr(Name("F"), "ret"), self.env))
 
     # ------------------------------------------------------------ decisions
 

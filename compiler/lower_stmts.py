@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from compiler import ir
 from compiler.codegen import Env, Generator, source_text, spot
-from compiler.expr import Expr, Operand, Raw, Unary
+from compiler.expr import Expr, Operand, S, Unary, helper
 from compiler.indexes import Index, find_indexes
 from compiler.literals import ident
 from compiler.lower_guards import GuardTables
@@ -109,25 +109,25 @@ class StmtLowerer(StrictVisitor):
         return [ir.Assign(X(py(env.local(node.name))), X(py(value)), node.span)]
 
     def visit_Assign(self, node: ast.Assign, env):
-        return self.assign(node, py(self.gen.expr(node.value, env)), env)
+        return self.assign(node, self.gen.expr(node.value, env), env)
 
-    def assign(self, node: ast.Assign, value: str, env: Env) -> list[ir.Stmt]:
+    def assign(self, node: ast.Assign, value: Expr, env: Env) -> list[ir.Stmt]:
         """An assignment of the value computed by `value` (also a waiting call's result)."""
         gen = self.gen
         target = py(gen.expr(node.target, env))
         tt, vt = gen.t(node.target), gen.t(node.value)
         if node.op == "=":
             if isinstance(tt, CollT | MapT):
-                value = py(gen.convert(Raw(value), vt, tt))
-            value = py(gen.checked(Raw(value), node.value, tt))
-            return self.store(node.target, target, value, env, node.span)
+                value = gen.convert(value, vt, tt)
+            value = gen.checked(value, node.value, tt)
+            return self.store(node.target, target, py(value), env, node.span)
         if not isinstance(tt, CollT):
-            return self.augmented(node, value, env)
-        value = py(gen.checked(Raw(value), node.value, tt))
+            return self.augmented(node, py(value), env)
+        value = gen.checked(value, node.value, tt)
         if isinstance(vt, CollT) and vt.kind == "bag":
-            items = f"_l.each_bag(S, {value}, {py(spot(node.span))})"
+            items = py(helper("_l", "each_bag", S, value, spot(node.span)))
         else:
-            items = py(gen.charged(Raw(value), node))
+            items = py(gen.charged(value, node))
         if tt.kind == "bag":
             fn = "bag_add_all" if node.op == "+=" else "bag_remove_all"
             return [ir.Eval(X(f"_l.{fn}({target}, {items})"), node.span)]

@@ -76,6 +76,5 @@ _PRINT = {
     e.For: lambda n: f"for {py(n.target)} in {py(n.iterable)}",
     e.If: lambda n: f"if {py(n.cond)}",
     e.Comp: _comp,
-    e.Raw: lambda n: n.text,
     e.Code: lambda n: "".join(p if isinstance(p, str) else py(p) for p in n.parts),
 }
