@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from compiler import ir
-from compiler.codegen import Env, source_text
 from compiler.expr import ME, Attr, Call, Code, Const, Display, Index, Listing, Name, S
+from compiler.lower_exprs import Env, source_text
 from compiler.lower_listings import (
     OUT,
     OUT_APPEND,

@@ -8,8 +8,8 @@ alone are not generated: the constant evaluator computes them (`compiler/draw_ev
 from __future__ import annotations
 
 from compiler import ir
-from compiler.codegen import Env
 from compiler.expr import ME
+from compiler.lower_exprs import Env
 from compiler.lower_stmts import LoweringContext
 from compiler.printer import py
 from compiler.pyexpr import PyExpr

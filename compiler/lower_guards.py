@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from compiler import ir
-from compiler.codegen import Env, Generator, source_text
 from compiler.expr import (
     BinOp,
     Call,
@@ -32,13 +31,14 @@ from compiler.guards import (
     StaticParam,
 )
 from compiler.literals import ident
+from compiler.lower_exprs import Env, ExprLowerer, source_text
 from compiler.refs import EnumAllRef, KindAllRef
 from compiler.types import BoolT, ElemT, EnumT
 from dsl import ast
 from runtime.limits import MAX_DOMAIN
 
 
-def fixed_values(gen: Generator, domain) -> tuple | None:
+def fixed_values(gen: ExprLowerer, domain) -> tuple | None:
     """The values of a domain known while compiling (an enum, a kind, truth values, a constant range)."""
     if not isinstance(domain, ast.TypeDomain):
         return None
@@ -60,7 +60,7 @@ def fixed_values(gen: Generator, domain) -> tuple | None:
     return None
 
 
-def fixed_items(gen: Generator, node: ast.Expr) -> tuple | None:
+def fixed_items(gen: ExprLowerer, node: ast.Expr) -> tuple | None:
     """The items of a walked collection known while compiling (every element of a kind or enum, a constant range)."""
     ref = gen.cp.ref(node)
     if isinstance(ref, KindAllRef):
@@ -100,7 +100,7 @@ def none_slot(code: Expr) -> Expr:
     return Paren(Cond(Const(-1), BinOp(code, "is", Const(None)), code))
 
 
-def static_param(gen: Generator, name: str, domain) -> StaticParam | None:
+def static_param(gen: ExprLowerer, name: str, domain) -> StaticParam | None:
     """A parameter a later table may be indexed by: its values are the positions 0, 1, …"""
     values = fixed_values(gen, domain)
     if values is None or (isinstance(domain.type, ast.RangeType) and values[:1] != (0,)):
@@ -113,7 +113,7 @@ class GuardTables:
 
     enabled = True  # off only in tests that compare a game with and without its tables
 
-    def __init__(self, gen: Generator):
+    def __init__(self, gen: ExprLowerer):
         self.gen = gen
         self.splitter = GuardSplitter(gen)
         self.constants: list[ir.GuardTable] = []
@@ -257,7 +257,7 @@ class GuardTables:
         return self.gen.expr(key.node, self.scope_env(key.scope, env))
 
     def scope_env(self, scope: Scope | None, env: Env) -> Env:
-        """The env in which an inlined function's body reads its arguments (as `Generator.inline`)."""
+        """The env in which an inlined function's body reads its arguments (as `ExprLowerer.inline`)."""
         if scope is None:
             return env
         gen = self.gen

@@ -15,7 +15,6 @@ from __future__ import annotations
 from compiler import ir
 from compiler.builtin_rules import item_type
 from compiler.checked import CheckedProgram
-from compiler.codegen import Env, Generator
 from compiler.consteval import EvalBudgetError, EvalError, Evaluator, MapData
 from compiler.expr import (
     Attr,
@@ -35,6 +34,7 @@ from compiler.expr import (
     walk,
 )
 from compiler.literals import ident
+from compiler.lower_exprs import Env, ExprLowerer
 from compiler.lower_stmts import LoweringContext
 from compiler.printer import py
 from compiler.pyexpr import PyExpr
@@ -180,7 +180,9 @@ def label_functions(ctx: LoweringContext) -> tuple[list[ir.Function], list[str]]
     return functions, lines
 
 
-def _label_function(gen: Generator, name: str, params: list[str], label: ast.Label) -> ir.Function:
+def _label_function(
+    gen: ExprLowerer, name: str, params: list[str], label: ast.Label
+) -> ir.Function:
     """`label_<name>(a)`: the label's text for the argument values `a`.
 
     A label reads no game state (pass `labels` checks it): `S` is only a fresh counter
@@ -212,7 +214,7 @@ def _guarded(value: str, failed: str, span) -> list[ir.Stmt]:
     return [ir.Try([ir.Return(X(value))], [raised])]
 
 
-def _text_code(gen: Generator, text: ast.Template | ast.LabelIf, env: Env) -> Expr:
+def _text_code(gen: ExprLowerer, text: ast.Template | ast.LabelIf, env: Env) -> Expr:
     """A label's text: a template, or a conditional choice of them."""
     if isinstance(text, ast.Template):
         return _template_code(gen, text, env)
@@ -220,7 +222,7 @@ def _text_code(gen: Generator, text: ast.Template | ast.LabelIf, env: Env) -> Ex
     return Paren(Cond(then, gen.expr(text.cond, env), orelse))
 
 
-def _template_code(gen: Generator, template: ast.Template, env: Env) -> Expr:
+def _template_code(gen: ExprLowerer, template: ast.Template, env: Env) -> Expr:
     """A template's texts and its placeholders' values joined as people read them."""
     parts: list[Expr] = [Const(template.texts[0])] if template.texts[0] else []
     for expr, text in zip(template.exprs, template.texts[1:], strict=True):
@@ -235,7 +237,7 @@ def _template_code(gen: Generator, template: ast.Template, env: Env) -> Expr:
     return Call(Attr(Const(""), "join"), (listed,))
 
 
-def _display(gen: Generator, node: ast.Expr, value: Expr) -> Expr:
+def _display(gen: ExprLowerer, node: ast.Expr, value: Expr) -> Expr:
     """`value` (of `node`'s type) as people read it."""
     return Call(Attr(Name(gen.desc(gen.t(node))), "display"), (value,))
 
@@ -275,7 +277,7 @@ def _entries_function(ctx: LoweringContext, versions, name: str) -> ir.Function:
     return ir.Function(name, ["S", "p"], body)
 
 
-def _entry(gen: Generator, entry, env: Env) -> Expr:
+def _entry(gen: ExprLowerer, entry, env: Env) -> Expr:
     """One entry's `(heading, text)`, or for a `for` entry `*((heading, text) for …)`."""
     if entry.each is None:
         value = _display(gen, entry.expr, gen.expr(entry.expr, env))
@@ -288,7 +290,7 @@ def _entry(gen: Generator, entry, env: Env) -> Expr:
     return Starred(Paren(Comp("gen", pair, clauses)))
 
 
-def field_display(gen: Generator) -> list[tuple]:
+def field_display(gen: ExprLowerer) -> list[tuple]:
     """(name, heading, internal, key kind) of every state and player field, in layout order.
 
     The key kind (a map kind's or enum's name, or None) lets people's screens put the tables

@@ -13,7 +13,6 @@ from math import comb
 
 from compiler import ir
 from compiler.builtins import BUILTINS
-from compiler.codegen import Env, Generator, Tabulation, source_text, spot
 from compiler.expr import (
     ME,
     Attr,
@@ -41,6 +40,7 @@ from compiler.expr import (
 from compiler.guards import StaticParam
 from compiler.literals import ident
 from compiler.loop_bindings import bind_attributes
+from compiler.lower_exprs import Env, ExprLowerer, Tabulation, source_text, spot
 from compiler.lower_guards import static_param
 from compiler.lower_stmts import (
     LoweringContext,
@@ -130,7 +130,7 @@ def check_subsets(ctx: LoweringContext, domain, span) -> None:
         )
 
 
-def static_size(gen: Generator, domain) -> int | None:
+def static_size(gen: ExprLowerer, domain) -> int | None:
     """The number of values of a domain when it is known while compiling, else None."""
     if not isinstance(domain, ast.TypeDomain):
         return None
@@ -426,7 +426,7 @@ def _with_tables(loops: list, tests: list, env: Env, body: list[ir.Stmt]) -> lis
                 else:
                     pairs = Comp("list", aggregates, (For(var, values), If(test)))
                 where = None
-            domain = Generator.hoisted(pairs, env)
+            domain = ExprLowerer.hoisted(pairs, env)
             var = row
         outer += names
         out.append((setup, var, domain, where, span))

@@ -11,12 +11,12 @@ from __future__ import annotations
 from compiler import ir
 from compiler.chance_bound import chance_bound
 from compiler.checked import CheckedProgram
-from compiler.codegen import Env, Generator, spot
 from compiler.consteval import EvalBudgetError, EvalError, Evaluator, MapData
 from compiler.expr import ME
 from compiler.literals import ident
 from compiler.lower import FrameLowerer, lower_action
 from compiler.lower_draws import lower_draws
+from compiler.lower_exprs import Env, ExprLowerer, spot
 from compiler.lower_labels import (
     breakdown_function,
     declares_words,
@@ -55,7 +55,7 @@ def lower_program(
     cp: CheckedProgram, data: MapData, evaluator: Evaluator, diags: Diagnostics
 ) -> ir.Module:
     """The IR module of a checked program (errors go to `diags`)."""
-    ctx = LoweringContext(Generator(cp, data, evaluator))
+    ctx = LoweringContext(ExprLowerer(cp, data, evaluator))
     p = cp.program
     ctx.gen.enum_words = {name for name in cp.enum_values if declares_words(cp, name)}
     consts = []
@@ -157,7 +157,7 @@ def _fields(ctx: LoweringContext) -> list[ir.Field]:
     return out
 
 
-def _init_code(gen: Generator, t: Type, init) -> str:
+def _init_code(gen: ExprLowerer, t: Type, init) -> str:
     if init is not None:
         value = gen.expr(init, Env(frame=False))
         return py(gen.convert(value, gen.t(init), t) if isinstance(t, CollT | MapT) else value)
@@ -212,7 +212,7 @@ def _immutable(t: Type) -> bool:
     return isinstance(t, IntT | BoolT | StrT | EnumT | ElemT | PlayerT | GeoT)
 
 
-def _save_desc(gen: Generator, t: Type, node: ast.TypeExpr) -> str:
+def _save_desc(gen: ExprLowerer, t: Type, node: ast.TypeExpr) -> str:
     """The descriptor a save's field is decoded with: the field's own, plus its declared int ranges."""
     if isinstance(node, ast.RangeType) and isinstance(t, IntT):
         bounds = [_const_int(gen, b) for b in (node.lo, node.hi)]
@@ -237,7 +237,7 @@ def _save_desc(gen: Generator, t: Type, node: ast.TypeExpr) -> str:
     return gen.desc(t)
 
 
-def _const_int(gen: Generator, node: ast.Expr) -> int | None:
+def _const_int(gen: ExprLowerer, node: ast.Expr) -> int | None:
     try:
         value = gen.evaluator.eval(node, {})
     except EvalError:
@@ -281,7 +281,7 @@ def _callables(ctx: LoweringContext) -> list[ir.Function | ir.FrameProc]:
     return out
 
 
-def _entry_charge(gen: Generator, name: str, version: int, versions, decl) -> list[ir.Stmt]:
+def _entry_charge(gen: ExprLowerer, name: str, version: int, versions, decl) -> list[ir.Stmt]:
     """The charge a call of `name` makes when it starts, if its body costs more than runs free.
 
     Only the newest version is called by name; older ones run through `super`, inside its cost.

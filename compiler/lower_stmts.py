@@ -8,10 +8,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from compiler import ir
-from compiler.codegen import Env, Generator, source_text, spot
 from compiler.expr import Expr, Operand, S, Unary, helper
 from compiler.indexes import Index, find_indexes
 from compiler.literals import ident
+from compiler.lower_exprs import Env, ExprLowerer, source_text, spot
 from compiler.lower_guards import GuardTables
 from compiler.printer import ir_expr, py, py_list
 from compiler.pyexpr import PyExpr
@@ -31,7 +31,7 @@ X = PyExpr.of
 class LoweringContext:
     """What lowering the whole program shares and collects: sites, choice labels, limit errors."""
 
-    gen: Generator
+    gen: ExprLowerer
     sites: list[ir.Site] = field(default_factory=list)
     action_descs: dict[str, tuple[str, int]] = field(default_factory=dict)
     errors: list[tuple[str, Span]] = field(default_factory=list)
@@ -343,7 +343,7 @@ def skip_unless(cond: str | Expr, skip: ir.Stmt, span: Span | None) -> ir.If:
     return ir.If([ir.Branch(ir_expr(Unary("not", Operand(cond))), [skip], span)], span=span)
 
 
-def waits(gen: Generator, node: ast.Node, within: str) -> bool:
+def waits(gen: ExprLowerer, node: ast.Node, within: str) -> bool:
     """True if executing this statement (inside callable `within`) may stop for a decision."""
     suspends, procedures = gen.cp.suspends, gen.p.procedures
     for sub in walk(node):

@@ -1,9 +1,9 @@
-"""Expressions as Python: the fragments the lowering passes put into the IR.
+"""The expression lowerer: checked expressions as expression nodes (compiler/expr.py).
 
-`Generator.expr` turns one checked expression into Python code text, given an `Env` (how
-locals are reached, which callable is being generated, whether state reads are hoisted).
-Every literal from a rule file reaches the output through `repr` and every identifier
-is validated and prefixed, so no rule text is ever executed.
+`ExprLowerer.expr` turns one checked expression into a node, given an `Env` (how locals
+are reached, which callable is being lowered, whether state reads are hoisted). Every
+literal from a rule file reaches the output as a `Const` (printed with `repr`) and every
+identifier is validated and prefixed, so no rule text is ever executed.
 """
 
 from __future__ import annotations
@@ -146,8 +146,8 @@ class Env:
         return replace(self, names=names)
 
 
-class Generator(StrictVisitor):
-    """Emits the module for one checked program and its map data."""
+class ExprLowerer(StrictVisitor):
+    """Lowers the expressions of one checked program and its map data to nodes."""
 
     def __init__(self, cp: CheckedProgram, data: MapData, evaluator: Evaluator):
         self.cp = cp
