@@ -14,6 +14,7 @@ from compiler.consteval import Evaluator, MapData
 from compiler.draw_eval import map_items, report
 from compiler.emit import emit_module
 from compiler.loading import game_from_source, game_source, load_game
+from compiler.loop_bindings import bind_listings
 from compiler.lower_labels import element_labels
 from compiler.lower_module import lower_program
 from compiler.maps import build_map_data, run_checks
@@ -83,6 +84,11 @@ def stage_lower(ctx: CompileContext) -> None:
     ctx.module = lower_program(ctx.checked, ctx.data, ctx.evaluator, ctx.diags)
 
 
+def stage_bind_attributes(ctx: CompileContext) -> None:
+    """A listing's loop over map elements reads their repeated fixed attributes once (an optimisation)."""
+    bind_listings(ctx.module)
+
+
 def stage_share_listings(ctx: CompileContext) -> None:
     """The listings of one menu share the costly values they compute alike (an optimisation)."""
     share_listings(ctx.module)
@@ -126,11 +132,12 @@ STAGES: list[tuple[str, Callable[[CompileContext], None]]] = [
     ("check", stage_check),
     ("validate_maps", stage_validate_maps),
     ("lower", stage_lower),
+    ("bind_attributes", stage_bind_attributes),
     ("share_listings", stage_share_listings),
     ("emit_python", stage_emit_python),
 ]
 # Stages that only make the module faster: each may be left out (the games play the same).
-OPTIMISATIONS = frozenset({"share_listings"})
+OPTIMISATIONS = frozenset({"bind_attributes", "share_listings"})
 
 
 def run_stages(

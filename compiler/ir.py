@@ -80,6 +80,9 @@ class For(Stmt):
     iterable: PyExpr
     body: list[Stmt]
     span: Span | None = None
+    # A listing's loop over map elements: the first statement of `body` after its own test,
+    # from where the element's fixed attributes may be read once (compiler/loop_bindings.py).
+    bind_from: int | None = None
 
 
 @dataclass

@@ -9,6 +9,7 @@ values fail it before reading everything), and so are attributes read only once 
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 from dataclasses import fields
 
@@ -18,6 +19,22 @@ from compiler.printer import ir_expr
 from compiler.pyexpr import PyExpr
 
 REPEATED = 2  # reads worth a local: two per value, or one inside an inner loop
+
+
+def bind_listings(module: ir.Module) -> None:
+    """In every action's listing, each loop over map elements reads the fixed attributes of its
+    value that the code inside reads repeatedly once per value (in place)."""
+    for action in module.actions:
+        names = (Local(f"_a{number}") for number in itertools.count())
+        loops = [
+            stmt
+            for stmt in ir.statements(action.legal.body)
+            if isinstance(stmt, ir.For) and stmt.bind_from is not None
+        ]
+        for loop in reversed(loops):  # the innermost first: its locals are numbered first
+            start = loop.bind_from
+            inner = bind_attributes(loop.target.node, loop.body[start:], names)
+            loop.body = loop.body[:start] + inner
 
 
 def bind_attributes(var: Local, body: list[ir.Stmt], names: Iterator[Local]) -> list[ir.Stmt]:

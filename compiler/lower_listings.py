@@ -8,7 +8,6 @@ reads a loop value's fixed attributes once (compiler/loop_bindings.py).
 
 from __future__ import annotations
 
-import itertools
 from math import comb
 
 from compiler import ir
@@ -39,7 +38,6 @@ from compiler.expr import (
 )
 from compiler.guards import StaticParam
 from compiler.literals import ident
-from compiler.loop_bindings import bind_attributes
 from compiler.lower_exprs import Env, ExprLowerer, Tabulation, source_text, spot
 from compiler.lower_guards import static_param
 from compiler.lower_stmts import (
@@ -360,12 +358,12 @@ def legal_function(
     groups = [_at_depth(aliases, depths, d) for d in range(len(loops))]
     groups = [{c: a for c, a in group.items() if c not in guard_aliases} for group in groups]
     inner = [append]
-    locals_ = (Local(f"_a{number}") for number in itertools.count())
     for depth in reversed(range(len(loops))):
         setup, var, domain, where, span = loops[depth]
-        if isinstance(types[depth], ElemT) and isinstance(var, Local):
-            inner = bind_attributes(var, inner, locals_)
-        inner = setup + [ir.For(X(var), X(domain), ([where] if where else []) + inner, span)]
+        elements = isinstance(types[depth], ElemT) and isinstance(var, Local)
+        test = [where] if where else []
+        loop = ir.For(X(var), X(domain), test + inner, span, len(test) if elements else None)
+        inner = setup + [loop]
         if depth > 0:
             inner = _lazy_block(groups[depth], name) + inner
     lazy = [group for group in groups[1:] if group]
