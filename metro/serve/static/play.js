@@ -110,7 +110,7 @@ function itemKeys(choice) {
 }
 
 function subsetPicker(choices) {
-  // A choice of several things at once (the tickets to keep): a check box per thing, and one
+  // A choice of several things at once (some of the cards offered): a check box per thing, and one
   // button making the choice whose things are those checked (the first choice's at first).
   const picker = element("div");
   picker.className = "subset";
