@@ -24,7 +24,7 @@ from compiler.pywriter import PyWriter
 from compiler.version import COMPILER_VERSION
 from compiler.visit import StrictVisitor
 
-__all__ = ["COMPILER_VERSION", "emit_module", "environment"]
+__all__ = ["COMPILER_VERSION", "emit_module", "emit_scenarios", "environment"]
 
 
 class Py(str):
@@ -99,6 +99,25 @@ def emit_module(
     """The generated Python module text and its line map."""
     p = cp.program
     code = CodeGenerator()
+    tables = code.tables_written  # filled in the order the template writes them, then the code's
+    enums = [(name, tables.value(f"E_{ident(name)}", values)) for name, values in module.enums]
+    enum_words = {
+        name: tables.value(f"E_{ident(name)}__words", words)
+        for name, words in module.enum_words.items()
+    }
+    kinds = [
+        (
+            kind,
+            tables.value(f"K_{ident(kind)}", ids),
+            [(f, tables.value(f"K_{ident(kind)}__{ident(f)}", v)) for f, v in columns],
+        )
+        for kind, ids, columns in module.tables
+    ]
+    element_labels = {
+        kind: tables.value(f"K_{ident(kind)}__label", texts)
+        for kind, texts in module.element_labels.items()
+    }
+    consts = [(name, tables.value(f"C_{ident(name)}", value)) for name, value in module.consts]
     code.module(module, p)
     context = {
         "source_file": p.game_file,
@@ -109,19 +128,38 @@ def emit_module(
         "max_decisions": p.max_decisions,
         "default_bot": p.default_bot,
         "variants": list(variants),
-        "enums": module.enums,
+        "enums": enums,
         "named_values": module.named_values,
-        "kinds": module.tables,
-        "consts": module.consts,
+        "kinds": kinds,
+        "consts": consts,
         "desc_lines": [Py(line) for line in module.desc_lines],
         "slots": tuple(f.slot for f in module.fields) + tuple(i.slot for i in module.indexes),
-        "enum_words": module.enum_words,
-        "element_labels": module.element_labels,
+        "enum_words": enum_words,
+        "element_labels": element_labels,
         "state_visibility": {f.name: f.visibility for f in module.fields if not f.per_player},
         "player_visibility": {f.name: f.visibility for f in module.fields if f.per_player},
     }
+    return _assemble("module.py.jinja", code, context)
+
+
+def emit_scenarios(module: ir.Module, cp: CheckedProgram) -> tuple[str, dict[int, tuple[str, int]]]:
+    """The scenarios module: the scenarios and invariants, run over the game module's names
+    (`runtime.machine.run_module(..., over=game_module)`), and its own line map."""
+    code = CodeGenerator()
+    code.indexes = module.indexes  # a scenario's `set` moves the indexes as the game does
+    for function, _ in module.scenarios + module.invariants:
+        code.function(function)
+    code.scenario_tables(module)
+    context = {"source_file": cp.program.game_file, "version": COMPILER_VERSION}
+    return _assemble("scenarios.py.jinja", code, context)
+
+
+def _assemble(
+    template_name: str, code: CodeGenerator, context: dict
+) -> tuple[str, dict[int, tuple[str, int]]]:
+    """A template filled with the generated code, the imports it uses and its line map."""
     marker, imports_marker = "# <<code>>", "# <<imports>>"
-    template = environment().get_template("module.py.jinja")
+    template = environment().get_template(template_name)
     skeleton = template.render(code=Py(marker), imports=Py(imports_marker), **context)
     probe = skeleton.replace(marker, code.w.render(0, {}))
     used = [line for alias, line in IMPORTS if re.search(rf"(?<![\w.]){alias}\b", probe)]
@@ -132,6 +170,26 @@ def emit_module(
     body = code.w.render(first_line, line_map)
     table = "\n".join(f"    {k!r}: {v!r}," for k, v in sorted(line_map.items()))
     return before + body + after + f"\nMETRO_LINES = {{\n{table}\n}}\n", line_map
+
+
+class Tables:
+    """The module's tables, each written once: a table equal to one written before names it."""
+
+    def __init__(self):
+        self.first: dict[str, str] = {}  # a table's literal -> the name it was first written as
+
+    def earlier(self, name: str, value) -> str | None:
+        """The name an equal table was written as before `name`, if any (tables of two or more
+        items only: tuples, never mutable values)."""
+        if not (isinstance(value, tuple) and len(value) > 1):
+            return None
+        first = self.first.setdefault(lit(value), name)
+        return None if first == name else first
+
+    def value(self, name: str, value) -> Py:
+        """What `name = …` is written with: the literal, or the name of an equal earlier table."""
+        first = self.earlier(name, value)
+        return Py(lit(value) if first is None else first)
 
 
 MAX_INLINE_LEVEL = 40  # a block is written at its jump only up to this indentation
@@ -243,6 +301,7 @@ class CodeGenerator(StrictVisitor):
         self.entries: dict[str, Entry] = {}  # called procedures with a frameless entry
         self.entry: Entry | None = None  # set while writing one (compiler/entries.py)
         self.framed = False  # in an entry, past a NeedsFrame: written as the frame version
+        self.tables_written = Tables()  # the module's tables, each written once
 
     # ------------------------------------------------------------ module parts
 
@@ -268,8 +327,6 @@ class CodeGenerator(StrictVisitor):
         if module.estimate is not None:
             self.function(module.estimate)
         for _, function in module.metrics:
-            self.function(function)
-        for function, _ in module.scenarios + module.invariants:
             self.function(function)
         for _, rules in module.bots:
             for _, function in rules:
@@ -525,7 +582,10 @@ class CodeGenerator(StrictVisitor):
         for table in tables:
             w.line("# " + " ".join(table.comment.splitlines()))  # one line, whatever the rule text
             rows = table.value
-            if rows and isinstance(rows[0], tuple):
+            first = self.tables_written.earlier(ident(table.name), rows)
+            if first is not None:
+                w.line(f"{ident(table.name)} = {first}")
+            elif rows and isinstance(rows[0], tuple):
                 w.line(f"{ident(table.name)} = (")
                 with w.indented():
                     for row in rows:
@@ -588,6 +648,10 @@ class CodeGenerator(StrictVisitor):
         metrics = ", ".join(f"({name!r}, {fn.name})" for name, fn in module.metrics)
         w.line(f"METRICS = [{metrics}]")
         w.line(f"CHANCE_BOUND = {module.chance_bound!r}")
+
+    def scenario_tables(self, module: ir.Module) -> None:
+        """The registries of the scenarios module: scenarios and invariants with their places."""
+        w = self.w
         w.line("SCENARIOS = [")
         with w.indented():
             for fn, (name, players, seed, file, line) in module.scenarios:
