@@ -600,7 +600,7 @@ class Game:
         state.site = doc["site"]
         with saves.at("stack"):
             state.stack = each_item(check_list(doc["stack"]), Frame.from_doc, self.module.PROC_PCS)
-        saves.check_pending(self, state.over, state.site, state.stack)
+        state.site = saves.check_pending(self, state.over, state.site, state.stack)
         state._legal = None
         state._iters = 0
         saves.decode_fields(self.module, state, doc)
