@@ -120,7 +120,8 @@ def code_lines(game: Game) -> tuple[dict[int, tuple[str, int]], dict[int, tuple[
     for sign, module in zip((1, -1), modules, strict=True):
         if module is None:
             continue
-        runnable, every = function_lines(module)
+        # The game module's functions the scenarios and invariants call are reached from there.
+        runnable, every = function_lines(module, modules[1] if module is modules[0] else None)
         for number, where in module.METRO_LINES.items():
             if number in runnable:
                 live[sign * number] = where
@@ -129,8 +130,11 @@ def code_lines(game: Game) -> tuple[dict[int, tuple[str, int]], dict[int, tuple[
     return live, inlined
 
 
-def function_lines(module: ModuleType) -> tuple[set[int], set[int]]:
-    """(lines of code that can be called, lines of every function) in the generated module."""
+def function_lines(
+    module: ModuleType, callers: ModuleType | None = None
+) -> tuple[set[int], set[int]]:
+    """(lines of code that can be called, lines of every function) in the generated module;
+    the functions of `callers` (its scenarios module) may call it too."""
     filename = module.__file__
     # The drawings of the state (`draw`) are pictures, not rules: they count in no coverage.
     drawings = {id(fn) for fn in getattr(module, "DRAWS", {}).values()}
@@ -145,6 +149,16 @@ def function_lines(module: ModuleType) -> tuple[set[int], set[int]]:
     for name, value in vars(module).items():
         if name != "DRAWS" and not isinstance(value, FunctionType | ModuleType):
             roots += [fn.__code__ for fn in _functions_in(value, 0)]
+    if callers is not None:
+        calling = [
+            value.__code__
+            for value in vars(callers).values()
+            if isinstance(value, FunctionType) and value.__code__.co_filename == callers.__file__
+        ]
+        while calling:
+            code = calling.pop()
+            roots += [functions[name].__code__ for name in code.co_names if name in functions]
+            calling += [const for const in code.co_consts if isinstance(const, CodeType)]
     reachable = _lines_from(roots, functions, filename, follow_names=True)
     every = _lines_from(
         [fn.__code__ for fn in functions.values()], functions, filename, follow_names=False
