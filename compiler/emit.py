@@ -45,6 +45,18 @@ def _py(value) -> Py:
     return value
 
 
+def _table(value, depth: int = 0) -> Py:
+    """A literal written at indentation `depth`, wrapped as tables are (see `wrapped`)."""
+    return Py(
+        _joined(
+            [
+                (level + depth if i else 0, text)
+                for i, (level, text) in enumerate(wrapped(value, depth))
+            ]
+        )
+    )
+
+
 def _finalize(value):
     if not isinstance(value, Py):
         raise TypeError(f"unescaped value reached the template: {value!r:.60}")
@@ -66,6 +78,7 @@ def environment(package: str = "compiler") -> jinja2.Environment:
     env.filters["pyrepr"] = _pyrepr
     env.filters["ident"] = _ident
     env.filters["py"] = _py
+    env.filters["table"] = _table
     return env
 
 
@@ -172,6 +185,50 @@ def _assemble(
     return before + body + after + f"\nMETRO_LINES = {{\n{table}\n}}\n", line_map
 
 
+WIDTH = 100  # a table's literal longer than this is written over several lines
+
+
+def wrapped(value, depth: int = 0) -> list[tuple[int, str]]:
+    """`lit(value)` as (indentation, text) lines: a tuple, list or dict longer than WIDTH has its
+    entries filled into lines of at most WIDTH characters (an entry too long itself is wrapped
+    the same way, on lines of its own), so no table is one line of thousands of characters."""
+    text = lit(value)
+    if len(text) + 4 * depth <= WIDTH or not isinstance(value, tuple | list | dict) or not value:
+        return [(0, text)]
+    if isinstance(value, dict):
+        entries = [(f"{lit(key)}: ", item) for key, item in value.items()]
+    else:
+        entries = [("", item) for item in value]
+    opening, closing = (
+        "{}" if isinstance(value, dict) else "[]" if isinstance(value, list) else "()"
+    )
+    lines: list[tuple[int, str]] = [(0, opening)]
+    filled = ""
+    for prefix, item in entries:
+        inner = wrapped(item, depth + 1)
+        if len(inner) > 1:  # on lines of its own
+            if filled:
+                lines.append((1, filled))
+                filled = ""
+            lines.append((1, prefix + inner[0][1]))
+            lines += [(level + 1, text) for level, text in inner[1:-1]]
+            lines.append((inner[-1][0] + 1, inner[-1][1] + ","))
+            continue
+        piece = prefix + inner[0][1] + ","
+        if filled and 4 * (depth + 1) + len(filled) + 1 + len(piece) > WIDTH:
+            lines.append((1, filled))
+            filled = ""
+        filled = f"{filled} {piece}" if filled else piece
+    if filled:
+        lines.append((1, filled))
+    lines.append((0, closing))
+    return lines
+
+
+def _joined(lines: list[tuple[int, str]]) -> str:
+    return "\n".join("    " * level + text for level, text in lines)
+
+
 class Tables:
     """The module's tables, each written once: a table equal to one written before names it."""
 
@@ -189,7 +246,7 @@ class Tables:
     def value(self, name: str, value) -> Py:
         """What `name = …` is written with: the literal, or the name of an equal earlier table."""
         first = self.earlier(name, value)
-        return Py(lit(value) if first is None else first)
+        return Py(_joined(wrapped(value)) if first is None else first)
 
 
 MAX_INLINE_LEVEL = 40  # a block is written at its jump only up to this indentation
@@ -371,6 +428,18 @@ class CodeGenerator(StrictVisitor):
         w.line(f"BREAKDOWN = {'breakdown' if module.breakdown is not None else None}")
         w.line(f"DISPLAY = {'display' if module.display is not None else None}")
 
+    def registry(self, head: str, entries: list[str], closing: str) -> None:
+        """`head` entries `closing` on one line, or an entry a line when longer than WIDTH."""
+        one = head + ", ".join(entries) + closing
+        if len(one) + 4 * self.w.level <= WIDTH:
+            self.w.line(one)
+            return
+        self.w.line(head)
+        with self.w.indented():
+            for entry in entries:
+                self.w.line(entry + ",")
+        self.w.line(closing)
+
     def callable(self, part: ir.Function | ir.FrameProc) -> None:
         """A plain function or a frame procedure."""
         if isinstance(part, ir.FrameProc):
@@ -530,14 +599,14 @@ class CodeGenerator(StrictVisitor):
             ("encode_fields(S)", False, "S.{}"),
             ("encode_player(S, p)", True, "S.{}[p]"),
         ):
-            entries = ", ".join(
+            entries = [
                 f"{f.name!r}: {f.desc}.encode({value.format(f.slot)})"
                 for f in fields
                 if f.per_player == per_player
-            )
+            ]
             w.line(f"def {fn}:")
             with w.indented():
-                w.line(f"return {{{entries}}}")
+                self.registry("return {", entries, "}")
             self.gap()
         # How a save is read back: (name, slot, descriptor) per field, declared ranges checked.
         for table, per_player in (("SAVE_FIELDS", False), ("SAVE_PLAYER_FIELDS", True)):
@@ -585,14 +654,11 @@ class CodeGenerator(StrictVisitor):
             first = self.tables_written.earlier(ident(table.name), rows)
             if first is not None:
                 w.line(f"{ident(table.name)} = {first}")
-            elif rows and isinstance(rows[0], tuple):
-                w.line(f"{ident(table.name)} = (")
-                with w.indented():
-                    for row in rows:
-                        w.line(lit(row) + ",")
-                w.line(")")
             else:
-                w.line(f"{ident(table.name)} = {lit(rows)}")
+                lines = wrapped(rows)
+                w.line(f"{ident(table.name)} = {lines[0][1]}")
+                for level, text in lines[1:]:
+                    w.line("    " * level + text)
         if tables:
             self.gap()
 
@@ -609,11 +675,11 @@ class CodeGenerator(StrictVisitor):
                 )
         w.line("]")
         procs = module.frame_procs()
-        w.line("PROCS = {" + ", ".join(f"{f.name!r}: {f.name}" for f in procs) + "}")
+        self.registry("PROCS = {", [f"{f.name!r}: {f.name}" for f in procs], "}")
         # For checking saves: how many program counters each frame procedure has, and the
         # (procedure, program counter) a frame waits at when each site is the pending decision.
-        w.line("PROC_PCS = {" + ", ".join(f"{f.name!r}: {len(f.blocks)!r}" for f in procs) + "}")
-        w.line("SITE_FRAMES = [" + ", ".join(repr(site.frame) for site in module.sites) + "]")
+        self.registry("PROC_PCS = {", [f"{f.name!r}: {len(f.blocks)!r}" for f in procs], "}")
+        self.registry("SITE_FRAMES = [", [repr(site.frame) for site in module.sites], "]")
         secrets = ", ".join(f"{s.index!r}: {s.secret!r}" for s in module.sites if s.secret)
         w.line(f"SITE_SECRETS = {{{secrets}}}")
         w.line("FLOW_PROC = 's__flow'")
@@ -626,8 +692,7 @@ class CodeGenerator(StrictVisitor):
                     f"{action.name!r}: lambda p, a: _Frame({action.frame_name!r}, {{'me': p{params}}}),"
                 )
         w.line("}")
-        why = ", ".join(f"{a.name!r}: {a.why.name}" for a in module.actions)
-        w.line(f"ACTION_WHY = {{{why}}}")
+        self.registry("ACTION_WHY = {", [f"{a.name!r}: {a.why.name}" for a in module.actions], "}")
         w.line("ACTION_DESCS = {")
         with w.indented():
             for name, (descs, rank) in module.action_descs.items():
@@ -636,8 +701,8 @@ class CodeGenerator(StrictVisitor):
         w.line("BOTS = {")
         with w.indented():
             for name, rules in module.bots:
-                entries = ", ".join(f"{action!r}: {fn.name}" for action, fn in rules)
-                w.line(f"{name!r}: {{{entries}}},")
+                entries = [f"{action!r}: {fn.name}" for action, fn in rules]
+                self.registry(f"{name!r}: {{", entries, "},")
         w.line("}")
         w.line("DRAWS = {")
         with w.indented():
@@ -645,8 +710,7 @@ class CodeGenerator(StrictVisitor):
                 w.line(f"{name!r}: {fn.name},")
         w.line("}")
         w.line(f"ESTIMATE = {'estimate' if module.estimate is not None else None}")
-        metrics = ", ".join(f"({name!r}, {fn.name})" for name, fn in module.metrics)
-        w.line(f"METRICS = [{metrics}]")
+        self.registry("METRICS = [", [f"({name!r}, {fn.name})" for name, fn in module.metrics], "]")
         w.line(f"CHANCE_BOUND = {module.chance_bound!r}")
 
     def scenario_tables(self, module: ir.Module) -> None:

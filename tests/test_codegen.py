@@ -76,6 +76,18 @@ def test_no_table_is_written_twice(game_dir):
         written[text] = target.id
 
 
+@pytest.mark.parametrize("game_dir", game_dirs())
+def test_tables_are_written_over_lines_that_read(game_dir):
+    """Module-level tables and registries are wrapped (Ticket to Ride's route labels were one
+    line of 3,683 characters); the longest left is a shape of Tokyo Jutaku's, 222."""
+    source = _shipped(game_dir).python
+    lines = source.splitlines()
+    for node in pyast.parse(source).body:
+        if not isinstance(node, pyast.FunctionDef | pyast.ClassDef):
+            longest = max(len(lines[n - 1]) for n in range(node.lineno, node.end_lineno + 1))
+            assert longest <= 250, pyast.get_source_segment(source, node)[:80]
+
+
 def test_generated_module_imports_only_the_runtime():
     tree = pyast.parse(generate_python(TTR))
     for node in pyast.walk(tree):
