@@ -160,6 +160,8 @@ def emit_scenarios(module: ir.Module, cp: CheckedProgram) -> tuple[str, dict[int
     (`runtime.machine.run_module(..., over=game_module)`), and its own line map."""
     code = CodeGenerator()
     code.indexes = module.indexes  # a scenario's `set` moves the indexes as the game does
+    for function in module.scenario_functions:
+        code.function(function)
     for function, _ in module.scenarios + module.invariants:
         code.function(function)
     code.scenario_tables(module)

@@ -49,13 +49,16 @@ def test_game_module_is_the_game_alone(game_dir):
             defined |= {t.id for t in node.targets if isinstance(t, pyast.Name)}
     assert not [n for n in defined if n.startswith(("scenario_", "invariant_"))]
     assert not defined & {"SCENARIOS", "INVARIANTS"}
-    assert "def scenario_" not in ctx.python and "def invariant_" not in ctx.python
+    assert "scenario_" not in ctx.python and "def invariant_" not in ctx.python
+    # The helpers only scenarios and invariants call are the scenarios module's too.
+    assert "scenarios.metro:" not in ctx.python
     scenarios = {
         node.name
         for node in pyast.parse(ctx.scenarios_python).body
         if isinstance(node, pyast.FunctionDef)
     }
-    assert len(scenarios) == len(ctx.module.scenarios) + len(ctx.module.invariants) > 0
+    tests = ctx.module.scenarios + ctx.module.invariants
+    assert len(scenarios) == len(tests) + len(ctx.module.scenario_functions) > 0
 
 
 @pytest.mark.parametrize("game_dir", game_dirs())
