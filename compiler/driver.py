@@ -12,7 +12,7 @@ from compiler.check import check
 from compiler.checked import CheckedProgram
 from compiler.consteval import Evaluator, MapData
 from compiler.draw_eval import map_items, report
-from compiler.emit import emit_module
+from compiler.emit import emit_module, emit_scenarios
 from compiler.loading import game_from_source, game_source, load_game
 from compiler.loop_bindings import bind_listings
 from compiler.lower_labels import element_labels
@@ -42,8 +42,10 @@ class CompileContext:
     data: MapData | None = None
     evaluator: Evaluator | None = None
     module: ir.Module | None = None
-    python: str | None = None
+    python: str | None = None  # the game module: the game and only the game
     line_map: dict[int, tuple[str, int]] = field(default_factory=dict)
+    scenarios_python: str | None = None  # its scenarios and invariants, run over its names
+    scenarios_line_map: dict[int, tuple[str, int]] = field(default_factory=dict)
 
     @property
     def sources(self):
@@ -95,15 +97,26 @@ def stage_share_listings(ctx: CompileContext) -> None:
 
 
 def stage_emit_python(ctx: CompileContext) -> None:
-    """Generate the module text from the IR, then make sure Python accepts it."""
+    """Generate the game module's and the scenarios module's texts from the IR, then make sure
+    Python accepts them."""
     inputs = [
         os.path.relpath(f) if not os.path.isabs(f) else f for f in sorted(ctx.program.sources)
     ]
     ctx.python, ctx.line_map = emit_module(ctx.module, ctx.checked, inputs, ctx.variants)
+    ctx.scenarios_python, ctx.scenarios_line_map = emit_scenarios(ctx.module, ctx.checked)
+    for text, line_map in (
+        (ctx.python, ctx.line_map),
+        (ctx.scenarios_python, ctx.scenarios_line_map),
+    ):
+        _compiles(ctx, text, line_map)
+
+
+def _compiles(ctx: CompileContext, text: str, line_map: dict[int, tuple[str, int]]) -> None:
+    """Report a generated text Python refuses at the .metro line it came from."""
     try:
-        compile(ctx.python, f"<metro:{ctx.program.game_file}>", "exec")
+        compile(text, f"<metro:{ctx.program.game_file}>", "exec")
     except (SyntaxError, RecursionError, MemoryError, ValueError) as error:
-        file, line = _metro_line(ctx.line_map, getattr(error, "lineno", None)) or (
+        file, line = _metro_line(line_map, getattr(error, "lineno", None)) or (
             ctx.program.game_file,
             1,
         )

@@ -24,7 +24,7 @@ from compiler.pywriter import PyWriter
 from compiler.version import COMPILER_VERSION
 from compiler.visit import StrictVisitor
 
-__all__ = ["COMPILER_VERSION", "emit_module", "environment"]
+__all__ = ["COMPILER_VERSION", "emit_module", "emit_scenarios", "environment"]
 
 
 class Py(str):
@@ -43,6 +43,18 @@ def _py(value) -> Py:
     if not isinstance(value, Py):
         raise TypeError("only generated code may be printed raw")
     return value
+
+
+def _table(value, depth: int = 0) -> Py:
+    """A literal written at indentation `depth`, wrapped as tables are (see `wrapped`)."""
+    return Py(
+        _joined(
+            [
+                (level + depth if i else 0, text)
+                for i, (level, text) in enumerate(wrapped(value, depth))
+            ]
+        )
+    )
 
 
 def _finalize(value):
@@ -66,6 +78,7 @@ def environment(package: str = "compiler") -> jinja2.Environment:
     env.filters["pyrepr"] = _pyrepr
     env.filters["ident"] = _ident
     env.filters["py"] = _py
+    env.filters["table"] = _table
     return env
 
 
@@ -99,6 +112,25 @@ def emit_module(
     """The generated Python module text and its line map."""
     p = cp.program
     code = CodeGenerator()
+    tables = code.tables_written  # filled in the order the template writes them, then the code's
+    enums = [(name, tables.value(f"E_{ident(name)}", values)) for name, values in module.enums]
+    enum_words = {
+        name: tables.value(f"E_{ident(name)}__words", words)
+        for name, words in module.enum_words.items()
+    }
+    kinds = [
+        (
+            kind,
+            tables.value(f"K_{ident(kind)}", ids),
+            [(f, tables.value(f"K_{ident(kind)}__{ident(f)}", v)) for f, v in columns],
+        )
+        for kind, ids, columns in module.tables
+    ]
+    element_labels = {
+        kind: tables.value(f"K_{ident(kind)}__label", texts)
+        for kind, texts in module.element_labels.items()
+    }
+    consts = [(name, tables.value(f"C_{ident(name)}", value)) for name, value in module.consts]
     code.module(module, p)
     context = {
         "source_file": p.game_file,
@@ -109,19 +141,40 @@ def emit_module(
         "max_decisions": p.max_decisions,
         "default_bot": p.default_bot,
         "variants": list(variants),
-        "enums": module.enums,
+        "enums": enums,
         "named_values": module.named_values,
-        "kinds": module.tables,
-        "consts": module.consts,
+        "kinds": kinds,
+        "consts": consts,
         "desc_lines": [Py(line) for line in module.desc_lines],
         "slots": tuple(f.slot for f in module.fields) + tuple(i.slot for i in module.indexes),
-        "enum_words": module.enum_words,
-        "element_labels": module.element_labels,
+        "enum_words": enum_words,
+        "element_labels": element_labels,
         "state_visibility": {f.name: f.visibility for f in module.fields if not f.per_player},
         "player_visibility": {f.name: f.visibility for f in module.fields if f.per_player},
     }
+    return _assemble("module.py.jinja", code, context)
+
+
+def emit_scenarios(module: ir.Module, cp: CheckedProgram) -> tuple[str, dict[int, tuple[str, int]]]:
+    """The scenarios module: the scenarios and invariants, run over the game module's names
+    (`runtime.machine.run_module(..., over=game_module)`), and its own line map."""
+    code = CodeGenerator()
+    code.indexes = module.indexes  # a scenario's `set` moves the indexes as the game does
+    for function in module.scenario_functions:
+        code.function(function)
+    for function, _ in module.scenarios + module.invariants:
+        code.function(function)
+    code.scenario_tables(module)
+    context = {"source_file": cp.program.game_file, "version": COMPILER_VERSION}
+    return _assemble("scenarios.py.jinja", code, context)
+
+
+def _assemble(
+    template_name: str, code: CodeGenerator, context: dict
+) -> tuple[str, dict[int, tuple[str, int]]]:
+    """A template filled with the generated code, the imports it uses and its line map."""
     marker, imports_marker = "# <<code>>", "# <<imports>>"
-    template = environment().get_template("module.py.jinja")
+    template = environment().get_template(template_name)
     skeleton = template.render(code=Py(marker), imports=Py(imports_marker), **context)
     probe = skeleton.replace(marker, code.w.render(0, {}))
     used = [line for alias, line in IMPORTS if re.search(rf"(?<![\w.]){alias}\b", probe)]
@@ -132,6 +185,70 @@ def emit_module(
     body = code.w.render(first_line, line_map)
     table = "\n".join(f"    {k!r}: {v!r}," for k, v in sorted(line_map.items()))
     return before + body + after + f"\nMETRO_LINES = {{\n{table}\n}}\n", line_map
+
+
+WIDTH = 100  # a table's literal longer than this is written over several lines
+
+
+def wrapped(value, depth: int = 0) -> list[tuple[int, str]]:
+    """`lit(value)` as (indentation, text) lines: a tuple, list or dict longer than WIDTH has its
+    entries filled into lines of at most WIDTH characters (an entry too long itself is wrapped
+    the same way, on lines of its own), so no table is one line of thousands of characters."""
+    text = lit(value)
+    if len(text) + 4 * depth <= WIDTH or not isinstance(value, tuple | list | dict) or not value:
+        return [(0, text)]
+    if isinstance(value, dict):
+        entries = [(f"{lit(key)}: ", item) for key, item in value.items()]
+    else:
+        entries = [("", item) for item in value]
+    opening, closing = (
+        "{}" if isinstance(value, dict) else "[]" if isinstance(value, list) else "()"
+    )
+    lines: list[tuple[int, str]] = [(0, opening)]
+    filled = ""
+    for prefix, item in entries:
+        inner = wrapped(item, depth + 1)
+        if len(inner) > 1:  # on lines of its own
+            if filled:
+                lines.append((1, filled))
+                filled = ""
+            lines.append((1, prefix + inner[0][1]))
+            lines += [(level + 1, text) for level, text in inner[1:-1]]
+            lines.append((inner[-1][0] + 1, inner[-1][1] + ","))
+            continue
+        piece = prefix + inner[0][1] + ","
+        if filled and 4 * (depth + 1) + len(filled) + 1 + len(piece) > WIDTH:
+            lines.append((1, filled))
+            filled = ""
+        filled = f"{filled} {piece}" if filled else piece
+    if filled:
+        lines.append((1, filled))
+    lines.append((0, closing))
+    return lines
+
+
+def _joined(lines: list[tuple[int, str]]) -> str:
+    return "\n".join("    " * level + text for level, text in lines)
+
+
+class Tables:
+    """The module's tables, each written once: a table equal to one written before names it."""
+
+    def __init__(self):
+        self.first: dict[str, str] = {}  # a table's literal -> the name it was first written as
+
+    def earlier(self, name: str, value) -> str | None:
+        """The name an equal table was written as before `name`, if any (tables of two or more
+        items only: tuples, never mutable values)."""
+        if not (isinstance(value, tuple) and len(value) > 1):
+            return None
+        first = self.first.setdefault(lit(value), name)
+        return None if first == name else first
+
+    def value(self, name: str, value) -> Py:
+        """What `name = …` is written with: the literal, or the name of an equal earlier table."""
+        first = self.earlier(name, value)
+        return Py(_joined(wrapped(value)) if first is None else first)
 
 
 MAX_INLINE_LEVEL = 40  # a block is written at its jump only up to this indentation
@@ -243,6 +360,7 @@ class CodeGenerator(StrictVisitor):
         self.entries: dict[str, Entry] = {}  # called procedures with a frameless entry
         self.entry: Entry | None = None  # set while writing one (compiler/entries.py)
         self.framed = False  # in an entry, past a NeedsFrame: written as the frame version
+        self.tables_written = Tables()  # the module's tables, each written once
 
     # ------------------------------------------------------------ module parts
 
@@ -268,8 +386,6 @@ class CodeGenerator(StrictVisitor):
         if module.estimate is not None:
             self.function(module.estimate)
         for _, function in module.metrics:
-            self.function(function)
-        for function, _ in module.scenarios + module.invariants:
             self.function(function)
         for _, rules in module.bots:
             for _, function in rules:
@@ -313,6 +429,18 @@ class CodeGenerator(StrictVisitor):
         w.line(")")
         w.line(f"BREAKDOWN = {'breakdown' if module.breakdown is not None else None}")
         w.line(f"DISPLAY = {'display' if module.display is not None else None}")
+
+    def registry(self, head: str, entries: list[str], closing: str) -> None:
+        """`head` entries `closing` on one line, or an entry a line when longer than WIDTH."""
+        one = head + ", ".join(entries) + closing
+        if len(one) + 4 * self.w.level <= WIDTH:
+            self.w.line(one)
+            return
+        self.w.line(head)
+        with self.w.indented():
+            for entry in entries:
+                self.w.line(entry + ",")
+        self.w.line(closing)
 
     def callable(self, part: ir.Function | ir.FrameProc) -> None:
         """A plain function or a frame procedure."""
@@ -473,14 +601,14 @@ class CodeGenerator(StrictVisitor):
             ("encode_fields(S)", False, "S.{}"),
             ("encode_player(S, p)", True, "S.{}[p]"),
         ):
-            entries = ", ".join(
+            entries = [
                 f"{f.name!r}: {f.desc}.encode({value.format(f.slot)})"
                 for f in fields
                 if f.per_player == per_player
-            )
+            ]
             w.line(f"def {fn}:")
             with w.indented():
-                w.line(f"return {{{entries}}}")
+                self.registry("return {", entries, "}")
             self.gap()
         # How a save is read back: (name, slot, descriptor) per field, declared ranges checked.
         for table, per_player in (("SAVE_FIELDS", False), ("SAVE_PLAYER_FIELDS", True)):
@@ -525,14 +653,14 @@ class CodeGenerator(StrictVisitor):
         for table in tables:
             w.line("# " + " ".join(table.comment.splitlines()))  # one line, whatever the rule text
             rows = table.value
-            if rows and isinstance(rows[0], tuple):
-                w.line(f"{ident(table.name)} = (")
-                with w.indented():
-                    for row in rows:
-                        w.line(lit(row) + ",")
-                w.line(")")
+            first = self.tables_written.earlier(ident(table.name), rows)
+            if first is not None:
+                w.line(f"{ident(table.name)} = {first}")
             else:
-                w.line(f"{ident(table.name)} = {lit(rows)}")
+                lines = wrapped(rows)
+                w.line(f"{ident(table.name)} = {lines[0][1]}")
+                for level, text in lines[1:]:
+                    w.line("    " * level + text)
         if tables:
             self.gap()
 
@@ -549,11 +677,11 @@ class CodeGenerator(StrictVisitor):
                 )
         w.line("]")
         procs = module.frame_procs()
-        w.line("PROCS = {" + ", ".join(f"{f.name!r}: {f.name}" for f in procs) + "}")
+        self.registry("PROCS = {", [f"{f.name!r}: {f.name}" for f in procs], "}")
         # For checking saves: how many program counters each frame procedure has, and the
         # (procedure, program counter) a frame waits at when each site is the pending decision.
-        w.line("PROC_PCS = {" + ", ".join(f"{f.name!r}: {len(f.blocks)!r}" for f in procs) + "}")
-        w.line("SITE_FRAMES = [" + ", ".join(repr(site.frame) for site in module.sites) + "]")
+        self.registry("PROC_PCS = {", [f"{f.name!r}: {len(f.blocks)!r}" for f in procs], "}")
+        self.registry("SITE_FRAMES = [", [repr(site.frame) for site in module.sites], "]")
         secrets = ", ".join(f"{s.index!r}: {s.secret!r}" for s in module.sites if s.secret)
         w.line(f"SITE_SECRETS = {{{secrets}}}")
         w.line("FLOW_PROC = 's__flow'")
@@ -566,8 +694,7 @@ class CodeGenerator(StrictVisitor):
                     f"{action.name!r}: lambda p, a: _Frame({action.frame_name!r}, {{'me': p{params}}}),"
                 )
         w.line("}")
-        why = ", ".join(f"{a.name!r}: {a.why.name}" for a in module.actions)
-        w.line(f"ACTION_WHY = {{{why}}}")
+        self.registry("ACTION_WHY = {", [f"{a.name!r}: {a.why.name}" for a in module.actions], "}")
         w.line("ACTION_DESCS = {")
         with w.indented():
             for name, (descs, rank) in module.action_descs.items():
@@ -576,8 +703,8 @@ class CodeGenerator(StrictVisitor):
         w.line("BOTS = {")
         with w.indented():
             for name, rules in module.bots:
-                entries = ", ".join(f"{action!r}: {fn.name}" for action, fn in rules)
-                w.line(f"{name!r}: {{{entries}}},")
+                entries = [f"{action!r}: {fn.name}" for action, fn in rules]
+                self.registry(f"{name!r}: {{", entries, "},")
         w.line("}")
         w.line("DRAWS = {")
         with w.indented():
@@ -585,9 +712,12 @@ class CodeGenerator(StrictVisitor):
                 w.line(f"{name!r}: {fn.name},")
         w.line("}")
         w.line(f"ESTIMATE = {'estimate' if module.estimate is not None else None}")
-        metrics = ", ".join(f"({name!r}, {fn.name})" for name, fn in module.metrics)
-        w.line(f"METRICS = [{metrics}]")
+        self.registry("METRICS = [", [f"({name!r}, {fn.name})" for name, fn in module.metrics], "]")
         w.line(f"CHANCE_BOUND = {module.chance_bound!r}")
+
+    def scenario_tables(self, module: ir.Module) -> None:
+        """The registries of the scenarios module: scenarios and invariants with their places."""
+        w = self.w
         w.line("SCENARIOS = [")
         with w.indented():
             for fn, (name, players, seed, file, line) in module.scenarios:

@@ -314,6 +314,8 @@ class Module:
     indexes: list = field(default_factory=list)  # maintained indexes (compiler/indexes.py)
     action_tables: list[Assign] = field(default_factory=list)  # `ACTIONS_<name> = …`
     chance_bound: int | None = 0  # most outcomes of one random event (compiler/chance_bound.py)
+    # Functions and procedures only the scenarios and invariants call: the scenarios module's.
+    scenario_functions: list[Function] = field(default_factory=list)
 
     def frame_procs(self) -> list[FrameProc]:
         """Every frame procedure, in emission order."""

@@ -29,16 +29,26 @@ def game_key(path: str, expansions=(), variants=(), map: str | None = None) -> t
     return game_file, cache.cache_key(game_file, [e for e in extra if e], options)
 
 
-def _generated(path: str, expansions, variants, map: str | None, key: str) -> str:
-    """The generated module's text: from the cache, else compiled (and then cached)."""
-    source = cache.load(key) if key else None
-    if source is None:
-        from compiler.driver import generate_python  # the heavy path: only on a miss
+SCENARIOS_PART = ".scenarios"  # the cache entry of a game's scenarios module: KEY.scenarios.py
 
-        source = generate_python(path, expansions, variants, map)
-        if key:
-            cache.store(key, source)
-    return source
+
+def _generated(
+    path: str, expansions, variants, map: str | None, key: str, part: str = ""
+) -> tuple[str, str | None]:
+    """The text of the game module (`part` "") or of its scenarios module (SCENARIOS_PART):
+    from the cache, else compiled (and both then cached). On a compile, the other text too."""
+    source = cache.load(key + part) if key else None
+    if source is not None:
+        return source, None
+    from compiler.driver import compile_game  # the heavy path: only on a miss
+
+    ctx = compile_game(path, expansions, variants, map)
+    if key:
+        cache.store(key, ctx.python)
+        cache.store(key + SCENARIOS_PART, ctx.scenarios_python)
+    if part:
+        return ctx.scenarios_python, ctx.python
+    return ctx.python, ctx.scenarios_python
 
 
 def game_source(
@@ -47,27 +57,71 @@ def game_source(
     """The generated module's text (compiled, or from the cache) and a name for its tracebacks."""
     game_file, key = game_key(path, expansions, variants, map)
     key = key if use_cache else ""
-    return _generated(path, expansions, variants, map, key), f"<metro:{game_file}>"
+    return _generated(path, expansions, variants, map, key)[0], f"<metro:{game_file}>"
 
 
-def game_from_source(source: str, filename: str, variants: tuple[str, ...] = ()) -> Game:
-    """A runnable Game from a generated module's text (what a worker without the compiler runs)."""
+def game_from_source(
+    source: str, filename: str, variants: tuple[str, ...] = (), scenarios: str | None = None
+) -> Game:
+    """A runnable Game from a generated module's text (what a worker without the compiler runs),
+    with the text of its scenarios module if it is given (else it has none)."""
     digest = hashlib.sha256(source.encode()).hexdigest()
+    name = f"metro_game_{digest[:12]}"
     code = compile_module(source, filename)
-    return Game(run_module(code, filename, f"metro_game_{digest[:12]}"), tuple(variants))
+    loader = None
+    if scenarios is not None:
+
+        def loader(module):
+            return run_module(
+                compile_module(scenarios, _scenarios_file(filename)),
+                _scenarios_file(filename),
+                name + "_scenarios",
+                module,
+            )
+
+    return Game(run_module(code, filename, name), tuple(variants), loader)
+
+
+def _scenarios_file(filename: str) -> str:
+    """The tracebacks' name of a scenarios module, from its game module's."""
+    return filename.replace("<metro:", "<metro-scenarios:", 1)
 
 
 def load_game(
     path: str, expansions=(), variants=(), map: str | None = None, use_cache: bool = True
 ) -> Game:
-    """Compile (or load from the cache) and return a runnable Game."""
+    """Compile (or load from the cache) and return a runnable Game.
+
+    Its scenarios module is loaded when the scenarios or invariants are first asked for:
+    from the cache under the same key (an entry for files changed since is never taken).
+    """
     game_file, key = game_key(path, expansions, variants, map)
     key = key if use_cache else ""
     filename = f"<metro:{game_file}>"
     name = f"metro_game_{key[:12] or 'nocache'}"
     code = cache.load_code(key) if key else None
+    compiled: str | None = None  # the scenarios module's text, when this load compiled the game
     if code is None:
-        code = compile_module(_generated(path, expansions, variants, map, key), filename)
+        source, compiled = _generated(path, expansions, variants, map, key)
+        code = compile_module(source, filename)
         if key:
             cache.store_code(key, code)
-    return Game(run_module(code, filename, name), tuple(variants))
+
+    def scenarios(module):
+        text = compiled
+        part_key = key + SCENARIOS_PART if key else ""
+        code = cache.load_code(part_key) if key else None
+        if code is None:
+            if text is None:
+                if key and game_key(path, expansions, variants, map)[1] != key:
+                    raise RuntimeError(
+                        f"the rule files of {game_file} changed since the game was loaded: "
+                        "load it again to run its scenarios"
+                    )
+                text = _generated(path, expansions, variants, map, key, SCENARIOS_PART)[0]
+            code = compile_module(text, _scenarios_file(filename))
+            if key:
+                cache.store_code(part_key, code)
+        return run_module(code, _scenarios_file(filename), f"{name}_scenarios", module)
+
+    return Game(run_module(code, filename, name), tuple(variants), scenarios)

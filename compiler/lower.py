@@ -66,6 +66,15 @@ class FrameLowerer(StrictVisitor):
         self.blocks: list[list[ir.Stmt]] = [[]]
         self.cur = self.blocks[0]
         self.env = Env(frame=True, within=within)
+        self.locals_made = 0  # the numbered frame locals made so far, counted in this procedure
+
+    def frame_local_number(self) -> int:
+        """A number for frame locals (`_it3`), counted per procedure: they are saved with a game,
+        so a save stays loadable after edits to other rules. The module-wide count moves on too,
+        so the names of other code stay as they were."""
+        self.gen.fresh()
+        self.locals_made += 1
+        return self.locals_made
 
     def emit(self, *stmts: ir.Stmt) -> None:
         """Append statements to the current block."""
@@ -136,7 +145,7 @@ class FrameLowerer(StrictVisitor):
         self.goto(join)
 
     def visit_For(self, node: ast.For, loops):
-        k = self.gen.fresh()
+        k = self.frame_local_number()
         it, i = f"L['_it{k}']", f"L['_i{k}']"
         self.emit(
             ir.Assign(X(it), X(f"list({py(self.gen.items(node.iterable, self.env))})"), node.span)
@@ -145,7 +154,7 @@ class FrameLowerer(StrictVisitor):
         self._counted_loop(node, loops, f"len({it})", i, fetch)
 
     def visit_Repeat(self, node: ast.Repeat, loops):
-        k = self.gen.fresh()
+        k = self.frame_local_number()
         n, i = f"L['_n{k}']", f"L['_i{k}']"
         count = f"_l.times(S, {py(self.gen.expr(node.count, self.env))}, {py_list(self.gen.charge_args(node))})"
         self.emit(ir.Assign(X(n), X(count), node.span))
@@ -325,7 +334,7 @@ class FrameLowerer(StrictVisitor):
     def visit_Choose(self, node: ast.Choose, loops):
         gen = self.gen
         self.emit(ir.NeedsFrame())  # a frameless entry makes the frame here
-        by = f"L['_by{gen.fresh()}']"
+        by = f"L['_by{self.frame_local_number()}']"
         value_t = gen.cp.types[id(node)]
         desc = gen.desc(OptT(value_t) if node.optional else value_t)
         descs = self.ctx.arg_descs(node.name, f"({desc},)")
@@ -361,7 +370,7 @@ class FrameLowerer(StrictVisitor):
     def visit_EachChoose(self, node: ast.EachChoose, loops):
         gen = self.gen
         self.emit(ir.NeedsFrame())  # a frameless entry makes the frame here
-        k = gen.fresh()
+        k = self.frame_local_number()
         who, sub = f"_who{k}", f"_sub{k}"
         inner = self.env.bind(node.var, ME)
         desc = gen.desc(gen.cp.types[id(node)])
@@ -415,7 +424,7 @@ class FrameLowerer(StrictVisitor):
     def visit_ChooseAction(self, node: ast.ChooseAction, loops):
         gen = self.gen
         self.emit(ir.NeedsFrame())  # a frameless entry makes the frame here
-        by = f"L['_by{gen.fresh()}']"
+        by = f"L['_by{self.frame_local_number()}']"
         resume = self.new_block()
         other = self.new_block() if node.orelse is not None else None
         site = len(self.ctx.sites)
@@ -456,7 +465,7 @@ class FrameLowerer(StrictVisitor):
     def visit_EachChooseAction(self, node: ast.EachChooseAction, loops):
         gen = self.gen
         self.emit(ir.NeedsFrame())  # a frameless entry makes the frame here
-        k = gen.fresh()
+        k = self.frame_local_number()
         who, sub = f"_who{k}", f"_sub{k}"
         resume = self.new_block()
         site = len(self.ctx.sites)

@@ -8,6 +8,8 @@ be computed and for limits found while lowering.
 
 from __future__ import annotations
 
+import dataclasses
+
 from compiler import ir
 from compiler.chance_bound import chance_bound
 from compiler.checked import CheckedProgram
@@ -27,6 +29,7 @@ from compiler.lower_labels import (
 )
 from compiler.lower_stmts import LoweringContext, StmtLowerer
 from compiler.printer import py
+from compiler.program import Program, Versions
 from compiler.pyexpr import PyExpr
 from compiler.types import (
     INT,
@@ -120,6 +123,16 @@ def lower_program(
         action_tables=ctx.action_tables,
         chance_bound=chance_bound(ctx.gen),
     )
+    tested = {
+        ctx.gen.version_name(prefix, name, version)
+        for name in _scenario_only(p)
+        for prefix in ("f", "p")
+        for version in range(len((p.functions.get(name) or p.procedures[name]).versions))
+    }
+    module.scenario_functions = [
+        f for f in module.functions if isinstance(f, ir.Function) and f.name in tested
+    ]
+    module.functions = [f for f in module.functions if f not in module.scenario_functions]
     for message, span in dict.fromkeys(ctx.errors):
         diags.error(TOO_LARGE, message, span)
     return module
@@ -353,6 +366,53 @@ def _scenarios(ctx: LoweringContext) -> list[tuple[ir.Function, tuple]]:
         info = (decl.name, decl.players, decl.seed, decl.span.file, decl.span.line)
         out.append((ir.Function(f"scenario_{index}", ["S"], body, decl.span), info))
     return out
+
+
+def _scenario_only(p: Program) -> set[str]:
+    """The functions and procedures only scenarios and invariants call (directly or through
+    each other): the game module does without them. A name a rule mentions anywhere else keeps
+    it in the game."""
+    callables = {**p.functions, **p.procedures}
+
+    def mentioned(nodes: list[ast.Node]) -> set[str]:
+        out = set()
+        for node in nodes:
+            for sub in walk(node):
+                if isinstance(sub, ast.Call) and sub.func in callables:
+                    out.add(sub.func)
+                elif isinstance(sub, ast.Name) and sub.name in callables:
+                    out.add(sub.name)
+        return out
+
+    def closure(names: set[str]) -> set[str]:
+        todo, seen = list(names), set(names)
+        while todo:
+            for name in mentioned(callables[todo.pop()].versions) - seen:
+                seen.add(name)
+                todo.append(name)
+        return seen
+
+    tests = ("scenarios", "invariants", "functions", "procedures")
+    others: list[ast.Node] = []
+    for spec in dataclasses.fields(p):
+        if spec.name not in tests:
+            _nodes_in(getattr(p, spec.name), others)
+    used = closure(mentioned(others))
+    return closure(mentioned([*p.scenarios.values(), *p.invariants.values()])) - used
+
+
+def _nodes_in(value, out: list[ast.Node]) -> None:
+    """Every syntax node held in `value` (nodes, versions, lists and dicts of them)."""
+    if isinstance(value, ast.Node):
+        out.append(value)
+    elif isinstance(value, Versions):
+        out.extend(value.versions)
+    elif isinstance(value, list | tuple | set):
+        for item in value:
+            _nodes_in(item, out)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _nodes_in(item, out)
 
 
 def _invariants(ctx: LoweringContext) -> list[tuple[ir.Function, tuple]]:

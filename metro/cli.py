@@ -284,15 +284,27 @@ def test_command(path: str, only: str, as_json: bool, variants, expansions, map_
     type=click.Path(dir_okay=False, path_type=str),
     help="Where to write the generated Python module ('-' for standard output).",
 )
+@click.option(
+    "--scenarios",
+    "scenarios_output",
+    type=click.Path(dir_okay=False, path_type=str),
+    help="Also write the module of the game's scenarios and invariants (run over the game module's names).",
+)
 @game_options
-def compile_command(path: str, output: str, variants, expansions, map_path) -> None:
-    """Write the Python module that the compiler generates for a game."""
-    text = compiler.generate_python(path, expansions, variants, map_path)  # none written on errors
-    try:
-        with click.open_file(output, "w", encoding="utf-8") as handle:
-            handle.write(text)
-    except OSError as error:
-        raise Failure(f"error: cannot write {output}: {error.strerror or error}") from None
+def compile_command(
+    path: str, output: str, scenarios_output: str | None, variants, expansions, map_path
+) -> None:
+    """Write the Python module that the compiler generates for a game (the game alone)."""
+    ctx = compiler.compile_game(path, expansions, variants, map_path)  # none written on errors
+    texts = [(output, ctx.python)]
+    if scenarios_output:
+        texts.append((scenarios_output, ctx.scenarios_python))
+    for name, text in texts:
+        try:
+            with click.open_file(name, "w", encoding="utf-8") as handle:
+                handle.write(text)
+        except OSError as error:
+            raise Failure(f"error: cannot write {name}: {error.strerror or error}") from None
 
 
 def _load(path: str, variants, expansions, map_path, players: int | None) -> tuple[Game, int]:

@@ -101,22 +101,40 @@ ENTRY_POINTS = frozenset(
 )
 
 
+def traced_files(game: Game) -> dict[str, int]:
+    """The generated files whose lines count, each with the sign its line numbers are kept with:
+    the game module's as they are, its scenarios module's negated (one set holds both)."""
+    files = {game.module.__file__: 1}
+    if game.scenarios_module is not None:
+        files[game.scenarios_module.__file__] = -1
+    return files
+
+
 def code_lines(game: Game) -> tuple[dict[int, tuple[str, int]], dict[int, tuple[str, int]]]:
-    """(runnable, inlined) maps of generated line -> .metro position, for lines inside functions."""
+    """(runnable, inlined) maps of generated line -> .metro position, for lines inside functions
+    (the scenarios module's lines negated, as `traced_files` keeps them)."""
     # Module-level lines ran at import and are left out. A rule function whose calls were all
     # inlined by the compiler is never called itself: its lines are "inlined", covered at the callers.
-    runnable, every = function_lines(game.module)
     live, inlined = {}, {}
-    for number, where in game.module.METRO_LINES.items():
-        if number in runnable:
-            live[number] = where
-        elif number in every:
-            inlined[number] = where
+    modules = [game.module, game.scenarios_module]
+    for sign, module in zip((1, -1), modules, strict=True):
+        if module is None:
+            continue
+        # The game module's functions the scenarios and invariants call are reached from there.
+        runnable, every = function_lines(module, modules[1] if module is modules[0] else None)
+        for number, where in module.METRO_LINES.items():
+            if number in runnable:
+                live[sign * number] = where
+            elif number in every:
+                inlined[sign * number] = where
     return live, inlined
 
 
-def function_lines(module: ModuleType) -> tuple[set[int], set[int]]:
-    """(lines of code that can be called, lines of every function) in the generated module."""
+def function_lines(
+    module: ModuleType, callers: ModuleType | None = None
+) -> tuple[set[int], set[int]]:
+    """(lines of code that can be called, lines of every function) in the generated module;
+    the functions of `callers` (its scenarios module) may call it too."""
     filename = module.__file__
     # The drawings of the state (`draw`) are pictures, not rules: they count in no coverage.
     drawings = {id(fn) for fn in getattr(module, "DRAWS", {}).values()}
@@ -131,6 +149,16 @@ def function_lines(module: ModuleType) -> tuple[set[int], set[int]]:
     for name, value in vars(module).items():
         if name != "DRAWS" and not isinstance(value, FunctionType | ModuleType):
             roots += [fn.__code__ for fn in _functions_in(value, 0)]
+    if callers is not None:
+        calling = [
+            value.__code__
+            for value in vars(callers).values()
+            if isinstance(value, FunctionType) and value.__code__.co_filename == callers.__file__
+        ]
+        while calling:
+            code = calling.pop()
+            roots += [functions[name].__code__ for name in code.co_names if name in functions]
+            calling += [const for const in code.co_consts if isinstance(const, CodeType)]
     reachable = _lines_from(roots, functions, filename, follow_names=True)
     every = _lines_from(
         [fn.__code__ for fn in functions.values()], functions, filename, follow_names=False
@@ -174,19 +202,23 @@ def _functions_in(value, depth: int):
             yield from _functions_in(getattr(value, slot, None), depth + 1)
 
 
-def trace_lines(filename: str, run: Callable[[], object]) -> set[int]:
-    """Line numbers of `filename` executed while `run()` runs (function entries count their def line)."""
+def trace_lines(files: str | dict[str, int], run: Callable[[], object]) -> set[int]:
+    """Line numbers of the files executed while `run()` runs (function entries count their def
+    line); `files` maps each file to the sign its numbers are kept with (`traced_files`)."""
+    signs = {files: 1} if isinstance(files, str) else files
     hit: set[int] = set()
 
-    def local(frame, event, arg):
-        if event == "line":
-            hit.add(frame.f_lineno)
-        return local
-
     def tracer(frame, event, arg):
-        if frame.f_code.co_filename != filename:
+        sign = signs.get(frame.f_code.co_filename)
+        if sign is None:
             return None
-        hit.add(frame.f_code.co_firstlineno)
+        hit.add(sign * frame.f_code.co_firstlineno)
+
+        def local(frame, event, arg):
+            if event == "line":
+                hit.add(sign * frame.f_lineno)
+            return local
+
         return local
 
     previous = sys.gettrace()
@@ -200,7 +232,7 @@ def trace_lines(filename: str, run: Callable[[], object]) -> set[int]:
 
 def rule_coverage(game: Game, run: Callable[[Game], object]) -> CoverageReport:
     """Trace `run(game)` and report, per .metro file, the code-carrying lines that did or did not run."""
-    return coverage_of(game, trace_lines(game.module.__file__, lambda: run(game)))
+    return coverage_of(game, trace_lines(traced_files(game), lambda: run(game)))
 
 
 def coverage_of(game: Game, executed: set[int]) -> CoverageReport:

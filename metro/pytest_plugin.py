@@ -17,7 +17,7 @@ import pytest
 from compiler import load_game
 from compiler.resolve import expansion_named, find_game_file, load_file, patch_title
 from dsl.diagnostics import CompileError
-from metro.coverage import coverage_of, format_coverage, trace_lines
+from metro.coverage import coverage_of, format_coverage, trace_lines, traced_files
 from metro.games import UnknownGame, game_path, shipped_games
 from metro.scenarios import run_scenario, scenarios
 from runtime.errors import MetroRuntimeError, ScenarioFailure
@@ -225,7 +225,7 @@ class ScenarioItem(pytest.Item):
             except BaseException as error:  # noqa: BLE001 - a failing scenario's lines count too; re-raised below
                 failure.append(error)
 
-        _record(self.config, self.setup_key, trace_lines(self.game.module.__file__, play))
+        _record(self.config, self.setup_key, trace_lines(traced_files(self.game), play))
         if failure:
             raise failure[0]
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import linecache
+from collections.abc import Callable
 from types import CodeType, ModuleType
 
 from runtime import rng as _rng
@@ -475,18 +476,30 @@ class State:
 
 
 class Game:
-    """A compiled game: creates states, restores them, and knows its scenarios and invariants."""
+    """A compiled game: creates states, restores them, and knows its scenarios and invariants.
 
-    def __init__(self, module: ModuleType, variants: tuple[str, ...] = ()):
+    The scenarios and invariants are a module of their own, run over the game module's names;
+    `scenarios` (a function of the game module giving that module, or None when there is none)
+    is called the first time they are asked for, so play never loads them.
+    """
+
+    def __init__(
+        self,
+        module: ModuleType,
+        variants: tuple[str, ...] = (),
+        scenarios: Callable[[ModuleType], ModuleType] | None = None,
+    ):
         self.module = module
+        self._load_scenarios = scenarios
+        self._scenarios_module: ModuleType | None = None
+        # The generated lines of each module that runs rule code, by file name.
+        self._metro_lines = {module.__file__: module.METRO_LINES}
         self.name: str = module.GAME_NAME
         self.min_players, self.max_players = module.PLAYERS
         self.max_decisions: int = module.MAX_DECISIONS
         self.sites: list[Site] = module.SITES
         self.procs: dict = module.PROCS
         self.final_proc: str | None = module.FINAL_PROC
-        self.scenarios = module.SCENARIOS
-        self.invariants = module.INVARIANTS
         self.default_bot: str | None = module.DEFAULT_BOT
         self.has_estimate: bool = module.ESTIMATE is not None
         self.metric_names: list[str] = [name for name, _ in module.METRICS]
@@ -495,6 +508,27 @@ class Game:
         for index in module.PRIVATE_SITES:
             self.sites[index].private = True
         self._chance_class: type | None = None  # made on first use (runtime/chance.py)
+
+    @property
+    def scenarios_module(self) -> ModuleType | None:
+        """The module of the scenarios and invariants (loaded on first use; None if there is none)."""
+        if self._scenarios_module is None and self._load_scenarios is not None:
+            module = self._load_scenarios(self.module)
+            self._metro_lines[module.__file__] = module.METRO_LINES
+            self._scenarios_module = module
+        return self._scenarios_module
+
+    @property
+    def scenarios(self) -> list[tuple]:
+        """(name, players, seed, function, file, line) of each scenario."""
+        module = self.scenarios_module
+        return [] if module is None else module.SCENARIOS
+
+    @property
+    def invariants(self) -> list[tuple]:
+        """(name, function, file, line) of each invariant."""
+        module = self.scenarios_module
+        return [] if module is None else module.INVARIANTS
 
     def __deepcopy__(self, memo) -> Game:
         return self  # compiled code and tables: immutable, shared by every copy of a position
@@ -566,7 +600,7 @@ class Game:
         state.site = doc["site"]
         with saves.at("stack"):
             state.stack = each_item(check_list(doc["stack"]), Frame.from_doc, self.module.PROC_PCS)
-        saves.check_pending(self, state.over, state.site, state.stack)
+        state.site = saves.check_pending(self, state.over, state.site, state.stack)
         state._legal = None
         state._iters = 0
         saves.decode_fields(self.module, state, doc)
@@ -616,11 +650,9 @@ class Game:
     def locate(self, tb) -> tuple[str, int]:
         """The deepest .metro position in a traceback."""
         found = ("", 0)
-        lines = self.module.METRO_LINES
-        filename = self.module.__file__
         while tb is not None:
-            code = tb.tb_frame.f_code
-            if code.co_filename == filename:
+            lines = self._metro_lines.get(tb.tb_frame.f_code.co_filename)
+            if lines is not None:
                 where = lines.get(tb.tb_lineno)
                 if where is not None:
                     found = where
@@ -653,9 +685,15 @@ def compile_module(source: str, filename: str) -> CodeType:
     return compile(source, filename, "exec")
 
 
-def run_module(code: CodeType, filename: str, name: str) -> ModuleType:
-    """The module a compiled game's code defines."""
+def run_module(
+    code: CodeType, filename: str, name: str, over: ModuleType | None = None
+) -> ModuleType:
+    """The module a compiled game's code defines; a scenarios module runs `over` its game
+    module (a copy of the game module's names, which its code reads)."""
     module = ModuleType(name)
+    if over is not None:
+        module.__dict__.update(vars(over))
+        module.__name__ = name
     module.__file__ = filename
     exec(code, module.__dict__)
     return module

@@ -127,23 +127,33 @@ def frame_parts(doc, pcs: dict[str, int]) -> tuple[str, int, dict, object]:
     return proc, pc, local_vars, ret
 
 
-def check_pending(game, over: bool, site, stack: list) -> None:
-    """The frames and the pending decision fit together: a running game waits at its top frame."""
+def check_pending(game, over: bool, site, stack: list) -> int:
+    """The decision a save waits at: a running game waits at its top frame; a finished one at none.
+
+    The site is the one where the top frame waits. Sites are numbered across the module, so a
+    compile of the rules with other procedures added or taken away may number the same site
+    otherwise: the number saved is read but the frame says which site it is (a save stays
+    loadable after edits to rules it is not waiting in). A finished game keeps its number.
+    """
     with at("site"):
         check_int(site)
-        if not -1 <= site < len(game.sites):
+        if site < -1 or (over and site >= len(game.sites)):
             raise InvalidSave(f"the decision site is -1..{len(game.sites) - 1}, not {site}")
     if over and stack:
         raise InvalidSave("a finished game has no running procedure", ("stack",))
     if not over and not stack:
         raise InvalidSave("a game with no running procedure is over", ("over",))
-    if not over:
-        top = stack[-1]
-        if site < 0 or game.module.SITE_FRAMES[site] != (top.proc, top.pc):
-            raise InvalidSave(
-                f"decision site {site} is not where the top frame ({top.proc} at {top.pc}) waits",
-                ("site",),
-            )
+    if over:
+        return site
+    top = stack[-1]
+    frames = game.module.SITE_FRAMES
+    if 0 <= site < len(frames) and frames[site] == (top.proc, top.pc):
+        return site
+    if (top.proc, top.pc) not in frames:
+        raise InvalidSave(
+            f"no decision waits where the top frame ({top.proc} at {top.pc}) is", ("site",)
+        )
+    return frames.index((top.proc, top.pc))
 
 
 def decode_fields(module, state, doc: dict) -> None:

@@ -24,7 +24,50 @@ def _game(folder, name: str) -> str:
 
 
 def _entries(folder, suffix: str = ".py") -> list:
-    return sorted(p for p in folder.iterdir() if p.suffix == suffix)
+    """The entries of game modules (not of their scenarios modules) with that suffix."""
+    return sorted(
+        p
+        for p in folder.iterdir()
+        if p.suffix == suffix and not p.stem.endswith(loading.SCENARIOS_PART)
+    )
+
+
+SCENARIO_GAME = """game "{name}" {{
+  players 1..1
+  flow {{
+  }}
+  invariant "holds" {{ true }}
+  scenario "starts" players 1 {{
+    expect true
+  }}
+}}
+"""
+
+
+def test_a_games_scenarios_come_from_their_own_entry_loaded_on_demand(tmp_path, cache_dir):
+    folder = tmp_path / "game"
+    folder.mkdir()
+    (folder / "rules.metro").write_text(SCENARIO_GAME.format(name="G"))
+    game = load_game(str(folder))
+    key = _key(str(folder))
+    assert (cache_dir / f"{key}.scenarios.py").exists()
+    assert not (cache_dir / f"{key}.scenarios.code").exists()  # playing never loads it
+    game.new_game(1)
+    assert not (cache_dir / f"{key}.scenarios.code").exists()
+    assert [s[0] for s in game.scenarios] == ["starts"]
+    assert [i[0] for i in game.invariants] == ["holds"]
+    assert (cache_dir / f"{key}.scenarios.code").exists()
+    # Lost entries are made again; entries for rule files changed since the load are never taken.
+    again = load_game(str(folder))
+    for entry in cache_dir.glob(f"{key}.scenarios.*"):
+        entry.unlink()
+    assert [s[0] for s in again.scenarios] == ["starts"]
+    changed = load_game(str(folder))
+    for entry in cache_dir.glob(f"{key}.scenarios.*"):
+        entry.unlink()
+    (folder / "rules.metro").write_text(SCENARIO_GAME.format(name="H"))
+    with pytest.raises(RuntimeError, match="changed since the game was loaded"):
+        len(changed.scenarios)
 
 
 @pytest.fixture

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast as pyast
+import functools
 import hashlib
 import os
 import subprocess
@@ -31,6 +32,7 @@ from compiler.expr import (
     call,
 )
 from runtime.errors import IllegalAction, RuleError
+from tests.conftest import game_dirs
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TTR = os.path.join(ROOT, "games", "ticket_to_ride")
@@ -46,6 +48,65 @@ def test_header_and_line_map():
     pyast.parse(ctx.python)
     files = {file for file, _ in ctx.line_map.values()}
     assert any(f.endswith("rules.metro") for f in files)
+
+
+@functools.cache
+def _shipped(game_dir: str):
+    return compile_game(os.path.join(ROOT, game_dir))
+
+
+@pytest.mark.parametrize("game_dir", game_dirs())
+def test_game_module_is_the_game_alone(game_dir):
+    """No scenario and no invariant in the game module: they are in its scenarios module."""
+    ctx = _shipped(game_dir)
+    defined = set()
+    for node in pyast.parse(ctx.python).body:
+        if isinstance(node, pyast.FunctionDef):
+            defined.add(node.name)
+        elif isinstance(node, pyast.Assign):
+            defined |= {t.id for t in node.targets if isinstance(t, pyast.Name)}
+    assert not [n for n in defined if n.startswith(("scenario_", "invariant_"))]
+    assert not defined & {"SCENARIOS", "INVARIANTS"}
+    assert "scenario_" not in ctx.python and "def invariant_" not in ctx.python
+    # The helpers only scenarios and invariants call are the scenarios module's too.
+    assert "scenarios.metro:" not in ctx.python
+    scenarios = {
+        node.name
+        for node in pyast.parse(ctx.scenarios_python).body
+        if isinstance(node, pyast.FunctionDef)
+    }
+    tests = ctx.module.scenarios + ctx.module.invariants
+    assert len(scenarios) == len(tests) + len(ctx.module.scenario_functions) > 0
+
+
+@pytest.mark.parametrize("game_dir", game_dirs())
+def test_no_table_is_written_twice(game_dir):
+    """Two module-level tables (literals of two or more items) never have the same text."""
+    source = _shipped(game_dir).python
+    written: dict[str, str] = {}
+    for node in pyast.parse(source).body:
+        if not (
+            isinstance(node, pyast.Assign) and isinstance(node.value, pyast.Tuple | pyast.List)
+        ):
+            continue
+        if len(node.value.elts) < 2:
+            continue
+        (target,) = node.targets
+        text = pyast.get_source_segment(source, node.value)
+        assert text not in written, f"{target.id} is written as {written.get(text)} was"
+        written[text] = target.id
+
+
+@pytest.mark.parametrize("game_dir", game_dirs())
+def test_tables_are_written_over_lines_that_read(game_dir):
+    """Module-level tables and registries are wrapped (Ticket to Ride's route labels were one
+    line of 3,683 characters); the longest left is a shape of Tokyo Jutaku's, 222."""
+    source = _shipped(game_dir).python
+    lines = source.splitlines()
+    for node in pyast.parse(source).body:
+        if not isinstance(node, pyast.FunctionDef | pyast.ClassDef):
+            longest = max(len(lines[n - 1]) for n in range(node.lineno, node.end_lineno + 1))
+            assert longest <= 250, pyast.get_source_segment(source, node)[:80]
 
 
 def test_generated_module_imports_only_the_runtime():
@@ -85,8 +146,12 @@ def test_rule_errors_point_at_the_metro_line(tmp_path):
 def test_corrupt_cache_is_rebuilt(tmp_path, monkeypatch):
     monkeypatch.setenv("METRO_CACHE_DIR", str(tmp_path))
     game = load_game(TTR)
-    files = list(tmp_path.glob("*.py"))
-    assert len(files) == 1
+    files = sorted(tmp_path.glob("*.py"))  # the game module, and its scenarios module beside it
+    assert [f.name.endswith(".scenarios.py") for f in files] == [False, True]
+    assert not list(tmp_path.glob("*.scenarios.code"))  # not loaded until asked for
+    assert len(game.scenarios) == len(load_game(TTR).scenarios) > 0
+    assert len(list(tmp_path.glob("*.scenarios.code"))) == 1
+    files = files[:1]
     files[0].write_text(files[0].read_text()[:-200] + "garbage\n")
     code = files[0].with_suffix(cache.CODE_SUFFIX)
     code.write_bytes(code.read_bytes()[:-200] + b"garbage")

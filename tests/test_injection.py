@@ -14,7 +14,7 @@ import pytest
 
 from compiler import compile_game
 from dsl.diagnostics import CompileError
-from runtime.machine import Game, load_module
+from runtime.machine import Game, compile_module, load_module, run_module
 
 RULES = """\
 game @GAME {
@@ -319,15 +319,23 @@ def _strings(python: str) -> set[str]:
 
 def _load(ctx) -> Game:
     module = load_module(ctx.python, f"<metro:{ctx.program.game_file}>", "metro_injection_case")
-    return Game(module, ("v",))
+
+    def scenarios(game_module):
+        filename = f"<metro-scenarios:{ctx.program.game_file}>"
+        code = compile_module(ctx.scenarios_python, filename)
+        return run_module(code, filename, "metro_injection_case_scenarios", game_module)
+
+    return Game(module, ("v",), scenarios)
 
 
 def check_module(ctx, values: dict[str, str]) -> Game:
-    """Audit the generated module, then load it and check the rule text round-trips."""
+    """Audit the generated modules (the game's, and its scenarios' over its names), then load
+    them and check the rule text round-trips."""
     compile(ctx.python, "<generated>", "exec")
-    problems = audit(ctx.python)
+    both = ctx.python + "\n" + ctx.scenarios_python
+    problems = audit(both)
     assert problems == [], "\n".join(problems)
-    literals = _strings(ctx.python)
+    literals = _strings(both)
     for slot in ("GAME", "TEXT", "INVARIANT", "SCENARIO", "ELEMENT"):
         assert values[slot] in literals, (
             f"{slot} {values[slot]!r:.80} is not a literal of the module"

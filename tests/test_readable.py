@@ -71,7 +71,7 @@ def test_statements_start_with_their_metro_line(modules):
     setup = text[text.index("def s_setup__0") :]
     assert re.search(r"# rules\.metro:\d+\n\s+S\.g_deck = ", setup)
     comments = re.findall(r"^\s*# (rules|scenarios|usa)\.metro:\d+$", text, re.M)
-    assert len(comments) > 200
+    assert len(comments) > 120  # the game module's (its scenarios are a module of their own)
 
 
 def test_enum_values_are_named_constants(modules):
