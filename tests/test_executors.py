@@ -267,11 +267,12 @@ def test_lost_workers_are_a_clear_error_on_the_command_line(monkeypatch):
     from click.testing import CliRunner
 
     from metro import cli
+    from metro.cli import runs
 
     def lose(*args, **kwargs):
         raise WorkersLost("workers of 2 local processes were killed 4 times")
 
-    monkeypatch.setattr(cli, "simulate", lose)
+    monkeypatch.setattr(runs, "simulate", lose)
     result = CliRunner().invoke(cli.main, ["simulate", TTR, "--games", "2", "--jobs", "2"])
     assert result.exit_code == 1
     assert "error: workers of 2 local processes were killed 4 times" in result.output

@@ -10,18 +10,18 @@ import click
 
 from compiler import load_game
 from metro.bots import make_bot
-from metro.cli import (
+from metro.cli.options import (
     BOT_OPTION,
     BOTS_OPTION,
     GAME_PATH,
     PLAYERS_OPTION,
     Failure,
-    _load,
-    _seat_bots,
-    _seed,
-    _valid_seed,
     game_options,
+    load_with_players,
     say,
+    seat_bots,
+    seed_value,
+    valid_seed,
 )
 from metro.moves import Move, last_moves, replayed
 from metro.render.files import PictureError, picture_kind, write_picture
@@ -49,7 +49,7 @@ OUTPUT = click.option(
     type=click.Path(dir_okay=False, path_type=str),
     help="The file to write.",
 )
-SEED = click.option("--seed", help="Seed of the game [default: 1].", callback=_valid_seed)
+SEED = click.option("--seed", help="Seed of the game [default: 1].", callback=valid_seed)
 LOAD = click.option(
     "--load",
     "load_path",
@@ -223,10 +223,10 @@ def _position(
             )
         game = load_game(path, expansions=expansions, variants=variants, map=map_path)
         return game, _load_save(game, load_path)
-    game, players = _load(path, variants, expansions, map_path, players)
+    game, players = load_with_players(path, variants, expansions, map_path, players)
     seed = seed if seed is not None else "1"
-    specs = _seat_bots(game, bot, bots, players, "seat")
-    state = game.new_game(players, _seed(seed))
+    specs = seat_bots(game, bot, bots, players, "seat")
+    state = game.new_game(players, seed_value(seed))
     seated = [make_bot(spec, f"{seed}/{p}", game) for p, spec in enumerate(specs)]
     limit = after if after is not None else game.max_decisions
     while state.to_move and len(state.history) < limit:
