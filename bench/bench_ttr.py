@@ -28,8 +28,8 @@ from yardstick import (
 )
 
 from compiler import load_game
+from metro.analysis.simulate import play_game
 from metro.bots import make_bot
-from metro.simulate import play_game
 
 GAME = os.path.join(ROOT, "games", "ticket_to_ride")
 

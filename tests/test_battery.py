@@ -22,8 +22,8 @@ from compiler.resolve import (
     patch_title,
 )
 from dsl import ast
-from metro.battery import run_battery
-from metro.preference import declared_bot
+from metro.bots.preference import declared_bot
+from metro.testing.battery import run_battery
 from tests.conftest import ROOT, game_dirs
 
 GAMES_PER_CONFIG = int(os.environ.get("METRO_BATTERY_GAMES", "100"))

@@ -13,7 +13,7 @@ import pytest
 
 from compiler import generate_python, load_game
 from dsl.diagnostics import CompileError
-from metro.preference import declared_bot
+from metro.bots.preference import declared_bot
 from runtime.errors import IllegalAction, RuleError
 from runtime.limits import MAX_BLOCK_NESTING, MAX_DOMAIN, MAX_LOOP_NESTING, STEP_BUDGET
 from tests.timeouts import time_limit

@@ -12,9 +12,9 @@ from concurrent.futures import Future
 
 import pytest
 
-from metro import executors
-from metro.executors import Backend, SerialExecutor, WorkersLost, open_backend, run_tasks
-from metro.simulate import _LOADED, GameCode, Setup, SimulationStats, load, simulate
+from metro.analysis import executors
+from metro.analysis.executors import Backend, SerialExecutor, WorkersLost, open_backend, run_tasks
+from metro.analysis.simulate import _LOADED, GameCode, Setup, SimulationStats, load, simulate
 from runtime.errors import RuleError
 from tests.conftest import ROOT
 from tests.timeouts import time_limit
@@ -99,8 +99,8 @@ def test_dask_gives_exactly_the_serial_results():
 def test_without_dask_the_option_is_a_usage_error(monkeypatch):
     from click.testing import CliRunner
 
+    from metro.analysis.executors import DaskMissing
     from metro.cli import main
-    from metro.executors import DaskMissing
 
     monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed fails
     with pytest.raises(DaskMissing, match=r"metro-games\[dask\]"), open_backend(dask="local"):

@@ -10,7 +10,7 @@ import pytest
 from compiler import compile_game, load_game
 from compiler.guards import none_slot
 from compiler.lower_guards import GuardTables
-from metro.playthrough import transcript
+from metro.analysis.playthrough import transcript
 from runtime.errors import MetroRuntimeError
 from tests.conftest import ROOT
 

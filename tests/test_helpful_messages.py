@@ -6,7 +6,7 @@ import pytest
 
 from compiler import compile_game, load_game
 from dsl.diagnostics import CompileError, did_you_mean
-from metro.scenarios import run_scenario, scenarios
+from metro.testing.scenarios import run_scenario, scenarios
 from runtime.errors import ScenarioFailure
 
 RULES = """\

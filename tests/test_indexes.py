@@ -9,7 +9,7 @@ import pytest
 
 from compiler import compile_game, load_game
 from compiler.lower_guards import GuardTables
-from metro.playthrough import transcript
+from metro.analysis.playthrough import transcript
 from runtime.lib import group_by
 from runtime.saves import set_fields
 from tests.conftest import ROOT

@@ -16,7 +16,7 @@ from compiler.cache import cache_key, input_files
 from compiler.driver import game_from_source
 from compiler.libraries import available_libraries, valid_library_name
 from dsl.diagnostics import CompileError
-from metro.diff import describe_patches
+from metro.analysis.diff import describe_patches
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SHIPPED = os.path.join(ROOT, "games", "components")
@@ -394,7 +394,7 @@ def test_a_games_action_named_like_a_builtin_leaves_the_librarys_calls_alone(tmp
 
 def test_rule_coverage_counts_the_lines_of_the_libraries_a_game_runs():
     from compiler import load_game
-    from metro.coverage import exercise, rule_coverage
+    from metro.testing.coverage import exercise, rule_coverage
 
     game = load_game(os.path.join(ROOT, "games", "izakaya"))
     report = rule_coverage(game, lambda g: exercise(g, random_games=2))

@@ -19,7 +19,7 @@ from click.testing import CliRunner
 from metro import load_game
 from metro.cli import main
 from metro.games import game_path
-from metro.saved_games import (
+from metro.play.saved_games import (
     PATHS_AS_TYPED_FORMAT,
     SAVE_FORMAT,
     SaveError,

@@ -17,7 +17,7 @@ import pytest
 
 import runtime
 from compiler import load_game
-from metro.scenarios import broken_invariants
+from metro.testing.scenarios import broken_invariants
 from runtime.errors import InvalidSave, RuleError
 from runtime.saves import MAX_SAVE_CHARS
 from runtime.values import INT_LIMIT, MAX_ITEMS

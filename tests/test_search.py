@@ -7,10 +7,10 @@ import random
 import pytest
 
 from compiler import load_game
-from metro.evaluation import margins, rewards, values
+from metro.bots.evaluation import margins, rewards, values
+from metro.bots.greedy import GreedyBot
+from metro.bots.mcts import MctsBot, _best_first, _secure
 from metro.games import game_path
-from metro.greedy import GreedyBot
-from metro.mcts import MctsBot, _best_first, _secure
 from runtime.determinize import sample_position
 
 # The score comes only at the end; the estimate says at once which choice will pay.

@@ -14,7 +14,7 @@ pytest.importorskip("sqlalchemy")
 
 from compiler import load_game
 from metro.games import game_path
-from metro.moves import replayed
+from metro.play.moves import replayed
 from tests.serve_helpers import Server
 from tests.test_serve import HUMAN, TTR, expected, seen, valid, wait_for, websockets_sync
 

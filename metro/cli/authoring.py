@@ -19,7 +19,7 @@ from metro.cli.options import (
     reported,
     say,
 )
-from metro.scenarios import own_scenarios, run_scenarios
+from metro.testing.scenarios import own_scenarios, run_scenarios
 
 
 @click.command()
@@ -179,7 +179,9 @@ def compile_command(path: str, output: str, variants, expansions, map_path) -> N
 def diff_command(path: str, variants, expansions, map_path) -> None:
     """List, in words, every declaration the expansions and variants add, replace or remove."""
     with reported():
-        from metro.diff import describe_patches  # the front end: imported only when asked for
+        from metro.analysis.diff import (
+            describe_patches,  # the front end: imported only when asked for
+        )
 
         changes = describe_patches(path, expansions=expansions, variants=variants)
     if not changes:

@@ -8,16 +8,16 @@ import os
 import click
 
 from compiler import load_game
-from metro.adapter import Adapter, EngineError, LocalAdapter, SubprocessAdapter
 from metro.cli.options import (
     GAME_PATH,
     Failure,
     game_options,
     say,
 )
-from metro.conform import VectorResult, load_vectors, run_vectors
-from metro.coverage import format_coverage, game_coverage
-from metro.engine_pipe import RUN_DEADLINE, RunLimits
+from metro.conformance.adapter import Adapter, EngineError, LocalAdapter, SubprocessAdapter
+from metro.conformance.conform import VectorResult, load_vectors, run_vectors
+from metro.conformance.engine_pipe import RUN_DEADLINE, RunLimits
+from metro.testing.coverage import format_coverage, game_coverage
 
 WRITTEN_SUFFIXES = (".py", ".json")
 
@@ -100,7 +100,7 @@ def testgen_command(
     # code generation: imported only when asked for
     try:
         if output_format == "vectors":
-            from metro.vectorgen import VectorError, VectorOptions, generate_vectors
+            from metro.conformance.vectorgen import VectorError, VectorOptions, generate_vectors
 
             options = VectorOptions(playouts=playouts, perft_depth=perft_depth)
             try:
@@ -108,7 +108,7 @@ def testgen_command(
             except VectorError as error:
                 raise Failure(f"error: {error}") from None
         else:
-            from metro.testgen import generate_tests
+            from metro.testing.testgen import generate_tests
 
             written = generate_tests(path, out_dir, variants, expansions, map_path)
     except OSError as error:  # the output directory cannot be made or written

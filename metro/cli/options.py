@@ -15,8 +15,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from compiler import load_game
 from dsl.diagnostics import CompileError
 from dsl.terminal import printable
+from metro.analysis.executors import STALL_SECONDS, DaskMissing, WorkersLost
 from metro.bots import bot_names, make_bot
-from metro.executors import STALL_SECONDS, DaskMissing, WorkersLost
 from metro.games import UnknownGame, game_path
 from runtime.errors import MetroRuntimeError
 from runtime.machine import Game

@@ -23,9 +23,8 @@ from metro.cli.options import (
     seed_value,
     valid_seed,
 )
-from metro.moves import Move, last_moves, replayed
-from metro.render.files import PictureError, picture_kind, write_picture
-from metro.saved_games import (
+from metro.play.moves import Move, last_moves, replayed
+from metro.play.saved_games import (
     PATHS_AS_TYPED_FORMAT,
     SAVE_FORMAT,
     SaveError,
@@ -33,6 +32,7 @@ from metro.saved_games import (
     read_save_text,
     setup_from_save,
 )
+from metro.render.files import PictureError, picture_kind, write_picture
 from runtime import saves
 from runtime.errors import InvalidSave, MetroRuntimeError
 from runtime.machine import Game, State
@@ -170,7 +170,7 @@ def replay_command(
             load_path, variants, expansions, map_path
         )
     from metro.render.pictures import open_pictures  # the compiler and the page's template
-    from metro.replay import replay_page
+    from metro.render.replay import replay_page
 
     pictures = open_pictures(path, expansions, variants, map_path)
     game, state = _position(

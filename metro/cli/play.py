@@ -19,8 +19,8 @@ from metro.cli.options import (
     seed_value,
     valid_seed,
 )
-from metro.play import Session
-from metro.saved_games import SaveError, Setup, load_saved_game
+from metro.play.saved_games import SaveError, Setup, load_saved_game
+from metro.play.session import Session
 from runtime.values import PLAYER
 
 

@@ -8,6 +8,11 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from metro.analysis.compare import compare, configurations
+from metro.analysis.compare_view import print_comparison
+from metro.analysis.playthrough import transcript
+from metro.analysis.simulate import SimulationStats, simulate
+from metro.analysis.stats import ScipyMissing
 from metro.cli.options import (
     BOT_OPTION,
     BOTS_OPTION,
@@ -26,11 +31,6 @@ from metro.cli.options import (
     seed_value,
     valid_seed,
 )
-from metro.compare import compare, configurations
-from metro.compare_view import print_comparison
-from metro.playthrough import transcript
-from metro.simulate import SimulationStats, simulate
-from metro.stats import ScipyMissing
 from runtime.values import PLAYER
 
 
@@ -248,7 +248,11 @@ def compare_command(
     except ValueError as error:
         raise click.UsageError(str(error)) from None
     if report is not None:
-        from metro.report import PlotsMissing, require_plots, write_report  # jinja2, matplotlib
+        from metro.analysis.report import (  # jinja2, matplotlib
+            PlotsMissing,
+            require_plots,
+            write_report,
+        )
 
         try:
             require_plots()

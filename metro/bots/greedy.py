@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from metro.evaluation import margin, settle
+from metro.bots.evaluation import margin, settle
 from runtime.determinize import sample_position
 from runtime.errors import IllegalAction
 from runtime.machine import Action, State
@@ -26,7 +26,7 @@ class GreedyBot:
     Each legal action is applied to a few sampled positions (`runtime.determinize`), never the
     true one; at a simultaneous choice the others' pending choices are then drawn at random.
     The position reached is valued by its margin on the game's `estimate`, or with none on the
-    score as if the game ended there (`metro.evaluation`), averaged over the samples; ties
+    score as if the game ended there (`metro.bots.evaluation`), averaged over the samples; ties
     go to the score the game's own `bot` block gives the action, then to the seeded generator.
     """
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import jinja2
 
-from metro.moves import Move, last_moves, replayed
+from metro.play.moves import Move, last_moves, replayed
 from metro.render.legend import legend_layer
 from metro.render.marks import marked_items
 from metro.render.model import Layer, union

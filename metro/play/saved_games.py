@@ -18,7 +18,7 @@ from compiler.game_files import GAME_FILE_NAMES
 from dsl.files import UnreadableFile, read_regular
 from metro.bots import make_bot
 from metro.games import GAME_NAME, shipped_games
-from metro.moves import MoveLog, replayed
+from metro.play.moves import MoveLog, replayed
 from runtime import saves
 from runtime.errors import IllegalAction, InvalidSave
 from runtime.machine import Game, State

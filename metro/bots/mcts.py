@@ -16,7 +16,7 @@ value in an order drawn at random for the node), so iterations go to the few opt
 at once until the evidence on them grows (a bid of any of fifty amounts). Priors at every node
 cost five to fourteen times the time per game for no measured gain.
 
-Reward of a seat (`metro.evaluation.rewards`): at the end, 0.8 for a sole first place and 0.4
+Reward of a seat (`metro.bots.evaluation.rewards`): at the end, 0.8 for a sole first place and 0.4
 for a shared one, plus 0.2 x its normalized margin; before the end 0.5 + 0.5 tanh(margin /
 scale) on the estimate, the scale being the mean margin size met so far in this search. A
 game without an estimate is played on at random for at most `playout` decisions from each
@@ -52,7 +52,7 @@ import math
 import random
 import time
 
-from metro.evaluation import margin_rewards, margins, rewards, settle
+from metro.bots.evaluation import margin_rewards, margins, rewards, settle
 from runtime.determinize import sample_position
 from runtime.machine import Action, State
 

@@ -14,8 +14,8 @@ import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from metro.adapter import Adapter, EngineError, EngineStopped
-from metro.vectors import Vector, VectorFileError, read_vector_files
+from metro.conformance.adapter import Adapter, EngineError, EngineStopped
+from metro.conformance.vectors import Vector, VectorFileError, read_vector_files
 
 SHOWN = 120  # characters of a value shown in a difference
 

@@ -22,10 +22,9 @@ from dataclasses import dataclass
 
 from compiler.driver import load_game
 from compiler.resolve import find_game_file
-from metro.perft import ChanceInPerft, PerftBudget, perft
-from metro.scenarios import Scenario, own_scenarios, run_steps, scenarios
-from metro.state_schema import state_schemas
-from metro.vectors import (
+from metro.conformance.perft import ChanceInPerft, PerftBudget, perft
+from metro.conformance.state_schema import state_schemas
+from metro.conformance.vectors import (
     Skipped,
     Vector,
     VectorSet,
@@ -34,6 +33,7 @@ from metro.vectors import (
     same_keys_expectation,
     write_set,
 )
+from metro.testing.scenarios import Scenario, own_scenarios, run_steps, scenarios
 from runtime import saves
 from runtime.chance import EXPLICIT, RECORDED
 from runtime.errors import IllegalAction, InvalidSave, MetroRuntimeError, ScenarioFailure

@@ -12,9 +12,9 @@ import random
 from collections.abc import Callable
 from typing import Protocol
 
-from metro.greedy import GreedyBot
-from metro.mcts import MctsBot
-from metro.preference import PreferenceBot
+from metro.bots.greedy import GreedyBot
+from metro.bots.mcts import MctsBot
+from metro.bots.preference import PreferenceBot
 from runtime.machine import Action, State
 
 # The largest budgets, stated in docs/language/bots.md: 50 times mcts's default of 200

@@ -14,7 +14,7 @@ import select
 import time
 from dataclasses import dataclass
 
-from metro.jsonlines import MAX_LINE_BYTES, LineTooLong
+from metro.conformance.jsonlines import MAX_LINE_BYTES, LineTooLong
 
 MAX_RUN_BYTES = 256 << 20  # answers of a whole run; a shipped game's full vectors take 4 MB
 RUN_DEADLINE = 1800.0  # seconds a whole run may take by default; the same vectors take 3 s

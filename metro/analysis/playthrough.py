@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 
-from metro.preference import declared_bot
+from metro.bots.preference import declared_bot
 from runtime.machine import Game
 from runtime.values import PLAYER
 

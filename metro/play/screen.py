@@ -17,7 +17,7 @@ from rich.table import Table
 from rich.text import Text
 
 from dsl.terminal import printable
-from metro.menus import Menu
+from metro.play.menus import Menu
 from runtime.display import Grid, Line, Screen
 
 # Lines kept free below the screen: the prompt, and the line the answer leaves.

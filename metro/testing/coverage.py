@@ -16,7 +16,7 @@ from types import CodeType, FunctionType, ModuleType
 
 from dsl.files import UnreadableFile, read_regular
 from dsl.input_checks import MAX_FILE_BYTES
-from metro.scenarios import broken_invariants, run_scenario, scenarios
+from metro.testing.scenarios import broken_invariants, run_scenario, scenarios
 from runtime.errors import MetroRuntimeError
 from runtime.machine import Game
 

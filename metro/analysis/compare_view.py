@@ -7,8 +7,8 @@ from rich.markup import escape
 from rich.table import Table
 
 from dsl.terminal import printable
-from metro.compare import MEASURES, SCORES, CompareResult, table_rows
-from metro.stats import Difference, Summary
+from metro.analysis.compare import MEASURES, SCORES, CompareResult, table_rows
+from metro.analysis.stats import Difference, Summary
 
 
 def _rich(text: str) -> str:

@@ -14,8 +14,8 @@ from functools import lru_cache
 
 import jinja2
 
-from metro.compare import CompareResult, table_rows
-from metro.stats import Difference
+from metro.analysis.compare import CompareResult, table_rows
+from metro.analysis.stats import Difference
 
 TEMPLATE = "report.html.jinja"
 DPI = 96

@@ -21,10 +21,10 @@ from rich.text import Text
 
 from dsl.terminal import printable
 from metro.bots import make_bot
-from metro.menus import Choice, Kind, Menu, numbered
-from metro.moves import MoveLog, replayed
-from metro.play_screen import PROMPT_LINES, Section, fitted, paged, screen_height, sections
-from metro.saved_games import Setup, write_save
+from metro.play.menus import Choice, Kind, Menu, numbered
+from metro.play.moves import MoveLog, replayed
+from metro.play.saved_games import Setup, write_save
+from metro.play.screen import PROMPT_LINES, Section, fitted, paged, screen_height, sections
 from runtime.display import Screen
 from runtime.errors import IllegalAction, RuleError
 from runtime.machine import Action, Game, State
