@@ -27,7 +27,7 @@ from yardstick import (
     yardstick_option,
 )
 
-from compiler import load_game
+from loader import load_game
 from metro.analysis.simulate import play_game
 from metro.bots import make_bot
 

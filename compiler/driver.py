@@ -1,4 +1,4 @@
-"""The compiler façade: named stages over one context, `compile_game` and `load_game`."""
+"""The compiler façade: named stages over one context, `compile_game` and `generate_python`."""
 
 from __future__ import annotations
 
@@ -13,7 +13,6 @@ from compiler.checked import CheckedProgram
 from compiler.consteval import Evaluator, MapData
 from compiler.draw_eval import map_items, report
 from compiler.emit import emit_module
-from compiler.loading import game_from_source, game_source, load_game
 from compiler.lower_labels import element_labels
 from compiler.lower_module import lower_program
 from compiler.maps import build_map_data, run_checks
@@ -163,8 +162,5 @@ __all__ = [
     "CompileContext",
     "CompileError",
     "compile_game",
-    "game_from_source",
-    "game_source",
     "generate_python",
-    "load_game",
 ]

@@ -14,8 +14,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from compiler import load_game
 from dsl.diagnostics import CompileError
+from loader import load_game
 from metro.conformance import jsonlines
 from metro.conformance.perft import perft
 from runtime.chance import CHANCE, MODES

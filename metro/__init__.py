@@ -9,10 +9,11 @@ stats = metro.simulate("ticket_to_ride", players=4, games=100, seed=1)
 from __future__ import annotations
 
 import compiler
+import loader
 from dsl.diagnostics import CompileError
+from loader.games import UnknownGame, game_path, shipped_games
 from metro.analysis.simulate import GameResult, SimulationStats, play_game, simulate
 from metro.bots import Bot, bot_names, make_bot
-from metro.games import UnknownGame, game_path, shipped_games
 from runtime import Action, Game, IllegalAction, InvalidSave, RuleError, ScenarioFailure, State
 from runtime.chance import CHANCE, ChanceNode, replay_record
 from runtime.errors import MetroRuntimeError
@@ -20,7 +21,7 @@ from runtime.errors import MetroRuntimeError
 
 def load_game(game: str, expansions=(), variants=(), map: str | None = None) -> Game:
     """Compile (or load from the cache) a shipped game by name, or a game at a path."""
-    return compiler.load_game(game_path(game), expansions=expansions, variants=variants, map=map)
+    return loader.load_game(game_path(game), expansions=expansions, variants=variants, map=map)
 
 
 RL_EXTRA = "the RL environments need the rl extra: pip install 'metro-games[rl]'"

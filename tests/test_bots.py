@@ -9,7 +9,7 @@ from collections import Counter
 import pytest
 from click.testing import CliRunner
 
-from compiler import load_game
+from loader import load_game
 from metro.analysis.simulate import play_game, simulate
 from metro.bots import MAX_GREEDY_SAMPLES, MAX_MCTS_ITERATIONS, MAX_MCTS_MILLISECONDS, make_bot
 from metro.bots.mcts import MctsBot

@@ -10,8 +10,9 @@ import sys
 
 import pytest
 
-from compiler import cache, compile_game, generate_python, load_game
+from compiler import compile_game, generate_python
 from compiler.builtin_rules import cheap_and_pure
+from loader import cache, load_game
 from runtime.errors import IllegalAction, RuleError
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -80,7 +81,7 @@ def test_corrupt_cache_is_rebuilt(tmp_path, monkeypatch):
 
 def _final_hash(hash_seed: str) -> str:
     code = (
-        "from compiler import load_game; import hashlib, random\n"
+        "from loader import load_game; import hashlib, random\n"
         f"g = load_game({TTR!r})\n"
         "out = []\n"
         "for i in range(3):\n"

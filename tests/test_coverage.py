@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 from jsonschema import validate
 
-from compiler import load_game
+from loader import load_game
 from metro.cli import main
 from metro.testing.coverage import (
     code_lines,

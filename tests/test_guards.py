@@ -7,9 +7,10 @@ import random
 
 import pytest
 
-from compiler import compile_game, load_game
+from compiler import compile_game
 from compiler.guards import none_slot
 from compiler.lower_guards import GuardTables
+from loader import load_game
 from metro.analysis.playthrough import transcript
 from runtime.errors import MetroRuntimeError
 from tests.conftest import ROOT

@@ -8,8 +8,8 @@ from fractions import Fraction
 
 import pytest
 
-from compiler import load_game
 from dsl.diagnostics import CompileError
+from loader import load_game
 from metro.testing.scenarios import run_scenarios
 from runtime.chance import CHANCE, ChanceNeeded, replay_record
 from runtime.errors import IllegalAction, InvalidSave

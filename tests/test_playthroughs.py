@@ -10,7 +10,7 @@ import os
 
 import pytest
 
-from compiler import load_game
+from loader import load_game
 from metro.analysis.playthrough import transcript
 from tests.conftest import ROOT, game_dirs
 

@@ -14,8 +14,9 @@ import xml.etree.ElementTree as ET
 import pytest
 from click.testing import CliRunner
 
-from compiler import compile_game, load_game
+from compiler import compile_game
 from dsl.diagnostics import CompileError
+from loader import load_game
 from metro.bots import make_bot
 from metro.cli import main
 from metro.play.moves import MoveLog, last_moves

@@ -10,7 +10,7 @@ import re
 import pytest
 from click.testing import CliRunner
 
-from compiler import load_game
+from loader import load_game
 from metro.bots import make_bot
 from metro.cli import main
 from metro.play.moves import replayed

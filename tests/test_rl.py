@@ -10,7 +10,7 @@ import warnings
 
 import pytest
 
-from compiler import load_game
+from loader import load_game
 from metro.rl.encoding import Encoder, TooManyActions, action_mask
 from runtime.determinize import sample_position
 from tests.conftest import ROOT, game_dirs

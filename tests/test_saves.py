@@ -16,7 +16,7 @@ import signal
 import pytest
 
 import runtime
-from compiler import load_game
+from loader import load_game
 from metro.testing.scenarios import broken_invariants
 from runtime.errors import InvalidSave, RuleError
 from runtime.saves import MAX_SAVE_CHARS

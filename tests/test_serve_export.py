@@ -13,8 +13,8 @@ pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
 pytest.importorskip("sqlalchemy")
 
-from compiler import load_game
-from metro.games import game_path
+from loader import load_game
+from loader.games import game_path
 from metro.play.moves import replayed
 from metro.play.saved_games import read_save, resume, setup_from_save
 from tests.serve_helpers import ROOT, Server

@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from compiler import load_game
+from loader import load_game
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SHOP = os.path.join(ROOT, "games", "shopping_centre")

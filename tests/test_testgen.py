@@ -13,8 +13,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from compiler import load_game
 from dsl.diagnostics import CompileError
+from loader import load_game
 from metro.testing.scenarios import broken_invariants
 from metro.testing.testgen import current_profile, generate_tests, module_file_name, render_tests
 

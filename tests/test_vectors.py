@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
-from compiler import load_game
+from loader import load_game
 from metro.cli import main
 from metro.conformance.adapter import LocalAdapter
 from metro.conformance.conform import run_vectors

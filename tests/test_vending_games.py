@@ -8,8 +8,8 @@ import random
 
 import pytest
 
-from compiler import load_game
 from dsl.diagnostics import CompileError
+from loader import load_game
 from metro.analysis.simulate import simulate
 from metro.conformance.adapter import LocalAdapter
 from metro.conformance.conform import run_vectors

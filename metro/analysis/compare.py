@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from loader.games import game_path
 from metro.analysis.executors import STALL_SECONDS, open_backend, run_tasks
 from metro.analysis.simulate import (
     BATCHES_PER_WORKER,
@@ -25,7 +26,6 @@ from metro.analysis.simulate import (
     wilson_interval,
 )
 from metro.analysis.stats import Difference, Summary, adjust, paired_difference
-from metro.games import game_path
 from runtime.values import PLAYER
 
 SERIAL_BATCHES = 50  # progress updates per configuration in a serial run

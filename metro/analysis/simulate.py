@@ -16,10 +16,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from compiler.loading import game_from_source, game_source
+from loader.games import game_path
+from loader.loading import game_from_source, keyed_game_source, loaded, remember
 from metro.analysis.executors import STALL_SECONDS, open_backend, run_tasks
 from metro.bots import Bot, make_bot
-from metro.games import game_path
 from runtime.errors import MetroRuntimeError, RuleError
 from runtime.machine import Game
 
@@ -131,25 +131,24 @@ class GameCode:
     filename: str  # what tracebacks name
     variants: tuple[str, ...]
     digest: str
+    key: str  # what this process remembers the loaded game by (loader.loading.loaded)
 
     @classmethod
     def of(cls, setup: Setup) -> GameCode:
         """Compile the setup's game, or take it from the on-disk cache (CompileError on bad rules)."""
-        source, filename = game_source(setup.path, setup.expansions, setup.variants, setup.map)
-        return cls(source, filename, setup.variants, hashlib.sha256(source.encode()).hexdigest())
-
-
-_LOADED: dict[str, Game] = {}  # by digest: games this process has loaded
-_LOADED_MAX = 8
+        source, filename, key = keyed_game_source(
+            setup.path, setup.expansions, setup.variants, setup.map
+        )
+        digest = hashlib.sha256(source.encode()).hexdigest()
+        return cls(source, filename, setup.variants, digest, key)
 
 
 def load(code: GameCode) -> Game:
-    """The runnable game of `code`, loaded once per process (forked workers inherit it)."""
-    game = _LOADED.get(code.digest)
+    """The runnable game of `code`, run once per process: the game the command already loaded,
+    if it did (forked workers inherit it)."""
+    game = loaded(code.key)
     if game is None:
-        if len(_LOADED) >= _LOADED_MAX:
-            _LOADED.clear()
-        game = _LOADED[code.digest] = game_from_source(code.source, code.filename, code.variants)
+        game = remember(code.key, game_from_source(code.source, code.filename, code.variants))
     return game
 
 

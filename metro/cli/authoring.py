@@ -8,9 +8,9 @@ import sys
 import click
 
 import compiler
-from compiler import load_game
 from dsl.diagnostics import CompileError
 from dsl.terminal import printable
+from loader import load_game
 from metro.cli.options import (
     GAME_PATH,
     Failure,

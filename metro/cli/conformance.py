@@ -7,7 +7,7 @@ import os
 
 import click
 
-from compiler import load_game
+from loader import load_game
 from metro.cli.options import (
     GAME_PATH,
     Failure,

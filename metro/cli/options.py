@@ -12,12 +12,12 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from compiler import load_game
 from dsl.diagnostics import CompileError
 from dsl.terminal import printable
+from loader import load_game
+from loader.games import UnknownGame, game_path
 from metro.analysis.executors import STALL_SECONDS, DaskMissing, WorkersLost
 from metro.bots import bot_names, make_bot
-from metro.games import UnknownGame, game_path
 from runtime.errors import MetroRuntimeError
 from runtime.machine import Game
 

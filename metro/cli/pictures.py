@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from compiler import load_game
+from loader import load_game
 from metro.bots import make_bot
 from metro.cli.options import (
     BOT_OPTION,

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import click
 
+from loader.games import UnknownGame
 from metro.cli.options import (
     Failure,
 )
-from metro.games import UnknownGame
 
 
 @click.command("serve")

@@ -20,8 +20,8 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from compiler.driver import load_game
 from compiler.resolve import find_game_file
+from loader import load_game
 from metro.conformance.perft import ChanceInPerft, PerftBudget, perft
 from metro.conformance.state_schema import state_schemas
 from metro.conformance.vectors import (

@@ -13,11 +13,10 @@ import os
 from dataclasses import dataclass
 from importlib import resources
 
-from compiler import load_game
-from compiler.game_files import GAME_FILE_NAMES
 from dsl.files import UnreadableFile, read_regular
+from loader import load_game
+from loader.games import GAME_FILE_NAMES, GAME_NAME, shipped_games
 from metro.bots import make_bot
-from metro.games import GAME_NAME, shipped_games
 from metro.play.moves import MoveLog, replayed
 from runtime import saves
 from runtime.errors import IllegalAction, InvalidSave

@@ -36,8 +36,8 @@ import re
 import numpy as np
 import pyspiel
 
-from compiler import load_game
-from metro.games import game_path
+from loader import load_game
+from loader.games import game_path
 from metro.rl.encoding import MAX_ACTIONS, Encoder, TooManyActions
 from runtime.chance import CHANCE, EXPLICIT, ChanceNode
 from runtime.machine import Game, State

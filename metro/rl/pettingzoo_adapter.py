@@ -17,8 +17,8 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from compiler import load_game
-from metro.games import game_path
+from loader import load_game
+from loader.games import game_path
 from metro.rl.encoding import MAX_ACTIONS, Encoder, action_mask
 from runtime.machine import Game
 from runtime.values import PLAYER

@@ -14,10 +14,10 @@ import os
 
 import pytest
 
-from compiler import load_game
 from compiler.resolve import expansion_named, find_game_file, load_file, patch_title
 from dsl.diagnostics import CompileError
-from metro.games import UnknownGame, game_path, shipped_games
+from loader import load_game
+from loader.games import UnknownGame, game_path, shipped_games
 from metro.testing.coverage import coverage_of, format_coverage, trace_lines
 from metro.testing.scenarios import run_scenario, scenarios
 from runtime.errors import MetroRuntimeError, ScenarioFailure

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from compiler.game_files import find_game_file, find_patch_file
+from loader.games import find_game_file, find_patch_file
 from runtime.chance import RECORDED
 from runtime.errors import MetroRuntimeError, ScenarioFailure
 from runtime.lib import unused_chance

@@ -12,10 +12,10 @@ from __future__ import annotations
 import os
 import re
 
-from compiler.driver import load_game
 from compiler.emit import COMPILER_VERSION, environment
 from compiler.resolve import find_game_file
-from metro.games import shipped_name
+from loader import load_game
+from loader.games import shipped_name
 from metro.output_files import write_output
 from metro.testing.scenarios import own_scenarios, run_scenarios
 from runtime.machine import Game

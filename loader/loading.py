@@ -10,8 +10,8 @@ from __future__ import annotations
 import hashlib
 import os
 
-from compiler import cache
-from compiler.game_files import find_game_file
+from loader import cache
+from loader.games import find_game_file
 from runtime.machine import Game, compile_module, run_module
 
 
@@ -45,9 +45,39 @@ def game_source(
     path: str, expansions=(), variants=(), map: str | None = None, use_cache: bool = True
 ) -> tuple[str, str]:
     """The generated module's text (compiled, or from the cache) and a name for its tracebacks."""
+    source, filename, _ = keyed_game_source(path, expansions, variants, map, use_cache)
+    return source, filename
+
+
+def keyed_game_source(
+    path: str, expansions=(), variants=(), map: str | None = None, use_cache: bool = True
+) -> tuple[str, str, str]:
+    """`game_source`, and the key this process remembers the game by (`loaded`)."""
     game_file, key = game_key(path, expansions, variants, map)
     key = key if use_cache else ""
-    return _generated(path, expansions, variants, map, key), f"<metro:{game_file}>"
+    source = _generated(path, expansions, variants, map, key)
+    memo = key or "text:" + hashlib.sha256(source.encode()).hexdigest()
+    return source, f"<metro:{game_file}>", memo
+
+
+# The games this process has run, by cache key: a command that loads a game (to check its
+# players and bots) and then simulates it runs the module once, and forked workers inherit it.
+_LOADED: dict[str, Game] = {}
+_LOADED_MAX = 8
+
+
+def remember(key: str, game: Game) -> Game:
+    """Keep `game` as this process's game of `key` (a few at most); return it."""
+    if key:
+        if len(_LOADED) >= _LOADED_MAX:
+            _LOADED.clear()
+        _LOADED[key] = game
+    return game
+
+
+def loaded(key: str) -> Game | None:
+    """The game of `key` this process has run, if any."""
+    return _LOADED.get(key) if key else None
 
 
 def game_from_source(source: str, filename: str, variants: tuple[str, ...] = ()) -> Game:
@@ -70,4 +100,4 @@ def load_game(
         code = compile_module(_generated(path, expansions, variants, map, key), filename)
         if key:
             cache.store_code(key, code)
-    return Game(run_module(code, filename, name), tuple(variants))
+    return remember(key, Game(run_module(code, filename, name), tuple(variants)))
