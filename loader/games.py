@@ -13,6 +13,7 @@ from compiler.game_files import (
     available_patches,
     find_game_file,
     find_patch_file,
+    names_a_file,
 )
 
 # A shipped game's name is its folder under the `games` package (an expansion, a
@@ -28,6 +29,7 @@ __all__ = [
     "find_game_file",
     "find_patch_file",
     "game_path",
+    "names_a_file",
     "shipped_games",
     "shipped_name",
 ]

@@ -28,7 +28,7 @@ RL_EXTRA = "the RL environments need the rl extra: pip install 'metro-games[rl]'
 
 
 def pettingzoo_env(name: str, players: int, **options):
-    """A game as a PettingZoo AEC environment (needs the rl extra; see metro/pettingzoo_adapter.py)."""
+    """A game as a PettingZoo AEC environment (needs the rl extra; see metro/rl/pettingzoo_adapter.py)."""
     try:  # numpy and pettingzoo load only now
         from metro.rl.pettingzoo_adapter import pettingzoo_env as make
     except ImportError as error:
@@ -37,7 +37,7 @@ def pettingzoo_env(name: str, players: int, **options):
 
 
 def openspiel_game(name: str, players: int, **options):
-    """A game as an OpenSpiel game (needs the rl extra; see metro/openspiel_adapter.py)."""
+    """A game as an OpenSpiel game (needs the rl extra; see metro/rl/openspiel_adapter.py)."""
     try:  # pyspiel loads only now
         from metro.rl.openspiel_adapter import openspiel_game as make
     except ImportError as error:

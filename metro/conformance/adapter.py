@@ -7,13 +7,13 @@ The JSON-lines protocol (docs/protocol.md; one object per line each way, players
 `{"op": "view", "player": 0}`, `{"op": "scores"}`, `{"op": "ranking"}`, `{"op": "is_over"}`,
 `{"op": "perft", "depth": 2}`, `{"op": "info"}` and `{"op": "quit"}`. Every answer is
 `{"ok": true, ...}` or `{"ok": false, "error": "..."}`; schemas/protocol/ holds their schemas.
-Answers are read one per request through metro/engine_pipe.py and checked by metro/jsonlines.py:
+Answers are read one per request through metro/conformance/engine_pipe.py and checked by metro/conformance/jsonlines.py:
 output nobody asked for, a line over 1 MiB, nesting over 100 levels, text that is not UTF-8 or a
 field of the wrong type is an `EngineError`, never another exception; an engine that uses up what
 the run allows (`RunLimits`: its bytes, its deadline) is an `EngineStopped`. Each engine runs in
 a session of its own, ended whole by `close()`.
 `Lockstep` plays the reference and an engine under test side by side and compares them;
-metro/conform.py runs test vectors against any adapter.
+metro/conformance/conform.py runs test vectors against any adapter.
 """
 
 from __future__ import annotations
@@ -96,7 +96,7 @@ class Adapter(Protocol):
         """True once the game has ended."""
 
     def perft(self, depth: int) -> int:
-        """The number of action sequences of length `depth` from here (metro/perft.py)."""
+        """The number of action sequences of length `depth` from here (metro/conformance/perft.py)."""
 
     def close(self) -> None:
         """Release the engine."""

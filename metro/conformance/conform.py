@@ -1,11 +1,11 @@
 """`metro conform DIR --engine CMD`: run test vectors against any engine speaking the protocol.
 
-Each vector starts a game with explicit chance and runs its steps (metro/vectors.py); the first
+Each vector starts a game with explicit chance and runs its steps (metro/conformance/vectors.py); the first
 step where the engine answers differently fails the vector with the smallest difference found
 (the JSON path of the first differing value, or the ids one list of legal actions lacks).
 An engine that crashes or breaks the protocol fails the vector it was running and is started
 again for the next one; one that uses up what the whole run allows (its deadline, its bytes of
-output: metro/engine_pipe.py) fails the vector it was running and ends the run.
+output: metro/conformance/engine_pipe.py) fails the vector it was running and ends the run.
 """
 
 from __future__ import annotations

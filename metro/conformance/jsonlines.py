@@ -1,7 +1,7 @@
 """Bounded JSON lines: reading one line and one JSON document from an untrusted peer.
 
-Both ends of the engine protocol check lines through these (metro/adapter.py with
-metro/engine_pipe.py, examples/json_engine.py), so a peer can never make the other side hold a
+Both ends of the engine protocol check lines through these (metro/conformance/adapter.py with
+metro/conformance/engine_pipe.py, examples/json_engine.py), so a peer can never make the other side hold a
 line longer than `MAX_LINE_BYTES`, recurse on deep nesting, or carry text that is not Unicode.
 """
 

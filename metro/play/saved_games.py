@@ -15,7 +15,7 @@ from importlib import resources
 
 from dsl.files import UnreadableFile, read_regular
 from loader import load_game
-from loader.games import GAME_FILE_NAMES, GAME_NAME, shipped_games
+from loader.games import GAME_FILE_NAMES, GAME_NAME, names_a_file, shipped_games, shipped_name
 from metro.bots import make_bot
 from metro.play.moves import MoveLog, replayed
 from runtime import saves
@@ -84,16 +84,6 @@ def game_reference(path: str, save_folder: str) -> str:
     """A shipped game's name, or the game's path relative to the save's folder."""
     name = shipped_name(path)
     return name if name is not None else _relative(path, save_folder)
-
-
-def shipped_name(path: str) -> str | None:
-    """The name of the shipped game at `path` (its folder or its rules file), else None."""
-    real = os.path.realpath(path)
-    for name in shipped_games():
-        folder = os.path.realpath(str(resources.files("games").joinpath(name)))
-        if real == folder or real in (os.path.join(folder, f) for f in GAME_FILE_NAMES):
-            return name
-    return None
 
 
 def load_saved_game(path: str, game_path: str | None = None) -> SavedGame:
@@ -221,16 +211,11 @@ def _game_path(reference: str, save_folder: str, as_typed: bool) -> str:
 
 
 def _file_reference(patch: str, save_folder: str) -> str:
-    return _relative(patch, save_folder) if _is_file(patch) else patch
+    return _relative(patch, save_folder) if names_a_file(patch) else patch
 
 
 def _file_path(patch: str, save_folder: str, as_typed: bool) -> str:
-    return _local(patch, save_folder, as_typed) if _is_file(patch) else patch
-
-
-def _is_file(patch: str) -> bool:
-    # As compiler/game_files.py tells a variant's or expansion's file from its name.
-    return patch.endswith(".metro") or os.sep in patch or "/" in patch
+    return _local(patch, save_folder, as_typed) if names_a_file(patch) else patch
 
 
 def _relative(path: str, save_folder: str) -> str:

@@ -1,7 +1,7 @@
 """`metro play`: a game in the terminal for people, against bots or each other at one terminal.
 
 Every word on the screen comes from the rules: fields under their declared headings, values
-and moves by their labels (runtime/display.py, metro/moves.py). A person answers with the
+and moves by their labels (runtime/display.py, metro/play/moves.py). A person answers with the
 number of a choice, its id, or part of its label to list the matching ones; `help`, `undo`,
 `save FILE` and `q` are commands. Several people at one terminal (hot seat) each get a clear
 screen, so nobody sees another's secrets.
