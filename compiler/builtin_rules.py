@@ -2,18 +2,42 @@
 
 A type rule takes the argument types and returns the result type or an error message. A
 constant evaluation takes the arguments' values. An emitter takes the code generator, the
-call, the arguments' code and the environment, and returns the call's Python code; it may
-use `gen.t` (a node's type), `gen.items` (code walking a collection in a defined order)
-and `gen.checked` (code range-checking a value about to be stored).
+call, the arguments' expression nodes and the environment, and returns the call's node
+(compiler/expr.py); it may use `gen.t` (a node's type), `gen.items` (a walk of a collection
+in a defined order) and `gen.checked` (a value range-checked before it is stored).
 """
 
 from __future__ import annotations
 
-import ast as pyast
 from collections.abc import Callable
 
 import networkx as nx
 
+from compiler.expr import (
+    PLAYER_COUNT,
+    Attr,
+    BinOp,
+    Call,
+    Cond,
+    Const,
+    Display,
+    Expr,
+    FrameLocal,
+    Helper,
+    Hoisted,
+    Index,
+    Local,
+    Name,
+    Operand,
+    Paren,
+    S,
+    StateField,
+    Table,
+    Unary,
+    call,
+    helper,
+)
+from compiler.literals import ident
 from compiler.types import (
     ANY,
     INT,
@@ -210,19 +234,19 @@ def _kind(gen, node) -> str | None:
     return t.kind if isinstance(t, CollT) else None
 
 
-def emit_size(gen, node, args, env) -> str:
+def emit_size(gen, node, args, env) -> Expr:
     """size(): the number of players, the total of a bag's counts, or len()."""
     if isinstance(node.args[0], ast.PlayersLit):
-        return "S.n"
+        return PLAYER_COUNT
     if _kind(gen, node) == "bag":
-        return f"sum({args[0]})"
-    return f"len({args[0]})"
+        return call("sum", args[0])
+    return call("len", args[0])
 
 
 def emit_extreme(runtime_name: str) -> Callable:
     """min/max: of two numbers a conditional (or Python's), the runtime's of a collection."""
 
-    def emit(gen, node, args, env) -> str:
+    def emit(gen, node, args, env) -> Expr:
         if len(args) == 2:
             first, second = args
             if cheap_and_pure(first) and cheap_and_pure(second):
@@ -230,93 +254,97 @@ def emit_extreme(runtime_name: str) -> Callable:
                 # a guard's range bounds), with Python's result: the first unless the second
                 # is strictly beyond it.
                 beyond = ">" if node.func == "max" else "<"
-                return f"({second} if {second} {beyond} {first} else {first})"
-            return f"{node.func}({first}, {second})"
-        return f"_l.{runtime_name}({gen.items(node.args[0], env)})"
+                return Paren(Cond(second, BinOp(second, beyond, first), first))
+            return call(node.func, first, second)
+        return helper("_l", runtime_name, gen.items(node.args[0], env))
 
     return emit
 
 
-_CHEAP_NODES = (
-    pyast.Expression,
-    pyast.Name,
-    pyast.Load,
-    pyast.Constant,
-    pyast.Attribute,
-    pyast.Subscript,
-    pyast.BinOp,
-    pyast.Add,
-    pyast.Sub,
-    pyast.UnaryOp,
-    pyast.USub,
-)
 CHEAP_OPERANDS = 8  # names, constants, items, fields and operations in one cheap expression
 
 
-def cheap_and_pure(code: str) -> bool:
-    """True if generated `code` only reads names, items and fields, adds and subtracts (a few of them)."""
-    try:
-        tree = pyast.parse(code, mode="eval")
-    except SyntaxError:
-        return False
-    nodes = list(pyast.walk(tree))
-    operands = sum(1 for n in nodes if isinstance(n, pyast.expr))
-    return operands <= CHEAP_OPERANDS and all(isinstance(n, _CHEAP_NODES) for n in nodes)
+def cheap_and_pure(code: Expr) -> bool:
+    """True if `code` only reads names, items and fields, adds and subtracts (a few of them)."""
+    operands = _cheap_operands(code)
+    return operands is not None and operands <= CHEAP_OPERANDS
 
 
-def emit_count(gen, node, args, env) -> str:
+def _cheap_operands(code: Expr) -> int | None:
+    """The operands of `code` as Python counts them (a field read is two), None if not cheap."""
+    if isinstance(code, Paren | Operand):
+        return _cheap_operands(code.inner)
+    if isinstance(code, Name | Local | Hoisted | Table):
+        return 1
+    if isinstance(code, StateField):
+        return 2  # `S.x`: the attribute and the name
+    if isinstance(code, FrameLocal):
+        return 3  # `L['x']`: the item, the name and the key
+    if isinstance(code, Const):
+        if type(code.value) is int and code.value < 0:
+            return 2  # `-1` is a negation of a constant
+        return 1 if code.value is None or isinstance(code.value, bool | int | str) else None
+    parts: tuple[Expr, ...] | None = None
+    if isinstance(code, Attr):
+        parts = (code.obj,)
+    elif isinstance(code, Index):
+        parts = (code.obj, code.index)
+    elif isinstance(code, BinOp) and code.op in ("+", "-"):
+        parts = (code.left, code.right)
+    elif isinstance(code, Unary) and code.op == "-":
+        parts = (code.operand,)
+    if parts is None:
+        return None
+    counts = [_cheap_operands(part) for part in parts]
+    return None if None in counts else 1 + sum(counts)
+
+
+def emit_count(gen, node, args, env) -> Expr:
     """count(): the total of a bag's counts, or the number of items."""
     if _kind(gen, node) == "bag":
-        return f"sum({args[0]})"
-    return f"len({gen.items(node.args[0], env, charge=False)})"
+        return call("sum", args[0])
+    return call("len", gen.items(node.args[0], env, charge=False))
 
 
-def emit_name(gen, node, args, env) -> str:
+def emit_name(gen, node, args, env) -> Expr:
     """name(): from the enum's, kind's or players' name table, else str()."""
-    from compiler.codegen import ident  # here: codegen imports this table
-
     t = gen.t(node.args[0])
     t = t.inner if isinstance(t, OptT) else t
     if isinstance(t, EnumT):
-        return f"E_{ident(t.name)}[{args[0]}]"
+        return Index(Name(f"E_{ident(t.name)}"), args[0])
     if isinstance(t, ElemT):
-        return f"K_{ident(t.kind)}[{args[0]}]"
+        return Index(Name(f"K_{ident(t.kind)}"), args[0])
     if isinstance(t, PlayerT):
-        return f"_v.PLAYER.label({args[0]})"
-    return f"str({args[0]})"
+        return Call(Attr(Helper("_v", "PLAYER"), "label"), (args[0],))
+    return call("str", args[0])
 
 
-def _stored_item(gen, node, args) -> str:
+def _stored_item(gen, node, args) -> Expr:
     """The item's code, range-checked for the collection it is stored in."""
     if _kind(gen, node) is None:
         return args[1]
     return gen.checked(args[1], node.args[1], gen.t(node.args[0]).item)
 
 
-def emit_add(gen, node, args, env) -> str:
+def emit_add(gen, node, args, env) -> Expr:
     """add(): by the kind of collection, the item range-checked where stored."""
     kind = _kind(gen, node)
     if kind == "bag":
-        return f"_l.bag_add({args[0]}, {args[1]})"
+        return helper("_l", "bag_add", args[0], args[1])
     item = _stored_item(gen, node, args)
-    if kind == "set":
-        return f"{args[0]}.add({item})"
-    return f"{args[0]}.append({item})"
+    return Call(Attr(args[0], "add" if kind == "set" else "append"), (item,))
 
 
-def emit_remove(gen, node, args, env) -> str:
+def emit_remove(gen, node, args, env) -> Expr:
     """remove(): the runtime's for the kind of collection."""
     kind = _kind(gen, node)
-    if kind == "bag":
-        return f"_l.bag_remove({args[0]}, {args[1]})"
-    if kind == "set":
-        return f"_l.set_remove({args[0]}, {args[1]})"
-    return f"_l.list_remove({args[0]}, {args[1]})"
+    name = "bag_remove" if kind == "bag" else "set_remove" if kind == "set" else "list_remove"
+    return helper("_l", name, args[0], args[1])
 
 
-def emit_put_bottom(gen, node, args, env) -> str:
+def emit_put_bottom(gen, node, args, env) -> Expr:
     """put_bottom(): insert at the bottom of a pile."""
-    return f"{args[0]}.insert(0, {_stored_item(gen, node, args)})"
+    return Call(Attr(args[0], "insert"), (Const(0), _stored_item(gen, node, args)))
 
 
 def mixer_rule(args: list[Type]) -> Type | str:
@@ -335,15 +363,17 @@ def mixer_rule(args: list[Type]) -> Type | str:
     return f"mix() puts a list of {mixer.item} into {mixer}, not {items}"
 
 
-def emit_mix(gen, node, args, env) -> str:
+def emit_mix(gen, node, args, env) -> Expr:
     """mix(): the runtime's, with how the items are written (for chance outcomes)."""
     mixer = gen.t(node.args[0])
-    desc = gen.desc(mixer.item) if isinstance(mixer, CollT) else "None"
-    return f"_l.mix(S, {args[0]}, {args[1]}, {args[2]}, {desc})"
+    desc = Name(gen.desc(mixer.item)) if isinstance(mixer, CollT) else Const(None)
+    return helper("_l", "mix", S, args[0], args[1], args[2], desc)
 
 
-def emit_clear(gen, node, args, env) -> str:
+def emit_clear(gen, node, args, env) -> Expr:
     """clear(): a bag keeps its slots with count 0."""
     if _kind(gen, node) == "bag":
-        return f"{args[0]}.__setitem__(slice(None), [0] * len({args[0]}))"
-    return f"{args[0]}.clear()"
+        zeros = BinOp(Display("list", (Const(0),)), "*", call("len", args[0]))
+        whole = call("slice", Const(None))
+        return Call(Attr(args[0], "__setitem__"), (whole, zeros))
+    return Call(Attr(args[0], "clear"), ())

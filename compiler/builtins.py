@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from string import Formatter
 
 from compiler.builtin_rules import (
     TypeRule,
@@ -50,6 +51,7 @@ from compiler.builtin_rules import (
     seat_rule,
     truth,
 )
+from compiler.expr import Call, Code, Expr, Helper, S, StateField
 from compiler.types import (
     ANY,
     BOOL,
@@ -109,27 +111,45 @@ class Builtin:
     lazy: bool = False  # constant evaluation passes a range without listing it
     over: Over | None = None
 
-    def emit_code(self, gen, node, args: list[str], env) -> str:
-        """Python code for a call: the emit function's, or the template filled in.
+    def emit_code(self, gen, node, args: list[Expr], env) -> Expr:
+        """The expression for a call: the emit function's, or the template filled in.
 
-        A template takes the arguments' code as `{0}`, `{1}`, … and the first argument's
-        items in a defined order as `{items}` (charged to the step budget) or `{walk}` (not).
+        A template takes the arguments as `{0}`, `{1}`, …, the first argument's items in a
+        defined order as `{items}` (charged to the step budget) or `{walk}` (not), the state
+        as `{S}`, a state field as `{S.name}` and a runtime helper as `{_l.name}`; its text
+        between holes is operators, brackets and Python's own functions.
         """
         if callable(self.emit):
             return self.emit(gen, node, args, env)
-        template = self.emit if self.emit is not None else self.runtime_call()
-        named = {}
-        if "{items}" in template:
-            named["items"] = gen.items(node.args[0], env)
-        if "{walk}" in template:
-            named["walk"] = gen.items(node.args[0], env, charge=False)
-        return template.format(*args, **named)
+        if self.emit is None:
+            module, _, function = self.runtime.rpartition(".")
+            return Call(Helper(RUNTIME_ALIASES[module], function), tuple(args))
+        parts: list[str | Expr] = []
+        for text, hole, _, _ in Formatter().parse(self.emit):
+            parts.append(text)
+            if hole is not None:
+                parts.append(_filled(hole, gen, node, args, env))
+        return Code(tuple(part for part in parts if part != ""))
 
-    def runtime_call(self) -> str:
-        """The template calling the runtime implementation with every argument."""
-        module, _, function = self.runtime.rpartition(".")
-        params = ", ".join(f"{{{i}}}" for i in range(self.arity[1]))
-        return f"{RUNTIME_ALIASES[module]}.{function}({params})"
+
+def template_reads_state(builtin: Builtin) -> bool:
+    """True if a builtin's template passes the state or reads a state field (`{S}`, `{S.name}`)."""
+    if not isinstance(builtin.emit, str):
+        return False
+    holes = [hole for _, hole, _, _ in Formatter().parse(builtin.emit) if hole is not None]
+    return any(hole == "S" or hole.startswith("S.") for hole in holes)
+
+
+def _filled(hole: str, gen, node, args: list[Expr], env) -> Expr:
+    """What a template's `{hole}` stands for."""
+    if hole.isdigit():
+        return args[int(hole)]
+    if hole in ("items", "walk"):
+        return gen.items(node.args[0], env, charge=hole == "items")
+    if hole == "S":
+        return S
+    owner, _, name = hole.partition(".")
+    return StateField(name) if owner == "S" else Helper(owner, name)
 
 
 # ---------------------------------------------------------------- the table
@@ -242,7 +262,7 @@ TABLE: list[Builtin] = [
         of_items(listed, "distinct() needs a collection"),
         runtime="runtime.lib.distinct",
         sorted_unique=True,
-        emit="_l.distinct({items})",
+        emit="{_l.distinct}({items})",
         const=over_items(lambda values: sorted(set(values))),
         over=Over(listed),
     ),
@@ -319,7 +339,7 @@ TABLE: list[Builtin] = [
         (1, 1),
         seat_rule,
         runtime="runtime.lib.seat",
-        emit="_l.seat(S, {0})",
+        emit="{_l.seat}({S}, {0})",
         small_result=True,
     ),
     Builtin(
@@ -328,7 +348,7 @@ TABLE: list[Builtin] = [
         "the next player clockwise",
         (1, 1),
         always(PLAYER),
-        emit="(({0}) + 1) % S.n",
+        emit="(({0}) + 1) % {S.n}",
         small_result=True,
     ),
     Builtin(
@@ -346,10 +366,10 @@ TABLE: list[Builtin] = [
         "the players who must decide now",
         (0, 0),
         always(listed(PLAYER)),
-        emit="S.to_move",
+        emit="{S.to_move}",
         reads_position=True,
     ),
-    Builtin("game_over", "", "true once the game has ended", (0, 0), always(BOOL), emit="S.over"),
+    Builtin("game_over", "", "true once the game has ended", (0, 0), always(BOOL), emit="{S.over}"),
     Builtin(
         "name",
         "x",
@@ -505,7 +525,7 @@ TABLE: list[Builtin] = [
         "a building with no pieces",
         (0, 0),
         always(BUILDING),
-        emit="_shapes.Building.empty()",
+        emit="{_shapes.Building}.empty()",
     ),
     Builtin(
         "columns",
@@ -556,7 +576,7 @@ TABLE: list[Builtin] = [
         always(INT),
         effect="random",
         runtime="runtime.lib.roll",
-        emit="_l.roll(S, {0})",
+        emit="{_l.roll}({S}, {0})",
     ),
     Builtin(
         "mix",

@@ -14,14 +14,14 @@ known before the game.
 
 from __future__ import annotations
 
-from compiler.codegen import Generator
+from compiler.lower_exprs import ExprLowerer
 from compiler.refs import FunctionRef, ProcedureRef
 from compiler.types import CollT, is_finite
 from dsl import ast
 from dsl.visitor import walk
 
 
-def chance_bound(gen: Generator) -> int | None:
+def chance_bound(gen: ExprLowerer) -> int | None:
     """The most elementary outcomes of any random event the rules can meet: 0 if none, None if unknown."""
     p = gen.p
     declared = [*p.functions.values(), *p.procedures.values(), *p.actions.values()]
@@ -38,7 +38,7 @@ def chance_bound(gen: Generator) -> int | None:
     return bound
 
 
-def _event_bound(gen: Generator, node: ast.Node) -> int | None:
+def _event_bound(gen: ExprLowerer, node: ast.Node) -> int | None:
     """A random event's most outcomes (None: unknown); 0 for a node that is no random event."""
     if isinstance(node, ast.Shuffle):
         pile = gen.t(node.target)

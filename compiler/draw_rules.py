@@ -42,6 +42,7 @@ PROP_SHAPES: dict[str, frozenset[str]] = {
     "on": frozenset({"point", "line", "path", "rect", "text"}),
     "legend": frozenset({"point", "line", "along", "path", "rect", "box"}),
     "names": frozenset({"point", "line", "along", "path", "rect", "box", "text"}),
+    "chooses": frozenset({"point", "line", "along", "path", "rect", "box", "text"}),
 }
 
 MARKS = ("circle", "square", "triangle", "diamond")
@@ -117,10 +118,18 @@ class CheckedDraw:
         return self.decl.name
 
     @property
+    def chooses(self) -> bool:
+        """Whether each shape stands for a choice of the viewer's (`chooses`): drawn only on a
+        board where the viewer is choosing, and only for the choices offered there."""
+        return "chooses" in self.parts
+
+    @property
     def named_part(self) -> str | None:
         """The part holding what each shape stands for: `names`, else the first binding's value."""
         if "names" in self.parts:
             return "names"
+        if self.chooses:
+            return None
         return "item" if self.decl.bindings and self.shape != "restyle" else None
 
     def part(self, item: tuple, name: str, default=None):

@@ -13,11 +13,13 @@ from compiler.checked import CheckedProgram
 from compiler.consteval import Evaluator, MapData
 from compiler.draw_eval import map_items, report
 from compiler.emit import emit_module
+from compiler.loop_bindings import bind_listings
 from compiler.lower_labels import element_labels
 from compiler.lower_module import lower_program
 from compiler.maps import build_map_data, run_checks
 from compiler.program import Program
 from compiler.resolve import DISK, SourceFiles, resolve
+from compiler.shared_listings import share_listings
 from dsl.diagnostics import TOO_DEEP, CompileError, Diagnostics
 from dsl.memory import paused_gc
 from dsl.source import Span
@@ -81,6 +83,16 @@ def stage_lower(ctx: CompileContext) -> None:
     ctx.module = lower_program(ctx.checked, ctx.data, ctx.evaluator, ctx.diags)
 
 
+def stage_bind_attributes(ctx: CompileContext) -> None:
+    """A listing's loop over map elements reads their repeated fixed attributes once (an optimisation)."""
+    bind_listings(ctx.module)
+
+
+def stage_share_listings(ctx: CompileContext) -> None:
+    """The listings of one menu share the costly values they compute alike (an optimisation)."""
+    share_listings(ctx.module)
+
+
 def stage_emit_python(ctx: CompileContext) -> None:
     """Generate the module text from the IR, then make sure Python accepts it."""
     inputs = [
@@ -119,17 +131,29 @@ STAGES: list[tuple[str, Callable[[CompileContext], None]]] = [
     ("check", stage_check),
     ("validate_maps", stage_validate_maps),
     ("lower", stage_lower),
+    ("bind_attributes", stage_bind_attributes),
+    ("share_listings", stage_share_listings),
     ("emit_python", stage_emit_python),
 ]
+# Stages that only make the module faster: each may be left out (the games play the same).
+OPTIMISATIONS = frozenset({"bind_attributes", "share_listings"})
 
 
-def run_stages(ctx: CompileContext, stop_after: str | None = None) -> CompileContext:
-    """Run the stages in order, raising CompileError at the end of the first failing stage."""
+def run_stages(
+    ctx: CompileContext, stop_after: str | None = None, without: tuple[str, ...] = ()
+) -> CompileContext:
+    """Run the stages in order (but the optimisations `without` names), raising CompileError at
+    the end of the first failing stage."""
+    unknown = set(without) - OPTIMISATIONS
+    if unknown:
+        raise ValueError(f"only optimisation stages may be left out, not {sorted(unknown)}")
     old_limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(old_limit, 10_000))
     try:
         with paused_gc():
             for name, stage in STAGES:
+                if name in without:
+                    continue
                 stage(ctx)
                 ctx.diags.raise_if_errors(ctx.sources)
                 if name == stop_after:
@@ -146,10 +170,12 @@ def compile_game(
     map: str | None = None,
     stop_after: str | None = None,
     library_root: str | None = None,
+    without: tuple[str, ...] = (),
 ) -> CompileContext:
-    """Compile a game (with expansions/variants/map) and return the context."""
+    """Compile a game (with expansions/variants/map) and return the context (its IR after
+    `stop_after`, its module without the optimisation stages `without` names)."""
     ctx = CompileContext(path, tuple(expansions), tuple(variants), map, library_root=library_root)
-    return run_stages(ctx, stop_after)
+    return run_stages(ctx, stop_after, without)
 
 
 def generate_python(path: str, expansions=(), variants=(), map: str | None = None) -> str:
@@ -158,6 +184,7 @@ def generate_python(path: str, expansions=(), variants=(), map: str | None = Non
 
 
 __all__ = [
+    "OPTIMISATIONS",
     "STAGES",
     "CompileContext",
     "CompileError",

@@ -18,8 +18,8 @@ import jinja2
 from compiler import ir
 from compiler.builtins import RUNTIME_ALIASES
 from compiler.checked import CheckedProgram
-from compiler.codegen import ident, lit
 from compiler.entries import Entry, frameless, local, plan_entry
+from compiler.literals import ident, lit
 from compiler.pywriter import PyWriter
 from compiler.version import COMPILER_VERSION
 from compiler.visit import StrictVisitor

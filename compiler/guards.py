@@ -749,31 +749,3 @@ class _PinnedEvaluator(Evaluator):
 
 
 _UNPINNED = object()
-
-
-def bucket_code(key: Key, code: str, points_name: str) -> str:
-    """Python code giving a key's slot in its table from the key's value `code`."""
-    if key.kind == "right":
-        return f"_l.bisect_right({points_name}, {code})"
-    if key.kind == "left":
-        return f"_l.bisect_left({points_name}, {code})"
-    if None in key.values:
-        return none_slot(code)
-    return code
-
-
-def none_slot(code: str) -> str:
-    """Code for a value's slot where none takes slot -1 (a literal is resolved here: Python
-    warns about `0 is None`)."""
-    bare = code
-    while (
-        bare.startswith("(")
-        and bare.endswith(")")
-        and bare[1:-1].count("(") == bare[1:-1].count(")")
-    ):
-        bare = bare[1:-1]
-    if bare == "None":
-        return "-1"
-    if bare.removeprefix("-").isdigit():
-        return bare
-    return f"(-1 if {code} is None else {code})"

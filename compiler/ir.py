@@ -1,6 +1,8 @@
 """The IR of a game's state machine: what `lower` produces and `emit` prints as Python.
 
-Statements are nodes; expressions are already-generated Python fragments (`PyExpr`).
+Statements are nodes; an expression is a `PyExpr`: its tidied Python text and, where
+lowering built one, the expression node (compiler/expr.py) it was printed from, which the
+analyses after lowering visit.
 Every statement carries the span of the .metro text it comes from (None for bookkeeping),
 which the emitter writes as a `# file:line` comment and records in the line map.
 """
@@ -78,6 +80,9 @@ class For(Stmt):
     iterable: PyExpr
     body: list[Stmt]
     span: Span | None = None
+    # A listing's loop over map elements: the first statement of `body` after its own test,
+    # from where the element's fixed attributes may be read once (compiler/loop_bindings.py).
+    bind_from: int | None = None
 
 
 @dataclass

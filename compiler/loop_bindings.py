@@ -9,32 +9,55 @@ values fail it before reading everything), and so are attributes read only once 
 
 from __future__ import annotations
 
-import re
+import itertools
 from collections.abc import Iterator
 from dataclasses import fields
 
 from compiler import ir
+from compiler.expr import Expr, Index, Local, Table, children, unparen
+from compiler.printer import ir_expr
 from compiler.pyexpr import PyExpr
 
 REPEATED = 2  # reads worth a local: two per value, or one inside an inner loop
 
 
-def bind_attributes(var: str, body: list[ir.Stmt], names: Iterator[str]) -> list[ir.Stmt]:
+def bind_listings(module: ir.Module) -> None:
+    """In every action's listing, each loop over map elements reads the fixed attributes of its
+    value that the code inside reads repeatedly once per value (in place)."""
+    for action in module.actions:
+        names = (Local(f"_a{number}") for number in itertools.count())
+        loops = [
+            stmt
+            for stmt in ir.statements(action.legal.body)
+            if isinstance(stmt, ir.For) and stmt.bind_from is not None
+        ]
+        for loop in reversed(loops):  # the innermost first: its locals are numbered first
+            start = loop.bind_from
+            inner = bind_attributes(loop.target.node, loop.body[start:], names)
+            loop.body = loop.body[:start] + inner
+
+
+def bind_attributes(var: Local, body: list[ir.Stmt], names: Iterator[Local]) -> list[ir.Stmt]:
     """`body` (what runs for each value of the loop variable `var` after its test), with each
     fixed attribute of `var` it reads repeatedly read once into a local, first."""
-    attribute = re.compile(rf"(?<![\w.])K_\w+__\w+\[{re.escape(var)}\]")
-    weights: dict[str, int] = {}
-    _weigh(body, attribute, 1, weights)
+    weights: dict[Index, int] = {}
+    _weigh(body, var, 1, weights)
     bound = {read: next(names) for read, weight in weights.items() if weight >= REPEATED}
     if not bound:
         return body
-    pattern = re.compile(r"(?<![\w.])(?:" + "|".join(re.escape(read) for read in bound) + ")")
     for stmt in ir.statements(body):
-        _substitute(stmt, pattern, bound)
-    return [ir.Assign(PyExpr.of(local), PyExpr.of(read)) for read, local in bound.items()] + body
+        _substitute(stmt, var, bound)
+    return [ir.Assign(ir_expr(local), ir_expr(read)) for read, local in bound.items()] + body
 
 
-def _weigh(stmts: list[ir.Stmt], attribute: re.Pattern, repeat: int, weights: dict) -> None:
+def _attribute(node: Expr, var: Local) -> Index | None:
+    """The read `node` makes of one of `var`'s fixed attributes (written `K_kind__field[var]`)."""
+    if isinstance(node, Index) and isinstance(node.obj, Table) and unparen(node.index) == var:
+        return Index(node.obj, var)
+    return None
+
+
+def _weigh(stmts: list[ir.Stmt], var: Local, repeat: int, weights: dict) -> None:
     """Add each attribute read's count to `weights`, those inside inner loops counted twice."""
     for stmt in stmts:
         for f in fields(stmt):
@@ -44,26 +67,47 @@ def _weigh(stmts: list[ir.Stmt], attribute: re.Pattern, repeat: int, weights: di
             )
             for item in value if isinstance(value, list) else [value]:
                 if isinstance(item, ir.Stmt):
-                    _weigh([item], attribute, inner, weights)
+                    _weigh([item], var, inner, weights)
                 elif isinstance(item, ir.Branch):
-                    _count(item.cond, attribute, repeat, weights)
-                    _weigh(item.body, attribute, repeat, weights)
+                    _count(item.cond.node, var, repeat, weights)
+                    _weigh(item.body, var, repeat, weights)
                 elif isinstance(item, PyExpr):
-                    _count(item, attribute, repeat, weights)
+                    _count(item.node, var, repeat, weights)
 
 
-def _count(expr: PyExpr, attribute: re.Pattern, repeat: int, weights: dict) -> None:
-    for read in attribute.findall(expr.code):
+def _count(node: Expr, var: Local, repeat: int, weights: dict) -> None:
+    """Count the attribute reads in `node`, in the order they are written."""
+    read = _attribute(node, var)
+    if read is not None:
         weights[read] = weights.get(read, 0) + repeat
+        return
+    for child in children(node):
+        _count(child, var, repeat, weights)
 
 
-def _substitute(stmt: ir.Stmt, pattern: re.Pattern, bound: dict[str, str]) -> None:
+def _replaced(node: Expr, var: Local, bound: dict[Index, Local]) -> Expr:
+    """`node` with each bound attribute read replaced by its local."""
+    read = _attribute(node, var)
+    if read is not None:
+        return bound.get(read, node)
+    changed = {}
+    for f in fields(node):
+        value = getattr(node, f.name)
+        if isinstance(value, Expr):
+            changed[f.name] = _replaced(value, var, bound)
+        elif isinstance(value, tuple):
+            changed[f.name] = tuple(
+                _replaced(item, var, bound) if isinstance(item, Expr) else item for item in value
+            )
+    return type(node)(**{f.name: changed.get(f.name, getattr(node, f.name)) for f in fields(node)})
+
+
+def _substitute(stmt: ir.Stmt, var: Local, bound: dict[Index, Local]) -> None:
     """Replace, in `stmt`'s own expressions (not those of statements nested in it), each read."""
 
     def local(expr: PyExpr) -> PyExpr:
-        code = pattern.sub(lambda m: bound[m.group()], expr.code)
-        # A read is one operand and so is its local: the expression's shape is unchanged.
-        return expr if code == expr.code else PyExpr(code, expr.atomic, expr.enclosed)
+        node = _replaced(expr.node, var, bound)
+        return expr if node == expr.node else ir_expr(node)
 
     for f in fields(stmt):
         value = getattr(stmt, f.name)

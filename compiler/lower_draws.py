@@ -8,8 +8,10 @@ alone are not generated: the constant evaluator computes them (`compiler/draw_ev
 from __future__ import annotations
 
 from compiler import ir
-from compiler.codegen import Env
+from compiler.expr import ME
+from compiler.lower_exprs import Env
 from compiler.lower_stmts import LoweringContext
+from compiler.printer import py
 from compiler.pyexpr import PyExpr
 
 
@@ -19,7 +21,7 @@ def lower_draws(ctx: LoweringContext) -> list[tuple[str, ir.Function]]:
     for index, draw in enumerate(ctx.gen.cp.draws):
         if not draw.dynamic:
             continue
-        env = Env(frame=False).bind("me", "me")
-        body = [ir.Return(PyExpr.of(ctx.gen.expr(draw.whole, env)), draw.decl.span)]
+        env = Env(frame=False).bind("me", ME)
+        body = [ir.Return(PyExpr.of(py(ctx.gen.expr(draw.whole, env))), draw.decl.span)]
         out.append((draw.name, ir.Function(f"draw_{index}", ["S", "me"], body, draw.decl.span)))
     return out

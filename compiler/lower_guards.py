@@ -3,7 +3,25 @@
 from __future__ import annotations
 
 from compiler import ir
-from compiler.codegen import Env, Generator, ident, source_text
+from compiler.expr import (
+    BinOp,
+    Call,
+    Cond,
+    Const,
+    Expr,
+    Helper,
+    Hoisted,
+    Index,
+    Local,
+    Name,
+    Operand,
+    Paren,
+    S,
+    StateField,
+    Unary,
+    helper,
+    unparen,
+)
 from compiler.guards import (
     Conjunct,
     GuardSplitter,
@@ -11,17 +29,16 @@ from compiler.guards import (
     Plan,
     Scope,
     StaticParam,
-    bucket_code,
-    none_slot,
 )
-from compiler.pyexpr import PyExpr
+from compiler.literals import ident
+from compiler.lower_exprs import Env, ExprLowerer, source_text
 from compiler.refs import EnumAllRef, KindAllRef
 from compiler.types import BoolT, ElemT, EnumT
 from dsl import ast
 from runtime.limits import MAX_DOMAIN
 
 
-def fixed_values(gen: Generator, domain) -> tuple | None:
+def fixed_values(gen: ExprLowerer, domain) -> tuple | None:
     """The values of a domain known while compiling (an enum, a kind, truth values, a constant range)."""
     if not isinstance(domain, ast.TypeDomain):
         return None
@@ -43,7 +60,7 @@ def fixed_values(gen: Generator, domain) -> tuple | None:
     return None
 
 
-def fixed_items(gen: Generator, node: ast.Expr) -> tuple | None:
+def fixed_items(gen: ExprLowerer, node: ast.Expr) -> tuple | None:
     """The items of a walked collection known while compiling (every element of a kind or enum, a constant range)."""
     ref = gen.cp.ref(node)
     if isinstance(ref, KindAllRef):
@@ -59,7 +76,31 @@ def fixed_items(gen: Generator, node: ast.Expr) -> tuple | None:
     return None
 
 
-def static_param(gen: Generator, name: str, domain) -> StaticParam | None:
+def bucket_code(key: Key, code: Expr, points_name: str) -> Expr:
+    """A key's slot in its table from the key's value `code`."""
+    if key.kind in ("right", "left"):
+        return helper("_l", f"bisect_{key.kind}", Name(points_name), code)
+    if None in key.values:
+        return none_slot(code)
+    return code
+
+
+def none_slot(code: Expr) -> Expr:
+    """A value's slot where none takes slot -1 (a literal is resolved here: Python warns
+    about `0 is None`)."""
+    bare = unparen(code)
+    if bare == Const(None):
+        return Const(-1)
+    if isinstance(bare, Unary) and bare.op == "-":
+        literal = bare.operand
+        if isinstance(literal, Const) and type(literal.value) is int:
+            return bare
+    if isinstance(bare, Const) and type(bare.value) is int:
+        return bare
+    return Paren(Cond(Const(-1), BinOp(code, "is", Const(None)), code))
+
+
+def static_param(gen: ExprLowerer, name: str, domain) -> StaticParam | None:
     """A parameter a later table may be indexed by: its values are the positions 0, 1, …"""
     values = fixed_values(gen, domain)
     if values is None or (isinstance(domain.type, ast.RangeType) and values[:1] != (0,)):
@@ -72,7 +113,7 @@ class GuardTables:
 
     enabled = True  # off only in tests that compare a game with and without its tables
 
-    def __init__(self, gen: Generator):
+    def __init__(self, gen: ExprLowerer):
         self.gen = gen
         self.splitter = GuardSplitter(gen)
         self.constants: list[ir.GuardTable] = []
@@ -100,8 +141,8 @@ class GuardTables:
         return self.splitter.plan(var, values, where, static, loop_vars, kind=kind)
 
     def clause(
-        self, clause: ast.CompFor, iterable: str, where: str, env: Env, pure: bool
-    ) -> tuple[str, str | None]:
+        self, clause: ast.CompFor, iterable: Expr, where: Expr, env: Env, pure: bool
+    ) -> tuple[Expr, Expr | None]:
         """A comprehension clause's (iterable, condition): over a table when part is fixed by the
         map, or over a maintained index when the comprehension changes nothing (`pure`).
 
@@ -125,13 +166,13 @@ class GuardTables:
         with self.gen.numbered_apart("t"):
             table = self.lookup(plan, "", clause.var, env, hoist=False)
             residual = self.residual(plan, env)
-        if iterable.startswith("_l.each("):  # charged as the whole walk, as written
-            table = (
-                f"_l.charged(S, {table}, {len(values)}, {self.gen.charge_args(clause.iterable)})"
-            )
+        if isinstance(iterable, Call) and iterable.func == Helper("_l", "each"):
+            # charged as the whole walk, as written
+            where = self.gen.charge_args(clause.iterable)
+            return helper("_l", "charged", S, table, Const(len(values)), *where), residual
         return table, residual
 
-    def lookup(self, plan: Plan, owner: str, var: str, env: Env, hoist: bool = True) -> str:
+    def lookup(self, plan: Plan, owner: str, var: str, env: Env, hoist: bool = True) -> Expr:
         """Code for the table's values for the current keys (hoisted when it depends on no parameter).
 
         Writes the table (and each integer key's points) as module constants named after
@@ -154,7 +195,8 @@ class GuardTables:
                 comment = f"{owner}: the values of `{self.text(dim)}` where a slot of {name} starts"
                 self.constants.append(ir.GuardTable(points, comment, dim.points))
             slot = bucket_code(dim, self.key_code(dim, env), points)
-            indexes.append(slot if slot.isidentifier() else self.gen.hoisted(slot, env))
+            named = isinstance(slot, Local | Name | Hoisted)
+            indexes.append(slot if named else self.gen.hoisted(slot, env))
             dims_text.append(self.text(dim))
         conditions = ", ".join(f"`{self.text(c)}`" for c in table.moved)
         by = f", by {' and '.join(dims_text)}" if dims_text else ""
@@ -162,21 +204,23 @@ class GuardTables:
         constant = ir.GuardTable(name, comment, table.cells)
         if constant not in self.constants:
             self.constants.append(constant)
-        code = name + "".join(f"[{index}]" for index in indexes)
+        code: Expr = Name(name)
+        for index in indexes:
+            code = Index(code, index)
         if not hoist or not indexes or any(isinstance(dim, StaticParam) for dim in table.dims):
             return code
         return self.gen.hoisted(code, env)
 
-    def walk(self, walk, env: Env, hoist: bool) -> str:
+    def walk(self, walk, env: Env, hoist: bool) -> Expr:
         """Code for the keys a maintained index holds for the walked-by value."""
         index = walk.index
         self.walked.add(index.field)
         if walk.value is None:
-            slot = "-1"
+            slot = Const(-1)
         else:
             value = self.gen.expr(walk.value, self.scope_env(walk.scope, env))
             slot = none_slot(value) if walk.may_be_none else value
-        code = f"S.{index.slot}[{slot}]"
+        code = Index(StateField(index.slot), slot)
         return self.gen.hoisted(code, env) if hoist else code
 
     def name(self, owner: str, var: str, table) -> str:
@@ -192,23 +236,28 @@ class GuardTables:
         self.walks += 1
         return f"G_{self.walks}__{ident(var)}"
 
-    def residual(self, plan: Plan, env: Env) -> str | None:
+    def residual(self, plan: Plan, env: Env) -> Expr | None:
         """The conjuncts left to test per value, in their written order (None: nothing left)."""
         if not plan.residual:
             return None
-        codes = [PyExpr.of(self.conj_code(c, env)).operand() for c in plan.residual]
-        return codes[0] if len(codes) == 1 else "(" + " and ".join(codes) + ")"
+        codes = [Operand(self.conj_code(c, env)) for c in plan.residual]
+        if len(codes) == 1:
+            return codes[0]
+        joined = codes[0]
+        for code in codes[1:]:
+            joined = BinOp(joined, "and", code)
+        return Paren(joined)
 
-    def conj_code(self, conj: Conjunct, env: Env) -> str:
-        """Code for one conjunct in its scope."""
+    def conj_code(self, conj: Conjunct, env: Env) -> Expr:
+        """One conjunct in its scope."""
         return self.gen.expr(conj.node, self.scope_env(conj.scope, env))
 
-    def key_code(self, key: Key, env: Env) -> str:
-        """Code reading a key's value."""
+    def key_code(self, key: Key, env: Env) -> Expr:
+        """A key's value."""
         return self.gen.expr(key.node, self.scope_env(key.scope, env))
 
     def scope_env(self, scope: Scope | None, env: Env) -> Env:
-        """The env in which an inlined function's body reads its arguments (as `Generator.inline`)."""
+        """The env in which an inlined function's body reads its arguments (as `ExprLowerer.inline`)."""
         if scope is None:
             return env
         gen = self.gen
@@ -220,7 +269,7 @@ class GuardTables:
             tabulation=env.tabulation,
         )
         for name, arg, outer in scope.bindings:
-            inner = inner.bind(name, f"({gen.expr(arg, self.scope_env(outer, env))})")
+            inner = inner.bind(name, Paren(gen.expr(arg, self.scope_env(outer, env))))
         return inner
 
     def text(self, part: Conjunct | Key) -> str:

@@ -12,14 +12,31 @@
 
 from __future__ import annotations
 
-import re
-
 from compiler import ir
 from compiler.builtin_rules import item_type
 from compiler.checked import CheckedProgram
-from compiler.codegen import Env, Generator, ident, lit
 from compiler.consteval import EvalBudgetError, EvalError, Evaluator, MapData
+from compiler.expr import (
+    Attr,
+    Call,
+    Code,
+    Comp,
+    Cond,
+    Const,
+    Display,
+    Expr,
+    Name,
+    Paren,
+    S,
+    Starred,
+    StateField,
+    call,
+    walk,
+)
+from compiler.literals import ident
+from compiler.lower_exprs import Env, ExprLowerer
 from compiler.lower_stmts import LoweringContext
+from compiler.printer import py
 from compiler.pyexpr import PyExpr
 from compiler.types import (
     BoolT,
@@ -40,7 +57,6 @@ from dsl.diagnostics import LABEL, TOO_LARGE, Diagnostics
 from runtime import values as v
 
 X = PyExpr.of
-_STATE = re.compile(r"\bS\b")
 
 
 def value_words(cp: CheckedProgram, enum: str) -> tuple[str, ...]:
@@ -164,7 +180,9 @@ def label_functions(ctx: LoweringContext) -> tuple[list[ir.Function], list[str]]
     return functions, lines
 
 
-def _label_function(gen: Generator, name: str, params: list[str], label: ast.Label) -> ir.Function:
+def _label_function(
+    gen: ExprLowerer, name: str, params: list[str], label: ast.Label
+) -> ir.Function:
     """`label_<name>(a)`: the label's text for the argument values `a`.
 
     A label reads no game state (pass `labels` checks it): `S` is only a fresh counter
@@ -174,15 +192,16 @@ def _label_function(gen: Generator, name: str, params: list[str], label: ast.Lab
     for param in params:
         env = env.bind(param)
     text = _text_code(gen, label.text, env)
+    read = set(walk(text))
     body: list[ir.Stmt] = [  # only the arguments the label reads
-        ir.Assign(X(env.local(param)), X(f"a[{i}]"))
+        ir.Assign(X(py(env.local(param))), X(f"a[{i}]"))
         for i, param in enumerate(params)
-        if re.search(rf"(?<![\w.]){re.escape(env.local(param))}\b", text)
+        if env.local(param) in read
     ]
-    if _STATE.search(text):  # walks and calls charge the step budget
-        body.insert(0, ir.Assign(X("S"), X("_l.LabelScope()")))
+    if any(node == S or isinstance(node, StateField) for node in read):
+        body.insert(0, ir.Assign(X("S"), X("_l.LabelScope()")))  # walks and calls charge it
     failed = f"the label of {name} cannot be shown for these values"
-    return ir.Function(f"label_{ident(name)}", ["a"], body + _guarded(text, failed, label.span))
+    return ir.Function(f"label_{ident(name)}", ["a"], body + _guarded(py(text), failed, label.span))
 
 
 def _guarded(value: str, failed: str, span) -> list[ir.Stmt]:
@@ -195,26 +214,40 @@ def _guarded(value: str, failed: str, span) -> list[ir.Stmt]:
     return [ir.Try([ir.Return(X(value))], [raised])]
 
 
-def _text_code(gen: Generator, text: ast.Template | ast.LabelIf, env: Env) -> str:
-    """Code for a label's text: a template, or a conditional choice of them."""
+def _text_code(gen: ExprLowerer, text: ast.Template | ast.LabelIf, env: Env) -> Expr:
+    """A label's text: a template, or a conditional choice of them."""
     if isinstance(text, ast.Template):
         return _template_code(gen, text, env)
     then, orelse = _text_code(gen, text.then, env), _text_code(gen, text.orelse, env)
-    return f"({then} if {gen.expr(text.cond, env)} else {orelse})"
+    return Paren(Cond(then, gen.expr(text.cond, env), orelse))
 
 
-def _template_code(gen: Generator, template: ast.Template, env: Env) -> str:
-    """Code joining a template's texts and its placeholders' values as people read them."""
-    parts = [lit(template.texts[0])] if template.texts[0] else []
+def _template_code(gen: ExprLowerer, template: ast.Template, env: Env) -> Expr:
+    """A template's texts and its placeholders' values joined as people read them."""
+    parts: list[Expr] = [Const(template.texts[0])] if template.texts[0] else []
     for expr, text in zip(template.exprs, template.texts[1:], strict=True):
-        parts.append(f"{gen.desc(gen.t(expr))}.display({gen.expr(expr, env)})")
+        parts.append(_display(gen, expr, gen.expr(expr, env)))
         if text:
-            parts.append(lit(text))
+            parts.append(Const(text))
     if not parts:
-        return "''"
+        return Const("")
     if len(parts) == 1:
-        return parts[0] if template.texts[0] else f"str({parts[0]})"
-    return "''.join((" + ", ".join(parts) + ",))"
+        return parts[0] if template.texts[0] else call("str", parts[0])
+    listed = Code(("(", *_commas(parts), ",)"))
+    return Call(Attr(Const(""), "join"), (listed,))
+
+
+def _display(gen: ExprLowerer, node: ast.Expr, value: Expr) -> Expr:
+    """`value` (of `node`'s type) as people read it."""
+    return Call(Attr(Name(gen.desc(gen.t(node))), "display"), (value,))
+
+
+def _commas(parts: list[Expr]) -> list[str | Expr]:
+    """The parts with `, ` between them (the inside of a tuple or call)."""
+    out: list[str | Expr] = []
+    for part in parts:
+        out += [", ", part] if out else [part]
+    return out
 
 
 # ------------------------------------------------------------------ the breakdown and the fields
@@ -238,26 +271,26 @@ def _entries_function(ctx: LoweringContext, versions, name: str) -> ir.Function:
         return ir.Function(name, ["S", "p"], [ir.Return(X("()"))])
     decl = versions.active
     env = Env(frame=False).bind(decl.var)
-    entries = [_entry(gen, e, env) for e in decl.entries]
-    value = "(" + "".join(entry + ", " for entry in entries) + ")"
-    body: list[ir.Stmt] = [ir.Assign(X(env.local(decl.var)), X("p"))]
-    body += _guarded(value, f"the {name} cannot be computed", decl.span)
+    value = Display("tuple", tuple(_entry(gen, e, env) for e in decl.entries))
+    body: list[ir.Stmt] = [ir.Assign(X(py(env.local(decl.var))), X("p"))]
+    body += _guarded(py(value), f"the {name} cannot be computed", decl.span)
     return ir.Function(name, ["S", "p"], body)
 
 
-def _entry(gen: Generator, entry, env: Env) -> str:
+def _entry(gen: ExprLowerer, entry, env: Env) -> Expr:
     """One entry's `(heading, text)`, or for a `for` entry `*((heading, text) for …)`."""
     if entry.each is None:
-        value = gen.expr(entry.expr, env)
-        return f"({lit(entry.heading)}, {gen.desc(gen.t(entry.expr))}.display({value}))"
+        value = _display(gen, entry.expr, gen.expr(entry.expr, env))
+        return Code(("(", Const(entry.heading), ", ", value, ")"))
     clauses, inner = gen.comp(entry.expr, (entry.each,), env)
     item = gen.desc(item_type(gen.t(entry.each.iterable)))
-    heading = f"{item}.display({inner.local(entry.each.var)})"
-    value = f"{gen.desc(gen.t(entry.expr))}.display({gen.expr(entry.expr, inner)})"
-    return f"*(({heading}, {value}) {clauses})"
+    heading = Call(Attr(Name(item), "display"), (inner.local(entry.each.var),))
+    value = _display(gen, entry.expr, gen.expr(entry.expr, inner))
+    pair = Code(("(", heading, ", ", value, ")"))
+    return Starred(Paren(Comp("gen", pair, clauses)))
 
 
-def field_display(gen: Generator) -> list[tuple]:
+def field_display(gen: ExprLowerer) -> list[tuple]:
     """(name, heading, internal, key kind) of every state and player field, in layout order.
 
     The key kind (a map kind's or enum's name, or None) lets people's screens put the tables

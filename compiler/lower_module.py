@@ -11,10 +11,12 @@ from __future__ import annotations
 from compiler import ir
 from compiler.chance_bound import chance_bound
 from compiler.checked import CheckedProgram
-from compiler.codegen import Env, Generator, ident, spot
 from compiler.consteval import EvalBudgetError, EvalError, Evaluator, MapData
+from compiler.expr import ME
+from compiler.literals import ident
 from compiler.lower import FrameLowerer, lower_action
 from compiler.lower_draws import lower_draws
+from compiler.lower_exprs import Env, ExprLowerer, spot
 from compiler.lower_labels import (
     breakdown_function,
     declares_words,
@@ -24,8 +26,8 @@ from compiler.lower_labels import (
     value_words,
 )
 from compiler.lower_stmts import LoweringContext, StmtLowerer
+from compiler.printer import py
 from compiler.pyexpr import PyExpr
-from compiler.shared_listings import share_listings
 from compiler.types import (
     INT,
     BoolT,
@@ -53,7 +55,7 @@ def lower_program(
     cp: CheckedProgram, data: MapData, evaluator: Evaluator, diags: Diagnostics
 ) -> ir.Module:
     """The IR module of a checked program (errors go to `diags`)."""
-    ctx = LoweringContext(Generator(cp, data, evaluator))
+    ctx = LoweringContext(ExprLowerer(cp, data, evaluator))
     p = cp.program
     ctx.gen.enum_words = {name for name in cp.enum_values if declares_words(cp, name)}
     consts = []
@@ -118,7 +120,6 @@ def lower_program(
         action_tables=ctx.action_tables,
         chance_bound=chance_bound(ctx.gen),
     )
-    share_listings(module, cp.program.sources)
     for message, span in dict.fromkeys(ctx.errors):
         diags.error(TOO_LARGE, message, span)
     return module
@@ -156,10 +157,10 @@ def _fields(ctx: LoweringContext) -> list[ir.Field]:
     return out
 
 
-def _init_code(gen: Generator, t: Type, init) -> str:
+def _init_code(gen: ExprLowerer, t: Type, init) -> str:
     if init is not None:
         value = gen.expr(init, Env(frame=False))
-        return gen.convert(value, gen.t(init), t) if isinstance(t, CollT | MapT) else value
+        return py(gen.convert(value, gen.t(init), t) if isinstance(t, CollT | MapT) else value)
     if isinstance(t, IntT):
         return "0"
     if isinstance(t, BoolT):
@@ -170,12 +171,12 @@ def _init_code(gen: Generator, t: Type, init) -> str:
         return "None"
     if isinstance(t, CollT):
         if t.kind == "bag":
-            return f"[0] * {gen.size_of(t.item)}"
+            return f"[0] * {py(gen.size_of(t.item))}"
         return "set()" if t.kind == "set" else "[]"
     if isinstance(t, MapT):
         if not is_finite(t.key):
             return "{}"
-        return f"[{_init_code(gen, t.value, None)} for _k in range({gen.size_of(t.key)})]"
+        return f"[{_init_code(gen, t.value, None)} for _k in range({py(gen.size_of(t.key))})]"
     if isinstance(t, TupleT):
         return "(" + "".join(_init_code(gen, i, None) + ", " for i in t.items) + ")"
     if isinstance(t, GeoT):
@@ -211,7 +212,7 @@ def _immutable(t: Type) -> bool:
     return isinstance(t, IntT | BoolT | StrT | EnumT | ElemT | PlayerT | GeoT)
 
 
-def _save_desc(gen: Generator, t: Type, node: ast.TypeExpr) -> str:
+def _save_desc(gen: ExprLowerer, t: Type, node: ast.TypeExpr) -> str:
     """The descriptor a save's field is decoded with: the field's own, plus its declared int ranges."""
     if isinstance(node, ast.RangeType) and isinstance(t, IntT):
         bounds = [_const_int(gen, b) for b in (node.lo, node.hi)]
@@ -229,14 +230,14 @@ def _save_desc(gen: Generator, t: Type, node: ast.TypeExpr) -> str:
         value = _save_desc(gen, t.value, node.value)
         if value == gen.desc(t.value):
             return gen.desc(t)
-        size = gen.size_of(t.key) if is_finite(t.key) else "None"
+        size = py(gen.size_of(t.key)) if is_finite(t.key) else "None"
         return gen.extra_desc(
             f"_v.MapD({gen.desc(t.key)}, {value}, {0 if size == 'S.n' else size})"
         )
     return gen.desc(t)
 
 
-def _const_int(gen: Generator, node: ast.Expr) -> int | None:
+def _const_int(gen: ExprLowerer, node: ast.Expr) -> int | None:
     try:
         value = gen.evaluator.eval(node, {})
     except EvalError:
@@ -256,7 +257,7 @@ def _callables(ctx: LoweringContext) -> list[ir.Function | ir.FrameProc]:
         for version, decl in enumerate(versions.versions):
             env = Env(frame=False, within=(name, version))
             if decl.expr is not None:
-                body = [ir.Return(X(gen.expr(decl.expr, env)), decl.expr.span)]
+                body = [ir.Return(X(py(gen.expr(decl.expr, env))), decl.expr.span)]
             else:
                 body = plain.block(decl.body.stmts, env, decl.body.returns)
             params = ["S"] + [f"v_{ident(x.name)}" for x in decl.params]
@@ -280,7 +281,7 @@ def _callables(ctx: LoweringContext) -> list[ir.Function | ir.FrameProc]:
     return out
 
 
-def _entry_charge(gen: Generator, name: str, version: int, versions, decl) -> list[ir.Stmt]:
+def _entry_charge(gen: ExprLowerer, name: str, version: int, versions, decl) -> list[ir.Stmt]:
     """The charge a call of `name` makes when it starts, if its body costs more than runs free.
 
     Only the newest version is called by name; older ones run through `super`, inside its cost.
@@ -288,7 +289,7 @@ def _entry_charge(gen: Generator, name: str, version: int, versions, decl) -> li
     steps = gen.costs.entry_charge(name)
     if not steps or version != len(versions.versions) - 1:
         return []
-    return [ir.Eval(X(f"_l.spend(S, {steps}, {spot(decl.span)})"), decl.span)]
+    return [ir.Eval(X(f"_l.spend(S, {steps}, {py(spot(decl.span))})"), decl.span)]
 
 
 def _scoring(ctx: LoweringContext) -> tuple[ir.Function, ir.Function]:
@@ -298,10 +299,10 @@ def _scoring(ctx: LoweringContext) -> tuple[ir.Function, ir.Function]:
     if p.score is not None:
         decl = p.score.active
         env = Env(frame=False).bind(decl.var)
-        value = gen.checked(gen.expr(decl.expr, env), decl.expr, INT)
+        value = py(gen.checked(gen.expr(decl.expr, env), decl.expr, INT))
         body = [ir.Return(X(value), decl.expr.span)]
         if _reads(decl.expr, decl.var):
-            body.insert(0, ir.Assign(X(env.local(decl.var)), X("p")))
+            body.insert(0, ir.Assign(X(py(env.local(decl.var))), X("p")))
     score = ir.Function("score", ["S", "p"], body)
     body = [ir.Return(X("(-score(S, p),)"))]
     if p.rank is not None:
@@ -309,12 +310,12 @@ def _scoring(ctx: LoweringContext) -> tuple[ir.Function, ir.Function]:
         env = Env(frame=False).bind(decl.var)
         keys = []
         for key in decl.keys:
-            code = f"_l.int_ok(int({gen.expr(key.expr, env)}))"
+            code = f"_l.int_ok(int({py(gen.expr(key.expr, env))}))"
             keys.append(f"-{code}" if key.descending else code)
         value = "(" + "".join(k + ", " for k in keys) + ")"
         body = [ir.Return(X(value), decl.span)]
         if any(_reads(key.expr, decl.var) for key in decl.keys):
-            body.insert(0, ir.Assign(X(env.local(decl.var)), X("p")))
+            body.insert(0, ir.Assign(X(py(env.local(decl.var))), X("p")))
     return score, ir.Function("rank_key", ["S", "p"], body)
 
 
@@ -323,10 +324,10 @@ def _player_function(ctx: LoweringContext, name: str, var: str, expr: ast.Expr) 
     gen = ctx.gen
     env = Env(frame=False).bind(var)
     # int() makes a truth value a count; the range check keeps every result a 64-bit integer.
-    value = f"_l.int_ok(int({gen.expr(expr, env)}))"
+    value = f"_l.int_ok(int({py(gen.expr(expr, env))}))"
     body: list[ir.Stmt] = [ir.Return(X(value), expr.span)]
     if _reads(expr, var):
-        body.insert(0, ir.Assign(X(env.local(var)), X("p")))
+        body.insert(0, ir.Assign(X(py(env.local(var))), X("p")))
     return ir.Function(name, ["S", "p"], body)
 
 
@@ -358,7 +359,7 @@ def _invariants(ctx: LoweringContext) -> list[tuple[ir.Function, tuple]]:
     gen = ctx.gen
     out = []
     for index, decl in enumerate(gen.p.invariants.values()):
-        body = [ir.Return(X(gen.expr(decl.expr, Env(frame=False))), decl.expr.span)]
+        body = [ir.Return(X(py(gen.expr(decl.expr, Env(frame=False)))), decl.expr.span)]
         info = (decl.name, decl.span.file, decl.span.line)
         out.append((ir.Function(f"invariant_{index}", ["S"], body, decl.span), info))
     return out
@@ -376,13 +377,13 @@ def _bots(ctx: LoweringContext) -> list[tuple[str, list[tuple[str, ir.Function]]
                 names = [param.name for param in p.actions[rule.action].active.params]
             else:
                 names = [rule.action]
-            env = Env(frame=False).bind("me", "me")
+            env = Env(frame=False).bind("me", ME)
             body: list[ir.Stmt] = []
             for i, name in enumerate(names):
                 env = env.bind(name)
                 if _reads(rule.score, name):
-                    body.append(ir.Assign(X(env.local(name)), X(f"args[{i}]")))
-            body.append(ir.Return(X(gen.expr(rule.score, env)), rule.score.span))
+                    body.append(ir.Assign(X(py(env.local(name))), X(f"args[{i}]")))
+            body.append(ir.Return(X(py(gen.expr(rule.score, env))), rule.score.span))
             name = f"bot{bot_index}_{ident(rule.action)}"
             rules.append((rule.action, ir.Function(name, ["S", "me", "args"], body, rule.span)))
         out.append((decl.name, rules))

@@ -8,9 +8,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from compiler import ir
-from compiler.codegen import Env, Generator, ident, source_text, spot
+from compiler.expr import Expr, Operand, S, Unary, helper
 from compiler.indexes import Index, find_indexes
+from compiler.literals import ident
+from compiler.lower_exprs import Env, ExprLowerer, source_text, spot
 from compiler.lower_guards import GuardTables
+from compiler.printer import ir_expr, py, py_list
 from compiler.pyexpr import PyExpr
 from compiler.refs import ElemByIdRef, GlobalRef, PlayerFieldRef
 from compiler.types import CollT, MapT, OptT
@@ -28,7 +31,7 @@ X = PyExpr.of
 class LoweringContext:
     """What lowering the whole program shares and collects: sites, choice labels, limit errors."""
 
-    gen: Generator
+    gen: ExprLowerer
     sites: list[ir.Site] = field(default_factory=list)
     action_descs: dict[str, tuple[str, int]] = field(default_factory=dict)
     errors: list[tuple[str, Span]] = field(default_factory=list)
@@ -103,28 +106,28 @@ class StmtLowerer(StrictVisitor):
         if node.type is not None and isinstance(declared, CollT | MapT):
             value = gen.convert(value, gen.t(node.value), declared)
         value = gen.checked(value, node.value, declared or gen.t(node.value))
-        return [ir.Assign(X(env.local(node.name)), X(value), node.span)]
+        return [ir.Assign(X(py(env.local(node.name))), X(py(value)), node.span)]
 
     def visit_Assign(self, node: ast.Assign, env):
         return self.assign(node, self.gen.expr(node.value, env), env)
 
-    def assign(self, node: ast.Assign, value: str, env: Env) -> list[ir.Stmt]:
+    def assign(self, node: ast.Assign, value: Expr, env: Env) -> list[ir.Stmt]:
         """An assignment of the value computed by `value` (also a waiting call's result)."""
         gen = self.gen
-        target = gen.expr(node.target, env)
+        target = py(gen.expr(node.target, env))
         tt, vt = gen.t(node.target), gen.t(node.value)
         if node.op == "=":
             if isinstance(tt, CollT | MapT):
                 value = gen.convert(value, vt, tt)
             value = gen.checked(value, node.value, tt)
-            return self.store(node.target, target, value, env, node.span)
+            return self.store(node.target, target, py(value), env, node.span)
         if not isinstance(tt, CollT):
-            return self.augmented(node, value, env)
+            return self.augmented(node, py(value), env)
         value = gen.checked(value, node.value, tt)
         if isinstance(vt, CollT) and vt.kind == "bag":
-            items = f"_l.each_bag(S, {value}, {spot(node.span)})"
+            items = py(helper("_l", "each_bag", S, value, spot(node.span)))
         else:
-            items = gen.charged(value, node)
+            items = py(gen.charged(value, node))
         if tt.kind == "bag":
             fn = "bag_add_all" if node.op == "+=" else "bag_remove_all"
             return [ir.Eval(X(f"_l.{fn}({target}, {items})"), node.span)]
@@ -144,7 +147,7 @@ class StmtLowerer(StrictVisitor):
         # The value first, as Python's own assignment does, then where it goes.
         out: list[ir.Stmt] = [ir.Assign(X("_iv"), X(value), span)]
         with gen.numbered_apart("t"):  # the names the rest of the module gets stay as they were
-            key = gen.expr(target.index, env)
+            key = py(gen.expr(target.index, env))
         if not _stable(key):
             out.append(ir.Assign(X("_ik"), X(key), span))
             key = "_ik"
@@ -162,13 +165,13 @@ class StmtLowerer(StrictVisitor):
         ref = gen.cp.ref(target)
         out: list[ir.Stmt] = []
         if isinstance(ref, PlayerFieldRef):
-            container, index = f"S.p_{ident(target.name)}", gen.expr(target.obj, env)
+            container, index = f"S.p_{ident(target.name)}", py(gen.expr(target.obj, env))
         elif isinstance(target, ast.Index) and not isinstance(ref, ElemByIdRef):
-            container, index = gen.expr(target.obj, env), gen.expr(target.index, env)
+            container, index = py(gen.expr(target.obj, env)), py(gen.expr(target.index, env))
         else:
             container = index = None
         if container is None:
-            place = gen.expr(target, env)
+            place = py(gen.expr(target, env))
         elif _stable(container) and _stable(index):
             place = f"{container}[{index}]"
         else:
@@ -180,10 +183,10 @@ class StmtLowerer(StrictVisitor):
         return out
 
     def visit_ExprStmt(self, node: ast.ExprStmt, env):
-        return [ir.Eval(X(self.gen.expr(node.expr, env)), node.span)]
+        return [ir.Eval(X(py(self.gen.expr(node.expr, env))), node.span)]
 
     def visit_Return(self, node: ast.Return, env):
-        value = X(self.gen.expr(node.value, env) if node.value is not None else "None")
+        value = X(py(self.gen.expr(node.value, env)) if node.value is not None else "None")
         return [ir.FrameReturn(value, node.span) if env.frame else ir.Return(value, node.span)]
 
     def visit_Break(self, node, env):
@@ -197,13 +200,13 @@ class StmtLowerer(StrictVisitor):
 
     def visit_Draw(self, node: ast.Draw, env):
         gen = self.gen
-        count = gen.expr(node.count, env) if node.count is not None else "1"
-        items = f"_l.draw({gen.expr(node.source, env)}, {count})"
+        count = py(gen.expr(node.count, env)) if node.count is not None else "1"
+        items = f"_l.draw({py(gen.expr(node.source, env))}, {count})"
         return [self.add_items(node.dest, items, env, node.span)]
 
     def add_items(self, dest: ast.Expr, items: str, env: Env, span: Span) -> ir.Stmt:
         """Append drawn items to a destination collection."""
-        code = self.gen.expr(dest, env)
+        code = py(self.gen.expr(dest, env))
         t = self.gen.t(dest)
         if isinstance(t, CollT) and t.kind == "bag":
             return ir.Eval(X(f"_l.bag_add_all({code}, {items})"), span)
@@ -213,8 +216,8 @@ class StmtLowerer(StrictVisitor):
 
     def visit_Move(self, node: ast.Move, env):
         gen = self.gen
-        item = gen.expr(node.item, env)
-        source, dest = gen.expr(node.source, env), gen.expr(node.dest, env)
+        item = py(gen.expr(node.item, env))
+        source, dest = py(gen.expr(node.source, env)), py(gen.expr(node.dest, env))
         st, dt = gen.t(node.source), gen.t(node.dest)
         tmp = f"_m{gen.fresh()}"
         skind = st.kind if isinstance(st, CollT) else "list"
@@ -236,12 +239,14 @@ class StmtLowerer(StrictVisitor):
         gen = self.gen
         pile = gen.t(node.target)
         items = gen.desc(pile.item) if isinstance(pile, CollT) else "None"
-        return [ir.Eval(X(f"_l.shuffle(S, {gen.expr(node.target, env)}, {items})"), node.span)]
+        return [ir.Eval(X(f"_l.shuffle(S, {py(gen.expr(node.target, env))}, {items})"), node.span)]
 
     def visit_If(self, node: ast.If, env):
         branches = [
             ir.Branch(
-                X(self.gen.expr(cond, env)), self.block(body.stmts, env, body.returns), cond.span
+                X(py(self.gen.expr(cond, env))),
+                self.block(body.stmts, env, body.returns),
+                cond.span,
             )
             for cond, body in node.branches
         ]
@@ -252,27 +257,27 @@ class StmtLowerer(StrictVisitor):
 
     def visit_For(self, node: ast.For, env):
         gen = self.gen
-        iterable = gen.items(node.iterable, env, snapshot=True)
+        iterable = py(gen.items(node.iterable, env, snapshot=True))
         body: list[ir.Stmt] = []
         if node.where is not None:
-            body.append(skip_unless(gen.expr(node.where, env), ir.Continue(), node.where.span))
+            body.append(skip_unless(py(gen.expr(node.where, env)), ir.Continue(), node.where.span))
         body += self.block(node.body.stmts, env, node.body.returns)
-        return [ir.For(X(env.local(node.var)), X(iterable), body, node.span)]
+        return [ir.For(X(py(env.local(node.var))), X(iterable), body, node.span)]
 
     def visit_Repeat(self, node: ast.Repeat, env):
         gen = self.gen
-        count = f"_l.times(S, {gen.expr(node.count, env)}, {gen.charge_args(node)})"
+        count = f"_l.times(S, {py(gen.expr(node.count, env))}, {py_list(gen.charge_args(node))})"
         body = self.block(node.body.stmts, env, node.body.returns)
         return [ir.For(X(f"_r{gen.fresh()}"), X(f"range({count})"), body, node.span)]
 
     def visit_While(self, node: ast.While, env):
-        return [self._loop(self.gen.expr(node.cond, env), node, env)]
+        return [self._loop(py(self.gen.expr(node.cond, env)), node, env)]
 
     def visit_Loop(self, node: ast.Loop, env):
         return [self._loop("True", node, env)]
 
     def _loop(self, cond: str, node, env: Env) -> ir.While:
-        tick = ir.Eval(X(f"_l.tick(S, {self.gen.charge_args(node)})"), node.span)
+        tick = ir.Eval(X(f"_l.tick(S, {py_list(self.gen.charge_args(node))})"), node.span)
         body = self.block(node.body.stmts, env, node.body.returns)
         return ir.While(X(cond), [tick, *body], node.span)
 
@@ -284,15 +289,15 @@ class StmtLowerer(StrictVisitor):
 
     def _step(self, fn: str, node, env: Env) -> ir.Stmt:
         gen = self.gen
-        args = "".join(gen.expr(a, env) + ", " for a in node.args)
+        args = "".join(py(gen.expr(a, env)) + ", " for a in node.args)
         code = (
-            f"_l.{fn}(S, {gen.expr(node.player, env)}, {node.action!r}, ({args}), "
+            f"_l.{fn}(S, {py(gen.expr(node.player, env))}, {node.action!r}, ({args}), "
             f"{where_args(node.span)})"
         )
         return ir.Eval(X(code), node.span)
 
     def visit_ChanceStep(self, node: ast.ChanceStep, env):
-        code = f"_l.chance(S, {self.gen.expr(node.value, env)}, {where_args(node.span)})"
+        code = f"_l.chance(S, {py(self.gen.expr(node.value, env))}, {where_args(node.span)})"
         return [ir.Eval(X(code), node.span)]
 
     def visit_Expect(self, node: ast.Expect, env):
@@ -303,12 +308,12 @@ class StmtLowerer(StrictVisitor):
         seen = []
         for operand in _compared(node.expr):
             words = source_text(gen.p, operand.span)
-            value = f"_l.show({gen.expr(operand, env)}, {gen.desc(gen.t(operand))})"
+            value = f"_l.show({py(gen.expr(operand, env))}, {gen.desc(gen.t(operand))})"
             if words not in (w for w, _ in seen):
                 seen.append((words, value))
         pairs = ", ".join(f"({words!r}, {value})" for words, value in seen)
         detail = f"lambda: [{pairs}]" if seen else "None"
-        code = f"_l.expect({gen.expr(node.expr, env)}, {text!r}, {detail}, {where_args(node.span)})"
+        code = f"_l.expect({py(gen.expr(node.expr, env))}, {text!r}, {detail}, {where_args(node.span)})"
         return [ir.Eval(X(code), node.span)]
 
 
@@ -331,12 +336,14 @@ def _compared(expr: ast.Expr) -> list[ast.Expr]:
     return [part for part in parts if not isinstance(part, _LITERALS)]
 
 
-def skip_unless(cond: str, skip: ir.Stmt, span: Span | None) -> ir.If:
+def skip_unless(cond: str | Expr, skip: ir.Stmt, span: Span | None) -> ir.If:
     """`if not cond: skip` (a guard that passes over one item)."""
-    return ir.If([ir.Branch(X(f"not {X(cond).operand()}"), [skip], span)], span=span)
+    if isinstance(cond, str):
+        return ir.If([ir.Branch(X(f"not {X(cond).operand()}"), [skip], span)], span=span)
+    return ir.If([ir.Branch(ir_expr(Unary("not", Operand(cond))), [skip], span)], span=span)
 
 
-def waits(gen: Generator, node: ast.Node, within: str) -> bool:
+def waits(gen: ExprLowerer, node: ast.Node, within: str) -> bool:
     """True if executing this statement (inside callable `within`) may stop for a decision."""
     suspends, procedures = gen.cp.suspends, gen.p.procedures
     for sub in walk(node):

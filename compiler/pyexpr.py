@@ -16,6 +16,7 @@ class PyExpr:
     code: str
     atomic: bool
     enclosed: bool = False  # one pair of parentheses encloses the whole code
+    node: object = None  # the expression node (compiler/expr.py) printed as `code`, if any
 
     @staticmethod
     def of(code: str) -> PyExpr:
@@ -160,13 +161,13 @@ def _tidy(code: str) -> tuple[str, dict[int, int], dict[int, int]]:
 
 def _is_call(code: str, open_: int) -> bool:
     """True if the parenthesis at `open_` opens a call's arguments (or a tuple right after a name)."""
-    before = code[:open_].rstrip()
-    if not before:
+    preceding = code[:open_].rstrip()
+    if not preceding:
         return False
-    last = before[-1]
+    last = preceding[-1]
     if last in _NAME_CHARS:
         # A keyword before the parenthesis (`not (x)`, `in (a, b)`, `if (x)`) makes it a grouping.
-        word = before.split()[-1] if before.split() else ""
+        word = preceding.split()[-1] if preceding.split() else ""
         word = "".join(c for c in word if c in _NAME_CHARS)
         return word not in _KEYWORDS
     return last in ")]'\""

@@ -11,40 +11,57 @@ at its own line.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 
 from compiler import ir
-from compiler.pyexpr import PyExpr
+from compiler.expr import (
+    ME,
+    Attr,
+    BinOp,
+    Call,
+    Comp,
+    Const,
+    Display,
+    Expr,
+    For,
+    Helper,
+    Hoisted,
+    Index,
+    Listing,
+    Loc,
+    Local,
+    Name,
+    Operand,
+    Paren,
+    S,
+    rebuilt,
+    substitute,
+    walk,
+)
+from compiler.printer import ir_expr, py_expanded
 
-X = PyExpr.of
-
-_ALIAS = re.compile(r"\b_h\d+\b")
-_CALL = re.compile(r"A_(\w+)_legal\(S, me, out\)")
-_BOUND = re.compile(r"\bfor ([A-Za-z_]\w*) in\b")
+X = ir_expr
+SHARED = Name("_shared")  # the menu's dict of the values its listings share
+UNSET = Name("_UNSET")  # a value not computed yet
 
 
-def share_listings(module: ir.Module, files) -> None:
-    """Make the menus' listings share the costly values they compute alike (in place).
-
-    `files` are the rule files: a walk's charge names one of them, a line and a column (and a
-    weight) as its last arguments, which the values' keys leave out.
-    """
-    quoted = "|".join(re.escape(repr(file)) for file in sorted(files))
-    charge_at = re.compile(rf", \((?:{quoted}), \d+, \d+\)(?:, \d+)?(?=\))") if quoted else None
+def share_listings(module: ir.Module) -> None:
+    """Make the menus' listings share the costly values they compute alike (in place)."""
     listings = {action.name: action.legal for action in module.actions}
-    keys = {name: _hoisted_keys(function, charge_at) for name, function in listings.items()}
-    shared: set[str] = set()
+    keys = {name: _hoisted_keys(function) for name, function in listings.items()}
+    shared: set[Expr] = set()
     for site in module.sites:
         offered = [name for name in site.offered if name in listings]
-        counts = Counter(key for name in offered for key in set(keys[name].values()))
+        counts = Counter(key for name in offered for key, _ in set(keys[name].values()))
         shared |= {key for key, count in counts.items() if count > 1}
     if not shared:
         return
-    numbers = {key: number for number, key in enumerate(sorted(shared))}
+    # Numbered in the order of their printed code, so that a module reads as it always did.
+    texts = {key: text for name in listings for key, text in keys[name].values()}
+    numbers = {key: number for number, key in enumerate(sorted(shared, key=texts.__getitem__))}
     takers = set()
     for name, function in listings.items():
-        wanted = {alias: numbers[key] for alias, key in keys[name].items() if key in shared}
+        wanted = {alias: numbers[key] for alias, (key, _) in keys[name].items() if key in shared}
         if wanted:
             _take_shared(function, wanted)
             takers.add(name)
@@ -53,67 +70,111 @@ def share_listings(module: ir.Module, files) -> None:
             _pass_shared(site.legal, takers)
 
 
-def _hoisted_keys(function: ir.Function, charge_at: re.Pattern | None) -> dict[str, str]:
-    """Each costly hoisted value of a listing (alias -> what it computes, charges aside)."""
+def _hoisted_keys(function: ir.Function) -> dict[Hoisted, tuple[Expr, str]]:
+    """Each costly hoisted value of a listing (alias -> what it computes, charges aside, and
+    its code as printed with the values it reads put in for their aliases)."""
     codes = {
-        stmt.target.code: stmt.value.code
+        stmt.target.node: stmt.value.node
         for stmt in ir.statements(function.body)
         if _computes_alias(stmt)
     }
-    expanded: dict[str, str] = {}
+    expanded: dict[Hoisted, Expr] = {}
 
-    def expand(alias: str) -> str:
+    def expand(alias: Hoisted) -> Expr:
         if alias not in expanded:
-            inner = _ALIAS.sub(lambda m: f"({expand(m.group())})", codes[alias])
-            expanded[alias] = charge_at.sub("", inner) if charge_at is not None else inner
+            inner = {used: Paren(expand(used)) for used in walk(codes[alias]) if used in codes}
+            expanded[alias] = _uncharged(substitute(codes[alias], inner))
         return expanded[alias]
 
-    return {alias: canonical(expand(alias)) for alias in codes if _costly(codes[alias])}
+    keys = {}
+    for alias, code in codes.items():
+        if _costly(code):
+            renamed = _renaming(expand(alias))
+            pieces = {a: substitute(_uncharged(c), renamed) for a, c in codes.items()}
+            keys[alias] = canonical(expand(alias)), py_expanded(pieces[alias], pieces)
+    return keys
 
 
-def canonical(code: str) -> str:
-    """`code` with the variables its comprehensions bind renamed in order (`_b0`, `_b1`, …):
-    listings name them apart, and the same comprehension must have the same key."""
-    names = dict.fromkeys(_BOUND.findall(code))
-    for number, name in enumerate(names):
-        code = re.sub(rf"\b{re.escape(name)}\b", f"_b{number}", code)
-    return code
+def _uncharged(code: Expr) -> Expr:
+    """`code` without the locations (and weights) its walks are charged at: a walk's charge
+    names a rule file, a line and a column (and a weight) as its last arguments."""
+
+    def cut(node: Expr) -> Expr:
+        if not isinstance(node, Call):
+            return node
+        at = next((i for i, arg in enumerate(node.args) if isinstance(arg, Loc)), None)
+        if at is None or at == 0 or not all(_weight(arg) for arg in node.args[at + 1 :]):
+            return node
+        return Call(node.func, node.args[:at]) if len(node.args) - at <= 2 else node
+
+    return rebuilt(code, cut)
+
+
+def _weight(arg: Expr) -> bool:
+    """True for a charge's weight (a constant number of steps)."""
+    return isinstance(arg, Const) and type(arg.value) is int
+
+
+def canonical(code: Expr) -> Expr:
+    """What `code` computes, whatever its comprehensions' variables are named and however it is
+    parenthesised: the key under which listings share it."""
+    return rebuilt(substitute(code, _renaming(code)), _ungrouped)
+
+
+def _ungrouped(node: Expr) -> Expr:
+    """`node` without the parentheses around it (a tree needs none: they only print)."""
+    return node.inner if isinstance(node, Paren | Operand) else node
+
+
+def _renaming(code: Expr) -> dict[Expr, Local]:
+    """The variables `code`'s comprehensions bind, renamed in order (`_b0`, `_b1`, …): listings
+    name them apart, and the same comprehension must have the same key."""
+    bound = dict.fromkeys(
+        sub.target for sub in walk(code) if isinstance(sub, For) and isinstance(sub.target, Local)
+    )
+    return {name: Local(f"_b{number}") for number, name in enumerate(bound)}
 
 
 def _computes_alias(stmt: ir.Stmt) -> bool:
     """True for `_hN = code` (not the marker `_hN = _UNSET` of a value not computed yet)."""
     return (
         isinstance(stmt, ir.Assign)
-        and _ALIAS.fullmatch(stmt.target.code) is not None
-        and stmt.value.code != "_UNSET"
+        and isinstance(stmt.target.node, Hoisted)
+        and stmt.value.node != UNSET
     )
 
 
-def _costly(code: str) -> bool:
+def _costly(code: Expr) -> bool:
     """True for a value worth sharing: a comprehension, an aggregate or a set of subsets."""
-    return " for " in code or "_l.subsets(" in code
+    return any(
+        isinstance(sub, Comp) or (isinstance(sub, Call) and sub.func == Helper("_l", "subsets"))
+        for sub in walk(code)
+    )
 
 
-def _take_shared(function: ir.Function, wanted: dict[str, int]) -> None:
+def _take_shared(function: ir.Function, wanted: dict[Hoisted, int]) -> None:
     """Rewrite `alias = code` as: the menu's value if another listing made it, else made and left."""
 
     def rewrite(stmts: list[ir.Stmt]) -> list[ir.Stmt]:
         out: list[ir.Stmt] = []
         for stmt in stmts:
-            if _computes_alias(stmt) and stmt.target.code in wanted:
-                alias, number = stmt.target.code, wanted[stmt.target.code]
-                made = [stmt, ir.Assign(X(f"_shared[{number}]"), X(alias))]
+            if _computes_alias(stmt) and stmt.target.node in wanted:
+                alias = stmt.target.node
+                number = Const(wanted[alias])
+                made = [stmt, ir.Assign(X(Index(SHARED, number)), X(alias))]
+                found = Call(Attr(SHARED, "get"), (number, UNSET))
                 out += [
-                    ir.Assign(stmt.target, X(f"_shared.get({number}, _UNSET)"), stmt.span),
-                    ir.If([ir.Branch(X(f"{alias} is _UNSET"), made)]),
+                    ir.Assign(stmt.target, X(found), stmt.span),
+                    ir.If([ir.Branch(X(BinOp(alias, "is", UNSET)), made)]),
                 ]
                 continue
             ir.rewrite_nested(stmt, rewrite)
             out.append(stmt)
         return out
 
+    made = ir.Assign(X(SHARED), X(Display("dict", ())))
     function.body = [
-        ir.If([ir.Branch(X("_shared is None"), [ir.Assign(X("_shared"), X("{}"))])]),
+        ir.If([ir.Branch(X(BinOp(SHARED, "is", Const(None))), [made])]),
         *rewrite(function.body),
     ]
     function.params = [*function.params, "_shared=None"]
@@ -121,10 +182,11 @@ def _take_shared(function: ir.Function, wanted: dict[str, int]) -> None:
 
 def _pass_shared(menu: ir.Function, takers: set[str]) -> None:
     """The menu's listing: one dict for its listings' shared values, passed to those that take it."""
-    body: list[ir.Stmt] = [ir.Assign(X("_shared"), X("{}"))]
+    body: list[ir.Stmt] = [ir.Assign(X(SHARED), X(Display("dict", ())))]
     for stmt in menu.body:
-        call = _CALL.fullmatch(stmt.expr.code) if isinstance(stmt, ir.Eval) else None
-        if call is not None and call.group(1) in takers:
-            stmt = ir.Eval(X(f"A_{call.group(1)}_legal(S, me, out, _shared)"), stmt.span)
+        called = stmt.expr.node if isinstance(stmt, ir.Eval) else None
+        listing = called.func if isinstance(called, Call) else None
+        if isinstance(listing, Listing) and listing.action in takers:
+            stmt = ir.Eval(X(Call(called.func, (S, ME, Name("out"), SHARED))), stmt.span)
         body.append(stmt)
     menu.body = body

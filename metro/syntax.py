@@ -92,7 +92,7 @@ WORD_CLASSES = (
         "property",
         Name.Property,
         "support.type.property-name.metro",
-        _listed("colour outline width dashes mark title on legend names"),
+        _listed("colour outline width dashes mark title on legend names chooses"),
     ),
     WordClass("operator", Operator.Word, "keyword.operator.word.metro", ("and", "or", "not", "is")),
     WordClass("constant", Keyword.Constant, "constant.language.metro", ("true", "false", "none")),

@@ -64,7 +64,7 @@ class LabelScope:
 
 
 # `at` below is where a charge is made: (file, line, column) of the construct, one constant
-# in generated code (compiler/codegen.py `spot`), so it costs a call one argument.
+# in generated code (compiler/lower_exprs.py `spot`), so it costs a call one argument.
 Spot = tuple[str, int, int]
 
 

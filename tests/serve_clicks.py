@@ -1,9 +1,12 @@
 """A person at a play page who decides by clicking, as Playwright drives Debian's Chromium.
 
 Each decision picks one of the seat's legal choices at random (a seeded generator); when a
-shape on the board stands for something that choice names, the shape is clicked (and the
-choice taken from the small menu beside the board when several choices name it), otherwise
-the choice is taken from the menus. Every decision is then checked in the server's database.
+shape on the board stands for that very choice (a piece at a placement: `data-chooses`), a
+cell of it is clicked (and the choice taken from the small menu beside the board when other
+placements cover that cell); else when a shape stands for something that choice names, the
+shape is clicked (and the choice taken from the small menu beside the board when several
+choices name it), otherwise the choice is taken from the menus. Every decision is then
+checked in the server's database.
 """
 
 from __future__ import annotations
@@ -34,6 +37,18 @@ CLICK_POINT = """(n) => {
     if (hit === shape) return [x, y];
   }
   return null;
+}"""
+
+# The shapes of the board standing for a choice, with its arguments (`data-chooses`), shown.
+CHOICE_SHAPES = """() => [...document.querySelectorAll('#board .item.choice.offer')]
+  .map((shape) => shape.dataset.chooses.split(' '))"""
+
+# The middle of the n-th shape standing for a choice, brought into the window.
+CHOICE_POINT = """(n) => {
+  const shape = document.querySelectorAll('#board .item.choice.offer')[n];
+  shape.scrollIntoView({block: 'center', inline: 'center'});
+  const box = shape.getBoundingClientRect();
+  return [box.left + box.width / 2, box.top + box.height / 2];
 }"""
 
 # The page shows position K, its board too.
@@ -79,6 +94,27 @@ class ClickingPerson:
         return self._taken(doc["decisions"], choice["id"])
 
     def _click_on_board(self, doc: dict, choice: dict) -> bool:
+        return self._click_choice_shape(choice) or self._click_named_shape(doc, choice)
+
+    def _click_choice_shape(self, choice: dict) -> bool:
+        """Click a cell of the piece at the chosen placement, then pick it beside the board if
+        other placements cover that cell too."""
+        shapes = self.page.evaluate(CHOICE_SHAPES)
+        order = [n for n, keys in enumerate(shapes) if set(keys) <= set(choice["arguments"])]
+        if not order:
+            return False
+        point = self.page.evaluate(CHOICE_POINT, self.rng.choice(order))
+        self.page.mouse.click(*point)
+        buttons = self.page.locator("#board-choices button.board-choice")
+        if buttons.count():  # several placements cover the cell: pick it among them
+            texts = buttons.all_inner_texts()
+            assert choice["label"] in texts, (choice["label"], texts)
+            buttons.nth(texts.index(choice["label"])).hover()
+            buttons.nth(texts.index(choice["label"])).click()
+        self.clicked.append("placement")
+        return True
+
+    def _click_named_shape(self, doc: dict, choice: dict) -> bool:
         shapes = self.page.evaluate(CLICKABLE)
         named = set(choice["elements"])
         order = [n for n, names in enumerate(shapes) if named & set(names)]
@@ -99,6 +135,19 @@ class ClickingPerson:
         return False
 
     def _pick_from_menu(self, choice: dict) -> None:
+        picker = self.page.locator("#choices .subset")
+        if choice["items"] is not None and picker.count():  # check its things, then choose
+            boxes = picker.locator("input.subset-item")
+            wanted = [item["key"] for item in choice["items"]]
+            for n in range(boxes.count()):
+                key = boxes.nth(n).get_attribute("data-key")
+                boxes.nth(n).set_checked(key in wanted)
+                if key in wanted:
+                    wanted.remove(key)
+            button = picker.locator("button.subset-choice")
+            assert button.inner_text() == choice["label"]
+            button.click()
+            return
         menu = self.page.locator("#choices select.choice-list").filter(
             has=self.page.locator(f"option[value={_css_string(choice['id'])}]")
         )

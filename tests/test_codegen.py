@@ -12,6 +12,24 @@ import pytest
 
 from compiler import compile_game, generate_python
 from compiler.builtin_rules import cheap_and_pure
+from compiler.expr import (
+    ME,
+    BinOp,
+    Call,
+    Comp,
+    Const,
+    For,
+    Hoisted,
+    Index,
+    Local,
+    Name,
+    Paren,
+    S,
+    StateField,
+    Table,
+    Unary,
+    call,
+)
 from loader import cache, load_game
 from runtime.errors import IllegalAction, RuleError
 
@@ -123,16 +141,23 @@ def test_min_and_max_of_two_cheap_numbers_are_written_as_conditionals():
     assert "if (_a0 - 1) < _h6[E_Card__locomotive] else" in listing  # _a0: the route's length
 
 
+_LENGTH = Index(Table("route", "length"), Local("v_r"))
+_SUM = Comp("gen", Local("x"), (For(Local("x"), Local("v_used")),))
+_FIVE = BinOp(
+    BinOp(BinOp(BinOp(Name("a"), "+", Name("b")), "+", Name("c")), "+", Name("d")), "+", Name("e")
+)
+
+
 @pytest.mark.parametrize(
     ("code", "cheap"),
     [
-        ("0", True),
-        ("(K_route__length[v_r] - _h6[v_c])", True),
-        ("-S.p_money[me]", True),
-        ("f_cost__0(S, v_r)", False),  # a call: evaluated twice, it would cost twice
-        ("sum(x for x in v_used)", False),
-        ("(a * b)", False),
-        ("a + b + c + d + e", False),  # too long to evaluate twice
+        (Const(0), True),
+        (Paren(BinOp(_LENGTH, "-", Index(Hoisted(6), Local("v_c")))), True),
+        (Unary("-", Index(StateField("p_money"), ME)), True),
+        (Call(Name("f_cost__0"), (S, Local("v_r"))), False),  # evaluated twice, it would cost twice
+        (call("sum", _SUM), False),
+        (Paren(BinOp(Name("a"), "*", Name("b"))), False),
+        (_FIVE, False),  # too long to evaluate twice
     ],
 )
 def test_only_cheap_pure_operands_are_evaluated_twice(code, cheap):

@@ -13,6 +13,7 @@ from hypothesis import given
 
 from compiler import generate_python
 from compiler.entries import Entries, frameless
+from compiler.expr import Comp, Const, For, Index, Local, Paren, StateField, call
 from compiler.shared_listings import canonical
 from loader import load_game
 from runtime import lib
@@ -281,7 +282,13 @@ def test_a_value_found_in_any_of_several_collections_is_looked_up_in_their_set()
 
 
 def test_shared_values_are_keyed_by_what_they_compute_not_by_their_names():
-    first = "{_item for v_d_t9 in range(6) for _item in (S.g_column)[v_d_t9]}"
-    second = "{_item for v_d_t51 in range(6) for _item in (S.g_column)[v_d_t51]}"
-    other = "{_item for v_d_t51 in range(5) for _item in (S.g_column)[v_d_t51]}"
+    def column_items(var: str, count: int, grouped: bool) -> Comp:
+        # {_item for v in range(count) for _item in (S.g_column)[v]}
+        item, local = Local("_item"), Local(var)
+        column = Paren(StateField("g_column")) if grouped else StateField("g_column")
+        clauses = (For(local, call("range", Const(count))), For(item, Index(column, local)))
+        return Comp("set", item, clauses)
+
+    first, second = column_items("v_d_t9", 6, True), column_items("v_d_t51", 6, False)
+    other = column_items("v_d_t51", 5, True)
     assert canonical(first) == canonical(second) != canonical(other)

@@ -8,8 +8,9 @@ import random
 import pytest
 
 from compiler import compile_game
-from compiler.guards import none_slot
-from compiler.lower_guards import GuardTables
+from compiler.expr import BinOp, Const, Local, Name, Paren, Unary
+from compiler.lower_guards import GuardTables, none_slot
+from compiler.printer import py
 from loader import load_game
 from metro.analysis.playthrough import transcript
 from runtime.errors import MetroRuntimeError
@@ -173,6 +174,9 @@ def test_a_game_plays_the_same_without_its_tables(path, seeds, monkeypatch):
 def test_a_constant_key_that_may_be_none_is_resolved_when_compiling():
     # a written-out aggregate gives a table keyed by a value that may be none a literal key:
     # `0 is None` would make Python warn (an error under -W error) when the module compiles
-    assert none_slot("(3)") == "3" and none_slot("((None))") == "-1" and none_slot("-2") == "-2"
-    assert none_slot("(v_c)") == "(-1 if (v_c) is None else (v_c))"
-    assert none_slot("(a)+(b)") == "(-1 if (a)+(b) is None else (a)+(b))"
+    assert none_slot(Paren(Const(3))) == Const(3)
+    assert none_slot(Paren(Paren(Const(None)))) == Const(-1)
+    assert none_slot(Paren(Unary("-", Const(2)))) == Unary("-", Const(2))
+    assert py(none_slot(Paren(Local("v_c")))) == "(-1 if (v_c) is None else (v_c))"
+    total = BinOp(Paren(Name("a")), "+", Paren(Name("b")))
+    assert py(none_slot(total)) == "(-1 if (a) + (b) is None else (a) + (b))"

@@ -233,8 +233,8 @@ def test_a_tokyo_metro_match_is_played_to_the_end_by_clicks_and_menus(browser, t
 
 
 def test_an_izakaya_match_is_played_to_the_end_by_clicks_and_menus(browser, tmp_path):
-    """A person against a random bot: colour cards, free corners, cards of the table, frames
-    and pieces of the supply are clicked; bids and piece placements come from the menus."""
+    """A person against a random bot: colour cards, free corners, cards of the table, frames,
+    pieces of the supply and piece placements are clicked; bids come from the menus."""
     server = Server(str(tmp_path / "matches.sqlite3"), ("izakaya",))
     try:
         created = server.create("izakaya", [{"human": True}, {"bot": "random"}], seed=2)
@@ -242,7 +242,7 @@ def test_an_izakaya_match_is_played_to_the_end_by_clicks_and_menus(browser, tmp_
         play_to_the_end(people, server, created["match"], seconds=120)
         state = engine_replay(server, "izakaya", 2, 2, created["match"])
         kinds = {key.split(":")[0] for key in people[0].clicked}
-        assert len(kinds) >= 3, kinds
+        assert len(kinds) >= 3 and "placement" in kinds, kinds
         assert people[0].menu_picks > 0
         the_end_shown(people[0], state)
     finally:
@@ -291,3 +291,129 @@ def test_a_spectator_page_shows_no_secret(browser, server):
     assert len(secrets) >= 5  # tickets held and offered: the check has something to find
     assert [s for s in secrets if s in seen] == []
     assert page.locator("#choices-section").is_hidden()
+
+
+def reach_a_placement(server: Server, game, created: dict, placing: str, leading=()) -> dict:
+    """Play seat 0's and seat 1's choices through the API (seeded, preferring `leading`) until
+    seat 0 is to place a piece; the seat's document then."""
+    match_id = created["match"]
+    tokens = {s["seat"]: s["token"] for s in created["seats"]}
+    rng = random.Random(placing)
+    state = game.new_game(len(created["seats"]), created["seed"])
+    for _ in range(400):
+        if 0 in state.to_move and any(a.name == placing for a in state.legal_actions(0)):
+            return server.get(f"/api/matches/{match_id}?token={tokens[0]}")
+        seat = rng.choice(state.to_move)
+        legal = state.legal_actions(seat)
+        action = rng.choice([a for a in legal if a.name in leading] or legal)
+        body = {"token": tokens[seat], "action": action.id, "decisions": len(state.history)}
+        assert server.call("POST", f"/api/matches/{match_id}/actions", body).status == 200
+        state.apply(seat, action)
+    raise AssertionError(f"no {placing} choice came")
+
+
+CELLS = """() => [...document.querySelectorAll('#board .item.choice.offer')].map((shape) => {
+  shape.scrollIntoView({block: 'center', inline: 'center'});
+  const box = shape.getBoundingClientRect();
+  return [shape.dataset.chooses, box.left + box.width / 2, box.top + box.height / 2];
+})"""
+
+
+def place_by_clicking(page, server: Server, created: dict, doc: dict, first=None) -> None:
+    """Click a cell of the board where a piece can go (after `first`, a shape to click before:
+    a kind of piece in the supply), pick the last placement offered for it beside the board
+    (each shown on the board while hovered), and check the server took that placement."""
+    match_id = created["match"]
+    page.goto(server.base + created["seats"][0]["url"])
+    page.wait_for_function(SHOWN, arg=doc["decisions"], timeout=WAIT_MS)
+    every = page.eval_on_selector_all("#board .item.choice.offer", "shapes => shapes.length")
+    if first is not None:
+        page.locator(f'#board .item.clickable[data-names~="{first}"]').first.click()
+        narrowed = page.eval_on_selector_all("#board .item.choice.offer", "s => s.length")
+        assert 0 < narrowed < every  # only the places of that kind are left
+    keys, x, y = page.evaluate(CELLS)[0]
+    page.mouse.move(x, y)
+    # hovering a cell shows a whole piece there: every cell of one placement, painted in full
+    previewed = page.eval_on_selector_all("#board .item.choice.preview", "s => s.length")
+    assert previewed >= 1
+    page.mouse.click(x, y)
+    offered = page.locator("#board-choices button.board-choice")
+    labels = offered.all_inner_texts() if offered.count() else []
+    if labels:  # several placements cover the cell: hovering one shows it, clicking takes it
+        offered.last.hover()
+        shown = page.eval_on_selector_all(
+            "#board .item.choice.preview", "s => s.map((shape) => shape.dataset.chooses)"
+        )
+        (chosen,) = [c for c in doc["choices"] if c["label"] == labels[-1]]
+        assert shown and all(set(k.split()) <= set(chosen["arguments"]) for k in shown)
+        offered.last.click()
+    else:
+        (chosen,) = [c for c in doc["choices"] if set(keys.split()) <= set(c["arguments"])]
+    page.wait_for_function(f"document.body.dataset.decisions > {doc['decisions']}", timeout=WAIT_MS)
+    assert server.stored_decisions(match_id)[doc["decisions"]] == (0, chosen["id"])
+    assert page.inner_text("#error") == ""
+
+
+def test_a_piece_is_placed_by_clicking_the_board_in_izakaya(browser, tmp_path):
+    server = Server(str(tmp_path / "matches.sqlite3"), ("izakaya",))
+    try:
+        created = server.create("izakaya", [{"human": True}, {"human": True}], seed=5)
+        created["seed"] = 5
+        game = metro.load_game("izakaya")
+        doc = reach_a_placement(server, game, created, "build_at", ("build_piece", "build_area"))
+        page = browser.new_page(viewport={"width": 1400, "height": 900})
+        errors = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        place_by_clicking(page, server, created, doc)
+        assert errors == []
+    finally:
+        server.stop()
+
+
+def test_a_piece_is_placed_by_clicking_the_board_in_tokyo_jutaku(browser, tmp_path):
+    """A kind of piece clicked in the supply leaves only its places; a cell of one is clicked."""
+    server = Server(str(tmp_path / "matches.sqlite3"), ("tokyo_jutaku",))
+    try:
+        created = server.create("tokyo_jutaku", [{"human": True}, {"human": True}], seed=5)
+        created["seed"] = 5
+        game = metro.load_game("tokyo_jutaku")
+        doc = reach_a_placement(server, game, created, "place_piece")
+        kinds = sorted({e for c in doc["choices"] for e in c["elements"] if "piece_kind:" in e})
+        page = browser.new_page(viewport={"width": 1400, "height": 900})
+        errors = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        place_by_clicking(page, server, created, doc, first=kinds[0])
+        assert errors == []
+    finally:
+        server.stop()
+
+
+def test_tickets_to_keep_are_checked_in_boxes(browser, server):
+    """A choice of several things at once (a subset of the tickets offered) is a check box per
+    ticket and one button; it takes only a legal number of them."""
+    created = server.create("ticket_to_ride", [{"human": True}, {"bot": "random"}], seed=4)
+    match_id, token = created["match"], created["seats"][0]["token"]
+    doc = server.get(f"/api/matches/{match_id}?token={token}")
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    page.goto(server.base + created["seats"][0]["url"])
+    page.wait_for_selector("#choices .subset", timeout=WAIT_MS)
+    offered = {}  # every ticket offered, in the order the choices first hold them
+    for choice in doc["choices"]:
+        offered |= {
+            item["key"]: item["label"] for item in choice["items"] if item["key"] not in offered
+        }
+    boxes = page.locator("#choices .subset input.subset-item")
+    shown = page.locator("#choices .subset label").all_inner_texts()
+    assert [text.strip() for text in shown] == list(offered.values())
+    button = page.locator("#choices button.subset-choice")
+    assert button.inner_text() == doc["choices"][0]["label"]  # the first choice, checked
+    for n in range(boxes.count()):
+        boxes.nth(n).set_checked(False)
+    assert button.is_disabled() and button.inner_text() == "check 2 to 3"
+    for n in range(boxes.count()):
+        boxes.nth(n).set_checked(True)
+    (every,) = [c for c in doc["choices"] if len(c["items"]) == boxes.count()]
+    assert button.inner_text() == every["label"] and not button.is_disabled()
+    button.click()
+    page.wait_for_function("document.body.dataset.decisions > 0", timeout=WAIT_MS)
+    assert (0, every["id"]) in server.stored_decisions(match_id)[:2]

@@ -69,3 +69,10 @@ def test_a_database_from_before_undo_and_stand_ins_is_read_with_its_decisions_st
     store.add_row("m", DecisionRecord(3, 1, "c", stand_in=True), over=False)  # an absent P2's
     assert store.rows("m", 3) == [DecisionRecord(3, 1, "c", stand_in=True)]
     store.engine.dispose()
+
+
+def test_a_sqlite_database_keeps_a_write_ahead_log_so_commits_reach_the_system_at_once(tmp_path):
+    database = tmp_path / "matches.sqlite3"
+    Store(f"sqlite:///{database}")
+    with sqlite3.connect(database) as db:  # the mode is the file's, seen by every connection
+        assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"

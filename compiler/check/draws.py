@@ -2,7 +2,8 @@
 
 Input: a CheckedProgram after `types` and `visibility`. Output: `cp.draws`, one
 `CheckedDraw` per declaration in drawing order, and errors: wrong types of places, colours,
-sizes, texts and of what shapes stand for (`names`); properties a shape does not take; places
+sizes, texts and of what shapes stand for (`names`, `chooses`); choices (`chooses`) of
+argument types no choice of the game has, or in a drawing that does not read the state; properties a shape does not take; places
 of elements nothing draws (or draws as a shape `on` or `along` cannot follow); legends of
 drawings of the state;
 drawings of the map that place each other in a circle; drawings in the map schema that
@@ -42,6 +43,10 @@ from dsl.visitor import walk
 # A part of an item and what its value must be.
 _TEXT = "a number, truth value, text, element, enum value, player, or a tuple or list of them"
 _NAMEABLE = "a map element, an enum value or a player, or a list or tuple of them"
+_CHOOSABLE = (
+    "a choice's argument (a map element, enum value, player, number or placement), "
+    "or a tuple of them"
+)
 
 
 def check_draws(cp: CheckedProgram, diags: Diagnostics) -> None:
@@ -120,6 +125,9 @@ def _check_one(typer: Typer, reads: _StateReads, decl: ast.DrawDecl) -> CheckedD
             "(this one reads the game state)",
             legend.span,
         )
+    chooses = next((p for p in decl.props if p.name == "chooses"), None)
+    if chooses is not None:
+        _check_chooses(cp, diags, decl, chooses, types[parts.index("chooses")], dynamic)
     guard_reads(cp, diags, whole, set(), what="this drawing")
     per_viewer = any(isinstance(node, ast.MeLit) for node in walk(whole))
     return CheckedDraw(decl, shape, parts, types, element, dynamic, per_viewer, whole, rest)
@@ -149,7 +157,109 @@ def _part_problem(name: str, shape: str, t: Type) -> str | None:
         return None if isinstance(inner, ElemT) else f"is a map element drawn as {drawn_as}"
     if name == "names":
         return None if _is_nameable(t) else f"is what the shape stands for: {_NAMEABLE}"
+    if name == "chooses":
+        ok = _choice_tags(t) is not None
+        return None if ok else f"is the choice the shape stands for: {_CHOOSABLE}"
     return None
+
+
+def _check_chooses(
+    cp: CheckedProgram,
+    diags: Diagnostics,
+    decl: ast.DrawDecl,
+    prop: ast.DrawProp,
+    t: Type,
+    dynamic: bool,
+) -> None:
+    """A shape standing for a choice: of the position (so a drawing of the state), not also
+    standing for things (`names`), and of argument types some choice of the game has."""
+    if not dynamic:
+        diags.error(
+            STRUCTURE,
+            "`chooses` draws the choices offered in a position: it goes in a drawing that "
+            "reads the game state",
+            prop.span,
+        )
+    if any(p.name == "names" for p in decl.props):
+        diags.error(
+            STRUCTURE,
+            "a shape stands for things (`names`) or for a choice (`chooses`), not both",
+            prop.span,
+        )
+    tags = _choice_tags(t)
+    if not tags or any(tag == ("any",) for tag in tags):
+        return
+    offered = _choice_signatures(cp)
+    if not any(all(tag in choice for tag in tags) for choice in offered):
+        what = ", ".join(_tag_words(tag) for tag in tags)
+        diags.error(
+            TYPE,
+            f"'chooses' names a choice with arguments ({what}), and no action or `choose` of "
+            "this game has arguments of all these types",
+            prop.value.span,
+        )
+
+
+def _choice_tag(t: Type) -> tuple | None:
+    """The kind of value one argument of a choice is, as `chooses` matches it."""
+    if isinstance(t, OptT):
+        return _choice_tag(t.inner)
+    if isinstance(t, ElemT):
+        return ("element", t.kind)
+    if isinstance(t, EnumT):
+        return ("enum", t.name)
+    if isinstance(t, PlayerT):
+        return ("player",)
+    if isinstance(t, IntT):
+        return ("number",)
+    if isinstance(t, TupleT) and t.items and all(isinstance(i, IntT) for i in t.items):
+        return ("numbers", len(t.items))  # a placement: (turn, x, y, floor)
+    if isinstance(t, AnyT):
+        return ("any",)
+    return None
+
+
+def _choice_tags(t: Type) -> list[tuple] | None:
+    """The arguments a `chooses` value matches: one value, or a tuple of values (all of them)."""
+    one = _choice_tag(t)
+    if one is not None:
+        return [one]
+    if isinstance(t, TupleT) and t.items:
+        tags = [_choice_tag(item) for item in t.items]
+        return None if None in tags else tags
+    return None
+
+
+def _choice_signatures(cp: CheckedProgram) -> list[list[tuple]]:
+    """The argument kinds of each action and each `choose` of the game."""
+    out = []
+    for name in cp.program.actions:
+        sig = cp.signatures.get(name)
+        if sig is not None:
+            out.append([_choice_tag(t) for _, t in sig.params])
+    bodies = [
+        v
+        for t in (cp.program.procedures, cp.program.actions)
+        for vs in t.values()
+        for v in vs.versions
+    ]
+    if cp.program.flow is not None:
+        bodies += cp.program.flow.versions
+    out += [
+        [_choice_tag(cp.types[id(node)])]
+        for body in bodies
+        for node in walk(body)
+        if isinstance(node, ast.Choose | ast.EachChoose) and id(node) in cp.types
+    ]
+    return out
+
+
+def _tag_words(tag: tuple) -> str:
+    if tag[0] in ("element", "enum"):
+        return tag[1]
+    if tag[0] == "numbers":
+        return f"a tuple of {tag[1]} numbers"
+    return "a number" if tag[0] == "number" else "a player"
 
 
 def _is_nameable(t: Type) -> bool:

@@ -18,9 +18,7 @@ which map kinds' labels are computed (a kind after the kinds its label shows). E
 
 from __future__ import annotations
 
-import re
-
-from compiler.builtins import BUILTINS
+from compiler.builtins import BUILTINS, template_reads_state
 from compiler.check.typer import Local, Scope
 from compiler.check.types import Typer
 from compiler.checked import CheckedProgram
@@ -29,8 +27,6 @@ from compiler.types import PLAYER, CollT, ElemT, MapT, OptT, TupleT, Type
 from dsl import ast
 from dsl.diagnostics import LABEL, Diagnostics
 from dsl.visitor import walk
-
-_STATE_WORD = re.compile(r"\bS\b")
 
 
 def check_labels(cp: CheckedProgram, diags: Diagnostics) -> None:
@@ -277,7 +273,7 @@ def _reads_game(builtin) -> bool:
     """True for builtins that read the position (who moves, seats, the end) or change it."""
     if builtin.effect != "reads" or builtin.reads_position:
         return True
-    return isinstance(builtin.emit, str) and bool(_STATE_WORD.search(builtin.emit))
+    return template_reads_state(builtin)
 
 
 def _kinds_in(t: Type) -> set[str]:

@@ -138,6 +138,11 @@ class Layout:
             element=element,
             legend=text(parts["legend"], types["legend"]) if "legend" in parts else "",
             stands_for=self.names.keys(parts[named], types[named]) if named else (),
+            chooses=(
+                self.names.choice_keys(parts["chooses"], types["chooses"])
+                if "chooses" in parts
+                else ()
+            ),
         )
         if draw.shape in ("rect", "box"):
             item.places = self._box(draw.shape, places, parts.get("size"), draw)

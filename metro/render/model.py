@@ -48,6 +48,7 @@ class Item:
     title: str = ""  # text shown when the pointer rests on it
     element: tuple[str, int] | None = None  # the map element it draws, if any
     stands_for: tuple[str, ...] = ()  # the things it stands for, as `Names.keys` gives them
+    chooses: tuple[str, ...] = ()  # the choice it stands for: every argument, `Names.choice_keys`
     number: int = -1  # its place among the picture's map items (restyles name it)
     label_at: LabelPlace | None = None  # where its label stands, once placed
     legend: str = ""  # what it stands for in the picture's legend, if it is listed there

@@ -112,9 +112,14 @@ def position_scene(
     viewer: int | None,
     caption: list[str] = (),
     named: frozenset[str] = frozenset(),
+    choices: list[frozenset[str]] | None = None,
 ) -> Scene:
     """A position as `viewer` sees it (None: what everyone sees), every shape standing for
-    something `named` ringed (what the last moves named: metro/render/marks.py)."""
+    something `named` ringed (what the last moves named: metro/render/marks.py).
+
+    A drawing of the viewer's choices (`chooses`) is drawn only when `choices` gives them
+    (each choice's arguments as `ActionNames.choice_keys` gives them: the board of a seat
+    that is to decide), and only its shapes standing for one of them."""
     scene = Scene(pictures.title, [], caption=list(caption))
     by_name = {layer.name: layer for layer in pictures.layout.map_layers}
     count = 0
@@ -122,7 +127,7 @@ def position_scene(
         if draw.name in by_name:
             scene.layers.append(by_name[draw.name])
             continue
-        if not draw.dynamic:
+        if not draw.dynamic or (draw.chooses and not choices):
             continue
         items = state_items(game, state, draw, viewer)
         count += len(items)
@@ -134,9 +139,18 @@ def position_scene(
             for number, changes in pictures.layout.restyles(draw, items).items():
                 scene.restyled[number] = scene.restyled.get(number, Style()).over(changes)
         else:
-            scene.layers.append(pictures.layout.layer(draw, items))
+            layer = pictures.layout.layer(draw, items)
+            if draw.chooses:
+                layer.items = [item for item in layer.items if offered(item.chooses, choices)]
+            scene.layers.append(layer)
     scene.marked = marked_items(scene.layers, named)
     return scene
+
+
+def offered(keys: tuple[str, ...], choices: list[frozenset[str]]) -> bool:
+    """Whether one of the choices has every argument a shape's `chooses` names."""
+    wanted = set(keys)
+    return bool(wanted) and any(wanted <= choice for choice in choices)
 
 
 def state_items(game: Game, state: State, draw: CheckedDraw, viewer: int | None) -> list[tuple]:

@@ -140,6 +140,13 @@ def item_element(item: Item, label_size: float) -> ET.Element:
     if item.stands_for:
         # what a click on the shape means (a page offers the choices naming these things)
         attrs["data-names"] = " ".join(item.stands_for)
+    if item.chooses:
+        # the choice a click makes: the one of the viewer's choices with all these arguments
+        attrs["data-chooses"] = " ".join(item.chooses)
+        attrs["class"] = "item choice"
+        # faint: several placements over the same cells add up to a deeper tint
+        attrs["fill-opacity"] = "0.12"
+        attrs["stroke-opacity"] = "0.3"
     group = ET.Element("g", attrs)
     if item.title:
         ET.SubElement(group, "title").text = item.title

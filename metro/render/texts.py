@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from compiler.types import BoolT, CollT, ElemT, EnumT, OptT, PlayerT, TupleT, Type
+from compiler.types import BoolT, CollT, ElemT, EnumT, IntT, OptT, PlayerT, TupleT, Type
 from runtime.values import PLAYER
 
 
@@ -58,6 +58,31 @@ class Names:
         if isinstance(t, PlayerT):
             return (f"player:{value}",)
         return ()
+
+    def choice_keys(self, value, t: Type) -> tuple[str, ...]:
+        """The arguments of the choice a value stands for (`chooses`): the keys of things as
+        `keys` gives them, a number as `n:3`, a tuple of numbers (a placement) as `n:7,2,0,1`;
+        a tuple of several values stands for each of them (a choice with all those arguments)."""
+        if value is None:
+            return ()
+        if isinstance(t, OptT):
+            return self.choice_keys(value, t.inner)
+        if isinstance(t, IntT):
+            return (number_key(value),)
+        if isinstance(t, TupleT):
+            if t.items and all(isinstance(i, IntT) for i in t.items):
+                return (number_key(value),)
+            return tuple(
+                k for v, i in zip(value, t.items, strict=True) for k in self.choice_keys(v, i)
+            )
+        return self.keys(value, t)
+
+
+def number_key(value: int | tuple[int, ...]) -> str:
+    """The key of a number or a tuple of numbers (a placement) among a choice's arguments."""
+    if isinstance(value, tuple | list):
+        return "n:" + ",".join(str(int(v)) for v in value)
+    return f"n:{int(value)}"
 
 
 def _in_order(value, t: CollT) -> list:

@@ -71,6 +71,8 @@ def match_document(
                 "label": a.label,
                 "group": groups[a.name],
                 "elements": namer.keys(a),
+                "arguments": namer.choice_keys(a),
+                "items": namer.items(a),
             }
             for a in legal
         ],

@@ -25,6 +25,7 @@ from sqlalchemy import (
     Table,
     Text,
     create_engine,
+    event,
     func,
     insert,
     inspect,
@@ -125,11 +126,26 @@ def default_url() -> str:
     return "sqlite:///" + os.path.join(folder, DATABASE_FILE)
 
 
+def _write_ahead(connection, _record) -> None:
+    """SQLite: a write-ahead log, flushed to disk at checkpoints rather than at each commit.
+
+    A commit is then in the operating system's hands when it returns, so a killed server
+    loses nothing it acknowledged (only a power cut could lose the last few); it lets readers
+    run beside the writer, and it made a decision's commit several times cheaper.
+    """
+    cursor = connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.close()
+
+
 class Store:
     """Matches and decisions in one database."""
 
     def __init__(self, url: str):
         self.engine = create_engine(url)
+        if self.engine.dialect.name == "sqlite":
+            event.listen(self.engine, "connect", _write_ahead)
         metadata.create_all(self.engine)
         columns = {c["name"] for c in inspect(self.engine).get_columns("decisions")}
         for name, column in ADDED_COLUMNS.items():

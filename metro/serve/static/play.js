@@ -78,7 +78,9 @@ function showChoices(doc) {
     if (choices.length > 1 || (groups.size > 1 && name !== choices[0].label)) {
       group.append(element("h3", name));
     }
-    if (choices.length <= MENU_BUTTONS) {
+    if (choices.length > 1 && choices.every((choice) => choice.items)) {
+      group.append(subsetPicker(choices));
+    } else if (choices.length <= MENU_BUTTONS) {
       for (const choice of choices) {
         const button = element("button", choice.label);
         button.className = "choice";
@@ -101,6 +103,62 @@ function showChoices(doc) {
     box.append(group);
   }
   document.getElementById("choices-section").hidden = doc.seat === null;
+}
+
+function itemKeys(choice) {
+  return choice.items.map((item) => item.key).sort().join(" ");
+}
+
+function subsetPicker(choices) {
+  // A choice of several things at once (some of the cards offered): a check box per thing, and one
+  // button making the choice whose things are those checked (the first choice's at first).
+  const picker = element("div");
+  picker.className = "subset";
+  const most = new Map(); // each thing, as many times as one choice holds it
+  const boxes = [];
+  for (const choice of choices) {
+    const counts = new Map();
+    for (const item of choice.items) {
+      const n = (counts.get(item.key) || 0) + 1;
+      counts.set(item.key, n);
+      if (n > (most.get(item.key) || 0)) {
+        most.set(item.key, n);
+        const box = element("input");
+        box.type = "checkbox";
+        box.className = "subset-item";
+        box.dataset.key = item.key;
+        const label = element("label");
+        label.append(box, document.createTextNode(" " + item.label));
+        picker.append(label);
+        boxes.push(box);
+      }
+    }
+  }
+  const sizes = choices.map((choice) => choice.items.length);
+  const low = Math.min(...sizes), high = Math.max(...sizes);
+  const button = element("button");
+  button.className = "choice subset-choice";
+  const byKeys = new Map(choices.map((choice) => [itemKeys(choice), choice]));
+  const selected = () => byKeys.get(boxes.filter((box) => box.checked).map((box) => box.dataset.key).sort().join(" "));
+  const update = () => {
+    const choice = selected();
+    button.disabled = !choice;
+    button.textContent = choice ? choice.label : (low === high ? `check ${low}` : `check ${low} to ${high}`);
+  };
+  const first = choices[0].items.map((item) => item.key);
+  for (const box of boxes) {
+    const at = first.indexOf(box.dataset.key);
+    box.checked = at >= 0;
+    if (at >= 0) first.splice(at, 1);
+    box.addEventListener("change", update);
+  }
+  button.addEventListener("click", () => {
+    const choice = selected();
+    if (choice) choose(choice.id);
+  });
+  update();
+  picker.append(element("br"), button);
+  return picker;
 }
 
 function cell(tag, text) {
@@ -174,6 +232,25 @@ function choicesAt(doc, shape) {
   return doc.choices.filter((choice) => choice.elements.some((key) => names.has(key)));
 }
 
+// A shape standing for a choice (a piece at one placement: `chooses` in the rules) carries
+// every argument of it (data-chooses); it makes each of the seat's choices that has them all.
+// The choices offered beside the board after a click narrow those drawn: clicking a kind of
+// piece leaves the places of that kind; a click on a cell offers the placements covering it.
+let offered = null;
+
+function choiceKeys(shape) {
+  return (shape.dataset.chooses || "").split(" ").filter((key) => key);
+}
+
+function choicesOf(shape, pool) {
+  const keys = choiceKeys(shape);
+  return pool.filter((choice) => keys.every((key) => choice.arguments.includes(key)));
+}
+
+function candidates(doc) {
+  return offered || doc.choices;
+}
+
 function markClickable(doc) {
   // The shapes standing for something this seat's choices name, marked to be clicked.
   const named = new Set(doc.choices.flatMap((choice) => choice.elements));
@@ -182,6 +259,33 @@ function markClickable(doc) {
     shape.classList.toggle("clickable", clickable);
     if (clickable && !shape.querySelector(".hit")) widenForClicks(shape);
   }
+  const pool = candidates(doc);
+  let placing = false;
+  for (const shape of document.querySelectorAll("#board [data-chooses]")) {
+    const offer = choicesOf(shape, pool).length > 0;
+    shape.classList.toggle("offer", offer);
+    placing = placing || offer;
+  }
+  // the rings of the last moves fade while pieces are placed under them
+  document.getElementById("board").classList.toggle("placing", placing);
+}
+
+function preview(choice) {
+  // Show where a choice puts its piece: every shape standing for it, painted in full.
+  for (const shape of document.querySelectorAll("#board .preview")) shape.classList.remove("preview");
+  if (!choice) return;
+  for (const shape of document.querySelectorAll("#board .choice.offer")) {
+    if (choicesOf(shape, [choice]).length) shape.classList.add("preview");
+  }
+}
+
+function boardHovered(event) {
+  const shape = event.target.closest ? event.target.closest("#board .choice.offer") : null;
+  if (!shape || !current) {
+    if (!offered) preview(null);
+    return;
+  }
+  preview(choicesOf(shape, candidates(current))[0]);
 }
 
 function widenForClicks(shape) {
@@ -196,31 +300,85 @@ function widenForClicks(shape) {
   }
 }
 
+function underPointer(event) {
+  return document.elementsFromPoint(event.clientX, event.clientY)
+    .map((node) => node.closest("#board .item"))
+    .filter((item) => item);
+}
+
 function clickedShape(event) {
   // The clickable shape under the pointer, also when a shape nobody can choose lies over it
   // (a player's marker on a square): those keep their hover titles but pass the click on.
-  return document.elementsFromPoint(event.clientX, event.clientY)
-    .map((node) => node.closest("#board .item"))
-    .find((item) => item && item.classList.contains("clickable"));
+  return underPointer(event).find((item) => item.classList.contains("clickable"));
 }
 
-function boardClicked(event) {
-  const shape = clickedShape(event);
+function choicesUnder(event) {
+  // Every offered choice whose shapes cover the point clicked (overlapping placements too).
+  const pool = candidates(current);
+  const found = [];
+  for (const shape of underPointer(event).filter((item) => item.classList.contains("offer"))) {
+    for (const choice of choicesOf(shape, pool)) if (!found.includes(choice)) found.push(choice);
+  }
+  return found;
+}
+
+function offer(choices, heading) {
+  // The choices a click leaves, beside the board: hovering one shows it on the board.
   const box = document.getElementById("board-choices");
   box.replaceChildren();
-  if (!shape || !current) return;
-  const choices = choicesAt(current, shape);
-  if (choices.length === 1) {
-    choose(choices[0].id);
-    return;
-  }
-  box.append(element("h3", "Choose on the board"));
+  offered = choices.length ? choices : null;
+  markClickable(current);
+  preview(null);
+  if (!offered) return;
+  box.append(element("h3", heading));
   for (const choice of choices) {
     const button = element("button", choice.label);
     button.className = "board-choice";
-    button.addEventListener("click", () => { box.replaceChildren(); choose(choice.id); });
+    button.addEventListener("click", () => { clearOffer(); choose(choice.id); });
+    button.addEventListener("mouseenter", () => preview(choice));
+    button.addEventListener("focus", () => preview(choice));
     box.append(button);
   }
+  const back = element("button", "cancel");
+  back.className = "board-cancel";
+  back.addEventListener("click", clearOffer);
+  box.append(back);
+}
+
+function clearOffer() {
+  offered = null;
+  document.getElementById("board-choices").replaceChildren();
+  if (current) markClickable(current);
+  preview(null);
+}
+
+function boardClicked(event) {
+  if (!current) return;
+  const placed = choicesUnder(event);
+  if (placed.length === 1) {
+    clearOffer();
+    choose(placed[0].id);
+    return;
+  }
+  if (placed.length > 1) {
+    offer(placed, `${placed.length} choices here (hover one to see it)`);
+    preview(placed[0]);
+    return;
+  }
+  const shape = clickedShape(event);
+  if (!shape) {
+    clearOffer();
+    return;
+  }
+  let choices = choicesAt(current, shape);
+  const narrowed = offered ? choices.filter((choice) => offered.includes(choice)) : [];
+  if (narrowed.length) choices = narrowed;
+  if (choices.length === 1) {
+    clearOffer();
+    choose(choices[0].id);
+    return;
+  }
+  offer(choices, "Choose on the board");
 }
 
 function seatText(doc) {
@@ -243,8 +401,11 @@ function show(doc) {
   document.getElementById("replay-link").href = `/replay/${matchId}${query}`;
   showChoices(doc);
   document.getElementById("undo").hidden = !doc.undo;
+  if (moved) {
+    offered = null;
+    document.getElementById("board-choices").replaceChildren();
+  }
   markClickable(doc);
-  if (moved) document.getElementById("board-choices").replaceChildren();
   showScreen(doc);
   const log = document.getElementById("log");
   log.replaceChildren(...doc.log.map((line) => element("li", line)));
@@ -264,6 +425,7 @@ function follow() {
 
 function start() {
   document.getElementById("board").addEventListener("click", boardClicked);
+  document.getElementById("board").addEventListener("mouseover", boardHovered);
   document.getElementById("undo").addEventListener("click", undo);
   follow();
 }

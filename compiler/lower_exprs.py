@@ -1,9 +1,9 @@
-"""Expressions as Python: the fragments the lowering passes put into the IR.
+"""The expression lowerer: checked expressions as expression nodes (compiler/expr.py).
 
-`Generator.expr` turns one checked expression into Python code text, given an `Env` (how
-locals are reached, which callable is being generated, whether state reads are hoisted).
-Every literal from a rule file reaches the output through `repr` and every identifier
-is validated and prefixed, so no rule text is ever executed.
+`ExprLowerer.expr` turns one checked expression into a node, given an `Env` (how locals
+are reached, which callable is being lowered, whether state reads are hoisted). Every
+literal from a rule file reaches the output as a `Const` (printed with `repr`) and every
+identifier is validated and prefixed, so no rule text is ever executed.
 """
 
 from __future__ import annotations
@@ -11,13 +11,45 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from compiler.builtins import BUILTINS
 from compiler.checked import CheckedProgram
 from compiler.consteval import EvalError, Evaluator, MapData
 from compiler.cost import step_costs
-from compiler.pyexpr import PyExpr
+from compiler.expr import (
+    ME,
+    PLAYER_COUNT,
+    Attr,
+    BinOp,
+    Call,
+    Comp,
+    Cond,
+    Const,
+    Display,
+    Expr,
+    For,
+    FrameLocal,
+    Hoisted,
+    If,
+    Index,
+    Loc,
+    Local,
+    Name,
+    Operand,
+    Pair,
+    Paren,
+    S,
+    Starred,
+    StateField,
+    Table,
+    Unary,
+    call,
+    helper,
+    unparen,
+)
+from compiler.literals import ident
+from compiler.printer import py
 from compiler.refs import (
     BuiltinRef,
     ConstRef,
@@ -52,37 +84,17 @@ from compiler.visit import StrictVisitor
 from dsl import ast
 from dsl.source import Span
 from dsl.visitor import walk
-from runtime.geometry import Building, Frame, Shape
 from runtime.limits import FREE_WALK, MAX_DOMAIN
 
-if TYPE_CHECKING:  # compiler/lower_guards.py builds on this module
-    from compiler.lower_guards import GuardTables
 
+class ClauseTables(Protocol):
+    """What the expression lowerer asks of the guard tables (compiler/lower_guards.py builds on
+    this module, so it names their interface rather than importing them)."""
 
-def ident(name: str) -> str:
-    """A validated identifier fragment (the checker already refused anything else)."""
-    if not (name.isascii() and name.replace("_", "a").isalnum()):
-        raise ValueError(f"unsafe identifier {name!r}")
-    return name
-
-
-def lit(value) -> str:
-    """A Python literal for a safe value (ints, bools, None, str, geometry, and containers of them)."""
-    if value is None or isinstance(value, bool | int | str):
-        return repr(value)
-    if isinstance(value, Shape):
-        return f"_shapes.Shape({lit(value.cells)})"
-    if isinstance(value, Frame):
-        return f"_shapes.Frame({lit(value.cells)})"
-    if isinstance(value, Building):
-        return f"_shapes.Building({lit(value.pieces)})"
-    if isinstance(value, list):
-        return "[" + ", ".join(lit(v) for v in value) + "]"
-    if isinstance(value, tuple):
-        return "(" + "".join(lit(v) + ", " for v in value) + ")"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{lit(k)}: {lit(v)}" for k, v in value.items()) + "}"
-    raise TypeError(f"cannot emit a literal of type {type(value).__name__}")
+    def clause(
+        self, clause: ast.CompFor, iterable: Expr, where: Expr, env: Env, pure: bool
+    ) -> tuple[Expr, Expr | None]:
+        """A comprehension clause's walk and the condition left to test, using a table if any."""
 
 
 @dataclass
@@ -90,16 +102,16 @@ class Tabulation:
     """In a listing: parameters whose values are computed once per listing, and the aggregates
     over one of them computed once per value (not once per combination of arguments)."""
 
-    values: dict[str, str] = field(default_factory=dict)  # a parameter's local -> its values' alias
-    # a parameter's local -> {an aggregate's code: the loop's name for its value}
-    tables: dict[str, dict[str, str]] = field(default_factory=dict)
+    values: dict[Expr, object] = field(default_factory=dict)  # a parameter's local -> its domain
+    # a parameter's local -> {an aggregate: the loop's name for its value}
+    tables: dict[Expr, dict[Expr, Local]] = field(default_factory=dict)
     named: int = 0  # names given so far
 
-    def element(self, var: str, code: str) -> str:
+    def element(self, var: Expr, code: Expr) -> Local:
         """The name the loop over `var` gives `code`'s value."""
         names = self.tables.setdefault(var, {})
         if code not in names:
-            names[code] = f"_e{self.named}"
+            names[code] = Local(f"_e{self.named}")
             self.named += 1
         return names[code]
 
@@ -109,34 +121,33 @@ class Env:
     """The context of the code being generated: how locals are reached, and where we are.
 
     `within` is the (function/procedure, version) being generated, for `super(...)`. `hoist`,
-    inside a read-only enumeration, collects state reads (code -> alias) computed once before it;
+    inside a read-only enumeration, collects state reads (node -> alias) computed once before it;
     `tabulation`, there too, the aggregates computed once per value of a parameter.
     """
 
     frame: bool
-    names: dict[str, str] = field(default_factory=dict)
-    me: str = "me"
+    names: dict[str, Expr] = field(default_factory=dict)
     tag: str = ""
     within: tuple[str, int] = ("", 0)
-    hoist: dict[str, str] | None = None
+    hoist: dict[Expr, Hoisted] | None = None
     tabulation: Tabulation | None = None
 
-    def local(self, name: str) -> str:
-        """Python code reading local `name`."""
+    def local(self, name: str) -> Expr:
+        """The expression reading local `name`."""
         code = self.names.get(name)
         if code is not None:
             return code
-        return f"L[{name!r}]" if self.frame else f"v_{ident(name)}{self.tag}"
+        return FrameLocal(name) if self.frame else Local(f"v_{ident(name)}{self.tag}")
 
-    def bind(self, name: str, code: str | None = None) -> Env:
-        """A copy where `name` is a Python-level variable."""
+    def bind(self, name: str, code: Expr | None = None) -> Env:
+        """A copy where `name` is a Python-level variable (or reads as `code`)."""
         names = dict(self.names)
-        names[name] = code or f"v_{ident(name)}{self.tag}"
+        names[name] = code if code is not None else Local(f"v_{ident(name)}{self.tag}")
         return replace(self, names=names)
 
 
-class Generator(StrictVisitor):
-    """Emits the module for one checked program and its map data."""
+class ExprLowerer(StrictVisitor):
+    """Lowers the expressions of one checked program and its map data to nodes."""
 
     def __init__(self, cp: CheckedProgram, data: MapData, evaluator: Evaluator):
         self.cp = cp
@@ -149,7 +160,7 @@ class Generator(StrictVisitor):
         self.number_prefix = ""
         self.numbered: dict[str, int] = {}  # the last number of each `numbered_apart` prefix
         self.inline_tags: dict[tuple, str] = {}  # (function, arguments' code) -> its locals' tag
-        self.tables: GuardTables | None = None  # guard tables, once lowering has set them up
+        self.tables: ClauseTables | None = None  # guard tables, once lowering has set them up
         self.action_rank = {name: 2 * i for i, name in enumerate(self.p.actions)}
         self.inline_depth = 0
         # Enum values and map elements the code names: constant name -> value.
@@ -199,30 +210,30 @@ class Generator(StrictVisitor):
         return self.p.players.hi if self.p.players is not None else FREE_WALK
 
     @staticmethod
-    def hoisted(code: str, env: Env) -> str:
+    def hoisted(code: Expr, env: Env) -> Expr:
         """An alias for a state read inside a read-only enumeration (`code` itself elsewhere)."""
         if env.hoist is None:
             return code
         alias = env.hoist.get(code)
         if alias is None:
-            alias = env.hoist[code] = f"_h{len(env.hoist)}"
+            alias = env.hoist[code] = Hoisted(len(env.hoist))
         return alias
 
-    def enum_value(self, enum: str, index: int) -> str:
+    def enum_value(self, enum: str, index: int) -> Name:
         """The named constant for one enum value (`E_Color__gray`)."""
         value = self.cp.enum_values[enum][index]
         name = f"E_{ident(enum)}__{ident(value)}"
         self.named_values[name] = index
-        return name
+        return Name(name)
 
-    def element(self, kind: str, element_id: str) -> str:
+    def element(self, kind: str, element_id: str) -> Expr:
         """The named constant for one map element (`M_city__Atlanta`), or its index when its id is no name."""
         index = self.data.ids[kind].index(element_id)
         if not (element_id.isascii() and element_id.replace("_", "a").isalnum()):
-            return repr(index)
+            return Const(index)
         name = f"M_{ident(kind)}__{element_id}"
         self.named_values[name] = index
-        return name
+        return Name(name)
 
     # ------------------------------------------------------------ names
 
@@ -259,15 +270,15 @@ class Generator(StrictVisitor):
             return self.version_name("s", name, len(versions) - 1), True
         return self.version_name("p", name, len(versions) - 1), False
 
-    def size_of(self, t: Type) -> str:
-        """Number of values of a finite type, as code."""
+    def size_of(self, t: Type) -> Expr:
+        """Number of values of a finite type."""
         if isinstance(t, EnumT):
-            return str(len(self.cp.enum_values[t.name]))
+            return Const(len(self.cp.enum_values[t.name]))
         if isinstance(t, ElemT):
-            return str(self.data.count(t.kind))
+            return Const(self.data.count(t.kind))
         if isinstance(t, BoolT):
-            return "2"
-        return "S.n"
+            return Const(2)
+        return PLAYER_COUNT
 
     def desc(self, t: Type) -> str:
         """A module-level descriptor constant for a type."""
@@ -292,16 +303,16 @@ class Generator(StrictVisitor):
             code = f"_v.OptD({self.desc(t.inner)})"
         elif isinstance(t, CollT) and t.kind == "bag":
             size = self.size_of(t.item)
-            code = f"_v.BagD({self.desc(t.item)}, {size if size != 'S.n' else self.p.players.hi})"
+            size = self.p.players.hi if size == PLAYER_COUNT else py(size)
+            code = f"_v.BagD({self.desc(t.item)}, {size})"
         elif isinstance(t, CollT) and t.kind == "set":
             code = f"_v.SetD({self.desc(t.item)})"
         elif isinstance(t, CollT):
             code = f"_v.ListD({self.desc(t.item)})"
         elif isinstance(t, MapT):
-            size = self.size_of(t.key) if is_finite(t.key) else "None"
-            code = (
-                f"_v.MapD({self.desc(t.key)}, {self.desc(t.value)}, {0 if size == 'S.n' else size})"
-            )
+            size = self.size_of(t.key) if is_finite(t.key) else Const(None)
+            size = 0 if size == PLAYER_COUNT else py(size)
+            code = f"_v.MapD({self.desc(t.key)}, {self.desc(t.value)}, {size})"
         elif isinstance(t, TupleT):
             code = "_v.TupleD((" + "".join(self.desc(i) + ", " for i in t.items) + "))"
         elif isinstance(t, GeoT):
@@ -331,71 +342,71 @@ class Generator(StrictVisitor):
 
     # ------------------------------------------------------------ expressions
 
-    def expr(self, node: ast.Expr, env: Env) -> str:
-        """Python code for an expression."""
+    def expr(self, node: ast.Expr, env: Env) -> Expr:
+        """The expression node for a checked expression."""
         return self.visit(node, env)
 
     def visit_IntLit(self, node, env):
-        return repr(node.value)
+        return Const(node.value)
 
     def visit_StrLit(self, node, env):
-        return repr(node.value)
+        return Const(node.value)
 
     def visit_BoolLit(self, node, env):
-        return repr(node.value)
+        return Const(node.value)
 
     def visit_NoneLit(self, node, env):
-        return "None"
+        return Const(None)
 
     def visit_PlayersLit(self, node, env):
-        return "list(range(S.n))"
+        return call("list", call("range", PLAYER_COUNT))
 
     def visit_MeLit(self, node, env):
-        return env.local("me") if env.frame and "me" not in env.names else env.me
+        return env.local("me") if env.frame and "me" not in env.names else ME
 
-    def visit_Name(self, node: ast.Name, env: Env) -> str:
+    def visit_Name(self, node: ast.Name, env: Env) -> Expr:
         ref = self.cp.ref(node)
         if isinstance(ref, LocalRef):
             return env.local(node.name)
         if isinstance(ref, GlobalRef):
-            return self.hoisted(f"S.g_{ident(node.name)}", env)
+            return self.hoisted(StateField(f"g_{ident(node.name)}"), env)
         if isinstance(ref, ConstRef):
-            return f"C_{ident(node.name)}"
+            return Name(f"C_{ident(node.name)}")
         if isinstance(ref, EnumValueRef):
             return self.enum_value(ref.enum, ref.index)
         if isinstance(ref, EnumAllRef):
-            return f"list(range({len(self.cp.enum_values[ref.enum])}))"
+            return call("list", call("range", Const(len(self.cp.enum_values[ref.enum]))))
         if isinstance(ref, KindAllRef):
-            return f"list(range({self.data.count(ref.kind)}))"
+            return call("list", call("range", Const(self.data.count(ref.kind))))
         raise AssertionError(f"unresolved name {node.name}")
 
-    def visit_Field(self, node: ast.Field, env: Env) -> str:
+    def visit_Field(self, node: ast.Field, env: Env) -> Expr:
         ref = self.cp.ref(node)
         if isinstance(ref, EnumValueRef):
             return self.enum_value(ref.enum, ref.index)
         obj = self.expr(node.obj, env)
         if isinstance(ref, PlayerFieldRef):
-            if obj.strip("()") == "me":
-                return self.hoisted(f"S.p_{ident(node.name)}[me]", env)
-            return f"S.p_{ident(node.name)}[{obj}]"
+            if unparen(obj) == ME:
+                return self.hoisted(Index(StateField(f"p_{ident(node.name)}"), ME), env)
+            return Index(StateField(f"p_{ident(node.name)}"), obj)
         if isinstance(ref, ElemFieldRef):
-            return f"K_{ident(ref.kind)}__{ident(ref.field)}[{obj}]"
+            return Index(Table(ident(ref.kind), ident(ref.field)), obj)
         raise AssertionError("unresolved field")
 
-    def visit_Index(self, node: ast.Index, env: Env) -> str:
+    def visit_Index(self, node: ast.Index, env: Env) -> Expr:
         ref = self.cp.ref(node)
         if isinstance(ref, ElemByIdRef):
             ids = self.data.ids.get(ref.kind, [])
             if ref.id not in ids:
-                return f"_l.no_element({ref.kind!r}, {ref.id!r})"
+                return helper("_l", "no_element", Const(ref.kind), Const(ref.id))
             return self.element(ref.kind, ref.id)
         whole = self.cp.ref(node.obj)
         if isinstance(whole, EnumAllRef | KindAllRef) or isinstance(node.obj, ast.PlayersLit):
             # The n-th of every value: a range indexes as the list would, without making it.
-            return f"{self.items(node.obj, env, charge=False)}[{self.expr(node.index, env)}]"
-        return f"{self.expr(node.obj, env)}[{self.expr(node.index, env)}]"
+            return Index(self.items(node.obj, env, charge=False), self.expr(node.index, env))
+        return Index(self.expr(node.obj, env), self.expr(node.index, env))
 
-    def items(self, node: ast.Expr, env: Env, snapshot: bool = False, charge: bool = True) -> str:
+    def items(self, node: ast.Expr, env: Env, snapshot: bool = False, charge: bool = True) -> Expr:
         """Code iterating the items of a collection expression in a defined order.
 
         With `charge`, a walk that is not bounded when compiling (anything but an enum, a map
@@ -406,44 +417,47 @@ class Generator(StrictVisitor):
         # A small walk is free unless what it nests costs more than runs free (pass `cost`).
         forced = self.costs.is_forced(node)
         if isinstance(node, ast.RangeExpr):
-            code = f"range({self.expr(node.lo, env)}, ({self.expr(node.hi, env)}) + 1)"
+            hi = BinOp(Paren(self.expr(node.hi, env)), "+", Const(1))
+            code = call("range", self.expr(node.lo, env), hi)
             size = self.range_size(node.lo, node.hi)
             free = size is not None and size <= FREE_WALK and not forced
             return self.charged(code, node) if charge and not free else code
         if isinstance(node, ast.PlayersLit):
-            return self.charged("range(S.n)", node) if charge and forced else "range(S.n)"
+            code = call("range", PLAYER_COUNT)
+            return self.charged(code, node) if charge and forced else code
         ref = self.cp.ref(node)
         if isinstance(ref, EnumAllRef):  # an enum is small (written out in the rules)
-            code = f"range({len(self.cp.enum_values[ref.enum])})"
+            code = call("range", Const(len(self.cp.enum_values[ref.enum])))
             return self.charged(code, node) if charge and forced else code
         if isinstance(ref, KindAllRef):
-            code = f"range({self.data.count(ref.kind)})"
+            code = call("range", Const(self.data.count(ref.kind)))
             large = self.data.count(ref.kind) > FREE_WALK
             return self.charged(code, node) if charge and (large or forced) else code
         charge = charge and (forced or not self.small_constant(node))
         code = self.expr(node, env)
         if isinstance(t, GeoT):
-            return f"({code}).cells"
+            return Attr(Paren(code), "cells")
         if isinstance(t, CollT):
             if t.kind == "bag":
                 if charge:
-                    return f"_l.each_bag(S, {code}, {self.charge_args(node)})"
-                return f"_l.bag_items({code})"
+                    return helper("_l", "each_bag", S, code, *self.charge_args(node))
+                return helper("_l", "bag_items", code)
             if t.kind == "set":
-                code = f"sorted({code})"
-            elif snapshot and code.startswith(("S.", "L[")):
-                code = f"tuple({code})"
+                code = call("sorted", code)
+            elif snapshot and _in_state_or_frame(code):
+                code = call("tuple", code)
         return self.charged(code, node) if charge else code
 
-    def charged(self, code: str, node: ast.Node) -> str:
+    def charged(self, code: Expr, node: ast.Node) -> Expr:
         """`code` (a sized collection or range), charged to the step budget at `node`'s line."""
-        return f"_l.each(S, {code}, {self.charge_args(node)})"
+        return helper("_l", "each", S, code, *self.charge_args(node))
 
-    def charge_args(self, node: ast.Node, span: Span | None = None) -> str:
+    def charge_args(self, node: ast.Node, span: Span | None = None) -> tuple[Expr, ...]:
         """`(file, line, column)[, weight]`: where a charge for the walk or loop at `node` is made,
         and its weight (the steps one iteration may take) when that is more than one."""
         weight = self.costs.weight(node)
-        return spot(span or node.span) + (f", {weight}" if weight != 1 else "")
+        where = spot(span or node.span)
+        return (where, Const(weight)) if weight != 1 else (where,)
 
     def small_constant(self, node: ast.Expr) -> bool:
         """True for a constant collection, or an entry of a constant table, of at most FREE_WALK items."""
@@ -515,9 +529,9 @@ class Generator(StrictVisitor):
             0, (bounds[1] + 1 - bounds[0] + bounds[2] - (1 if bounds[2] > 0 else -1)) // bounds[2]
         )
 
-    def comp(self, elem: ast.Expr, fors, env: Env) -> tuple[str, Env]:
+    def comp(self, elem: ast.Expr, fors, env: Env) -> tuple[tuple[For | If, ...], Env]:
         """`elem for … in … if …` clauses, and the env inside them."""
-        parts = []
+        parts: list[For | If] = []
         inner = env
         pure = self.changes_nothing([elem, *fors])
         for c in fors:
@@ -528,10 +542,10 @@ class Generator(StrictVisitor):
                 # The part of the condition fixed by the map: a table made while compiling
                 # (or a maintained index of the state).
                 iterable, where = self.tables.clause(c, iterable, where, inner, pure)
-            parts.append(f"for {inner.local(c.var)} in {iterable}")
+            parts.append(For(inner.local(c.var), iterable))
             if where is not None:
-                parts.append(f"if {where}")
-        return " ".join(parts), inner
+                parts.append(If(where))
+        return tuple(parts), inner
 
     def changes_nothing(self, nodes) -> bool:
         """True if evaluating the nodes calls no procedure and no builtin that changes anything."""
@@ -554,7 +568,7 @@ class Generator(StrictVisitor):
 
     def _list_comp(self, node, env):
         clauses, inner = self.comp(node.elem, node.fors, env)
-        return f"[{self.expr(node.elem, inner)} {clauses}]"
+        return Comp("list", self.expr(node.elem, inner), clauses)
 
     def invariant(self, node: ast.Expr, env: Env, also: frozenset[str] = frozenset()) -> bool:
         """True if an expression reads only the state and `me` (so a read-only loop may compute it
@@ -573,7 +587,7 @@ class Generator(StrictVisitor):
         (local,) = read
         return local if local in tabulation.values else None
 
-    def _free_locals(self, node: ast.Expr, env: Env, also=frozenset()) -> set[str] | None:
+    def _free_locals(self, node: ast.Expr, env: Env, also=frozenset()) -> set[Expr] | None:
         """The Python locals an expression reads besides `me` and the names bound inside it (or
         in `also`); None if it calls a builtin that changes anything or reads the position."""
         bound = {
@@ -582,12 +596,12 @@ class Generator(StrictVisitor):
             if isinstance(sub, ast.GenCall | ast.ListComp)
             for c in sub.fors
         } | also
-        read: set[str] = set()
+        read: set[Expr] = set()
         for sub in walk(node):
             ref = self.cp.ref(sub)
             if isinstance(ref, LocalRef) and sub.name not in bound:
-                local = env.local(sub.name).strip("()")
-                if local != "me":
+                local = unparen(env.local(sub.name))
+                if local != ME:
                     read.add(local)
             if isinstance(ref, BuiltinRef):
                 builtin = BUILTINS[sub.func]
@@ -595,7 +609,7 @@ class Generator(StrictVisitor):
                     return None
         return read
 
-    def visit_GenCall(self, node: ast.GenCall, env: Env) -> str:
+    def visit_GenCall(self, node: ast.GenCall, env: Env) -> Expr:
         if env.hoist is not None and self.invariant(node, env):
             return self.hoisted(self._gen_call(node, env), env)
         found = self._found_in_any(node, env)
@@ -606,7 +620,7 @@ class Generator(StrictVisitor):
             return env.tabulation.element(var, self._gen_call(node, env))
         return self._gen_call(node, env)
 
-    def _gen_call(self, node: ast.GenCall, env: Env) -> str:
+    def _gen_call(self, node: ast.GenCall, env: Env) -> Expr:
         clauses, inner = self.comp(node.elem, node.fors, env)
         elem = self.expr(node.elem, inner)
         func = node.func
@@ -615,19 +629,17 @@ class Generator(StrictVisitor):
             return unrolled
         if func == "count":
             if isinstance(self.t(node.elem), BoolT):
-                return f"sum(1 {clauses} if {elem})"
-            return f"sum(1 {clauses})"
-        if func in ("sum", "any", "all"):
-            return f"{func}({elem} {clauses})"
+                return call("sum", Comp("gen", Const(1), (*clauses, If(elem))))
+            return call("sum", Comp("gen", Const(1), clauses))
+        if func in ("sum", "any", "all", "sorted"):
+            return call(func, Comp("gen", elem, clauses))
         if func == "min":
-            return f"_l.least({elem} {clauses})"
+            return helper("_l", "least", Comp("gen", elem, clauses))
         if func == "max":
-            return f"_l.greatest({elem} {clauses})"
-        if func == "sorted":
-            return f"sorted({elem} {clauses})"
-        return f"_l.distinct({elem} {clauses})"
+            return helper("_l", "greatest", Comp("gen", elem, clauses))
+        return helper("_l", "distinct", Comp("gen", elem, clauses))
 
-    def _found_in_any(self, node: ast.GenCall, env: Env) -> str | None:
+    def _found_in_any(self, node: ast.GenCall, env: Env) -> Expr | None:
         """In a listing, `any(x in C(d) for d in D)` whose collections C(d) are read once:
         `x in` the set of all their items, made once (the same test, one lookup; else None).
 
@@ -653,92 +665,94 @@ class Generator(StrictVisitor):
             return None
         clauses, inner = self.comp(elem.right, node.fors, env)
         items = self.expr(elem.right, inner)
-        found = self.hoisted(f"{{_item {clauses} for _item in {items}}}", env)
-        return f"({self.expr(elem.left, env)} in {found})"
+        item = Local("_item")
+        found = self.hoisted(Comp("set", item, (*clauses, For(item, items))), env)
+        return Paren(BinOp(self.expr(elem.left, env), "in", found))
 
-    def _unrolled(self, node: ast.GenCall, clauses: str, env: Env) -> str | None:
+    def _unrolled(self, node: ast.GenCall, clauses: tuple, env: Env) -> Expr | None:
         """`any`, `all`, `sum`, `min` or `max` over a few constant values, written out, else None.
 
         `any(c in col[d] for d in range(3))` becomes `c in col[0] or c in col[1] or …`: the
         same values tested in the same order, without a generator. Only a walk that is not
         charged (clauses `for x in range(n)`) of at most UNROLL values, without a condition.
         """
-        ops = {"any": " or ", "all": " and ", "sum": " + ", "min": ", ", "max": ", "}
+        ops = {"any": "or", "all": "and", "sum": "+", "min": ",", "max": ","}
         if node.func not in ops or len(node.fors) != 1 or node.fors[0].where is not None:
             return None
         var = node.fors[0].var
-        head = f"for {env.bind(var).local(var)} in range("
-        if not (clauses.startswith(head) and clauses.endswith(")")):
-            return None
-        count = clauses[len(head) : -1]
-        if not count.isdigit() or not 1 <= int(count) <= UNROLL:
+        count = _constant_range(clauses, env.bind(var).local(var))
+        if count is None or not 1 <= count <= UNROLL:
             return None
         # Written apart: the names the rest of the module gets stay as they were.
         with self.numbered_apart("u"):
             parts = [
-                PyExpr.of(self.expr(node.elem, env.bind(var, str(value)))).operand()
-                for value in range(int(count))
+                Operand(self.expr(node.elem, env.bind(var, Const(value)))) for value in range(count)
             ]
-        joined = ops[node.func].join(parts)
-        return f"{node.func}({joined})" if node.func in ("min", "max") else f"({joined})"
+        if node.func in ("min", "max"):
+            return call(node.func, *parts)
+        joined = parts[0]
+        for part in parts[1:]:
+            joined = BinOp(joined, ops[node.func], part)
+        return Paren(joined)
 
     def visit_ListLit(self, node, env):
-        return "[" + ", ".join(self.expr(i, env) for i in node.items) + "]"
+        return Display("list", tuple(self.expr(i, env) for i in node.items))
 
     def visit_TupleLit(self, node, env):
-        return "(" + "".join(self.expr(i, env) + ", " for i in node.items) + ")"
+        return Display("tuple", tuple(self.expr(i, env) for i in node.items))
 
     def visit_DictLit(self, node, env):
-        return (
-            "{"
-            + ", ".join(f"{self.expr(k, env)}: {self.expr(v, env)}" for k, v in node.entries)
-            + "}"
-        )
+        pairs = tuple(Pair(self.expr(k, env), self.expr(v, env)) for k, v in node.entries)
+        return Display("dict", pairs)
 
-    def visit_DictComp(self, node: ast.DictComp, env: Env) -> str:
+    def visit_DictComp(self, node: ast.DictComp, env: Env) -> Expr:
         clauses, inner = self.comp(node.key, node.fors, env)
-        return f"{{{self.expr(node.key, inner)}: {self.expr(node.value, inner)} {clauses}}}"
+        pair = Pair(self.expr(node.key, inner), self.expr(node.value, inner))
+        return Comp("dict", pair, clauses)
 
-    def visit_BinOp(self, node: ast.BinOp, env: Env) -> str:
+    def visit_BinOp(self, node: ast.BinOp, env: Env) -> Expr:
         left, right = self.expr(node.left, env), self.expr(node.right, env)
         if isinstance(self.t(node.left), CollT):
-            return f"[*{self.charged(left, node)}, *{self.charged(right, node)}]"
+            both = (Starred(self.charged(left, node)), Starred(self.charged(right, node)))
+            return Display("list", both)
         op = "//" if node.op == "/" else node.op
-        return f"({left} {op} {right})"
+        return Paren(BinOp(left, op, right))
 
     def visit_Neg(self, node, env):
-        return f"(-{self.expr(node.operand, env)})"
+        return Paren(Unary("-", self.expr(node.operand, env)))
 
-    def visit_Compare(self, node: ast.Compare, env: Env) -> str:
+    def visit_Compare(self, node: ast.Compare, env: Env) -> Expr:
         left, right = self.expr(node.left, env), self.expr(node.right, env)
         if node.op in ("in", "not in"):
             rt = self.t(node.right)
             if isinstance(rt, CollT) and rt.kind == "bag":
-                return f"({right}[{left}] {'>' if node.op == 'in' else '<='} 0)"
+                op = ">" if node.op == "in" else "<="
+                return Paren(BinOp(Index(right, left), op, Const(0)))
             if isinstance(node.right, ast.RangeExpr):  # membership of a range takes no walk
-                return f"({left} {node.op} {self.items(node.right, env, charge=False)})"
-            return f"({left} {node.op} {right})"
-        return f"({left} {node.op} {right})"
+                return Paren(BinOp(left, node.op, self.items(node.right, env, charge=False)))
+        return Paren(BinOp(left, node.op, right))
 
     def visit_IsNone(self, node, env):
-        return f"({self.expr(node.operand, env)} is {'not ' if node.negated else ''}None)"
+        op = "is not" if node.negated else "is"
+        return Paren(BinOp(self.expr(node.operand, env), op, Const(None)))
 
     def visit_Not(self, node, env):
-        return f"(not {self.expr(node.operand, env)})"
+        return Paren(Unary("not", self.expr(node.operand, env)))
 
     def visit_BoolOp(self, node, env):
-        return f"({self.expr(node.left, env)} {node.op} {self.expr(node.right, env)})"
+        return Paren(BinOp(self.expr(node.left, env), node.op, self.expr(node.right, env)))
 
     def visit_CondExpr(self, node, env):
-        return f"({self.expr(node.then, env)} if {self.expr(node.cond, env)} else {self.expr(node.orelse, env)})"
+        then, cond = self.expr(node.then, env), self.expr(node.cond, env)
+        return Paren(Cond(then, cond, self.expr(node.orelse, env)))
 
-    def visit_SuperCall(self, node: ast.SuperCall, env: Env) -> str:
+    def visit_SuperCall(self, node: ast.SuperCall, env: Env) -> Expr:
         name, version = env.within
         prefix = "f" if name in self.p.functions else "p"
-        args = "".join(", " + self.expr(a, env) for a in node.args)
-        return f"{self.version_name(prefix, name, version - 1)}(S{args})"
+        args = tuple(self.expr(a, env) for a in node.args)
+        return Call(Name(self.version_name(prefix, name, version - 1)), (S, *args))
 
-    def visit_Call(self, node: ast.Call, env: Env) -> str:
+    def visit_Call(self, node: ast.Call, env: Env) -> Expr:
         ref = self.cp.ref(node)
         args = [self.expr(a, env) for a in node.args]
         if isinstance(ref, FunctionRef):
@@ -751,12 +765,12 @@ class Generator(StrictVisitor):
             pyname, waits = self.callable_name(node.func)
             if waits:
                 raise AssertionError("waiting calls are lowered as statements")
-            code = f"{pyname}(S{''.join(', ' + a for a in args)})"
+            code = Call(Name(pyname), (S, *args))
             var = self.tabulable(node, env) if isinstance(ref, FunctionRef) else None
             return code if var is None else env.tabulation.element(var, code)
         return self.builtin(node, args, env)
 
-    def inline(self, name: str, arg_nodes, args: list[str], env: Env) -> str | None:
+    def inline(self, name: str, arg_nodes, args: list[Expr], env: Env) -> Expr | None:
         """The body of a small one-expression function with its arguments substituted, if safe."""
         versions = self.p.functions[name].versions
         decl = versions[-1]
@@ -775,27 +789,27 @@ class Generator(StrictVisitor):
             frame=False, tag=tag, within=env.within, hoist=env.hoist, tabulation=env.tabulation
         )
         for param, code in zip(decl.params, args, strict=True):
-            inner = inner.bind(param.name, f"({code})")
+            inner = inner.bind(param.name, Paren(code))
         self.inline_depth += 1
         try:
-            return f"({self.expr(decl.expr, inner)})"
+            return Paren(self.expr(decl.expr, inner))
         finally:
             self.inline_depth -= 1
 
-    def builtin(self, node: ast.Call, args: list[str], env: Env) -> str:
+    def builtin(self, node: ast.Call, args: list[Expr], env: Env) -> Expr:
         """Code for a library call, as its entry in compiler/builtins.py writes it."""
         return BUILTINS[node.func].emit_code(self, node, args, env)
 
-    def checked(self, code: str, value: ast.Expr, dst: Type) -> str:
+    def checked(self, code: Expr, value: ast.Expr, dst: Type) -> Expr:
         """Code for `value` about to be stored where `dst` is declared: integers range-checked.
 
         Only stored values are checked (a value grows without bound only by being stored and
         reused), and only those not already known to be in range.
         """
         if isinstance(dst, OptT) and isinstance(dst.inner, IntT):
-            return code if self.in_range(value) else f"_l.opt_int_ok({code})"
+            return code if self.in_range(value) else helper("_l", "opt_int_ok", code)
         if isinstance(dst, IntT):
-            return code if self.in_range(value) else f"_l.int_ok({code})"
+            return code if self.in_range(value) else helper("_l", "int_ok", code)
         item = (
             dst.value
             if isinstance(dst, MapT)
@@ -806,7 +820,7 @@ class Generator(StrictVisitor):
         if isinstance(item, OptT):
             item = item.inner
         if isinstance(item, IntT) and not self.stored(value):
-            return f"_l.ints_ok({code})"
+            return helper("_l", "ints_ok", code)
         return code
 
     def in_range(self, node: ast.Expr) -> bool:
@@ -832,22 +846,22 @@ class Generator(StrictVisitor):
             return isinstance(ref, ElemByIdRef) or self.stored(node.obj)
         return False
 
-    def convert(self, code: str, src: Type, dst: Type) -> str:
+    def convert(self, code: Expr, src: Type, dst: Type) -> Expr:
         """Code storing a value of type src where dst is declared (copies collections)."""
         if isinstance(dst, CollT):
             if dst.kind == "bag":
                 if isinstance(src, CollT) and src.kind == "bag":
-                    return f"list({code})"
-                return f"_l.to_bag({code}, {self.size_of(dst.item)})"
+                    return call("list", code)
+                return helper("_l", "to_bag", code, self.size_of(dst.item))
             if dst.kind == "set":
-                return f"set({code})"
+                return call("set", code)
             if isinstance(src, CollT) and src.kind == "bag":
-                return f"_l.bag_items({code})"
-            return f"list({code})"
+                return helper("_l", "bag_items", code)
+            return call("list", code)
         if isinstance(dst, MapT):
             if is_finite(dst.key):
-                return f"_l.table_to_list({code}, {self.size_of(dst.key)})"
-            return f"dict({code})"
+                return helper("_l", "table_to_list", code, self.size_of(dst.key))
+            return call("dict", code)
         return code
 
 
@@ -858,9 +872,29 @@ def _small(value) -> bool:
     return isinstance(value, list | tuple | set | dict) and len(value) <= FREE_WALK
 
 
-def spot(span: Span) -> str:
+def spot(span: Span) -> Loc:
     """`(file, line, column)`, one constant locating a step or domain charge at `span`."""
-    return f"({span.file!r}, {span.line!r}, {span.col!r})"
+    return Loc(span.file, span.line, span.col)
+
+
+def _in_state_or_frame(code: Expr) -> bool:
+    """True if `code` reads a collection kept in the state or a frame (a walk copies it first)."""
+    while isinstance(code, Index | Attr):
+        code = code.obj
+    return isinstance(code, StateField | FrameLocal)
+
+
+def _constant_range(clauses: tuple, var: Expr) -> int | None:
+    """n, if `clauses` are just `for var in range(n)` (a walk of constant values, not charged)."""
+    if len(clauses) != 1 or not isinstance(clauses[0], For) or clauses[0].target != var:
+        return None
+    walked = clauses[0].iterable
+    if not (isinstance(walked, Call) and walked.func == Name("range") and len(walked.args) == 1):
+        return None
+    count = walked.args[0]
+    if not isinstance(count, Const) or type(count.value) is not int or count.value < 0:
+        return None
+    return count.value
 
 
 def source_text(program, span: Span) -> str:

@@ -1,0 +1,290 @@
+"""Expressions of generated Python as a tree: what the expression lowerer builds.
+
+Each node names what it reads (a local, a state field, a table, a runtime helper, a source
+location), so the analyses after lowering visit nodes instead of reading text; one printer
+(compiler/printer.py) writes them as Python. Nodes are immutable and compare by value: the
+same code built twice is the same node (hoisting and tabulation key on that).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, fields
+
+
+@dataclass(frozen=True, slots=True)
+class Expr:
+    """An expression of generated Python."""
+
+
+@dataclass(frozen=True, slots=True)
+class Name(Expr):
+    """A name the module or Python defines: `S`, `me`, `C_x`, `E_color__red`, `D3`, `len`."""
+
+    id: str
+
+
+@dataclass(frozen=True, slots=True)
+class Local(Expr):
+    """A Python-level local variable of generated code (`v_x`, `v_x_3`, `_e0`)."""
+
+    id: str
+
+
+@dataclass(frozen=True, slots=True)
+class FrameLocal(Expr):
+    """A local kept in the frame of a procedure that may wait (`L['x']`)."""
+
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Hoisted(Expr):
+    """A value a read-only enumeration computes once, before it (`_h3`)."""
+
+    number: int
+
+
+@dataclass(frozen=True, slots=True)
+class Listing(Expr):
+    """The function listing an action's legal arguments (`A_claim_legal`)."""
+
+    action: str
+
+
+@dataclass(frozen=True, slots=True)
+class Helper(Expr):
+    """A runtime function or class, reached through its module's alias (`_l.each`)."""
+
+    module: str  # the alias the generated module imports the runtime module as
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class StateField(Expr):
+    """A field of the game state (`S.g_score`, `S.p_hand`, `S.n`)."""
+
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Table(Expr):
+    """A constant table of a map element kind's field (`K_route__length`)."""
+
+    kind: str
+    field: str
+
+
+@dataclass(frozen=True, slots=True)
+class Const(Expr):
+    """A safe literal value (int, bool, None, str, geometry and containers of them)."""
+
+    value: object
+
+
+@dataclass(frozen=True, slots=True)
+class Loc(Expr):
+    """A source location (file, line, column) passed to the runtime's budget helpers."""
+
+    file: str
+    line: int
+    col: int
+
+
+@dataclass(frozen=True, slots=True)
+class Attr(Expr):
+    """`obj.name`."""
+
+    obj: Expr
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Index(Expr):
+    """`obj[index]`."""
+
+    obj: Expr
+    index: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Call(Expr):
+    """`func(args…)`."""
+
+    func: Expr
+    args: tuple[Expr, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class BinOp(Expr):
+    """`left op right` for an arithmetic, comparison, membership or boolean operator."""
+
+    left: Expr
+    op: str
+    right: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Unary(Expr):
+    """`-operand` or `not operand`."""
+
+    op: str
+    operand: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Paren(Expr):
+    """`(inner)`: parentheses as the lowerer writes them (the printer drops those that group nothing)."""
+
+    inner: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Operand(Expr):
+    """`inner` as an operand of an operator: the printer parenthesises it unless it is one operand."""
+
+    inner: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Cond(Expr):
+    """`then if cond else orelse`."""
+
+    then: Expr
+    cond: Expr
+    orelse: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Display(Expr):
+    """A list `[a, b]`, tuple `(a, b, )`, set or dict display (`items` of a dict are `Pair`s)."""
+
+    kind: str  # "list", "tuple", "set" or "dict"
+    items: tuple[Expr, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Pair(Expr):
+    """`key: value` in a dict display or comprehension."""
+
+    key: Expr
+    value: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Starred(Expr):
+    """`*value` in a display."""
+
+    value: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class For(Expr):
+    """`for target in iterable` clause of a comprehension (binds `target`)."""
+
+    target: Expr
+    iterable: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class If(Expr):
+    """`if cond` clause of a comprehension."""
+
+    cond: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Comp(Expr):
+    """A comprehension: `[elem for … if …]` (kind "list"), `{…}` ("set"/"dict"), or a bare
+    generator `elem for …` ("gen") as the only argument of a call."""
+
+    kind: str
+    elem: Expr
+    clauses: tuple[For | If, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Code(Expr):
+    """Fixed Python syntax around subexpressions (a builtin's template, `x.method(…)` forms):
+    the text parts hold only operators, brackets, keywords and attribute names."""
+
+    parts: tuple[str | Expr, ...]
+
+
+def children(node: Expr) -> Iterator[Expr]:
+    """The subexpressions of `node`, in the order they are written."""
+    for f in fields(node):
+        value = getattr(node, f.name)
+        if isinstance(value, Expr):
+            yield value
+        elif isinstance(value, tuple):
+            yield from (item for item in value if isinstance(item, Expr))
+
+
+def walk(node: Expr) -> Iterator[Expr]:
+    """`node` and every node below it, parents first."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(reversed(list(children(current))))
+
+
+def substitute(node: Expr, replace: dict[Expr, Expr]) -> Expr:
+    """`node` with every subtree that is a key of `replace` replaced by its value."""
+    if node in replace:
+        return replace[node]
+    changed = {}
+    for f in fields(node):
+        value = getattr(node, f.name)
+        if isinstance(value, Expr):
+            new = substitute(value, replace)
+        elif isinstance(value, tuple):
+            new = tuple(substitute(v, replace) if isinstance(v, Expr) else v for v in value)
+        else:
+            continue
+        if new != value:
+            changed[f.name] = new
+    if not changed:
+        return node
+    return type(node)(**{f.name: changed.get(f.name, getattr(node, f.name)) for f in fields(node)})
+
+
+def rebuilt(node: Expr, change) -> Expr:
+    """`node` rebuilt from the bottom up, `change` applied to each node once its own are rebuilt."""
+    changed = {}
+    for f in fields(node):
+        value = getattr(node, f.name)
+        if isinstance(value, Expr):
+            changed[f.name] = rebuilt(value, change)
+        elif isinstance(value, tuple):
+            changed[f.name] = tuple(
+                rebuilt(item, change) if isinstance(item, Expr) else item for item in value
+            )
+    if any(changed[name] != getattr(node, name) for name in changed):
+        node = type(node)(
+            **{f.name: changed.get(f.name, getattr(node, f.name)) for f in fields(node)}
+        )
+    return change(node)
+
+
+def unparen(node: Expr) -> Expr:
+    """`node` without the parentheses around it."""
+    while isinstance(node, Paren):
+        node = node.inner
+    return node
+
+
+def call(func: str, *args: Expr) -> Call:
+    """A call of a Python builtin (`len`, `sum`, `range`, …)."""
+    return Call(Name(func), args)
+
+
+def helper(module: str, name: str, *args: Expr) -> Call:
+    """A call of a runtime helper (`_l.each(S, …)`)."""
+    return Call(Helper(module, name), args)
+
+
+S = Name("S")
+ME = Name("me")
+PLAYER_COUNT = StateField("n")

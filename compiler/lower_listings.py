@@ -1,0 +1,586 @@
+"""An action's listings: the enumerations of its legal arguments, plain and optimised, and why
+an argument tuple is refused.
+
+The optimised listing computes once what depends on no parameter (hoisting), walks the
+tables of values a guard's fixed part lets through, tabulates aggregates per value and
+reads a loop value's fixed attributes once (compiler/loop_bindings.py).
+"""
+
+from __future__ import annotations
+
+from math import comb
+
+from compiler import ir
+from compiler.builtins import BUILTINS
+from compiler.expr import (
+    ME,
+    Attr,
+    BinOp,
+    Call,
+    Code,
+    Comp,
+    Const,
+    Display,
+    Expr,
+    For,
+    Helper,
+    Hoisted,
+    If,
+    Index,
+    Local,
+    Name,
+    Paren,
+    S,
+    StateField,
+    call,
+    helper,
+    walk,
+)
+from compiler.guards import StaticParam
+from compiler.literals import ident
+from compiler.lower_exprs import Env, ExprLowerer, Tabulation, source_text, spot
+from compiler.lower_guards import static_param
+from compiler.lower_stmts import (
+    LoweringContext,
+    skip_unless,
+    where_args,
+)
+from compiler.printer import ir_expr, py
+from compiler.refs import BuiltinRef
+from compiler.types import BoolT, CollT, ElemT, EnumT, PlayerT
+from dsl import ast
+from runtime.limits import MAX_DOMAIN, MAX_SUBSETS, STEP_BUDGET
+
+X = ir_expr
+
+
+def domain_iter(ctx: LoweringContext, domain, env: Env, span, charge: bool = True) -> Expr:
+    """A walk of a choice domain in ascending order, without repeats.
+
+    With `charge`, a domain whose size is not known when compiling is charged to the step
+    budget (a range domain is also refused beyond MAX_DOMAIN values); `span` locates that.
+    """
+    gen = ctx.gen
+    where = gen.charge_args(domain, span)  # weighted by what one value's test may cost
+    forced = gen.costs.is_forced(domain)
+    if isinstance(domain, ast.TypeDomain):
+        tnode = domain.type
+        if isinstance(tnode, ast.RangeType):
+            lo, hi = gen.expr(tnode.lo, env), gen.expr(tnode.hi, env)
+            step = gen.expr(tnode.step, env) if tnode.step is not None else Const(1)
+            size = gen.range_size(tnode.lo, tnode.hi, tnode.step)
+            if size is not None and size > MAX_DOMAIN:
+                ctx.errors.append(
+                    (
+                        f"this domain has {size:,} values, more than the limit of {MAX_DOMAIN:,}",
+                        span,
+                    )
+                )
+            if not charge or (size is not None and size <= MAX_DOMAIN and not forced):
+                return call("range", lo, BinOp(Paren(hi), "+", Const(1)), step)
+            return helper("_l", "domain", S, lo, hi, step, *where)
+        t = gen.checker_type(tnode)
+        if isinstance(t, BoolT):
+            code: Expr = Code(("(", Const(False), ", ", Const(True), ")"))
+        elif isinstance(t, EnumT | ElemT | PlayerT):
+            code = call("range", gen.size_of(t))
+        else:
+            raise AssertionError("infinite domain")
+        return helper("_l", "each", S, code, *where) if charge and forced else code
+    if isinstance(domain, ast.InDomain):
+        t = gen.t(domain.collection)
+        code = gen.expr(domain.collection, env)
+        if isinstance(t, CollT) and t.kind == "bag":
+            code = helper("_l", "bag_distinct", code)
+        elif not (
+            isinstance(domain.collection, ast.RangeExpr) or _sorted_unique(gen, domain.collection)
+        ):
+            code = helper("_l", "distinct", code)
+        return helper("_l", "each", S, code, *where) if charge else code
+    check_subsets(ctx, domain, span)
+    items = gen.items(domain.collection, env)
+    lo = gen.expr(domain.lo, env) if domain.lo is not None else Const(0)
+    hi = gen.expr(domain.hi, env) if domain.hi is not None else Code((Const(10), " ** ", Const(6)))
+    code = helper("_l", "subsets", S, items, lo, hi, *where)
+    # In a read-only enumeration a domain that depends on no parameter is computed once.
+    parts = [domain.collection] + [b for b in (domain.lo, domain.hi) if b is not None]
+    if env.hoist is not None and all(gen.invariant(part, env) for part in parts):
+        return gen.hoisted(code, env)
+    return code
+
+
+def check_subsets(ctx: LoweringContext, domain, span) -> None:
+    """Refuse a `subset of` a collection of known size with more than MAX_SUBSETS subsets."""
+    gen = ctx.gen
+    count = gen.const_size(domain.collection)
+    lo = gen.const_int(domain.lo) if domain.lo is not None else 0
+    hi = gen.const_int(domain.hi) if domain.hi is not None else count
+    if count is None or lo is None or hi is None:
+        return
+    total = sum(comb(count, k) for k in range(max(lo, 0), min(hi, count) + 1))
+    if total > MAX_SUBSETS:
+        ctx.errors.append(
+            (
+                f"`subset of` {count} items has {total:,} subsets, more than the limit of "
+                f"{MAX_SUBSETS:,}",
+                span,
+            )
+        )
+
+
+def static_size(gen: ExprLowerer, domain) -> int | None:
+    """The number of values of a domain when it is known while compiling, else None."""
+    if not isinstance(domain, ast.TypeDomain):
+        return None
+    tnode = domain.type
+    if isinstance(tnode, ast.RangeType):
+        size = gen.range_size(tnode.lo, tnode.hi, tnode.step)
+        return size if size is not None and size <= MAX_DOMAIN else None
+    t = gen.checker_type(tnode)
+    if isinstance(t, BoolT):
+        return 2
+    if isinstance(t, PlayerT):
+        return gen.p.players.hi if gen.p.players else 1
+    return int(py(gen.size_of(t)))
+
+
+def _sorted_unique(gen, node: ast.Expr) -> bool:
+    """True for a call of a builtin whose list is already ascending and without repeats."""
+    return isinstance(gen.cp.ref(node), BuiltinRef) and BUILTINS[node.func].sorted_unique
+
+
+MAX_ACTION_TABLE = 4096  # an action with at most this many argument combinations is built once
+
+
+def action_table(ctx: LoweringContext, name: str, rank: int, descs: str, types) -> str | None:
+    """The module constant holding every action (or choice) of `name` built once, if its
+    parameters all have few values (an enum, a kind, truth values): listing it then builds nothing."""
+    domains, count = [], 1
+    for t in types:
+        if isinstance(t, BoolT):
+            domains.append("(False, True)")
+            count *= 2
+        elif isinstance(t, EnumT | ElemT):
+            size = int(py(ctx.gen.size_of(t)))
+            domains.append(f"range({size})")
+            count *= size
+        else:
+            return None
+    if count > MAX_ACTION_TABLE:
+        return None
+    table = f"ACTIONS_{ident(name)}"
+    if table not in ctx.action_memos:  # a choice made at several places has one table
+        ctx.action_memos.add(table)
+        code = f"_l.action_table({rank}, {name!r}, {descs}, ({''.join(d + ', ' for d in domains)}))"
+        ctx.action_tables.append(ir.Assign(X(table), X(code)))
+    return table
+
+
+def append_action(ctx: LoweringContext, rank: int, name: str, args: Expr, descs: str) -> ir.Eval:
+    """`out.append(…)` of the action with these arguments, looked up in the name's memo of
+    actions already built (`MEMO_<name>`, runtime/lib.py `new_action`) and built on a miss."""
+    memo = f"MEMO_{ident(name)}"
+    if memo not in ctx.action_memos:
+        ctx.action_memos.add(memo)
+        ctx.action_tables.append(ir.Assign(X(memo), X("{}")))
+    build = helper("_l", "new_action", Name(memo), Const(rank), Const(name), args, Name(descs))
+    found = BinOp(Call(Attr(Name(memo), "get"), (args,)), "or", build)
+    return ir.Eval(X(Call(OUT_APPEND, (found,))))
+
+
+def _refusal(message: str, rule: str, span) -> ir.Return:
+    """`return (message, rule, file, line)`: why an action is refused."""
+    return ir.Return(X(f"({message}, {rule!r}, {where_args(span)})"))
+
+
+def why_function(ctx: LoweringContext, name: str, decl: ast.ActionDecl, within) -> ir.Function:
+    """`A_<name>_why`: the first reason an argument tuple is refused, or None."""
+    gen = ctx.gen
+    env = Env(frame=False, within=within).bind("me", ME)
+    count = len(decl.params)
+    body: list[ir.Stmt] = [
+        ir.If(
+            [
+                ir.Branch(
+                    X(f"len(args) != {count}"),
+                    [_refusal(repr(f"{name} takes {count} argument(s)"), name, decl.span)],
+                )
+            ]
+        )
+    ]
+    if decl.when is not None:
+        text = source_text(gen.p, decl.when.span)
+        message = repr(f"{name} is not allowed now: `{text}` does not hold")
+        refusal = _refusal(message, name, decl.when.span)
+        body.append(skip_unless(py(gen.expr(decl.when, env)), refusal, decl.when.span))
+    for i, param in enumerate(decl.params):
+        env = env.bind(param.name)
+        var = py(env.local(param.name))
+        body.append(ir.Assign(X(var), X(f"args[{i}]")))
+        domain = domain_iter(ctx, param.domain, env, param.span, charge=False)
+        domain = py(domain)
+        message = f"f'{name}: {{{var}!r}} is not a possible {param.name}'"
+        refusal = _refusal(message, name, param.span)
+        body.append(ir.If([ir.Branch(X(f"{var} not in {domain}"), [refusal], param.span)]))
+        if param.where is not None:
+            text = source_text(gen.p, param.where.span)
+            message = repr(f"{name}: `{text}` does not hold for this {param.name}")
+            refusal = _refusal(message, name, param.where.span)
+            body.append(skip_unless(py(gen.expr(param.where, env)), refusal, param.where.span))
+    body.append(ir.Return(X("None")))
+    return ir.Function(f"A_{name}_why", ["S", "me", "args"], body, decl.span)
+
+
+def legal_function(
+    ctx: LoweringContext,
+    name: str,
+    decl: ast.ActionDecl,
+    pyname: str,
+    rank: int,
+    descs: str,
+    within: tuple[str, int],
+    hoist: bool,
+    built: str | None = None,
+) -> ir.Function:
+    """The enumeration of an action's legal arguments (taken from the table `built`, if any).
+
+    With `hoist` (the hoisting optimisation), every state read and every aggregate that depends
+    on no parameter is computed once before the loops (guards cannot change the state). Those
+    precomputations may evaluate something a guard would have skipped; if one fails, the plain
+    version runs instead, so the result is always exactly the plain one.
+    """
+    gen = ctx.gen
+    types = [gen.cp.signatures[name].params[i][1] for i in range(len(decl.params))]
+    tabulation = Tabulation() if hoist else None
+    env = Env(frame=False, within=within, hoist={} if hoist else None, tabulation=tabulation)
+    env = env.bind("me", ME)
+    guard: list[ir.Stmt] = []
+    if decl.when is not None:
+        guard.append(skip_unless(gen.expr(decl.when, env), ir.Return(), decl.when.span))
+    guard_aliases = dict(env.hoist or {})
+    # Domains of known size before the first other one cost nothing (their product is
+    # bounded when compiling); every later one is counted each time it is walked, inline
+    # because this is the hot path: one listing walks at most MAX_DOMAIN more values.
+    combinations, free, counted = 1, True, False
+    loops: list[tuple[list[ir.Stmt], Expr, Expr, ir.Stmt | None, object]] = []
+    tests: list[Expr | None] = []  # each loop's test (its `where`)
+    static: list[StaticParam] = []  # earlier parameters with fixed domains (table dimensions)
+    for i, param in enumerate(decl.params):
+        env = env.bind(param.name)
+        size = static_size(gen, param.domain)
+        free = free and size is not None
+        domain = domain_iter(ctx, param.domain, env, param.span, charge=False)
+        # Each value's tests (and the parameters after it) may cost several steps (pass `cost`).
+        # The values listed are at most MAX_DOMAIN: only tests dearer than STEP_BUDGET/MAX_DOMAIN
+        # steps each could take more than the budget unseen, so only those are charged.
+        weighed = gen.costs.weight(param.domain) > STEP_BUDGET // MAX_DOMAIN
+        charge = gen.charge_args(param.domain, param.span)
+        local = env.local(param.name)
+        if tabulation is not None and _once_per_listing(domain):
+            tabulation.values[local] = domain  # its values are computed once per listing
+        where_code = gen.expr(param.where, env) if param.where is not None else None
+        table = None
+        if hoist:  # the listing walks a table of the values the guard's fixed part lets through
+            tables = ctx.guard_tables()
+            loop_vars = {p.name for p in decl.params[: i + 1]}
+            plan = tables.plan(param.name, param.domain, param.where, static, loop_vars)
+            if plan.table is not None or plan.walk is not None:
+                tabulation.values.pop(local, None)
+                tabulation.tables.pop(local, None)
+                with gen.numbered_apart("t"):
+                    table = tables.lookup(plan, name, param.name, env)
+                    where_code = tables.residual(plan, env)
+        here = static_param(gen, param.name, param.domain)
+        if here is not None:
+            static.append(here)
+        setup: list[ir.Stmt] = []
+        if free:
+            if gen.costs.is_forced(param.domain):
+                domain = helper("_l", "each", S, domain, *charge)
+            within_limit, combinations = combinations <= MAX_DOMAIN, combinations * size
+            if within_limit and combinations > MAX_DOMAIN:
+                ctx.errors.append(
+                    (
+                        f"action '{name}' has more than {MAX_DOMAIN:,} combinations of "
+                        "arguments (the domain limit)",
+                        param.span,
+                    )
+                )
+        else:
+            counted = True
+            too_many = ir.Eval(X(helper("_l", "too_many_arguments", Const(name), spot(param.span))))
+            values = Local(f"_d{i}")
+            setup = [
+                ir.Assign(
+                    X(values),
+                    X(helper("_l", "each", S, domain, *charge) if weighed else domain),
+                    param.span,
+                ),
+                ir.Assign(X(COUNT), X(call("len", values)), param.span, "+="),
+                ir.If([ir.Branch(X(BinOp(COUNT, ">", Const(MAX_DOMAIN))), [too_many])]),
+            ]
+            if weighed and table is None and isinstance(param.domain, ast.SubsetDomain):
+                setup[:1] = _charged_inline(values, domain, gen.costs.weight(param.domain), param)
+            domain = values
+        if table is not None:
+            setup, domain = walk_table(setup, domain, table, size, charge, param.span)
+        where = None
+        if where_code is not None:
+            where = skip_unless(where_code, ir.Continue(), param.where.span)
+        loops.append((setup, local, domain, where, param.span))
+        tests.append(where_code)
+    args = Display("tuple", tuple(env.local(p.name) for p in decl.params))
+    action = (Const(rank), Const(name), args, Name(descs))
+    append = ir.Eval(
+        X(Call(OUT_APPEND, (Call(Name("_A"), (Code(("(", *_commas(action), ")")),)),)))
+    )
+    if built is not None:
+        listed: Expr = Name(built)
+        for p in decl.params:
+            listed = Index(listed, env.local(p.name))
+        append = ir.Eval(X(Call(OUT_APPEND, (listed,))))
+    elif hoist:
+        append = append_action(ctx, rank, name, args, descs)
+    count = [ir.Assign(X(COUNT), X(Const(0)))] if counted else []
+    if not hoist:
+        return ir.Function(
+            pyname, ["S", "me", "out"], guard + count + _nest(loops, append), decl.span
+        )
+    loops = _with_tables(loops, tests, env, guard + _nest(loops, append))
+    # Hoisted values are computed once, at the first loop whose tests need them: those of
+    # inner loops only once an outer value has passed its (cheaper) tests.
+    aliases = used_aliases(env.hoist, guard + _nest(loops, append))
+    first = {c: a for c, a in aliases.items() if c in guard_aliases}
+    depths = _first_use(aliases, guard, loops)
+    for code, alias in aliases.items():
+        if _field_read(code):  # a field read costs less than checking whether it was made
+            depths[alias] = min(depths[alias], 0)
+    groups = [_at_depth(aliases, depths, d) for d in range(len(loops))]
+    groups = [{c: a for c, a in group.items() if c not in guard_aliases} for group in groups]
+    inner = [append]
+    for depth in reversed(range(len(loops))):
+        setup, var, domain, where, span = loops[depth]
+        elements = isinstance(types[depth], ElemT) and isinstance(var, Local)
+        test = [where] if where else []
+        loop = ir.For(X(var), X(domain), test + inner, span, len(test) if elements else None)
+        inner = setup + [loop]
+        if depth > 0:
+            inner = _lazy_block(groups[depth], name) + inner
+    lazy = [group for group in groups[1:] if group]
+    body = (
+        _alias_block(first, name)
+        + guard
+        + _alias_block(groups[0] if groups else {}, name)
+        + ([ir.Assign(X(LISTED), X(call("len", OUT)))] if lazy else [])
+        + [ir.Assign(X(_lazy_marker(group)), X(UNSET)) for group in lazy]
+        + count
+        + inner
+    )
+    return ir.Function(pyname, ["S", "me", "out"], body, decl.span)
+
+
+def _charged_inline(name: Local, domain: Expr, weight: int, param) -> list[ir.Stmt]:
+    """`name = domain`, a list of subsets, its walk charged as `_l.each` charges it, inline (a
+    listing may walk it once for every combination of the parameters before it)."""
+    over = ir.Eval(X(helper("_l", "over_budget", spot(param.span))))
+    iters = StateField("_iters")
+    return [
+        ir.Assign(X(name), X(domain), param.span),
+        ir.Assign(X(iters), X(BinOp(call("len", name), "*", Const(weight))), param.span, "+="),
+        ir.If([ir.Branch(X(BinOp(iters, ">", Const(STEP_BUDGET))), [over])]),
+    ]
+
+
+def _with_tables(loops: list, tests: list, env: Env, body: list[ir.Stmt]) -> list:
+    """The loops, each walking its values paired with the aggregates over them its tests read.
+
+    The pairs are made once per listing, when the loop is first reached. A loop whose test
+    reads none of the parameters before it keeps only the values that pass it (and computes
+    their aggregates only): the test is made once per value, not once per outer combination.
+    (Doing that for loops without aggregates too was measured: it gained nothing, as most
+    listings reach such a loop for one or two outer values.)
+    """
+    tabulation = env.tabulation
+    read = _read(body)
+    out = []
+    outer: list[Expr] = []  # the names earlier loops bind
+    for number, (setup, var, domain, where, span) in enumerate(loops):
+        tables = {
+            aggregate: element
+            for aggregate, element in tabulation.tables.get(var, {}).items()
+            if element in read
+        }
+        test = tests[number]
+        alone = test is not None and outer and not any(name in walk(test) for name in outer)
+        names = [var, *tables.values()]
+        if tables:
+            values = tabulation.values[var]
+            row = Code(tuple(_commas(names)))
+            aggregates = Code(("(", *_commas([var, *tables]), ")"))
+            pairs: Expr = Comp("list", aggregates, (For(var, values),))
+            if alone:
+                if any(element in walk(test) for element in tables.values()):
+                    pairs = Comp("list", Code(("(", row, ")")), (For(row, pairs), If(test)))
+                else:
+                    pairs = Comp("list", aggregates, (For(var, values), If(test)))
+                where = None
+            domain = ExprLowerer.hoisted(pairs, env)
+            var = row
+        outer += names
+        out.append((setup, var, domain, where, span))
+    return out
+
+
+def _read(stmts: list[ir.Stmt]) -> set[Expr]:
+    """Every expression node the statements' expressions hold (what they read, among others)."""
+    return {sub for code in ir.expressions(stmts) for sub in walk(code.node)}
+
+
+def _commas(parts) -> list[str | Expr]:
+    """The parts with `, ` between them (the inside of a tuple or call)."""
+    out: list[str | Expr] = []
+    for part in parts:
+        out += [", ", part] if out else [part]
+    return out
+
+
+def _nest(loops: list, innermost: ir.Stmt) -> list[ir.Stmt]:
+    """The parameters' loops, one inside the other, around the innermost statement."""
+    inner: list[ir.Stmt] = [innermost]
+    for setup, var, domain, where, span in reversed(loops):
+        inner = setup + [ir.For(X(var), X(domain), ([where] if where else []) + inner, span)]
+    return inner
+
+
+TABULATED_CONSTANTS = 16  # aggregates over at most this many values of a kind are tabulated
+OUT = Name("out")  # the list a listing appends its actions to
+OUT_APPEND = Attr(OUT, "append")
+COUNT = Local("_n")  # the values a listing has walked (the domain limit counts them)
+LISTED = Local("_k")  # how many actions were listed before a lazily computed group
+UNSET = Name("_UNSET")  # a lazily computed value not computed yet
+
+
+def _field_read(code: Expr) -> bool:
+    """True for a read of a global or of one of `me`'s fields (`S.g_x`, `S.p_x[me]`)."""
+    if isinstance(code, Index) and code.index == ME:
+        code = code.obj
+    return isinstance(code, StateField) and code.name.startswith(("g_", "p_"))
+
+
+def _once_per_listing(domain: Expr) -> bool:
+    """True if a parameter's values are computed once per listing, or fixed and few.
+
+    An aggregate over a fixed domain is worth tabulating when the domain is small: the table
+    takes every value's aggregate, and the loop may be reached for one outer value only.
+    """
+    if isinstance(domain, Hoisted):
+        return True
+    if not (isinstance(domain, Call) and domain.func == Name("range") and len(domain.args) == 1):
+        return False
+    count = domain.args[0]
+    return (
+        isinstance(count, Const) and type(count.value) is int and count.value <= TABULATED_CONSTANTS
+    )
+
+
+def _first_use(aliases: dict, guard: list[ir.Stmt], loops: list) -> dict[Hoisted, int]:
+    """For each hoisted alias, the first loop whose setup, domain or test needs it (-1: the guard)."""
+    depth = {alias: len(loops) for alias in aliases.values()}
+    parts = [(-1, _read(guard))]
+    for number, (setup, _, domain, where, _) in enumerate(loops):
+        stmts = setup + ([where] if where else [])
+        parts.append((number, set(walk(domain)) | _read(stmts)))
+    for number, read in parts:
+        for alias in read:
+            if alias in depth:
+                depth[alias] = min(depth[alias], number)
+    # A value used to compute another one is needed where that one is.
+    by_alias = {alias: code for code, alias in aliases.items()}
+    for alias in reversed(list(by_alias)):
+        for used in walk(by_alias[alias]):
+            if used in depth:
+                depth[used] = min(depth[used], depth[alias])
+    return depth
+
+
+def _at_depth(aliases: dict, depths: dict[Hoisted, int], depth: int) -> dict:
+    """The aliases first needed at one loop depth, in the order they were registered."""
+    return {code: alias for code, alias in aliases.items() if depths[alias] == depth}
+
+
+def _lazy_marker(group: dict) -> Hoisted:
+    """The alias whose being unset tells a lazily computed group has not run yet (its last)."""
+    return list(group.values())[-1]
+
+
+def _lazy_block(aliases: dict, name: str) -> list[ir.Stmt]:
+    """Hoisted values needed first inside a loop: computed the first time it gets there.
+
+    If one fails, what was listed so far is dropped and the plain enumeration runs instead.
+    """
+    if not aliases:
+        return []
+    fallback = [
+        ir.Eval(X(Code(("del ", Index(OUT, Code((LISTED, ":"))))))),
+        ir.Return(X(_plain_listing(name))),
+    ]
+    assigns: list[ir.Stmt] = [ir.Assign(X(alias), X(code)) for code, alias in aliases.items()]
+    marker = _lazy_marker(aliases)
+    return [ir.If([ir.Branch(X(BinOp(marker, "is", UNSET)), [ir.Try(assigns, fallback)])])]
+
+
+def _plain_listing(name: str) -> Call:
+    """The call of an action's plain listing, which an optimised one falls back to."""
+    return Call(Name(f"A_{name}_legal_plain"), (S, ME, OUT))
+
+
+def walk_table(
+    setup: list[ir.Stmt], domain: Expr, table: Expr, size: int, charge: tuple, span
+) -> tuple[list[ir.Stmt], Expr]:
+    """A parameter's loop over its guard table instead of its domain (same setup, same charges).
+
+    The step budget and the domain limit count the values as written, as the plain listing
+    does: an optimisation never changes when a limit is reached.
+    """
+    charged = _charged(domain) or any(
+        isinstance(s, ir.Assign) and _charged(s.value.node) for s in setup
+    )
+    times = helper("_l", "times", S, Const(size), *charge)
+    out: list[ir.Stmt] = [ir.Eval(X(times), span)] if charged else []
+    for stmt in setup:
+        if isinstance(stmt, ir.Assign) and stmt.op == "+=":
+            out.append(ir.Assign(stmt.target, X(Const(size)), stmt.span, "+="))
+        elif isinstance(stmt, ir.If):
+            out.append(stmt)
+    return out, table
+
+
+def _charged(code: Expr) -> bool:
+    """True for a walk charged to the step budget as a whole (`_l.each(…)`)."""
+    return isinstance(code, Call) and code.func == Helper("_l", "each")
+
+
+def used_aliases(aliases: dict, body: list[ir.Stmt]) -> dict:
+    """The hoisted reads (node -> alias) that `body`, or a used read, refers to.
+
+    A read is registered as soon as its node is built, also when an enclosing
+    expression is then hoisted as a whole; those inner aliases are never read.
+    """
+    used: set[Hoisted] = set()
+    pending = [code.node for code in ir.expressions(body)]
+    by_alias = {alias: code for code, alias in aliases.items()}
+    while pending:
+        for alias in walk(pending.pop()):
+            if alias not in used and alias in by_alias:
+                used.add(alias)
+                pending.append(by_alias[alias])
+    return {code: alias for code, alias in aliases.items() if alias in used}
+
+
+def _alias_block(aliases: dict, name: str) -> list[ir.Stmt]:
+    """Hoisted reads bound once, falling back to the plain enumeration if one fails."""
+    if not aliases:
+        return []
+    fallback = ir.Return(X(_plain_listing(name)))
+    assigns: list[ir.Stmt] = [ir.Assign(X(alias), X(code)) for code, alias in aliases.items()]
+    return [ir.Try(assigns, [fallback])]

@@ -1,0 +1,80 @@
+"""The one printer of expression nodes (compiler/expr.py): Python text, as emit writes it."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from compiler import expr as e
+from compiler.literals import lit
+from compiler.pyexpr import PyExpr
+
+_OPEN = {"list": "[", "tuple": "(", "set": "{", "dict": "{", "gen": ""}
+_CLOSE = {"list": "]", "tuple": ")", "set": "}", "dict": "}", "gen": ""}
+
+
+def py(node: e.Expr) -> str:
+    """The Python text of an expression node."""
+    return _PRINT[type(node)](node)
+
+
+def ir_expr(code: str | e.Expr) -> PyExpr:
+    """An IR expression: the tidied text, with the node it was printed from (text: no node)."""
+    if isinstance(code, str):
+        return PyExpr.of(code)
+    return replace(PyExpr.of(py(code)), node=code)
+
+
+def py_expanded(node: e.Expr, values: dict[e.Expr, e.Expr]) -> str:
+    """The tidied text of `node` with each of its subtrees that is a key of `values` written as
+    that value's own tidied text in parentheses (as a value put in for its alias reads)."""
+    holes = {sub: e.Name(f"\x00{number}\x00") for number, sub in enumerate(values)}
+    text = PyExpr.of(py(e.substitute(node, holes))).code
+    for sub, hole in holes.items():
+        if hole.id in text:
+            text = text.replace(hole.id, f"({py_expanded(values[sub], values)})")
+    return text
+
+
+def py_list(nodes: tuple[e.Expr, ...]) -> str:
+    """The Python text of several arguments, comma-separated."""
+    return ", ".join(py(node) for node in nodes)
+
+
+def _display(node: e.Display) -> str:
+    if node.kind == "tuple":  # a trailing comma after each item: `(a, )` is a tuple of one
+        return "(" + "".join(py(item) + ", " for item in node.items) + ")"
+    return _OPEN[node.kind] + ", ".join(py(item) for item in node.items) + _CLOSE[node.kind]
+
+
+def _comp(node: e.Comp) -> str:
+    inner = py(node.elem) + "".join(" " + py(clause) for clause in node.clauses)
+    return _OPEN[node.kind] + inner + _CLOSE[node.kind]
+
+
+_PRINT = {
+    e.Name: lambda n: n.id,
+    e.Local: lambda n: n.id,
+    e.FrameLocal: lambda n: f"L[{n.name!r}]",
+    e.Hoisted: lambda n: f"_h{n.number}",
+    e.Listing: lambda n: f"A_{n.action}_legal",
+    e.Helper: lambda n: f"{n.module}.{n.name}",
+    e.StateField: lambda n: f"S.{n.name}",
+    e.Table: lambda n: f"K_{n.kind}__{n.field}",
+    e.Const: lambda n: lit(n.value),
+    e.Loc: lambda n: f"({n.file!r}, {n.line!r}, {n.col!r})",
+    e.Attr: lambda n: f"{py(n.obj)}.{n.name}",
+    e.Index: lambda n: f"{py(n.obj)}[{py(n.index)}]",
+    e.Call: lambda n: f"{py(n.func)}({', '.join(py(a) for a in n.args)})",
+    e.BinOp: lambda n: f"{py(n.left)} {n.op} {py(n.right)}",
+    e.Unary: lambda n: f"not {py(n.operand)}" if n.op == "not" else f"{n.op}{py(n.operand)}",
+    e.Paren: lambda n: f"({py(n.inner)})",
+    e.Operand: lambda n: PyExpr.of(py(n.inner)).operand(),
+    e.Cond: lambda n: f"{py(n.then)} if {py(n.cond)} else {py(n.orelse)}",
+    e.Display: _display,
+    e.Pair: lambda n: f"{py(n.key)}: {py(n.value)}",
+    e.Starred: lambda n: f"*{py(n.value)}",
+    e.For: lambda n: f"for {py(n.target)} in {py(n.iterable)}",
+    e.If: lambda n: f"if {py(n.cond)}",
+    e.Comp: _comp,
+    e.Code: lambda n: "".join(p if isinstance(p, str) else py(p) for p in n.parts),
+}
