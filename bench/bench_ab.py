@@ -16,7 +16,7 @@ import sys
 import click
 from yardstick import MetroRunner, pin_to_one_core
 
-from compiler.loading import game_from_source
+from loader.loading import game_from_source
 
 WARM_GAMES = 5  # the first games of a run fill caches: played, not timed
 

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 
 import click
 
-from compiler import load_game
+from loader import load_game
+from loader.games import game_path
+from metro.analysis.simulate import play_game, wilson_interval
 from metro.bots import make_bot
-from metro.games import game_path
-from metro.simulate import play_game, wilson_interval
 from runtime.machine import Game
 
 _GAMES: dict[tuple[str, tuple[str, ...]], Game] = {}

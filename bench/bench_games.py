@@ -29,7 +29,7 @@ from yardstick import (
     yardstick_option,
 )
 
-from compiler import load_game
+from loader import load_game
 from runtime import geometry, shapes
 
 ROUNDS = 3  # batches of each configuration's games, each after a batch of the yardstick's

@@ -32,7 +32,7 @@ from yardstick import (
     yardstick_option,
 )
 
-from compiler import load_game
+from loader import load_game
 from metro.bots import make_bot
 
 PLAYERS = 4

@@ -31,7 +31,7 @@ from pygls.lsp.client import LanguageClient
 from pygls.uris import from_fs_path
 
 from compiler import compile_game
-from metro.games import game_path
+from loader.games import game_path
 from metro.lsp.analysis import Compilation, EditorFiles
 from metro.lsp.contexts import contexts_for
 

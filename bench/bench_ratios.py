@@ -35,7 +35,7 @@ from yardstick import (
     yardstick_option,
 )
 
-from compiler import load_game
+from loader import load_game
 
 
 @dataclass(frozen=True)

@@ -27,9 +27,9 @@ from yardstick import (
     yardstick_option,
 )
 
-from compiler import load_game
+from loader import load_game
+from metro.analysis.simulate import play_game
 from metro.bots import make_bot
-from metro.simulate import play_game
 
 GAME = os.path.join(ROOT, "games", "ticket_to_ride")
 

@@ -17,8 +17,8 @@ from types import ModuleType
 
 import click
 
+from metro.analysis.simulate import play_game
 from metro.bots import make_bot
-from metro.simulate import play_game
 from runtime.machine import Game
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

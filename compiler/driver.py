@@ -1,4 +1,4 @@
-"""The compiler façade: named stages over one context, `compile_game` and `load_game`."""
+"""The compiler façade: named stages over one context, `compile_game` and `generate_python`."""
 
 from __future__ import annotations
 
@@ -13,7 +13,6 @@ from compiler.checked import CheckedProgram
 from compiler.consteval import Evaluator, MapData
 from compiler.draw_eval import map_items, report
 from compiler.emit import emit_module, emit_scenarios
-from compiler.loading import game_from_source, game_source, load_game
 from compiler.loop_bindings import bind_listings
 from compiler.lower_labels import element_labels
 from compiler.lower_module import lower_program
@@ -66,7 +65,7 @@ def stage_resolve(ctx: CompileContext) -> None:
 
 
 def stage_check(ctx: CompileContext) -> None:
-    """Names, types, control, effects, visibility, labels, structure (compiler/check/)."""
+    """The eight check passes: names, types, control, effects, visibility, labels, structure, draws."""
     ctx.checked = check(ctx.program, ctx.diags)
 
 
@@ -97,8 +96,7 @@ def stage_share_listings(ctx: CompileContext) -> None:
 
 
 def stage_emit_python(ctx: CompileContext) -> None:
-    """Generate the game module's and the scenarios module's texts from the IR, then make sure
-    Python accepts them."""
+    """The game module's and the scenarios module's Python texts, which Python must accept."""
     inputs = [
         os.path.relpath(f) if not os.path.isabs(f) else f for f in sorted(ctx.program.sources)
     ]
@@ -203,8 +201,5 @@ __all__ = [
     "CompileContext",
     "CompileError",
     "compile_game",
-    "game_from_source",
-    "game_source",
     "generate_python",
-    "load_game",
 ]

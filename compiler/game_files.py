@@ -24,9 +24,14 @@ def find_game_file(path: str) -> str:
     return path
 
 
+def names_a_file(name: str) -> bool:
+    """Whether a variant or expansion is given as a file (else by its name beside the game)."""
+    return name.endswith(".metro") or os.sep in name or "/" in name
+
+
 def find_patch_file(game_dir: str, name: str, folder: str) -> str:
     """A variant or expansion by path, or by name under the game's directory."""
-    if name.endswith(".metro") or os.sep in name or "/" in name:
+    if names_a_file(name):
         return name
     candidates = [
         os.path.join(game_dir, folder, f"{name}.metro"),

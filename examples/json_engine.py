@@ -14,10 +14,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-from compiler import load_game
 from dsl.diagnostics import CompileError
-from metro import jsonlines
-from metro.perft import perft
+from loader import load_game
+from metro.conformance import jsonlines
+from metro.conformance.perft import perft
 from runtime.chance import CHANCE, MODES
 from runtime.errors import IllegalAction, InvalidSave, MetroRuntimeError
 from runtime.saves import set_fields

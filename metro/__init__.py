@@ -9,10 +9,11 @@ stats = metro.simulate("ticket_to_ride", players=4, games=100, seed=1)
 from __future__ import annotations
 
 import compiler
+import loader
 from dsl.diagnostics import CompileError
+from loader.games import UnknownGame, game_path, shipped_games
+from metro.analysis.simulate import GameResult, SimulationStats, play_game, simulate
 from metro.bots import Bot, bot_names, make_bot
-from metro.games import UnknownGame, game_path, shipped_games
-from metro.simulate import GameResult, SimulationStats, play_game, simulate
 from runtime import Action, Game, IllegalAction, InvalidSave, RuleError, ScenarioFailure, State
 from runtime.chance import CHANCE, ChanceNode, replay_record
 from runtime.errors import MetroRuntimeError
@@ -20,33 +21,33 @@ from runtime.errors import MetroRuntimeError
 
 def load_game(game: str, expansions=(), variants=(), map: str | None = None) -> Game:
     """Compile (or load from the cache) a shipped game by name, or a game at a path."""
-    return compiler.load_game(game_path(game), expansions=expansions, variants=variants, map=map)
+    return loader.load_game(game_path(game), expansions=expansions, variants=variants, map=map)
 
 
 RL_EXTRA = "the RL environments need the rl extra: pip install 'metro-games[rl]'"
 
 
 def pettingzoo_env(name: str, players: int, **options):
-    """A game as a PettingZoo AEC environment (needs the rl extra; see metro/pettingzoo_adapter.py)."""
+    """A game as a PettingZoo AEC environment (needs the rl extra; see metro/rl/pettingzoo_adapter.py)."""
     try:  # numpy and pettingzoo load only now
-        from metro.pettingzoo_adapter import pettingzoo_env as make
+        from metro.rl.pettingzoo_adapter import pettingzoo_env as make
     except ImportError as error:
         raise ImportError(f"{RL_EXTRA} ({error})") from error
     return make(name, players, **options)
 
 
 def openspiel_game(name: str, players: int, **options):
-    """A game as an OpenSpiel game (needs the rl extra; see metro/openspiel_adapter.py)."""
+    """A game as an OpenSpiel game (needs the rl extra; see metro/rl/openspiel_adapter.py)."""
     try:  # pyspiel loads only now
-        from metro.openspiel_adapter import openspiel_game as make
+        from metro.rl.openspiel_adapter import openspiel_game as make
     except ImportError as error:
         raise ImportError(f"{RL_EXTRA} ({error})") from error
     return make(name, players, **options)
 
 
 def compare(*args, **options):
-    """Play the base and other configurations on the same seeds and compare them (metro.compare)."""
-    from metro.compare import compare as run
+    """Play the base and other configurations on the same seeds and compare them (metro.analysis.compare)."""
+    from metro.analysis.compare import compare as run
 
     return run(*args, **options)
 

@@ -1,51 +1,6 @@
-"""Games by name: the games shipped with the package, or a path to a user's own game."""
+"""Deprecated: moved to `loader.games`; this path stays for old imports."""
 
-from __future__ import annotations
+from loader import games
+from metro.deprecated import moved_module
 
-import os
-import re
-from importlib import resources
-
-from compiler.game_files import GAME_FILE_NAMES
-
-# A shipped game's name is its folder under the `games` package (an expansion, a
-# subfolder of a game, is chosen with `expansions=`, not by name).
-GAME_NAME = re.compile(r"[a-z][a-z0-9_]*")
-
-
-class UnknownGame(ValueError):
-    """Neither a file or folder nor the name of a shipped game."""
-
-
-def shipped_games() -> list[str]:
-    """The names of the games installed with the package, sorted."""
-    root = resources.files("games")
-    return sorted(
-        entry.name
-        for entry in root.iterdir()
-        if entry.is_dir() and any(entry.joinpath(name).is_file() for name in GAME_FILE_NAMES)
-    )
-
-
-def game_path(game: str) -> str:
-    """The path of `game`: an existing file or folder as given, else the shipped game of that name."""
-    if os.path.exists(game):
-        return game
-    if GAME_NAME.fullmatch(game) and game in shipped_games():
-        return str(resources.files("games").joinpath(game))
-    raise UnknownGame(
-        f"no file or folder '{game}', and no shipped game of that name "
-        f"(shipped: {', '.join(shipped_games())})"
-    )
-
-
-def shipped_name(path: str) -> str | None:
-    """The name of the shipped game whose folder or rules file `path` is, else None."""
-    path = os.path.realpath(path)
-    if not os.path.isdir(path):
-        if os.path.basename(path) not in GAME_FILE_NAMES:
-            return None
-        path = os.path.dirname(path)
-    name = os.path.basename(path)
-    root = os.path.realpath(str(resources.files("games")))
-    return name if os.path.dirname(path) == root and name in shipped_games() else None
+moved_module(__name__, games)

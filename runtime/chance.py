@@ -50,9 +50,10 @@ from math import comb
 
 from runtime import rng as _rng
 from runtime.errors import IllegalAction, InvalidSave, MetroRuntimeError, RuleError
+from runtime.frames import Action
 from runtime.lib import mix_draw
-from runtime.machine import Action, State
 from runtime.saves import at, exact_keys
+from runtime.state import State
 from runtime.values import Desc, check_int, check_list, check_object, decode_any, show
 
 __all__ = [

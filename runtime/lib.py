@@ -8,9 +8,9 @@ from math import comb
 
 from runtime import rng as _rng
 from runtime.errors import IllegalAction, RuleError, ScenarioFailure
+from runtime.frames import RETURN, WAITING, Action, Frame
 from runtime.graph import components
 from runtime.limits import MAX_DOMAIN, MAX_SUBSETS, STEP_BUDGET
-from runtime.machine import RETURN, WAITING, Action, Frame
 from runtime.values import INT_LIMIT, ListD
 
 # Re-exported for generated code: a guard table's slot for an integer key (compiler/guards.py).
@@ -421,17 +421,6 @@ def subsets(state, items, lo: int, hi: int, at: Spot, weight: int = 1) -> list[t
         out = list(dict.fromkeys(out))
     out.sort()
     return out
-
-
-def is_subset(chosen, items) -> bool:
-    """True if every chosen item is available (with repeats)."""
-    pool = list(items)
-    for item in chosen:
-        if item in pool:
-            pool.remove(item)
-        else:
-            return False
-    return True
 
 
 def graph_connected(edges, vertices) -> bool:

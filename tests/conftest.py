@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from compiler import load_game
+from loader import load_game
 
 # Deliberately broken rule files live under data/; they are inputs of tests, not games to collect.
 collect_ignore_glob = ["data/*"]

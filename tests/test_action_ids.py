@@ -9,8 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compiler import compile_game, load_game
+from compiler import compile_game
 from dsl.diagnostics import CompileError
+from loader import load_game
 from runtime import action_ids as ids
 from runtime import values as v
 from runtime.errors import IllegalAction

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from metro.adapter import (
+from metro.conformance.adapter import (
     Adapter,
     Disagreement,
     EngineError,

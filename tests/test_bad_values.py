@@ -9,10 +9,11 @@ import os
 import pytest
 from click.testing import CliRunner
 
-from compiler import compile_game, load_game
+from compiler import compile_game
 from dsl.diagnostics import CompileError
 from dsl.parser import parse
 from dsl.terminal import printable
+from loader import load_game
 from metro.cli import main
 from runtime.errors import RuleError
 from runtime.values import INT_LIMIT

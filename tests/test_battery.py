@@ -13,7 +13,6 @@ import random
 
 import pytest
 
-from compiler import load_game
 from compiler.resolve import (
     available_patches,
     expansion_named,
@@ -22,8 +21,9 @@ from compiler.resolve import (
     patch_title,
 )
 from dsl import ast
-from metro.battery import run_battery
-from metro.preference import declared_bot
+from loader import load_game
+from metro.bots.preference import declared_bot
+from metro.testing.battery import run_battery
 from tests.conftest import ROOT, game_dirs
 
 GAMES_PER_CONFIG = int(os.environ.get("METRO_BATTERY_GAMES", "100"))

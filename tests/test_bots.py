@@ -9,11 +9,11 @@ from collections import Counter
 import pytest
 from click.testing import CliRunner
 
-from compiler import load_game
+from loader import load_game
+from metro.analysis.simulate import play_game, simulate
 from metro.bots import MAX_GREEDY_SAMPLES, MAX_MCTS_ITERATIONS, MAX_MCTS_MILLISECONDS, make_bot
+from metro.bots.mcts import MctsBot
 from metro.cli import main
-from metro.mcts import MctsBot
-from metro.simulate import play_game, simulate
 from runtime.determinize import (
     BLANK,
     Container,

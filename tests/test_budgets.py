@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from compiler import generate_python, load_game
+from compiler import generate_python
 from dsl.diagnostics import CompileError
-from metro.preference import declared_bot
+from loader import load_game
+from metro.bots.preference import declared_bot
 from runtime.errors import IllegalAction, RuleError
 from runtime.limits import MAX_BLOCK_NESTING, MAX_DOMAIN, MAX_LOOP_NESTING, STEP_BUDGET
 from tests.timeouts import time_limit

@@ -8,7 +8,7 @@ from fractions import Fraction
 
 import pytest
 
-from compiler import load_game
+from loader import load_game
 from runtime.chance import CHANCE, replay_record
 from runtime.errors import IllegalAction, InvalidSave, RuleError
 from tests.conftest import ROOT

@@ -9,8 +9,9 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from compiler import compile_game, load_game
+from compiler import compile_game
 from dsl.diagnostics import CompileError
+from loader import load_game
 from metro.render.pictures import open_pictures, position_scene
 from metro.render.svg import scene_bounds, to_svg
 

@@ -125,6 +125,34 @@ def test_compile_writes_the_scenarios_module_apart(runner, tmp_path):
     assert "def scenario_0(S):" in scenarios.read_text(encoding="utf-8")
 
 
+def test_compile_lists_the_stages_and_writes_the_ir_after_one(runner, tmp_path):
+    listed = runner.invoke(main, ["compile", TTR, "--stages"])
+    assert listed.exit_code == 0, listed.output
+    names = [line.split()[0] for line in listed.output.splitlines()]
+    assert names[0] == "resolve" and names[-1] == "emit_python" and "share_listings" in names
+    assert "share_listings   optimisation" in listed.output
+    before, after = tmp_path / "lower.txt", tmp_path / "shared.txt"
+    tokyo = os.path.join(ROOT, "games", "tokyo_metro")  # its menus share values
+    for stage, out in (("lower", before), ("share_listings", after)):
+        result = runner.invoke(main, ["compile", tokyo, "--stop-after", stage, "-o", str(out)])
+        assert result.exit_code == 0, result.output
+    assert before.read_text(encoding="utf-8").startswith("Module\n")
+    assert "_shared" not in before.read_text(encoding="utf-8")  # shared values: that stage's
+    assert "_shared" in after.read_text(encoding="utf-8")
+
+
+def test_compile_without_an_optimisation_writes_another_module(runner, tmp_path):
+    plain, optimised = tmp_path / "plain.py", tmp_path / "optimised.py"
+    argv = ["compile", os.path.join(ROOT, "games", "tokyo_metro"), "-o"]
+    assert runner.invoke(main, [*argv, str(optimised)]).exit_code == 0
+    result = runner.invoke(main, [*argv, str(plain), "--without", "share_listings"])
+    assert result.exit_code == 0, result.output
+    assert plain.read_text(encoding="utf-8") != optimised.read_text(encoding="utf-8")
+    for bad in (["--without", "lower"], ["--stop-after", "check"]):
+        result = runner.invoke(main, [*argv, str(plain), *bad])
+        assert result.exit_code == 2 and "choose from" in result.output
+
+
 def test_compile_errors_write_nothing(runner, tmp_path):
     out = tmp_path / "broken.py"
     result = runner.invoke(main, ["compile", _game(tmp_path, "broken", BROKEN), "-o", str(out)])

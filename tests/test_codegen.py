@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from compiler import cache, compile_game, generate_python, load_game
+from compiler import compile_game, generate_python
 from compiler.builtin_rules import cheap_and_pure
 from compiler.expr import (
     ME,
@@ -31,6 +31,7 @@ from compiler.expr import (
     Unary,
     call,
 )
+from loader import cache, load_game
 from runtime.errors import IllegalAction, RuleError
 from tests.conftest import game_dirs
 
@@ -163,7 +164,7 @@ def test_corrupt_cache_is_rebuilt(tmp_path, monkeypatch):
 
 def _final_hash(hash_seed: str) -> str:
     code = (
-        "from compiler import load_game; import hashlib, random\n"
+        "from loader import load_game; import hashlib, random\n"
         f"g = load_game({TTR!r})\n"
         "out = []\n"
         "for i in range(3):\n"

@@ -11,9 +11,9 @@ import pytest
 from click.testing import CliRunner
 from jsonschema import validate
 
+from metro.analysis.compare import compare, configurations
+from metro.analysis.stats import Summary, adjust, paired_difference
 from metro.cli import main
-from metro.compare import compare, configurations
-from metro.stats import Summary, adjust, paired_difference
 from tests.conftest import ROOT
 
 pytest.importorskip("scipy")
@@ -150,7 +150,7 @@ game "<i>Tally</i>" {
 
 def test_rule_file_text_reaches_the_report_escaped(tmp_path):
     pytest.importorskip("matplotlib")
-    from metro.report import render_report
+    from metro.analysis.report import render_report
 
     (tmp_path / "rules.metro").write_text(GAME, encoding="utf-8")
     (tmp_path / "variants").mkdir()

@@ -11,10 +11,10 @@ import pytest
 from click.testing import CliRunner
 from jsonschema import Draft202012Validator
 
-from metro.adapter import SubprocessAdapter
 from metro.cli import main
-from metro.conform import first_difference, load_vectors, run_vector, run_vectors
-from metro.vectorgen import generate_vectors
+from metro.conformance.adapter import SubprocessAdapter
+from metro.conformance.conform import first_difference, load_vectors, run_vector, run_vectors
+from metro.conformance.vectorgen import generate_vectors
 from tests.conftest import ROOT
 from tests.test_vectors import registry
 

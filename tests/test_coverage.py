@@ -11,9 +11,9 @@ import pytest
 from click.testing import CliRunner
 from jsonschema import validate
 
-from compiler import load_game
+from loader import load_game
 from metro.cli import main
-from metro.coverage import (
+from metro.testing.coverage import (
     code_lines,
     exercise,
     format_coverage,
@@ -21,7 +21,7 @@ from metro.coverage import (
     rule_coverage,
     trace_lines,
 )
-from metro.scenarios import run_scenario, scenarios
+from metro.testing.scenarios import run_scenario, scenarios
 from tests.conftest import ROOT
 
 LINES_GAME = """\

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from click.testing import CliRunner
 
+from metro.analysis.diff import Change, describe_patches
 from metro.cli import main
-from metro.diff import Change, describe_patches
 
 BASE = """\
 game "G" {

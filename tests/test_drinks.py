@@ -12,7 +12,7 @@ import os
 
 import pytest
 
-from compiler import load_game
+from loader import load_game
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 METRO = os.path.join(ROOT, "games", "tokyo_metro")

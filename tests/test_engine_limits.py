@@ -9,11 +9,11 @@ import time
 import pytest
 from click.testing import CliRunner
 
-from metro.adapter import EngineError, SubprocessAdapter
 from metro.cli import main
-from metro.conform import load_vectors, run_vectors
-from metro.engine_pipe import RunLimits
-from metro.vectorgen import generate_vectors
+from metro.conformance.adapter import EngineError, SubprocessAdapter
+from metro.conformance.conform import load_vectors, run_vectors
+from metro.conformance.engine_pipe import RunLimits
+from metro.conformance.vectorgen import generate_vectors
 from tests.conftest import ROOT
 from tests.timeouts import time_limit
 

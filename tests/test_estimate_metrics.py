@@ -7,10 +7,10 @@ import os
 import networkx as nx
 import pytest
 
-from compiler import load_game
 from compiler.check import check
 from compiler.resolve import resolve
 from dsl.diagnostics import CompileError, Diagnostics
+from loader import load_game
 from runtime.graph import path_cost
 from tests.conftest import ROOT, game_dirs
 

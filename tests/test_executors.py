@@ -12,9 +12,10 @@ from concurrent.futures import Future
 
 import pytest
 
-from metro import executors
-from metro.executors import Backend, SerialExecutor, WorkersLost, open_backend, run_tasks
-from metro.simulate import _LOADED, GameCode, Setup, SimulationStats, load, simulate
+from loader.loading import _LOADED
+from metro.analysis import executors
+from metro.analysis.executors import Backend, SerialExecutor, WorkersLost, open_backend, run_tasks
+from metro.analysis.simulate import GameCode, Setup, SimulationStats, load, simulate
 from runtime.errors import RuleError
 from tests.conftest import ROOT
 from tests.timeouts import time_limit
@@ -79,10 +80,25 @@ def test_workers_get_the_generated_code_and_load_it_once():
     setup = Setup(TTR, 2, "1", ("random", "random"))
     code = GameCode.of(setup)
     assert "def score(" in code.source and len(code.digest) == 64
-    _LOADED.pop(code.digest, None)
+    _LOADED.pop(code.key, None)
     game = load(code)
     assert load(code) is game  # once per process
     assert game.name == "Ticket to Ride"
+
+
+def test_a_command_runs_the_games_module_once(monkeypatch):
+    from click.testing import CliRunner
+
+    from loader import loading
+    from metro.cli import main
+
+    runs = []
+    run_module = loading.run_module
+    monkeypatch.setattr(loading, "run_module", lambda *args: runs.append(args) or run_module(*args))
+    monkeypatch.setattr(loading, "_LOADED", {})
+    result = CliRunner().invoke(main, ["simulate", TTR, "--games", "2", "--players", "2"])
+    assert result.exit_code == 0, result.output
+    assert len(runs) == 1  # loaded to check players and bots, then simulated: one module run
 
 
 def test_dask_gives_exactly_the_serial_results():
@@ -99,8 +115,8 @@ def test_dask_gives_exactly_the_serial_results():
 def test_without_dask_the_option_is_a_usage_error(monkeypatch):
     from click.testing import CliRunner
 
+    from metro.analysis.executors import DaskMissing
     from metro.cli import main
-    from metro.executors import DaskMissing
 
     monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed fails
     with pytest.raises(DaskMissing, match=r"metro-games\[dask\]"), open_backend(dask="local"):
@@ -109,8 +125,8 @@ def test_without_dask_the_option_is_a_usage_error(monkeypatch):
     assert result.exit_code == 2 and "pip install 'metro-games[dask]'" in result.output
 
 
-def _already_loaded(digest: str) -> bool:
-    return digest in _LOADED
+def _already_loaded(key: str) -> bool:
+    return key in _LOADED
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="workers are forked on Linux only")
@@ -118,7 +134,7 @@ def test_forked_workers_find_the_game_loaded_and_do_not_load_it_again():
     code = GameCode.of(Setup(TTR, 2, "1", ("random", "random")))
     load(code)  # as simulate() does before it starts the pool
     with open_backend(jobs=2) as backend:
-        assert run_tasks(backend, _already_loaded, [(code.digest,)] * 4) == [True] * 4
+        assert run_tasks(backend, _already_loaded, [(code.key,)] * 4) == [True] * 4
 
 
 def _signal_new_workers(signum: int, known: set[int], count: int | None = None) -> list[int]:
@@ -267,11 +283,12 @@ def test_lost_workers_are_a_clear_error_on_the_command_line(monkeypatch):
     from click.testing import CliRunner
 
     from metro import cli
+    from metro.cli import runs
 
     def lose(*args, **kwargs):
         raise WorkersLost("workers of 2 local processes were killed 4 times")
 
-    monkeypatch.setattr(cli, "simulate", lose)
+    monkeypatch.setattr(runs, "simulate", lose)
     result = CliRunner().invoke(cli.main, ["simulate", TTR, "--games", "2", "--jobs", "2"])
     assert result.exit_code == 1
     assert "error: workers of 2 local processes were killed 4 times" in result.output

@@ -11,10 +11,11 @@ import hypothesis.strategies as st
 import pytest
 from hypothesis import given
 
-from compiler import generate_python, load_game
+from compiler import generate_python
 from compiler.entries import Entries, frameless
 from compiler.expr import Comp, Const, For, Index, Local, Paren, StateField, call
 from compiler.shared_listings import canonical
+from loader import load_game
 from runtime import lib
 from tests.conftest import ROOT
 from tests.test_guards import play_and_compare

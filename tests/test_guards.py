@@ -7,11 +7,12 @@ import random
 
 import pytest
 
-from compiler import compile_game, load_game
+from compiler import compile_game
 from compiler.expr import BinOp, Const, Local, Name, Paren, Unary
 from compiler.lower_guards import GuardTables, none_slot
 from compiler.printer import py
-from metro.playthrough import transcript
+from loader import load_game
+from metro.analysis.playthrough import transcript
 from runtime.errors import MetroRuntimeError
 from tests.conftest import ROOT
 

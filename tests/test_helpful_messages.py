@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from compiler import compile_game, load_game
+from compiler import compile_game
 from dsl.diagnostics import CompileError, did_you_mean
-from metro.scenarios import run_scenario, scenarios
+from loader import load_game
+from metro.testing.scenarios import run_scenario, scenarios
 from runtime.errors import ScenarioFailure
 
 RULES = """\

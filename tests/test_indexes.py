@@ -7,9 +7,10 @@ import random
 
 import pytest
 
-from compiler import compile_game, load_game
+from compiler import compile_game
 from compiler.lower_guards import GuardTables
-from metro.playthrough import transcript
+from loader import load_game
+from metro.analysis.playthrough import transcript
 from runtime.lib import group_by
 from runtime.saves import set_fields
 from tests.conftest import ROOT

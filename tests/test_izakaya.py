@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from compiler import load_game
+from loader import load_game
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 IZAKAYA = os.path.join(ROOT, "games", "izakaya")
@@ -47,7 +47,7 @@ def test_the_other_wording_gives_a_tie_to_the_highest_bid():
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5])
 def test_random_games_end_by_the_bid_pile(players):
-    from metro.simulate import simulate
+    from metro.analysis.simulate import simulate
 
     stats = simulate(IZAKAYA, players=players, games=10, seed="end")
     assert stats.games == 10 and stats.mean_decisions > 4 * players
@@ -89,7 +89,7 @@ def test_the_table_has_every_edge_corner_and_line(script):
 def test_a_declared_bot_scores_choices_too():
     # The host's rules score the secret bid (`bids`, a choice) and the build steps
     # (`build_area`, `build_at`), not only actions.
-    from metro.preference import declared_bot
+    from metro.bots.preference import declared_bot
 
     game = load_game(IZAKAYA)
     state = game.new_game(2, 1)
@@ -99,7 +99,7 @@ def test_a_declared_bot_scores_choices_too():
 
 
 def test_the_host_beats_random_play():
-    from metro.simulate import simulate
+    from metro.analysis.simulate import simulate
 
     stats = simulate(IZAKAYA, players=2, games=30, seed="host", bots=["host", "random"])
     assert stats.wins[0] > stats.wins[1]

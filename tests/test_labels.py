@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from compiler import compile_game, load_game
+from compiler import compile_game
 from dsl.diagnostics import CompileError
+from loader import load_game
 
 BOARD = """map "B" for "G" {
   city A(x: 1) city "El Paso"(x: 2) city C(x: 3)

@@ -12,11 +12,11 @@ import os
 import pytest
 
 from compiler import compile_game
-from compiler.cache import cache_key, input_files
-from compiler.driver import game_from_source
 from compiler.libraries import available_libraries, valid_library_name
 from dsl.diagnostics import CompileError
-from metro.diff import describe_patches
+from loader import game_from_source
+from loader.cache import cache_key, input_files
+from metro.analysis.diff import describe_patches
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SHIPPED = os.path.join(ROOT, "games", "components")
@@ -233,7 +233,7 @@ def test_the_cache_key_covers_every_library_file(tmp_path):
 
 
 def test_the_cache_key_changes_with_a_library_file(tmp_path, monkeypatch):
-    from compiler import cache
+    from loader import cache
 
     folder, root = setup(tmp_path, {"rules.metro": GAME})
     rules = os.path.join(folder, "rules.metro")
@@ -393,8 +393,8 @@ def test_a_games_action_named_like_a_builtin_leaves_the_librarys_calls_alone(tmp
 
 
 def test_rule_coverage_counts_the_lines_of_the_libraries_a_game_runs():
-    from compiler import load_game
-    from metro.coverage import exercise, rule_coverage
+    from loader import load_game
+    from metro.testing.coverage import exercise, rule_coverage
 
     game = load_game(os.path.join(ROOT, "games", "izakaya"))
     report = rule_coverage(game, lambda g: exercise(g, random_games=2))

@@ -8,9 +8,9 @@ from fractions import Fraction
 
 import pytest
 
-from compiler import load_game
 from dsl.diagnostics import CompileError
-from metro.scenarios import run_scenarios
+from loader import load_game
+from metro.testing.scenarios import run_scenarios
 from runtime.chance import CHANCE, ChanceNeeded, replay_record
 from runtime.errors import IllegalAction, InvalidSave
 from runtime.lib import mix_draw

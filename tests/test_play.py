@@ -18,10 +18,10 @@ import pytest
 
 pexpect = pytest.importorskip("pexpect")
 
+from loader.games import game_path  # noqa: E402
 from metro import load_game  # noqa: E402 - after the skip: nothing to test without pexpect
 from metro.bots import make_bot  # noqa: E402
-from metro.games import game_path  # noqa: E402
-from metro.saved_games import SAVE_FORMAT, Setup  # noqa: E402
+from metro.play.saved_games import SAVE_FORMAT, Setup  # noqa: E402
 
 PROMPT = r"your choice> "
 CONFIGS = [  # game, --with, --variant, players, bot

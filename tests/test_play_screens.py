@@ -13,12 +13,12 @@ import re
 import pytest
 from rich.console import Console
 
+from loader.games import game_path
 from metro import load_game
 from metro.bots import make_bot
-from metro.games import game_path
-from metro.play import Session
-from metro.play_screen import PROMPT_LINES
-from metro.saved_games import Setup
+from metro.play.saved_games import Setup
+from metro.play.screen import PROMPT_LINES
+from metro.play.session import Session
 from tests.test_play import CONFIGS, IDS
 
 WIDTH, HEIGHT = 80, 40

@@ -10,8 +10,8 @@ import os
 
 import pytest
 
-from compiler import load_game
-from metro.playthrough import transcript
+from loader import load_game
+from metro.analysis.playthrough import transcript
 from tests.conftest import ROOT, game_dirs
 
 HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "playthroughs")

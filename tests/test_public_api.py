@@ -74,3 +74,52 @@ def test_the_api_a_user_needs_is_re_exported():
 
 def test_games_named_by_path_still_work():
     assert metro.load_game(os.path.join(ROOT, "games", "tokyo_metro")).name == "Tokyo Metro"
+
+
+OLD_PATHS = {
+    "metro.simulate": ("metro.analysis.simulate", "play_game"),
+    "metro.compare": ("metro.analysis.compare", "configurations"),
+    "metro.adapter": ("metro.conformance.adapter", "SubprocessAdapter"),
+    "metro.perft": ("metro.conformance.perft", "perft"),
+    "metro.jsonlines": ("metro.conformance.jsonlines", "MAX_LINE_BYTES"),
+    "metro.battery": ("metro.testing.battery", "run_battery"),
+    "metro.scenarios": ("metro.testing.scenarios", "run_scenarios"),
+    "metro.testgen": ("metro.testing.testgen", "current_profile"),
+    "metro.pytest_plugin": ("metro.testing.pytest_plugin", "pytest_collect_file"),
+    "metro.pettingzoo_adapter": ("metro.rl.pettingzoo_adapter", "pettingzoo_env"),
+    "metro.openspiel_adapter": ("metro.rl.openspiel_adapter", "openspiel_game"),
+    "metro.games": ("loader.games", "game_path"),
+}
+
+
+@pytest.mark.parametrize("old", sorted(OLD_PATHS))
+def test_an_old_module_path_still_imports_with_a_warning(old):
+    new, name = OLD_PATHS[old]
+    code = (
+        "import importlib, warnings\n"
+        "with warnings.catch_warnings(record=True) as caught:\n"
+        "    warnings.simplefilter('always')\n"
+        f"    old = importlib.import_module({old!r})\n"
+        f"new = importlib.import_module({new!r})\n"
+        f"assert getattr(old, {name!r}) is getattr(new, {name!r})\n"
+        f"assert any({new!r} in str(w.message) for w in caught), [str(w.message) for w in caught]\n"
+        "import metro\n"
+        "assert callable(metro.simulate) and callable(metro.compare)  # still the API's functions\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    if "No module named 'numpy'" in done.stderr or "No module named 'pyspiel'" in done.stderr:
+        pytest.skip("the rl extra is not installed")
+    assert done.returncode == 0, done.stderr
+
+
+def test_the_old_names_of_the_loader_and_play_still_work():
+    import warnings
+
+    import compiler
+    import metro.play
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert compiler.load_game is metro.load_game.__globals__["loader"].load_game
+        assert metro.play.Session.__module__ == "metro.play.session"
+    assert len(caught) == 2 and all(w.category is DeprecationWarning for w in caught)

@@ -14,19 +14,20 @@ import xml.etree.ElementTree as ET
 import pytest
 from click.testing import CliRunner
 
-from compiler import compile_game, load_game
+from compiler import compile_game
 from dsl.diagnostics import CompileError
+from loader import load_game
 from metro.bots import make_bot
 from metro.cli import main
-from metro.coverage import code_lines
-from metro.moves import MoveLog, last_moves
+from metro.play.moves import MoveLog, last_moves
+from metro.play.saved_games import SAVE_FORMAT
 from metro.render import map_scene, open_pictures, position_scene
 from metro.render.files import PictureError, picture_bytes
 from metro.render.labels import candidates, label_lines, overlap, text_box
 from metro.render.marks import marked_items
 from metro.render.svg import label_place, scene_bounds, to_svg
-from metro.saved_games import SAVE_FORMAT
 from metro.serve.board import board_svg
+from metro.testing.coverage import code_lines
 from runtime.errors import RuleError
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

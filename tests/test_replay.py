@@ -10,12 +10,12 @@ import re
 import pytest
 from click.testing import CliRunner
 
-from compiler import load_game
+from loader import load_game
 from metro.bots import make_bot
 from metro.cli import main
-from metro.moves import replayed
+from metro.play.moves import replayed
 from metro.render import open_pictures
-from metro.replay import replay_page
+from metro.render.replay import replay_page
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TTR = os.path.join(ROOT, "games", "ticket_to_ride")

@@ -10,8 +10,8 @@ import warnings
 
 import pytest
 
-from compiler import load_game
-from metro.encoding import Encoder, TooManyActions, action_mask
+from loader import load_game
+from metro.rl.encoding import Encoder, TooManyActions, action_mask
 from runtime.determinize import sample_position
 from tests.conftest import ROOT, game_dirs
 
@@ -262,7 +262,7 @@ game "Bounds" {{
 
 def test_openspiel_loads_metro_games_by_their_text_and_serialises_states():
     pyspiel = pytest.importorskip("pyspiel")
-    import metro.openspiel_adapter  # noqa: F401  (registers the game "metro" with OpenSpiel)
+    import metro.rl.openspiel_adapter  # noqa: F401  (registers the game "metro" with OpenSpiel)
 
     game = pyspiel.load_game("metro(game=tokyo_metro,players=3,expansions=osaka)")
     assert game.num_players() == 3 and game.max_chance_outcomes() == 40
@@ -299,7 +299,12 @@ def test_openspiel_states_clone_and_replay():
 def test_without_the_rl_extra_the_adapters_say_what_to_install(monkeypatch):
     import metro
 
-    for name in ("metro.pettingzoo_adapter", "metro.openspiel_adapter", "pettingzoo", "pyspiel"):
+    for name in (
+        "metro.rl.pettingzoo_adapter",
+        "metro.rl.openspiel_adapter",
+        "pettingzoo",
+        "pyspiel",
+    ):
         monkeypatch.setitem(sys.modules, name, None)
     with pytest.raises(ImportError, match=r"metro-games\[rl\]"):
         metro.pettingzoo_env("ticket_to_ride", players=2)

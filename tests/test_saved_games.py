@@ -16,10 +16,10 @@ import sys
 import pytest
 from click.testing import CliRunner
 
+from loader.games import game_path
 from metro import load_game
 from metro.cli import main
-from metro.games import game_path
-from metro.saved_games import (
+from metro.play.saved_games import (
     PATHS_AS_TYPED_FORMAT,
     SAVE_FORMAT,
     SaveError,

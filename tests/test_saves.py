@@ -16,8 +16,8 @@ import signal
 import pytest
 
 import runtime
-from compiler import load_game
-from metro.scenarios import broken_invariants
+from loader import load_game
+from metro.testing.scenarios import broken_invariants
 from runtime.errors import InvalidSave, RuleError
 from runtime.saves import MAX_SAVE_CHARS
 from runtime.values import INT_LIMIT, MAX_ITEMS

@@ -6,11 +6,11 @@ import random
 
 import pytest
 
-from compiler import load_game
-from metro.evaluation import margins, rewards, values
-from metro.games import game_path
-from metro.greedy import GreedyBot
-from metro.mcts import MctsBot, _best_first, _secure
+from loader import load_game
+from loader.games import game_path
+from metro.bots.evaluation import margins, rewards, values
+from metro.bots.greedy import GreedyBot
+from metro.bots.mcts import MctsBot, _best_first, _secure
 from runtime.determinize import sample_position
 
 # The score comes only at the end; the estimate says at once which choice will pay.

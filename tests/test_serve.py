@@ -29,11 +29,14 @@ pytest.importorskip("sqlalchemy")
 websockets_sync = pytest.importorskip("websockets.sync.client")
 from websockets.exceptions import InvalidStatus  # noqa: E402
 
-from compiler import load_game  # noqa: E402
-from compiler.game_files import available_patches  # noqa: E402
-from metro.games import game_path, shipped_games  # noqa: E402
-from metro.menus import heading  # noqa: E402
-from metro.moves import replayed  # noqa: E402
+from loader import load_game  # noqa: E402
+from loader.games import (  # noqa: E402
+    available_patches,
+    game_path,
+    shipped_games,
+)
+from metro.play.menus import heading  # noqa: E402
+from metro.play.moves import replayed  # noqa: E402
 from metro.serve.limits import (  # noqa: E402
     MAX_BODY_BYTES,
     MAX_CONNECTIONS_PER_MATCH,

@@ -13,10 +13,10 @@ pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
 pytest.importorskip("sqlalchemy")
 
-from compiler import load_game
-from metro.games import game_path
-from metro.moves import replayed
-from metro.saved_games import read_save, resume, setup_from_save
+from loader import load_game
+from loader.games import game_path
+from metro.play.moves import replayed
+from metro.play.saved_games import read_save, resume, setup_from_save
 from tests.serve_helpers import ROOT, Server
 from tests.test_serve import HUMAN, TTR, play_against_bot
 

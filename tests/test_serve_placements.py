@@ -15,8 +15,8 @@ pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
 pytest.importorskip("sqlalchemy")
 
-from compiler import load_game
-from metro.games import game_path
+from loader import load_game
+from loader.games import game_path
 from tests.serve_helpers import Server
 
 HUMAN = {"human": True}

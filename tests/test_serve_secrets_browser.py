@@ -13,8 +13,8 @@ pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
 pytest.importorskip("sqlalchemy")
 
-from compiler import load_game
-from metro.games import game_path
+from loader import load_game
+from loader.games import game_path
 from metro.serve.limits import MAX_BOT_ITERATIONS
 from tests.serve_helpers import Server
 from tests.test_serve_browser import WAIT_MS

@@ -12,9 +12,9 @@ pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
 pytest.importorskip("sqlalchemy")
 
-from compiler import load_game
-from metro.games import game_path
-from metro.moves import replayed
+from loader import load_game
+from loader.games import game_path
+from metro.play.moves import replayed
 from tests.serve_helpers import Server
 from tests.test_serve import HUMAN, TTR, expected, seen, valid, wait_for, websockets_sync
 

@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from compiler import load_game
+from loader import load_game
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SHOP = os.path.join(ROOT, "games", "shopping_centre")
@@ -60,7 +60,7 @@ def test_the_breakdown_books_every_yen_by_source():
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5])
 def test_random_games_end_when_all_but_one_have_left_twice(players):
-    from metro.simulate import simulate
+    from metro.analysis.simulate import simulate
 
     stats = simulate(SHOP, players=players, games=10, seed="end", bot="random")
     assert stats.games == 10 and stats.mean_decisions > 6 * players

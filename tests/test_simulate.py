@@ -13,13 +13,13 @@ from fractions import Fraction
 import pytest
 
 from compiler import generate_python
+from metro.analysis.simulate import GameResult, Tally, batches, play_game, simulate, wilson_interval
 from metro.bots import BOTS, RandomBot, make_bot
-from metro.simulate import GameResult, Tally, batches, play_game, simulate, wilson_interval
 from runtime.errors import RuleError
 from tests.conftest import ROOT
 
 TTR = os.path.join(ROOT, "games", "ticket_to_ride")
-simulate_module = importlib.import_module("metro.simulate")  # `metro.simulate` is the function
+simulate_module = importlib.import_module("metro.analysis.simulate")
 
 CRASH = """game "Crash" {
   players 2..2

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import random
 
-from compiler import load_game
+from loader import load_game
 from tests.conftest import ROOT
 
 JUTAKU = os.path.join(ROOT, "games", "tokyo_jutaku")

@@ -13,10 +13,10 @@ from types import SimpleNamespace
 
 import pytest
 
-from compiler import load_game
 from dsl.diagnostics import CompileError
-from metro.scenarios import broken_invariants
-from metro.testgen import current_profile, generate_tests, module_file_name, render_tests
+from loader import load_game
+from metro.testing.scenarios import broken_invariants
+from metro.testing.testgen import current_profile, generate_tests, module_file_name, render_tests
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TTR = os.path.join(ROOT, "games", "ticket_to_ride")

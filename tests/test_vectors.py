@@ -11,14 +11,14 @@ from click.testing import CliRunner
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
-from compiler import load_game
-from metro.adapter import LocalAdapter
+from loader import load_game
 from metro.cli import main
-from metro.conform import run_vectors
-from metro.perft import ChanceInPerft, perft
-from metro.scenarios import own_scenarios
-from metro.vectorgen import VectorOptions, build_vectors, generate_vectors
-from metro.vectors import read_vector_files
+from metro.conformance.adapter import LocalAdapter
+from metro.conformance.conform import run_vectors
+from metro.conformance.perft import ChanceInPerft, perft
+from metro.conformance.vectorgen import VectorOptions, build_vectors, generate_vectors
+from metro.conformance.vectors import read_vector_files
+from metro.testing.scenarios import own_scenarios
 from runtime.chance import CHANCE
 from tests.conftest import ROOT
 
@@ -168,7 +168,7 @@ def test_a_reshuffle_in_the_middle_of_a_turn_is_a_chance_step(ttr_vectors):
 
 
 def test_the_reference_passes_its_own_vectors(ttr, ttr_vectors):
-    from metro.conform import load_vectors
+    from metro.conformance.conform import load_vectors
 
     name, vectors = load_vectors(ttr_vectors)
     assert name == ttr.name

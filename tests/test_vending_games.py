@@ -8,13 +8,13 @@ import random
 
 import pytest
 
-from compiler import load_game
 from dsl.diagnostics import CompileError
-from metro.adapter import LocalAdapter
-from metro.conform import run_vectors
-from metro.scenarios import scenarios
-from metro.simulate import simulate
-from metro.vectorgen import scenario_vector
+from loader import load_game
+from metro.analysis.simulate import simulate
+from metro.conformance.adapter import LocalAdapter
+from metro.conformance.conform import run_vectors
+from metro.conformance.vectorgen import scenario_vector
+from metro.testing.scenarios import scenarios
 from runtime.chance import CHANCE
 from tests.conftest import ROOT
 

@@ -12,8 +12,8 @@ from rich.console import Console
 
 from metro import load_game
 from metro.bots import make_bot
-from metro.play import Session
-from metro.saved_games import Setup
+from metro.play.saved_games import Setup
+from metro.play.session import Session
 
 
 def capture(name: str, players: int, seed: int, bot: str, ready, typed: str, path: str) -> None:

@@ -28,7 +28,7 @@ from compiler.resolve import (
 from dsl import ast
 from dsl.diagnostics import RESOLVE, CompileError, Diagnostic, did_you_mean
 from dsl.source import Span
-from metro.games import game_path, shipped_games
+from loader.games import game_path, shipped_games
 
 # How far up from a file to look for the rules of its game.
 MAX_LEVELS_UP = 4

@@ -4,7 +4,7 @@ An action names the things among its arguments: map elements, enum values and pl
 keys shapes stand for (`Item.stands_for`, from `Names.keys`). Clicking the board offers the
 choices naming what a shape stands for (metro/serve/board.py); the last moves ring every shape,
 of the map or of the state, standing for something they named. Which moves a viewer is shown,
-and only those it may know, comes from metro/moves.py.
+and only those it may know, comes from metro/play/moves.py.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ the seat whose choice it is.
 
 from __future__ import annotations
 
-from metro.moves import MoveLog, last_moves
+from metro.play.moves import MoveLog, last_moves
 from metro.render.pictures import Pictures, position_scene
 from metro.render.svg import scene_bounds, to_svg
 from runtime.machine import State

@@ -10,9 +10,8 @@ import os
 import threading
 from dataclasses import dataclass
 
-from compiler import load_game
-from compiler.game_files import available_patches, find_game_file
-from metro.games import game_path, shipped_games
+from loader import load_game
+from loader.games import available_patches, find_game_file, game_path, shipped_games
 from metro.render.pictures import Pictures, open_pictures
 from runtime.machine import Game
 

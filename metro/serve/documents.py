@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from metro.menus import heading
-from metro.moves import MoveLog
+from metro.play.menus import heading
+from metro.play.moves import MoveLog
 from metro.render.marks import ActionNames
 from runtime.machine import Action, State
 

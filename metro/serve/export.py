@@ -8,7 +8,7 @@ who can read the database anyway, writes it with the command line.
 
 from __future__ import annotations
 
-from metro.saved_games import Setup, write_save
+from metro.play.saved_games import Setup, write_save
 from metro.serve.catalog import Catalog
 from metro.serve.store import Store, live_decisions
 

@@ -29,9 +29,9 @@ import anyio.to_thread
 
 from dsl.diagnostics import CompileError
 from metro.bots import Bot, RandomBot, bot_names, make_bot
-from metro.moves import MoveLog
+from metro.play.moves import MoveLog
 from metro.render.pictures import Pictures
-from metro.replay import replay_page
+from metro.render.replay import replay_page
 from metro.serve.board import board_svg
 from metro.serve.catalog import Catalog
 from metro.serve.documents import SeatInfo, match_document

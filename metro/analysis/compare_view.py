@@ -1,0 +1,99 @@
+"""`metro compare` on a terminal: rich tables of each configuration and each comparison, and the words."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from dsl.terminal import printable
+from metro.analysis.compare import MEASURES, SCORES, CompareResult, table_rows
+from metro.analysis.stats import Difference, Summary
+
+
+def _rich(text: str) -> str:
+    return escape(printable(text))
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+
+
+def print_comparison(result: CompareResult, console: Console) -> None:
+    """Win rates by seat, per-game summaries, then each configuration against the base."""
+    bots = result.bots[0] if len(set(result.bots)) == 1 else ",".join(result.bots)
+    console.print(
+        f"[bold]{_rich(result.game)}[/bold]: {result.players} players, "
+        f"{_plural(result.games, 'game')} per configuration on the same seeds "
+        f"(seed {_rich(result.seed)}), {_rich(bots)} bots"
+    )
+    console.print(_win_table(result))
+    console.print(_summary_table(result))
+    for comparison in result.comparisons:
+        console.print(_difference_table(comparison.config, comparison.differences))
+        for sentence in comparison.words:
+            console.print(_rich(sentence))
+        console.print()
+    unfinished = [r for r in result.results if r.finished < len(r.records)]
+    for r in unfinished:
+        console.print(
+            f"{_rich(r.config.label)}: {len(r.records) - r.finished} unfinished games "
+            "(nobody could move; they count as no one's win)"
+        )
+    console.print(f"{result.seconds:.1f} s")
+
+
+def _win_table(result: CompareResult) -> Table:
+    table = Table(title="Win rate by seat (95% Wilson interval)")
+    table.add_column("configuration")
+    for seat in range(result.players):
+        table.add_column(f"seat {seat + 1}", justify="right")
+    for r in result.results:
+        cells = []
+        for seat in range(result.players):
+            low, high = r.win_interval(seat)
+            cells.append(f"{r.win_rate(seat):.1%} ({low:.0%}–{high:.0%})")
+        table.add_row(_rich(r.config.label), *cells)
+    return table
+
+
+def _summary_table(result: CompareResult) -> Table:
+    table = Table(title="Per game: mean ± sd (median; 10%–90%)")
+    table.add_column("")
+    for r in result.results:
+        table.add_column(_rich(r.config.label), justify="right")
+    for name in table_rows(result.results):
+        label = name if name == SCORES or name in MEASURES else f"{name} (per player)"
+        table.add_row(_rich(label), *(_summary_cell(r.summary(name)) for r in result.results))
+    return table
+
+
+def _summary_cell(s: Summary | None) -> str:
+    if s is None:
+        return "—"
+    return f"{s.mean:.3g} ± {s.sd:.2g} ({s.median:.3g}; {s.q10:.3g}–{s.q90:.3g})"
+
+
+def _difference_table(label: str, differences: list[Difference]) -> Table:
+    table = Table(title=f"{_rich(label)} − base, game by game")
+    for heading in ("", "base", _rich(label), "difference", "95% interval", "p (adjusted)", ""):
+        table.add_column(heading, justify="left" if not heading else "right")
+    for d in differences:
+        rate = d.name.endswith("win rate")
+        verdict = "beyond the noise" if d.significant else ("same" if d.identical else "")
+        finite = d.half_width != float("inf")
+        interval = f"{_cell(d.low, rate)} – {_cell(d.high, rate)}" if finite else "—"
+        table.add_row(
+            _rich(d.name),
+            _cell(d.base, rate),
+            _cell(d.other, rate),
+            f"{100 * d.mean:+.3g} pp" if rate else f"{d.mean:+.3g}",
+            interval,
+            f"{d.adjusted_p:.2g}" if d.adjusted_p else "< 1e-300",
+            verdict,
+        )
+    return table
+
+
+def _cell(value: float, rate: bool) -> str:
+    return f"{100 * value:.1f}%" if rate else f"{value:.3g}"

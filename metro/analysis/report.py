@@ -1,0 +1,175 @@
+"""`metro compare --report FILE.html`: one self-contained HTML page with tables, words and plots.
+
+The plots are drawn with matplotlib (the Agg backend, no display) and embedded as PNG data
+URIs, so the page needs no other file. Rule-file text (game, variant and metric names)
+reaches the page only through jinja2's HTML autoescaping.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import math
+from functools import lru_cache
+
+import jinja2
+
+from metro.analysis.compare import CompareResult, table_rows
+from metro.analysis.stats import Difference
+
+TEMPLATE = "report.html.jinja"
+DPI = 96
+
+
+class PlotsMissing(RuntimeError):
+    """A report was asked for but matplotlib (the report extra) is not installed."""
+
+
+def require_plots():
+    """The pyplot module with a display-free backend, or PlotsMissing."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        from matplotlib import pyplot
+    except ImportError as error:
+        raise PlotsMissing(
+            "--report needs matplotlib: pip install 'metro-games[report]'"
+        ) from error
+    return pyplot
+
+
+@lru_cache(maxsize=1)
+def _environment() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader("metro", "templates"),
+        undefined=jinja2.StrictUndefined,
+        autoescape=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+
+
+def render_report(result: CompareResult) -> str:
+    """The report's HTML text."""
+    plots = [
+        ("Score distributions", _scores_plot(result)),
+        ("Win rate by seat", _wins_plot(result)),
+        ("Game length", _length_plot(result)),
+    ]
+    plots += [
+        (f"{c.config} − base: differences", _differences_plot(c.config, c.differences))
+        for c in result.comparisons
+    ]
+    names = table_rows(result.results)
+    return (
+        _environment()
+        .get_template(TEMPLATE)
+        .render(result=result, plots=plots, names=names, fmt=_fmt, rate=_is_rate)
+    )
+
+
+def write_report(result: CompareResult, path: str) -> None:
+    """Write the report to `path` (OSError if it cannot be written)."""
+    text = render_report(result)
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(text)
+
+
+def _fmt(value: float, digits: int = 3) -> str:
+    return "—" if not math.isfinite(value) else f"{value:.{digits}g}"
+
+
+def _is_rate(name: str) -> bool:
+    return name.startswith("seat ") and name.endswith("win rate")
+
+
+def _png(figure) -> str:
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=DPI, bbox_inches="tight")
+    require_plots().close(figure)
+    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+def _scores_plot(result: CompareResult) -> str:
+    pyplot = require_plots()
+    figure, axes = pyplot.subplots(figsize=(7, 3.6))
+    samples = [[s for r in c.records for s in r.result.scores] for c in result.results]
+    low = min(min(s) for s in samples)
+    high = max(max(s) for s in samples)
+    bins = _bins(low, high)
+    for config, scores in zip(result.results, samples, strict=True):
+        axes.hist(scores, bins=bins, histtype="step", linewidth=1.6, label=config.config.label)
+    axes.set_xlabel("final score (every seat of every game)")
+    axes.set_ylabel("scores")
+    axes.legend(fontsize="small")
+    return _png(figure)
+
+
+def _bins(low: float, high: float, most: int = 40) -> list[float]:
+    if high <= low:
+        return [low - 0.5, low + 0.5]
+    width = max(1.0, math.ceil((high - low) / most))
+    count = math.ceil((high - low) / width) + 1
+    return [low - width / 2 + i * width for i in range(count + 1)]
+
+
+def _wins_plot(result: CompareResult) -> str:
+    pyplot = require_plots()
+    figure, axes = pyplot.subplots(figsize=(7, 3.4))
+    configs = result.results
+    width = 0.8 / len(configs)
+    for number, config in enumerate(configs):
+        seats = range(result.players)
+        rates = [config.win_rate(s) for s in seats]
+        intervals = [config.win_interval(s) for s in seats]
+        errors = [
+            [r - low for r, (low, _) in zip(rates, intervals, strict=True)],
+            [high - r for r, (_, high) in zip(rates, intervals, strict=True)],
+        ]
+        positions = [s + (number - (len(configs) - 1) / 2) * width for s in seats]
+        axes.bar(positions, rates, width, yerr=errors, capsize=3, label=config.config.label)
+    axes.axhline(1 / result.players, color="grey", linewidth=0.8, linestyle="--")
+    axes.set_xticks(range(result.players), [f"seat {s + 1}" for s in range(result.players)])
+    axes.set_ylabel("win rate (95% Wilson interval)")
+    axes.set_ylim(0, 1)
+    axes.legend(fontsize="small")
+    return _png(figure)
+
+
+def _length_plot(result: CompareResult) -> str:
+    pyplot = require_plots()
+    figure, axes = pyplot.subplots(figsize=(7, 3.2))
+    samples = [c.measure("game length (decisions)") for c in result.results]
+    bins = _bins(min(min(s) for s in samples), max(max(s) for s in samples))
+    for config, lengths in zip(result.results, samples, strict=True):
+        axes.hist(lengths, bins=bins, histtype="step", linewidth=1.6, label=config.config.label)
+    axes.set_xlabel("decisions per game")
+    axes.set_ylabel("games")
+    axes.legend(fontsize="small")
+    return _png(figure)
+
+
+def _differences_plot(label: str, differences: list[Difference]) -> str:
+    """Each difference relative to the base's mean (win rates in percentage points), with its interval."""
+    pyplot = require_plots()
+    shown = [d for d in differences if math.isfinite(d.low) and (d.base or _is_rate(d.name))]
+    figure, axes = pyplot.subplots(figsize=(7, 0.35 * len(shown) + 1.2))
+    for row, d in enumerate(reversed(shown)):
+        scale = 100 if _is_rate(d.name) else 100 / abs(d.base)
+        colour = "tab:red" if d.significant else "tab:grey"
+        axes.errorbar(
+            scale * d.mean,
+            row,
+            xerr=[[scale * (d.mean - d.low)], [scale * (d.high - d.mean)]],
+            fmt="o",
+            color=colour,
+            capsize=3,
+        )
+    axes.axvline(0, color="black", linewidth=0.8)
+    axes.set_yticks(
+        range(len(shown)),
+        [d.name + (" (pp)" if _is_rate(d.name) else "") for d in reversed(shown)],
+    )
+    axes.set_xlabel(f"{label} − base, % of the base's mean (red: beyond the noise)")
+    return _png(figure)

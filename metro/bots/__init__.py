@@ -1,0 +1,102 @@
+"""Bots that pick actions for players: the protocol, a random bot and a registry by name.
+
+A bot is named by a spec: a name, optionally with a budget after a colon: `mcts:500`
+(iterations per decision), `mcts:250ms` (time per decision), `greedy:8` (sampled positions).
+Budgets are bounded (docs/language/bots.md states the bounds), so no spec, typed or read
+from a save, can stall a game for hours at one decision.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Protocol
+
+from metro.bots.greedy import GreedyBot
+from metro.bots.mcts import MctsBot
+from metro.bots.preference import PreferenceBot
+from runtime.machine import Action, State
+
+# The largest budgets, stated in docs/language/bots.md: 50 times mcts's default of 200
+# iterations, a minute of search, and greedy's 3 samples made 100.
+MAX_MCTS_ITERATIONS = 10_000
+MAX_MCTS_MILLISECONDS = 60_000
+MAX_GREEDY_SAMPLES = 100
+
+
+class Bot(Protocol):
+    """Anything that picks one of a player's legal actions."""
+
+    def choose(self, state: State, player: int) -> Action:
+        """One of `state.legal_actions(player)`."""
+        ...
+
+
+class RandomBot:
+    """Uniform over the legal actions, drawn from its own seeded generator."""
+
+    def __init__(self, seed: int | str = 0, game=None):
+        self.rng = random.Random(seed)
+
+    def choose(self, state: State, player: int) -> Action:
+        """A uniformly random legal action."""
+        actions = state.legal_actions(player)
+        # Only Random.random() is promised to repeat across Python versions for one seed.
+        return actions[int(self.rng.random() * len(actions))]
+
+
+def _random(seed: int | str, game, budget: str | None) -> Bot:
+    if budget is not None:
+        raise ValueError("the random bot takes no budget")
+    return RandomBot(seed)
+
+
+def _greedy(seed: int | str, game, budget: str | None) -> Bot:
+    if budget is None:
+        return GreedyBot(seed, game)
+    samples = _count(budget, "greedy", "sampled positions", MAX_GREEDY_SAMPLES)
+    return GreedyBot(seed, game, samples=samples)
+
+
+def _mcts(seed: int | str, game, budget: str | None) -> Bot:
+    if budget is None:
+        return MctsBot(seed, game)
+    if budget.endswith("ms"):
+        time = _count(budget[:-2], "mcts", "milliseconds", MAX_MCTS_MILLISECONDS)
+        return MctsBot(seed, game, milliseconds=time)
+    return MctsBot(seed, game, iterations=_count(budget, "mcts", "iterations", MAX_MCTS_ITERATIONS))
+
+
+def _count(text: str, bot: str, what: str, most: int) -> int:
+    # Digits only: int() would also take "1_000", " 5" and other spellings no doc shows.
+    if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= most:
+        raise ValueError(
+            f"the {bot} bot's budget is a whole number of {what} (1 to {most}), not {text!r}"
+        )
+    return int(text)
+
+
+# A factory gets the bot's seed, the game (or None) and the budget after the colon (or None).
+BOTS: dict[str, Callable[[int | str, object, str | None], Bot]] = {
+    "greedy": _greedy,
+    "mcts": _mcts,
+    "random": _random,
+}
+
+
+def bot_names(game=None) -> list[str]:
+    """The registered bots plus those the game declares in its rules."""
+    declared = list(getattr(game.module, "BOTS", {})) if game is not None else []
+    return sorted(set(BOTS) | set(declared))
+
+
+def make_bot(name: str, seed: int | str, game=None) -> Bot:
+    """A new bot: one the game declares (`bot "name" {…}`), or a registered kind[:budget]; else ValueError."""
+    declared = getattr(game.module, "BOTS", {}) if game is not None else {}
+    if name in declared:
+        return PreferenceBot(declared[name], seed)
+    kind, colon, budget = name.partition(":")
+    factory = BOTS.get(kind)
+    if factory is None:
+        raise ValueError(f"unknown bot '{name}' (known: {', '.join(bot_names(game))})")
+    return factory(seed, game, budget if colon else None)

@@ -1,0 +1,457 @@
+"""Information-set Monte Carlo tree search (single observer, Cowling, Powley & Whitehouse 2012).
+
+Each iteration draws a determinization of the decider's information set
+(`runtime.determinize.sample_position`), descends one tree keyed by actions along those
+legal in that determinization (UCB1 with availability counts), and backs the value of the
+position reached up for every seat.
+
+Within PRIOR_DEPTH decisions of the root (by default the root alone), a node is expanded by
+trying every legal action once on the iteration's determinization (a one-ply lookahead,
+greedy's knowledge), each child starting with that value as PRIOR_VISITS virtual visits; the
+iteration moves on to the child UCB1 prefers and, if new, stops there, valued by its one-ply
+value. Deeper, each iteration adds one node (an option not tried yet, at random) and values it
+at once. Where priors are known the search widens progressively: a node visited n times
+considers only its 1 + WIDENING * sqrt(n) options of the best one-ply value (options of equal
+value in an order drawn at random for the node), so iterations go to the few options that pay
+at once until the evidence on them grows (a bid of any of fifty amounts). Priors at every node
+cost five to fourteen times the time per game for no measured gain.
+
+Reward of a seat (`metro.bots.evaluation.rewards`): at the end, 0.8 for a sole first place and 0.4
+for a shared one, plus 0.2 x its normalized margin; before the end 0.5 + 0.5 tanh(margin /
+scale) on the estimate, the scale being the mean margin size met so far in this search. A
+game without an estimate is played on at random for at most `playout` decisions from each
+new leaf, then valued the same way on its score as if the game ended there (the rules'
+`final` block run on a copy).
+
+The action chosen is the one of the best lower confidence bound of the mean reward the search
+met ("secure child"), among the options it tried: the virtual visits are left out, as one-ply
+values drawn against random secret choices of the others sit higher than searched lines. At a
+simultaneous root it is the best response to the others' choices as often as the search made
+them: each tried option is valued against all of them (by the searched mean of that
+combination, else by a new leaf's value), so options are compared against the same choices of
+the others, not each against those it happened to meet (which let a costly bid that changes
+nothing win by luck).
+
+Simultaneous choices are decoupled (DUCT, Lanctot et al. 2013): at such a node every player
+still to choose picks by UCB1 from their own statistics, which no other player's choice of
+this step is part of, so nobody's choice depends on what the others chose in secret; the
+child is keyed by all the choices together. Every chooser's statistics there start at their
+options' one-ply values too (taken before anyone chooses, averaged over SIMULTANEOUS_DRAWS
+random draws of the others' choices), so the others are modelled as playing sensibly, not as
+bidding at random, until the search learns better. Others who
+have already chosen in secret are asked again in each sample (`sample_position(reopen=True)`):
+their choice is searched like everyone's, not drawn once at random. Chance happens
+inside `apply` from the state's own generator, which every determinization re-seeds, so
+each iteration meets fresh chance outcomes below the same action sequence (an open-loop
+tree).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+
+from metro.bots.evaluation import margin_rewards, margins, rewards, settle
+from runtime.determinize import sample_position
+from runtime.machine import Action, State
+
+ITERATIONS = 200
+PLAYOUT = 80  # decisions played at random after the tree, for a game without an estimate
+PLAYOUT_WITH_ESTIMATE = 0  # ... and for a game that declares one: its leaves are valued by it
+EXPLORATION = 0.7  # UCB1's constant for rewards in [0, 1]
+PRIOR_VISITS = 8  # virtual visits each new child starts with, at its one-ply value
+SECURITY = 1.0  # how much the final choice discounts a mean reward by its uncertainty
+PRIOR_DEPTH = 1  # decisions from the root within which new nodes are expanded with one-ply priors
+SIMULTANEOUS_DRAWS = 4  # random draws of the others' choices a chooser's one-ply values average
+WIDENING = 0.5  # a node visited n times considers its 1 + WIDENING * sqrt(n) best-prior options
+
+
+class Arm:
+    """One player's statistics of one action at a simultaneous choice, and its one-ply value."""
+
+    __slots__ = ("prior", "reward", "tie", "visits")
+
+    def __init__(self, prior: float = -math.inf, tie: float = 0.0):
+        self.visits = 0
+        self.reward = 0.0
+        self.prior = prior
+        self.tie = tie  # orders options of equal one-ply value (drawn at random)
+
+
+class Node:
+    """A tree node: visits (virtual ones included), availability, each seat's summed reward.
+
+    Children are keyed by an action, or after a simultaneous choice by the tuple of
+    (player, action) choices made there; `arms` holds each chooser's statistics there.
+    `prior` is the one-ply value a child was created with (None for a node never valued so),
+    `tie` a random number that orders children of equal one-ply value.
+    """
+
+    __slots__ = ("arms", "available", "children", "fresh", "prior", "reward", "tie", "visits")
+
+    def __init__(self, players: int):
+        self.children: dict[object, Node] = {}
+        self.visits = 0
+        self.available = 1
+        self.reward = [0.0] * players
+        self.arms: dict[int, dict[Action, Arm]] | None = None
+        self.prior: list[float] | None = None
+        self.tie = 0.0
+        self.fresh = True  # not yet reached by an iteration (only its prior is known)
+
+
+class MctsBot:
+    """ISMCTS with a budget per decision: `iterations`, or `milliseconds` of search if given."""
+
+    def __init__(
+        self,
+        seed: int | str = 0,
+        game=None,
+        iterations: int = ITERATIONS,
+        milliseconds: float | None = None,
+        playout: int | None = None,
+        prior_depth: int = PRIOR_DEPTH,
+    ):
+        self.rng = random.Random(seed)
+        self.iterations = iterations
+        self.milliseconds = milliseconds
+        if playout is None:
+            estimated = game is not None and game.has_estimate
+            playout = PLAYOUT_WITH_ESTIMATE if estimated else PLAYOUT
+        self.playout = playout
+        self.prior_depth = prior_depth
+
+    def choose(self, state: State, player: int) -> Action:
+        """The player's legal action of the best secure value (mean less uncertainty) after the search."""
+        actions = state.legal_actions(player)
+        if len(actions) == 1:
+            return actions[0]
+        root = Node(state.n)
+        root.fresh = False
+        self._cut_offs, self._margin_total = 0, 0.0
+        deadline = None
+        if self.milliseconds is not None:
+            deadline = time.perf_counter() + self.milliseconds / 1000
+        done = 0
+        while (
+            done < self.iterations
+            if deadline is None
+            else not done or time.perf_counter() < deadline
+        ):
+            self._iterate(root, sample_position(state, player, self.rng, reopen=True))
+            done += 1
+        # The "secure" child: the best mean reward less its uncertainty, of the rewards the search
+        # met (the prior's virtual visits left out: one-ply values drawn against random secret
+        # choices of the others sit higher than what searched lines meet), among the options
+        # the search tried. The most visited would be chosen by noise among near-equal options.
+        if root.arms is not None:  # the root is a simultaneous choice
+            return self._best_response(root, state, player, actions)
+        children = root.children
+        return max(
+            actions,
+            key=lambda a: _secure(
+                children[a].reward[player], children[a].visits, _prior(children[a], player)
+            ),
+        )
+
+    def _best_response(
+        self, root: Node, state: State, player: int, actions: list[Action]
+    ) -> Action:
+        """At a simultaneous root: the option of the best mean reward against the others' likely choices.
+
+        The others' choices are weighted as often as the search made them together, and their
+        one-ply best choices (a sensible but not searching player's) as much again. Each of
+        the player's tried options meets all of them (the searched mean where the search met
+        that combination, else the value of a new leaf there), so that options are compared
+        against the same choices of the others, not each against the ones it happened to meet.
+        """
+        arms = root.arms[player]
+        tried = [a for a in actions if _secure(arms[a].reward, arms[a].visits, arms[a].prior)[0]]
+        profiles: dict[tuple, int] = {}
+        for key, child in root.children.items():
+            others = tuple(choice for choice in key if choice[0] != player)
+            profiles[others] = profiles.get(others, 0) + child.visits
+        if not tried or not profiles:
+            return max(
+                actions, key=lambda a: _secure(arms[a].reward, arms[a].visits, arms[a].prior)
+            )
+        # the order the choices are made in at the root, the player's own among them
+        order = [choice[0] for choice in next(iter(root.children))]
+        # As likely as all searched choices together: each other plays their option of the best
+        # one-ply value (as a greedy player would), not only what the search made them answer.
+        sensible = tuple(
+            (mover, max(root.arms[mover], key=lambda a, m=mover: root.arms[m][a].prior))
+            for mover in order
+            if mover != player
+        )
+        profiles[sensible] = profiles.get(sensible, 0) + sum(profiles.values())
+        best, best_value = None, -math.inf
+        for action in tried:
+            total = 0.0
+            for others, weight in profiles.items():
+                chosen = dict(others)
+                chosen[player] = action
+                key = tuple((mover, chosen[mover]) for mover in order if mover in chosen)
+                child = root.children.get(key)
+                if child is not None and child.visits:
+                    value = child.reward[player] / child.visits
+                else:
+                    value = self._leaf_value(state, player, key)
+                total += weight * value
+            if total > best_value:
+                best, best_value = action, total
+        return best
+
+    def _leaf_value(self, state: State, player: int, key: tuple) -> float:
+        """The player's reward at a new leaf below the root after the choices `key` (0 if they cannot be made)."""
+        sample = sample_position(state, player, self.rng, reopen=True)
+        for mover, action in key:
+            if sample.over or sample.to_move[:1] != [mover]:
+                return 0.0
+            if action not in sample.legal_actions(mover):
+                return 0.0
+            sample.apply_legal(mover, action)
+        return self._playout(sample)[player]
+
+    def _iterate(self, root: Node, state: State) -> None:
+        node, path, pulled = root, [root], []
+        values, depth = None, 0
+        while not state.over:
+            if state.game.sites[state.site].secret:
+                key = self._simultaneous(node, state, pulled)
+                child = node.children.get(key)
+                if child is None:
+                    node.children[key] = child = Node(state.n)
+                    child.fresh = False
+                    path.append(child)
+                    break
+                node = child
+                path.append(node)
+                continue
+            mover = state.to_move[0]
+            actions = state.legal_actions(mover)
+            if depth >= self.prior_depth:  # deep in the tree: one new node, valued at once
+                child, action = self._add_untried(node, actions)
+                if child is not None:
+                    state.apply_legal(mover, action)
+                    path.append(child)
+                    break
+                action, child = self._select(node, actions, mover, widen=False)
+            else:
+                self._expand(node, state, mover, actions)
+                action, child = self._select(node, actions, mover, widen=True)
+            depth += 1
+            state.apply_legal(mover, action)
+            path.append(child)
+            node = child
+            if child.fresh:
+                child.fresh = False
+                if child.prior is not None:  # a new position valued by its prior: the leaf
+                    values = child.prior
+                    break
+        if values is None:
+            values = self._playout(state)
+        for visited in path:
+            visited.visits += 1
+            for seat, value in enumerate(values):
+                visited.reward[seat] += value
+        for seat, arm in pulled:
+            arm.visits += 1
+            arm.reward += values[seat]
+
+    def _add_untried(self, node: Node, actions: list[Action]) -> tuple[Node | None, Action | None]:
+        """A new child for an option of `node` never tried (at random), if any; count availability."""
+        children = node.children
+        untried = []
+        for action in actions:
+            child = children.get(action)
+            if child is None:
+                untried.append(action)
+            else:
+                child.available += 1
+        if not untried:
+            return None, None
+        action = self._pick(untried)
+        child = children[action] = Node(len(node.reward))
+        child.fresh = False
+        return child, action
+
+    def _expand(self, node: Node, state: State, mover: int, actions: list[Action]) -> None:
+        """Give every action not yet a child of `node` a child at its one-ply value; count availability."""
+        children = node.children
+        missing = [a for a in actions if a not in children]
+        if missing:
+            values = self._one_ply(state, mover, missing) if len(actions) > 1 else [None]
+            for action, value in zip(missing, values, strict=True):
+                child = children[action] = Node(state.n)
+                child.prior = value
+                child.tie = self.rng.random()
+                if value is not None:
+                    child.visits = child.available = PRIOR_VISITS
+                    child.reward = [PRIOR_VISITS * v for v in value]
+        for action in actions:
+            children[action].available += 1
+
+    def _one_ply(
+        self, state: State, mover: int, actions: list[Action], draws: int = 1
+    ) -> list[list[float]]:
+        """Each action's rewards for every seat one decision ahead of `state`.
+
+        At a simultaneous choice the others' choices are drawn at random, the same draws for
+        every action, so that actions are compared on equal terms; the rewards are averaged
+        over `draws` such draws.
+        """
+        totals = [[0.0] * state.n for _ in actions]
+        for _ in range(draws):
+            others = int(self.rng.random() * (1 << 53))
+            for total, found in zip(
+                totals, self._one_draw(state, mover, actions, others), strict=True
+            ):
+                for seat, value in enumerate(found):
+                    total[seat] += value / draws
+        return totals
+
+    def _one_draw(
+        self, state: State, mover: int, actions: list[Action], others: int
+    ) -> list[list[float]]:
+        """Each action's rewards one decision ahead, the others' secret choices drawn from `others`."""
+        reached = []
+        for action in actions:
+            after = state.clone()
+            after.apply_legal(mover, action)
+            settle(after, mover, others)
+            reached.append(after)
+        found = [None if after.over else margins(after) for after in reached]
+        for seen in found:
+            if seen is not None:
+                self._cut_offs += 1
+                self._margin_total += sum(abs(m) for m in seen) / len(seen)
+        scale = max(1.0, self._margin_total / max(1, self._cut_offs))
+        return [
+            rewards(after) if seen is None else margin_rewards(seen, scale)
+            for after, seen in zip(reached, found, strict=True)
+        ]
+
+    def _simultaneous(self, node: Node, state: State, pulled: list) -> tuple:
+        """Everyone still to choose at this simultaneous choice picks from their own arms."""
+        if node.arms is None:
+            node.arms = {}
+        for mover in state.to_move:  # new choosers start at their one-ply values
+            if mover not in node.arms:
+                actions = state.legal_actions(mover)
+                values = self._one_ply(state, mover, actions, SIMULTANEOUS_DRAWS)
+                node.arms[mover] = _prior_arms(actions, values, mover, self.rng)
+        chosen: list[tuple[int, Action]] = []
+        choosers: set[int] = set()
+        site = state.site
+        while not state.over and state.site == site:
+            mover = state.to_move[0]
+            if mover in choosers:  # the same choice asked again (a new step): a new node
+                break
+            arms = node.arms.setdefault(mover, {})
+            action = self._pull(arms, state.legal_actions(mover), node.visits)
+            pulled.append((mover, arms[action]))
+            chosen.append((mover, action))
+            choosers.add(mover)
+            state.apply_legal(mover, action)
+        return tuple(chosen)
+
+    def _pull(self, arms: dict[Action, Arm], actions: list[Action], visits: int) -> Action:
+        """Among the best-prior options a node of `visits` visits considers: an untried one at random, else UCB1's."""
+        actions = _best_first(
+            actions,
+            lambda a: (arms[a].prior, arms[a].tie) if a in arms else (-math.inf, 0.0),
+            visits,
+        )
+        untried = [a for a in actions if a not in arms]
+        if untried:
+            action = self._pick(untried)
+            arms[action] = Arm()
+            return action
+        total = math.log(sum(arms[a].visits for a in actions) + 1)
+        return max(
+            actions,
+            key=lambda a: (
+                arms[a].reward / max(arms[a].visits, 1)
+                + EXPLORATION * math.sqrt(total / max(arms[a].visits, 1))
+            ),
+        )
+
+    def _select(
+        self, node: Node, actions: list[Action], mover: int, widen: bool
+    ) -> tuple[Action, Node]:
+        """The child of the highest UCB1 value for the mover, among the best-prior ones if `widen`."""
+        children = node.children
+        if len(actions) == 1:
+            return actions[0], children[actions[0]]
+        if widen:
+            actions = _best_first(
+                actions, lambda a: (_prior(children[a], mover), children[a].tie), node.visits
+            )
+        best, best_value = None, -math.inf
+        for action in actions:
+            child = children[action]
+            value = child.reward[mover] / child.visits + EXPLORATION * math.sqrt(
+                math.log(child.available) / child.visits
+            )
+            if value > best_value:
+                best, best_value = (action, child), value
+        return best
+
+    def _playout(self, state: State) -> list[float]:
+        for _ in range(self.playout):
+            if state.over:
+                break
+            mover = state.to_move[0]
+            state.apply_legal(mover, self._pick(state.legal_actions(mover)))
+        if state.over:
+            return rewards(state)
+        # The scale of a cut-off position's margins: their mean size so far in this search.
+        self._cut_offs += 1
+        self._margin_total += sum(abs(m) for m in margins(state)) / state.n
+        return rewards(state, max(1.0, self._margin_total / self._cut_offs))
+
+    def _pick(self, actions: list[Action]) -> Action:
+        return actions[int(self.rng.random() * len(actions))]
+
+
+def _best_first(actions: list[Action], rank, visits: int) -> list[Action]:
+    """The options a node visited `visits` times considers: its best by one-ply value (progressive widening).
+
+    `rank` gives an option's one-ply value and its random tie-break: options of equal value
+    come in a random order fixed for the node, not in the legal order, which would steer every
+    choice among equal options (a square to walk to) to the first ones listed. Among many
+    options (a bid of any amount, a square to walk to) the search so spends its iterations on
+    the few that pay at once, and tries another only as the evidence on those grows.
+    """
+    ranked = sorted(actions, key=rank, reverse=True)
+    return ranked[: 1 + int(WIDENING * math.sqrt(visits))]
+
+
+def _prior(node: Node, mover: int) -> float:
+    return -math.inf if node.prior is None else node.prior[mover]
+
+
+def _secure(reward: float, visits: int, prior: float) -> tuple[bool, float]:
+    """Whether the search tried an option, and a lower confidence bound of the mean reward it met.
+
+    `reward` and `visits` include PRIOR_VISITS virtual visits at `prior` when it is finite.
+    An option never tried ranks below every tried one, by its prior.
+    """
+    if prior != -math.inf:
+        reward, visits = reward - PRIOR_VISITS * prior, visits - PRIOR_VISITS
+    if visits <= 0:
+        return False, prior
+    return True, reward / visits - SECURITY / math.sqrt(visits)
+
+
+def _prior_arms(
+    actions: list[Action], values: list[list[float]], mover: int, rng: random.Random
+) -> dict[Action, Arm]:
+    """Arms that start at their one-ply values, as if pulled PRIOR_VISITS times (ties in random order)."""
+    arms = {}
+    for action, value in zip(actions, values, strict=True):
+        arm = arms[action] = Arm(value[mover], rng.random())
+        arm.visits, arm.reward = PRIOR_VISITS, PRIOR_VISITS * value[mover]
+    return arms
