@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import random
 
-from compiler import load_game
+from loader import load_game
 
 RULES = """game "Edits" {
   players 2..2
