@@ -9,8 +9,7 @@ Dispatch is `visit_<IRClass>` by name (the compiler-wide visitor scheme is not i
 from __future__ import annotations
 
 import os
-import re
-from dataclasses import replace
+from dataclasses import fields, replace
 from functools import lru_cache
 
 import jinja2
@@ -20,6 +19,8 @@ from compiler.builtins import RUNTIME_ALIASES
 from compiler.checked import CheckedProgram
 from compiler.entries import Entry, frameless, local, plan_entry
 from compiler.literals import ident, lit
+from compiler.names import names_of
+from compiler.pyexpr import PyExpr
 from compiler.pywriter import PyWriter
 from compiler.version import COMPILER_VERSION
 from compiler.visit import StrictVisitor
@@ -102,7 +103,8 @@ IMPORTS = [
     ("_Site", "from runtime.machine import Site as _Site"),
     ("_State", "from runtime.machine import State as _State"),
 ]
-_USES_FRAME_LOCALS = re.compile(r"(?<![\w.'\"])L\[")
+# The runtime names each template writes itself (tests/test_emit.py checks them against the templates).
+TEMPLATE_NAMES = {"module.py.jinja": ("_State",), "scenarios.py.jinja": ()}
 FRAMED = "\x00"  # marks a line an entry writes as the frame version while it is written
 
 
@@ -132,6 +134,8 @@ def emit_module(
     }
     consts = [(name, tables.value(f"C_{ident(name)}", value)) for name, value in module.consts]
     code.module(module, p)
+    if module.desc_lines or module.arg_desc_lines:  # `D3 = _v.ListD(D1)`, `AD_x = _v.ArgDescs(…)`
+        code.uses("_v")
     context = {
         "source_file": p.game_file,
         "version": COMPILER_VERSION,
@@ -176,8 +180,8 @@ def _assemble(
     marker, imports_marker = "# <<code>>", "# <<imports>>"
     template = environment().get_template(template_name)
     skeleton = template.render(code=Py(marker), imports=Py(imports_marker), **context)
-    probe = skeleton.replace(marker, code.w.render(0, {}))
-    used = [line for alias, line in IMPORTS if re.search(rf"(?<![\w.]){alias}\b", probe)]
+    names = code.runtime | set(TEMPLATE_NAMES[template_name])
+    used = [line for alias, line in IMPORTS if alias in names]
     skeleton = skeleton.replace(imports_marker, "\n".join(used))
     before, after = skeleton.split(marker)
     first_line = before.count("\n") + 1
@@ -346,6 +350,20 @@ def _statements(stmts: list[ir.Stmt]):
             yield from _statements(stmt.orelse or [])
 
 
+def _own_expressions(stmt: ir.Stmt):
+    """The expressions a statement writes itself (not those of the statements nested in it)."""
+    for f in fields(stmt):
+        value = getattr(stmt, f.name)
+        items = value if isinstance(value, list) else [value]
+        for item in items:
+            if isinstance(item, PyExpr):
+                yield item
+            elif isinstance(item, ir.Branch):
+                yield item.cond
+            elif isinstance(item, tuple):  # a call's (name, value) arguments
+                yield from (part for part in item if isinstance(part, PyExpr))
+
+
 class CodeGenerator(StrictVisitor):
     """Writes an IR module as indented Python, each statement's .metro line as a comment."""
 
@@ -361,6 +379,24 @@ class CodeGenerator(StrictVisitor):
         self.entry: Entry | None = None  # set while writing one (compiler/entries.py)
         self.framed = False  # in an entry, past a NeedsFrame: written as the frame version
         self.tables_written = Tables()  # the module's tables, each written once
+        self.runtime: set[str] = set()  # the names the module's code reads (its imports)
+        self.here: set[str] = set()  # those the callable being written reads
+        self.entry_locals: set[str] = set()  # in an entry: the frame locals its variables hold
+        self.entry_base = False  # … whether it puts its frame under a waiting callee's
+        self.entry_ret = False  # … whether it reads the last call's result
+
+    def uses(self, *names: str) -> None:
+        """Note names the code being written reads (fixed text: `_Frame`, `_l`, …)."""
+        self.runtime.update(names)
+        self.here.update(names)
+
+    def reads(self, x) -> None:
+        """Note what an expression being written reads (compiler/names.py)."""
+        found = names_of(x)
+        self.uses(*found.names)
+        if self.entry is not None and not self.framed:  # written with the locals as variables
+            self.entry_locals.update(found.frame_locals)
+            self.entry_ret |= found.reads_ret
 
     # ------------------------------------------------------------ module parts
 
@@ -458,6 +494,7 @@ class CodeGenerator(StrictVisitor):
         """`def name(params): body`, reading frame locals through `L` when the body does."""
         self.origin = None
         self.w.line(f"def {fn.name}({', '.join(fn.params)}):", fn.span)
+        self.here = set()
         with self.w.indented():
             at = len(self.w.lines)
             self.stmts(fn.body)
@@ -480,6 +517,7 @@ class CodeGenerator(StrictVisitor):
         if proc.name in self.entries:  # its entry's frame goes on there through this version
             self.single -= self.entries[proc.name].framed_jumps
         w.line(f"def {proc.name}(S, F):")
+        self.here = set()
         with w.indented():
             at = len(w.lines)
             w.line("while True:")
@@ -520,6 +558,7 @@ class CodeGenerator(StrictVisitor):
         self.proc, self.inlining, self.dispatched = proc, [0], set()
         self.single = _single_entry(proc, frozenset(range(len(proc.blocks))) - entry.written)
         self.entry = entry
+        self.entry_locals, self.entry_base, self.entry_ret = set(), False, False
         params = "".join(", " + local(name) for name in entry.params)
         w.line(f"def {proc.name}_enter(S{params}):")
         with w.indented():
@@ -538,12 +577,13 @@ class CodeGenerator(StrictVisitor):
                 (lvl, text[1:] if text.startswith(FRAMED) else frameless(text), span)
                 for lvl, text, span in w.lines[at:]
             ]
-            text = "\n".join(line for _, line, _ in w.lines[at:])
-            unset = [local(n) for n in entry.others if re.search(rf"\b{local(n)}\b", text)]
+            unset = [local(n) for n in entry.others if n in self.entry_locals]
             start = [" = ".join(unset) + " = _UNSET"] if unset else []
-            if re.search(r"\b_base\b", text):
+            if unset:
+                self.uses("_UNSET")
+            if self.entry_base:
                 start.insert(0, "_base = len(S.stack)")
-            if re.search(r"\b_ret\b", text):
+            if self.entry_ret:
                 start.insert(0, "_ret = None")
             w.lines[at:at] = [(w.level, line, None) for line in start]
         self.entry = None
@@ -554,6 +594,8 @@ class CodeGenerator(StrictVisitor):
         """Arguments that make the frame this procedure has at block `pc` (in an entry)."""
         entry = self.entry
         names = entry.params + entry.others
+        self.entry_locals.update(names)
+        self.entry_ret = True
         values = ", ".join(local(name) for name in names) + ("," if len(names) == 1 else "")
         return f"{self.proc.name!r}, {pc}, _ret, {names!r}, ({values})"
 
@@ -561,6 +603,7 @@ class CodeGenerator(StrictVisitor):
         if self.entry is None:
             return  # the frame version has its frame
         # An entry makes the frame here and writes the rest of the block as the frame version.
+        self.uses("_l")
         self.w.line(f"{FRAMED}F = _l.frame_of({self._frame_of(self.inlining[-1])})")
         self.w.line(f"{FRAMED}S.stack.append(F)")
         self.w.line(f"{FRAMED}L = F.L")
@@ -568,7 +611,7 @@ class CodeGenerator(StrictVisitor):
 
     def _bind_frame_locals(self, at: int) -> None:
         """Insert `L = F.L` at line `at` if the lines after it read frame locals through `L`."""
-        if any(_USES_FRAME_LOCALS.search(text) for _, text, _ in self.w.lines[at:]):
+        if "L" in self.here:
             self.w.lines.insert(at, (self.w.level, "L = F.L", None))
 
     def fields(self, fields: list[ir.Field], indexes: list) -> None:
@@ -577,6 +620,7 @@ class CodeGenerator(StrictVisitor):
         w.line("def init_fields(S):")
         with w.indented():
             for f in fields:
+                self.reads(f.init)
                 w.line(f"S.{f.slot} = {f.init.bare()}", f.span)
             if indexes:
                 w.line("refresh_indexes(S)")
@@ -585,6 +629,7 @@ class CodeGenerator(StrictVisitor):
         w.line("def copy_fields(S, T):")
         with w.indented():
             for f in fields:
+                self.reads(f.copy)
                 w.line(f"T.{f.slot} = {f.copy.bare()}")
             for index in indexes:
                 w.line(f"T.{index.slot} = [_keys[:] for _keys in S.{index.slot}]")
@@ -594,6 +639,7 @@ class CodeGenerator(StrictVisitor):
         w.line("def refresh_indexes(S):")
         with w.indented():
             for index in indexes:
+                self.uses("_l")
                 w.line(f"S.{index.slot} = _l.group_by({index.table}, {index.values})")
             w.line("return None")
         self.gap()
@@ -671,6 +717,8 @@ class CodeGenerator(StrictVisitor):
         with w.indented():
             for site in module.sites:
                 i = site.index
+                self.uses("_Site")
+                self.reads(site.players)
                 w.line(
                     f"_Site({i}, {site.kind!r}, {site.players.code}, site{i}_legal, site{i}_why, "
                     f"site{i}_resume, {site.file!r}, {site.line!r}, {site.rule!r}),"
@@ -690,6 +738,7 @@ class CodeGenerator(StrictVisitor):
         with w.indented():
             for action in module.actions:
                 params = "".join(f", {x!r}: a[{i}]" for i, x in enumerate(action.params))
+                self.uses("_Frame")
                 w.line(
                     f"{action.name!r}: lambda p, a: _Frame({action.frame_name!r}, {{'me': p{params}}}),"
                 )
@@ -747,6 +796,8 @@ class CodeGenerator(StrictVisitor):
             self.origin = (span.file, span.line)
             self.w.line(f"# {os.path.basename(span.file)}:{span.line}")
         first = len(self.w.lines)
+        for x in _own_expressions(stmt):
+            self.reads(x)
         self.visit(stmt)
         if self.framed:  # lines an entry writes as the frame version: kept as they are
             lines = self.w.lines
@@ -764,8 +815,10 @@ class CodeGenerator(StrictVisitor):
             self.w.line(f"{node.target.bare()} = {node.value.bare()}", node.span)
         elif node.key is None:
             self.w.line(f"{node.target.bare()} = {node.value.bare()}", node.span)
+            self.uses("_l")
             self.w.line(f"S.{index.slot} = _l.group_by({index.table}, {index.values})")
         else:
+            self.uses("_l")
             key = node.key.bare()
             moved = f"_l.regroup(S.{index.slot}, {key}, {node.target.bare()}, {node.value.bare()})"
             self.w.line(f"{node.target.bare()} = {moved}", node.span)
@@ -812,14 +865,17 @@ class CodeGenerator(StrictVisitor):
             self.stmts(node.handler)
 
     def visit_RaiseEndGame(self, node: ir.RaiseEndGame) -> None:
+        self.uses("_EndGame")
         self.w.line("raise _EndGame()", node.span)
 
     def visit_RaiseRuleError(self, node: ir.RaiseRuleError) -> None:
+        self.uses("_RuleError")
         self.w.line(f"raise _RuleError({node.message!r}, {node.file!r}, {node.line!r})", node.span)
 
     def visit_Jump(self, node: ir.Jump) -> None:
         target = node.target
         if self.framed:  # the frame version goes on from there
+            self.uses("_l")
             self.w.line(f"F.pc = {target}", node.span)
             self.w.line(f"return _l.run_on(S, {ident(self.proc.name)}, F)")
             return
@@ -840,6 +896,7 @@ class CodeGenerator(StrictVisitor):
         assert self.entry is None or self.framed, "an entry decides only in its frame"
         self.w.line(f"S.site = {node.site}", node.span)
         self.w.line(f"F.pc = {node.resume}")
+        self.uses("_SUSPEND", *(("_l",) if self.framed else ()))
         self.w.line("return _l.WAITING[_SUSPEND]" if self.framed else "return _SUSPEND")
 
     def visit_PushCall(self, node: ir.PushCall) -> None:
@@ -852,6 +909,7 @@ class CodeGenerator(StrictVisitor):
             self._entry_call(node)
             return
         if node.callee in self.entries:  # the callee runs frameless until it must wait
+            self.uses("_Waiting")
             values = ", ".join(value.code for _, value in node.args)
             w.line(f"F.pc = {node.resume}", node.span)
             w.line(f"_r = {ident(node.callee)}_enter(S{', ' if values else ''}{values})")
@@ -864,6 +922,7 @@ class CodeGenerator(StrictVisitor):
                 w.line(f"F.pc = {run[0].target}")
             w.line("continue")
             return
+        self.uses("_Frame", "_RETURN")
         w.line(f"_f = _Frame({node.callee!r}, {{{args}}})", node.span)
         w.line("S.stack.append(_f)")
         w.line(f"F.pc = {node.resume}")
@@ -882,8 +941,11 @@ class CodeGenerator(StrictVisitor):
         """A call inside a frameless entry: if the callee waits, this procedure's frame goes
         under the callee's, resuming where the frame version would."""
         w = self.w
+        self.uses("_l")
+        self.entry_base = True
         waiting = f"S.stack.insert(_base, _l.frame_of({self._frame_of(node.resume)}))"
         if node.callee in self.entries:
+            self.uses("_Waiting")
             values = ", ".join(value.code for _, value in node.args)
             w.line(f"_r = {ident(node.callee)}_enter(S{', ' if values else ''}{values})", node.span)
             w.line("if type(_r) is _Waiting:")
@@ -893,6 +955,7 @@ class CodeGenerator(StrictVisitor):
             w.line("_ret = _r")
         else:
             args = ", ".join(f"{name!r}: {value.code}" for name, value in node.args)
+            self.uses("_Frame", "_RETURN")
             w.line(f"_f = _Frame({node.callee!r}, {{{args}}})", node.span)
             w.line("S.stack.append(_f)")
             w.line(f"_s = {ident(node.callee)}(S, _f)")
@@ -909,6 +972,7 @@ class CodeGenerator(StrictVisitor):
     def visit_Yield(self, node: ir.Yield) -> None:
         assert self.entry is None or self.framed, "an entry decides only in its frame"
         self.w.line(f"F.pc = {node.resume}", node.span)
+        self.uses("_CALL", *(("_l",) if self.framed else ()))
         self.w.line("return _l.WAITING[_CALL]" if self.framed else "return _CALL")
 
     def visit_FrameReturn(self, node: ir.FrameReturn) -> None:
@@ -917,5 +981,6 @@ class CodeGenerator(StrictVisitor):
         if self.entry is not None:
             self.w.line(f"return {value}", node.span)
             return
+        self.uses("_RETURN")
         self.w.line(f"F.ret = {value}", node.span)
         self.w.line("return _RETURN")
