@@ -9,15 +9,16 @@ Dispatch is `visit_<IRClass>` by name (the compiler-wide visitor scheme is not i
 from __future__ import annotations
 
 import os
-from dataclasses import fields, replace
+from dataclasses import fields
 from functools import lru_cache
 
 import jinja2
 
 from compiler import ir
+from compiler.blocks import reachable, threaded
 from compiler.builtins import RUNTIME_ALIASES
 from compiler.checked import CheckedProgram
-from compiler.entries import Entry, frameless, local, plan_entry
+from compiler.entries import Entry, frameless, local
 from compiler.literals import ident, lit
 from compiler.names import names_of
 from compiler.pyexpr import PyExpr
@@ -258,37 +259,6 @@ class Tables:
 MAX_INLINE_LEVEL = 40  # a block is written at its jump only up to this indentation
 
 
-def _threaded(proc: ir.FrameProc) -> ir.FrameProc:
-    """The procedure with every jump to a block that only jumps on sent straight to where it
-    leads (blocks keep their numbers: a frame may be waiting at any resume point)."""
-    onward: dict[int, int] = {}
-    for number, block in enumerate(proc.blocks):
-        run = reachable(block)
-        if len(run) == 1 and isinstance(run[0], ir.Jump) and run[0].target != number:
-            onward[number] = run[0].target
-
-    def final(target: int) -> int:
-        seen = {target}
-        while target in onward and onward[target] not in seen:
-            target = onward[target]
-            seen.add(target)
-        return target
-
-    def rewrite(stmts: list[ir.Stmt]) -> list[ir.Stmt]:
-        out: list[ir.Stmt] = []
-        for stmt in stmts:
-            if isinstance(stmt, ir.Jump):
-                stmt = ir.Jump(final(stmt.target), stmt.span)
-            elif isinstance(stmt, ir.If):
-                branches = [replace(b, body=rewrite(b.body)) for b in stmt.branches]
-                orelse = None if stmt.orelse is None else rewrite(stmt.orelse)
-                stmt = replace(stmt, branches=branches, orelse=orelse)
-            out.append(stmt)
-        return out
-
-    return ir.FrameProc(proc.name, [rewrite(block) for block in proc.blocks], proc.params)
-
-
 def _entered(proc: ir.FrameProc) -> set[int]:
     """The blocks control can reach: the first, those jumped to, and resume points."""
     found = {0}
@@ -315,29 +285,6 @@ def _single_entry(proc: ir.FrameProc, unwritten: frozenset[int] = frozenset()) -
             elif isinstance(stmt, ir.Suspend | ir.PushCall | ir.Yield):
                 resumed.add(stmt.resume)
     return {number for number, count in jumps.items() if count == 1 and number not in resumed}
-
-
-# Statements after which nothing in the same block runs.
-TERMINATORS = (
-    ir.Jump,
-    ir.Suspend,
-    ir.PushCall,
-    ir.Yield,
-    ir.FrameReturn,
-    ir.Return,
-    ir.Break,
-    ir.Continue,
-    ir.RaiseEndGame,
-    ir.RaiseRuleError,
-)
-
-
-def reachable(stmts: list[ir.Stmt]) -> list[ir.Stmt]:
-    """The statements up to the first one after which nothing runs (the rest is never reached)."""
-    for number, stmt in enumerate(stmts):
-        if isinstance(stmt, TERMINATORS):
-            return stmts[: number + 1]
-    return stmts
 
 
 def _statements(stmts: list[ir.Stmt]):
@@ -403,11 +350,9 @@ class CodeGenerator(StrictVisitor):
     def module(self, module: ir.Module, p) -> None:
         """Every function of the module, then the tables the runtime reads."""
         self.indexes = module.indexes
-        for part in module.functions:
-            if isinstance(part, ir.FrameProc):
-                entry = plan_entry(_threaded(part))
-                if entry is not None:
-                    self.entries[part.name] = entry
+        for part in module.functions:  # planned by the frameless_entries stage
+            if isinstance(part, ir.FrameProc) and part.entry is not None:
+                self.entries[part.name] = part.entry
         self.fields(module.fields, module.indexes)
         self.guard_tables(module.guard_tables)
         for part in module.functions:
@@ -510,7 +455,7 @@ class CodeGenerator(StrictVisitor):
         """
         self.origin = None
         w = self.w
-        proc = _threaded(proc)
+        proc = threaded(proc)
         self.proc, self.inlining, self.dispatched = proc, [], set()
         entered = _entered(proc)
         self.single = _single_entry(proc, frozenset(range(len(proc.blocks))) - entered)
@@ -554,7 +499,7 @@ class CodeGenerator(StrictVisitor):
         """
         self.origin = None
         w = self.w
-        proc = _threaded(proc)
+        proc = threaded(proc)
         self.proc, self.inlining, self.dispatched = proc, [0], set()
         self.single = _single_entry(proc, frozenset(range(len(proc.blocks))) - entry.written)
         self.entry = entry

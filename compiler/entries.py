@@ -3,7 +3,8 @@
 A frame procedure keeps its locals in its frame (`L['x']`) so that a game can be saved while
 it waits for a decision. Most calls never wait (a condition fails, nobody can board), yet each
 would build a frame, push it and run it through the dispatch loop. The entry
-`<name>_enter(S, <arguments>)` (written by compiler/emit.py) runs the same blocks with the
+`<name>_enter(S, <arguments>)` (planned by the `frameless_entries` stage, written by
+compiler/emit.py) runs the same blocks with the
 locals as Python variables. Where a decision starts (`ir.NeedsFrame`), it makes the frame the
 procedure would have had there — the same locals and last call's result — and goes on as the
 frame version (which the runner then resumes as always); when a call inside it waits, it puts
@@ -17,14 +18,9 @@ import tokenize
 from dataclasses import dataclass
 
 from compiler import ir
+from compiler.blocks import threaded
 
 LOCAL_PREFIX = "l_"  # a frame local `x` as a Python variable of an entry
-
-
-class Entries:
-    """Whether procedures get frameless entries (tests compile games without them to compare)."""
-
-    enabled = True
 
 
 @dataclass(frozen=True)
@@ -37,10 +33,18 @@ class Entry:
     framed_jumps: frozenset[int]  # where its frame goes on after a decision starts (no wait)
 
 
+def plan_entries(module: ir.Module) -> None:
+    """The frameless_entries stage: plan the entry of each called procedure that can finish
+    without a frame (`FrameProc.entry`); emit writes `<name>_enter` for those planned."""
+    for part in module.functions:
+        if isinstance(part, ir.FrameProc):
+            part.entry = plan_entry(threaded(part))
+
+
 def plan_entry(proc: ir.FrameProc) -> Entry | None:
     """The entry of a called procedure that can finish without a frame, else None (also when
     a block it would run uses the frame before a decision: only the frame version runs those)."""
-    if proc.params is None or not Entries.enabled:
+    if proc.params is None:
         return None
     written, finishes = _reached(proc)
     if not finishes or any(_needs_frame(proc.blocks[number]) for number in written):
