@@ -18,7 +18,7 @@ from compiler import ir
 from compiler.blocks import reachable, threaded
 from compiler.builtins import RUNTIME_ALIASES
 from compiler.checked import CheckedProgram
-from compiler.entries import Entry, frameless, local
+from compiler.entries import Entry, in_entry, local
 from compiler.literals import ident, lit
 from compiler.names import names_of
 from compiler.pyexpr import PyExpr
@@ -106,7 +106,6 @@ IMPORTS = [
 ]
 # The runtime names each template writes itself (tests/test_emit.py checks them against the templates).
 TEMPLATE_NAMES = {"module.py.jinja": ("_State",), "scenarios.py.jinja": ()}
-FRAMED = "\x00"  # marks a line an entry writes as the frame version while it is written
 
 
 def emit_module(
@@ -337,6 +336,14 @@ class CodeGenerator(StrictVisitor):
         self.runtime.update(names)
         self.here.update(names)
 
+    def bare(self, x: PyExpr) -> str:
+        """An expression's code where it stands alone, as the entry being written has it."""
+        return (in_entry(x) if self.entry is not None and not self.framed else x).bare()
+
+    def code(self, x: PyExpr) -> str:
+        """An expression's code, as the entry being written has it."""
+        return (in_entry(x) if self.entry is not None and not self.framed else x).code
+
     def reads(self, x) -> None:
         """Note what an expression being written reads (compiler/names.py)."""
         found = names_of(x)
@@ -518,10 +525,6 @@ class CodeGenerator(StrictVisitor):
                     w.line("if pc == 0:")
                     w.lines.extend((level + 2, text, span) for level, text, span in body)
                     self._dispatch(proc, sorted(self.dispatched - {0}), {0})
-            w.lines[at:] = [
-                (lvl, text[1:] if text.startswith(FRAMED) else frameless(text), span)
-                for lvl, text, span in w.lines[at:]
-            ]
             unset = [local(n) for n in entry.others if n in self.entry_locals]
             start = [" = ".join(unset) + " = _UNSET"] if unset else []
             if unset:
@@ -549,9 +552,9 @@ class CodeGenerator(StrictVisitor):
             return  # the frame version has its frame
         # An entry makes the frame here and writes the rest of the block as the frame version.
         self.uses("_l")
-        self.w.line(f"{FRAMED}F = _l.frame_of({self._frame_of(self.inlining[-1])})")
-        self.w.line(f"{FRAMED}S.stack.append(F)")
-        self.w.line(f"{FRAMED}L = F.L")
+        self.w.line(f"F = _l.frame_of({self._frame_of(self.inlining[-1])})")
+        self.w.line("S.stack.append(F)")
+        self.w.line("L = F.L")
         self.framed = True
 
     def _bind_frame_locals(self, at: int) -> None:
@@ -740,40 +743,33 @@ class CodeGenerator(StrictVisitor):
         if span is not None and span.line > 0 and (span.file, span.line) != self.origin:
             self.origin = (span.file, span.line)
             self.w.line(f"# {os.path.basename(span.file)}:{span.line}")
-        first = len(self.w.lines)
         for x in _own_expressions(stmt):
             self.reads(x)
         self.visit(stmt)
-        if self.framed:  # lines an entry writes as the frame version: kept as they are
-            lines = self.w.lines
-            lines[first:] = [
-                (lvl, text if text.startswith(FRAMED) else FRAMED + text, span)
-                for lvl, text, span in lines[first:]
-            ]
 
     def visit_Assign(self, node: ir.Assign) -> None:
-        self.w.line(f"{node.target.bare()} {node.op} {node.value.bare()}", node.span)
+        self.w.line(f"{self.bare(node.target)} {node.op} {self.bare(node.value)}", node.span)
 
     def visit_IndexedStore(self, node: ir.IndexedStore) -> None:
         index = node.index
         if index not in self.indexes:  # no walk uses it: a plain assignment
-            self.w.line(f"{node.target.bare()} = {node.value.bare()}", node.span)
+            self.w.line(f"{self.bare(node.target)} = {self.bare(node.value)}", node.span)
         elif node.key is None:
-            self.w.line(f"{node.target.bare()} = {node.value.bare()}", node.span)
+            self.w.line(f"{self.bare(node.target)} = {self.bare(node.value)}", node.span)
             self.uses("_l")
             self.w.line(f"S.{index.slot} = _l.group_by({index.table}, {index.values})")
         else:
             self.uses("_l")
-            key = node.key.bare()
-            moved = f"_l.regroup(S.{index.slot}, {key}, {node.target.bare()}, {node.value.bare()})"
-            self.w.line(f"{node.target.bare()} = {moved}", node.span)
+            key = self.bare(node.key)
+            moved = f"_l.regroup(S.{index.slot}, {key}, {self.bare(node.target)}, {self.bare(node.value)})"
+            self.w.line(f"{self.bare(node.target)} = {moved}", node.span)
 
     def visit_Eval(self, node: ir.Eval) -> None:
-        self.w.line(node.expr.bare(), node.span)
+        self.w.line(self.bare(node.expr), node.span)
 
     def visit_If(self, node: ir.If) -> None:
         for i, branch in enumerate(node.branches):
-            self.w.line(f"{'if' if i == 0 else 'elif'} {branch.cond.bare()}:", branch.span)
+            self.w.line(f"{'if' if i == 0 else 'elif'} {self.bare(branch.cond)}:", branch.span)
             with self.w.indented():
                 self.stmts(branch.body)
         if node.orelse is not None:
@@ -782,12 +778,12 @@ class CodeGenerator(StrictVisitor):
                 self.stmts(node.orelse)
 
     def visit_For(self, node: ir.For) -> None:
-        self.w.line(f"for {node.target.bare()} in {node.iterable.bare()}:", node.span)
+        self.w.line(f"for {self.bare(node.target)} in {self.bare(node.iterable)}:", node.span)
         with self.w.indented():
             self.stmts(node.body)
 
     def visit_While(self, node: ir.While) -> None:
-        self.w.line(f"while {node.cond.bare()}:", node.span)
+        self.w.line(f"while {self.bare(node.cond)}:", node.span)
         with self.w.indented():
             self.stmts(node.body)
 
@@ -798,7 +794,7 @@ class CodeGenerator(StrictVisitor):
         self.w.line("continue", node.span)
 
     def visit_Return(self, node: ir.Return) -> None:
-        value = "" if node.value is None else " " + node.value.bare()
+        value = "" if node.value is None else " " + self.bare(node.value)
         self.w.line(f"return{value}", node.span)
 
     def visit_Try(self, node: ir.Try) -> None:
@@ -847,7 +843,7 @@ class CodeGenerator(StrictVisitor):
     def visit_PushCall(self, node: ir.PushCall) -> None:
         # The callee's frame goes on the stack and runs at once, as the runner would run it;
         # if it finishes without waiting, this frame takes its result and goes on.
-        args = ", ".join(f"{name!r}: {value.code}" for name, value in node.args)
+        args = ", ".join(f"{name!r}: {self.code(value)}" for name, value in node.args)
         w = self.w
         assert not self.framed, "a decision's block ends at the decision"
         if self.entry is not None:
@@ -855,7 +851,7 @@ class CodeGenerator(StrictVisitor):
             return
         if node.callee in self.entries:  # the callee runs frameless until it must wait
             self.uses("_Waiting")
-            values = ", ".join(value.code for _, value in node.args)
+            values = ", ".join(self.code(value) for _, value in node.args)
             w.line(f"F.pc = {node.resume}", node.span)
             w.line(f"_r = {ident(node.callee)}_enter(S{', ' if values else ''}{values})")
             w.line("if type(_r) is _Waiting:")
@@ -891,7 +887,7 @@ class CodeGenerator(StrictVisitor):
         waiting = f"S.stack.insert(_base, _l.frame_of({self._frame_of(node.resume)}))"
         if node.callee in self.entries:
             self.uses("_Waiting")
-            values = ", ".join(value.code for _, value in node.args)
+            values = ", ".join(self.code(value) for _, value in node.args)
             w.line(f"_r = {ident(node.callee)}_enter(S{', ' if values else ''}{values})", node.span)
             w.line("if type(_r) is _Waiting:")
             with w.indented():
@@ -899,7 +895,7 @@ class CodeGenerator(StrictVisitor):
                 w.line("return _r")
             w.line("_ret = _r")
         else:
-            args = ", ".join(f"{name!r}: {value.code}" for name, value in node.args)
+            args = ", ".join(f"{name!r}: {self.code(value)}" for name, value in node.args)
             self.uses("_Frame", "_RETURN")
             w.line(f"_f = _Frame({node.callee!r}, {{{args}}})", node.span)
             w.line("S.stack.append(_f)")
@@ -921,7 +917,7 @@ class CodeGenerator(StrictVisitor):
         self.w.line("return _l.WAITING[_CALL]" if self.framed else "return _CALL")
 
     def visit_FrameReturn(self, node: ir.FrameReturn) -> None:
-        value = "None" if node.value is None else node.value.bare()
+        value = "None" if node.value is None else self.bare(node.value)
         assert not self.framed, "a decision's block ends at the decision"
         if self.entry is not None:
             self.w.line(f"return {value}", node.span)

@@ -23,9 +23,10 @@ class Names:
     names: frozenset[str]  # module-level and Python names read (`_l`, `S`, `L`, `len`, …)
     frame_locals: tuple[str, ...]  # `L['x']`, in order
     reads_ret: bool  # `F.ret`
+    uses_frame: bool  # `F` other than in `F.ret`
 
 
-NONE = Names(frozenset(), (), False)
+NONE = Names(frozenset(), (), False, False)
 
 
 def names_of(x: PyExpr | None) -> Names:
@@ -42,9 +43,11 @@ def _of_node(node: e.Expr) -> Names:
     names: set[str] = set()
     frame_locals: list[str] = []
     reads_ret = False
+    frames = rets = 0
     for sub in e.walk(node):
         if isinstance(sub, e.Name):
             names.add(sub.id)
+            frames += sub.id == "F"
         elif isinstance(sub, e.Helper):
             names.add(sub.module)
         elif isinstance(sub, e.FrameLocal):
@@ -53,17 +56,20 @@ def _of_node(node: e.Expr) -> Names:
                 frame_locals.append(sub.name)
         elif isinstance(sub, e.Attr) and sub.obj == e.Name("F") and sub.name == "ret":
             reads_ret = True
-    return Names(frozenset(names), tuple(frame_locals), reads_ret)
+            rets += 1
+    return Names(frozenset(names), tuple(frame_locals), reads_ret, frames > rets)
 
 
 @lru_cache(maxsize=4096)
 def _of_text(code: str) -> Names:
     names: set[str] = set()
-    frame_locals: list[str] = []
+    frame_locals: list[tuple[int, int, str]] = []  # (line, column, name): in written order
     reads_ret = False
+    frames = rets = 0
     for sub in ast.walk(ast.parse(code.strip(), mode="eval")):
         if isinstance(sub, ast.Name):
             names.add(sub.id)
+            frames += sub.id == "F"
         elif (
             isinstance(sub, ast.Subscript)
             and isinstance(sub.value, ast.Name)
@@ -71,8 +77,7 @@ def _of_text(code: str) -> Names:
             and isinstance(sub.slice, ast.Constant)
             and isinstance(sub.slice.value, str)
         ):
-            if sub.slice.value not in frame_locals:
-                frame_locals.append(sub.slice.value)
+            frame_locals.append((sub.lineno, sub.col_offset, sub.slice.value))
         elif (
             isinstance(sub, ast.Attribute)
             and isinstance(sub.value, ast.Name)
@@ -80,4 +85,6 @@ def _of_text(code: str) -> Names:
             and sub.attr == "ret"
         ):
             reads_ret = True
-    return Names(frozenset(names), tuple(frame_locals), reads_ret)
+            rets += 1
+    ordered = list(dict.fromkeys(name for _, _, name in sorted(frame_locals)))
+    return Names(frozenset(names), tuple(ordered), reads_ret, frames > rets)

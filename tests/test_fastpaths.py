@@ -12,8 +12,24 @@ import pytest
 from hypothesis import given
 
 from compiler import compile_game, generate_python
-from compiler.entries import frameless
-from compiler.expr import Comp, Const, For, Index, Local, Paren, StateField, call
+from compiler.entries import frameless, in_entry
+from compiler.expr import (
+    Attr,
+    BinOp,
+    Call,
+    Comp,
+    Const,
+    For,
+    FrameLocal,
+    Index,
+    Local,
+    Name,
+    Paren,
+    StateField,
+    call,
+)
+from compiler.names import names_of
+from compiler.printer import ir_expr
 from compiler.shared_listings import canonical
 from loader import load_game
 from runtime import lib
@@ -73,6 +89,20 @@ def test_a_frameless_entry_reads_frame_locals_as_variables():
     assert frameless("say(\"L['p'] F.pc\", L['q'])") == "say(\"L['p'] F.pc\", l_q)"
     with pytest.raises(AssertionError, match="cannot use the frame"):
         frameless("site4_legal(S, F, L['me'])")
+
+
+def test_an_entry_rebuilds_an_expression_node_with_its_frame_locals_as_variables():
+    ret = Attr(Name("F"), "ret")
+    node = ir_expr(BinOp(FrameLocal("p"), "+", Index(FrameLocal("xs"), ret)))
+    assert in_entry(node).code == "l_p + l_xs[_ret]"
+    assert names_of(node).frame_locals == ("p", "xs") and names_of(node).reads_ret
+    plain = ir_expr(BinOp(Local("v_a"), "+", Const(1)))
+    assert in_entry(plain) is plain
+    with pytest.raises(AssertionError, match="cannot use the frame"):
+        in_entry(ir_expr(Call(Name("site4_legal"), (Name("S"), Name("F"), FrameLocal("me")))))
+    # an expression still lowered as text: the same names, rewritten by its tokens
+    text = ir_expr("L['p'] + L['xs'][F.ret]")
+    assert names_of(text).frame_locals == ("p", "xs") and in_entry(text).code == "l_p + l_xs[_ret]"
 
 
 def positions(game, players: int, seed: int, chance: str = "seeded"):
