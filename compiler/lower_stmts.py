@@ -113,13 +113,14 @@ class StmtLowerer(StrictVisitor):
     def assign(self, node: ast.Assign, value: Expr, env: Env) -> list[ir.Stmt]:
         """An assignment of the value computed by `value` (also a waiting call's result)."""
         gen = self.gen
-        target = py(gen.expr(node.target, env))
+        place = gen.expr(node.target, env)
+        target = py(place)
         tt, vt = gen.t(node.target), gen.t(node.value)
         if node.op == "=":
             if isinstance(tt, CollT | MapT):
                 value = gen.convert(value, vt, tt)
             value = gen.checked(value, node.value, tt)
-            return self.store(node.target, target, py(value), env, node.span)
+            return self.store(node.target, place, value, env, node.span)
         if not isinstance(tt, CollT):
             return self.augmented(node, py(value), env)
         value = gen.checked(value, node.value, tt)
@@ -135,7 +136,9 @@ class StmtLowerer(StrictVisitor):
             return [ir.Assign(X(target), X(f"set({items})"), node.span, op)]
         return [ir.Eval(X(f"{target}.extend({items})"), node.span)]
 
-    def store(self, target: ast.Expr, code: str, value: str, env: Env, span) -> list[ir.Stmt]:
+    def store(
+        self, target: ast.Expr, code: str | Expr, value: str | Expr, env: Env, span
+    ) -> list[ir.Stmt]:
         """`code = value` (`code` is `target`'s), keeping an indexed state table's index up to date."""
         gen = self.gen
         index = self.ctx.index_written(target)
