@@ -97,8 +97,9 @@ def stage_share_listings(ctx: CompileContext) -> None:
 
 
 def stage_frameless_entries(ctx: CompileContext) -> None:
-    """A called procedure that can finish without waiting gets an entry run without a frame
-    until it must wait (an optimisation: without it, every call builds and pushes a frame)."""
+    """A called procedure gets an entry run without a frame until it must wait (an optimisation).
+
+    Without it, every call builds a frame, pushes it and runs it through the dispatch loop."""
     plan_entries(ctx.module)
 
 
