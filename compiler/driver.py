@@ -13,6 +13,7 @@ from compiler.checked import CheckedProgram
 from compiler.consteval import Evaluator, MapData
 from compiler.draw_eval import map_items, report
 from compiler.emit import emit_module, emit_scenarios
+from compiler.entries import plan_entries
 from compiler.loop_bindings import bind_listings
 from compiler.lower_labels import element_labels
 from compiler.lower_module import lower_program
@@ -95,6 +96,13 @@ def stage_share_listings(ctx: CompileContext) -> None:
     share_listings(ctx.module)
 
 
+def stage_frameless_entries(ctx: CompileContext) -> None:
+    """A called procedure gets an entry run without a frame until it must wait (an optimisation).
+
+    Without it, every call builds a frame, pushes it and runs it through the dispatch loop."""
+    plan_entries(ctx.module)
+
+
 def stage_emit_python(ctx: CompileContext) -> None:
     """The game module's and the scenarios module's Python texts, which Python must accept."""
     inputs = [
@@ -145,10 +153,11 @@ STAGES: list[tuple[str, Callable[[CompileContext], None]]] = [
     ("lower", stage_lower),
     ("bind_attributes", stage_bind_attributes),
     ("share_listings", stage_share_listings),
+    ("frameless_entries", stage_frameless_entries),
     ("emit_python", stage_emit_python),
 ]
 # Stages that only make the module faster: each may be left out (the games play the same).
-OPTIMISATIONS = frozenset({"bind_attributes", "share_listings"})
+OPTIMISATIONS = frozenset({"bind_attributes", "share_listings", "frameless_entries"})
 
 
 def run_stages(

@@ -9,17 +9,19 @@ Dispatch is `visit_<IRClass>` by name (the compiler-wide visitor scheme is not i
 from __future__ import annotations
 
 import os
-import re
-from dataclasses import replace
+from dataclasses import fields
 from functools import lru_cache
 
 import jinja2
 
 from compiler import ir
+from compiler.blocks import reachable, threaded
 from compiler.builtins import RUNTIME_ALIASES
 from compiler.checked import CheckedProgram
-from compiler.entries import Entry, frameless, local, plan_entry
+from compiler.entries import Entry, in_entry, local
 from compiler.literals import ident, lit
+from compiler.names import names_of
+from compiler.pyexpr import PyExpr
 from compiler.pywriter import PyWriter
 from compiler.version import COMPILER_VERSION
 from compiler.visit import StrictVisitor
@@ -102,8 +104,8 @@ IMPORTS = [
     ("_Site", "from runtime.machine import Site as _Site"),
     ("_State", "from runtime.machine import State as _State"),
 ]
-_USES_FRAME_LOCALS = re.compile(r"(?<![\w.'\"])L\[")
-FRAMED = "\x00"  # marks a line an entry writes as the frame version while it is written
+# The runtime names each template writes itself (tests/test_emit.py checks them against the templates).
+TEMPLATE_NAMES = {"module.py.jinja": ("_State",), "scenarios.py.jinja": ()}
 
 
 def emit_module(
@@ -132,6 +134,8 @@ def emit_module(
     }
     consts = [(name, tables.value(f"C_{ident(name)}", value)) for name, value in module.consts]
     code.module(module, p)
+    if module.desc_lines or module.arg_desc_lines:  # `D3 = _v.ListD(D1)`, `AD_x = _v.ArgDescs(…)`
+        code.uses("_v")
     context = {
         "source_file": p.game_file,
         "version": COMPILER_VERSION,
@@ -176,8 +180,8 @@ def _assemble(
     marker, imports_marker = "# <<code>>", "# <<imports>>"
     template = environment().get_template(template_name)
     skeleton = template.render(code=Py(marker), imports=Py(imports_marker), **context)
-    probe = skeleton.replace(marker, code.w.render(0, {}))
-    used = [line for alias, line in IMPORTS if re.search(rf"(?<![\w.]){alias}\b", probe)]
+    names = code.runtime | set(TEMPLATE_NAMES[template_name])
+    used = [line for alias, line in IMPORTS if alias in names]
     skeleton = skeleton.replace(imports_marker, "\n".join(used))
     before, after = skeleton.split(marker)
     first_line = before.count("\n") + 1
@@ -254,37 +258,6 @@ class Tables:
 MAX_INLINE_LEVEL = 40  # a block is written at its jump only up to this indentation
 
 
-def _threaded(proc: ir.FrameProc) -> ir.FrameProc:
-    """The procedure with every jump to a block that only jumps on sent straight to where it
-    leads (blocks keep their numbers: a frame may be waiting at any resume point)."""
-    onward: dict[int, int] = {}
-    for number, block in enumerate(proc.blocks):
-        run = reachable(block)
-        if len(run) == 1 and isinstance(run[0], ir.Jump) and run[0].target != number:
-            onward[number] = run[0].target
-
-    def final(target: int) -> int:
-        seen = {target}
-        while target in onward and onward[target] not in seen:
-            target = onward[target]
-            seen.add(target)
-        return target
-
-    def rewrite(stmts: list[ir.Stmt]) -> list[ir.Stmt]:
-        out: list[ir.Stmt] = []
-        for stmt in stmts:
-            if isinstance(stmt, ir.Jump):
-                stmt = ir.Jump(final(stmt.target), stmt.span)
-            elif isinstance(stmt, ir.If):
-                branches = [replace(b, body=rewrite(b.body)) for b in stmt.branches]
-                orelse = None if stmt.orelse is None else rewrite(stmt.orelse)
-                stmt = replace(stmt, branches=branches, orelse=orelse)
-            out.append(stmt)
-        return out
-
-    return ir.FrameProc(proc.name, [rewrite(block) for block in proc.blocks], proc.params)
-
-
 def _entered(proc: ir.FrameProc) -> set[int]:
     """The blocks control can reach: the first, those jumped to, and resume points."""
     found = {0}
@@ -313,29 +286,6 @@ def _single_entry(proc: ir.FrameProc, unwritten: frozenset[int] = frozenset()) -
     return {number for number, count in jumps.items() if count == 1 and number not in resumed}
 
 
-# Statements after which nothing in the same block runs.
-TERMINATORS = (
-    ir.Jump,
-    ir.Suspend,
-    ir.PushCall,
-    ir.Yield,
-    ir.FrameReturn,
-    ir.Return,
-    ir.Break,
-    ir.Continue,
-    ir.RaiseEndGame,
-    ir.RaiseRuleError,
-)
-
-
-def reachable(stmts: list[ir.Stmt]) -> list[ir.Stmt]:
-    """The statements up to the first one after which nothing runs (the rest is never reached)."""
-    for number, stmt in enumerate(stmts):
-        if isinstance(stmt, TERMINATORS):
-            return stmts[: number + 1]
-    return stmts
-
-
 def _statements(stmts: list[ir.Stmt]):
     """Every statement of a block that can run, those inside branches included."""
     for stmt in reachable(stmts):
@@ -344,6 +294,20 @@ def _statements(stmts: list[ir.Stmt]):
             for branch in stmt.branches:
                 yield from _statements(branch.body)
             yield from _statements(stmt.orelse or [])
+
+
+def _own_expressions(stmt: ir.Stmt):
+    """The expressions a statement writes itself (not those of the statements nested in it)."""
+    for f in fields(stmt):
+        value = getattr(stmt, f.name)
+        items = value if isinstance(value, list) else [value]
+        for item in items:
+            if isinstance(item, PyExpr):
+                yield item
+            elif isinstance(item, ir.Branch):
+                yield item.cond
+            elif isinstance(item, tuple):  # a call's (name, value) arguments
+                yield from (part for part in item if isinstance(part, PyExpr))
 
 
 class CodeGenerator(StrictVisitor):
@@ -361,17 +325,41 @@ class CodeGenerator(StrictVisitor):
         self.entry: Entry | None = None  # set while writing one (compiler/entries.py)
         self.framed = False  # in an entry, past a NeedsFrame: written as the frame version
         self.tables_written = Tables()  # the module's tables, each written once
+        self.runtime: set[str] = set()  # the names the module's code reads (its imports)
+        self.here: set[str] = set()  # those the callable being written reads
+        self.entry_locals: set[str] = set()  # in an entry: the frame locals its variables hold
+        self.entry_base = False  # … whether it puts its frame under a waiting callee's
+        self.entry_ret = False  # … whether it reads the last call's result
+
+    def uses(self, *names: str) -> None:
+        """Note names the code being written reads (fixed text: `_Frame`, `_l`, …)."""
+        self.runtime.update(names)
+        self.here.update(names)
+
+    def bare(self, x: PyExpr) -> str:
+        """An expression's code where it stands alone, as the entry being written has it."""
+        return (in_entry(x) if self.entry is not None and not self.framed else x).bare()
+
+    def code(self, x: PyExpr) -> str:
+        """An expression's code, as the entry being written has it."""
+        return (in_entry(x) if self.entry is not None and not self.framed else x).code
+
+    def reads(self, x) -> None:
+        """Note what an expression being written reads (compiler/names.py)."""
+        found = names_of(x)
+        self.uses(*found.names)
+        if self.entry is not None and not self.framed:  # written with the locals as variables
+            self.entry_locals.update(found.frame_locals)
+            self.entry_ret |= found.reads_ret
 
     # ------------------------------------------------------------ module parts
 
     def module(self, module: ir.Module, p) -> None:
         """Every function of the module, then the tables the runtime reads."""
         self.indexes = module.indexes
-        for part in module.functions:
-            if isinstance(part, ir.FrameProc):
-                entry = plan_entry(_threaded(part))
-                if entry is not None:
-                    self.entries[part.name] = entry
+        for part in module.functions:  # planned by the frameless_entries stage
+            if isinstance(part, ir.FrameProc) and part.entry is not None:
+                self.entries[part.name] = part.entry
         self.fields(module.fields, module.indexes)
         self.guard_tables(module.guard_tables)
         for part in module.functions:
@@ -458,6 +446,7 @@ class CodeGenerator(StrictVisitor):
         """`def name(params): body`, reading frame locals through `L` when the body does."""
         self.origin = None
         self.w.line(f"def {fn.name}({', '.join(fn.params)}):", fn.span)
+        self.here = set()
         with self.w.indented():
             at = len(self.w.lines)
             self.stmts(fn.body)
@@ -473,13 +462,14 @@ class CodeGenerator(StrictVisitor):
         """
         self.origin = None
         w = self.w
-        proc = _threaded(proc)
+        proc = threaded(proc)
         self.proc, self.inlining, self.dispatched = proc, [], set()
         entered = _entered(proc)
         self.single = _single_entry(proc, frozenset(range(len(proc.blocks))) - entered)
         if proc.name in self.entries:  # its entry's frame goes on there through this version
             self.single -= self.entries[proc.name].framed_jumps
         w.line(f"def {proc.name}(S, F):")
+        self.here = set()
         with w.indented():
             at = len(w.lines)
             w.line("while True:")
@@ -516,10 +506,11 @@ class CodeGenerator(StrictVisitor):
         """
         self.origin = None
         w = self.w
-        proc = _threaded(proc)
+        proc = threaded(proc)
         self.proc, self.inlining, self.dispatched = proc, [0], set()
         self.single = _single_entry(proc, frozenset(range(len(proc.blocks))) - entry.written)
         self.entry = entry
+        self.entry_locals, self.entry_base, self.entry_ret = set(), False, False
         params = "".join(", " + local(name) for name in entry.params)
         w.line(f"def {proc.name}_enter(S{params}):")
         with w.indented():
@@ -534,16 +525,13 @@ class CodeGenerator(StrictVisitor):
                     w.line("if pc == 0:")
                     w.lines.extend((level + 2, text, span) for level, text, span in body)
                     self._dispatch(proc, sorted(self.dispatched - {0}), {0})
-            w.lines[at:] = [
-                (lvl, text[1:] if text.startswith(FRAMED) else frameless(text), span)
-                for lvl, text, span in w.lines[at:]
-            ]
-            text = "\n".join(line for _, line, _ in w.lines[at:])
-            unset = [local(n) for n in entry.others if re.search(rf"\b{local(n)}\b", text)]
+            unset = [local(n) for n in entry.others if n in self.entry_locals]
             start = [" = ".join(unset) + " = _UNSET"] if unset else []
-            if re.search(r"\b_base\b", text):
+            if unset:
+                self.uses("_UNSET")
+            if self.entry_base:
                 start.insert(0, "_base = len(S.stack)")
-            if re.search(r"\b_ret\b", text):
+            if self.entry_ret:
                 start.insert(0, "_ret = None")
             w.lines[at:at] = [(w.level, line, None) for line in start]
         self.entry = None
@@ -554,6 +542,8 @@ class CodeGenerator(StrictVisitor):
         """Arguments that make the frame this procedure has at block `pc` (in an entry)."""
         entry = self.entry
         names = entry.params + entry.others
+        self.entry_locals.update(names)
+        self.entry_ret = True
         values = ", ".join(local(name) for name in names) + ("," if len(names) == 1 else "")
         return f"{self.proc.name!r}, {pc}, _ret, {names!r}, ({values})"
 
@@ -561,14 +551,15 @@ class CodeGenerator(StrictVisitor):
         if self.entry is None:
             return  # the frame version has its frame
         # An entry makes the frame here and writes the rest of the block as the frame version.
-        self.w.line(f"{FRAMED}F = _l.frame_of({self._frame_of(self.inlining[-1])})")
-        self.w.line(f"{FRAMED}S.stack.append(F)")
-        self.w.line(f"{FRAMED}L = F.L")
+        self.uses("_l")
+        self.w.line(f"F = _l.frame_of({self._frame_of(self.inlining[-1])})")
+        self.w.line("S.stack.append(F)")
+        self.w.line("L = F.L")
         self.framed = True
 
     def _bind_frame_locals(self, at: int) -> None:
         """Insert `L = F.L` at line `at` if the lines after it read frame locals through `L`."""
-        if any(_USES_FRAME_LOCALS.search(text) for _, text, _ in self.w.lines[at:]):
+        if "L" in self.here:
             self.w.lines.insert(at, (self.w.level, "L = F.L", None))
 
     def fields(self, fields: list[ir.Field], indexes: list) -> None:
@@ -577,6 +568,7 @@ class CodeGenerator(StrictVisitor):
         w.line("def init_fields(S):")
         with w.indented():
             for f in fields:
+                self.reads(f.init)
                 w.line(f"S.{f.slot} = {f.init.bare()}", f.span)
             if indexes:
                 w.line("refresh_indexes(S)")
@@ -585,6 +577,7 @@ class CodeGenerator(StrictVisitor):
         w.line("def copy_fields(S, T):")
         with w.indented():
             for f in fields:
+                self.reads(f.copy)
                 w.line(f"T.{f.slot} = {f.copy.bare()}")
             for index in indexes:
                 w.line(f"T.{index.slot} = [_keys[:] for _keys in S.{index.slot}]")
@@ -594,6 +587,7 @@ class CodeGenerator(StrictVisitor):
         w.line("def refresh_indexes(S):")
         with w.indented():
             for index in indexes:
+                self.uses("_l")
                 w.line(f"S.{index.slot} = _l.group_by({index.table}, {index.values})")
             w.line("return None")
         self.gap()
@@ -671,6 +665,8 @@ class CodeGenerator(StrictVisitor):
         with w.indented():
             for site in module.sites:
                 i = site.index
+                self.uses("_Site")
+                self.reads(site.players)
                 w.line(
                     f"_Site({i}, {site.kind!r}, {site.players.code}, site{i}_legal, site{i}_why, "
                     f"site{i}_resume, {site.file!r}, {site.line!r}, {site.rule!r}),"
@@ -690,6 +686,7 @@ class CodeGenerator(StrictVisitor):
         with w.indented():
             for action in module.actions:
                 params = "".join(f", {x!r}: a[{i}]" for i, x in enumerate(action.params))
+                self.uses("_Frame")
                 w.line(
                     f"{action.name!r}: lambda p, a: _Frame({action.frame_name!r}, {{'me': p{params}}}),"
                 )
@@ -746,36 +743,33 @@ class CodeGenerator(StrictVisitor):
         if span is not None and span.line > 0 and (span.file, span.line) != self.origin:
             self.origin = (span.file, span.line)
             self.w.line(f"# {os.path.basename(span.file)}:{span.line}")
-        first = len(self.w.lines)
+        for x in _own_expressions(stmt):
+            self.reads(x)
         self.visit(stmt)
-        if self.framed:  # lines an entry writes as the frame version: kept as they are
-            lines = self.w.lines
-            lines[first:] = [
-                (lvl, text if text.startswith(FRAMED) else FRAMED + text, span)
-                for lvl, text, span in lines[first:]
-            ]
 
     def visit_Assign(self, node: ir.Assign) -> None:
-        self.w.line(f"{node.target.bare()} {node.op} {node.value.bare()}", node.span)
+        self.w.line(f"{self.bare(node.target)} {node.op} {self.bare(node.value)}", node.span)
 
     def visit_IndexedStore(self, node: ir.IndexedStore) -> None:
         index = node.index
         if index not in self.indexes:  # no walk uses it: a plain assignment
-            self.w.line(f"{node.target.bare()} = {node.value.bare()}", node.span)
+            self.w.line(f"{self.bare(node.target)} = {self.bare(node.value)}", node.span)
         elif node.key is None:
-            self.w.line(f"{node.target.bare()} = {node.value.bare()}", node.span)
+            self.w.line(f"{self.bare(node.target)} = {self.bare(node.value)}", node.span)
+            self.uses("_l")
             self.w.line(f"S.{index.slot} = _l.group_by({index.table}, {index.values})")
         else:
-            key = node.key.bare()
-            moved = f"_l.regroup(S.{index.slot}, {key}, {node.target.bare()}, {node.value.bare()})"
-            self.w.line(f"{node.target.bare()} = {moved}", node.span)
+            self.uses("_l")
+            key = self.bare(node.key)
+            moved = f"_l.regroup(S.{index.slot}, {key}, {self.bare(node.target)}, {self.bare(node.value)})"
+            self.w.line(f"{self.bare(node.target)} = {moved}", node.span)
 
     def visit_Eval(self, node: ir.Eval) -> None:
-        self.w.line(node.expr.bare(), node.span)
+        self.w.line(self.bare(node.expr), node.span)
 
     def visit_If(self, node: ir.If) -> None:
         for i, branch in enumerate(node.branches):
-            self.w.line(f"{'if' if i == 0 else 'elif'} {branch.cond.bare()}:", branch.span)
+            self.w.line(f"{'if' if i == 0 else 'elif'} {self.bare(branch.cond)}:", branch.span)
             with self.w.indented():
                 self.stmts(branch.body)
         if node.orelse is not None:
@@ -784,12 +778,12 @@ class CodeGenerator(StrictVisitor):
                 self.stmts(node.orelse)
 
     def visit_For(self, node: ir.For) -> None:
-        self.w.line(f"for {node.target.bare()} in {node.iterable.bare()}:", node.span)
+        self.w.line(f"for {self.bare(node.target)} in {self.bare(node.iterable)}:", node.span)
         with self.w.indented():
             self.stmts(node.body)
 
     def visit_While(self, node: ir.While) -> None:
-        self.w.line(f"while {node.cond.bare()}:", node.span)
+        self.w.line(f"while {self.bare(node.cond)}:", node.span)
         with self.w.indented():
             self.stmts(node.body)
 
@@ -800,7 +794,7 @@ class CodeGenerator(StrictVisitor):
         self.w.line("continue", node.span)
 
     def visit_Return(self, node: ir.Return) -> None:
-        value = "" if node.value is None else " " + node.value.bare()
+        value = "" if node.value is None else " " + self.bare(node.value)
         self.w.line(f"return{value}", node.span)
 
     def visit_Try(self, node: ir.Try) -> None:
@@ -812,14 +806,17 @@ class CodeGenerator(StrictVisitor):
             self.stmts(node.handler)
 
     def visit_RaiseEndGame(self, node: ir.RaiseEndGame) -> None:
+        self.uses("_EndGame")
         self.w.line("raise _EndGame()", node.span)
 
     def visit_RaiseRuleError(self, node: ir.RaiseRuleError) -> None:
+        self.uses("_RuleError")
         self.w.line(f"raise _RuleError({node.message!r}, {node.file!r}, {node.line!r})", node.span)
 
     def visit_Jump(self, node: ir.Jump) -> None:
         target = node.target
         if self.framed:  # the frame version goes on from there
+            self.uses("_l")
             self.w.line(f"F.pc = {target}", node.span)
             self.w.line(f"return _l.run_on(S, {ident(self.proc.name)}, F)")
             return
@@ -840,19 +837,21 @@ class CodeGenerator(StrictVisitor):
         assert self.entry is None or self.framed, "an entry decides only in its frame"
         self.w.line(f"S.site = {node.site}", node.span)
         self.w.line(f"F.pc = {node.resume}")
+        self.uses("_SUSPEND", *(("_l",) if self.framed else ()))
         self.w.line("return _l.WAITING[_SUSPEND]" if self.framed else "return _SUSPEND")
 
     def visit_PushCall(self, node: ir.PushCall) -> None:
         # The callee's frame goes on the stack and runs at once, as the runner would run it;
         # if it finishes without waiting, this frame takes its result and goes on.
-        args = ", ".join(f"{name!r}: {value.code}" for name, value in node.args)
+        args = ", ".join(f"{name!r}: {self.code(value)}" for name, value in node.args)
         w = self.w
         assert not self.framed, "a decision's block ends at the decision"
         if self.entry is not None:
             self._entry_call(node)
             return
         if node.callee in self.entries:  # the callee runs frameless until it must wait
-            values = ", ".join(value.code for _, value in node.args)
+            self.uses("_Waiting")
+            values = ", ".join(self.code(value) for _, value in node.args)
             w.line(f"F.pc = {node.resume}", node.span)
             w.line(f"_r = {ident(node.callee)}_enter(S{', ' if values else ''}{values})")
             w.line("if type(_r) is _Waiting:")
@@ -864,6 +863,7 @@ class CodeGenerator(StrictVisitor):
                 w.line(f"F.pc = {run[0].target}")
             w.line("continue")
             return
+        self.uses("_Frame", "_RETURN")
         w.line(f"_f = _Frame({node.callee!r}, {{{args}}})", node.span)
         w.line("S.stack.append(_f)")
         w.line(f"F.pc = {node.resume}")
@@ -882,9 +882,12 @@ class CodeGenerator(StrictVisitor):
         """A call inside a frameless entry: if the callee waits, this procedure's frame goes
         under the callee's, resuming where the frame version would."""
         w = self.w
+        self.uses("_l")
+        self.entry_base = True
         waiting = f"S.stack.insert(_base, _l.frame_of({self._frame_of(node.resume)}))"
         if node.callee in self.entries:
-            values = ", ".join(value.code for _, value in node.args)
+            self.uses("_Waiting")
+            values = ", ".join(self.code(value) for _, value in node.args)
             w.line(f"_r = {ident(node.callee)}_enter(S{', ' if values else ''}{values})", node.span)
             w.line("if type(_r) is _Waiting:")
             with w.indented():
@@ -892,7 +895,8 @@ class CodeGenerator(StrictVisitor):
                 w.line("return _r")
             w.line("_ret = _r")
         else:
-            args = ", ".join(f"{name!r}: {value.code}" for name, value in node.args)
+            args = ", ".join(f"{name!r}: {self.code(value)}" for name, value in node.args)
+            self.uses("_Frame", "_RETURN")
             w.line(f"_f = _Frame({node.callee!r}, {{{args}}})", node.span)
             w.line("S.stack.append(_f)")
             w.line(f"_s = {ident(node.callee)}(S, _f)")
@@ -909,13 +913,15 @@ class CodeGenerator(StrictVisitor):
     def visit_Yield(self, node: ir.Yield) -> None:
         assert self.entry is None or self.framed, "an entry decides only in its frame"
         self.w.line(f"F.pc = {node.resume}", node.span)
+        self.uses("_CALL", *(("_l",) if self.framed else ()))
         self.w.line("return _l.WAITING[_CALL]" if self.framed else "return _CALL")
 
     def visit_FrameReturn(self, node: ir.FrameReturn) -> None:
-        value = "None" if node.value is None else node.value.bare()
+        value = "None" if node.value is None else self.bare(node.value)
         assert not self.framed, "a decision's block ends at the decision"
         if self.entry is not None:
             self.w.line(f"return {value}", node.span)
             return
+        self.uses("_RETURN")
         self.w.line(f"F.ret = {value}", node.span)
         self.w.line("return _RETURN")

@@ -3,11 +3,14 @@
 A frame procedure keeps its locals in its frame (`L['x']`) so that a game can be saved while
 it waits for a decision. Most calls never wait (a condition fails, nobody can board), yet each
 would build a frame, push it and run it through the dispatch loop. The entry
-`<name>_enter(S, <arguments>)` (written by compiler/emit.py) runs the same blocks with the
-locals as Python variables. Where a decision starts (`ir.NeedsFrame`), it makes the frame the
-procedure would have had there — the same locals and last call's result — and goes on as the
-frame version (which the runner then resumes as always); when a call inside it waits, it puts
-the frame it would have had under the callee's. Saves, clones and replays see the same frames.
+`<name>_enter(S, <arguments>)` (planned on the IR by the `frameless_entries` stage, written by
+compiler/emit.py) runs the same blocks with the locals as Python variables: each expression is
+rebuilt with its `FrameLocal` nodes as locals `l_x` and `F.ret` as `_ret` (`in_entry`; one still
+lowered as text is rewritten by its tokens, `frameless`). Where a decision starts
+(`ir.NeedsFrame`), it makes the frame the procedure would have had there — the same locals and
+last call's result — and goes on as the frame version (which the runner then resumes as
+always); when a call inside it waits, it puts the frame it would have had under the callee's.
+Saves, clones and replays see the same frames.
 """
 
 from __future__ import annotations
@@ -16,15 +19,14 @@ import io
 import tokenize
 from dataclasses import dataclass
 
+from compiler import expr as e
 from compiler import ir
+from compiler.blocks import threaded
+from compiler.names import names_of
+from compiler.printer import ir_expr
+from compiler.pyexpr import PyExpr
 
 LOCAL_PREFIX = "l_"  # a frame local `x` as a Python variable of an entry
-
-
-class Entries:
-    """Whether procedures get frameless entries (tests compile games without them to compare)."""
-
-    enabled = True
 
 
 @dataclass(frozen=True)
@@ -37,10 +39,18 @@ class Entry:
     framed_jumps: frozenset[int]  # where its frame goes on after a decision starts (no wait)
 
 
+def plan_entries(module: ir.Module) -> None:
+    """The frameless_entries stage: plan the entry of each called procedure that can finish
+    without a frame (`FrameProc.entry`); emit writes `<name>_enter` for those planned."""
+    for part in module.functions:
+        if isinstance(part, ir.FrameProc):
+            part.entry = plan_entry(threaded(part))
+
+
 def plan_entry(proc: ir.FrameProc) -> Entry | None:
     """The entry of a called procedure that can finish without a frame, else None (also when
     a block it would run uses the frame before a decision: only the frame version runs those)."""
-    if proc.params is None or not Entries.enabled:
+    if proc.params is None:
         return None
     written, finishes = _reached(proc)
     if not finishes or any(_needs_frame(proc.blocks[number]) for number in written):
@@ -48,7 +58,7 @@ def plan_entry(proc: ir.FrameProc) -> Entry | None:
     names: list[str] = []
     for block in proc.blocks:
         for expr in ir.expressions(block):
-            for name in _frame_locals(expr.code):
+            for name in names_of(expr).frame_locals:
                 if name not in names:
                     names.append(name)
     params = tuple(proc.params)
@@ -64,6 +74,29 @@ def plan_entry(proc: ir.FrameProc) -> Entry | None:
 def local(name: str) -> str:
     """The Python variable holding frame local `name` in an entry."""
     return LOCAL_PREFIX + name
+
+
+_RET = e.Attr(e.Name("F"), "ret")
+
+
+def in_entry(x: PyExpr) -> PyExpr:
+    """An expression of the frame version as an entry writes it: each frame local `L['x']` the
+    variable `l_x`, the last call's result `F.ret` the variable `_ret` (an expression lowered as
+    a node is rebuilt; one still lowered as text goes through `frameless`)."""
+    found = names_of(x)
+    if not found.frame_locals and not found.reads_ret:
+        assert not found.uses_frame, f"a frameless entry cannot use the frame: {x.code!r}"
+        return x
+    if x.node is None:
+        return PyExpr(frameless(x.code), x.atomic, x.enclosed)
+    replace = {e.FrameLocal(name): e.Local(local(name)) for name in found.frame_locals}
+    replace[_RET] = e.Local("_ret")
+    rebuilt = ir_expr(e.substitute(x.node, replace))
+    left = names_of(rebuilt)
+    assert not left.uses_frame and "L" not in left.names, (
+        f"an entry cannot use the frame: {x.code!r}"
+    )
+    return rebuilt
 
 
 def frameless(code: str) -> str:
@@ -114,36 +147,6 @@ def _string_literal(token: tokenize.TokenInfo) -> str | None:
     return name if name.replace("_", "a").isalnum() and name.isascii() else None
 
 
-def _frame_locals(code: str) -> list[str]:
-    """The frame locals (`L['x']`) an expression reads or writes, in order."""
-    if "L[" not in code:
-        return []
-    tokens = list(tokenize.generate_tokens(io.StringIO(code).readline))
-    found = []
-    for i, token in enumerate(tokens[:-3]):
-        if token.type == tokenize.NAME and token.string == "L" and tokens[i + 1].string == "[":
-            if i and tokens[i - 1].string == ".":
-                continue
-            name = _string_literal(tokens[i + 2])
-            if name is not None and tokens[i + 3].string == "]":
-                found.append(name)
-    return found
-
-
-def _uses_frame(code: str) -> bool:
-    """True if code uses the frame `F` other than reading the last call's result (`F.ret`)."""
-    if "F" not in code:
-        return False
-    tokens = list(tokenize.generate_tokens(io.StringIO(code).readline))
-    for i, token in enumerate(tokens):
-        if token.type == tokenize.NAME and token.string == "F":
-            if i and tokens[i - 1].string == ".":
-                continue
-            if [t.string for t in tokens[i + 1 : i + 3]] != [".", "ret"]:
-                return True
-    return False
-
-
 def before_frame(block: list[ir.Stmt]) -> list[ir.Stmt]:
     """The statements of a block before its decision (`NeedsFrame`), if it has one."""
     for number, stmt in enumerate(block):
@@ -158,7 +161,7 @@ def _needs_frame(block: list[ir.Stmt]) -> bool:
     for stmt in ir.statements(head):
         if isinstance(stmt, ir.Suspend | ir.Yield):
             return True
-    return any(_uses_frame(expr.code) for expr in ir.expressions(head))
+    return any(names_of(expr).uses_frame for expr in ir.expressions(head))
 
 
 def _reached(proc: ir.FrameProc) -> tuple[frozenset[int], bool]:

@@ -218,6 +218,7 @@ class FrameProc:
     name: str
     blocks: list[list[Stmt]]
     params: list[str] | None = None
+    entry: object = None  # its frameless entry's plan (compiler.entries.Entry), if it has one
 
 
 @dataclass

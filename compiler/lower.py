@@ -14,7 +14,23 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from compiler import ir
-from compiler.expr import ME, Attr, Call, Code, Const, Display, Index, Listing, Name, S
+from compiler.expr import (
+    ME,
+    Attr,
+    BinOp,
+    Call,
+    Code,
+    Const,
+    Display,
+    Expr,
+    FrameLocal,
+    Index,
+    Listing,
+    Name,
+    S,
+    call,
+    helper,
+)
 from compiler.lower_exprs import Env, source_text
 from compiler.lower_listings import (
     OUT,
@@ -36,7 +52,7 @@ from compiler.lower_stmts import (
     waits,
     where_args,
 )
-from compiler.printer import ir_expr, py, py_list
+from compiler.printer import ir_expr, py
 from compiler.types import IntT, OptT
 from compiler.visit import StrictVisitor
 from dsl import ast
@@ -129,7 +145,7 @@ class FrameLowerer(StrictVisitor):
         other = self.new_block() if node.orelse is not None else None
         join = self.new_block()
         branches = [
-            ir.Branch(X(py(self.gen.expr(cond, self.env))), [ir.Jump(target)], cond.span)
+            ir.Branch(X(self.gen.expr(cond, self.env)), [ir.Jump(target)], cond.span)
             for target, (cond, _) in zip(targets, node.branches, strict=True)
         ]
         self.emit(ir.If(branches, span=node.span))
@@ -146,51 +162,53 @@ class FrameLowerer(StrictVisitor):
 
     def visit_For(self, node: ast.For, loops):
         k = self.frame_local_number()
-        it, i = f"L['_it{k}']", f"L['_i{k}']"
+        it, i = FrameLocal(f"_it{k}"), FrameLocal(f"_i{k}")
         self.emit(
-            ir.Assign(X(it), X(f"list({py(self.gen.items(node.iterable, self.env))})"), node.span)
+            ir.Assign(X(it), X(call("list", self.gen.items(node.iterable, self.env))), node.span)
         )
-        fetch = ir.Assign(X(py(self.env.local(node.var))), X(f"{it}[{i}]"))
-        self._counted_loop(node, loops, f"len({it})", i, fetch)
+        fetch = ir.Assign(X(self.env.local(node.var)), X(Index(it, i)))
+        self._counted_loop(node, loops, call("len", it), i, fetch)
 
     def visit_Repeat(self, node: ast.Repeat, loops):
         k = self.frame_local_number()
-        n, i = f"L['_n{k}']", f"L['_i{k}']"
-        count = f"_l.times(S, {py(self.gen.expr(node.count, self.env))}, {py_list(self.gen.charge_args(node))})"
+        n, i = FrameLocal(f"_n{k}"), FrameLocal(f"_i{k}")
+        count = helper(
+            "_l", "times", S, self.gen.expr(node.count, self.env), *self.gen.charge_args(node)
+        )
         self.emit(ir.Assign(X(n), X(count), node.span))
         self._counted_loop(node, loops, n, i)
 
     def _counted_loop(
-        self, node: ast.For | ast.Repeat, loops, limit: str, index: str, fetch=None
+        self, node: ast.For | ast.Repeat, loops, limit: Expr, index: FrameLocal, fetch=None
     ) -> None:
         """Run the body while `index` counts from 0 up to `limit`; `fetch` binds each item first."""
         head, exit_ = self.new_block(), self.new_block()
-        self.emit(ir.Assign(X(index), X("0")))
+        self.emit(ir.Assign(X(index), X(Const(0))))
         self.jump(head)
         self.goto(head)
-        self.emit(ir.If([ir.Branch(X(f"{index} >= {limit}"), [ir.Jump(exit_)])]))
+        self.emit(ir.If([ir.Branch(X(BinOp(index, ">=", limit)), [ir.Jump(exit_)])]))
         if fetch is not None:
             self.emit(fetch)
-        self.emit(ir.Assign(X(index), X("1"), op="+="))
+        self.emit(ir.Assign(X(index), X(Const(1)), op="+="))
         where = getattr(node, "where", None)
         if where is not None:
-            cond = py(self.gen.expr(where, self.env))
+            cond = self.gen.expr(where, self.env)
             self.emit(skip_unless(cond, ir.Jump(head), where.span))
         self.body(node.body, loops + [LoopTargets(exit_, head)])
         self.jump(head)
         self.goto(exit_)
 
     def visit_While(self, node: ast.While, loops):
-        self._loop(node, loops, py(self.gen.expr(node.cond, self.env)))
+        self._loop(node, loops, self.gen.expr(node.cond, self.env))
 
     def visit_Loop(self, node: ast.Loop, loops):
         self._loop(node, loops, None)
 
-    def _loop(self, node, loops, cond: str | None) -> None:
+    def _loop(self, node, loops, cond: Expr | None) -> None:
         head, exit_ = self.new_block(), self.new_block()
         self.jump(head)
         self.goto(head)
-        self.emit(ir.Eval(X(f"_l.tick(S, {py_list(self.gen.charge_args(node))})"), node.span))
+        self.emit(ir.Eval(X(helper("_l", "tick", S, *self.gen.charge_args(node))), node.span))
         if cond is not None:
             self.emit(skip_unless(cond, ir.Jump(exit_), node.span))
         self.body(node.body, loops + [LoopTargets(exit_, head)])
@@ -211,7 +229,7 @@ class FrameLowerer(StrictVisitor):
             callee, _ = gen.callable_name(call.func)
             decl = gen.p.procedures[call.func].active
         args = [
-            (p.name, X(py(gen.checked(gen.expr(a, self.env), a, gen.t(a)))))
+            (p.name, X(gen.checked(gen.expr(a, self.env), a, gen.t(a))))
             for p, a in zip(decl.params, call.args, strict=True)
         ]
         resume = self.new_block()
@@ -359,7 +377,7 @@ class FrameLowerer(StrictVisitor):
         )  # fmt: skip
         message = f"nothing to choose for {node.name}"
         self.emit(
-            ir.Assign(X(by), X(py(gen.expr(node.by, self.env))), node.span),
+            ir.Assign(X(by), X(gen.expr(node.by, self.env)), node.span),
             ir.Assign(X("_acts"), X(f"site{site}_legal(S, F, {by})")),
             ir.If([ir.Branch(X("not _acts"), [ir.RaiseRuleError(message, *_at(node))])]),
             ir.Eval(X(f"S.cache_legal({by}, _acts)")),
@@ -444,7 +462,7 @@ class FrameLowerer(StrictVisitor):
             why=why, frame=(self.pyname, resume), offered=offered,
         )  # fmt: skip
         self.emit(
-            ir.Assign(X(by), X(py(gen.expr(node.by, self.env))), node.span),
+            ir.Assign(X(by), X(gen.expr(node.by, self.env)), node.span),
             ir.Assign(X("_acts"), X(f"site{site}_legal(S, F, {by})")),
             ir.If(
                 [

@@ -36,8 +36,7 @@ from compiler.expr import (
 from compiler.literals import ident
 from compiler.lower_exprs import Env, ExprLowerer
 from compiler.lower_stmts import LoweringContext
-from compiler.printer import py
-from compiler.pyexpr import PyExpr
+from compiler.printer import ir_expr, py
 from compiler.types import (
     BoolT,
     CollT,
@@ -56,7 +55,7 @@ from dsl import ast
 from dsl.diagnostics import LABEL, TOO_LARGE, Diagnostics
 from runtime import values as v
 
-X = PyExpr.of
+X = ir_expr  # an IR expression: a node (kept) or text
 
 
 def value_words(cp: CheckedProgram, enum: str) -> tuple[str, ...]:
@@ -194,7 +193,7 @@ def _label_function(
     text = _text_code(gen, label.text, env)
     read = set(walk(text))
     body: list[ir.Stmt] = [  # only the arguments the label reads
-        ir.Assign(X(py(env.local(param))), X(f"a[{i}]"))
+        ir.Assign(X(env.local(param)), X(f"a[{i}]"))
         for i, param in enumerate(params)
         if env.local(param) in read
     ]
@@ -272,7 +271,7 @@ def _entries_function(ctx: LoweringContext, versions, name: str) -> ir.Function:
     decl = versions.active
     env = Env(frame=False).bind(decl.var)
     value = Display("tuple", tuple(_entry(gen, e, env) for e in decl.entries))
-    body: list[ir.Stmt] = [ir.Assign(X(py(env.local(decl.var))), X("p"))]
+    body: list[ir.Stmt] = [ir.Assign(X(env.local(decl.var)), X("p"))]
     body += _guarded(py(value), f"the {name} cannot be computed", decl.span)
     return ir.Function(name, ["S", "p"], body)
 

@@ -28,9 +28,8 @@ from compiler.lower_labels import (
     value_words,
 )
 from compiler.lower_stmts import LoweringContext, StmtLowerer
-from compiler.printer import py
+from compiler.printer import ir_expr, py
 from compiler.program import Program, Versions
-from compiler.pyexpr import PyExpr
 from compiler.types import (
     INT,
     BoolT,
@@ -51,7 +50,7 @@ from dsl import ast
 from dsl.diagnostics import TOO_LARGE, TYPE, Diagnostics
 from dsl.visitor import walk
 
-X = PyExpr.of
+X = ir_expr  # an IR expression: a node (kept) or text
 
 
 def lower_program(
@@ -270,7 +269,7 @@ def _callables(ctx: LoweringContext) -> list[ir.Function | ir.FrameProc]:
         for version, decl in enumerate(versions.versions):
             env = Env(frame=False, within=(name, version))
             if decl.expr is not None:
-                body = [ir.Return(X(py(gen.expr(decl.expr, env))), decl.expr.span)]
+                body = [ir.Return(X(gen.expr(decl.expr, env)), decl.expr.span)]
             else:
                 body = plain.block(decl.body.stmts, env, decl.body.returns)
             params = ["S"] + [f"v_{ident(x.name)}" for x in decl.params]
@@ -315,7 +314,7 @@ def _scoring(ctx: LoweringContext) -> tuple[ir.Function, ir.Function]:
         value = py(gen.checked(gen.expr(decl.expr, env), decl.expr, INT))
         body = [ir.Return(X(value), decl.expr.span)]
         if _reads(decl.expr, decl.var):
-            body.insert(0, ir.Assign(X(py(env.local(decl.var))), X("p")))
+            body.insert(0, ir.Assign(X(env.local(decl.var)), X("p")))
     score = ir.Function("score", ["S", "p"], body)
     body = [ir.Return(X("(-score(S, p),)"))]
     if p.rank is not None:
@@ -328,7 +327,7 @@ def _scoring(ctx: LoweringContext) -> tuple[ir.Function, ir.Function]:
         value = "(" + "".join(k + ", " for k in keys) + ")"
         body = [ir.Return(X(value), decl.span)]
         if any(_reads(key.expr, decl.var) for key in decl.keys):
-            body.insert(0, ir.Assign(X(py(env.local(decl.var))), X("p")))
+            body.insert(0, ir.Assign(X(env.local(decl.var)), X("p")))
     return score, ir.Function("rank_key", ["S", "p"], body)
 
 
@@ -340,7 +339,7 @@ def _player_function(ctx: LoweringContext, name: str, var: str, expr: ast.Expr) 
     value = f"_l.int_ok(int({py(gen.expr(expr, env))}))"
     body: list[ir.Stmt] = [ir.Return(X(value), expr.span)]
     if _reads(expr, var):
-        body.insert(0, ir.Assign(X(py(env.local(var))), X("p")))
+        body.insert(0, ir.Assign(X(env.local(var)), X("p")))
     return ir.Function(name, ["S", "p"], body)
 
 
@@ -419,7 +418,7 @@ def _invariants(ctx: LoweringContext) -> list[tuple[ir.Function, tuple]]:
     gen = ctx.gen
     out = []
     for index, decl in enumerate(gen.p.invariants.values()):
-        body = [ir.Return(X(py(gen.expr(decl.expr, Env(frame=False)))), decl.expr.span)]
+        body = [ir.Return(X(gen.expr(decl.expr, Env(frame=False))), decl.expr.span)]
         info = (decl.name, decl.span.file, decl.span.line)
         out.append((ir.Function(f"invariant_{index}", ["S"], body, decl.span), info))
     return out
@@ -442,8 +441,8 @@ def _bots(ctx: LoweringContext) -> list[tuple[str, list[tuple[str, ir.Function]]
             for i, name in enumerate(names):
                 env = env.bind(name)
                 if _reads(rule.score, name):
-                    body.append(ir.Assign(X(py(env.local(name))), X(f"args[{i}]")))
-            body.append(ir.Return(X(py(gen.expr(rule.score, env))), rule.score.span))
+                    body.append(ir.Assign(X(env.local(name)), X(f"args[{i}]")))
+            body.append(ir.Return(X(gen.expr(rule.score, env)), rule.score.span))
             name = f"bot{bot_index}_{ident(rule.action)}"
             rules.append((rule.action, ir.Function(name, ["S", "me", "args"], body, rule.span)))
         out.append((decl.name, rules))

@@ -8,13 +8,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from compiler import ir
-from compiler.expr import Expr, Operand, S, Unary, helper
+from compiler.expr import Const, Expr, Operand, S, Unary, helper
 from compiler.indexes import Index, find_indexes
 from compiler.literals import ident
 from compiler.lower_exprs import Env, ExprLowerer, source_text, spot
 from compiler.lower_guards import GuardTables
 from compiler.printer import ir_expr, py, py_list
-from compiler.pyexpr import PyExpr
 from compiler.refs import ElemByIdRef, GlobalRef, PlayerFieldRef
 from compiler.types import CollT, MapT, OptT
 from compiler.visit import StrictVisitor
@@ -24,7 +23,7 @@ from dsl.visitor import walk
 
 CHOOSE_NODES = (ast.Choose, ast.EachChoose, ast.ChooseAction, ast.EachChooseAction)
 
-X = PyExpr.of
+X = ir_expr  # an IR expression: a node (kept) or text
 
 
 @dataclass
@@ -106,7 +105,7 @@ class StmtLowerer(StrictVisitor):
         if node.type is not None and isinstance(declared, CollT | MapT):
             value = gen.convert(value, gen.t(node.value), declared)
         value = gen.checked(value, node.value, declared or gen.t(node.value))
-        return [ir.Assign(X(py(env.local(node.name))), X(py(value)), node.span)]
+        return [ir.Assign(X(env.local(node.name)), X(value), node.span)]
 
     def visit_Assign(self, node: ast.Assign, env):
         return self.assign(node, self.gen.expr(node.value, env), env)
@@ -114,13 +113,14 @@ class StmtLowerer(StrictVisitor):
     def assign(self, node: ast.Assign, value: Expr, env: Env) -> list[ir.Stmt]:
         """An assignment of the value computed by `value` (also a waiting call's result)."""
         gen = self.gen
-        target = py(gen.expr(node.target, env))
+        place = gen.expr(node.target, env)
+        target = py(place)
         tt, vt = gen.t(node.target), gen.t(node.value)
         if node.op == "=":
             if isinstance(tt, CollT | MapT):
                 value = gen.convert(value, vt, tt)
             value = gen.checked(value, node.value, tt)
-            return self.store(node.target, target, py(value), env, node.span)
+            return self.store(node.target, place, value, env, node.span)
         if not isinstance(tt, CollT):
             return self.augmented(node, py(value), env)
         value = gen.checked(value, node.value, tt)
@@ -136,7 +136,9 @@ class StmtLowerer(StrictVisitor):
             return [ir.Assign(X(target), X(f"set({items})"), node.span, op)]
         return [ir.Eval(X(f"{target}.extend({items})"), node.span)]
 
-    def store(self, target: ast.Expr, code: str, value: str, env: Env, span) -> list[ir.Stmt]:
+    def store(
+        self, target: ast.Expr, code: str | Expr, value: str | Expr, env: Env, span
+    ) -> list[ir.Stmt]:
         """`code = value` (`code` is `target`'s), keeping an indexed state table's index up to date."""
         gen = self.gen
         index = self.ctx.index_written(target)
@@ -183,10 +185,10 @@ class StmtLowerer(StrictVisitor):
         return out
 
     def visit_ExprStmt(self, node: ast.ExprStmt, env):
-        return [ir.Eval(X(py(self.gen.expr(node.expr, env))), node.span)]
+        return [ir.Eval(X(self.gen.expr(node.expr, env)), node.span)]
 
     def visit_Return(self, node: ast.Return, env):
-        value = X(py(self.gen.expr(node.value, env)) if node.value is not None else "None")
+        value = X(self.gen.expr(node.value, env) if node.value is not None else Const(None))
         return [ir.FrameReturn(value, node.span) if env.frame else ir.Return(value, node.span)]
 
     def visit_Break(self, node, env):
@@ -244,7 +246,7 @@ class StmtLowerer(StrictVisitor):
     def visit_If(self, node: ast.If, env):
         branches = [
             ir.Branch(
-                X(py(self.gen.expr(cond, env))),
+                X(self.gen.expr(cond, env)),
                 self.block(body.stmts, env, body.returns),
                 cond.span,
             )
@@ -260,9 +262,9 @@ class StmtLowerer(StrictVisitor):
         iterable = py(gen.items(node.iterable, env, snapshot=True))
         body: list[ir.Stmt] = []
         if node.where is not None:
-            body.append(skip_unless(py(gen.expr(node.where, env)), ir.Continue(), node.where.span))
+            body.append(skip_unless(gen.expr(node.where, env), ir.Continue(), node.where.span))
         body += self.block(node.body.stmts, env, node.body.returns)
-        return [ir.For(X(py(env.local(node.var))), X(iterable), body, node.span)]
+        return [ir.For(X(env.local(node.var)), X(iterable), body, node.span)]
 
     def visit_Repeat(self, node: ast.Repeat, env):
         gen = self.gen

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import ast as pyast
+import os
 
 import pytest
 
-from compiler import ir
+from compiler import emit, ir
 from compiler.emit import CodeGenerator
 from compiler.indexes import Index
 from compiler.pyexpr import PyExpr, strip_outer, tidy
@@ -222,3 +223,19 @@ def test_statement_position_drops_enclosing_parentheses_but_keeps_tuples():
     assert strip_outer("(x for x in y)") == "(x for x in y)"
     assert X("(a + b)").operand() == "(a + b)" and X("a + b").operand() == "(a + b)"
     assert X("S.p_hand[me]").atomic and not X("-x").atomic
+
+
+def test_the_runtime_names_each_template_writes_are_declared():
+    # The imports follow from what the code reads (compiler/names.py) and from what each
+    # template writes itself, declared in emit.TEMPLATE_NAMES: the declaration must be whole.
+    import re
+
+    from compiler.emit import IMPORTS, TEMPLATE_NAMES
+
+    folder = os.path.join(os.path.dirname(emit.__file__), "templates")
+    for name, declared in TEMPLATE_NAMES.items():
+        with open(os.path.join(folder, name), encoding="utf-8") as handle:
+            text = handle.read()
+        written = {alias for alias, _ in IMPORTS if re.search(rf"(?<![\w.]){alias}\b", text)}
+        assert written == set(declared), name
+    assert set(TEMPLATE_NAMES) == set(os.listdir(folder))

@@ -11,12 +11,29 @@ import hypothesis.strategies as st
 import pytest
 from hypothesis import given
 
-from compiler import generate_python
-from compiler.entries import Entries, frameless
-from compiler.expr import Comp, Const, For, Index, Local, Paren, StateField, call
+from compiler import compile_game, generate_python
+from compiler.entries import frameless, in_entry
+from compiler.expr import (
+    Attr,
+    BinOp,
+    Call,
+    Comp,
+    Const,
+    For,
+    FrameLocal,
+    Index,
+    Local,
+    Name,
+    Paren,
+    StateField,
+    call,
+)
+from compiler.names import names_of
+from compiler.printer import ir_expr
 from compiler.shared_listings import canonical
 from loader import load_game
 from runtime import lib
+from runtime.machine import Game, compile_module, run_module
 from tests.conftest import ROOT
 from tests.test_guards import play_and_compare
 
@@ -74,6 +91,20 @@ def test_a_frameless_entry_reads_frame_locals_as_variables():
         frameless("site4_legal(S, F, L['me'])")
 
 
+def test_an_entry_rebuilds_an_expression_node_with_its_frame_locals_as_variables():
+    ret = Attr(Name("F"), "ret")
+    node = ir_expr(BinOp(FrameLocal("p"), "+", Index(FrameLocal("xs"), ret)))
+    assert in_entry(node).code == "l_p + l_xs[_ret]"
+    assert names_of(node).frame_locals == ("p", "xs") and names_of(node).reads_ret
+    plain = ir_expr(BinOp(Local("v_a"), "+", Const(1)))
+    assert in_entry(plain) is plain
+    with pytest.raises(AssertionError, match="cannot use the frame"):
+        in_entry(ir_expr(Call(Name("site4_legal"), (Name("S"), Name("F"), FrameLocal("me")))))
+    # an expression still lowered as text: the same names, rewritten by its tokens
+    text = ir_expr("L['p'] + L['xs'][F.ret]")
+    assert names_of(text).frame_locals == ("p", "xs") and in_entry(text).code == "l_p + l_xs[_ret]"
+
+
 def positions(game, players: int, seed: int, chance: str = "seeded"):
     """Every position of a random game as its JSON, with each player's legal list there; the
     game goes on now and then from a save or a clone, by `apply` or the bots' `apply_legal`."""
@@ -100,6 +131,13 @@ def positions(game, players: int, seed: int, chance: str = "seeded"):
     yield state.to_json(), []
 
 
+def _compiled(path: str, expansions: tuple[str, ...], without: tuple[str, ...] = ()) -> Game:
+    """The game compiled without the optimisation stages `without` names (compiler/driver.py)."""
+    source = compile_game(path, expansions, without=without).python
+    name = "_".join(without) or "all"
+    return Game(run_module(compile_module(source, f"<{name}>"), f"<{name}>", f"fastpaths_{name}"))
+
+
 @pytest.mark.parametrize(
     ("path", "expansions", "players", "chance"),
     [
@@ -112,14 +150,11 @@ def positions(game, players: int, seed: int, chance: str = "seeded"):
         (os.path.join("tests", "data", "entries"), (), 2, "seeded"),
     ],
 )
-def test_frameless_entries_leave_every_position_as_it_was(
-    path, expansions, players, chance, monkeypatch
-):
+def test_frameless_entries_leave_every_position_as_it_was(path, expansions, players, chance):
     path = os.path.join(ROOT, path)
-    entered = load_game(path, expansions=expansions, use_cache=False)
+    entered = _compiled(path, expansions)
     assert any(n.endswith("_enter") for n in vars(entered.module))
-    monkeypatch.setattr(Entries, "enabled", False)
-    framed = load_game(path, expansions=expansions, use_cache=False)
+    framed = _compiled(path, expansions, without=("frameless_entries",))
     assert not any(n.endswith("_enter") for n in vars(framed.module))
     for seed in range(2 if "games" in path else 12):
         got = positions(entered, players, seed, chance)

@@ -201,7 +201,8 @@ def compile_command(
     if list_stages:
         for name, stage in STAGES:
             kind = "optimisation" if name in OPTIMISATIONS else "stage"
-            click.echo(f"{name:<16} {kind:<12} {(stage.__doc__ or '').splitlines()[0]}")
+            width = max(len(each) for each, _ in STAGES)
+            click.echo(f"{name:<{width}} {kind:<12} {(stage.__doc__ or '').splitlines()[0]}")
         return
     if output is None:
         raise click.UsageError("Missing option '-o' / '--output'.")
