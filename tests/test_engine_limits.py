@@ -57,7 +57,12 @@ def test_conform_gives_a_flooding_engine_a_verdict_per_vector(tmp_path, ttr_vect
             main, ["conform", ttr_vectors, "--engine", command, "--only", "initial"]
         )
     assert result.exit_code == 1, result.output
-    assert result.output.count("one answer per request") == 4
+    # Each vector fails on its own engine error. Which request first meets the flood depends on
+    # how fast the engine writes (under load it may not have written before `new_game` is sent,
+    # and fails on the answers after it), so the wording of each error is not pinned down.
+    assert result.output.count("FAIL initial-") == 4
+    assert result.output.count("engine error at step") == 4
+    assert "one answer per request" in result.output
     assert result.output.strip().endswith("0 passed, 4 failed")
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+import time
 from dataclasses import asdict
 
 import pytest
@@ -415,5 +416,9 @@ def test_tickets_to_keep_are_checked_in_boxes(browser, server):
     (every,) = [c for c in doc["choices"] if len(c["items"]) == boxes.count()]
     assert button.inner_text() == every["label"] and not button.is_disabled()
     button.click()
-    page.wait_for_function("document.body.dataset.decisions > 0", timeout=WAIT_MS)
+    # The bot keeps its tickets at the same time: wait for this seat's own decision, not any.
+    deadline = time.monotonic() + WAIT_MS / 1000
+    while not any(seat == 0 for seat, _ in server.stored_decisions(match_id)):
+        assert time.monotonic() < deadline, server.stored_decisions(match_id)
+        time.sleep(0.1)
     assert (0, every["id"]) in server.stored_decisions(match_id)[:2]
