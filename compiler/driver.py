@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -105,9 +104,8 @@ def stage_frameless_entries(ctx: CompileContext) -> None:
 
 def stage_emit_python(ctx: CompileContext) -> None:
     """The game module's and the scenarios module's Python texts, which Python must accept."""
-    inputs = [
-        os.path.relpath(f) if not os.path.isabs(f) else f for f in sorted(ctx.program.sources)
-    ]
+    table = ctx.program.source_table  # the files' names relative to the game's folder
+    inputs = sorted(table.name(f) for f in ctx.program.sources)
     ctx.python, ctx.line_map = emit_module(ctx.module, ctx.checked, inputs, ctx.variants)
     ctx.scenarios_python, ctx.scenarios_line_map = emit_scenarios(ctx.module, ctx.checked)
     for text, line_map in (

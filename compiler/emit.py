@@ -2,13 +2,13 @@
 
 Input: an `ir.Module` (and the program's metadata). Output: the module text, in which each
 statement that comes from a .metro statement starts with a `# file:line` comment, and the
-map from generated line numbers to .metro positions (also written as `METRO_LINES`).
+map from generated line numbers to .metro positions (also written as `METRO_LINES`, each file
+as its index in the module's table of rule files, `SOURCES`: the module names no absolute path).
 Dispatch is `visit_<IRClass>` by name (the compiler-wide visitor scheme is not in yet).
 """
 
 from __future__ import annotations
 
-import os
 from dataclasses import fields
 from functools import lru_cache
 
@@ -23,6 +23,7 @@ from compiler.literals import ident, lit
 from compiler.names import names_of
 from compiler.pyexpr import PyExpr
 from compiler.pywriter import PyWriter
+from compiler.sources import SourceTable, ref
 from compiler.version import COMPILER_VERSION
 from compiler.visit import StrictVisitor
 
@@ -105,7 +106,7 @@ IMPORTS = [
     ("_State", "from runtime.machine import State as _State"),
 ]
 # The runtime names each template writes itself (tests/test_emit.py checks them against the templates).
-TEMPLATE_NAMES = {"module.py.jinja": ("_State",), "scenarios.py.jinja": ()}
+TEMPLATE_NAMES = {"module.py.jinja": ("_State", "_l"), "scenarios.py.jinja": ()}
 
 
 def emit_module(
@@ -113,7 +114,7 @@ def emit_module(
 ) -> tuple[str, dict[int, tuple[str, int]]]:
     """The generated Python module text and its line map."""
     p = cp.program
-    code = CodeGenerator()
+    code = CodeGenerator(p.source_table)
     tables = code.tables_written  # filled in the order the template writes them, then the code's
     enums = [(name, tables.value(f"E_{ident(name)}", values)) for name, values in module.enums]
     enum_words = {
@@ -136,8 +137,12 @@ def emit_module(
     code.module(module, p)
     if module.desc_lines or module.arg_desc_lines:  # `D3 = _v.ListD(D1)`, `AD_x = _v.ArgDescs(…)`
         code.uses("_v")
+    sources = p.source_table
     context = {
-        "source_file": p.game_file,
+        "source_file": sources.name(p.game_file),
+        "game_source": Py(sources.ref(p.game_file)),
+        "sources": tuple(sources.names),
+        "source_refs": [Py(ref(i)) for i in range(len(sources.names))],
         "version": COMPILER_VERSION,
         "inputs": inputs,
         "game_name": p.game_name,
@@ -162,15 +167,19 @@ def emit_module(
 def emit_scenarios(module: ir.Module, cp: CheckedProgram) -> tuple[str, dict[int, tuple[str, int]]]:
     """The scenarios module: the scenarios and invariants, run over the game module's names
     (`runtime.machine.run_module(..., over=game_module)`), and its own line map."""
-    code = CodeGenerator()
+    sources = cp.program.source_table
+    written = len(sources.names)  # it names the files through the game module's table
+    code = CodeGenerator(sources)
     code.indexes = module.indexes  # a scenario's `set` moves the indexes as the game does
     for function in module.scenario_functions:
         code.function(function)
     for function, _ in module.scenarios + module.invariants:
         code.function(function)
     code.scenario_tables(module)
-    context = {"source_file": cp.program.game_file, "version": COMPILER_VERSION}
-    return _assemble("scenarios.py.jinja", code, context)
+    context = {"source_file": sources.name(cp.program.game_file), "version": COMPILER_VERSION}
+    assembled = _assemble("scenarios.py.jinja", code, context)
+    assert len(sources.names) == written, "the scenarios name a rule file the game module does not"
+    return assembled
 
 
 def _assemble(
@@ -187,7 +196,11 @@ def _assemble(
     first_line = before.count("\n") + 1
     line_map: dict[int, tuple[str, int]] = {}
     body = code.w.render(first_line, line_map)
-    table = "\n".join(f"    {k!r}: {v!r}," for k, v in sorted(line_map.items()))
+    # Each line's rule file as its index in the module's table (SOURCES), so no path is written.
+    table = "\n".join(
+        f"    {k!r}: ({code.sources.index(file)!r}, {line!r}),"
+        for k, (file, line) in sorted(line_map.items())
+    )
     return before + body + after + f"\nMETRO_LINES = {{\n{table}\n}}\n", line_map
 
 
@@ -313,8 +326,9 @@ def _own_expressions(stmt: ir.Stmt):
 class CodeGenerator(StrictVisitor):
     """Writes an IR module as indented Python, each statement's .metro line as a comment."""
 
-    def __init__(self):
+    def __init__(self, sources: SourceTable | None = None):
         self.w = PyWriter()
+        self.sources = sources or SourceTable()  # the rule files locations name, by index
         self.origin: tuple[str, int] | None = None
         self.proc: ir.FrameProc | None = None  # the frame procedure being written
         self.single: set[int] = set()  # its blocks written at their one jump
@@ -669,7 +683,7 @@ class CodeGenerator(StrictVisitor):
                 self.reads(site.players)
                 w.line(
                     f"_Site({i}, {site.kind!r}, {site.players.code}, site{i}_legal, site{i}_why, "
-                    f"site{i}_resume, {site.file!r}, {site.line!r}, {site.rule!r}),"
+                    f"site{i}_resume, {self.sources.ref(site.file)}, {site.line!r}, {site.rule!r}),"
                 )
         w.line("]")
         procs = module.frame_procs()
@@ -718,12 +732,14 @@ class CodeGenerator(StrictVisitor):
         w.line("SCENARIOS = [")
         with w.indented():
             for fn, (name, players, seed, file, line) in module.scenarios:
-                w.line(f"({name!r}, {players!r}, {seed!r}, {fn.name}, {file!r}, {line!r}),")
+                w.line(
+                    f"({name!r}, {players!r}, {seed!r}, {fn.name}, {self.sources.ref(file)}, {line!r}),"
+                )
         w.line("]")
         w.line("INVARIANTS = [")
         with w.indented():
             for fn, (name, file, line) in module.invariants:
-                w.line(f"({name!r}, {fn.name}, {file!r}, {line!r}),")
+                w.line(f"({name!r}, {fn.name}, {self.sources.ref(file)}, {line!r}),")
         w.line("]")
 
     # ------------------------------------------------------------ statements
@@ -742,7 +758,7 @@ class CodeGenerator(StrictVisitor):
         span = getattr(stmt, "span", None)
         if span is not None and span.line > 0 and (span.file, span.line) != self.origin:
             self.origin = (span.file, span.line)
-            self.w.line(f"# {os.path.basename(span.file)}:{span.line}")
+            self.w.line(f"# {self.sources.name(span.file)}:{span.line}")
         for x in _own_expressions(stmt):
             self.reads(x)
         self.visit(stmt)
@@ -811,7 +827,10 @@ class CodeGenerator(StrictVisitor):
 
     def visit_RaiseRuleError(self, node: ir.RaiseRuleError) -> None:
         self.uses("_RuleError")
-        self.w.line(f"raise _RuleError({node.message!r}, {node.file!r}, {node.line!r})", node.span)
+        self.w.line(
+            f"raise _RuleError({node.message!r}, {self.sources.ref(node.file)}, {node.line!r})",
+            node.span,
+        )
 
     def visit_Jump(self, node: ir.Jump) -> None:
         target = node.target

@@ -84,9 +84,10 @@ class Const(Expr):
 
 @dataclass(frozen=True, slots=True)
 class Loc(Expr):
-    """A source location (file, line, column) passed to the runtime's budget helpers."""
+    """A source location (file, line, column) passed to the runtime's budget helpers; the file
+    as its index in the module's table of rule files (compiler/sources.py)."""
 
-    file: str
+    source: int
     line: int
     col: int
 

@@ -271,7 +271,7 @@ class FrameLowerer(StrictVisitor):
             where = extra.pop("where", None)
             text = source_text(self.gen.p, where.span) if where is not None else ""
             reason = "not a legal choice here" + (f": `{text}` must hold" if text else "")
-            value = f"({reason!r}, {self.rule!r}, {where_args(node.span)})"
+            value = f"({reason!r}, {self.rule!r}, {where_args(self.gen.p, node.span)})"
             why = ir.Function(f"site{index}_why", SITE_PARAMS, [ir.Return(X(value))])
         site = ir.Site(
             index, kind, X(players), legal, why, resume_fn, node.span.file, node.span.line,
@@ -427,7 +427,7 @@ class FrameLowerer(StrictVisitor):
         legal = ir.Function(f"site{site}_legal", ["S", "F", "me"], body)
         refusal = (
             f"(f'{{a[1]!r}} is not offered here (offered: {', '.join(offered)})', "
-            f"{self.rule!r}, {where_args(node.span)})"
+            f"{self.rule!r}, {where_args(self.gen.p, node.span)})"
         )
         why = ir.Function(
             f"site{site}_why",

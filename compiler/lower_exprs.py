@@ -50,6 +50,7 @@ from compiler.expr import (
 )
 from compiler.literals import ident
 from compiler.printer import py
+from compiler.program import Program
 from compiler.refs import (
     BuiltinRef,
     ConstRef,
@@ -456,7 +457,7 @@ class ExprLowerer(StrictVisitor):
         """`(file, line, column)[, weight]`: where a charge for the walk or loop at `node` is made,
         and its weight (the steps one iteration may take) when that is more than one."""
         weight = self.costs.weight(node)
-        where = spot(span or node.span)
+        where = spot(self.p, span or node.span)
         return (where, Const(weight)) if weight != 1 else (where,)
 
     def small_constant(self, node: ast.Expr) -> bool:
@@ -872,9 +873,10 @@ def _small(value) -> bool:
     return isinstance(value, list | tuple | set | dict) and len(value) <= FREE_WALK
 
 
-def spot(span: Span) -> Loc:
-    """`(file, line, column)`, one constant locating a step or domain charge at `span`."""
-    return Loc(span.file, span.line, span.col)
+def spot(p: Program, span: Span) -> Loc:
+    """`(file, line, column)` locating a step or domain charge at `span` (the file by its index
+    in the module's table of rule files)."""
+    return Loc(p.source_table.index(span.file), span.line, span.col)
 
 
 def _in_state_or_frame(code: Expr) -> bool:

@@ -188,9 +188,9 @@ def append_action(ctx: LoweringContext, rank: int, name: str, args: Expr, descs:
     return ir.Eval(X(Call(OUT_APPEND, (found,))))
 
 
-def _refusal(message: str, rule: str, span) -> ir.Return:
+def _refusal(ctx: LoweringContext, message: str, rule: str, span) -> ir.Return:
     """`return (message, rule, file, line)`: why an action is refused."""
-    return ir.Return(X(f"({message}, {rule!r}, {where_args(span)})"))
+    return ir.Return(X(f"({message}, {rule!r}, {where_args(ctx.gen.p, span)})"))
 
 
 def why_function(ctx: LoweringContext, name: str, decl: ast.ActionDecl, within) -> ir.Function:
@@ -203,7 +203,7 @@ def why_function(ctx: LoweringContext, name: str, decl: ast.ActionDecl, within) 
             [
                 ir.Branch(
                     X(f"len(args) != {count}"),
-                    [_refusal(repr(f"{name} takes {count} argument(s)"), name, decl.span)],
+                    [_refusal(ctx, repr(f"{name} takes {count} argument(s)"), name, decl.span)],
                 )
             ]
         )
@@ -211,7 +211,7 @@ def why_function(ctx: LoweringContext, name: str, decl: ast.ActionDecl, within) 
     if decl.when is not None:
         text = source_text(gen.p, decl.when.span)
         message = repr(f"{name} is not allowed now: `{text}` does not hold")
-        refusal = _refusal(message, name, decl.when.span)
+        refusal = _refusal(ctx, message, name, decl.when.span)
         body.append(skip_unless(gen.expr(decl.when, env), refusal, decl.when.span))
     for i, param in enumerate(decl.params):
         env = env.bind(param.name)
@@ -220,12 +220,12 @@ def why_function(ctx: LoweringContext, name: str, decl: ast.ActionDecl, within) 
         domain = domain_iter(ctx, param.domain, env, param.span, charge=False)
         domain = py(domain)
         message = f"f'{name}: {{{var}!r}} is not a possible {param.name}'"
-        refusal = _refusal(message, name, param.span)
+        refusal = _refusal(ctx, message, name, param.span)
         body.append(ir.If([ir.Branch(X(f"{var} not in {domain}"), [refusal], param.span)]))
         if param.where is not None:
             text = source_text(gen.p, param.where.span)
             message = repr(f"{name}: `{text}` does not hold for this {param.name}")
-            refusal = _refusal(message, name, param.where.span)
+            refusal = _refusal(ctx, message, name, param.where.span)
             body.append(skip_unless(gen.expr(param.where, env), refusal, param.where.span))
     body.append(ir.Return(X("None")))
     return ir.Function(f"A_{name}_why", ["S", "me", "args"], body, decl.span)
@@ -308,7 +308,9 @@ def legal_function(
                 )
         else:
             counted = True
-            too_many = ir.Eval(X(helper("_l", "too_many_arguments", Const(name), spot(param.span))))
+            too_many = ir.Eval(
+                X(helper("_l", "too_many_arguments", Const(name), spot(ctx.gen.p, param.span)))
+            )
             values = Local(f"_d{i}")
             setup = [
                 ir.Assign(
@@ -320,7 +322,9 @@ def legal_function(
                 ir.If([ir.Branch(X(BinOp(COUNT, ">", Const(MAX_DOMAIN))), [too_many])]),
             ]
             if weighed and table is None and isinstance(param.domain, ast.SubsetDomain):
-                setup[:1] = _charged_inline(values, domain, gen.costs.weight(param.domain), param)
+                setup[:1] = _charged_inline(
+                    ctx, values, domain, gen.costs.weight(param.domain), param
+                )
             domain = values
         if table is not None:
             setup, domain = walk_table(setup, domain, table, size, charge, param.span)
@@ -379,10 +383,12 @@ def legal_function(
     return ir.Function(pyname, ["S", "me", "out"], body, decl.span)
 
 
-def _charged_inline(name: Local, domain: Expr, weight: int, param) -> list[ir.Stmt]:
+def _charged_inline(
+    ctx: LoweringContext, name: Local, domain: Expr, weight: int, param
+) -> list[ir.Stmt]:
     """`name = domain`, a list of subsets, its walk charged as `_l.each` charges it, inline (a
     listing may walk it once for every combination of the parameters before it)."""
-    over = ir.Eval(X(helper("_l", "over_budget", spot(param.span))))
+    over = ir.Eval(X(helper("_l", "over_budget", spot(ctx.gen.p, param.span))))
     iters = StateField("_iters")
     return [
         ir.Assign(X(name), X(domain), param.span),

@@ -301,7 +301,7 @@ def _entry_charge(gen: ExprLowerer, name: str, version: int, versions, decl) -> 
     steps = gen.costs.entry_charge(name)
     if not steps or version != len(versions.versions) - 1:
         return []
-    return [ir.Eval(X(f"_l.spend(S, {steps}, {py(spot(decl.span))})"), decl.span)]
+    return [ir.Eval(X(f"_l.spend(S, {steps}, {py(spot(gen.p, decl.span))})"), decl.span)]
 
 
 def _scoring(ctx: LoweringContext) -> tuple[ir.Function, ir.Function]:

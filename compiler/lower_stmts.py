@@ -14,6 +14,7 @@ from compiler.literals import ident
 from compiler.lower_exprs import Env, ExprLowerer, source_text, spot
 from compiler.lower_guards import GuardTables
 from compiler.printer import ir_expr, py, py_list
+from compiler.program import Program
 from compiler.refs import ElemByIdRef, GlobalRef, PlayerFieldRef
 from compiler.types import CollT, MapT, OptT
 from compiler.visit import StrictVisitor
@@ -73,9 +74,10 @@ class LoweringContext:
         return f"AD_{ident(name)}"
 
 
-def where_args(span: Span) -> str:
-    """`file, line` arguments locating a runtime check at `span`."""
-    return f"{span.file!r}, {span.line!r}"
+def where_args(p: Program, span: Span) -> str:
+    """`file, line` arguments locating a runtime check at `span` (the file as the module's name
+    for its path, `_F<index>`; compiler/sources.py)."""
+    return f"{p.source_table.ref(span.file)}, {span.line!r}"
 
 
 class StmtLowerer(StrictVisitor):
@@ -125,7 +127,7 @@ class StmtLowerer(StrictVisitor):
             return self.augmented(node, py(value), env)
         value = gen.checked(value, node.value, tt)
         if isinstance(vt, CollT) and vt.kind == "bag":
-            items = py(helper("_l", "each_bag", S, value, spot(node.span)))
+            items = py(helper("_l", "each_bag", S, value, spot(self.gen.p, node.span)))
         else:
             items = py(gen.charged(value, node))
         if tt.kind == "bag":
@@ -294,12 +296,12 @@ class StmtLowerer(StrictVisitor):
         args = "".join(py(gen.expr(a, env)) + ", " for a in node.args)
         code = (
             f"_l.{fn}(S, {py(gen.expr(node.player, env))}, {node.action!r}, ({args}), "
-            f"{where_args(node.span)})"
+            f"{where_args(gen.p, node.span)})"
         )
         return ir.Eval(X(code), node.span)
 
     def visit_ChanceStep(self, node: ast.ChanceStep, env):
-        code = f"_l.chance(S, {py(self.gen.expr(node.value, env))}, {where_args(node.span)})"
+        code = f"_l.chance(S, {py(self.gen.expr(node.value, env))}, {where_args(self.gen.p, node.span)})"
         return [ir.Eval(X(code), node.span)]
 
     def visit_Expect(self, node: ast.Expect, env):
@@ -315,7 +317,7 @@ class StmtLowerer(StrictVisitor):
                 seen.append((words, value))
         pairs = ", ".join(f"({words!r}, {value})" for words, value in seen)
         detail = f"lambda: [{pairs}]" if seen else "None"
-        code = f"_l.expect({py(gen.expr(node.expr, env))}, {text!r}, {detail}, {where_args(node.span)})"
+        code = f"_l.expect({py(gen.expr(node.expr, env))}, {text!r}, {detail}, {where_args(gen.p, node.span)})"
         return [ir.Eval(X(code), node.span)]
 
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
+from compiler.sources import SourceTable
 from dsl import ast
 from dsl.source import SourceFile
 
@@ -83,6 +85,11 @@ class Program:
     library_data: list[str] = field(default_factory=list)  # data files of the libraries used
     patches: list[PatchRecord] = field(default_factory=list)
     applied: list[str] = field(default_factory=list)
+
+    @cached_property
+    def source_table(self) -> SourceTable:
+        """The generated module's table of the rule files its locations name (compiler/sources.py)."""
+        return SourceTable(self.game_file, self.sources)
 
     def enum_values(self, name: str) -> list[str]:
         """All values of an enum, base values first (indices are shared with the base)."""

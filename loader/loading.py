@@ -21,8 +21,9 @@ def game_key(path: str, expansions=(), variants=(), map: str | None = None) -> t
     if not os.path.isfile(game_file):
         return game_file, ""  # nothing to key on: compiling reports the missing file
     extra = [*expansions, *variants, map or ""]
-    # The paths as given are written into the module (its messages name the files that way), so
-    # they are part of the key, with the directory relative ones start from.
+    # The module's text names no path, but its compiled code does (`<metro:GAME_FILE>`, whose
+    # folder its rule files are joined to: messages name them as given), so the paths as given
+    # are part of the key, with the directory relative ones start from.
     given = (path, *extra)
     start = os.getcwd() if any(p and not os.path.isabs(p) for p in given) else ""
     options = repr((path, start, tuple(expansions), tuple(variants), map))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from bisect import bisect_left, bisect_right, insort
 from itertools import combinations, compress
 from math import comb
@@ -63,9 +64,21 @@ class LabelScope:
         self._iters = 0
 
 
-# `at` below is where a charge is made: (file, line, column) of the construct, one constant
-# in generated code (compiler/lower_exprs.py `spot`), so it costs a call one argument.
+# `at` below is where a charge is made: (file, line, column) of the construct, one tuple in
+# generated code (compiler/lower_exprs.py `spot`), so it costs a call one argument; the file is
+# the path the module binds to its table's entry (`source_paths`).
 Spot = tuple[str, int, int]
+
+
+def source_paths(names: tuple[str, ...], module_file: str) -> tuple[str, ...]:
+    """The paths of a generated module's rule files (`SOURCES`, named relative to the game's
+    folder), as its messages name them: joined to the game's folder when the loader ran the
+    module (its file name is then `<metro:GAME_FILE>`), else the names as written (a module
+    written by `metro compile -o` and imported)."""
+    if not (module_file.startswith("<metro:") and module_file.endswith(">")):
+        return tuple(names)
+    folder = os.path.dirname(module_file[len("<metro:") : -1])
+    return tuple(os.path.normpath(os.path.join(folder, name)) for name in names)
 
 
 def tick(state, at: Spot, weight: int = 1) -> None:

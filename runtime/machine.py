@@ -55,8 +55,9 @@ class Game:
         self.module = module
         self._load_scenarios = scenarios
         self._scenarios_module: ModuleType | None = None
-        # The generated lines of each module that runs rule code, by file name.
-        self._metro_lines = {module.__file__: module.METRO_LINES}
+        # The generated lines of each module that runs rule code, by file name: each line's
+        # (index into the module's rule files, line), with the paths of those files.
+        self._metro_lines = {module.__file__: (module.METRO_LINES, module.SOURCE_PATHS)}
         self.name: str = module.GAME_NAME
         self.min_players, self.max_players = module.PLAYERS
         self.max_decisions: int = module.MAX_DECISIONS
@@ -77,7 +78,7 @@ class Game:
         """The module of the scenarios and invariants (loaded on first use; None if there is none)."""
         if self._scenarios_module is None and self._load_scenarios is not None:
             module = self._load_scenarios(self.module)
-            self._metro_lines[module.__file__] = module.METRO_LINES
+            self._metro_lines[module.__file__] = (module.METRO_LINES, module.SOURCE_PATHS)
             self._scenarios_module = module
         return self._scenarios_module
 
@@ -216,9 +217,9 @@ class Game:
         while tb is not None:
             lines = self._metro_lines.get(tb.tb_frame.f_code.co_filename)
             if lines is not None:
-                where = lines.get(tb.tb_lineno)
+                where = lines[0].get(tb.tb_lineno)
                 if where is not None:
-                    found = where
+                    found = (lines[1][where[0]], where[1])
             tb = tb.tb_next
         return found
 

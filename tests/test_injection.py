@@ -455,7 +455,8 @@ def test_hostile_file_names(tmp_path, folder):
     assert audit(ctx.python) == []
     game = check_module(ctx, DEFAULTS)
     assert os.path.join(game_dir, "rules.metro") == game.module.SOURCE_FILE
-    assert {file for file, _ in game.module.METRO_LINES.values()} >= {
+    paths = game.module.SOURCE_PATHS  # a line's file is its index in the module's table
+    assert {paths[source] for source, _ in game.module.METRO_LINES.values()} >= {
         os.path.join(game_dir, "rules.metro")
     }
 

@@ -122,7 +122,11 @@ def code_lines(game: Game) -> tuple[dict[int, tuple[str, int]], dict[int, tuple[
             continue
         # The game module's functions the scenarios and invariants call are reached from there.
         runnable, every = function_lines(module, modules[1] if module is modules[0] else None)
-        for number, where in module.METRO_LINES.items():
+        for number, (source, line) in module.METRO_LINES.items():
+            where = (
+                module.SOURCE_PATHS[source],
+                line,
+            )  # the file by its index in the module's table
             if number in runnable:
                 live[sign * number] = where
             elif number in every:
