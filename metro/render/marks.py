@@ -64,7 +64,7 @@ class ActionNames:
         return []
 
     def items(self, action: Action) -> list[dict] | None:
-        """The things of a choice that is one collection of things (a subset of the tickets
+        """The things of a choice that is one collection of things (a subset of the cards
         offered, say), each as {"key", "label"}, in order; None for any other choice."""
         descs = action[3]
         if len(descs) != 1:
