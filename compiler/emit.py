@@ -23,7 +23,7 @@ from compiler.literals import ident, lit
 from compiler.names import names_of
 from compiler.pyexpr import PyExpr
 from compiler.pywriter import PyWriter
-from compiler.sources import SourceTable, ref
+from compiler.sources import SourceTable, location_name, location_of, ref
 from compiler.version import COMPILER_VERSION
 from compiler.visit import StrictVisitor
 
@@ -188,7 +188,11 @@ def _assemble(
     """A template filled with the generated code, the imports it uses and its line map."""
     marker, imports_marker = "# <<code>>", "# <<imports>>"
     template = environment().get_template(template_name)
-    skeleton = template.render(code=Py(marker), imports=Py(imports_marker), **context)
+    locations = sorted(filter(None, map(location_of, code.runtime)))
+    bound = [Py(f"{location_name(*at)} = ({ref(at[0])}, {at[1]!r}, {at[2]!r})") for at in locations]
+    skeleton = template.render(
+        code=Py(marker), imports=Py(imports_marker), locations=bound, **context
+    )
     names = code.runtime | set(TEMPLATE_NAMES[template_name])
     used = [line for alias, line in IMPORTS if alias in names]
     skeleton = skeleton.replace(imports_marker, "\n".join(used))

@@ -14,13 +14,16 @@ from functools import lru_cache
 
 from compiler import expr as e
 from compiler.pyexpr import PyExpr
+from compiler.sources import location_name
 
 
 @dataclass(frozen=True, slots=True)
 class Names:
     """The names one expression uses."""
 
-    names: frozenset[str]  # module-level and Python names read (`_l`, `S`, `L`, `len`, …)
+    names: frozenset[
+        str
+    ]  # module-level and Python names read (`_l`, `S`, `L`, `len`, `_L0_5_3`, …)
     frame_locals: tuple[str, ...]  # `L['x']`, in order
     reads_ret: bool  # `F.ret`
     uses_frame: bool  # `F` other than in `F.ret`
@@ -50,6 +53,8 @@ def _of_node(node: e.Expr) -> Names:
             frames += sub.id == "F"
         elif isinstance(sub, e.Helper):
             names.add(sub.module)
+        elif isinstance(sub, e.Loc):
+            names.add(location_name(sub.source, sub.line, sub.col))
         elif isinstance(sub, e.FrameLocal):
             names.add("L")
             if sub.name not in frame_locals:

@@ -7,7 +7,7 @@ from dataclasses import replace
 from compiler import expr as e
 from compiler.literals import lit
 from compiler.pyexpr import PyExpr
-from compiler.sources import ref
+from compiler.sources import location_name
 
 _OPEN = {"list": "[", "tuple": "(", "set": "{", "dict": "{", "gen": ""}
 _CLOSE = {"list": "]", "tuple": ")", "set": "}", "dict": "}", "gen": ""}
@@ -62,7 +62,7 @@ _PRINT = {
     e.StateField: lambda n: f"S.{n.name}",
     e.Table: lambda n: f"K_{n.kind}__{n.field}",
     e.Const: lambda n: lit(n.value),
-    e.Loc: lambda n: f"({ref(n.source)}, {n.line!r}, {n.col!r})",
+    e.Loc: lambda n: location_name(n.source, n.line, n.col),
     e.Attr: lambda n: f"{py(n.obj)}.{n.name}",
     e.Index: lambda n: f"{py(n.obj)}[{py(n.index)}]",
     e.Call: lambda n: f"{py(n.func)}({', '.join(py(a) for a in n.args)})",

@@ -4,7 +4,8 @@ A generated module names no path of the machine it was compiled on: it writes th
 (`SOURCES`), and every location in it is an index into the table with a line (and column),
 printed as `_F<index>`, the name the module binds to that file's path when it runs
 (`runtime.lib.source_paths`: the game's folder, from the loader's `<metro:GAME_FILE>` module
-name, joined to the recorded names).
+name, joined to the recorded names). A location with a column is a constant `_L<index>_<line>_<col>`
+the module binds once to `(_F<index>, line, col)`.
 """
 
 from __future__ import annotations
@@ -51,3 +52,24 @@ class SourceTable:
 def ref(index: int) -> str:
     """The Python name of the table's file `index` in a generated module."""
     return f"_F{index}"
+
+
+# A location (file index, line, column) is a module-level constant named after it, bound once
+# when the module runs: a charge passes it as one global read, not a tuple built per call.
+LOCATION_PREFIX = "_L"
+
+
+def location_name(index: int, line: int, col: int) -> str:
+    """The Python name a generated module binds to the location `(_F<index>, line, col)`."""
+    return f"{LOCATION_PREFIX}{index}_{line}_{col}"
+
+
+def location_of(name: str) -> tuple[int, int, int] | None:
+    """The (file index, line, column) a name made by `location_name` stands for, else None."""
+    if not name.startswith(LOCATION_PREFIX):
+        return None
+    parts = name[len(LOCATION_PREFIX) :].split("_")
+    if len(parts) != 3 or not all(part.isdigit() for part in parts):
+        return None
+    index, line, col = (int(part) for part in parts)
+    return index, line, col

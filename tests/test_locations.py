@@ -9,6 +9,7 @@ import shutil
 import pytest
 
 from compiler.driver import compile_game
+from compiler.sources import location_of
 from loader import load_game
 from runtime.errors import RuleError
 from runtime.machine import load_module
@@ -73,3 +74,28 @@ def test_a_module_run_without_the_loader_names_its_recorded_files(tmp_path):
     text = compile_game(str(tmp_path)).python
     module = load_module(text, "<a file>", "located_from_a_file")
     assert module.SOURCES == ("rules.metro",) and module.SOURCE_FILE == "rules.metro"
+
+
+def _global_names(code) -> set[str]:
+    """Every name a code object and the code objects in it read or bind as globals."""
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if hasattr(const, "co_names"):
+            names |= _global_names(const)
+    return names
+
+
+@pytest.mark.parametrize("game", ["ticket_to_ride", "izakaya", "tokyo_metro"])
+def test_every_location_a_module_reads_is_bound_once_at_its_top(game):
+    ctx = compile_game(os.path.join(GAMES, game))
+    for text in (ctx.python, ctx.scenarios_python):
+        read = {n for n in _global_names(compile(text, game, "exec")) if location_of(n)}
+        bound = {
+            line.split(" = ")[0] for line in text.splitlines() if location_of(line.split(" = ")[0])
+        }
+        assert read and read == bound
+        # Bound before any function is defined, so module-level code may charge at them too.
+        first_def = text.index("\ndef ")
+        assert all(text.index(f"\n{name} = ") < first_def for name in bound)
+    # A charge passes its location as one global read: no tuple is built where it is made.
+    assert "(_F0, " not in ctx.python.split("\ndef ", 1)[1]
