@@ -19,6 +19,7 @@ from compiler.blocks import reachable, threaded
 from compiler.builtins import RUNTIME_ALIASES
 from compiler.checked import CheckedProgram
 from compiler.entries import Entry, in_entry, local
+from compiler.linebreak import broken
 from compiler.literals import ident, lit
 from compiler.names import names_of
 from compiler.pyexpr import PyExpr
@@ -193,19 +194,27 @@ def _assemble(
     skeleton = template.render(
         code=Py(marker), imports=Py(imports_marker), locations=bound, **context
     )
-    names = code.runtime | set(TEMPLATE_NAMES[template_name])
+    names = code.runtime | set(TEMPLATE_NAMES[template_name]) | {"_l"}  # _l: METRO_LINES below
     used = [line for alias, line in IMPORTS if alias in names]
     skeleton = skeleton.replace(imports_marker, "\n".join(used))
     before, after = skeleton.split(marker)
     first_line = before.count("\n") + 1
     line_map: dict[int, tuple[str, int]] = {}
     body = code.w.render(first_line, line_map)
-    # Each line's rule file as its index in the module's table (SOURCES), so no path is written.
-    table = "\n".join(
-        f"    {k!r}: ({code.sources.index(file)!r}, {line!r}),"
-        for k, (file, line) in sorted(line_map.items())
+    # Each run of lines from one .metro line (a statement broken over lines) is one row, its
+    # rule file as its index in the module's table (SOURCES), so no path is written.
+    rows: list[list[int]] = []
+    for number, (file, line) in sorted(line_map.items()):
+        at = [code.sources.index(file), line]
+        if rows and rows[-1][1] == number - 1 and rows[-1][2:] == at:
+            rows[-1][1] = number
+        else:
+            rows.append([number, number, *at])
+    table = "\n".join(f"    ({first!r}, {last!r}, {f!r}, {n!r})," for first, last, f, n in rows)
+    lines = (
+        f"\n# generated lines -> (rule file, line)\nMETRO_LINES = _l.line_table((\n{table}\n))\n"
     )
-    return before + body + after + f"\nMETRO_LINES = {{\n{table}\n}}\n", line_map
+    return before + body + after + lines, line_map
 
 
 WIDTH = 100  # a table's literal longer than this is written over several lines
@@ -249,7 +258,7 @@ def wrapped(value, depth: int = 0) -> list[tuple[int, str]]:
 
 
 def _joined(lines: list[tuple[int, str]]) -> str:
-    return "\n".join("    " * level + text for level, text in lines)
+    return "\n".join(piece for level, text in lines for piece in broken("    " * level + text))
 
 
 class Tables:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 
+from compiler.linebreak import broken
 from dsl.source import Span
 
 
@@ -38,9 +39,12 @@ class PyWriter:
 
     def render(self, first_line: int, line_map: dict[int, tuple[str, int]]) -> str:
         """The text, filling `line_map` from generated line numbers to .metro positions."""
-        out = []
-        for offset, (level, text, span) in enumerate(self.lines):
-            out.append("    " * level + text)
-            if span is not None and span.line > 0:
-                line_map[first_line + offset] = (span.file, span.line)
+        out: list[str] = []
+        for level, text, span in self.lines:
+            # A long line is broken inside its brackets; each of its lines maps to its position
+            # (a traceback names the line of the part that failed).
+            for piece in broken("    " * level + text):
+                if span is not None and span.line > 0:
+                    line_map[first_line + len(out)] = (span.file, span.line)
+                out.append(piece)
         return "\n".join(out)

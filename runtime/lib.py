@@ -81,6 +81,12 @@ def source_paths(names: tuple[str, ...], module_file: str) -> tuple[str, ...]:
     return tuple(os.path.normpath(os.path.join(folder, name)) for name in names)
 
 
+def line_table(rows: tuple[tuple[int, int, int, int], ...]) -> dict[int, tuple[int, int]]:
+    """A generated module's `METRO_LINES`: each generated line -> (rule file's index, line), from
+    rows (first line, last line, file index, line) of lines that came from one .metro line."""
+    return {n: (source, line) for first, last, source, line in rows for n in range(first, last + 1)}
+
+
 def tick(state, at: Spot, weight: int = 1) -> None:
     """Count one iteration of a `while`/`loop`; fail at its line instead of hanging."""
     state._iters += weight
