@@ -65,7 +65,7 @@ names = st.sampled_from(["S.g_x", "v_p", "K_route__length[v_r]", "C_LIMIT", "(a 
 @st.composite
 def expressions(draw, depth=0):
     """Python expressions of calls, comparisons, boolean operators and comprehensions."""
-    if depth > 3 or draw(st.booleans()) and depth > 0:
+    if depth > 3 or (draw(st.booleans()) and depth > 0):
         return draw(names)
     kind = draw(st.sampled_from(["call", "and", "compare", "comp", "list"]))
     parts = [draw(expressions(depth + 1)) for _ in range(draw(st.integers(1, 5)))]
