@@ -47,103 +47,132 @@ class _Token:
 def broken(line: str, width: int = WIDTH) -> list[str]:
     """`line` (one whole statement) as lines of at most `width` characters where its brackets
     allow, else as it is."""
-    indent = line[: len(line) - len(line.lstrip())]
-    return _broken(line, width, indent, inside=False)
-
-
-def _broken(line: str, width: int, statement: str, inside: bool) -> list[str]:
-    """`line` broken; `statement` is its statement's indentation, `inside` whether the line is
-    within a bracket (so it may also be cut outside its own brackets)."""
-    indent = line[: len(line) - len(line.lstrip())]
-    deepest = len(indent) >= len(statement) + MAX_LEVELS * len(INDENT)
-    # At the deepest level a part keeps its line unless that is very long: a staircase of
-    # one-word lines reads worse than a long line.
-    if len(line) <= (2 * width if deepest else width):
+    if len(line) <= width:
         return [line]
-    closers = ""
-    if inside:  # a part may start with the brackets it closes: they go on a line of their own
-        closers = line[len(indent) : len(line) - len(line[len(indent) :].lstrip(")]}"))]
-        if closers:
-            rest = indent + line[len(indent) + len(closers) :].lstrip()
-            return [indent + closers, *_broken(rest, width, statement, inside)]
     tokens = _tokens(line)
     if not tokens:
         return [line]
-    if inside:
-        pieces = _cut_at_depth(line, tokens, 0, _SPLIT_BEFORE + _OPERATORS)
-        if len(pieces) > 1:
-            return [
-                out for piece in pieces for out in _broken(indent + piece, width, statement, True)
+    indent = line[: len(line) - len(line.lstrip())]
+    return _Layout(line, tokens, width, indent).piece(0, len(tokens), indent, inside=False)
+
+
+class _Layout:
+    """One statement's tokens (read once) laid out piece by piece; a piece is a run of tokens."""
+
+    def __init__(self, line: str, tokens: list[_Token], width: int, statement: str):
+        self.line, self.tokens, self.width = line, tokens, width
+        self.deepest = len(statement) + MAX_LEVELS * len(INDENT)  # the deepest indentation
+
+    def text(self, lo: int, hi: int) -> str:
+        """The text of tokens lo..hi-1 as the line has it."""
+        return self.line[self.tokens[lo].start : self.tokens[hi - 1].end]
+
+    def piece(self, lo: int, hi: int, indent: str, inside: bool) -> list[str]:
+        """Tokens lo..hi-1 as lines at `indent`; `inside` a bracket, a piece may also be cut
+        outside its own brackets (Python joins lines there)."""
+        text = self.text(lo, hi)
+        deepest = len(indent) >= self.deepest
+        # At the deepest level a piece keeps its line unless that is very long: a staircase
+        # of one-word lines reads worse than a long line.
+        if len(indent) + len(text) <= (2 * self.width if deepest else self.width):
+            return [indent + text]
+        tokens = self.tokens
+        if inside:
+            first = lo
+            while first < hi and tokens[first].text in _CLOSING:
+                first += 1
+            if first > lo:  # the brackets it closes first, on a line of their own
+                rest = self.piece(first, hi, indent, inside) if first < hi else []
+                return [indent + self.text(lo, first), *rest]
+            cuts = self.cuts(lo, hi, tokens[lo].depth, _SPLIT_BEFORE + _OPERATORS)
+            if cuts:
+                return [line for a, b in cuts for line in self.piece(a, b, indent, True)]
+        pairs = self.pairs_to_break(lo, hi, len(indent))
+        if not pairs:
+            return [indent + text]
+        deeper = indent if deepest else indent + INDENT
+        out: list[str] = []
+        glue = lo  # each pair's opening ends a line, its closing starts one: all within brackets
+        for opening, closing in pairs:
+            out.append(indent + self.text(glue, opening + 1))
+            parts = self.parts(opening + 1, closing, tokens[opening].depth + 1)
+            if all(len(self.text(a, b)) <= SHORT for a, b in parts):  # a table's items
+                out += _filled([self.text(a, b) for a, b in parts], deeper, self.width)
+            else:
+                for a, b in parts:
+                    out += self.piece(a, b, deeper, True)
+            glue = closing
+        return out + self.piece(glue, hi, indent, inside)
+
+    def parts(self, lo: int, hi: int, depth: int) -> list[tuple[int, int]]:
+        """A bracket's contents (tokens lo..hi-1) as parts at `depth`: cut after its commas,
+        else before a keyword, else one part."""
+        if lo >= hi:
+            return []
+        commas = [n for n in range(lo, hi - 1) if self._at(n, depth, ",")]
+        if commas:
+            bounds = [lo, *(n + 1 for n in commas), hi]
+            return list(itertools.pairwise(bounds))
+        return self.cuts(lo, hi, depth, _SPLIT_BEFORE) or [(lo, hi)]
+
+    def cuts(self, lo: int, hi: int, depth: int, groups) -> list[tuple[int, int]]:
+        """Tokens lo..hi-1 cut before the words of the first group found at `depth` (else [])."""
+        for words in groups:
+            at = [
+                n
+                for n in range(lo + 1, hi)
+                if self.tokens[n].depth == depth and self.tokens[n].text in words
             ]
-    pairs = _pairs_to_break(line, tokens, width)
-    if not pairs:
-        return [line]
-    # Deep parts stay at most MAX_LEVELS deeper than their statement (Python does not mind).
-    deeper = indent if deepest else indent + INDENT
-    out: list[str] = []
-    glue_from = 0  # each pair's opening ends a line, its closing starts one: all within brackets
-    for opening, closing in pairs:
-        glue = line[glue_from : tokens[opening].end]
-        out.append(glue if glue_from == 0 else indent + glue)
-        depth = tokens[opening].depth + 1
-        parts = _parts(line, tokens[opening + 1 : closing], depth)
-        if all(len(part) <= SHORT for part in parts):  # short items (a table's) fill lines
-            out += _filled(parts, deeper, width)
-            glue_from = tokens[closing].start
-            continue
-        for part in parts:
-            out += _broken(deeper + part, width, statement, True)
-        glue_from = tokens[closing].start
-    return out + _broken(indent + line[glue_from:], width, statement, inside)
+            if at:
+                return list(itertools.pairwise([lo, *at, hi]))
+        return []
 
+    def _at(self, n: int, depth: int, text: str) -> bool:
+        return self.tokens[n].depth == depth and self.tokens[n].text == text
 
-def _filled(parts: list[str], indent: str, width: int) -> list[str]:
-    """Short parts side by side on lines of at most `width` characters."""
-    lines = [indent + parts[0]]
-    for part in parts[1:]:
-        if len(lines[-1]) + 1 + len(part) > width:
-            lines.append(indent + part)
-        else:
-            lines[-1] += " " + part
-    return lines
+    def pairs_to_break(self, lo: int, hi: int, indent: int) -> list[tuple[int, int]]:
+        """The bracket pairs of the piece's outer level to break, in order: the widest, then
+        the widest in what is still too long between them, while there is one."""
+        tokens = self.tokens
+        pairs = self.outer_pairs(lo, hi)
+        chosen: list[tuple[int, int]] = []
+        while True:
+            edges = [tokens[lo].start]
+            for opening, closing in chosen:
+                edges += [tokens[opening].end, tokens[closing].start]
+            edges.append(tokens[hi - 1].end)
+            long = [
+                (a, b)
+                for a, b in zip(edges[::2], edges[1::2], strict=True)
+                if indent + b - a > self.width
+            ]
+            candidates = [
+                (opening, closing)
+                for opening, closing in pairs
+                if (opening, closing) not in chosen
+                and closing > opening + 1
+                and any(a <= tokens[opening].start and tokens[closing].end <= b for a, b in long)
+            ]
+            if not candidates:
+                return sorted(chosen)
+            chosen.append(max(candidates, key=lambda p: tokens[p[1]].start - tokens[p[0]].end))
+            chosen.sort()
 
-
-def _pairs_to_break(line: str, tokens: list[_Token], width: int) -> list[tuple[int, int]]:
-    """The bracket pairs opened at depth 0 to break, in order: the widest, then the widest in
-    what is still too long between them (a head, a middle or a tail), while there is one."""
-    pairs = _depth_zero_pairs(tokens)
-    chosen: list[tuple[int, int]] = []
-    while True:
-        bounds = [0, *(c for pair in chosen for c in (tokens[pair[0]].end, tokens[pair[1]].start))]
-        bounds.append(len(line))
-        spans = list(zip(bounds[::2], bounds[1::2], strict=True))
-        long = [(a, b) for a, b in spans if b - a > width]
-        candidates = [
-            pair
-            for pair in pairs
-            if pair not in chosen
-            and any(a <= tokens[pair[0]].start and tokens[pair[1]].end <= b for a, b in long)
-            and tokens[pair[1]].start > tokens[pair[0]].end
-        ]
-        if not candidates:
-            return sorted(chosen)
-        chosen.append(max(candidates, key=lambda pair: tokens[pair[1]].start - tokens[pair[0]].end))
-        chosen.sort()
-
-
-def _depth_zero_pairs(tokens: list[_Token]) -> list[tuple[int, int]]:
-    """The (opening, closing) token indexes of the bracket pairs opened at depth 0."""
-    pairs: list[tuple[int, int]] = []
-    opened: int | None = None
-    for number, token in enumerate(tokens):
-        if token.depth != 0:
-            continue
-        if token.text in _OPENING:
-            opened = number
-        elif token.text in _CLOSING and opened is not None:
-            pairs.append((opened, number))
-            opened = None
-    return pairs
+    def outer_pairs(self, lo: int, hi: int) -> list[tuple[int, int]]:
+        """The (opening, closing) indexes of the bracket pairs at the piece's outer level."""
+        depth = self.tokens[lo].depth
+        pairs: list[tuple[int, int]] = []
+        opened: int | None = None
+        for n in range(lo, hi):
+            token = self.tokens[n]
+            if token.depth != depth:
+                continue
+            if token.text in _OPENING:
+                opened = n
+            elif token.text in _CLOSING and opened is not None:
+                pairs.append((opened, n))
+                opened = None
+        return pairs
 
 
 def _tokens(line: str) -> list[_Token] | None:
@@ -176,27 +205,12 @@ def _tokens(line: str) -> list[_Token] | None:
     return out if depth == 0 else None
 
 
-def _parts(line: str, inside: list[_Token], depth: int) -> list[str]:
-    """A bracket's contents split into parts at `depth`: at commas, else before a keyword, else
-    one part."""
-    commas = [t for t in inside if t.depth == depth and t.text == ","]
-    if commas:
-        cuts = [t.end for t in commas if t is not inside[-1]]
-        return _cut(line, inside, cuts)
-    return _cut_at_depth(line, inside, depth, _SPLIT_BEFORE)
-
-
-def _cut_at_depth(line: str, tokens: list[_Token], depth: int, groups) -> list[str]:
-    """The tokens' text cut before the words of the first group found at `depth` (else whole)."""
-    for words in groups:
-        cuts = [t.start for t in tokens[1:] if t.depth == depth and t.text in words]
-        if cuts:
-            return _cut(line, tokens, cuts)
-    return _cut(line, tokens, [])
-
-
-def _cut(line: str, inside: list[_Token], cuts: list[int]) -> list[str]:
-    """The text from the first to the last token of `inside`, cut at the columns `cuts`."""
-    bounds = [inside[0].start, *cuts, inside[-1].end]
-    parts = [line[a:b].strip() for a, b in itertools.pairwise(bounds)]
-    return [part for part in parts if part]
+def _filled(parts: list[str], indent: str, width: int) -> list[str]:
+    """Short parts side by side on lines of at most `width` characters."""
+    lines = [indent + parts[0]]
+    for part in parts[1:]:
+        if len(lines[-1]) + 1 + len(part) > width:
+            lines.append(indent + part)
+        else:
+            lines[-1] += " " + part
+    return lines
