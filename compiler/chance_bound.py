@@ -43,7 +43,7 @@ def _event_bound(gen: ExprLowerer, node: ast.Node) -> int | None:
     if isinstance(node, ast.Shuffle):
         pile = gen.t(node.target)
         if isinstance(pile, CollT) and is_finite(pile.item):
-            return gen.value_count(pile.item)
+            return gen.sizes.value_count(pile.item)
         return None
     if (
         isinstance(node, ast.Call)
@@ -60,7 +60,7 @@ def _event_bound(gen: ExprLowerer, node: ast.Node) -> int | None:
             and gen.p.players is not None
         ):
             return gen.p.players.hi
-        return gen.const_int(sides)
+        return gen.sizes.const_int(sides)
     if (
         isinstance(node, ast.Call)
         and node.func == "mix"
@@ -68,6 +68,6 @@ def _event_bound(gen: ExprLowerer, node: ast.Node) -> int | None:
     ):
         inside = gen.t(node.args[0])
         if isinstance(inside, CollT) and is_finite(inside.item):
-            return gen.value_count(inside.item) + 1
+            return gen.sizes.value_count(inside.item) + 1
         return None
     return 0

@@ -10,6 +10,7 @@ from compiler import ir
 from compiler.check import check
 from compiler.checked import CheckedProgram
 from compiler.consteval import Evaluator, MapData
+from compiler.cost import StepCosts, step_costs
 from compiler.draw_eval import map_items, report
 from compiler.emit import emit_module, emit_scenarios
 from compiler.entries import plan_entries
@@ -20,6 +21,7 @@ from compiler.maps import build_map_data, run_checks
 from compiler.program import Program
 from compiler.resolve import DISK, SourceFiles, resolve
 from compiler.shared_listings import share_listings
+from compiler.sizes import Sizes
 from dsl.diagnostics import TOO_DEEP, CompileError, Diagnostics
 from dsl.memory import paused_gc
 from dsl.source import Span
@@ -40,6 +42,8 @@ class CompileContext:
     checked: CheckedProgram | None = None
     data: MapData | None = None
     evaluator: Evaluator | None = None
+    sizes: Sizes | None = None
+    costs: StepCosts | None = None
     module: ir.Module | None = None
     python: str | None = None  # the game module: the game and only the game
     line_map: dict[int, tuple[str, int]] = field(default_factory=dict)
@@ -80,9 +84,21 @@ def stage_validate_maps(ctx: CompileContext) -> None:
         report(map_items(ctx.checked.draws, ctx.data, ctx.evaluator)[1], ctx.diags)
 
 
+def stage_weigh_steps(ctx: CompileContext) -> None:
+    """How many steps each walk, loop and call may take, over the call graph (pass `cost`).
+
+    The weights the generated code charges the step budget with, the small walks that must be
+    charged after all, and the calls charged when they start: not an optimisation, the budget's
+    bounds (every later stage keeps them)."""
+    ctx.sizes = Sizes(ctx.checked, ctx.data, ctx.evaluator)
+    ctx.costs = step_costs(ctx.checked, ctx.sizes.free_size)
+
+
 def stage_lower(ctx: CompileContext) -> None:
     """The checked program as an IR of the state machine."""
-    ctx.module = lower_program(ctx.checked, ctx.data, ctx.evaluator, ctx.diags)
+    ctx.module = lower_program(
+        ctx.checked, ctx.data, ctx.evaluator, ctx.sizes, ctx.costs, ctx.diags
+    )
 
 
 def stage_bind_attributes(ctx: CompileContext) -> None:
@@ -148,6 +164,7 @@ STAGES: list[tuple[str, Callable[[CompileContext], None]]] = [
     ("resolve", stage_resolve),
     ("check", stage_check),
     ("validate_maps", stage_validate_maps),
+    ("weigh_steps", stage_weigh_steps),
     ("lower", stage_lower),
     ("bind_attributes", stage_bind_attributes),
     ("share_listings", stage_share_listings),

@@ -570,7 +570,7 @@ class GuardSplitter:
                 return False
             if node.op in ("+", "-", "*"):
                 return True
-            divisor = self.gen.const_int(node.right)
+            divisor = self.gen.sizes.const_int(node.right)
             return divisor is not None and divisor != 0
         if isinstance(node, ast.CondExpr):
             return all(self.total(n, scope, known) for n in (node.cond, node.then, node.orelse))

@@ -15,8 +15,8 @@ from typing import Protocol
 
 from compiler.builtins import BUILTINS
 from compiler.checked import CheckedProgram
-from compiler.consteval import EvalError, Evaluator, MapData
-from compiler.cost import step_costs
+from compiler.consteval import Evaluator, MapData
+from compiler.cost import StepCosts
 from compiler.expr import (
     ME,
     PLAYER_COUNT,
@@ -65,6 +65,7 @@ from compiler.refs import (
     PlayerFieldRef,
     ProcedureRef,
 )
+from compiler.sizes import Sizes
 from compiler.types import (
     AnyT,
     BoolT,
@@ -85,7 +86,7 @@ from compiler.visit import StrictVisitor
 from dsl import ast
 from dsl.source import Span
 from dsl.visitor import walk
-from runtime.limits import FREE_WALK, MAX_DOMAIN
+from runtime.limits import FREE_WALK
 
 
 class ClauseTables(Protocol):
@@ -150,7 +151,14 @@ class Env:
 class ExprLowerer(StrictVisitor):
     """Lowers the expressions of one checked program and its map data to nodes."""
 
-    def __init__(self, cp: CheckedProgram, data: MapData, evaluator: Evaluator):
+    def __init__(
+        self,
+        cp: CheckedProgram,
+        data: MapData,
+        evaluator: Evaluator,
+        sizes: Sizes,
+        costs: StepCosts,
+    ):
         self.cp = cp
         self.p = cp.program
         self.data = data
@@ -166,49 +174,13 @@ class ExprLowerer(StrictVisitor):
         self.inline_depth = 0
         # Enum values and map elements the code names: constant name -> value.
         self.named_values: dict[str, int] = {}
-        # How many steps each walk, loop and call may take (the step budget's weights).
-        self.costs = step_costs(cp, self.free_size)
+        self.sizes = sizes  # how many values walks, ranges and types have
+        self.costs = costs  # how many steps each walk, loop and call may take (stage weigh_steps)
         # Enums some of whose values read other than their names (`red "bright red"`).
         self.enum_words: set[str] = set()
         # Actions and choices with a declared label (their arguments' descriptors carry it).
         self.labels = {n for n, v in self.p.actions.items() if v.active.label is not None}
         self.labels |= set(cp.choice_labels)
-
-    def free_size(self, over: ast.Node) -> int | None:
-        """The items a walk over `over` takes without a charge (None: charged at run time)."""
-        if isinstance(over, ast.InDomain | ast.SubsetDomain):
-            return None
-        if isinstance(over, ast.TypeDomain):
-            if isinstance(over.type, ast.RangeType):
-                size = self.range_size(over.type.lo, over.type.hi, over.type.step)
-                return size if size is not None and size <= MAX_DOMAIN else None
-            t = self.checker_type(over.type)
-            return 2 if isinstance(t, BoolT) else self._finite_size(t)
-        if isinstance(over, ast.RangeExpr):
-            size = self.range_size(over.lo, over.hi)
-            return size if size is not None and size <= FREE_WALK else None
-        if isinstance(over, ast.PlayersLit):
-            return self._finite_size(PlayerT())
-        ref = self.cp.ref(over)
-        if isinstance(ref, EnumAllRef):
-            return len(self.cp.enum_values[ref.enum])
-        if isinstance(ref, KindAllRef):
-            count = self.data.count(ref.kind)
-            return count if count <= FREE_WALK else None
-        if isinstance(over, ast.Expr) and self.small_constant(over):
-            return FREE_WALK  # at most this many (a constant collection or a table's entry)
-        return None
-
-    def value_count(self, t: Type) -> int:
-        """The number of values of a finite type (truth values: 2)."""
-        return 2 if isinstance(t, BoolT) else self._finite_size(t)
-
-    def _finite_size(self, t: Type) -> int:
-        if isinstance(t, EnumT):
-            return len(self.cp.enum_values[t.name])
-        if isinstance(t, ElemT):
-            return self.data.count(t.kind)
-        return self.p.players.hi if self.p.players is not None else FREE_WALK
 
     @staticmethod
     def hoisted(code: Expr, env: Env) -> Expr:
@@ -420,7 +392,7 @@ class ExprLowerer(StrictVisitor):
         if isinstance(node, ast.RangeExpr):
             hi = BinOp(Paren(self.expr(node.hi, env)), "+", Const(1))
             code = call("range", self.expr(node.lo, env), hi)
-            size = self.range_size(node.lo, node.hi)
+            size = self.sizes.range_size(node.lo, node.hi)
             free = size is not None and size <= FREE_WALK and not forced
             return self.charged(code, node) if charge and not free else code
         if isinstance(node, ast.PlayersLit):
@@ -434,7 +406,7 @@ class ExprLowerer(StrictVisitor):
             code = call("range", Const(self.data.count(ref.kind)))
             large = self.data.count(ref.kind) > FREE_WALK
             return self.charged(code, node) if charge and (large or forced) else code
-        charge = charge and (forced or not self.small_constant(node))
+        charge = charge and (forced or not self.sizes.small_constant(node))
         code = self.expr(node, env)
         if isinstance(t, GeoT):
             return Attr(Paren(code), "cells")
@@ -459,76 +431,6 @@ class ExprLowerer(StrictVisitor):
         weight = self.costs.weight(node)
         where = spot(self.p, span or node.span)
         return (where, Const(weight)) if weight != 1 else (where,)
-
-    def small_constant(self, node: ast.Expr) -> bool:
-        """True for a constant collection, or an entry of a constant table, of at most FREE_WALK items."""
-        if isinstance(node, ast.Index):
-            values = self._const_value(node.obj)
-            values = (
-                values.values()
-                if isinstance(values, dict)
-                else values
-                if isinstance(values, list)
-                else None
-            )
-            return values is not None and all(_small(v) for v in values)
-        return _small(self._const_value(node))
-
-    def _const_value(self, node: ast.Expr):
-        if isinstance(self.cp.ref(node), ConstRef):
-            try:
-                return self.evaluator.const(node.name, node)
-            except (EvalError, RecursionError):
-                return None
-        return None
-
-    def const_int(self, node: ast.Expr | None) -> int | None:
-        """The value of an integer expression made of literals and consts, else None."""
-        if node is None:
-            return None
-        if isinstance(node, ast.IntLit):
-            return node.value
-        if isinstance(node, ast.Neg):
-            value = self.const_int(node.operand)
-            return None if value is None else -value
-        if isinstance(self.cp.ref(node), ConstRef):
-            value = self._const_value(node)
-            return value if isinstance(value, int) and not isinstance(value, bool) else None
-        if isinstance(node, ast.BinOp) and node.op in ("+", "-", "*"):
-            left, right = self.const_int(node.left), self.const_int(node.right)
-            if left is None or right is None:
-                return None
-            return (
-                left + right if node.op == "+" else left - right if node.op == "-" else left * right
-            )
-        return None
-
-    def const_size(self, node: ast.Expr) -> int | None:
-        """The number of items of a collection known while compiling (literal, const, enum, kind), else None."""
-        if isinstance(node, ast.ListLit):
-            return len(node.items)
-        if isinstance(node, ast.RangeExpr):
-            return self.range_size(node.lo, node.hi)
-        ref = self.cp.ref(node)
-        if isinstance(ref, EnumAllRef):
-            return len(self.cp.enum_values[ref.enum])
-        if isinstance(ref, KindAllRef):
-            return self.data.count(ref.kind)
-        value = self._const_value(node)
-        return len(value) if isinstance(value, list | tuple | set | dict) else None
-
-    def range_size(self, lo: ast.Expr, hi: ast.Expr, step: ast.Expr | None = None) -> int | None:
-        """The number of values of lo..hi (step) if its bounds are constant, else None."""
-        bounds = (
-            self.const_int(lo),
-            self.const_int(hi),
-            self.const_int(step) if step is not None else 1,
-        )
-        if None in bounds or bounds[2] == 0:
-            return None
-        return max(
-            0, (bounds[1] + 1 - bounds[0] + bounds[2] - (1 if bounds[2] > 0 else -1)) // bounds[2]
-        )
 
     def comp(self, elem: ast.Expr, fors, env: Env) -> tuple[tuple[For | If, ...], Env]:
         """`elem for … in … if …` clauses, and the env inside them."""
@@ -867,10 +769,6 @@ class ExprLowerer(StrictVisitor):
 
 
 UNROLL = 8  # aggregates over at most this many constant values are written out
-
-
-def _small(value) -> bool:
-    return isinstance(value, list | tuple | set | dict) and len(value) <= FREE_WALK
 
 
 def spot(p: Program, span: Span) -> Loc:

@@ -44,11 +44,11 @@ def fixed_values(gen: ExprLowerer, domain) -> tuple | None:
         return None
     tnode = domain.type
     if isinstance(tnode, ast.RangeType):
-        size = gen.range_size(tnode.lo, tnode.hi, tnode.step)
+        size = gen.sizes.range_size(tnode.lo, tnode.hi, tnode.step)
         if size is None or size > MAX_DOMAIN:
             return None
-        lo = gen.const_int(tnode.lo)
-        step = gen.const_int(tnode.step) if tnode.step is not None else 1
+        lo = gen.sizes.const_int(tnode.lo)
+        step = gen.sizes.const_int(tnode.step) if tnode.step is not None else 1
         return tuple(range(lo, lo + size * step, step))
     t = gen.checker_type(tnode)
     if isinstance(t, BoolT):
@@ -68,10 +68,10 @@ def fixed_items(gen: ExprLowerer, node: ast.Expr) -> tuple | None:
     if isinstance(ref, EnumAllRef):
         return tuple(range(len(gen.cp.enum_values[ref.enum])))
     if isinstance(node, ast.RangeExpr):
-        size = gen.range_size(node.lo, node.hi)
+        size = gen.sizes.range_size(node.lo, node.hi)
         if size is None or size > MAX_DOMAIN:
             return None
-        lo = gen.const_int(node.lo)
+        lo = gen.sizes.const_int(node.lo)
         return tuple(range(lo, lo + size))
     return None
 

@@ -68,7 +68,7 @@ def domain_iter(ctx: LoweringContext, domain, env: Env, span, charge: bool = Tru
         if isinstance(tnode, ast.RangeType):
             lo, hi = gen.expr(tnode.lo, env), gen.expr(tnode.hi, env)
             step = gen.expr(tnode.step, env) if tnode.step is not None else Const(1)
-            size = gen.range_size(tnode.lo, tnode.hi, tnode.step)
+            size = gen.sizes.range_size(tnode.lo, tnode.hi, tnode.step)
             if size is not None and size > MAX_DOMAIN:
                 ctx.errors.append(
                     (
@@ -112,9 +112,9 @@ def domain_iter(ctx: LoweringContext, domain, env: Env, span, charge: bool = Tru
 def check_subsets(ctx: LoweringContext, domain, span) -> None:
     """Refuse a `subset of` a collection of known size with more than MAX_SUBSETS subsets."""
     gen = ctx.gen
-    count = gen.const_size(domain.collection)
-    lo = gen.const_int(domain.lo) if domain.lo is not None else 0
-    hi = gen.const_int(domain.hi) if domain.hi is not None else count
+    count = gen.sizes.const_size(domain.collection)
+    lo = gen.sizes.const_int(domain.lo) if domain.lo is not None else 0
+    hi = gen.sizes.const_int(domain.hi) if domain.hi is not None else count
     if count is None or lo is None or hi is None:
         return
     total = sum(comb(count, k) for k in range(max(lo, 0), min(hi, count) + 1))
@@ -134,7 +134,7 @@ def static_size(gen: ExprLowerer, domain) -> int | None:
         return None
     tnode = domain.type
     if isinstance(tnode, ast.RangeType):
-        size = gen.range_size(tnode.lo, tnode.hi, tnode.step)
+        size = gen.sizes.range_size(tnode.lo, tnode.hi, tnode.step)
         return size if size is not None and size <= MAX_DOMAIN else None
     t = gen.checker_type(tnode)
     if isinstance(t, BoolT):

@@ -14,6 +14,7 @@ from compiler import ir
 from compiler.chance_bound import chance_bound
 from compiler.checked import CheckedProgram
 from compiler.consteval import EvalBudgetError, EvalError, Evaluator, MapData
+from compiler.cost import StepCosts
 from compiler.expr import ME
 from compiler.literals import ident
 from compiler.lower import FrameLowerer, lower_action
@@ -30,6 +31,7 @@ from compiler.lower_labels import (
 from compiler.lower_stmts import LoweringContext, StmtLowerer
 from compiler.printer import ir_expr, py
 from compiler.program import Program, Versions
+from compiler.sizes import Sizes
 from compiler.types import (
     INT,
     BoolT,
@@ -54,10 +56,15 @@ X = ir_expr  # an IR expression: a node (kept) or text
 
 
 def lower_program(
-    cp: CheckedProgram, data: MapData, evaluator: Evaluator, diags: Diagnostics
+    cp: CheckedProgram,
+    data: MapData,
+    evaluator: Evaluator,
+    sizes: Sizes,
+    costs: StepCosts,
+    diags: Diagnostics,
 ) -> ir.Module:
-    """The IR module of a checked program (errors go to `diags`)."""
-    ctx = LoweringContext(ExprLowerer(cp, data, evaluator))
+    """The IR module of a checked program, its walks charged by `costs` (errors go to `diags`)."""
+    ctx = LoweringContext(ExprLowerer(cp, data, evaluator, sizes, costs))
     p = cp.program
     ctx.gen.enum_words = {name for name in cp.enum_values if declares_words(cp, name)}
     consts = []

@@ -43,7 +43,7 @@ class LoweringContext:
 
     def __post_init__(self):
         self.gen.tables = GuardTables(self.gen)
-        self.indexes = find_indexes(self.gen.cp, self.gen.value_count)
+        self.indexes = find_indexes(self.gen.cp, self.gen.sizes.value_count)
         self.gen.tables.indexes = self.indexes
 
     def index_written(self, target: ast.Expr) -> Index | None:

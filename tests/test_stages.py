@@ -75,3 +75,15 @@ def test_only_optimisation_stages_may_be_left_out():
     assert {name for name, _ in STAGES} >= OPTIMISATIONS
     with pytest.raises(ValueError, match="lower"):
         compile_game(GAME, without=("lower",))
+
+
+def test_the_step_weights_are_a_stage_of_their_own_before_lowering():
+    names = [name for name, _ in STAGES]
+    assert names.index("validate_maps") < names.index("weigh_steps") < names.index("lower")
+    weighed = compile_game(GAME, stop_after="weigh_steps")
+    assert weighed.module is None and weighed.costs is not None
+    # Every procedure and function of the rules is weighed, before anything is lowered.
+    program = weighed.program
+    assert set(weighed.costs.bodies) == set(program.procedures) | set(program.functions)
+    with pytest.raises(ValueError, match="weigh_steps"):
+        compile_game(GAME, without=("weigh_steps",))
