@@ -13,6 +13,7 @@ from compiler.consteval import Evaluator, MapData
 from compiler.draw_eval import map_items, report
 from compiler.emit import emit_module, emit_scenarios
 from compiler.entries import plan_entries
+from compiler.inline_functions import inline_functions
 from compiler.loop_bindings import bind_listings
 from compiler.lower_labels import element_labels
 from compiler.lower_module import lower_program
@@ -20,6 +21,7 @@ from compiler.maps import build_map_data, run_checks
 from compiler.program import Program
 from compiler.resolve import DISK, SourceFiles, resolve
 from compiler.shared_listings import share_listings
+from compiler.unroll_aggregates import unroll_aggregates
 from dsl.diagnostics import TOO_DEEP, CompileError, Diagnostics
 from dsl.memory import paused_gc
 from dsl.source import Span
@@ -83,6 +85,16 @@ def stage_validate_maps(ctx: CompileContext) -> None:
 def stage_lower(ctx: CompileContext) -> None:
     """The checked program as an IR of the state machine."""
     ctx.module = lower_program(ctx.checked, ctx.data, ctx.evaluator, ctx.diags)
+
+
+def stage_inline_functions(ctx: CompileContext) -> None:
+    """A call of a small one-expression function is replaced by its body (an optimisation)."""
+    inline_functions(ctx.module)
+
+
+def stage_unroll_aggregates(ctx: CompileContext) -> None:
+    """An aggregate over a few constant values is written out value by value (an optimisation)."""
+    unroll_aggregates(ctx.module)
 
 
 def stage_bind_attributes(ctx: CompileContext) -> None:
@@ -149,13 +161,23 @@ STAGES: list[tuple[str, Callable[[CompileContext], None]]] = [
     ("check", stage_check),
     ("validate_maps", stage_validate_maps),
     ("lower", stage_lower),
+    ("inline_functions", stage_inline_functions),
+    ("unroll_aggregates", stage_unroll_aggregates),
     ("bind_attributes", stage_bind_attributes),
     ("share_listings", stage_share_listings),
     ("frameless_entries", stage_frameless_entries),
     ("emit_python", stage_emit_python),
 ]
 # Stages that only make the module faster: each may be left out (the games play the same).
-OPTIMISATIONS = frozenset({"bind_attributes", "share_listings", "frameless_entries"})
+OPTIMISATIONS = frozenset(
+    {
+        "inline_functions",
+        "unroll_aggregates",
+        "bind_attributes",
+        "share_listings",
+        "frameless_entries",
+    }
+)
 
 
 def run_stages(

@@ -110,10 +110,12 @@ class Index(Expr):
 
 @dataclass(frozen=True, slots=True)
 class Call(Expr):
-    """`func(args…)`."""
+    """`func(args…)`; `inline` marks a call of a small one-expression function that the
+    `inline_functions` stage may replace by the function's body."""
 
     func: Expr
     args: tuple[Expr, ...]
+    inline: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -247,6 +249,41 @@ def substitute(node: Expr, replace: dict[Expr, Expr]) -> Expr:
         if new != value:
             changed[f.name] = new
     if not changed:
+        return node
+    return type(node)(**{f.name: changed.get(f.name, getattr(node, f.name)) for f in fields(node)})
+
+
+def substitute_free(node: Expr, replace: dict[Local, Expr], rename=None) -> Expr:
+    """`node` with each free read of a local that is a key of `replace` replaced by its value;
+    with `rename`, each local a comprehension binds is renamed `rename(local)` in its scope."""
+    if isinstance(node, Local):
+        return replace.get(node, node)
+    if isinstance(node, Comp):
+        clauses = []
+        for clause in node.clauses:
+            if isinstance(clause, If):
+                clauses.append(If(substitute_free(clause.cond, replace, rename)))
+                continue
+            iterable = substitute_free(clause.iterable, replace, rename)  # read outside it
+            bound = [sub for sub in walk(clause.target) if isinstance(sub, Local)]
+            target = clause.target
+            if rename is None:  # its own variable shadows a replaced one
+                replace = {old: new for old, new in replace.items() if old not in bound}
+            else:
+                renamed = {old: rename(old) for old in bound}
+                replace, target = {**replace, **renamed}, substitute(target, renamed)
+            clauses.append(For(target, iterable))
+        return Comp(node.kind, substitute_free(node.elem, replace, rename), tuple(clauses))
+    changed = {}
+    for f in fields(node):
+        value = getattr(node, f.name)
+        if isinstance(value, Expr):
+            changed[f.name] = substitute_free(value, replace, rename)
+        elif isinstance(value, tuple):
+            changed[f.name] = tuple(
+                substitute_free(v, replace, rename) if isinstance(v, Expr) else v for v in value
+            )
+    if all(changed[name] == getattr(node, name) for name in changed):
         return node
     return type(node)(**{f.name: changed.get(f.name, getattr(node, f.name)) for f in fields(node)})
 
