@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, fields
+from functools import cache
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,10 +215,15 @@ class Code(Expr):
     parts: tuple[str | Expr, ...]
 
 
+@cache
+def _field_names(kind: type) -> tuple[str, ...]:
+    return tuple(f.name for f in fields(kind))
+
+
 def children(node: Expr) -> Iterator[Expr]:
     """The subexpressions of `node`, in the order they are written."""
-    for f in fields(node):
-        value = getattr(node, f.name)
+    for name in _field_names(type(node)):
+        value = getattr(node, name)
         if isinstance(value, Expr):
             yield value
         elif isinstance(value, tuple):
@@ -274,36 +280,31 @@ def substitute_free(node: Expr, replace: dict[Local, Expr], rename=None) -> Expr
                 replace, target = {**replace, **renamed}, substitute(target, renamed)
             clauses.append(For(target, iterable))
         return Comp(node.kind, substitute_free(node.elem, replace, rename), tuple(clauses))
-    changed = {}
-    for f in fields(node):
-        value = getattr(node, f.name)
-        if isinstance(value, Expr):
-            changed[f.name] = substitute_free(value, replace, rename)
-        elif isinstance(value, tuple):
-            changed[f.name] = tuple(
-                substitute_free(v, replace, rename) if isinstance(v, Expr) else v for v in value
-            )
-    if all(changed[name] == getattr(node, name) for name in changed):
-        return node
-    return type(node)(**{f.name: changed.get(f.name, getattr(node, f.name)) for f in fields(node)})
+    return _with_children(node, lambda child: substitute_free(child, replace, rename))
 
 
 def rebuilt(node: Expr, change) -> Expr:
     """`node` rebuilt from the bottom up, `change` applied to each node once its own are rebuilt."""
-    changed = {}
-    for f in fields(node):
-        value = getattr(node, f.name)
+    return change(_with_children(node, lambda child: rebuilt(child, change)))
+
+
+def _with_children(node: Expr, change) -> Expr:
+    """`node` with `change` applied to each of its subexpressions (`node` itself if it changed none)."""
+    values = []
+    changed = False
+    for name in _field_names(type(node)):
+        value = getattr(node, name)
         if isinstance(value, Expr):
-            changed[f.name] = rebuilt(value, change)
-        elif isinstance(value, tuple):
-            changed[f.name] = tuple(
-                rebuilt(item, change) if isinstance(item, Expr) else item for item in value
-            )
-    if any(changed[name] != getattr(node, name) for name in changed):
-        node = type(node)(
-            **{f.name: changed.get(f.name, getattr(node, f.name)) for f in fields(node)}
-        )
-    return change(node)
+            new = change(value)
+        elif isinstance(value, tuple) and value:
+            new = tuple(change(item) if isinstance(item, Expr) else item for item in value)
+            if all(a is b for a, b in zip(new, value, strict=True)):
+                new = value
+        else:
+            new = value
+        changed = changed or new is not value
+        values.append(new)
+    return type(node)(*values) if changed else node
 
 
 def unparen(node: Expr) -> Expr:

@@ -384,7 +384,8 @@ def rewrite_expressions(module: Module, rewrite) -> None:
         elif isinstance(value, _HOLDERS) and id(value) not in seen:
             seen.add(id(value))
             for f in fields(value):
-                setattr(value, f.name, visit(getattr(value, f.name)))
+                if f.name not in _DATA:
+                    setattr(value, f.name, visit(getattr(value, f.name)))
         return value
 
     visit(module)
@@ -392,3 +393,8 @@ def rewrite_expressions(module: Module, rewrite) -> None:
 
 # What holds the module's expressions (a guard table or an index holds none).
 _HOLDERS = (Module, Stmt, Branch, Function, FrameProc, Site, Action, Field)
+# The module's data, which holds no expression (map tables and constants can be large).
+_DATA = frozenset(
+    {"enums", "tables", "consts", "action_descs", "desc_lines", "named_values", "enum_words"}
+    | {"element_labels", "arg_desc_lines", "field_display", "guard_tables", "indexes"}
+)
