@@ -4,8 +4,8 @@
 > 2)`: no call, and what the body reads is in sight of the code around it. Lowering marks the
 calls that may be inlined (`Call.inline`): of a function with one version and one expression,
 not charged when it starts, of at most MAX_NODES rule nodes, whose arguments are names, `me`,
-integers or fields (cheap and without effect, so reading one twice or not at all is the same).
-The stage replaces them, inlining up to MAX_DEPTH calls deep inside one another.
+integers or fields. The stage replaces them, and the marked calls of the bodies it puts in, up
+to MAX_DEPTH inlined bodies deep.
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ def inline_functions(module: ir.Module) -> None:
 
     def rewrite(expr: PyExpr) -> PyExpr:
         node = inlined(expr.node, 0)
-        return expr if node == expr.node else ir_expr(node)
+        return expr if node is expr.node else ir_expr(node)
 
     ir.rewrite_expressions(module, rewrite)
 

@@ -40,7 +40,7 @@ def unroll_aggregates(module: ir.Module) -> None:
 
     def rewrite(expr: PyExpr) -> PyExpr:
         node = rebuilt(expr.node, unrolled)
-        return expr if node == expr.node else ir_expr(node)
+        return expr if node is expr.node else ir_expr(node)
 
     ir.rewrite_expressions(module, rewrite)
 
