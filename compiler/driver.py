@@ -14,6 +14,7 @@ from compiler.cost import StepCosts, step_costs
 from compiler.draw_eval import map_items, report
 from compiler.emit import emit_module, emit_scenarios
 from compiler.entries import plan_entries
+from compiler.inline_functions import inline_functions
 from compiler.loop_bindings import bind_listings
 from compiler.lower_labels import element_labels
 from compiler.lower_module import lower_program
@@ -22,6 +23,7 @@ from compiler.program import Program
 from compiler.resolve import DISK, SourceFiles, resolve
 from compiler.shared_listings import share_listings
 from compiler.sizes import Sizes
+from compiler.unroll_aggregates import unroll_aggregates
 from dsl.diagnostics import TOO_DEEP, CompileError, Diagnostics
 from dsl.memory import paused_gc
 from dsl.source import Span
@@ -101,6 +103,16 @@ def stage_lower(ctx: CompileContext) -> None:
     )
 
 
+def stage_inline_functions(ctx: CompileContext) -> None:
+    """A call of a small one-expression function is replaced by its body (an optimisation)."""
+    inline_functions(ctx.module)
+
+
+def stage_unroll_aggregates(ctx: CompileContext) -> None:
+    """An aggregate over a few constant values is written out value by value (an optimisation)."""
+    unroll_aggregates(ctx.module)
+
+
 def stage_bind_attributes(ctx: CompileContext) -> None:
     """A listing's loop over map elements reads their repeated fixed attributes once (an optimisation)."""
     bind_listings(ctx.module)
@@ -166,13 +178,23 @@ STAGES: list[tuple[str, Callable[[CompileContext], None]]] = [
     ("validate_maps", stage_validate_maps),
     ("weigh_steps", stage_weigh_steps),
     ("lower", stage_lower),
+    ("inline_functions", stage_inline_functions),
+    ("unroll_aggregates", stage_unroll_aggregates),
     ("bind_attributes", stage_bind_attributes),
     ("share_listings", stage_share_listings),
     ("frameless_entries", stage_frameless_entries),
     ("emit_python", stage_emit_python),
 ]
 # Stages that only make the module faster: each may be left out (the games play the same).
-OPTIMISATIONS = frozenset({"bind_attributes", "share_listings", "frameless_entries"})
+OPTIMISATIONS = frozenset(
+    {
+        "inline_functions",
+        "unroll_aggregates",
+        "bind_attributes",
+        "share_listings",
+        "frameless_entries",
+    }
+)
 
 
 def run_stages(

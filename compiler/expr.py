@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, fields
+from functools import cache
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,10 +111,12 @@ class Index(Expr):
 
 @dataclass(frozen=True, slots=True)
 class Call(Expr):
-    """`func(args…)`."""
+    """`func(args…)`; `inline` marks a call of a small one-expression function that the
+    `inline_functions` stage may replace by the function's body."""
 
     func: Expr
     args: tuple[Expr, ...]
+    inline: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,10 +215,15 @@ class Code(Expr):
     parts: tuple[str | Expr, ...]
 
 
+@cache
+def _field_names(kind: type) -> tuple[str, ...]:
+    return tuple(f.name for f in fields(kind))
+
+
 def children(node: Expr) -> Iterator[Expr]:
     """The subexpressions of `node`, in the order they are written."""
-    for f in fields(node):
-        value = getattr(node, f.name)
+    for name in _field_names(type(node)):
+        value = getattr(node, name)
         if isinstance(value, Expr):
             yield value
         elif isinstance(value, tuple):
@@ -251,22 +259,52 @@ def substitute(node: Expr, replace: dict[Expr, Expr]) -> Expr:
     return type(node)(**{f.name: changed.get(f.name, getattr(node, f.name)) for f in fields(node)})
 
 
+def substitute_free(node: Expr, replace: dict[Local, Expr], rename=None) -> Expr:
+    """`node` with each free read of a local that is a key of `replace` replaced by its value;
+    with `rename`, each local a comprehension binds is renamed `rename(local)` in its scope."""
+    if isinstance(node, Local):
+        return replace.get(node, node)
+    if isinstance(node, Comp):
+        clauses = []
+        for clause in node.clauses:
+            if isinstance(clause, If):
+                clauses.append(If(substitute_free(clause.cond, replace, rename)))
+                continue
+            iterable = substitute_free(clause.iterable, replace, rename)  # read outside it
+            bound = [sub for sub in walk(clause.target) if isinstance(sub, Local)]
+            target = clause.target
+            if rename is None:  # its own variable shadows a replaced one
+                replace = {old: new for old, new in replace.items() if old not in bound}
+            else:
+                renamed = {old: rename(old) for old in bound}
+                replace, target = {**replace, **renamed}, substitute(target, renamed)
+            clauses.append(For(target, iterable))
+        return Comp(node.kind, substitute_free(node.elem, replace, rename), tuple(clauses))
+    return _with_children(node, lambda child: substitute_free(child, replace, rename))
+
+
 def rebuilt(node: Expr, change) -> Expr:
     """`node` rebuilt from the bottom up, `change` applied to each node once its own are rebuilt."""
-    changed = {}
-    for f in fields(node):
-        value = getattr(node, f.name)
+    return change(_with_children(node, lambda child: rebuilt(child, change)))
+
+
+def _with_children(node: Expr, change) -> Expr:
+    """`node` with `change` applied to each of its subexpressions (`node` itself if it changed none)."""
+    values = []
+    changed = False
+    for name in _field_names(type(node)):
+        value = getattr(node, name)
         if isinstance(value, Expr):
-            changed[f.name] = rebuilt(value, change)
-        elif isinstance(value, tuple):
-            changed[f.name] = tuple(
-                rebuilt(item, change) if isinstance(item, Expr) else item for item in value
-            )
-    if any(changed[name] != getattr(node, name) for name in changed):
-        node = type(node)(
-            **{f.name: changed.get(f.name, getattr(node, f.name)) for f in fields(node)}
-        )
-    return change(node)
+            new = change(value)
+        elif isinstance(value, tuple) and value:
+            new = tuple(change(item) if isinstance(item, Expr) else item for item in value)
+            if all(a is b for a, b in zip(new, value, strict=True)):
+                new = value
+        else:
+            new = value
+        changed = changed or new is not value
+        values.append(new)
+    return type(node)(*values) if changed else node
 
 
 def unparen(node: Expr) -> Expr:

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from compiler.builtins import BUILTINS
 from compiler.consteval import EvalError, Evaluator
 from compiler.indexes import Index
+from compiler.inline_functions import inlinable
 from compiler.refs import (
     BuiltinRef,
     ConstRef,
@@ -259,15 +260,7 @@ class GuardSplitter:
 
     def inlinable(self, node: ast.Call):
         """The declaration of a called function that code generation inlines, else None."""
-        if not isinstance(self.cp.ref(node), FunctionRef):
-            return None
-        versions = self.p.functions[node.func].versions
-        decl = versions[-1]
-        if decl.expr is None or len(versions) > 1 or self.gen.costs.entry_charge(node.func):
-            return None
-        if any(not isinstance(a, ast.Name | ast.MeLit | ast.IntLit | ast.Field) for a in node.args):
-            return None
-        return decl if sum(1 for _ in walk(decl.expr)) <= 80 else None
+        return inlinable(self.cp, self.gen.costs, node)
 
     # ------------------------------------------------------------ what a conjunct depends on
 

@@ -368,3 +368,33 @@ def rewrite_nested(stmt: Stmt, rewrite) -> None:
             for item in value:
                 if isinstance(item, Branch):
                     item.body = rewrite(item.body)
+
+
+def rewrite_expressions(module: Module, rewrite) -> None:
+    """Replace, in place, every expression of `module` that has a node by `rewrite(expression)`."""
+    seen: set[int] = set()  # a function reached twice (a site's listing is an action's) once
+
+    def visit(value):
+        if isinstance(value, PyExpr):
+            return value if value.node is None else rewrite(value)
+        if isinstance(value, list):
+            value[:] = [visit(item) for item in value]
+        elif isinstance(value, tuple):
+            return tuple(visit(item) for item in value)
+        elif isinstance(value, _HOLDERS) and id(value) not in seen:
+            seen.add(id(value))
+            for f in fields(value):
+                if f.name not in _DATA:
+                    setattr(value, f.name, visit(getattr(value, f.name)))
+        return value
+
+    visit(module)
+
+
+# What holds the module's expressions (a guard table or an index holds none).
+_HOLDERS = (Module, Stmt, Branch, Function, FrameProc, Site, Action, Field)
+# The module's data, which holds no expression (map tables and constants can be large).
+_DATA = frozenset(
+    {"enums", "tables", "consts", "action_descs", "desc_lines", "named_values", "enum_words"}
+    | {"element_labels", "arg_desc_lines", "field_display", "guard_tables", "indexes"}
+)

@@ -408,7 +408,7 @@ class FrameLowerer(StrictVisitor):
         start = f"_l.start_each(S, F, site{site}_legal, {who!r}, {sub!r}, {node.name!r})"
         self.emit(
             ir.Assign(
-                X(f"L[{who!r}]"), X(f"list({py(gen.items(node.players, self.env))})"), node.span
+                X(f"L[{who!r}]"), X(call("list", gen.items(node.players, self.env))), node.span
             ),
             ir.Assign(X(f"L[{sub!r}]"), X("{}")),
             ir.If([ir.Branch(X(start), [ir.Suspend(site, resume)])]),
@@ -498,7 +498,7 @@ class FrameLowerer(StrictVisitor):
         start = f"_l.start_each_action(S, F, site{site}_legal, {who!r}, {sub!r}, ACTION_FRAMES)"
         self.emit(
             ir.Assign(
-                X(f"L[{who!r}]"), X(f"list({py(gen.items(node.players, self.env))})"), node.span
+                X(f"L[{who!r}]"), X(call("list", gen.items(node.players, self.env))), node.span
             ),
             ir.Assign(X(f"L[{sub!r}]"), X("{}")),
             ir.If([ir.Branch(X(start), [ir.Suspend(site, resume)])]),

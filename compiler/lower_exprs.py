@@ -36,7 +36,6 @@ from compiler.expr import (
     Loc,
     Local,
     Name,
-    Operand,
     Pair,
     Paren,
     S,
@@ -48,6 +47,7 @@ from compiler.expr import (
     helper,
     unparen,
 )
+from compiler.inline_functions import MAX_DEPTH, inlinable
 from compiler.literals import ident
 from compiler.printer import py
 from compiler.program import Program
@@ -527,9 +527,6 @@ class ExprLowerer(StrictVisitor):
         clauses, inner = self.comp(node.elem, node.fors, env)
         elem = self.expr(node.elem, inner)
         func = node.func
-        unrolled = self._unrolled(node, clauses, env)
-        if unrolled is not None:
-            return unrolled
         if func == "count":
             if isinstance(self.t(node.elem), BoolT):
                 return call("sum", Comp("gen", Const(1), (*clauses, If(elem))))
@@ -571,32 +568,6 @@ class ExprLowerer(StrictVisitor):
         item = Local("_item")
         found = self.hoisted(Comp("set", item, (*clauses, For(item, items))), env)
         return Paren(BinOp(self.expr(elem.left, env), "in", found))
-
-    def _unrolled(self, node: ast.GenCall, clauses: tuple, env: Env) -> Expr | None:
-        """`any`, `all`, `sum`, `min` or `max` over a few constant values, written out, else None.
-
-        `any(c in col[d] for d in range(3))` becomes `c in col[0] or c in col[1] or …`: the
-        same values tested in the same order, without a generator. Only a walk that is not
-        charged (clauses `for x in range(n)`) of at most UNROLL values, without a condition.
-        """
-        ops = {"any": "or", "all": "and", "sum": "+", "min": ",", "max": ","}
-        if node.func not in ops or len(node.fors) != 1 or node.fors[0].where is not None:
-            return None
-        var = node.fors[0].var
-        count = _constant_range(clauses, env.bind(var).local(var))
-        if count is None or not 1 <= count <= UNROLL:
-            return None
-        # Written apart: the names the rest of the module gets stay as they were.
-        with self.numbered_apart("u"):
-            parts = [
-                Operand(self.expr(node.elem, env.bind(var, Const(value)))) for value in range(count)
-            ]
-        if node.func in ("min", "max"):
-            return call(node.func, *parts)
-        joined = parts[0]
-        for part in parts[1:]:
-            joined = BinOp(joined, ops[node.func], part)
-        return Paren(joined)
 
     def visit_ListLit(self, node, env):
         return Display("list", tuple(self.expr(i, env) for i in node.items))
@@ -658,33 +629,33 @@ class ExprLowerer(StrictVisitor):
     def visit_Call(self, node: ast.Call, env: Env) -> Expr:
         ref = self.cp.ref(node)
         args = [self.expr(a, env) for a in node.args]
+        inline = False
         if isinstance(ref, FunctionRef):
             if env.hoist is not None and self.invariant(node, env):
                 return self.hoisted(self.visit_Call(node, replace(env, hoist=None)), env)
-            inlined = self.inline(node.func, node.args, args, env)
-            if inlined is not None:
-                return inlined
+            decl = inlinable(self.cp, self.costs, node)
+            if decl is not None and env.hoist is not None:
+                # In a listing hoisting (still part of lowering) must see the body: inlined
+                # here. Everywhere else the `inline_functions` stage inlines the marked call.
+                inlined = self.inline(decl, args, env)
+                if inlined is not None:
+                    return inlined
+            inline = decl is not None and env.hoist is None
         if isinstance(ref, FunctionRef | ProcedureRef):
             pyname, waits = self.callable_name(node.func)
             if waits:
                 raise AssertionError("waiting calls are lowered as statements")
-            code = Call(Name(pyname), (S, *args))
+            code = Call(Name(pyname), (S, *args), inline)
             var = self.tabulable(node, env) if isinstance(ref, FunctionRef) else None
             return code if var is None else env.tabulation.element(var, code)
         return self.builtin(node, args, env)
 
-    def inline(self, name: str, arg_nodes, args: list[Expr], env: Env) -> Expr | None:
-        """The body of a small one-expression function with its arguments substituted, if safe."""
-        versions = self.p.functions[name].versions
-        decl = versions[-1]
-        if decl.expr is None or len(versions) > 1 or self.inline_depth > 4:
+    def inline(self, decl: ast.FunctionDecl, args: list[Expr], env: Env) -> Expr | None:
+        """In a listing, the body of an inlinable function with its arguments substituted (None
+        past MAX_DEPTH calls inlined inside one another)."""
+        if self.inline_depth > MAX_DEPTH:
             return None
-        if self.costs.entry_charge(name):  # its call is charged when it starts: keep the call
-            return None
-        if any(not isinstance(a, ast.Name | ast.MeLit | ast.IntLit | ast.Field) for a in arg_nodes):
-            return None
-        if sum(1 for _ in walk(decl.expr)) > 80:
-            return None
+        name = decl.name
         number = self.fresh()  # taken even when the tag is reused: later names stay as they were
         # The same call inlined twice reads the same, so hoisting computes it once.
         tag = self.inline_tags.setdefault((name, tuple(args)), f"_{number}")
@@ -768,9 +739,6 @@ class ExprLowerer(StrictVisitor):
         return code
 
 
-UNROLL = 8  # aggregates over at most this many constant values are written out
-
-
 def spot(p: Program, span: Span) -> Loc:
     """`(file, line, column)` locating a step or domain charge at `span` (the file by its index
     in the module's table of rule files)."""
@@ -782,19 +750,6 @@ def _in_state_or_frame(code: Expr) -> bool:
     while isinstance(code, Index | Attr):
         code = code.obj
     return isinstance(code, StateField | FrameLocal)
-
-
-def _constant_range(clauses: tuple, var: Expr) -> int | None:
-    """n, if `clauses` are just `for var in range(n)` (a walk of constant values, not charged)."""
-    if len(clauses) != 1 or not isinstance(clauses[0], For) or clauses[0].target != var:
-        return None
-    walked = clauses[0].iterable
-    if not (isinstance(walked, Call) and walked.func == Name("range") and len(walked.args) == 1):
-        return None
-    count = walked.args[0]
-    if not isinstance(count, Const) or type(count.value) is not int or count.value < 0:
-        return None
-    return count.value
 
 
 def source_text(program, span: Span) -> str:

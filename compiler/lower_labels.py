@@ -203,7 +203,7 @@ def _label_function(
     return ir.Function(f"label_{ident(name)}", ["a"], body + _guarded(py(text), failed, label.span))
 
 
-def _guarded(value: str, failed: str, span) -> list[ir.Stmt]:
+def _guarded(value: str | Expr, failed: str, span) -> list[ir.Stmt]:
     """`return value`, a failure reported as a RuleError at `span`.
 
     The statements carry no span: what people read is no rule, so the coverage of the rules
@@ -272,7 +272,7 @@ def _entries_function(ctx: LoweringContext, versions, name: str) -> ir.Function:
     env = Env(frame=False).bind(decl.var)
     value = Display("tuple", tuple(_entry(gen, e, env) for e in decl.entries))
     body: list[ir.Stmt] = [ir.Assign(X(env.local(decl.var)), X("p"))]
-    body += _guarded(py(value), f"the {name} cannot be computed", decl.span)
+    body += _guarded(value, f"the {name} cannot be computed", decl.span)
     return ir.Function(name, ["S", "p"], body)
 
 

@@ -218,10 +218,10 @@ def why_function(ctx: LoweringContext, name: str, decl: ast.ActionDecl, within) 
         var = py(env.local(param.name))
         body.append(ir.Assign(X(var), X(f"args[{i}]")))
         domain = domain_iter(ctx, param.domain, env, param.span, charge=False)
-        domain = py(domain)
         message = f"f'{name}: {{{var}!r}} is not a possible {param.name}'"
         refusal = _refusal(ctx, message, name, param.span)
-        body.append(ir.If([ir.Branch(X(f"{var} not in {domain}"), [refusal], param.span)]))
+        outside = BinOp(env.local(param.name), "not in", domain)
+        body.append(ir.If([ir.Branch(X(outside), [refusal], param.span)]))
         if param.where is not None:
             text = source_text(gen.p, param.where.span)
             message = repr(f"{name}: `{text}` does not hold for this {param.name}")

@@ -15,7 +15,7 @@ from compiler.chance_bound import chance_bound
 from compiler.checked import CheckedProgram
 from compiler.consteval import EvalBudgetError, EvalError, Evaluator, MapData
 from compiler.cost import StepCosts
-from compiler.expr import ME
+from compiler.expr import ME, Display, Expr, Unary, call, helper
 from compiler.literals import ident
 from compiler.lower import FrameLowerer, lower_action
 from compiler.lower_draws import lower_draws
@@ -318,7 +318,7 @@ def _scoring(ctx: LoweringContext) -> tuple[ir.Function, ir.Function]:
     if p.score is not None:
         decl = p.score.active
         env = Env(frame=False).bind(decl.var)
-        value = py(gen.checked(gen.expr(decl.expr, env), decl.expr, INT))
+        value = gen.checked(gen.expr(decl.expr, env), decl.expr, INT)
         body = [ir.Return(X(value), decl.expr.span)]
         if _reads(decl.expr, decl.var):
             body.insert(0, ir.Assign(X(env.local(decl.var)), X("p")))
@@ -329,22 +329,25 @@ def _scoring(ctx: LoweringContext) -> tuple[ir.Function, ir.Function]:
         env = Env(frame=False).bind(decl.var)
         keys = []
         for key in decl.keys:
-            code = f"_l.int_ok(int({py(gen.expr(key.expr, env))}))"
-            keys.append(f"-{code}" if key.descending else code)
-        value = "(" + "".join(k + ", " for k in keys) + ")"
-        body = [ir.Return(X(value), decl.span)]
+            code = _int_value(gen.expr(key.expr, env))
+            keys.append(Unary("-", code) if key.descending else code)
+        body = [ir.Return(X(Display("tuple", tuple(keys))), decl.span)]
         if any(_reads(key.expr, decl.var) for key in decl.keys):
             body.insert(0, ir.Assign(X(env.local(decl.var)), X("p")))
     return score, ir.Function("rank_key", ["S", "p"], body)
+
+
+def _int_value(code: Expr) -> Expr:
+    """`code`'s value as an integer: int() makes a truth value a count; the range check keeps
+    every result a 64-bit integer."""
+    return helper("_l", "int_ok", call("int", code))
 
 
 def _player_function(ctx: LoweringContext, name: str, var: str, expr: ast.Expr) -> ir.Function:
     """`name(S, p)`: the integer value of `expr` for the player `p` bound to `var`."""
     gen = ctx.gen
     env = Env(frame=False).bind(var)
-    # int() makes a truth value a count; the range check keeps every result a 64-bit integer.
-    value = f"_l.int_ok(int({py(gen.expr(expr, env))}))"
-    body: list[ir.Stmt] = [ir.Return(X(value), expr.span)]
+    body: list[ir.Stmt] = [ir.Return(X(_int_value(gen.expr(expr, env))), expr.span)]
     if _reads(expr, var):
         body.insert(0, ir.Assign(X(env.local(var)), X("p")))
     return ir.Function(name, ["S", "p"], body)

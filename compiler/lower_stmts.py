@@ -8,8 +8,26 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from compiler import ir
-from compiler.expr import Const, Expr, Operand, S, Unary, helper
-from compiler.indexes import Index, find_indexes
+from compiler.expr import (
+    Attr,
+    BinOp,
+    Call,
+    Code,
+    Const,
+    Display,
+    Expr,
+    Index,
+    Local,
+    Name,
+    Operand,
+    S,
+    StateField,
+    Unary,
+    call,
+    helper,
+)
+from compiler.indexes import Index as MaintainedIndex
+from compiler.indexes import find_indexes
 from compiler.literals import ident
 from compiler.lower_exprs import Env, ExprLowerer, source_text, spot
 from compiler.lower_guards import GuardTables
@@ -37,7 +55,7 @@ class LoweringContext:
     errors: list[tuple[str, Span]] = field(default_factory=list)
     labelled: dict[str, str] = field(default_factory=dict)  # action/choice -> its ArgDescs code
 
-    indexes: dict[str, Index] = field(default_factory=dict)  # maintained (compiler/indexes.py)
+    indexes: dict[str, MaintainedIndex] = field(default_factory=dict)  # compiler/indexes.py
     action_tables: list[ir.Assign] = field(default_factory=list)  # actions built once
     action_memos: set[str] = field(default_factory=set)  # `MEMO_`/`ACTIONS_<name>` made so far
 
@@ -46,7 +64,7 @@ class LoweringContext:
         self.indexes = find_indexes(self.gen.cp, self.gen.sizes.value_count)
         self.gen.tables.indexes = self.indexes
 
-    def index_written(self, target: ast.Expr) -> Index | None:
+    def index_written(self, target: ast.Expr) -> MaintainedIndex | None:
         """The index an assignment to `target` must keep up to date: `F[key] = …` or `F = …`."""
         if isinstance(target, ast.Index):
             target = target.obj
@@ -77,7 +95,12 @@ class LoweringContext:
 def where_args(p: Program, span: Span) -> str:
     """`file, line` arguments locating a runtime check at `span` (the file as the module's name
     for its path, `_F<index>`; compiler/sources.py)."""
-    return f"{p.source_table.ref(span.file)}, {span.line!r}"
+    return py_list(where_nodes(p, span))
+
+
+def where_nodes(p: Program, span: Span) -> tuple[Expr, Expr]:
+    """The nodes of `where_args`: the file's name in the module and the line."""
+    return Name(p.source_table.ref(span.file)), Const(span.line)
 
 
 class StmtLowerer(StrictVisitor):
@@ -116,7 +139,6 @@ class StmtLowerer(StrictVisitor):
         """An assignment of the value computed by `value` (also a waiting call's result)."""
         gen = self.gen
         place = gen.expr(node.target, env)
-        target = py(place)
         tt, vt = gen.t(node.target), gen.t(node.value)
         if node.op == "=":
             if isinstance(tt, CollT | MapT):
@@ -124,19 +146,19 @@ class StmtLowerer(StrictVisitor):
             value = gen.checked(value, node.value, tt)
             return self.store(node.target, place, value, env, node.span)
         if not isinstance(tt, CollT):
-            return self.augmented(node, py(value), env)
+            return self.augmented(node, value, env)
         value = gen.checked(value, node.value, tt)
         if isinstance(vt, CollT) and vt.kind == "bag":
-            items = py(helper("_l", "each_bag", S, value, spot(self.gen.p, node.span)))
+            items = helper("_l", "each_bag", S, value, spot(self.gen.p, node.span))
         else:
-            items = py(gen.charged(value, node))
+            items = gen.charged(value, node)
         if tt.kind == "bag":
             fn = "bag_add_all" if node.op == "+=" else "bag_remove_all"
-            return [ir.Eval(X(f"_l.{fn}({target}, {items})"), node.span)]
+            return [ir.Eval(X(helper("_l", fn, place, items)), node.span)]
         if tt.kind == "set":
             op = "|=" if node.op == "+=" else "-="
-            return [ir.Assign(X(target), X(f"set({items})"), node.span, op)]
-        return [ir.Eval(X(f"{target}.extend({items})"), node.span)]
+            return [ir.Assign(X(place), X(call("set", items)), node.span, op)]
+        return [ir.Eval(X(Call(Attr(place, "extend"), (items,))), node.span)]
 
     def store(
         self, target: ast.Expr, code: str | Expr, value: str | Expr, env: Env, span
@@ -158,7 +180,7 @@ class StmtLowerer(StrictVisitor):
         out.append(ir.IndexedStore(X(f"{index.table}[{key}]"), X("_iv"), index, X(key), span))
         return out
 
-    def augmented(self, node: ast.Assign, value: str, env: Env) -> list[ir.Stmt]:
+    def augmented(self, node: ast.Assign, value: Expr, env: Env) -> list[ir.Stmt]:
         """`x += v` (or -=, *=) on a number, its result range-checked.
 
         The parts of the target (container, index) are evaluated once, before the value,
@@ -169,21 +191,22 @@ class StmtLowerer(StrictVisitor):
         ref = gen.cp.ref(target)
         out: list[ir.Stmt] = []
         if isinstance(ref, PlayerFieldRef):
-            container, index = f"S.p_{ident(target.name)}", py(gen.expr(target.obj, env))
+            container, index = StateField(f"p_{ident(target.name)}"), gen.expr(target.obj, env)
         elif isinstance(target, ast.Index) and not isinstance(ref, ElemByIdRef):
-            container, index = py(gen.expr(target.obj, env)), py(gen.expr(target.index, env))
+            container, index = gen.expr(target.obj, env), gen.expr(target.index, env)
         else:
             container = index = None
         if container is None:
-            place = py(gen.expr(target, env))
-        elif _stable(container) and _stable(index):
-            place = f"{container}[{index}]"
+            place = gen.expr(target, env)
+        elif _stable(py(container)) and _stable(py(index)):
+            place = Index(container, index)
         else:
             # Python temporaries used at once (no counter: numbered frame locals are saved state).
-            out.append(ir.Assign(X("_at, _ai"), X(f"{container}, {index}"), node.span))
-            place = "_at[_ai]"
-        check = "_l.opt_int_ok" if isinstance(gen.t(target), OptT) else "_l.int_ok"
-        out.append(ir.Assign(X(place), X(f"{check}({place} {node.op[0]} {value})"), node.span))
+            out.append(ir.Assign(X("_at, _ai"), X(Code((container, ", ", index))), node.span))
+            place = Index(Local("_at"), Local("_ai"))
+        check = "opt_int_ok" if isinstance(gen.t(target), OptT) else "int_ok"
+        total = helper("_l", check, BinOp(place, node.op[0], value))
+        out.append(ir.Assign(X(place), X(total), node.span))
         return out
 
     def visit_ExprStmt(self, node: ast.ExprStmt, env):
@@ -204,46 +227,45 @@ class StmtLowerer(StrictVisitor):
 
     def visit_Draw(self, node: ast.Draw, env):
         gen = self.gen
-        count = py(gen.expr(node.count, env)) if node.count is not None else "1"
-        items = f"_l.draw({py(gen.expr(node.source, env))}, {count})"
+        count = gen.expr(node.count, env) if node.count is not None else Const(1)
+        items = helper("_l", "draw", gen.expr(node.source, env), count)
         return [self.add_items(node.dest, items, env, node.span)]
 
-    def add_items(self, dest: ast.Expr, items: str, env: Env, span: Span) -> ir.Stmt:
+    def add_items(self, dest: ast.Expr, items: Expr, env: Env, span: Span) -> ir.Stmt:
         """Append drawn items to a destination collection."""
-        code = py(self.gen.expr(dest, env))
+        code = self.gen.expr(dest, env)
         t = self.gen.t(dest)
         if isinstance(t, CollT) and t.kind == "bag":
-            return ir.Eval(X(f"_l.bag_add_all({code}, {items})"), span)
-        if isinstance(t, CollT) and t.kind == "set":
-            return ir.Eval(X(f"{code}.update({items})"), span)
-        return ir.Eval(X(f"{code}.extend({items})"), span)
+            return ir.Eval(X(helper("_l", "bag_add_all", code, items)), span)
+        method = "update" if isinstance(t, CollT) and t.kind == "set" else "extend"
+        return ir.Eval(X(Call(Attr(code, method), (items,))), span)
 
     def visit_Move(self, node: ast.Move, env):
         gen = self.gen
-        item = py(gen.expr(node.item, env))
-        source, dest = py(gen.expr(node.source, env)), py(gen.expr(node.dest, env))
+        item = gen.expr(node.item, env)
+        source, dest = gen.expr(node.source, env), gen.expr(node.dest, env)
         st, dt = gen.t(node.source), gen.t(node.dest)
-        tmp = f"_m{gen.fresh()}"
+        tmp = Local(f"_m{gen.fresh()}")
         skind = st.kind if isinstance(st, CollT) else "list"
         dkind = dt.kind if isinstance(dt, CollT) else "list"
-        remove = {"bag": "_l.bag_remove", "set": "_l.set_remove"}.get(skind, "_l.list_remove")
+        remove = {"bag": "bag_remove", "set": "set_remove"}.get(skind, "list_remove")
         out: list[ir.Stmt] = [
             ir.Assign(X(tmp), X(item), node.span),
-            ir.Eval(X(f"{remove}({source}, {tmp})"), node.span),
+            ir.Eval(X(helper("_l", remove, source, tmp)), node.span),
         ]
         if dkind == "bag":
-            out.append(ir.Assign(X(f"{dest}[{tmp}]"), X("1"), node.span, "+="))
-        elif dkind == "set":
-            out.append(ir.Eval(X(f"{dest}.add({tmp})"), node.span))
+            out.append(ir.Assign(X(Index(dest, tmp)), X(Const(1)), node.span, "+="))
         else:
-            out.append(ir.Eval(X(f"{dest}.append({tmp})"), node.span))
+            method = "add" if dkind == "set" else "append"
+            out.append(ir.Eval(X(Call(Attr(dest, method), (tmp,))), node.span))
         return out
 
     def visit_Shuffle(self, node, env):
         gen = self.gen
         pile = gen.t(node.target)
-        items = gen.desc(pile.item) if isinstance(pile, CollT) else "None"
-        return [ir.Eval(X(f"_l.shuffle(S, {py(gen.expr(node.target, env))}, {items})"), node.span)]
+        items = Name(gen.desc(pile.item)) if isinstance(pile, CollT) else Const(None)
+        shuffled = helper("_l", "shuffle", S, gen.expr(node.target, env), items)
+        return [ir.Eval(X(shuffled), node.span)]
 
     def visit_If(self, node: ast.If, env):
         branches = [
@@ -261,7 +283,7 @@ class StmtLowerer(StrictVisitor):
 
     def visit_For(self, node: ast.For, env):
         gen = self.gen
-        iterable = py(gen.items(node.iterable, env, snapshot=True))
+        iterable = gen.items(node.iterable, env, snapshot=True)
         body: list[ir.Stmt] = []
         if node.where is not None:
             body.append(skip_unless(gen.expr(node.where, env), ir.Continue(), node.where.span))
@@ -270,17 +292,17 @@ class StmtLowerer(StrictVisitor):
 
     def visit_Repeat(self, node: ast.Repeat, env):
         gen = self.gen
-        count = f"_l.times(S, {py(gen.expr(node.count, env))}, {py_list(gen.charge_args(node))})"
+        count = helper("_l", "times", S, gen.expr(node.count, env), *gen.charge_args(node))
         body = self.block(node.body.stmts, env, node.body.returns)
-        return [ir.For(X(f"_r{gen.fresh()}"), X(f"range({count})"), body, node.span)]
+        return [ir.For(X(f"_r{gen.fresh()}"), X(call("range", count)), body, node.span)]
 
     def visit_While(self, node: ast.While, env):
-        return [self._loop(py(self.gen.expr(node.cond, env)), node, env)]
+        return [self._loop(self.gen.expr(node.cond, env), node, env)]
 
     def visit_Loop(self, node: ast.Loop, env):
         return [self._loop("True", node, env)]
 
-    def _loop(self, cond: str, node, env: Env) -> ir.While:
+    def _loop(self, cond: str | Expr, node, env: Env) -> ir.While:
         tick = ir.Eval(X(f"_l.tick(S, {py_list(self.gen.charge_args(node))})"), node.span)
         body = self.block(node.body.stmts, env, node.body.returns)
         return ir.While(X(cond), [tick, *body], node.span)
@@ -293,15 +315,14 @@ class StmtLowerer(StrictVisitor):
 
     def _step(self, fn: str, node, env: Env) -> ir.Stmt:
         gen = self.gen
-        args = "".join(py(gen.expr(a, env)) + ", " for a in node.args)
-        code = (
-            f"_l.{fn}(S, {py(gen.expr(node.player, env))}, {node.action!r}, ({args}), "
-            f"{where_args(gen.p, node.span)})"
-        )
-        return ir.Eval(X(code), node.span)
+        args = Display("tuple", tuple(gen.expr(a, env) for a in node.args))
+        player = gen.expr(node.player, env)
+        where = where_nodes(gen.p, node.span)
+        return ir.Eval(X(helper("_l", fn, S, player, Const(node.action), args, *where)), node.span)
 
     def visit_ChanceStep(self, node: ast.ChanceStep, env):
-        code = f"_l.chance(S, {py(self.gen.expr(node.value, env))}, {where_args(self.gen.p, node.span)})"
+        where = where_nodes(self.gen.p, node.span)
+        code = helper("_l", "chance", S, self.gen.expr(node.value, env), *where)
         return [ir.Eval(X(code), node.span)]
 
     def visit_Expect(self, node: ast.Expect, env):

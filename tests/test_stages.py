@@ -11,8 +11,9 @@ import random
 
 import pytest
 
-from compiler import compile_game
+from compiler import compile_game, ir
 from compiler.driver import OPTIMISATIONS, STAGES
+from compiler.expr import BinOp, Comp, Const, For, Local, substitute_free
 from compiler.ir_text import ir_text
 from runtime.machine import Game, compile_module, run_module
 from tests.conftest import ROOT
@@ -87,3 +88,75 @@ def test_the_step_weights_are_a_stage_of_their_own_before_lowering():
     assert set(weighed.costs.bodies) == set(program.procedures) | set(program.functions)
     with pytest.raises(ValueError, match="weigh_steps"):
         compile_game(GAME, without=("weigh_steps",))
+
+
+# Calls and aggregates each stage rewrites, or leaves past its limits.
+SMALL = """game "Small" {
+  players 2..2
+  enum Color { red blue green }
+  enum Wide { w0 w1 w2 w3 w4 w5 w6 w7 w8 }
+  state { total: int public = 0 }
+  function double(x: int) -> int = x * 2
+  function bright(c: Color) -> bool = c != red
+  function a1(x: int) -> int = a2(x) + 1
+  function a2(x: int) -> int = a3(x) + 1
+  function a3(x: int) -> int = a4(x) + 1
+  function a4(x: int) -> int = a5(x) + 1
+  function a5(x: int) -> int = a6(x) + 1
+  function a6(x: int) -> int = x
+  procedure tally() {
+    total += double(total)
+    total += double(total + 1)
+    if any(bright(c) for c in Color) { total += 1 }
+    if any(w == w8 for w in Wide) { total += 1 }
+    total += a1(total)
+  }
+  flow {
+    tally()
+    end game
+  }
+  score(p) = total
+}
+"""
+
+
+def _tally(tmp_path, stop_after: str) -> list[str]:
+    """The expressions of the procedure `tally` after the stage `stop_after`."""
+    (tmp_path / "rules.metro").write_text(SMALL)
+    module = compile_game(str(tmp_path), stop_after=stop_after).module
+    (tally,) = [f for f in module.functions if f.name == "p_tally__0"]
+    return [x.bare() for x in ir.expressions(tally.body)]
+
+
+def test_the_stages_after_lowering_inline_then_unroll():
+    names = [name for name, _ in STAGES]
+    assert names[names.index("lower") + 1 :][:2] == ["inline_functions", "unroll_aggregates"]
+
+
+def test_lowering_leaves_calls_and_aggregates_to_the_stages(tmp_path):
+    codes = _tally(tmp_path, "lower")
+    assert "_l.int_ok(S.g_total + f_double__0(S, S.g_total))" in codes
+    assert "any(f_bright__0(S, v_c) for v_c in range(3))" in codes
+
+
+def test_a_small_function_is_inlined_within_the_limits(tmp_path):
+    codes = _tally(tmp_path, "inline_functions")
+    assert "_l.int_ok(S.g_total + (S.g_total * 2))" in codes
+    assert "_l.int_ok(S.g_total + f_double__0(S, (S.g_total + 1)))" in codes  # not a name
+    assert "any((v_c != E_Color__red) for v_c in range(3))" in codes
+    # Five calls inlined inside one another, the sixth kept.
+    chain = "_l.int_ok(S.g_total + (((((f_a6__0(S, S.g_total) + 1) + 1) + 1) + 1) + 1))"
+    assert chain in codes
+
+
+def test_an_aggregate_over_a_few_values_is_written_out(tmp_path):
+    codes = _tally(tmp_path, "unroll_aggregates")
+    assert "(0 != E_Color__red) or (1 != E_Color__red) or (2 != E_Color__red)" in codes
+    assert "any((v_w == E_Wide__w8) for v_w in range(9))" in codes  # more than UNROLL values
+
+
+def test_a_comprehension_s_own_variable_is_not_substituted():
+    v, xs = Local("v_c"), Local("v_xs")
+    own = Comp("list", v, (For(v, BinOp(xs, "+", v)),))  # its walk reads the outer `v_c`
+    replaced = substitute_free(BinOp(v, "in", own), {v: Const(1)})
+    assert replaced == BinOp(Const(1), "in", Comp("list", v, (For(v, BinOp(xs, "+", Const(1))),)))
