@@ -158,9 +158,10 @@ class Cond(Expr):
 
 @dataclass(frozen=True, slots=True)
 class Display(Expr):
-    """A list `[a, b]`, tuple `(a, b, )`, set or dict display (`items` of a dict are `Pair`s)."""
+    """A list `[a, b]`, tuple `(a, b, )`, set or dict display (`items` of a dict are `Pair`s),
+    or a tuple's items written bare as Python writes them, `a, b` or `a,` (kind "bare")."""
 
-    kind: str  # "list", "tuple", "set" or "dict"
+    kind: str  # "list", "tuple", "set", "dict" or "bare"
     items: tuple[Expr, ...]
 
 
@@ -202,6 +203,29 @@ class Comp(Expr):
     kind: str
     elem: Expr
     clauses: tuple[For | If, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Slice(Expr):
+    """`start:stop` as an index (either may be left out: `x[:]` copies a list)."""
+
+    start: Expr | None
+    stop: Expr | None
+
+
+@dataclass(frozen=True, slots=True)
+class Lambda(Expr):
+    """`lambda params: body`."""
+
+    params: tuple[str, ...]
+    body: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Format(Expr):
+    """An f-string `f'text {value!r} text'`: text parts as written, each value by its repr."""
+
+    parts: tuple[str | Expr, ...]
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,8 +11,7 @@ from compiler import ir
 from compiler.expr import ME
 from compiler.lower_exprs import Env
 from compiler.lower_stmts import LoweringContext
-from compiler.printer import py
-from compiler.pyexpr import PyExpr
+from compiler.printer import ir_expr
 
 
 def lower_draws(ctx: LoweringContext) -> list[tuple[str, ir.Function]]:
@@ -22,6 +21,6 @@ def lower_draws(ctx: LoweringContext) -> list[tuple[str, ir.Function]]:
         if not draw.dynamic:
             continue
         env = Env(frame=False).bind("me", ME)
-        body = [ir.Return(PyExpr.of(py(ctx.gen.expr(draw.whole, env))), draw.decl.span)]
+        body = [ir.Return(ir_expr(ctx.gen.expr(draw.whole, env)), draw.decl.span)]
         out.append((draw.name, ir.Function(f"draw_{index}", ["S", "me"], body, draw.decl.span)))
     return out

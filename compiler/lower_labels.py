@@ -25,18 +25,20 @@ from compiler.expr import (
     Const,
     Display,
     Expr,
+    Index,
     Name,
     Paren,
     S,
     Starred,
     StateField,
     call,
+    helper,
     walk,
 )
 from compiler.literals import ident
 from compiler.lower_exprs import Env, ExprLowerer
 from compiler.lower_stmts import LoweringContext
-from compiler.printer import ir_expr, py
+from compiler.printer import ir_expr
 from compiler.types import (
     BoolT,
     CollT,
@@ -55,7 +57,7 @@ from dsl import ast
 from dsl.diagnostics import LABEL, TOO_LARGE, Diagnostics
 from runtime import values as v
 
-X = ir_expr  # an IR expression: a node (kept) or text
+X = ir_expr  # an IR expression of a node
 
 
 def value_words(cp: CheckedProgram, enum: str) -> tuple[str, ...]:
@@ -193,17 +195,17 @@ def _label_function(
     text = _text_code(gen, label.text, env)
     read = set(walk(text))
     body: list[ir.Stmt] = [  # only the arguments the label reads
-        ir.Assign(X(env.local(param)), X(f"a[{i}]"))
+        ir.Assign(X(env.local(param)), X(Index(Name("a"), Const(i))))
         for i, param in enumerate(params)
         if env.local(param) in read
     ]
     if any(node == S or isinstance(node, StateField) for node in read):
-        body.insert(0, ir.Assign(X("S"), X("_l.LabelScope()")))  # walks and calls charge it
+        body.insert(0, ir.Assign(X(S), X(helper("_l", "LabelScope"))))  # walks and calls charge it
     failed = f"the label of {name} cannot be shown for these values"
-    return ir.Function(f"label_{ident(name)}", ["a"], body + _guarded(py(text), failed, label.span))
+    return ir.Function(f"label_{ident(name)}", ["a"], body + _guarded(text, failed, label.span))
 
 
-def _guarded(value: str, failed: str, span) -> list[ir.Stmt]:
+def _guarded(value: Expr, failed: str, span) -> list[ir.Stmt]:
     """`return value`, a failure reported as a RuleError at `span`.
 
     The statements carry no span: what people read is no rule, so the coverage of the rules
@@ -267,12 +269,12 @@ def display_function(ctx: LoweringContext) -> ir.Function | None:
 def _entries_function(ctx: LoweringContext, versions, name: str) -> ir.Function:
     gen = ctx.gen
     if versions is None:
-        return ir.Function(name, ["S", "p"], [ir.Return(X("()"))])
+        return ir.Function(name, ["S", "p"], [ir.Return(X(Display("tuple", ())))])
     decl = versions.active
     env = Env(frame=False).bind(decl.var)
     value = Display("tuple", tuple(_entry(gen, e, env) for e in decl.entries))
-    body: list[ir.Stmt] = [ir.Assign(X(env.local(decl.var)), X("p"))]
-    body += _guarded(py(value), f"the {name} cannot be computed", decl.span)
+    body: list[ir.Stmt] = [ir.Assign(X(env.local(decl.var)), X(Name("p")))]
+    body += _guarded(value, f"the {name} cannot be computed", decl.span)
     return ir.Function(name, ["S", "p"], body)
 
 

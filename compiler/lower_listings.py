@@ -23,6 +23,7 @@ from compiler.expr import (
     Display,
     Expr,
     For,
+    Format,
     Helper,
     Hoisted,
     If,
@@ -42,6 +43,7 @@ from compiler.lower_exprs import Env, ExprLowerer, Tabulation, source_text, spot
 from compiler.lower_guards import static_param
 from compiler.lower_stmts import (
     LoweringContext,
+    refused,
     skip_unless,
     where_args,
 )
@@ -158,11 +160,11 @@ def action_table(ctx: LoweringContext, name: str, rank: int, descs: str, types) 
     domains, count = [], 1
     for t in types:
         if isinstance(t, BoolT):
-            domains.append("(False, True)")
+            domains.append(Paren(Display("bare", (Const(False), Const(True)))))
             count *= 2
         elif isinstance(t, EnumT | ElemT):
             size = int(py(ctx.gen.size_of(t)))
-            domains.append(f"range({size})")
+            domains.append(call("range", Const(size)))
             count *= size
         else:
             return None
@@ -171,8 +173,15 @@ def action_table(ctx: LoweringContext, name: str, rank: int, descs: str, types) 
     table = f"ACTIONS_{ident(name)}"
     if table not in ctx.action_memos:  # a choice made at several places has one table
         ctx.action_memos.add(table)
-        code = f"_l.action_table({rank}, {name!r}, {descs}, ({''.join(d + ', ' for d in domains)}))"
-        ctx.action_tables.append(ir.Assign(X(table), X(code)))
+        code = helper(
+            "_l",
+            "action_table",
+            Const(rank),
+            Const(name),
+            Name(descs),
+            Display("tuple", tuple(domains)),
+        )
+        ctx.action_tables.append(ir.Assign(X(Name(table)), X(code)))
     return table
 
 
@@ -182,15 +191,15 @@ def append_action(ctx: LoweringContext, rank: int, name: str, args: Expr, descs:
     memo = f"MEMO_{ident(name)}"
     if memo not in ctx.action_memos:
         ctx.action_memos.add(memo)
-        ctx.action_tables.append(ir.Assign(X(memo), X("{}")))
+        ctx.action_tables.append(ir.Assign(X(Name(memo)), X(Display("dict", ()))))
     build = helper("_l", "new_action", Name(memo), Const(rank), Const(name), args, Name(descs))
     found = BinOp(Call(Attr(Name(memo), "get"), (args,)), "or", build)
     return ir.Eval(X(Call(OUT_APPEND, (found,))))
 
 
-def _refusal(ctx: LoweringContext, message: str, rule: str, span) -> ir.Return:
+def _refusal(ctx: LoweringContext, message: Expr, rule: str, span) -> ir.Return:
     """`return (message, rule, file, line)`: why an action is refused."""
-    return ir.Return(X(f"({message}, {rule!r}, {where_args(ctx.gen.p, span)})"))
+    return ir.Return(X(refused(message, rule, where_args(ctx.gen.p, span))))
 
 
 def why_function(ctx: LoweringContext, name: str, decl: ast.ActionDecl, within) -> ir.Function:
@@ -202,32 +211,31 @@ def why_function(ctx: LoweringContext, name: str, decl: ast.ActionDecl, within) 
         ir.If(
             [
                 ir.Branch(
-                    X(f"len(args) != {count}"),
-                    [_refusal(ctx, repr(f"{name} takes {count} argument(s)"), name, decl.span)],
+                    X(BinOp(call("len", ARGS), "!=", Const(count))),
+                    [_refusal(ctx, Const(f"{name} takes {count} argument(s)"), name, decl.span)],
                 )
             ]
         )
     ]
     if decl.when is not None:
         text = source_text(gen.p, decl.when.span)
-        message = repr(f"{name} is not allowed now: `{text}` does not hold")
+        message = Const(f"{name} is not allowed now: `{text}` does not hold")
         refusal = _refusal(ctx, message, name, decl.when.span)
         body.append(skip_unless(gen.expr(decl.when, env), refusal, decl.when.span))
     for i, param in enumerate(decl.params):
         env = env.bind(param.name)
-        var = py(env.local(param.name))
-        body.append(ir.Assign(X(var), X(f"args[{i}]")))
+        var = env.local(param.name)
+        body.append(ir.Assign(X(var), X(Index(ARGS, Const(i)))))
         domain = domain_iter(ctx, param.domain, env, param.span, charge=False)
-        domain = py(domain)
-        message = f"f'{name}: {{{var}!r}} is not a possible {param.name}'"
+        message = Format((f"{name}: ", var, f" is not a possible {param.name}"))
         refusal = _refusal(ctx, message, name, param.span)
-        body.append(ir.If([ir.Branch(X(f"{var} not in {domain}"), [refusal], param.span)]))
+        body.append(ir.If([ir.Branch(X(BinOp(var, "not in", domain)), [refusal], param.span)]))
         if param.where is not None:
             text = source_text(gen.p, param.where.span)
-            message = repr(f"{name}: `{text}` does not hold for this {param.name}")
+            message = Const(f"{name}: `{text}` does not hold for this {param.name}")
             refusal = _refusal(ctx, message, name, param.where.span)
             body.append(skip_unless(gen.expr(param.where, env), refusal, param.where.span))
-    body.append(ir.Return(X("None")))
+    body.append(ir.Return(X(Const(None))))
     return ir.Function(f"A_{name}_why", ["S", "me", "args"], body, decl.span)
 
 
@@ -464,6 +472,7 @@ OUT_APPEND = Attr(OUT, "append")
 COUNT = Local("_n")  # the values a listing has walked (the domain limit counts them)
 LISTED = Local("_k")  # how many actions were listed before a lazily computed group
 UNSET = Name("_UNSET")  # a lazily computed value not computed yet
+ARGS = Name("args")  # the argument values a why-not function is given
 
 
 def _field_read(code: Expr) -> bool:

@@ -8,12 +8,35 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from compiler import ir
-from compiler.expr import Const, Expr, Operand, S, Unary, helper
-from compiler.indexes import Index, find_indexes
+from compiler.expr import (
+    Attr,
+    BinOp,
+    Call,
+    Const,
+    Display,
+    Expr,
+    FrameLocal,
+    Hoisted,
+    Index,
+    Lambda,
+    Listing,
+    Local,
+    Name,
+    Operand,
+    Paren,
+    S,
+    StateField,
+    Table,
+    Unary,
+    call,
+    helper,
+)
+from compiler.indexes import Index as MaintainedIndex
+from compiler.indexes import find_indexes
 from compiler.literals import ident
 from compiler.lower_exprs import Env, ExprLowerer, source_text, spot
 from compiler.lower_guards import GuardTables
-from compiler.printer import ir_expr, py, py_list
+from compiler.printer import ir_expr
 from compiler.program import Program
 from compiler.refs import ElemByIdRef, GlobalRef, PlayerFieldRef
 from compiler.types import CollT, MapT, OptT
@@ -24,7 +47,7 @@ from dsl.visitor import walk
 
 CHOOSE_NODES = (ast.Choose, ast.EachChoose, ast.ChooseAction, ast.EachChooseAction)
 
-X = ir_expr  # an IR expression: a node (kept) or text
+X = ir_expr  # an IR expression of a node
 
 
 @dataclass
@@ -37,7 +60,9 @@ class LoweringContext:
     errors: list[tuple[str, Span]] = field(default_factory=list)
     labelled: dict[str, str] = field(default_factory=dict)  # action/choice -> its ArgDescs code
 
-    indexes: dict[str, Index] = field(default_factory=dict)  # maintained (compiler/indexes.py)
+    indexes: dict[str, MaintainedIndex] = field(
+        default_factory=dict
+    )  # maintained (compiler/indexes.py)
     action_tables: list[ir.Assign] = field(default_factory=list)  # actions built once
     action_memos: set[str] = field(default_factory=set)  # `MEMO_`/`ACTIONS_<name>` made so far
 
@@ -46,7 +71,7 @@ class LoweringContext:
         self.indexes = find_indexes(self.gen.cp, self.gen.value_count)
         self.gen.tables.indexes = self.indexes
 
-    def index_written(self, target: ast.Expr) -> Index | None:
+    def index_written(self, target: ast.Expr) -> MaintainedIndex | None:
         """The index an assignment to `target` must keep up to date: `F[key] = …` or `F = …`."""
         if isinstance(target, ast.Index):
             target = target.obj
@@ -74,10 +99,15 @@ class LoweringContext:
         return f"AD_{ident(name)}"
 
 
-def where_args(p: Program, span: Span) -> str:
+def where_args(p: Program, span: Span) -> tuple[Expr, Expr]:
     """`file, line` arguments locating a runtime check at `span` (the file as the module's name
     for its path, `_F<index>`; compiler/sources.py)."""
-    return f"{p.source_table.ref(span.file)}, {span.line!r}"
+    return Name(p.source_table.ref(span.file)), Const(span.line)
+
+
+def refused(message: Expr, rule: str, where: tuple[Expr, Expr]) -> Expr:
+    """`(message, rule, file, line)`: why an action or a choice is refused."""
+    return Paren(Display("bare", (message, Const(rule), *where)))
 
 
 class StmtLowerer(StrictVisitor):
@@ -116,7 +146,6 @@ class StmtLowerer(StrictVisitor):
         """An assignment of the value computed by `value` (also a waiting call's result)."""
         gen = self.gen
         place = gen.expr(node.target, env)
-        target = py(place)
         tt, vt = gen.t(node.target), gen.t(node.value)
         if node.op == "=":
             if isinstance(tt, CollT | MapT):
@@ -124,23 +153,21 @@ class StmtLowerer(StrictVisitor):
             value = gen.checked(value, node.value, tt)
             return self.store(node.target, place, value, env, node.span)
         if not isinstance(tt, CollT):
-            return self.augmented(node, py(value), env)
+            return self.augmented(node, value, env)
         value = gen.checked(value, node.value, tt)
         if isinstance(vt, CollT) and vt.kind == "bag":
-            items = py(helper("_l", "each_bag", S, value, spot(self.gen.p, node.span)))
+            items = helper("_l", "each_bag", S, value, spot(self.gen.p, node.span))
         else:
-            items = py(gen.charged(value, node))
+            items = gen.charged(value, node)
         if tt.kind == "bag":
             fn = "bag_add_all" if node.op == "+=" else "bag_remove_all"
-            return [ir.Eval(X(f"_l.{fn}({target}, {items})"), node.span)]
+            return [ir.Eval(X(helper("_l", fn, place, items)), node.span)]
         if tt.kind == "set":
             op = "|=" if node.op == "+=" else "-="
-            return [ir.Assign(X(target), X(f"set({items})"), node.span, op)]
-        return [ir.Eval(X(f"{target}.extend({items})"), node.span)]
+            return [ir.Assign(X(place), X(call("set", items)), node.span, op)]
+        return [ir.Eval(X(Call(Attr(place, "extend"), (items,))), node.span)]
 
-    def store(
-        self, target: ast.Expr, code: str | Expr, value: str | Expr, env: Env, span
-    ) -> list[ir.Stmt]:
+    def store(self, target: ast.Expr, code: Expr, value: Expr, env: Env, span) -> list[ir.Stmt]:
         """`code = value` (`code` is `target`'s), keeping an indexed state table's index up to date."""
         gen = self.gen
         index = self.ctx.index_written(target)
@@ -149,16 +176,17 @@ class StmtLowerer(StrictVisitor):
         if not isinstance(target, ast.Index):  # the whole table replaced
             return [ir.IndexedStore(X(code), X(value), index, None, span)]
         # The value first, as Python's own assignment does, then where it goes.
-        out: list[ir.Stmt] = [ir.Assign(X("_iv"), X(value), span)]
+        out: list[ir.Stmt] = [ir.Assign(X(_IV), X(value), span)]
         with gen.numbered_apart("t"):  # the names the rest of the module gets stay as they were
-            key = py(gen.expr(target.index, env))
+            key = gen.expr(target.index, env)
         if not _stable(key):
-            out.append(ir.Assign(X("_ik"), X(key), span))
-            key = "_ik"
-        out.append(ir.IndexedStore(X(f"{index.table}[{key}]"), X("_iv"), index, X(key), span))
+            out.append(ir.Assign(X(_IK), X(key), span))
+            key = _IK
+        place = Index(StateField(f"g_{index.field}"), key)
+        out.append(ir.IndexedStore(X(place), X(_IV), index, X(key), span))
         return out
 
-    def augmented(self, node: ast.Assign, value: str, env: Env) -> list[ir.Stmt]:
+    def augmented(self, node: ast.Assign, value: Expr, env: Env) -> list[ir.Stmt]:
         """`x += v` (or -=, *=) on a number, its result range-checked.
 
         The parts of the target (container, index) are evaluated once, before the value,
@@ -169,21 +197,24 @@ class StmtLowerer(StrictVisitor):
         ref = gen.cp.ref(target)
         out: list[ir.Stmt] = []
         if isinstance(ref, PlayerFieldRef):
-            container, index = f"S.p_{ident(target.name)}", py(gen.expr(target.obj, env))
+            container, index = StateField(f"p_{ident(target.name)}"), gen.expr(target.obj, env)
         elif isinstance(target, ast.Index) and not isinstance(ref, ElemByIdRef):
-            container, index = py(gen.expr(target.obj, env)), py(gen.expr(target.index, env))
+            container, index = gen.expr(target.obj, env), gen.expr(target.index, env)
         else:
             container = index = None
         if container is None:
-            place = py(gen.expr(target, env))
+            place = gen.expr(target, env)
         elif _stable(container) and _stable(index):
-            place = f"{container}[{index}]"
+            place = Index(container, index)
         else:
             # Python temporaries used at once (no counter: numbered frame locals are saved state).
-            out.append(ir.Assign(X("_at, _ai"), X(f"{container}, {index}"), node.span))
-            place = "_at[_ai]"
-        check = "_l.opt_int_ok" if isinstance(gen.t(target), OptT) else "_l.int_ok"
-        out.append(ir.Assign(X(place), X(f"{check}({place} {node.op[0]} {value})"), node.span))
+            temporaries = (Local("_at"), Local("_ai"))
+            pair = Display("bare", (container, index))
+            out.append(ir.Assign(X(Display("bare", temporaries)), X(pair), node.span))
+            place = Index(*temporaries)
+        check = "opt_int_ok" if isinstance(gen.t(target), OptT) else "int_ok"
+        value = helper("_l", check, BinOp(place, node.op[0], value))
+        out.append(ir.Assign(X(place), X(value), node.span))
         return out
 
     def visit_ExprStmt(self, node: ast.ExprStmt, env):
@@ -204,46 +235,46 @@ class StmtLowerer(StrictVisitor):
 
     def visit_Draw(self, node: ast.Draw, env):
         gen = self.gen
-        count = py(gen.expr(node.count, env)) if node.count is not None else "1"
-        items = f"_l.draw({py(gen.expr(node.source, env))}, {count})"
+        count = gen.expr(node.count, env) if node.count is not None else Const(1)
+        items = helper("_l", "draw", gen.expr(node.source, env), count)
         return [self.add_items(node.dest, items, env, node.span)]
 
-    def add_items(self, dest: ast.Expr, items: str, env: Env, span: Span) -> ir.Stmt:
+    def add_items(self, dest: ast.Expr, items: Expr, env: Env, span: Span) -> ir.Stmt:
         """Append drawn items to a destination collection."""
-        code = py(self.gen.expr(dest, env))
+        code = self.gen.expr(dest, env)
         t = self.gen.t(dest)
         if isinstance(t, CollT) and t.kind == "bag":
-            return ir.Eval(X(f"_l.bag_add_all({code}, {items})"), span)
-        if isinstance(t, CollT) and t.kind == "set":
-            return ir.Eval(X(f"{code}.update({items})"), span)
-        return ir.Eval(X(f"{code}.extend({items})"), span)
+            return ir.Eval(X(helper("_l", "bag_add_all", code, items)), span)
+        method = "update" if isinstance(t, CollT) and t.kind == "set" else "extend"
+        return ir.Eval(X(Call(Attr(code, method), (items,))), span)
 
     def visit_Move(self, node: ast.Move, env):
         gen = self.gen
-        item = py(gen.expr(node.item, env))
-        source, dest = py(gen.expr(node.source, env)), py(gen.expr(node.dest, env))
+        item = gen.expr(node.item, env)
+        source, dest = gen.expr(node.source, env), gen.expr(node.dest, env)
         st, dt = gen.t(node.source), gen.t(node.dest)
-        tmp = f"_m{gen.fresh()}"
+        tmp = Local(f"_m{gen.fresh()}")
         skind = st.kind if isinstance(st, CollT) else "list"
         dkind = dt.kind if isinstance(dt, CollT) else "list"
-        remove = {"bag": "_l.bag_remove", "set": "_l.set_remove"}.get(skind, "_l.list_remove")
+        remove = {"bag": "bag_remove", "set": "set_remove"}.get(skind, "list_remove")
         out: list[ir.Stmt] = [
             ir.Assign(X(tmp), X(item), node.span),
-            ir.Eval(X(f"{remove}({source}, {tmp})"), node.span),
+            ir.Eval(X(helper("_l", remove, source, tmp)), node.span),
         ]
         if dkind == "bag":
-            out.append(ir.Assign(X(f"{dest}[{tmp}]"), X("1"), node.span, "+="))
-        elif dkind == "set":
-            out.append(ir.Eval(X(f"{dest}.add({tmp})"), node.span))
+            out.append(ir.Assign(X(Index(dest, tmp)), X(Const(1)), node.span, "+="))
         else:
-            out.append(ir.Eval(X(f"{dest}.append({tmp})"), node.span))
+            method = "add" if dkind == "set" else "append"
+            out.append(ir.Eval(X(Call(Attr(dest, method), (tmp,))), node.span))
         return out
 
     def visit_Shuffle(self, node, env):
         gen = self.gen
         pile = gen.t(node.target)
-        items = gen.desc(pile.item) if isinstance(pile, CollT) else "None"
-        return [ir.Eval(X(f"_l.shuffle(S, {py(gen.expr(node.target, env))}, {items})"), node.span)]
+        items = Name(gen.desc(pile.item)) if isinstance(pile, CollT) else Const(None)
+        return [
+            ir.Eval(X(helper("_l", "shuffle", S, gen.expr(node.target, env), items)), node.span)
+        ]
 
     def visit_If(self, node: ast.If, env):
         branches = [
@@ -261,7 +292,7 @@ class StmtLowerer(StrictVisitor):
 
     def visit_For(self, node: ast.For, env):
         gen = self.gen
-        iterable = py(gen.items(node.iterable, env, snapshot=True))
+        iterable = gen.items(node.iterable, env, snapshot=True)
         body: list[ir.Stmt] = []
         if node.where is not None:
             body.append(skip_unless(gen.expr(node.where, env), ir.Continue(), node.where.span))
@@ -270,18 +301,18 @@ class StmtLowerer(StrictVisitor):
 
     def visit_Repeat(self, node: ast.Repeat, env):
         gen = self.gen
-        count = f"_l.times(S, {py(gen.expr(node.count, env))}, {py_list(gen.charge_args(node))})"
+        count = helper("_l", "times", S, gen.expr(node.count, env), *gen.charge_args(node))
         body = self.block(node.body.stmts, env, node.body.returns)
-        return [ir.For(X(f"_r{gen.fresh()}"), X(f"range({count})"), body, node.span)]
+        return [ir.For(X(Local(f"_r{gen.fresh()}")), X(call("range", count)), body, node.span)]
 
     def visit_While(self, node: ast.While, env):
-        return [self._loop(py(self.gen.expr(node.cond, env)), node, env)]
+        return [self._loop(self.gen.expr(node.cond, env), node, env)]
 
     def visit_Loop(self, node: ast.Loop, env):
-        return [self._loop("True", node, env)]
+        return [self._loop(Const(True), node, env)]
 
-    def _loop(self, cond: str, node, env: Env) -> ir.While:
-        tick = ir.Eval(X(f"_l.tick(S, {py_list(self.gen.charge_args(node))})"), node.span)
+    def _loop(self, cond: Expr, node, env: Env) -> ir.While:
+        tick = ir.Eval(X(helper("_l", "tick", S, *self.gen.charge_args(node))), node.span)
         body = self.block(node.body.stmts, env, node.body.returns)
         return ir.While(X(cond), [tick, *body], node.span)
 
@@ -293,15 +324,14 @@ class StmtLowerer(StrictVisitor):
 
     def _step(self, fn: str, node, env: Env) -> ir.Stmt:
         gen = self.gen
-        args = "".join(py(gen.expr(a, env)) + ", " for a in node.args)
-        code = (
-            f"_l.{fn}(S, {py(gen.expr(node.player, env))}, {node.action!r}, ({args}), "
-            f"{where_args(gen.p, node.span)})"
-        )
+        player = gen.expr(node.player, env)
+        args = Display("tuple", tuple(gen.expr(a, env) for a in node.args))
+        code = helper("_l", fn, S, player, Const(node.action), args, *where_args(gen.p, node.span))
         return ir.Eval(X(code), node.span)
 
     def visit_ChanceStep(self, node: ast.ChanceStep, env):
-        code = f"_l.chance(S, {py(self.gen.expr(node.value, env))}, {where_args(self.gen.p, node.span)})"
+        value = self.gen.expr(node.value, env)
+        code = helper("_l", "chance", S, value, *where_args(self.gen.p, node.span))
         return [ir.Eval(X(code), node.span)]
 
     def visit_Expect(self, node: ast.Expect, env):
@@ -312,12 +342,13 @@ class StmtLowerer(StrictVisitor):
         seen = []
         for operand in _compared(node.expr):
             words = source_text(gen.p, operand.span)
-            value = f"_l.show({py(gen.expr(operand, env))}, {gen.desc(gen.t(operand))})"
+            value = helper("_l", "show", gen.expr(operand, env), Name(gen.desc(gen.t(operand))))
             if words not in (w for w, _ in seen):
                 seen.append((words, value))
-        pairs = ", ".join(f"({words!r}, {value})" for words, value in seen)
-        detail = f"lambda: [{pairs}]" if seen else "None"
-        code = f"_l.expect({py(gen.expr(node.expr, env))}, {text!r}, {detail}, {where_args(gen.p, node.span)})"
+        pairs = tuple(Paren(Display("bare", (Const(words), value))) for words, value in seen)
+        detail = Lambda((), Display("list", pairs)) if seen else Const(None)
+        where = where_args(gen.p, node.span)
+        code = helper("_l", "expect", gen.expr(node.expr, env), Const(text), detail, *where)
         return [ir.Eval(X(code), node.span)]
 
 
@@ -340,10 +371,8 @@ def _compared(expr: ast.Expr) -> list[ast.Expr]:
     return [part for part in parts if not isinstance(part, _LITERALS)]
 
 
-def skip_unless(cond: str | Expr, skip: ir.Stmt, span: Span | None) -> ir.If:
+def skip_unless(cond: Expr, skip: ir.Stmt, span: Span | None) -> ir.If:
     """`if not cond: skip` (a guard that passes over one item)."""
-    if isinstance(cond, str):
-        return ir.If([ir.Branch(X(f"not {X(cond).operand()}"), [skip], span)], span=span)
     return ir.If([ir.Branch(ir_expr(Unary("not", Operand(cond))), [skip], span)], span=span)
 
 
@@ -374,11 +403,13 @@ def escapes(node: ast.Node) -> bool:
     return False
 
 
-def _stable(code: str) -> bool:
+_IV, _IK = Local("_iv"), Local("_ik")  # an indexed store's value and key, computed first
+
+
+def _stable(code: Expr) -> bool:
     """True if evaluating `code` twice gives the same place: a Python name, a number, a frame local."""
-    return (
-        code.isidentifier()
-        or code.isdigit()
-        or (code.startswith("S.p_") and code[4:].isidentifier())
-        or (code.startswith("L['") and code.endswith("']") and code[3:-2].isidentifier())
+    if isinstance(code, Const):
+        return code.value is None or (isinstance(code.value, int) and code.value >= 0)
+    return isinstance(code, Name | Local | Hoisted | Listing | Table | FrameLocal) or (
+        isinstance(code, StateField) and code.name.startswith("p_")
     )

@@ -9,8 +9,8 @@ from compiler.literals import lit
 from compiler.pyexpr import PyExpr
 from compiler.sources import ref
 
-_OPEN = {"list": "[", "tuple": "(", "set": "{", "dict": "{", "gen": ""}
-_CLOSE = {"list": "]", "tuple": ")", "set": "}", "dict": "}", "gen": ""}
+_OPEN = {"list": "[", "tuple": "(", "set": "{", "dict": "{", "gen": "", "bare": ""}
+_CLOSE = {"list": "]", "tuple": ")", "set": "}", "dict": "}", "gen": "", "bare": ""}
 
 
 def py(node: e.Expr) -> str:
@@ -44,12 +44,32 @@ def py_list(nodes: tuple[e.Expr, ...]) -> str:
 def _display(node: e.Display) -> str:
     if node.kind == "tuple":  # a trailing comma after each item: `(a, )` is a tuple of one
         return "(" + "".join(py(item) + ", " for item in node.items) + ")"
+    if node.kind == "bare" and len(node.items) == 1:  # `a,`: a tuple of one, as Python writes it
+        return py(node.items[0]) + ","
     return _OPEN[node.kind] + ", ".join(py(item) for item in node.items) + _CLOSE[node.kind]
 
 
 def _comp(node: e.Comp) -> str:
     inner = py(node.elem) + "".join(" " + py(clause) for clause in node.clauses)
     return _OPEN[node.kind] + inner + _CLOSE[node.kind]
+
+
+def _lambda(node: e.Lambda) -> str:
+    params = " " + ", ".join(node.params) if node.params else ""
+    return f"lambda{params}: {py(node.body)}"
+
+
+def _format(node: e.Format) -> str:
+    parts = (_format_text(p) if isinstance(p, str) else f"{{{py(p)}!r}}" for p in node.parts)
+    return "f'" + "".join(parts) + "'"
+
+
+def _format_text(text: str) -> str:
+    """`text` as it is written between an f-string's single quotes."""
+    body = repr(text)[1:-1]
+    if repr(text)[0] == '"':  # repr chose double quotes for a text holding a single one
+        body = body.replace("'", "\\'")
+    return body.replace("{", "{{").replace("}", "}}")
 
 
 _PRINT = {
@@ -77,5 +97,8 @@ _PRINT = {
     e.For: lambda n: f"for {py(n.target)} in {py(n.iterable)}",
     e.If: lambda n: f"if {py(n.cond)}",
     e.Comp: _comp,
+    e.Slice: lambda n: ":".join("" if p is None else py(p) for p in (n.start, n.stop)),
+    e.Lambda: _lambda,
+    e.Format: _format,
     e.Code: lambda n: "".join(p if isinstance(p, str) else py(p) for p in n.parts),
 }
