@@ -1,8 +1,8 @@
 """The IR of a game's state machine: what `lower` produces and `emit` prints as Python.
 
-Statements are nodes; an expression is a `PyExpr`: its tidied Python text and, where
-lowering built one, the expression node (compiler/expr.py) it was printed from, which the
-analyses after lowering visit.
+Statements are nodes; an expression is a `PyExpr`: the expression node (compiler/expr.py)
+lowering built, which the analyses after lowering visit, and the tidied Python text the
+printer wrote for it.
 Every statement carries the span of the .metro text it comes from (None for bookkeeping),
 which the emitter writes as a `# file:line` comment and records in the line map.
 """

@@ -19,7 +19,6 @@ from compiler.expr import (
     Attr,
     BinOp,
     Call,
-    Code,
     Comp,
     Const,
     Display,
@@ -319,7 +318,7 @@ class FrameLowerer(StrictVisitor):
         inner: list[ir.Stmt] = [
             ir.Eval(X(Call(OUT_APPEND, (Index(Name(table), var),))))
             if table is not None
-            else append_action(self.ctx, 0, node.name, Code(("(", var, ",)")), descs)
+            else append_action(self.ctx, 0, node.name, Paren(Display("bare", (var,))), descs)
         ]
         domain = domain_iter(self.ctx, node.domain, env, node.span)
         where = gen.expr(node.where, guard_env) if node.where is not None else None
@@ -341,10 +340,8 @@ class FrameLowerer(StrictVisitor):
             ir.For(X(var), X(domain), inner, node.span),
         ]
         if optional:
-            none = Code(("(", Const(None), ",)"))
-            action = Code(
-                ("(", Const(1), ", ", Const(node.name), ", ", none, ", ", Name(descs), ")")
-            )
+            none = Paren(Display("bare", (Const(None),)))
+            action = Paren(Display("bare", (Const(1), Const(node.name), none, Name(descs))))
             body.append(ir.Eval(X(Call(OUT_APPEND, (Call(Name("_A"), (action,)),)))))
         body.append(ir.Return(X(OUT)))
         if fallback is None:

@@ -282,12 +282,12 @@ def _entry(gen: ExprLowerer, entry, env: Env) -> Expr:
     """One entry's `(heading, text)`, or for a `for` entry `*((heading, text) for …)`."""
     if entry.each is None:
         value = _display(gen, entry.expr, gen.expr(entry.expr, env))
-        return Code(("(", Const(entry.heading), ", ", value, ")"))
+        return Paren(Display("bare", (Const(entry.heading), value)))
     clauses, inner = gen.comp(entry.expr, (entry.each,), env)
     item = gen.desc(item_type(gen.t(entry.each.iterable)))
     heading = Call(Attr(Name(item), "display"), (inner.local(entry.each.var),))
     value = _display(gen, entry.expr, gen.expr(entry.expr, inner))
-    pair = Code(("(", heading, ", ", value, ")"))
+    pair = Paren(Display("bare", (heading, value)))
     return Starred(Paren(Comp("gen", pair, clauses)))
 
 

@@ -32,6 +32,7 @@ from compiler.expr import (
     Name,
     Paren,
     S,
+    Slice,
     StateField,
     call,
     helper,
@@ -83,7 +84,7 @@ def domain_iter(ctx: LoweringContext, domain, env: Env, span, charge: bool = Tru
             return helper("_l", "domain", S, lo, hi, step, *where)
         t = gen.checker_type(tnode)
         if isinstance(t, BoolT):
-            code: Expr = Code(("(", Const(False), ", ", Const(True), ")"))
+            code: Expr = Paren(Display("bare", (Const(False), Const(True))))
         elif isinstance(t, EnumT | ElemT | PlayerT):
             code = call("range", gen.size_of(t))
         else:
@@ -102,7 +103,7 @@ def domain_iter(ctx: LoweringContext, domain, env: Env, span, charge: bool = Tru
     check_subsets(ctx, domain, span)
     items = gen.items(domain.collection, env)
     lo = gen.expr(domain.lo, env) if domain.lo is not None else Const(0)
-    hi = gen.expr(domain.hi, env) if domain.hi is not None else Code((Const(10), " ** ", Const(6)))
+    hi = gen.expr(domain.hi, env) if domain.hi is not None else BinOp(Const(10), "**", Const(6))
     code = helper("_l", "subsets", S, items, lo, hi, *where)
     # In a read-only enumeration a domain that depends on no parameter is computed once.
     parts = [domain.collection] + [b for b in (domain.lo, domain.hi) if b is not None]
@@ -343,9 +344,7 @@ def legal_function(
         tests.append(where_code)
     args = Display("tuple", tuple(env.local(p.name) for p in decl.params))
     action = (Const(rank), Const(name), args, Name(descs))
-    append = ir.Eval(
-        X(Call(OUT_APPEND, (Call(Name("_A"), (Code(("(", *_commas(action), ")")),)),)))
-    )
+    append = ir.Eval(X(Call(OUT_APPEND, (Call(Name("_A"), (Paren(Display("bare", action)),)),))))
     if built is not None:
         listed: Expr = Name(built)
         for p in decl.params:
@@ -429,12 +428,12 @@ def _with_tables(loops: list, tests: list, env: Env, body: list[ir.Stmt]) -> lis
         names = [var, *tables.values()]
         if tables:
             values = tabulation.values[var]
-            row = Code(tuple(_commas(names)))
-            aggregates = Code(("(", *_commas([var, *tables]), ")"))
+            row = Display("bare", tuple(names))
+            aggregates = Paren(Display("bare", (var, *tables)))
             pairs: Expr = Comp("list", aggregates, (For(var, values),))
             if alone:
                 if any(element in walk(test) for element in tables.values()):
-                    pairs = Comp("list", Code(("(", row, ")")), (For(row, pairs), If(test)))
+                    pairs = Comp("list", Paren(row), (For(row, pairs), If(test)))
                 else:
                     pairs = Comp("list", aggregates, (For(var, values), If(test)))
                 where = None
@@ -448,14 +447,6 @@ def _with_tables(loops: list, tests: list, env: Env, body: list[ir.Stmt]) -> lis
 def _read(stmts: list[ir.Stmt]) -> set[Expr]:
     """Every expression node the statements' expressions hold (what they read, among others)."""
     return {sub for code in ir.expressions(stmts) for sub in walk(code.node)}
-
-
-def _commas(parts) -> list[str | Expr]:
-    """The parts with `, ` between them (the inside of a tuple or call)."""
-    out: list[str | Expr] = []
-    for part in parts:
-        out += [", ", part] if out else [part]
-    return out
 
 
 def _nest(loops: list, innermost: ir.Stmt) -> list[ir.Stmt]:
@@ -536,7 +527,7 @@ def _lazy_block(aliases: dict, name: str) -> list[ir.Stmt]:
     if not aliases:
         return []
     fallback = [
-        ir.Eval(X(Code(("del ", Index(OUT, Code((LISTED, ":"))))))),
+        ir.Eval(X(Code(("del ", Index(OUT, Slice(LISTED, None)))))),
         ir.Return(X(_plain_listing(name))),
     ]
     assigns: list[ir.Stmt] = [ir.Assign(X(alias), X(code)) for code, alias in aliases.items()]

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from compiler import expr as e
 from compiler.literals import lit
-from compiler.pyexpr import PyExpr
+from compiler.pyexpr import PyExpr, shaped, tidy
 from compiler.sources import ref
 
 _OPEN = {"list": "[", "tuple": "(", "set": "{", "dict": "{", "gen": "", "bare": ""}
@@ -18,18 +16,16 @@ def py(node: e.Expr) -> str:
     return _PRINT[type(node)](node)
 
 
-def ir_expr(code: str | e.Expr) -> PyExpr:
-    """An IR expression: the tidied text, with the node it was printed from (text: no node)."""
-    if isinstance(code, str):
-        return PyExpr.of(code)
-    return replace(PyExpr.of(py(code)), node=code)
+def ir_expr(node: e.Expr) -> PyExpr:
+    """An IR expression: the node with its tidied text."""
+    return PyExpr(node, *shaped(py(node)))
 
 
 def py_expanded(node: e.Expr, values: dict[e.Expr, e.Expr]) -> str:
     """The tidied text of `node` with each of its subtrees that is a key of `values` written as
     that value's own tidied text in parentheses (as a value put in for its alias reads)."""
     holes = {sub: e.Name(f"\x00{number}\x00") for number, sub in enumerate(values)}
-    text = PyExpr.of(py(e.substitute(node, holes))).code
+    text = tidy(py(e.substitute(node, holes)))
     for sub, hole in holes.items():
         if hole.id in text:
             text = text.replace(hole.id, f"({py_expanded(values[sub], values)})")
@@ -89,7 +85,7 @@ _PRINT = {
     e.BinOp: lambda n: f"{py(n.left)} {n.op} {py(n.right)}",
     e.Unary: lambda n: f"not {py(n.operand)}" if n.op == "not" else f"{n.op}{py(n.operand)}",
     e.Paren: lambda n: f"({py(n.inner)})",
-    e.Operand: lambda n: PyExpr.of(py(n.inner)).operand(),
+    e.Operand: lambda n: ir_expr(n.inner).operand(),
     e.Cond: lambda n: f"{py(n.then)} if {py(n.cond)} else {py(n.orelse)}",
     e.Display: _display,
     e.Pair: lambda n: f"{py(n.key)}: {py(n.value)}",
