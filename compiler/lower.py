@@ -290,7 +290,7 @@ class FrameLowerer(StrictVisitor):
         self.ctx.sites.append(site)
 
     def _value_legal(
-        self, site: int, node, env: Env, descs: str, optional: bool
+        self, site: int, node, env: Env, descs: Expr, optional: bool
     ) -> tuple[ir.Function, ir.Function | None]:
         """`site<N>_legal` of a value choice (each domain value the guard allows), and the plain
         listing it falls back to when it computes reads once or walks a guard table (else None)."""
@@ -306,7 +306,7 @@ class FrameLowerer(StrictVisitor):
         return fast, plain
 
     def _value_listing(
-        self, name: str, node, env: Env, descs: str, optional: bool, fallback: str | None
+        self, name: str, node, env: Env, descs: Expr, optional: bool, fallback: str | None
     ) -> ir.Function | None:
         """The listing of a value choice; with a `fallback`, reads that depend on no value are
         computed once and the guard's part fixed by the map walks a table (None if neither)."""
@@ -341,7 +341,7 @@ class FrameLowerer(StrictVisitor):
         ]
         if optional:
             none = Paren(Display("bare", (Const(None),)))
-            action = Paren(Display("bare", (Const(1), Const(node.name), none, Name(descs))))
+            action = Paren(Display("bare", (Const(1), Const(node.name), none, descs)))
             body.append(ir.Eval(X(Call(OUT_APPEND, (Call(Name("_A"), (action,)),)))))
         body.append(ir.Return(X(OUT)))
         if fallback is None:
@@ -363,7 +363,7 @@ class FrameLowerer(StrictVisitor):
         by = FrameLocal(f"_by{self.frame_local_number()}")
         value_t = gen.cp.types[id(node)]
         desc = gen.desc(OptT(value_t) if node.optional else value_t)
-        descs = self.ctx.arg_descs(node.name, f"({desc},)")
+        descs = self.ctx.arg_descs(node.name, Paren(Display("bare", (Name(desc),))))
         self.ctx.register_choice(node.name, descs, 0)
         resume = self.new_block()
         site = len(self.ctx.sites)
@@ -400,7 +400,7 @@ class FrameLowerer(StrictVisitor):
         who, sub = f"_who{k}", f"_sub{k}"
         inner = self.env.bind(node.var, ME)
         desc = gen.desc(gen.cp.types[id(node)])
-        descs = self.ctx.arg_descs(node.name, f"({desc},)")
+        descs = self.ctx.arg_descs(node.name, Paren(Display("bare", (Name(desc),))))
         self.ctx.register_choice(node.name, descs, 0)
         resume = self.new_block()
         site = len(self.ctx.sites)
@@ -567,7 +567,7 @@ def lower_action(ctx: LoweringContext, name: str, decl: ast.ActionDecl, version:
     within = (name, version)
     rank = gen.action_rank[name]
     types = [gen.cp.signatures[name].params[i][1] for i in range(len(decl.params))]
-    descs = ctx.arg_descs(name, "(" + "".join(gen.desc(t) + ", " for t in types) + ")")
+    descs = ctx.arg_descs(name, Display("tuple", tuple(Name(gen.desc(t)) for t in types)))
     ctx.action_descs[name] = (descs, rank)
     plain = legal_function(ctx, name, decl, f"A_{name}_legal_plain", rank, descs, within, False)
     built = action_table(ctx, name, rank, descs, types)

@@ -38,7 +38,7 @@ from compiler.expr import (
 from compiler.literals import ident
 from compiler.lower_exprs import Env, ExprLowerer
 from compiler.lower_stmts import LoweringContext
-from compiler.printer import ir_expr
+from compiler.printer import ir_expr, py
 from compiler.types import (
     BoolT,
     CollT,
@@ -177,7 +177,7 @@ def label_functions(ctx: LoweringContext) -> tuple[list[ir.Function], list[str]]
             label, _ = cp.choice_labels[name]
             params = [name]
         functions.append(_label_function(gen, name, params, label))
-        lines.append(f"AD_{ident(name)} = _v.ArgDescs({descs}, label_{ident(name)})")
+        lines.append(f"AD_{ident(name)} = _v.ArgDescs({py(descs)}, label_{ident(name)})")
     return functions, lines
 
 

@@ -155,7 +155,7 @@ def _sorted_unique(gen, node: ast.Expr) -> bool:
 MAX_ACTION_TABLE = 4096  # an action with at most this many argument combinations is built once
 
 
-def action_table(ctx: LoweringContext, name: str, rank: int, descs: str, types) -> str | None:
+def action_table(ctx: LoweringContext, name: str, rank: int, descs: Expr, types) -> str | None:
     """The module constant holding every action (or choice) of `name` built once, if its
     parameters all have few values (an enum, a kind, truth values): listing it then builds nothing."""
     domains, count = [], 1
@@ -179,21 +179,21 @@ def action_table(ctx: LoweringContext, name: str, rank: int, descs: str, types) 
             "action_table",
             Const(rank),
             Const(name),
-            Name(descs),
+            descs,
             Display("tuple", tuple(domains)),
         )
         ctx.action_tables.append(ir.Assign(X(Name(table)), X(code)))
     return table
 
 
-def append_action(ctx: LoweringContext, rank: int, name: str, args: Expr, descs: str) -> ir.Eval:
+def append_action(ctx: LoweringContext, rank: int, name: str, args: Expr, descs: Expr) -> ir.Eval:
     """`out.append(…)` of the action with these arguments, looked up in the name's memo of
     actions already built (`MEMO_<name>`, runtime/lib.py `new_action`) and built on a miss."""
     memo = f"MEMO_{ident(name)}"
     if memo not in ctx.action_memos:
         ctx.action_memos.add(memo)
         ctx.action_tables.append(ir.Assign(X(Name(memo)), X(Display("dict", ()))))
-    build = helper("_l", "new_action", Name(memo), Const(rank), Const(name), args, Name(descs))
+    build = helper("_l", "new_action", Name(memo), Const(rank), Const(name), args, descs)
     found = BinOp(Call(Attr(Name(memo), "get"), (args,)), "or", build)
     return ir.Eval(X(Call(OUT_APPEND, (found,))))
 
@@ -246,7 +246,7 @@ def legal_function(
     decl: ast.ActionDecl,
     pyname: str,
     rank: int,
-    descs: str,
+    descs: Expr,
     within: tuple[str, int],
     hoist: bool,
     built: str | None = None,
@@ -343,7 +343,7 @@ def legal_function(
         loops.append((setup, local, domain, where, param.span))
         tests.append(where_code)
     args = Display("tuple", tuple(env.local(p.name) for p in decl.params))
-    action = (Const(rank), Const(name), args, Name(descs))
+    action = (Const(rank), Const(name), args, descs)
     append = ir.Eval(X(Call(OUT_APPEND, (Call(Name("_A"), (Paren(Display("bare", action)),)),))))
     if built is not None:
         listed: Expr = Name(built)

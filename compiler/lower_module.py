@@ -125,7 +125,7 @@ def lower_program(
         scenarios=_scenarios(ctx),
         invariants=_invariants(ctx),
         bots=_bots(ctx),
-        action_descs=ctx.action_descs,
+        action_descs={name: (py(d), rank) for name, (d, rank) in ctx.action_descs.items()},
         flow_procs=flow_procs,
         has_final=p.flow is not None and p.flow.active.final is not None,
         desc_lines=ctx.gen.desc_lines,

@@ -56,9 +56,9 @@ class LoweringContext:
 
     gen: ExprLowerer
     sites: list[ir.Site] = field(default_factory=list)
-    action_descs: dict[str, tuple[str, int]] = field(default_factory=dict)
+    action_descs: dict[str, tuple[Expr, int]] = field(default_factory=dict)
     errors: list[tuple[str, Span]] = field(default_factory=list)
-    labelled: dict[str, str] = field(default_factory=dict)  # action/choice -> its ArgDescs code
+    labelled: dict[str, Expr] = field(default_factory=dict)  # action/choice -> its descriptors
 
     indexes: dict[str, MaintainedIndex] = field(
         default_factory=dict
@@ -83,12 +83,12 @@ class LoweringContext:
         """The guard tables of this program (compiler/lower_guards.py)."""
         return self.gen.tables
 
-    def register_choice(self, name: str, descs: str, rank: int) -> None:
-        """Record how a choice's values are written (`descs`: a tuple's code), so ids parse back."""
+    def register_choice(self, name: str, descs: Expr, rank: int) -> None:
+        """Record how a choice's values are written (`descs`: a tuple of descriptors), so ids parse back."""
         self.action_descs.setdefault(name, (descs, rank))
 
-    def arg_descs(self, name: str, descs: str) -> str:
-        """The descriptors of an action's or choice's arguments, as code: with its label if declared.
+    def arg_descs(self, name: str, descs: Expr) -> Expr:
+        """The descriptors of an action's or choice's arguments: with its label if declared.
 
         A labelled one gets a module constant `AD_<name>` (`ArgDescs`: the descriptors and the
         label function), defined once the label functions are (compiler/lower_labels.py).
@@ -96,7 +96,7 @@ class LoweringContext:
         if name not in self.gen.labels:
             return descs
         self.labelled.setdefault(name, descs)
-        return f"AD_{ident(name)}"
+        return Name(f"AD_{ident(name)}")
 
 
 def where_args(p: Program, span: Span) -> tuple[Expr, Expr]:

@@ -32,11 +32,6 @@ def py_expanded(node: e.Expr, values: dict[e.Expr, e.Expr]) -> str:
     return text
 
 
-def py_list(nodes: tuple[e.Expr, ...]) -> str:
-    """The Python text of several arguments, comma-separated."""
-    return ", ".join(py(node) for node in nodes)
-
-
 def _display(node: e.Display) -> str:
     if node.kind == "tuple":  # a trailing comma after each item: `(a, )` is a tuple of one
         return "(" + "".join(py(item) + ", " for item in node.items) + ")"
