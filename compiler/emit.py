@@ -135,7 +135,7 @@ def emit_module(
     }
     consts = [(name, tables.value(f"C_{ident(name)}", value)) for name, value in module.consts]
     code.module(module, p)
-    if module.desc_lines or module.arg_desc_lines:  # `D3 = _v.ListD(D1)`, `AD_x = _v.ArgDescs(…)`
+    if module.descriptors or module.arg_desc_lines:  # `D3 = _v.ListD(D1)`, `AD_x = _v.ArgDescs(…)`
         code.uses("_v")
     sources = p.source_table
     context = {
@@ -154,7 +154,7 @@ def emit_module(
         "named_values": module.named_values,
         "kinds": kinds,
         "consts": consts,
-        "desc_lines": [Py(line) for line in module.desc_lines],
+        "desc_lines": [Py(f"{d.target.code} = {d.value.code}") for d in module.descriptors],
         "slots": tuple(f.slot for f in module.fields) + tuple(i.slot for i in module.indexes),
         "enum_words": enum_words,
         "element_labels": element_labels,

@@ -297,7 +297,7 @@ class Module:
     action_descs: dict[str, tuple[str, int]]
     flow_procs: list[FrameProc] = field(default_factory=list)  # the flow, then `final` if any
     has_final: bool = False
-    desc_lines: list[str] = field(default_factory=list)
+    descriptors: list[Assign] = field(default_factory=list)  # `D3 = _v.ListD(D1)`
     named_values: list[tuple[str, int]] = field(default_factory=list)  # E_/M_ constants
     draws: list[tuple[str, Function]] = field(default_factory=list)  # drawings of the state
     # How people read things (compiler/lower_labels.py): enum words and element labels (texts),

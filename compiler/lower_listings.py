@@ -48,7 +48,7 @@ from compiler.lower_stmts import (
     skip_unless,
     where_args,
 )
-from compiler.printer import ir_expr, py
+from compiler.printer import ir_expr
 from compiler.refs import BuiltinRef
 from compiler.types import BoolT, CollT, ElemT, EnumT, PlayerT
 from dsl import ast
@@ -144,7 +144,7 @@ def static_size(gen: ExprLowerer, domain) -> int | None:
         return 2
     if isinstance(t, PlayerT):
         return gen.p.players.hi if gen.p.players else 1
-    return int(py(gen.size_of(t)))
+    return gen.size_of(t).value
 
 
 def _sorted_unique(gen, node: ast.Expr) -> bool:
@@ -164,7 +164,7 @@ def action_table(ctx: LoweringContext, name: str, rank: int, descs: Expr, types)
             domains.append(Paren(Display("bare", (Const(False), Const(True)))))
             count *= 2
         elif isinstance(t, EnumT | ElemT):
-            size = int(py(ctx.gen.size_of(t)))
+            size = ctx.gen.size_of(t).value
             domains.append(call("range", Const(size)))
             count *= size
         else:

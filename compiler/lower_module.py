@@ -128,7 +128,7 @@ def lower_program(
         action_descs={name: (py(d), rank) for name, (d, rank) in ctx.action_descs.items()},
         flow_procs=flow_procs,
         has_final=p.flow is not None and p.flow.active.final is not None,
-        desc_lines=ctx.gen.desc_lines,
+        descriptors=ctx.gen.descriptors,
         draws=lower_draws(ctx),
         named_values=sorted(
             ctx.gen.named_values.items(), key=lambda entry: (entry[0].split("__")[0], entry[1])
@@ -271,21 +271,30 @@ def _save_desc(gen: ExprLowerer, t: Type, node: ast.TypeExpr) -> str:
         step = 1 if node.step is None else _const_int(gen, node.step)
         if None in bounds or step is None or step < 1:
             return gen.desc(t)
-        return gen.extra_desc(f"_v.RangeD({bounds[0]!r}, {bounds[1]!r}, {step!r})")
+        return gen.extra_desc(
+            helper("_v", "RangeD", Const(bounds[0]), Const(bounds[1]), Const(step))
+        )
     if isinstance(node, ast.OptionalType) and isinstance(t, OptT):
         inner = _save_desc(gen, t.inner, node.inner)
-        return gen.desc(t) if inner == gen.desc(t.inner) else gen.extra_desc(f"_v.OptD({inner})")
+        return (
+            gen.desc(t)
+            if inner == gen.desc(t.inner)
+            else gen.extra_desc(helper("_v", "OptD", Name(inner)))
+        )
     if isinstance(node, ast.CollectionType) and isinstance(t, CollT) and t.kind in ("list", "pile"):
         item = _save_desc(gen, t.item, node.item)
-        return gen.desc(t) if item == gen.desc(t.item) else gen.extra_desc(f"_v.ListD({item})")
+        return (
+            gen.desc(t)
+            if item == gen.desc(t.item)
+            else gen.extra_desc(helper("_v", "ListD", Name(item)))
+        )
     if isinstance(node, ast.MapType) and isinstance(t, MapT):
         value = _save_desc(gen, t.value, node.value)
         if value == gen.desc(t.value):
             return gen.desc(t)
-        size = py(gen.size_of(t.key)) if is_finite(t.key) else "None"
-        return gen.extra_desc(
-            f"_v.MapD({gen.desc(t.key)}, {value}, {0 if size == 'S.n' else size})"
-        )
+        size = gen.size_of(t.key) if is_finite(t.key) else Const(None)
+        size = Const(0) if size == PLAYER_COUNT else size
+        return gen.extra_desc(helper("_v", "MapD", Name(gen.desc(t.key)), Name(value), size))
     return gen.desc(t)
 
 
