@@ -135,7 +135,7 @@ def emit_module(
     }
     consts = [(name, tables.value(f"C_{ident(name)}", value)) for name, value in module.consts]
     code.module(module, p)
-    if module.descriptors or module.arg_desc_lines:  # `D3 = _v.ListD(D1)`, `AD_x = _v.ArgDescs(…)`
+    if module.descriptors or module.arg_descs:  # `D3 = _v.ListD(D1)`, `AD_x = _v.ArgDescs(…)`
         code.uses("_v")
     sources = p.source_table
     context = {
@@ -403,8 +403,7 @@ class CodeGenerator(StrictVisitor):
         for function in (module.breakdown, module.display):
             if function is not None:
                 self.function(function)
-        for line in module.arg_desc_lines:  # before the tables, which name them
-            self.w.line(line)
+        self.stmts(module.arg_descs)  # before the tables, which name them
         if module.action_tables:  # after the label functions and descriptors they name
             self.gap()
             self.w.line("# actions built once: those whose arguments have few values, and memos")

@@ -305,7 +305,7 @@ class Module:
     enum_words: dict[str, tuple[str, ...]] = field(default_factory=dict)
     element_labels: dict[str, tuple[str, ...]] = field(default_factory=dict)
     labels: list[Function] = field(default_factory=list)
-    arg_desc_lines: list[str] = field(default_factory=list)
+    arg_descs: list[Assign] = field(default_factory=list)  # `AD_<name> = _v.ArgDescs(…)`
     breakdown: Function | None = None
     display: Function | None = None  # the rules' `display` entries of a player
     field_display: list[tuple] = field(default_factory=list)  # name, heading, internal, key kind

@@ -38,7 +38,7 @@ from compiler.expr import (
 from compiler.literals import ident
 from compiler.lower_exprs import Env, ExprLowerer
 from compiler.lower_stmts import LoweringContext
-from compiler.printer import ir_expr, py
+from compiler.printer import ir_expr
 from compiler.types import (
     BoolT,
     CollT,
@@ -163,11 +163,11 @@ def display_desc(cp: CheckedProgram, data: MapData, labels: dict, t: Type) -> v.
 # ------------------------------------------------------------------ actions and choices: at run time
 
 
-def label_functions(ctx: LoweringContext) -> tuple[list[ir.Function], list[str]]:
-    """The label function of every labelled action and choice, and the `AD_<name>` lines."""
+def label_functions(ctx: LoweringContext) -> tuple[list[ir.Function], list[ir.Assign]]:
+    """The label function of every labelled action and choice, and the `AD_<name>` constants."""
     gen = ctx.gen
     p, cp = gen.p, gen.cp
-    functions, lines = [], []
+    functions, constants = [], []
     for name, descs in ctx.labelled.items():
         if name in p.actions:
             decl = p.actions[name].active
@@ -177,8 +177,9 @@ def label_functions(ctx: LoweringContext) -> tuple[list[ir.Function], list[str]]
             label, _ = cp.choice_labels[name]
             params = [name]
         functions.append(_label_function(gen, name, params, label))
-        lines.append(f"AD_{ident(name)} = _v.ArgDescs({py(descs)}, label_{ident(name)})")
-    return functions, lines
+        value = helper("_v", "ArgDescs", descs, Name(f"label_{ident(name)}"))
+        constants.append(ir.Assign(X(Name(f"AD_{ident(name)}")), X(value)))
+    return functions, constants
 
 
 def _label_function(

@@ -107,7 +107,7 @@ def lower_program(
             if block is not None:
                 flow_procs.append(FrameLowerer(ctx, pyname, "flow", ("flow", 0)).lower(block))
     score, rank_key = _scoring(ctx)
-    labels, arg_desc_lines = label_functions(ctx)
+    labels, arg_descs = label_functions(ctx)
     breakdown = breakdown_function(ctx)
     module = ir.Module(
         enums=[(n, tuple(v)) for n, v in cp.enum_values.items()],
@@ -136,7 +136,7 @@ def lower_program(
         enum_words={name: value_words(cp, name) for name in sorted(ctx.gen.enum_words)},
         element_labels=data.labels,
         labels=labels,
-        arg_desc_lines=arg_desc_lines,
+        arg_descs=arg_descs,
         breakdown=breakdown,
         display=display_function(ctx),
         field_display=field_display(ctx.gen),
