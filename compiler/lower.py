@@ -414,8 +414,8 @@ class FrameLowerer(StrictVisitor):
             where=node.where, frame=(self.pyname, resume), secret=(who, sub), legal_plain=plain,
             private=id(node) in gen.cp.private_choices,
         )  # fmt: skip
-        legal = Name(f"site{site}_legal")
-        start = helper("_l", "start_each", S, F, legal, *names, Const(node.name))
+        listing = Name(f"site{site}_legal")
+        start = helper("_l", "start_each", S, F, listing, *names, Const(node.name))
         everyone = call("list", gen.items(node.players, self.env))
         self.emit(
             ir.Assign(X(FrameLocal(who)), X(everyone), node.span),
@@ -508,8 +508,8 @@ class FrameLowerer(StrictVisitor):
             "each_actions", players, legal, resume_fn, node,
             why=why, frame=(self.pyname, resume), secret=(who, sub), offered=offered,
         )  # fmt: skip
-        legal = Name(f"site{site}_legal")
-        start = helper("_l", "start_each_action", S, F, legal, *names, Name("ACTION_FRAMES"))
+        listing = Name(f"site{site}_legal")
+        start = helper("_l", "start_each_action", S, F, listing, *names, Name("ACTION_FRAMES"))
         everyone = call("list", gen.items(node.players, self.env))
         self.emit(
             ir.Assign(X(FrameLocal(who)), X(everyone), node.span),

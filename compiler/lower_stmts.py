@@ -60,9 +60,7 @@ class LoweringContext:
     errors: list[tuple[str, Span]] = field(default_factory=list)
     labelled: dict[str, Expr] = field(default_factory=dict)  # action/choice -> its descriptors
 
-    indexes: dict[str, MaintainedIndex] = field(
-        default_factory=dict
-    )  # maintained (compiler/indexes.py)
+    indexes: dict[str, MaintainedIndex] = field(default_factory=dict)  # compiler/indexes.py
     action_tables: list[ir.Assign] = field(default_factory=list)  # actions built once
     action_memos: set[str] = field(default_factory=set)  # `MEMO_`/`ACTIONS_<name>` made so far
 
@@ -84,7 +82,7 @@ class LoweringContext:
         return self.gen.tables
 
     def register_choice(self, name: str, descs: Expr, rank: int) -> None:
-        """Record how a choice's values are written (`descs`: a tuple of descriptors), so ids parse back."""
+        """Record how a choice's values are written (`descs`: its descriptors), so ids parse back."""
         self.action_descs.setdefault(name, (descs, rank))
 
     def arg_descs(self, name: str, descs: Expr) -> Expr:

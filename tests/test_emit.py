@@ -16,12 +16,15 @@ from compiler.expr import (
     Call,
     Const,
     Display,
+    Format,
     FrameLocal,
     Index,
+    Lambda,
     Local,
     Name,
     Paren,
     S,
+    Slice,
     StateField,
     Unary,
     call,
@@ -29,6 +32,7 @@ from compiler.expr import (
 )
 from compiler.indexes import Index as MaintainedIndex
 from compiler.printer import ir_expr as X
+from compiler.printer import py
 from compiler.pyexpr import strip_outer, tidy
 from compiler.types import ElemT
 from dsl.source import Span
@@ -247,6 +251,18 @@ def test_statement_position_drops_enclosing_parentheses_but_keeps_tuples():
     a_plus_b = BinOp(Local("a"), "+", Local("b"))
     assert X(Paren(a_plus_b)).operand() == "(a + b)" and X(a_plus_b).operand() == "(a + b)"
     assert X(Index(StateField("p_hand"), ME)).atomic and not X(Unary("-", Local("x"))).atomic
+
+
+def test_the_printer_writes_tuples_slices_lambdas_and_messages_as_python_does():
+    one, two = Display("bare", (Local("a"),)), Display("bare", (Local("a"), Local("b")))
+    assert py(Paren(one)) == "(a,)" and py(Paren(two)) == "(a, b)" and py(two) == "a, b"
+    assert py(Index(Local("xs"), Slice(None, None))) == "xs[:]"
+    assert py(Index(Local("xs"), Slice(Local("k"), None))) == "xs[k:]"
+    assert py(Lambda((), Const(None))) == "lambda: None"
+    assert py(Lambda(("S", "F"), Name("F"))) == "lambda S, F: F"
+    message = Format(("it's {", Index(Name("a"), Const(1)), "} not offered"))
+    assert py(message) == "f'it\\'s {{{a[1]!r}}} not offered'"
+    assert eval(py(message), {"a": ("x", "y")}) == "it's {'y'} not offered"
 
 
 def test_the_runtime_names_each_template_writes_are_declared():
