@@ -782,6 +782,9 @@ class CodeGenerator(StrictVisitor):
     def visit_Eval(self, node: ir.Eval) -> None:
         self.w.line(self.bare(node.expr), node.span)
 
+    def visit_Delete(self, node: ir.Delete) -> None:
+        self.w.line(f"del {self.bare(node.target)}", node.span)
+
     def visit_If(self, node: ir.If) -> None:
         for i, branch in enumerate(node.branches):
             self.w.line(f"{'if' if i == 0 else 'elif'} {self.bare(branch.cond)}:", branch.span)

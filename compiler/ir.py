@@ -40,6 +40,14 @@ class Eval(Stmt):
 
 
 @dataclass
+class Delete(Stmt):
+    """`del target` (a list's tail, say)."""
+
+    target: PyExpr
+    span: Span | None = None
+
+
+@dataclass
 class Branch:
     """One `if`/`elif` arm: a condition (located at `span`) and its body."""
 

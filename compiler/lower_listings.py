@@ -17,7 +17,6 @@ from compiler.expr import (
     Attr,
     BinOp,
     Call,
-    Code,
     Comp,
     Const,
     Display,
@@ -527,7 +526,7 @@ def _lazy_block(aliases: dict, name: str) -> list[ir.Stmt]:
     if not aliases:
         return []
     fallback = [
-        ir.Eval(X(Code(("del ", Index(OUT, Slice(LISTED, None)))))),
+        ir.Delete(X(Index(OUT, Slice(LISTED, None)))),
         ir.Return(X(_plain_listing(name))),
     ]
     assigns: list[ir.Stmt] = [ir.Assign(X(alias), X(code)) for code, alias in aliases.items()]
