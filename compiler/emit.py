@@ -136,7 +136,7 @@ def emit_module(
     }
     consts = [(name, tables.value(f"C_{ident(name)}", value)) for name, value in module.consts]
     code.module(module, p)
-    if module.desc_lines or module.arg_desc_lines:  # `D3 = _v.ListD(D1)`, `AD_x = _v.ArgDescs(…)`
+    if module.descriptors or module.arg_descs:  # `D3 = _v.ListD(D1)`, `AD_x = _v.ArgDescs(…)`
         code.uses("_v")
     sources = p.source_table
     context = {
@@ -155,7 +155,7 @@ def emit_module(
         "named_values": module.named_values,
         "kinds": kinds,
         "consts": consts,
-        "desc_lines": [Py(line) for line in module.desc_lines],
+        "desc_lines": [Py(f"{d.target.code} = {d.value.code}") for d in module.descriptors],
         "slots": tuple(f.slot for f in module.fields) + tuple(i.slot for i in module.indexes),
         "enum_words": enum_words,
         "element_labels": element_labels,
@@ -416,8 +416,7 @@ class CodeGenerator(StrictVisitor):
         for function in (module.breakdown, module.display):
             if function is not None:
                 self.function(function)
-        for line in module.arg_desc_lines:  # before the tables, which name them
-            self.w.line(line)
+        self.stmts(module.arg_descs)  # before the tables, which name them
         if module.action_tables:  # after the label functions and descriptors they name
             self.gap()
             self.w.line("# actions built once: those whose arguments have few values, and memos")
@@ -795,6 +794,9 @@ class CodeGenerator(StrictVisitor):
 
     def visit_Eval(self, node: ir.Eval) -> None:
         self.w.line(self.bare(node.expr), node.span)
+
+    def visit_Delete(self, node: ir.Delete) -> None:
+        self.w.line(f"del {self.bare(node.target)}", node.span)
 
     def visit_If(self, node: ir.If) -> None:
         for i, branch in enumerate(node.branches):

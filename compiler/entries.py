@@ -5,18 +5,16 @@ it waits for a decision. Most calls never wait (a condition fails, nobody can bo
 would build a frame, push it and run it through the dispatch loop. The entry
 `<name>_enter(S, <arguments>)` (planned on the IR by the `frameless_entries` stage, written by
 compiler/emit.py) runs the same blocks with the locals as Python variables: each expression is
-rebuilt with its `FrameLocal` nodes as locals `l_x` and `F.ret` as `_ret` (`in_entry`; one still
-lowered as text is rewritten by its tokens, `frameless`). Where a decision starts
-(`ir.NeedsFrame`), it makes the frame the procedure would have had there — the same locals and
-last call's result — and goes on as the frame version (which the runner then resumes as
-always); when a call inside it waits, it puts the frame it would have had under the callee's.
+rebuilt with its `FrameLocal` nodes as locals `l_x` and `F.ret` as `_ret` (`in_entry`). Where a
+decision starts (`ir.NeedsFrame`), it makes the frame the procedure would have had there — the
+same locals and last call's result — and goes on as the frame version (which the runner then
+resumes as always); when a call inside it waits, it puts the frame it would have had under the
+callee's.
 Saves, clones and replays see the same frames.
 """
 
 from __future__ import annotations
 
-import io
-import tokenize
 from dataclasses import dataclass
 
 from compiler import expr as e
@@ -81,14 +79,11 @@ _RET = e.Attr(e.Name("F"), "ret")
 
 def in_entry(x: PyExpr) -> PyExpr:
     """An expression of the frame version as an entry writes it: each frame local `L['x']` the
-    variable `l_x`, the last call's result `F.ret` the variable `_ret` (an expression lowered as
-    a node is rebuilt; one still lowered as text goes through `frameless`)."""
+    variable `l_x`, the last call's result `F.ret` the variable `_ret` (its node rebuilt)."""
     found = names_of(x)
     if not found.frame_locals and not found.reads_ret:
         assert not found.uses_frame, f"a frameless entry cannot use the frame: {x.code!r}"
         return x
-    if x.node is None:
-        return PyExpr(frameless(x.code), x.atomic, x.enclosed)
     replace = {e.FrameLocal(name): e.Local(local(name)) for name in found.frame_locals}
     replace[_RET] = e.Local("_ret")
     rebuilt = ir_expr(e.substitute(x.node, replace))
@@ -97,54 +92,6 @@ def in_entry(x: PyExpr) -> PyExpr:
         f"an entry cannot use the frame: {x.code!r}"
     )
     return rebuilt
-
-
-def frameless(code: str) -> str:
-    """A line of frame-version code as an entry writes it: `L['x']` -> `l_x`, `F.ret` -> `_ret`.
-
-    Only real tokens change (text inside string literals stays as it is); any other use of
-    the frame `F` is a compiler bug, since blocks that need the frame are handed over.
-    """
-    tokens = list(tokenize.generate_tokens(io.StringIO(code).readline))
-    starts = [0]
-    for line in io.StringIO(code):
-        starts.append(starts[-1] + len(line))
-    edits: list[tuple[int, int, str]] = []
-    for i, token in enumerate(tokens):
-        if token.type != tokenize.NAME or token.string not in ("L", "F"):
-            continue
-        if i and tokens[i - 1].string == ".":
-            continue  # an attribute named L or F, not the frame
-        after = [t.string for t in tokens[i + 1 : i + 4]]
-        begin = starts[token.start[0] - 1] + token.start[1]
-        if token.string == "L" and len(after) == 3 and after[0] == "[" and after[2] == "]":
-            name = _string_literal(tokens[i + 2])
-            if name is not None:
-                end = starts[tokens[i + 3].end[0] - 1] + tokens[i + 3].end[1]
-                edits.append((begin, end, local(name)))
-                continue
-        if token.string == "F" and after[:2] == [".", "ret"]:
-            end = starts[tokens[i + 2].end[0] - 1] + tokens[i + 2].end[1]
-            edits.append((begin, end, "_ret"))
-            continue
-        raise AssertionError(f"a frameless entry cannot use the frame: {code!r}")
-    for begin, end, text in reversed(edits):
-        code = code[:begin] + text + code[end:]
-    return code
-
-
-def _string_literal(token: tokenize.TokenInfo) -> str | None:
-    """The identifier a plain quoted key token names, or None."""
-    text = token.string
-    if (
-        token.type != tokenize.STRING
-        or len(text) < 3
-        or text[0] not in "'\""
-        or text[-1] != text[0]
-    ):
-        return None
-    name = text[1:-1]
-    return name if name.replace("_", "a").isalnum() and name.isascii() else None
 
 
 def before_frame(block: list[ir.Stmt]) -> list[ir.Stmt]:

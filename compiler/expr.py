@@ -161,9 +161,10 @@ class Cond(Expr):
 
 @dataclass(frozen=True, slots=True)
 class Display(Expr):
-    """A list `[a, b]`, tuple `(a, b, )`, set or dict display (`items` of a dict are `Pair`s)."""
+    """A list `[a, b]`, tuple `(a, b, )`, set or dict display (`items` of a dict are `Pair`s),
+    or a tuple's items written bare as Python writes them, `a, b` or `a,` (kind "bare")."""
 
-    kind: str  # "list", "tuple", "set" or "dict"
+    kind: str  # "list", "tuple", "set", "dict" or "bare"
     items: tuple[Expr, ...]
 
 
@@ -205,6 +206,29 @@ class Comp(Expr):
     kind: str
     elem: Expr
     clauses: tuple[For | If, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Slice(Expr):
+    """`start:stop` as an index (either may be left out: `x[:]` copies a list)."""
+
+    start: Expr | None
+    stop: Expr | None
+
+
+@dataclass(frozen=True, slots=True)
+class Lambda(Expr):
+    """`lambda params: body`."""
+
+    params: tuple[str, ...]
+    body: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Format(Expr):
+    """An f-string `f'text {value!r} text'`: text parts as written, each value by its repr."""
+
+    parts: tuple[str | Expr, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -280,7 +304,21 @@ def substitute_free(node: Expr, replace: dict[Local, Expr], rename=None) -> Expr
                 replace, target = {**replace, **renamed}, substitute(target, renamed)
             clauses.append(For(target, iterable))
         return Comp(node.kind, substitute_free(node.elem, replace, rename), tuple(clauses))
-    return _with_children(node, lambda child: substitute_free(child, replace, rename))
+    return _decided(_with_children(node, lambda child: substitute_free(child, replace, rename)))
+
+
+def _decided(node: Expr) -> Expr:
+    """A test of a constant against none, and a conditional on a constant, decided while
+    compiling (a constant put in for a local makes them: Python warns at `0 is None`)."""
+    if isinstance(node, BinOp) and node.op in ("is", "is not"):
+        left, right = unparen(node.left), unparen(node.right)
+        if isinstance(left, Const) and isinstance(right, Const) and right.value is None:
+            return Const((left.value is None) == (node.op == "is"))
+    if isinstance(node, Cond):
+        test = unparen(node.cond)
+        if isinstance(test, Const) and type(test.value) is bool:
+            return node.then if test.value else node.orelse
+    return node
 
 
 def rebuilt(node: Expr, change) -> Expr:

@@ -1,8 +1,8 @@
 """The IR of a game's state machine: what `lower` produces and `emit` prints as Python.
 
-Statements are nodes; an expression is a `PyExpr`: its tidied Python text and, where
-lowering built one, the expression node (compiler/expr.py) it was printed from, which the
-analyses after lowering visit.
+Statements are nodes; an expression is a `PyExpr`: the expression node (compiler/expr.py)
+lowering built, which the analyses after lowering visit, and the tidied Python text the
+printer wrote for it.
 Every statement carries the span of the .metro text it comes from (None for bookkeeping),
 which the emitter writes as a `# file:line` comment and records in the line map.
 """
@@ -36,6 +36,14 @@ class Eval(Stmt):
     """An expression evaluated for its effect (a call)."""
 
     expr: PyExpr
+    span: Span | None = None
+
+
+@dataclass
+class Delete(Stmt):
+    """`del target` (a list's tail, say)."""
+
+    target: PyExpr
     span: Span | None = None
 
 
@@ -297,7 +305,7 @@ class Module:
     action_descs: dict[str, tuple[str, int]]
     flow_procs: list[FrameProc] = field(default_factory=list)  # the flow, then `final` if any
     has_final: bool = False
-    desc_lines: list[str] = field(default_factory=list)
+    descriptors: list[Assign] = field(default_factory=list)  # `D3 = _v.ListD(D1)`
     named_values: list[tuple[str, int]] = field(default_factory=list)  # E_/M_ constants
     draws: list[tuple[str, Function]] = field(default_factory=list)  # drawings of the state
     # How people read things (compiler/lower_labels.py): enum words and element labels (texts),
@@ -305,7 +313,7 @@ class Module:
     enum_words: dict[str, tuple[str, ...]] = field(default_factory=dict)
     element_labels: dict[str, tuple[str, ...]] = field(default_factory=dict)
     labels: list[Function] = field(default_factory=list)
-    arg_desc_lines: list[str] = field(default_factory=list)
+    arg_descs: list[Assign] = field(default_factory=list)  # `AD_<name> = _v.ArgDescs(…)`
     breakdown: Function | None = None
     display: Function | None = None  # the rules' `display` entries of a player
     field_display: list[tuple] = field(default_factory=list)  # name, heading, internal, key kind

@@ -19,15 +19,22 @@ from compiler.expr import (
     Attr,
     BinOp,
     Call,
-    Code,
+    Comp,
     Const,
     Display,
     Expr,
+    For,
+    Format,
     FrameLocal,
+    If,
     Index,
+    Lambda,
     Listing,
+    Local,
     Name,
+    Paren,
     S,
+    Unary,
     call,
     helper,
 )
@@ -48,17 +55,20 @@ from compiler.lower_stmts import (
     LoweringContext,
     StmtLowerer,
     escapes,
+    refused,
     skip_unless,
     waits,
     where_args,
 )
-from compiler.printer import ir_expr, py
+from compiler.printer import ir_expr
 from compiler.types import IntT, OptT
 from compiler.visit import StrictVisitor
 from dsl import ast
 
 X = ir_expr
 SITE_PARAMS = ["S", "F", "p", "a"]
+F, P, A = Name("F"), Name("p"), Name("a")  # a site function's frame, player and action
+ACTS = Local("_acts")  # the actions a menu or choice offers, listed before it waits
 
 
 @dataclass
@@ -218,7 +228,7 @@ class FrameLowerer(StrictVisitor):
     # ------------------------------------------------------------ calls of waiting procedures
 
     def _call(
-        self, call: ast.Expr, after_target: str | None, span, target: ast.Expr | None = None
+        self, call: ast.Expr, after_target: Expr | None, span, target: ast.Expr | None = None
     ) -> None:
         gen = self.gen
         if isinstance(call, ast.SuperCall):
@@ -238,11 +248,11 @@ class FrameLowerer(StrictVisitor):
         if after_target is not None:
             result = gen.t(call)
             check = (
-                "_l.opt_int_ok"
+                "opt_int_ok"
                 if isinstance(result, OptT) and isinstance(result.inner, IntT)
-                else ("_l.int_ok" if isinstance(result, IntT) else "")
+                else ("int_ok" if isinstance(result, IntT) else "")
             )
-            value = f"{check}(F.ret)" if check else "F.ret"
+            value = helper("_l", check, Attr(F, "ret")) if check else Attr(F, "ret")
             if target is not None:
                 self.emit(*self.plain.store(target, after_target, value, self.env, span))
             else:
@@ -252,18 +262,18 @@ class FrameLowerer(StrictVisitor):
         self._call(node.expr, None, node.span)
 
     def visit_Let(self, node: ast.Let, loops):
-        self._call(node.value, py(self.env.local(node.name)), node.span)
+        self._call(node.value, self.env.local(node.name), node.span)
 
     def visit_Assign(self, node: ast.Assign, loops):
         if node.op == "=":
-            self._call(node.value, py(self.gen.expr(node.target, self.env)), node.span, node.target)
+            self._call(node.value, self.gen.expr(node.target, self.env), node.span, node.target)
         else:  # `x += wait()`: the target is read when the call has returned
             self._call(node.value, None, node.span)
-            self.emit(*self.plain.assign(node, Attr(Name("F"), "ret"), self.env))
+            self.emit(*self.plain.assign(node, Attr(F, "ret"), self.env))
 
     # ------------------------------------------------------------ decisions
 
-    def _add_site(self, kind: str, players: str, legal, resume_fn, node, **extra) -> None:
+    def _add_site(self, kind: str, players: Expr, legal, resume_fn, node, **extra) -> None:
         """Register the decision site being lowered (its index is `len(ctx.sites)`)."""
         index = len(self.ctx.sites)
         why = extra.pop("why", None)
@@ -271,7 +281,7 @@ class FrameLowerer(StrictVisitor):
             where = extra.pop("where", None)
             text = source_text(self.gen.p, where.span) if where is not None else ""
             reason = "not a legal choice here" + (f": `{text}` must hold" if text else "")
-            value = f"({reason!r}, {self.rule!r}, {where_args(self.gen.p, node.span)})"
+            value = refused(Const(reason), self.rule, where_args(self.gen.p, node.span))
             why = ir.Function(f"site{index}_why", SITE_PARAMS, [ir.Return(X(value))])
         site = ir.Site(
             index, kind, X(players), legal, why, resume_fn, node.span.file, node.span.line,
@@ -280,7 +290,7 @@ class FrameLowerer(StrictVisitor):
         self.ctx.sites.append(site)
 
     def _value_legal(
-        self, site: int, node, env: Env, descs: str, optional: bool
+        self, site: int, node, env: Env, descs: Expr, optional: bool
     ) -> tuple[ir.Function, ir.Function | None]:
         """`site<N>_legal` of a value choice (each domain value the guard allows), and the plain
         listing it falls back to when it computes reads once or walks a guard table (else None)."""
@@ -296,7 +306,7 @@ class FrameLowerer(StrictVisitor):
         return fast, plain
 
     def _value_listing(
-        self, name: str, node, env: Env, descs: str, optional: bool, fallback: str | None
+        self, name: str, node, env: Env, descs: Expr, optional: bool, fallback: str | None
     ) -> ir.Function | None:
         """The listing of a value choice; with a `fallback`, reads that depend on no value are
         computed once and the guard's part fixed by the map walks a table (None if neither)."""
@@ -308,7 +318,7 @@ class FrameLowerer(StrictVisitor):
         inner: list[ir.Stmt] = [
             ir.Eval(X(Call(OUT_APPEND, (Index(Name(table), var),))))
             if table is not None
-            else append_action(self.ctx, 0, node.name, Code(("(", var, ",)")), descs)
+            else append_action(self.ctx, 0, node.name, Paren(Display("bare", (var,))), descs)
         ]
         domain = domain_iter(self.ctx, node.domain, env, node.span)
         where = gen.expr(node.where, guard_env) if node.where is not None else None
@@ -330,10 +340,8 @@ class FrameLowerer(StrictVisitor):
             ir.For(X(var), X(domain), inner, node.span),
         ]
         if optional:
-            none = Code(("(", Const(None), ",)"))
-            action = Code(
-                ("(", Const(1), ", ", Const(node.name), ", ", none, ", ", Name(descs), ")")
-            )
+            none = Paren(Display("bare", (Const(None),)))
+            action = Paren(Display("bare", (Const(1), Const(node.name), none, descs)))
             body.append(ir.Eval(X(Call(OUT_APPEND, (Call(Name("_A"), (action,)),)))))
         body.append(ir.Return(X(OUT)))
         if fallback is None:
@@ -344,7 +352,7 @@ class FrameLowerer(StrictVisitor):
         block = [
             ir.Try(
                 [ir.Assign(X(a), X(c)) for c, a in aliases.items()],
-                [ir.Return(X(f"{fallback}(S, F, me)"))],
+                [ir.Return(X(Call(Name(fallback), (S, F, ME))))],
             )
         ]
         return ir.Function(name, ["S", "F", "me"], (block if aliases else []) + body)
@@ -352,10 +360,10 @@ class FrameLowerer(StrictVisitor):
     def visit_Choose(self, node: ast.Choose, loops):
         gen = self.gen
         self.emit(ir.NeedsFrame())  # a frameless entry makes the frame here
-        by = f"L['_by{self.frame_local_number()}']"
+        by = FrameLocal(f"_by{self.frame_local_number()}")
         value_t = gen.cp.types[id(node)]
         desc = gen.desc(OptT(value_t) if node.optional else value_t)
-        descs = self.ctx.arg_descs(node.name, f"({desc},)")
+        descs = self.ctx.arg_descs(node.name, Paren(Display("bare", (Name(desc),))))
         self.ctx.register_choice(node.name, descs, 0)
         resume = self.new_block()
         site = len(self.ctx.sites)
@@ -364,12 +372,12 @@ class FrameLowerer(StrictVisitor):
             f"site{site}_resume",
             SITE_PARAMS,
             [
-                ir.Assign(X(f"F.L[{node.name!r}]"), X("a[2][0]")),
-                ir.Assign(X("F.pc"), X(str(resume))),
-                ir.Return(X("True")),
+                ir.Assign(X(Index(Attr(F, "L"), Const(node.name))), X(_first_argument())),
+                ir.Assign(X(Attr(F, "pc")), X(Const(resume))),
+                ir.Return(X(Const(True))),
             ],
         )
-        players = f"lambda S, F: [F.L[{by[2:-1]}]]"
+        players = _chooser(by)
         self._add_site(
             "value", players, legal, resume_fn, node,
             where=node.where, frame=(self.pyname, resume), legal_plain=plain,
@@ -378,9 +386,9 @@ class FrameLowerer(StrictVisitor):
         message = f"nothing to choose for {node.name}"
         self.emit(
             ir.Assign(X(by), X(gen.expr(node.by, self.env)), node.span),
-            ir.Assign(X("_acts"), X(f"site{site}_legal(S, F, {by})")),
-            ir.If([ir.Branch(X("not _acts"), [ir.RaiseRuleError(message, *_at(node))])]),
-            ir.Eval(X(f"S.cache_legal({by}, _acts)")),
+            ir.Assign(X(ACTS), X(Call(Name(f"site{site}_legal"), (S, F, by)))),
+            ir.If([ir.Branch(X(Unary("not", ACTS)), [ir.RaiseRuleError(message, *_at(node))])]),
+            ir.Eval(X(Call(Attr(S, "cache_legal"), (by, ACTS)))),
             ir.Suspend(site, resume),
         )
         self.goto(resume)
@@ -392,25 +400,26 @@ class FrameLowerer(StrictVisitor):
         who, sub = f"_who{k}", f"_sub{k}"
         inner = self.env.bind(node.var, ME)
         desc = gen.desc(gen.cp.types[id(node)])
-        descs = self.ctx.arg_descs(node.name, f"({desc},)")
+        descs = self.ctx.arg_descs(node.name, Paren(Display("bare", (Name(desc),))))
         self.ctx.register_choice(node.name, descs, 0)
         resume = self.new_block()
         site = len(self.ctx.sites)
         legal, plain = self._value_legal(site, node, inner, descs, optional=False)
-        submit = f"_l.submit(S, F, p, a[2][0], {who!r}, {sub!r}, {node.name!r})"
+        names = (Const(who), Const(sub))
+        submit = helper("_l", "submit", S, F, P, _first_argument(), *names, Const(node.name))
         resume_fn = _resume_when(site, submit, resume)
-        players = f"lambda S, F: [p for p in F.L[{who!r}] if p not in F.L[{sub!r}]]"
+        players = _yet_to_choose(who, sub)
         self._add_site(
             "each", players, legal, resume_fn, node,
             where=node.where, frame=(self.pyname, resume), secret=(who, sub), legal_plain=plain,
             private=id(node) in gen.cp.private_choices,
         )  # fmt: skip
-        start = f"_l.start_each(S, F, site{site}_legal, {who!r}, {sub!r}, {node.name!r})"
+        listing = Name(f"site{site}_legal")
+        start = helper("_l", "start_each", S, F, listing, *names, Const(node.name))
+        everyone = call("list", gen.items(node.players, self.env))
         self.emit(
-            ir.Assign(
-                X(f"L[{who!r}]"), X(call("list", gen.items(node.players, self.env))), node.span
-            ),
-            ir.Assign(X(f"L[{sub!r}]"), X("{}")),
+            ir.Assign(X(FrameLocal(who)), X(everyone), node.span),
+            ir.Assign(X(FrameLocal(sub)), X(Display("dict", ()))),
             ir.If([ir.Branch(X(start), [ir.Suspend(site, resume)])]),
         )
         self.jump(resume)
@@ -421,20 +430,20 @@ class FrameLowerer(StrictVisitor):
         and the actions it lists."""
         gen = self.gen
         offered = sorted(gen.p.offered(node.actions), key=lambda a: gen.action_rank.get(a, 0))
-        body: list[ir.Stmt] = [ir.Assign(X("out"), X("[]"))]
+        body: list[ir.Stmt] = [ir.Assign(X(OUT), X(Display("list", ())))]
         body += [ir.Eval(X(Call(Listing(n), (S, ME, OUT)))) for n in offered if n in gen.p.actions]
-        body.append(ir.Return(X("out")))
+        body.append(ir.Return(X(OUT)))
         legal = ir.Function(f"site{site}_legal", ["S", "F", "me"], body)
-        refusal = (
-            f"(f'{{a[1]!r}} is not offered here (offered: {', '.join(offered)})', "
-            f"{self.rule!r}, {where_args(self.gen.p, node.span)})"
-        )
+        name, args = Index(A, Const(1)), Index(A, Const(2))
+        message = Format((name, f" is not offered here (offered: {', '.join(offered)})"))
+        refusal = refused(message, self.rule, where_args(self.gen.p, node.span))
+        listed = Paren(Display("bare", tuple(Const(n) for n in offered)))
         why = ir.Function(
             f"site{site}_why",
             SITE_PARAMS,
             [
-                ir.If([ir.Branch(X(f"a[1] not in {tuple(offered)!r}"), [ir.Return(X(refusal))])]),
-                ir.Return(X("ACTION_WHY[a[1]](S, p, a[2])")),
+                ir.If([ir.Branch(X(BinOp(name, "not in", listed)), [ir.Return(X(refusal))])]),
+                ir.Return(X(Call(Index(Name("ACTION_WHY"), name), (S, P, args)))),
             ],
         )
         return legal, why, tuple(n for n in offered if n in gen.p.actions)
@@ -442,7 +451,7 @@ class FrameLowerer(StrictVisitor):
     def visit_ChooseAction(self, node: ast.ChooseAction, loops):
         gen = self.gen
         self.emit(ir.NeedsFrame())  # a frameless entry makes the frame here
-        by = f"L['_by{self.frame_local_number()}']"
+        by = FrameLocal(f"_by{self.frame_local_number()}")
         resume = self.new_block()
         other = self.new_block() if node.orelse is not None else None
         site = len(self.ctx.sites)
@@ -451,24 +460,27 @@ class FrameLowerer(StrictVisitor):
             f"site{site}_resume",
             SITE_PARAMS,
             [
-                ir.Assign(X("F.pc"), X(str(resume))),
-                ir.Eval(X("S.stack.append(ACTION_FRAMES[a[1]](p, a[2]))")),
-                ir.Return(X("True")),
+                ir.Assign(X(Attr(F, "pc")), X(Const(resume))),
+                ir.Eval(X(Call(Attr(Attr(S, "stack"), "append"), (_action_frame(),)))),
+                ir.Return(X(Const(True))),
             ],
         )
-        players = f"lambda S, F: [F.L[{by[2:-1]}]]"
+        players = _chooser(by)
         self._add_site(
             "actions", players, legal, resume_fn, node,
             why=why, frame=(self.pyname, resume), offered=offered,
         )  # fmt: skip
         self.emit(
             ir.Assign(X(by), X(gen.expr(node.by, self.env)), node.span),
-            ir.Assign(X("_acts"), X(f"site{site}_legal(S, F, {by})")),
+            ir.Assign(X(ACTS), X(Call(Name(f"site{site}_legal"), (S, F, by)))),
             ir.If(
                 [
                     ir.Branch(
-                        X("_acts"),
-                        [ir.Eval(X(f"S.cache_legal({by}, _acts)")), ir.Suspend(site, resume)],
+                        X(ACTS),
+                        [
+                            ir.Eval(X(Call(Attr(S, "cache_legal"), (by, ACTS)))),
+                            ir.Suspend(site, resume),
+                        ],
                     )
                 ]
             ),
@@ -488,19 +500,20 @@ class FrameLowerer(StrictVisitor):
         resume = self.new_block()
         site = len(self.ctx.sites)
         legal, why, offered = self.menu_functions(site, node)
-        submit = f"_l.submit_action(S, F, p, a, {who!r}, {sub!r}, ACTION_FRAMES)"
+        names = (Const(who), Const(sub))
+        submit = helper("_l", "submit_action", S, F, P, A, *names, Name("ACTION_FRAMES"))
         resume_fn = _resume_when(site, submit, resume)
-        players = f"lambda S, F: [p for p in F.L[{who!r}] if p not in F.L[{sub!r}]]"
+        players = _yet_to_choose(who, sub)
         self._add_site(
             "each_actions", players, legal, resume_fn, node,
             why=why, frame=(self.pyname, resume), secret=(who, sub), offered=offered,
         )  # fmt: skip
-        start = f"_l.start_each_action(S, F, site{site}_legal, {who!r}, {sub!r}, ACTION_FRAMES)"
+        listing = Name(f"site{site}_legal")
+        start = helper("_l", "start_each_action", S, F, listing, *names, Name("ACTION_FRAMES"))
+        everyone = call("list", gen.items(node.players, self.env))
         self.emit(
-            ir.Assign(
-                X(f"L[{who!r}]"), X(call("list", gen.items(node.players, self.env))), node.span
-            ),
-            ir.Assign(X(f"L[{sub!r}]"), X("{}")),
+            ir.Assign(X(FrameLocal(who)), X(everyone), node.span),
+            ir.Assign(X(FrameLocal(sub)), X(Display("dict", ()))),
             ir.If([ir.Branch(X(start), [ir.Suspend(site, resume)])]),
             ir.Yield(resume),
         )
@@ -511,13 +524,37 @@ def _at(node) -> tuple[str, int]:
     return node.span.file, node.span.line
 
 
-def _resume_when(site: int, accepted: str, resume: int) -> ir.Function:
+def _resume_when(site: int, accepted: Expr, resume: int) -> ir.Function:
     """`site<N>_resume` for a simultaneous choice: resume once `accepted` says everyone has chosen."""
-    done = [ir.Assign(X("F.pc"), X(str(resume))), ir.Return(X("True"))]
+    done = [ir.Assign(X(Attr(F, "pc")), X(Const(resume))), ir.Return(X(Const(True)))]
     return ir.Function(
         f"site{site}_resume",
         SITE_PARAMS,
-        [ir.If([ir.Branch(X(accepted), done)]), ir.Return(X("False"))],
+        [ir.If([ir.Branch(X(accepted), done)]), ir.Return(X(Const(False)))],
+    )
+
+
+def _first_argument() -> Expr:
+    """`a[2][0]`: the one value a choice's action carries."""
+    return Index(Index(A, Const(2)), Const(0))
+
+
+def _action_frame() -> Expr:
+    """`ACTION_FRAMES[a[1]](p, a[2])`: the frame of the action a player chose at a menu."""
+    return Call(Index(Name("ACTION_FRAMES"), Index(A, Const(1))), (P, Index(A, Const(2))))
+
+
+def _chooser(by: FrameLocal) -> Lambda:
+    """`lambda S, F: [F.L['_by<k>']]`: who decides a choice made by one player."""
+    return Lambda(("S", "F"), Display("list", (Index(Attr(F, "L"), Const(by.name)),)))
+
+
+def _yet_to_choose(who: str, sub: str) -> Lambda:
+    """`lambda S, F: [p for p in F.L[who] if p not in F.L[sub]]`: who still decides at a
+    simultaneous choice (`who` lists the players, `sub` those who have chosen)."""
+    chosen = BinOp(P, "not in", Index(Attr(F, "L"), Const(sub)))
+    return Lambda(
+        ("S", "F"), Comp("list", P, (For(P, Index(Attr(F, "L"), Const(who))), If(chosen)))
     )
 
 
@@ -530,7 +567,7 @@ def lower_action(ctx: LoweringContext, name: str, decl: ast.ActionDecl, version:
     within = (name, version)
     rank = gen.action_rank[name]
     types = [gen.cp.signatures[name].params[i][1] for i in range(len(decl.params))]
-    descs = ctx.arg_descs(name, "(" + "".join(gen.desc(t) + ", " for t in types) + ")")
+    descs = ctx.arg_descs(name, Display("tuple", tuple(Name(gen.desc(t)) for t in types)))
     ctx.action_descs[name] = (descs, rank)
     plain = legal_function(ctx, name, decl, f"A_{name}_legal_plain", rank, descs, within, False)
     built = action_table(ctx, name, rank, descs, types)

@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
+from compiler import ir
 from compiler.builtins import BUILTINS
 from compiler.checked import CheckedProgram
 from compiler.consteval import Evaluator, MapData
@@ -30,6 +31,7 @@ from compiler.expr import (
     Expr,
     For,
     FrameLocal,
+    Helper,
     Hoisted,
     If,
     Index,
@@ -49,7 +51,7 @@ from compiler.expr import (
 )
 from compiler.inline_functions import MAX_DEPTH, inlinable
 from compiler.literals import ident
-from compiler.printer import py
+from compiler.printer import ir_expr
 from compiler.program import Program
 from compiler.refs import (
     BuiltinRef,
@@ -163,8 +165,8 @@ class ExprLowerer(StrictVisitor):
         self.p = cp.program
         self.data = data
         self.evaluator = evaluator
-        self.descs: dict[str, str] = {}
-        self.desc_lines: list[str] = []
+        self.descs: dict[object, str] = {}  # a type's repr (or a save's descriptor) -> its name
+        self.descriptors: list[ir.Assign] = []  # the descriptor constants, `D3 = _v.ListD(D1)`
         self.counter = 0
         self.number_prefix = ""
         self.numbered: dict[str, int] = {}  # the last number of each `numbered_apart` prefix
@@ -259,50 +261,51 @@ class ExprLowerer(StrictVisitor):
         if key in self.descs:
             return self.descs[key]
         if isinstance(t, IntT | AnyT):
-            code = "_v.INT"
+            code = Helper("_v", "INT")
         elif isinstance(t, BoolT):
-            code = "_v.BOOL"
+            code = Helper("_v", "BOOL")
         elif isinstance(t, StrT):
-            code = "_v.STR"
+            code = Helper("_v", "STR")
         elif isinstance(t, PlayerT):
-            code = "_v.PLAYER"
+            code = Helper("_v", "PLAYER")
         elif isinstance(t, EnumT):
-            words = f", E_{ident(t.name)}__words" if t.name in self.enum_words else ""
-            code = f"_v.NamedD(E_{ident(t.name)}{words})"
+            words = (Name(f"E_{ident(t.name)}__words"),) if t.name in self.enum_words else ()
+            code = helper("_v", "NamedD", Name(f"E_{ident(t.name)}"), *words)
         elif isinstance(t, ElemT):
-            labels = f", K_{ident(t.kind)}__label" if t.kind in self.data.labels else ""
-            code = f"_v.NamedD(K_{ident(t.kind)}{labels})"
+            labels = (Table(ident(t.kind), "label"),) if t.kind in self.data.labels else ()
+            code = helper("_v", "NamedD", Name(f"K_{ident(t.kind)}"), *labels)
         elif isinstance(t, OptT):
-            code = f"_v.OptD({self.desc(t.inner)})"
+            code = helper("_v", "OptD", Name(self.desc(t.inner)))
         elif isinstance(t, CollT) and t.kind == "bag":
             size = self.size_of(t.item)
-            size = self.p.players.hi if size == PLAYER_COUNT else py(size)
-            code = f"_v.BagD({self.desc(t.item)}, {size})"
+            size = Const(self.p.players.hi) if size == PLAYER_COUNT else size
+            code = helper("_v", "BagD", Name(self.desc(t.item)), size)
         elif isinstance(t, CollT) and t.kind == "set":
-            code = f"_v.SetD({self.desc(t.item)})"
+            code = helper("_v", "SetD", Name(self.desc(t.item)))
         elif isinstance(t, CollT):
-            code = f"_v.ListD({self.desc(t.item)})"
+            code = helper("_v", "ListD", Name(self.desc(t.item)))
         elif isinstance(t, MapT):
             size = self.size_of(t.key) if is_finite(t.key) else Const(None)
-            size = 0 if size == PLAYER_COUNT else py(size)
-            code = f"_v.MapD({self.desc(t.key)}, {self.desc(t.value)}, {size})"
+            size = Const(0) if size == PLAYER_COUNT else size
+            code = helper("_v", "MapD", Name(self.desc(t.key)), Name(self.desc(t.value)), size)
         elif isinstance(t, TupleT):
-            code = "_v.TupleD((" + "".join(self.desc(i) + ", " for i in t.items) + "))"
+            items = Display("tuple", tuple(Name(self.desc(i)) for i in t.items))
+            code = helper("_v", "TupleD", items)
         elif isinstance(t, GeoT):
-            code = f"_v.GeoD({t.kind!r})"
+            code = helper("_v", "GeoD", Const(t.kind))
         else:
-            code = "_v.INT"
+            code = Helper("_v", "INT")
         name = f"D{len(self.descs)}"
         self.descs[key] = name
-        self.desc_lines.append(f"{name} = {code}")
+        self.descriptors.append(ir.Assign(ir_expr(Name(name)), ir_expr(code)))
         return name
 
-    def extra_desc(self, code: str) -> str:
+    def extra_desc(self, code: Expr) -> str:
         """A module-level descriptor constant for descriptor code not tied to one type."""
-        key = f"save:{code}"
+        key = ("save", code)
         if key not in self.descs:
             self.descs[key] = f"D{len(self.descs)}"
-            self.desc_lines.append(f"{self.descs[key]} = {code}")
+            self.descriptors.append(ir.Assign(ir_expr(Name(self.descs[key])), ir_expr(code)))
         return self.descs[key]
 
     def t(self, node: ast.Expr) -> Type:

@@ -25,18 +25,20 @@ from compiler.expr import (
     Const,
     Display,
     Expr,
+    Index,
     Name,
     Paren,
     S,
     Starred,
     StateField,
     call,
+    helper,
     walk,
 )
 from compiler.literals import ident
 from compiler.lower_exprs import Env, ExprLowerer
 from compiler.lower_stmts import LoweringContext
-from compiler.printer import ir_expr, py
+from compiler.printer import ir_expr
 from compiler.types import (
     BoolT,
     CollT,
@@ -55,7 +57,7 @@ from dsl import ast
 from dsl.diagnostics import LABEL, TOO_LARGE, Diagnostics
 from runtime import values as v
 
-X = ir_expr  # an IR expression: a node (kept) or text
+X = ir_expr  # an IR expression of a node
 
 
 def value_words(cp: CheckedProgram, enum: str) -> tuple[str, ...]:
@@ -161,11 +163,11 @@ def display_desc(cp: CheckedProgram, data: MapData, labels: dict, t: Type) -> v.
 # ------------------------------------------------------------------ actions and choices: at run time
 
 
-def label_functions(ctx: LoweringContext) -> tuple[list[ir.Function], list[str]]:
-    """The label function of every labelled action and choice, and the `AD_<name>` lines."""
+def label_functions(ctx: LoweringContext) -> tuple[list[ir.Function], list[ir.Assign]]:
+    """The label function of every labelled action and choice, and the `AD_<name>` constants."""
     gen = ctx.gen
     p, cp = gen.p, gen.cp
-    functions, lines = [], []
+    functions, constants = [], []
     for name, descs in ctx.labelled.items():
         if name in p.actions:
             decl = p.actions[name].active
@@ -175,8 +177,9 @@ def label_functions(ctx: LoweringContext) -> tuple[list[ir.Function], list[str]]
             label, _ = cp.choice_labels[name]
             params = [name]
         functions.append(_label_function(gen, name, params, label))
-        lines.append(f"AD_{ident(name)} = _v.ArgDescs({descs}, label_{ident(name)})")
-    return functions, lines
+        value = helper("_v", "ArgDescs", descs, Name(f"label_{ident(name)}"))
+        constants.append(ir.Assign(X(Name(f"AD_{ident(name)}")), X(value)))
+    return functions, constants
 
 
 def _label_function(
@@ -193,17 +196,17 @@ def _label_function(
     text = _text_code(gen, label.text, env)
     read = set(walk(text))
     body: list[ir.Stmt] = [  # only the arguments the label reads
-        ir.Assign(X(env.local(param)), X(f"a[{i}]"))
+        ir.Assign(X(env.local(param)), X(Index(Name("a"), Const(i))))
         for i, param in enumerate(params)
         if env.local(param) in read
     ]
     if any(node == S or isinstance(node, StateField) for node in read):
-        body.insert(0, ir.Assign(X("S"), X("_l.LabelScope()")))  # walks and calls charge it
+        body.insert(0, ir.Assign(X(S), X(helper("_l", "LabelScope"))))  # walks and calls charge it
     failed = f"the label of {name} cannot be shown for these values"
-    return ir.Function(f"label_{ident(name)}", ["a"], body + _guarded(py(text), failed, label.span))
+    return ir.Function(f"label_{ident(name)}", ["a"], body + _guarded(text, failed, label.span))
 
 
-def _guarded(value: str | Expr, failed: str, span) -> list[ir.Stmt]:
+def _guarded(value: Expr, failed: str, span) -> list[ir.Stmt]:
     """`return value`, a failure reported as a RuleError at `span`.
 
     The statements carry no span: what people read is no rule, so the coverage of the rules
@@ -267,11 +270,11 @@ def display_function(ctx: LoweringContext) -> ir.Function | None:
 def _entries_function(ctx: LoweringContext, versions, name: str) -> ir.Function:
     gen = ctx.gen
     if versions is None:
-        return ir.Function(name, ["S", "p"], [ir.Return(X("()"))])
+        return ir.Function(name, ["S", "p"], [ir.Return(X(Display("tuple", ())))])
     decl = versions.active
     env = Env(frame=False).bind(decl.var)
     value = Display("tuple", tuple(_entry(gen, e, env) for e in decl.entries))
-    body: list[ir.Stmt] = [ir.Assign(X(env.local(decl.var)), X("p"))]
+    body: list[ir.Stmt] = [ir.Assign(X(env.local(decl.var)), X(Name("p")))]
     body += _guarded(value, f"the {name} cannot be computed", decl.span)
     return ir.Function(name, ["S", "p"], body)
 
@@ -280,12 +283,12 @@ def _entry(gen: ExprLowerer, entry, env: Env) -> Expr:
     """One entry's `(heading, text)`, or for a `for` entry `*((heading, text) for …)`."""
     if entry.each is None:
         value = _display(gen, entry.expr, gen.expr(entry.expr, env))
-        return Code(("(", Const(entry.heading), ", ", value, ")"))
+        return Paren(Display("bare", (Const(entry.heading), value)))
     clauses, inner = gen.comp(entry.expr, (entry.each,), env)
     item = gen.desc(item_type(gen.t(entry.each.iterable)))
     heading = Call(Attr(Name(item), "display"), (inner.local(entry.each.var),))
     value = _display(gen, entry.expr, gen.expr(entry.expr, inner))
-    pair = Code(("(", heading, ", ", value, ")"))
+    pair = Paren(Display("bare", (heading, value)))
     return Starred(Paren(Comp("gen", pair, clauses)))
 
 

@@ -17,12 +17,12 @@ from compiler.expr import (
     Attr,
     BinOp,
     Call,
-    Code,
     Comp,
     Const,
     Display,
     Expr,
     For,
+    Format,
     Helper,
     Hoisted,
     If,
@@ -31,6 +31,7 @@ from compiler.expr import (
     Name,
     Paren,
     S,
+    Slice,
     StateField,
     call,
     helper,
@@ -42,10 +43,11 @@ from compiler.lower_exprs import Env, ExprLowerer, Tabulation, source_text, spot
 from compiler.lower_guards import static_param
 from compiler.lower_stmts import (
     LoweringContext,
+    refused,
     skip_unless,
     where_args,
 )
-from compiler.printer import ir_expr, py
+from compiler.printer import ir_expr
 from compiler.refs import BuiltinRef
 from compiler.types import BoolT, CollT, ElemT, EnumT, PlayerT
 from dsl import ast
@@ -81,7 +83,7 @@ def domain_iter(ctx: LoweringContext, domain, env: Env, span, charge: bool = Tru
             return helper("_l", "domain", S, lo, hi, step, *where)
         t = gen.checker_type(tnode)
         if isinstance(t, BoolT):
-            code: Expr = Code(("(", Const(False), ", ", Const(True), ")"))
+            code: Expr = Paren(Display("bare", (Const(False), Const(True))))
         elif isinstance(t, EnumT | ElemT | PlayerT):
             code = call("range", gen.size_of(t))
         else:
@@ -100,7 +102,7 @@ def domain_iter(ctx: LoweringContext, domain, env: Env, span, charge: bool = Tru
     check_subsets(ctx, domain, span)
     items = gen.items(domain.collection, env)
     lo = gen.expr(domain.lo, env) if domain.lo is not None else Const(0)
-    hi = gen.expr(domain.hi, env) if domain.hi is not None else Code((Const(10), " ** ", Const(6)))
+    hi = gen.expr(domain.hi, env) if domain.hi is not None else BinOp(Const(10), "**", Const(6))
     code = helper("_l", "subsets", S, items, lo, hi, *where)
     # In a read-only enumeration a domain that depends on no parameter is computed once.
     parts = [domain.collection] + [b for b in (domain.lo, domain.hi) if b is not None]
@@ -141,7 +143,7 @@ def static_size(gen: ExprLowerer, domain) -> int | None:
         return 2
     if isinstance(t, PlayerT):
         return gen.p.players.hi if gen.p.players else 1
-    return int(py(gen.size_of(t)))
+    return gen.size_of(t).value
 
 
 def _sorted_unique(gen, node: ast.Expr) -> bool:
@@ -152,17 +154,17 @@ def _sorted_unique(gen, node: ast.Expr) -> bool:
 MAX_ACTION_TABLE = 4096  # an action with at most this many argument combinations is built once
 
 
-def action_table(ctx: LoweringContext, name: str, rank: int, descs: str, types) -> str | None:
+def action_table(ctx: LoweringContext, name: str, rank: int, descs: Expr, types) -> str | None:
     """The module constant holding every action (or choice) of `name` built once, if its
     parameters all have few values (an enum, a kind, truth values): listing it then builds nothing."""
     domains, count = [], 1
     for t in types:
         if isinstance(t, BoolT):
-            domains.append("(False, True)")
+            domains.append(Paren(Display("bare", (Const(False), Const(True)))))
             count *= 2
         elif isinstance(t, EnumT | ElemT):
-            size = int(py(ctx.gen.size_of(t)))
-            domains.append(f"range({size})")
+            size = ctx.gen.size_of(t).value
+            domains.append(call("range", Const(size)))
             count *= size
         else:
             return None
@@ -171,26 +173,33 @@ def action_table(ctx: LoweringContext, name: str, rank: int, descs: str, types) 
     table = f"ACTIONS_{ident(name)}"
     if table not in ctx.action_memos:  # a choice made at several places has one table
         ctx.action_memos.add(table)
-        code = f"_l.action_table({rank}, {name!r}, {descs}, ({''.join(d + ', ' for d in domains)}))"
-        ctx.action_tables.append(ir.Assign(X(table), X(code)))
+        code = helper(
+            "_l",
+            "action_table",
+            Const(rank),
+            Const(name),
+            descs,
+            Display("tuple", tuple(domains)),
+        )
+        ctx.action_tables.append(ir.Assign(X(Name(table)), X(code)))
     return table
 
 
-def append_action(ctx: LoweringContext, rank: int, name: str, args: Expr, descs: str) -> ir.Eval:
+def append_action(ctx: LoweringContext, rank: int, name: str, args: Expr, descs: Expr) -> ir.Eval:
     """`out.append(…)` of the action with these arguments, looked up in the name's memo of
     actions already built (`MEMO_<name>`, runtime/lib.py `new_action`) and built on a miss."""
     memo = f"MEMO_{ident(name)}"
     if memo not in ctx.action_memos:
         ctx.action_memos.add(memo)
-        ctx.action_tables.append(ir.Assign(X(memo), X("{}")))
-    build = helper("_l", "new_action", Name(memo), Const(rank), Const(name), args, Name(descs))
+        ctx.action_tables.append(ir.Assign(X(Name(memo)), X(Display("dict", ()))))
+    build = helper("_l", "new_action", Name(memo), Const(rank), Const(name), args, descs)
     found = BinOp(Call(Attr(Name(memo), "get"), (args,)), "or", build)
     return ir.Eval(X(Call(OUT_APPEND, (found,))))
 
 
-def _refusal(ctx: LoweringContext, message: str, rule: str, span) -> ir.Return:
+def _refusal(ctx: LoweringContext, message: Expr, rule: str, span) -> ir.Return:
     """`return (message, rule, file, line)`: why an action is refused."""
-    return ir.Return(X(f"({message}, {rule!r}, {where_args(ctx.gen.p, span)})"))
+    return ir.Return(X(refused(message, rule, where_args(ctx.gen.p, span))))
 
 
 def why_function(ctx: LoweringContext, name: str, decl: ast.ActionDecl, within) -> ir.Function:
@@ -202,32 +211,31 @@ def why_function(ctx: LoweringContext, name: str, decl: ast.ActionDecl, within) 
         ir.If(
             [
                 ir.Branch(
-                    X(f"len(args) != {count}"),
-                    [_refusal(ctx, repr(f"{name} takes {count} argument(s)"), name, decl.span)],
+                    X(BinOp(call("len", ARGS), "!=", Const(count))),
+                    [_refusal(ctx, Const(f"{name} takes {count} argument(s)"), name, decl.span)],
                 )
             ]
         )
     ]
     if decl.when is not None:
         text = source_text(gen.p, decl.when.span)
-        message = repr(f"{name} is not allowed now: `{text}` does not hold")
+        message = Const(f"{name} is not allowed now: `{text}` does not hold")
         refusal = _refusal(ctx, message, name, decl.when.span)
         body.append(skip_unless(gen.expr(decl.when, env), refusal, decl.when.span))
     for i, param in enumerate(decl.params):
         env = env.bind(param.name)
-        var = py(env.local(param.name))
-        body.append(ir.Assign(X(var), X(f"args[{i}]")))
+        var = env.local(param.name)
+        body.append(ir.Assign(X(var), X(Index(ARGS, Const(i)))))
         domain = domain_iter(ctx, param.domain, env, param.span, charge=False)
-        message = f"f'{name}: {{{var}!r}} is not a possible {param.name}'"
+        message = Format((f"{name}: ", var, f" is not a possible {param.name}"))
         refusal = _refusal(ctx, message, name, param.span)
-        outside = BinOp(env.local(param.name), "not in", domain)
-        body.append(ir.If([ir.Branch(X(outside), [refusal], param.span)]))
+        body.append(ir.If([ir.Branch(X(BinOp(var, "not in", domain)), [refusal], param.span)]))
         if param.where is not None:
             text = source_text(gen.p, param.where.span)
-            message = repr(f"{name}: `{text}` does not hold for this {param.name}")
+            message = Const(f"{name}: `{text}` does not hold for this {param.name}")
             refusal = _refusal(ctx, message, name, param.where.span)
             body.append(skip_unless(gen.expr(param.where, env), refusal, param.where.span))
-    body.append(ir.Return(X("None")))
+    body.append(ir.Return(X(Const(None))))
     return ir.Function(f"A_{name}_why", ["S", "me", "args"], body, decl.span)
 
 
@@ -237,7 +245,7 @@ def legal_function(
     decl: ast.ActionDecl,
     pyname: str,
     rank: int,
-    descs: str,
+    descs: Expr,
     within: tuple[str, int],
     hoist: bool,
     built: str | None = None,
@@ -334,10 +342,8 @@ def legal_function(
         loops.append((setup, local, domain, where, param.span))
         tests.append(where_code)
     args = Display("tuple", tuple(env.local(p.name) for p in decl.params))
-    action = (Const(rank), Const(name), args, Name(descs))
-    append = ir.Eval(
-        X(Call(OUT_APPEND, (Call(Name("_A"), (Code(("(", *_commas(action), ")")),)),)))
-    )
+    action = (Const(rank), Const(name), args, descs)
+    append = ir.Eval(X(Call(OUT_APPEND, (Call(Name("_A"), (Paren(Display("bare", action)),)),))))
     if built is not None:
         listed: Expr = Name(built)
         for p in decl.params:
@@ -421,12 +427,12 @@ def _with_tables(loops: list, tests: list, env: Env, body: list[ir.Stmt]) -> lis
         names = [var, *tables.values()]
         if tables:
             values = tabulation.values[var]
-            row = Code(tuple(_commas(names)))
-            aggregates = Code(("(", *_commas([var, *tables]), ")"))
+            row = Display("bare", tuple(names))
+            aggregates = Paren(Display("bare", (var, *tables)))
             pairs: Expr = Comp("list", aggregates, (For(var, values),))
             if alone:
                 if any(element in walk(test) for element in tables.values()):
-                    pairs = Comp("list", Code(("(", row, ")")), (For(row, pairs), If(test)))
+                    pairs = Comp("list", Paren(row), (For(row, pairs), If(test)))
                 else:
                     pairs = Comp("list", aggregates, (For(var, values), If(test)))
                 where = None
@@ -440,14 +446,6 @@ def _with_tables(loops: list, tests: list, env: Env, body: list[ir.Stmt]) -> lis
 def _read(stmts: list[ir.Stmt]) -> set[Expr]:
     """Every expression node the statements' expressions hold (what they read, among others)."""
     return {sub for code in ir.expressions(stmts) for sub in walk(code.node)}
-
-
-def _commas(parts) -> list[str | Expr]:
-    """The parts with `, ` between them (the inside of a tuple or call)."""
-    out: list[str | Expr] = []
-    for part in parts:
-        out += [", ", part] if out else [part]
-    return out
 
 
 def _nest(loops: list, innermost: ir.Stmt) -> list[ir.Stmt]:
@@ -464,6 +462,7 @@ OUT_APPEND = Attr(OUT, "append")
 COUNT = Local("_n")  # the values a listing has walked (the domain limit counts them)
 LISTED = Local("_k")  # how many actions were listed before a lazily computed group
 UNSET = Name("_UNSET")  # a lazily computed value not computed yet
+ARGS = Name("args")  # the argument values a why-not function is given
 
 
 def _field_read(code: Expr) -> bool:
@@ -527,7 +526,7 @@ def _lazy_block(aliases: dict, name: str) -> list[ir.Stmt]:
     if not aliases:
         return []
     fallback = [
-        ir.Eval(X(Code(("del ", Index(OUT, Code((LISTED, ":"))))))),
+        ir.Delete(X(Index(OUT, Slice(LISTED, None)))),
         ir.Return(X(_plain_listing(name))),
     ]
     assigns: list[ir.Stmt] = [ir.Assign(X(alias), X(code)) for code, alias in aliases.items()]

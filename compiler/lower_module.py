@@ -15,7 +15,31 @@ from compiler.chance_bound import chance_bound
 from compiler.checked import CheckedProgram
 from compiler.consteval import EvalBudgetError, EvalError, Evaluator, MapData
 from compiler.cost import StepCosts
-from compiler.expr import ME, Display, Expr, Unary, call, helper
+from compiler.expr import (
+    ME,
+    PLAYER_COUNT,
+    Attr,
+    BinOp,
+    Call,
+    Comp,
+    Cond,
+    Const,
+    Display,
+    Expr,
+    For,
+    Helper,
+    Index,
+    Local,
+    Name,
+    Pair,
+    Paren,
+    S,
+    Slice,
+    StateField,
+    Unary,
+    call,
+    helper,
+)
 from compiler.literals import ident
 from compiler.lower import FrameLowerer, lower_action
 from compiler.lower_draws import lower_draws
@@ -52,7 +76,8 @@ from dsl import ast
 from dsl.diagnostics import TOO_LARGE, TYPE, Diagnostics
 from dsl.visitor import walk
 
-X = ir_expr  # an IR expression: a node (kept) or text
+X = ir_expr  # an IR expression of a node
+P = Name("p")  # the player a scoring or player function is given
 
 
 def lower_program(
@@ -89,7 +114,7 @@ def lower_program(
             if block is not None:
                 flow_procs.append(FrameLowerer(ctx, pyname, "flow", ("flow", 0)).lower(block))
     score, rank_key = _scoring(ctx)
-    labels, arg_desc_lines = label_functions(ctx)
+    labels, arg_descs = label_functions(ctx)
     breakdown = breakdown_function(ctx)
     module = ir.Module(
         enums=[(n, tuple(v)) for n, v in cp.enum_values.items()],
@@ -107,10 +132,10 @@ def lower_program(
         scenarios=_scenarios(ctx),
         invariants=_invariants(ctx),
         bots=_bots(ctx),
-        action_descs=ctx.action_descs,
+        action_descs={name: (py(d), rank) for name, (d, rank) in ctx.action_descs.items()},
         flow_procs=flow_procs,
         has_final=p.flow is not None and p.flow.active.final is not None,
-        desc_lines=ctx.gen.desc_lines,
+        descriptors=ctx.gen.descriptors,
         draws=lower_draws(ctx),
         named_values=sorted(
             ctx.gen.named_values.items(), key=lambda entry: (entry[0].split("__")[0], entry[1])
@@ -118,7 +143,7 @@ def lower_program(
         enum_words={name: value_words(cp, name) for name in sorted(ctx.gen.enum_words)},
         element_labels=data.labels,
         labels=labels,
-        arg_desc_lines=arg_desc_lines,
+        arg_descs=arg_descs,
         breakdown=breakdown,
         display=display_function(ctx),
         field_display=field_display(ctx.gen),
@@ -156,7 +181,8 @@ def _fields(ctx: LoweringContext) -> list[ir.Field]:
     inits = []
     for _, spec, t, _, per_player in specs:
         init = _init_code(gen, t, spec.init)
-        inits.append(f"[{init} for _p in range(S.n)]" if per_player else init)
+        each = (For(Local("_p"), call("range", PLAYER_COUNT)),)
+        inits.append(Comp("list", init, each) if per_player else init)
     descs = [gen.desc(t) for _, _, t, _, _ in specs]
     saves = [_save_desc(gen, t, spec.type) for _, spec, t, _, _ in specs]
     out = []
@@ -164,10 +190,12 @@ def _fields(ctx: LoweringContext) -> list[ir.Field]:
         specs, inits, descs, saves, strict=True
     ):
         if per_player:
-            inner = _copy_code(t, "_x")
-            copy = f"S.{slot}[:]" if inner == "_x" else f"[{inner} for _x in S.{slot}]"
+            item = Local("_x")
+            inner = _copy_code(t, item)
+            whole = StateField(slot)
+            copy = _whole_copy(whole) if inner == item else Comp("list", inner, (For(item, whole),))
         else:
-            copy = _copy_code(t, f"S.{slot}")
+            copy = _copy_code(t, StateField(slot))
         out.append(
             ir.Field(
                 name, slot, per_player, X(init), X(copy), desc, save, spec.visibility, spec.span
@@ -176,51 +204,63 @@ def _fields(ctx: LoweringContext) -> list[ir.Field]:
     return out
 
 
-def _init_code(gen: ExprLowerer, t: Type, init) -> str:
+def _init_code(gen: ExprLowerer, t: Type, init) -> Expr:
     if init is not None:
         value = gen.expr(init, Env(frame=False))
-        return py(gen.convert(value, gen.t(init), t) if isinstance(t, CollT | MapT) else value)
+        return gen.convert(value, gen.t(init), t) if isinstance(t, CollT | MapT) else value
     if isinstance(t, IntT):
-        return "0"
+        return Const(0)
     if isinstance(t, BoolT):
-        return "False"
+        return Const(False)
     if isinstance(t, StrT):
-        return "''"
+        return Const("")
     if isinstance(t, OptT):
-        return "None"
+        return Const(None)
     if isinstance(t, CollT):
         if t.kind == "bag":
-            return f"[0] * {py(gen.size_of(t.item))}"
-        return "set()" if t.kind == "set" else "[]"
+            return BinOp(Display("list", (Const(0),)), "*", gen.size_of(t.item))
+        return call("set") if t.kind == "set" else Display("list", ())
     if isinstance(t, MapT):
         if not is_finite(t.key):
-            return "{}"
-        return f"[{_init_code(gen, t.value, None)} for _k in range({py(gen.size_of(t.key))})]"
+            return Display("dict", ())
+        each = (For(Local("_k"), call("range", gen.size_of(t.key))),)
+        return Comp("list", _init_code(gen, t.value, None), each)
     if isinstance(t, TupleT):
-        return "(" + "".join(_init_code(gen, i, None) + ", " for i in t.items) + ")"
-    if isinstance(t, GeoT):
-        return {"building": "_shapes.Building.empty()", "frame": "_shapes.Frame(())"}.get(
-            t.kind, "None"
-        )
-    return "0"
+        return Display("tuple", tuple(_init_code(gen, i, None) for i in t.items))
+    if isinstance(t, GeoT) and t.kind == "building":
+        return Call(Attr(Helper("_shapes", "Building"), "empty"), ())
+    if isinstance(t, GeoT) and t.kind == "frame":
+        return helper("_shapes", "Frame", Display("tuple", ()))
+    return Const(None) if isinstance(t, GeoT) else Const(0)
 
 
-def _copy_code(t: Type, code: str, depth: int = 0) -> str:
+def _copy_code(t: Type, code: Expr, depth: int = 0) -> Expr:
     if isinstance(t, CollT):
         if t.kind == "set":
-            return f"set({code})"
+            return call("set", code)
         if _immutable(t.item):
-            return f"{code}[:]"
-        return f"[{_copy_code(t.item, f'_c{depth}', depth + 1)} for _c{depth} in {code}]"
+            return _whole_copy(code)
+        item = Local(f"_c{depth}")
+        return Comp("list", _copy_code(t.item, item, depth + 1), (For(item, code),))
     if isinstance(t, MapT):
         if not is_finite(t.key):
-            return f"{{_k: {_copy_code(t.value, '_w', depth + 1)} for _k, _w in {code}.items()}}"
+            key, value = Local("_k"), Local("_w")
+            pair = Pair(key, _copy_code(t.value, value, depth + 1))
+            items = Call(Attr(code, "items"), ())
+            return Comp("dict", pair, (For(Display("bare", (key, value)), items),))
         if _immutable(t.value):
-            return f"{code}[:]"
-        return f"[{_copy_code(t.value, f'_c{depth}', depth + 1)} for _c{depth} in {code}]"
+            return _whole_copy(code)
+        item = Local(f"_c{depth}")
+        return Comp("list", _copy_code(t.value, item, depth + 1), (For(item, code),))
     if isinstance(t, OptT) and not _immutable(t.inner):
-        return f"(None if {code} is None else {_copy_code(t.inner, code, depth)})"
+        copied = _copy_code(t.inner, code, depth)
+        return Paren(Cond(Const(None), BinOp(code, "is", Const(None)), copied))
     return code
+
+
+def _whole_copy(code: Expr) -> Expr:
+    """`code[:]`: a copy of a list of values that never change."""
+    return Index(code, Slice(None, None))
 
 
 def _immutable(t: Type) -> bool:
@@ -238,21 +278,30 @@ def _save_desc(gen: ExprLowerer, t: Type, node: ast.TypeExpr) -> str:
         step = 1 if node.step is None else _const_int(gen, node.step)
         if None in bounds or step is None or step < 1:
             return gen.desc(t)
-        return gen.extra_desc(f"_v.RangeD({bounds[0]!r}, {bounds[1]!r}, {step!r})")
+        return gen.extra_desc(
+            helper("_v", "RangeD", Const(bounds[0]), Const(bounds[1]), Const(step))
+        )
     if isinstance(node, ast.OptionalType) and isinstance(t, OptT):
         inner = _save_desc(gen, t.inner, node.inner)
-        return gen.desc(t) if inner == gen.desc(t.inner) else gen.extra_desc(f"_v.OptD({inner})")
+        return (
+            gen.desc(t)
+            if inner == gen.desc(t.inner)
+            else gen.extra_desc(helper("_v", "OptD", Name(inner)))
+        )
     if isinstance(node, ast.CollectionType) and isinstance(t, CollT) and t.kind in ("list", "pile"):
         item = _save_desc(gen, t.item, node.item)
-        return gen.desc(t) if item == gen.desc(t.item) else gen.extra_desc(f"_v.ListD({item})")
+        return (
+            gen.desc(t)
+            if item == gen.desc(t.item)
+            else gen.extra_desc(helper("_v", "ListD", Name(item)))
+        )
     if isinstance(node, ast.MapType) and isinstance(t, MapT):
         value = _save_desc(gen, t.value, node.value)
         if value == gen.desc(t.value):
             return gen.desc(t)
-        size = py(gen.size_of(t.key)) if is_finite(t.key) else "None"
-        return gen.extra_desc(
-            f"_v.MapD({gen.desc(t.key)}, {value}, {0 if size == 'S.n' else size})"
-        )
+        size = gen.size_of(t.key) if is_finite(t.key) else Const(None)
+        size = Const(0) if size == PLAYER_COUNT else size
+        return gen.extra_desc(helper("_v", "MapD", Name(gen.desc(t.key)), Name(value), size))
     return gen.desc(t)
 
 
@@ -308,22 +357,22 @@ def _entry_charge(gen: ExprLowerer, name: str, version: int, versions, decl) -> 
     steps = gen.costs.entry_charge(name)
     if not steps or version != len(versions.versions) - 1:
         return []
-    return [ir.Eval(X(f"_l.spend(S, {steps}, {py(spot(gen.p, decl.span))})"), decl.span)]
+    return [ir.Eval(X(helper("_l", "spend", S, Const(steps), spot(gen.p, decl.span))), decl.span)]
 
 
 def _scoring(ctx: LoweringContext) -> tuple[ir.Function, ir.Function]:
     gen = ctx.gen
     p = gen.p
-    body: list[ir.Stmt] = [ir.Return(X("0"))]
+    body: list[ir.Stmt] = [ir.Return(X(Const(0)))]
     if p.score is not None:
         decl = p.score.active
         env = Env(frame=False).bind(decl.var)
         value = gen.checked(gen.expr(decl.expr, env), decl.expr, INT)
         body = [ir.Return(X(value), decl.expr.span)]
         if _reads(decl.expr, decl.var):
-            body.insert(0, ir.Assign(X(env.local(decl.var)), X("p")))
+            body.insert(0, ir.Assign(X(env.local(decl.var)), X(P)))
     score = ir.Function("score", ["S", "p"], body)
-    body = [ir.Return(X("(-score(S, p),)"))]
+    body = [ir.Return(X(Paren(Display("bare", (Unary("-", Call(Name("score"), (S, P))),)))))]
     if p.rank is not None:
         decl = p.rank.active
         env = Env(frame=False).bind(decl.var)
@@ -331,9 +380,10 @@ def _scoring(ctx: LoweringContext) -> tuple[ir.Function, ir.Function]:
         for key in decl.keys:
             code = _int_value(gen.expr(key.expr, env))
             keys.append(Unary("-", code) if key.descending else code)
-        body = [ir.Return(X(Display("tuple", tuple(keys))), decl.span)]
+        value = Display("tuple", tuple(keys))
+        body = [ir.Return(X(value), decl.span)]
         if any(_reads(key.expr, decl.var) for key in decl.keys):
-            body.insert(0, ir.Assign(X(env.local(decl.var)), X("p")))
+            body.insert(0, ir.Assign(X(env.local(decl.var)), X(P)))
     return score, ir.Function("rank_key", ["S", "p"], body)
 
 
@@ -347,10 +397,18 @@ def _player_function(ctx: LoweringContext, name: str, var: str, expr: ast.Expr) 
     """`name(S, p)`: the integer value of `expr` for the player `p` bound to `var`."""
     gen = ctx.gen
     env = Env(frame=False).bind(var)
-    body: list[ir.Stmt] = [ir.Return(X(_int_value(gen.expr(expr, env))), expr.span)]
+    # int() makes a truth value a count; the range check keeps every result a 64-bit integer.
+    value = _int_value(gen.expr(expr, env))
+    body: list[ir.Stmt] = [ir.Return(X(value), expr.span)]
     if _reads(expr, var):
-        body.insert(0, ir.Assign(X(env.local(var)), X("p")))
+        body.insert(0, ir.Assign(X(env.local(var)), X(P)))
     return ir.Function(name, ["S", "p"], body)
+
+
+def _int_value(code: Expr) -> Expr:
+    """`_l.int_ok(int(code))`: int() makes a truth value a count; the range check keeps every
+    result a 64-bit integer."""
+    return helper("_l", "int_ok", call("int", code))
 
 
 def _estimate(ctx: LoweringContext) -> ir.Function | None:
@@ -451,7 +509,7 @@ def _bots(ctx: LoweringContext) -> list[tuple[str, list[tuple[str, ir.Function]]
             for i, name in enumerate(names):
                 env = env.bind(name)
                 if _reads(rule.score, name):
-                    body.append(ir.Assign(X(env.local(name)), X(f"args[{i}]")))
+                    body.append(ir.Assign(X(env.local(name)), X(Index(Name("args"), Const(i)))))
             body.append(ir.Return(X(gen.expr(rule.score, env)), rule.score.span))
             name = f"bot{bot_index}_{ident(rule.action)}"
             rules.append((rule.action, ir.Function(name, ["S", "me", "args"], body, rule.span)))

@@ -12,16 +12,21 @@ from compiler.expr import (
     Attr,
     BinOp,
     Call,
-    Code,
     Const,
     Display,
     Expr,
+    FrameLocal,
+    Hoisted,
     Index,
+    Lambda,
+    Listing,
     Local,
     Name,
     Operand,
+    Paren,
     S,
     StateField,
+    Table,
     Unary,
     call,
     helper,
@@ -31,7 +36,7 @@ from compiler.indexes import find_indexes
 from compiler.literals import ident
 from compiler.lower_exprs import Env, ExprLowerer, source_text, spot
 from compiler.lower_guards import GuardTables
-from compiler.printer import ir_expr, py, py_list
+from compiler.printer import ir_expr
 from compiler.program import Program
 from compiler.refs import ElemByIdRef, GlobalRef, PlayerFieldRef
 from compiler.types import CollT, MapT, OptT
@@ -42,7 +47,7 @@ from dsl.visitor import walk
 
 CHOOSE_NODES = (ast.Choose, ast.EachChoose, ast.ChooseAction, ast.EachChooseAction)
 
-X = ir_expr  # an IR expression: a node (kept) or text
+X = ir_expr  # an IR expression of a node
 
 
 @dataclass
@@ -51,9 +56,9 @@ class LoweringContext:
 
     gen: ExprLowerer
     sites: list[ir.Site] = field(default_factory=list)
-    action_descs: dict[str, tuple[str, int]] = field(default_factory=dict)
+    action_descs: dict[str, tuple[Expr, int]] = field(default_factory=dict)
     errors: list[tuple[str, Span]] = field(default_factory=list)
-    labelled: dict[str, str] = field(default_factory=dict)  # action/choice -> its ArgDescs code
+    labelled: dict[str, Expr] = field(default_factory=dict)  # action/choice -> its descriptors
 
     indexes: dict[str, MaintainedIndex] = field(default_factory=dict)  # compiler/indexes.py
     action_tables: list[ir.Assign] = field(default_factory=list)  # actions built once
@@ -76,12 +81,12 @@ class LoweringContext:
         """The guard tables of this program (compiler/lower_guards.py)."""
         return self.gen.tables
 
-    def register_choice(self, name: str, descs: str, rank: int) -> None:
-        """Record how a choice's values are written (`descs`: a tuple's code), so ids parse back."""
+    def register_choice(self, name: str, descs: Expr, rank: int) -> None:
+        """Record how a choice's values are written (`descs`: its descriptors), so ids parse back."""
         self.action_descs.setdefault(name, (descs, rank))
 
-    def arg_descs(self, name: str, descs: str) -> str:
-        """The descriptors of an action's or choice's arguments, as code: with its label if declared.
+    def arg_descs(self, name: str, descs: Expr) -> Expr:
+        """The descriptors of an action's or choice's arguments: with its label if declared.
 
         A labelled one gets a module constant `AD_<name>` (`ArgDescs`: the descriptors and the
         label function), defined once the label functions are (compiler/lower_labels.py).
@@ -89,18 +94,18 @@ class LoweringContext:
         if name not in self.gen.labels:
             return descs
         self.labelled.setdefault(name, descs)
-        return f"AD_{ident(name)}"
+        return Name(f"AD_{ident(name)}")
 
 
-def where_args(p: Program, span: Span) -> str:
+def where_args(p: Program, span: Span) -> tuple[Expr, Expr]:
     """`file, line` arguments locating a runtime check at `span` (the file as the module's name
     for its path, `_F<index>`; compiler/sources.py)."""
-    return py_list(where_nodes(p, span))
-
-
-def where_nodes(p: Program, span: Span) -> tuple[Expr, Expr]:
-    """The nodes of `where_args`: the file's name in the module and the line."""
     return Name(p.source_table.ref(span.file)), Const(span.line)
+
+
+def refused(message: Expr, rule: str, where: tuple[Expr, Expr]) -> Expr:
+    """`(message, rule, file, line)`: why an action or a choice is refused."""
+    return Paren(Display("bare", (message, Const(rule), *where)))
 
 
 class StmtLowerer(StrictVisitor):
@@ -160,9 +165,7 @@ class StmtLowerer(StrictVisitor):
             return [ir.Assign(X(place), X(call("set", items)), node.span, op)]
         return [ir.Eval(X(Call(Attr(place, "extend"), (items,))), node.span)]
 
-    def store(
-        self, target: ast.Expr, code: str | Expr, value: str | Expr, env: Env, span
-    ) -> list[ir.Stmt]:
+    def store(self, target: ast.Expr, code: Expr, value: Expr, env: Env, span) -> list[ir.Stmt]:
         """`code = value` (`code` is `target`'s), keeping an indexed state table's index up to date."""
         gen = self.gen
         index = self.ctx.index_written(target)
@@ -171,13 +174,14 @@ class StmtLowerer(StrictVisitor):
         if not isinstance(target, ast.Index):  # the whole table replaced
             return [ir.IndexedStore(X(code), X(value), index, None, span)]
         # The value first, as Python's own assignment does, then where it goes.
-        out: list[ir.Stmt] = [ir.Assign(X("_iv"), X(value), span)]
+        out: list[ir.Stmt] = [ir.Assign(X(_IV), X(value), span)]
         with gen.numbered_apart("t"):  # the names the rest of the module gets stay as they were
-            key = py(gen.expr(target.index, env))
+            key = gen.expr(target.index, env)
         if not _stable(key):
-            out.append(ir.Assign(X("_ik"), X(key), span))
-            key = "_ik"
-        out.append(ir.IndexedStore(X(f"{index.table}[{key}]"), X("_iv"), index, X(key), span))
+            out.append(ir.Assign(X(_IK), X(key), span))
+            key = _IK
+        place = Index(StateField(f"g_{index.field}"), key)
+        out.append(ir.IndexedStore(X(place), X(_IV), index, X(key), span))
         return out
 
     def augmented(self, node: ast.Assign, value: Expr, env: Env) -> list[ir.Stmt]:
@@ -198,15 +202,17 @@ class StmtLowerer(StrictVisitor):
             container = index = None
         if container is None:
             place = gen.expr(target, env)
-        elif _stable(py(container)) and _stable(py(index)):
+        elif _stable(container) and _stable(index):
             place = Index(container, index)
         else:
             # Python temporaries used at once (no counter: numbered frame locals are saved state).
-            out.append(ir.Assign(X("_at, _ai"), X(Code((container, ", ", index))), node.span))
-            place = Index(Local("_at"), Local("_ai"))
+            temporaries = (Local("_at"), Local("_ai"))
+            pair = Display("bare", (container, index))
+            out.append(ir.Assign(X(Display("bare", temporaries)), X(pair), node.span))
+            place = Index(*temporaries)
         check = "opt_int_ok" if isinstance(gen.t(target), OptT) else "int_ok"
-        total = helper("_l", check, BinOp(place, node.op[0], value))
-        out.append(ir.Assign(X(place), X(total), node.span))
+        value = helper("_l", check, BinOp(place, node.op[0], value))
+        out.append(ir.Assign(X(place), X(value), node.span))
         return out
 
     def visit_ExprStmt(self, node: ast.ExprStmt, env):
@@ -264,8 +270,9 @@ class StmtLowerer(StrictVisitor):
         gen = self.gen
         pile = gen.t(node.target)
         items = Name(gen.desc(pile.item)) if isinstance(pile, CollT) else Const(None)
-        shuffled = helper("_l", "shuffle", S, gen.expr(node.target, env), items)
-        return [ir.Eval(X(shuffled), node.span)]
+        return [
+            ir.Eval(X(helper("_l", "shuffle", S, gen.expr(node.target, env), items)), node.span)
+        ]
 
     def visit_If(self, node: ast.If, env):
         branches = [
@@ -294,16 +301,16 @@ class StmtLowerer(StrictVisitor):
         gen = self.gen
         count = helper("_l", "times", S, gen.expr(node.count, env), *gen.charge_args(node))
         body = self.block(node.body.stmts, env, node.body.returns)
-        return [ir.For(X(f"_r{gen.fresh()}"), X(call("range", count)), body, node.span)]
+        return [ir.For(X(Local(f"_r{gen.fresh()}")), X(call("range", count)), body, node.span)]
 
     def visit_While(self, node: ast.While, env):
         return [self._loop(self.gen.expr(node.cond, env), node, env)]
 
     def visit_Loop(self, node: ast.Loop, env):
-        return [self._loop("True", node, env)]
+        return [self._loop(Const(True), node, env)]
 
-    def _loop(self, cond: str | Expr, node, env: Env) -> ir.While:
-        tick = ir.Eval(X(f"_l.tick(S, {py_list(self.gen.charge_args(node))})"), node.span)
+    def _loop(self, cond: Expr, node, env: Env) -> ir.While:
+        tick = ir.Eval(X(helper("_l", "tick", S, *self.gen.charge_args(node))), node.span)
         body = self.block(node.body.stmts, env, node.body.returns)
         return ir.While(X(cond), [tick, *body], node.span)
 
@@ -315,14 +322,14 @@ class StmtLowerer(StrictVisitor):
 
     def _step(self, fn: str, node, env: Env) -> ir.Stmt:
         gen = self.gen
-        args = Display("tuple", tuple(gen.expr(a, env) for a in node.args))
         player = gen.expr(node.player, env)
-        where = where_nodes(gen.p, node.span)
-        return ir.Eval(X(helper("_l", fn, S, player, Const(node.action), args, *where)), node.span)
+        args = Display("tuple", tuple(gen.expr(a, env) for a in node.args))
+        code = helper("_l", fn, S, player, Const(node.action), args, *where_args(gen.p, node.span))
+        return ir.Eval(X(code), node.span)
 
     def visit_ChanceStep(self, node: ast.ChanceStep, env):
-        where = where_nodes(self.gen.p, node.span)
-        code = helper("_l", "chance", S, self.gen.expr(node.value, env), *where)
+        value = self.gen.expr(node.value, env)
+        code = helper("_l", "chance", S, value, *where_args(self.gen.p, node.span))
         return [ir.Eval(X(code), node.span)]
 
     def visit_Expect(self, node: ast.Expect, env):
@@ -333,12 +340,13 @@ class StmtLowerer(StrictVisitor):
         seen = []
         for operand in _compared(node.expr):
             words = source_text(gen.p, operand.span)
-            value = f"_l.show({py(gen.expr(operand, env))}, {gen.desc(gen.t(operand))})"
+            value = helper("_l", "show", gen.expr(operand, env), Name(gen.desc(gen.t(operand))))
             if words not in (w for w, _ in seen):
                 seen.append((words, value))
-        pairs = ", ".join(f"({words!r}, {value})" for words, value in seen)
-        detail = f"lambda: [{pairs}]" if seen else "None"
-        code = f"_l.expect({py(gen.expr(node.expr, env))}, {text!r}, {detail}, {where_args(gen.p, node.span)})"
+        pairs = tuple(Paren(Display("bare", (Const(words), value))) for words, value in seen)
+        detail = Lambda((), Display("list", pairs)) if seen else Const(None)
+        where = where_args(gen.p, node.span)
+        code = helper("_l", "expect", gen.expr(node.expr, env), Const(text), detail, *where)
         return [ir.Eval(X(code), node.span)]
 
 
@@ -361,10 +369,8 @@ def _compared(expr: ast.Expr) -> list[ast.Expr]:
     return [part for part in parts if not isinstance(part, _LITERALS)]
 
 
-def skip_unless(cond: str | Expr, skip: ir.Stmt, span: Span | None) -> ir.If:
+def skip_unless(cond: Expr, skip: ir.Stmt, span: Span | None) -> ir.If:
     """`if not cond: skip` (a guard that passes over one item)."""
-    if isinstance(cond, str):
-        return ir.If([ir.Branch(X(f"not {X(cond).operand()}"), [skip], span)], span=span)
     return ir.If([ir.Branch(ir_expr(Unary("not", Operand(cond))), [skip], span)], span=span)
 
 
@@ -395,11 +401,13 @@ def escapes(node: ast.Node) -> bool:
     return False
 
 
-def _stable(code: str) -> bool:
+_IV, _IK = Local("_iv"), Local("_ik")  # an indexed store's value and key, computed first
+
+
+def _stable(code: Expr) -> bool:
     """True if evaluating `code` twice gives the same place: a Python name, a number, a frame local."""
-    return (
-        code.isidentifier()
-        or code.isdigit()
-        or (code.startswith("S.p_") and code[4:].isidentifier())
-        or (code.startswith("L['") and code.endswith("']") and code[3:-2].isidentifier())
+    if isinstance(code, Const):
+        return code.value is None or (isinstance(code.value, int) and code.value >= 0)
+    return isinstance(code, Name | Local | Hoisted | Listing | Table | FrameLocal) or (
+        isinstance(code, StateField) and code.name.startswith("p_")
     )

@@ -1,14 +1,10 @@
 """What a written IR expression names: the module-level names it reads (the runtime aliases
 whose imports a module needs), the frame locals it reads or writes and whether it reads the
-last call's result (`F.ret`).
-
-An expression lowered as a node (compiler/expr.py) is visited; one still lowered as text has
-its names from Python's own parser (`ast`), never from a regular expression.
+last call's result (`F.ret`), read from its node (compiler/expr.py).
 """
 
 from __future__ import annotations
 
-import ast
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -34,11 +30,7 @@ NONE = Names(frozenset(), (), False, False)
 
 def names_of(x: PyExpr | None) -> Names:
     """The names `x` uses (nothing for None)."""
-    if x is None:
-        return NONE
-    if x.node is not None:
-        return _of_node(x.node)
-    return _of_text(x.code)
+    return NONE if x is None else _of_node(x.node)
 
 
 @lru_cache(maxsize=4096)
@@ -63,33 +55,3 @@ def _of_node(node: e.Expr) -> Names:
             reads_ret = True
             rets += 1
     return Names(frozenset(names), tuple(frame_locals), reads_ret, frames > rets)
-
-
-@lru_cache(maxsize=4096)
-def _of_text(code: str) -> Names:
-    names: set[str] = set()
-    frame_locals: list[tuple[int, int, str]] = []  # (line, column, name): in written order
-    reads_ret = False
-    frames = rets = 0
-    for sub in ast.walk(ast.parse(code.strip(), mode="eval")):
-        if isinstance(sub, ast.Name):
-            names.add(sub.id)
-            frames += sub.id == "F"
-        elif (
-            isinstance(sub, ast.Subscript)
-            and isinstance(sub.value, ast.Name)
-            and sub.value.id == "L"
-            and isinstance(sub.slice, ast.Constant)
-            and isinstance(sub.slice.value, str)
-        ):
-            frame_locals.append((sub.lineno, sub.col_offset, sub.slice.value))
-        elif (
-            isinstance(sub, ast.Attribute)
-            and isinstance(sub.value, ast.Name)
-            and sub.value.id == "F"
-            and sub.attr == "ret"
-        ):
-            reads_ret = True
-            rets += 1
-    ordered = list(dict.fromkeys(name for _, _, name in sorted(frame_locals)))
-    return Names(frozenset(names), tuple(ordered), reads_ret, frames > rets)

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from compiler import expr as e
 from compiler.literals import lit
-from compiler.pyexpr import PyExpr
+from compiler.pyexpr import PyExpr, shaped, tidy
 from compiler.sources import location_name
 
-_OPEN = {"list": "[", "tuple": "(", "set": "{", "dict": "{", "gen": ""}
-_CLOSE = {"list": "]", "tuple": ")", "set": "}", "dict": "}", "gen": ""}
+_OPEN = {"list": "[", "tuple": "(", "set": "{", "dict": "{", "gen": "", "bare": ""}
+_CLOSE = {"list": "]", "tuple": ")", "set": "}", "dict": "}", "gen": "", "bare": ""}
 
 
 def py(node: e.Expr) -> str:
@@ -18,38 +16,51 @@ def py(node: e.Expr) -> str:
     return _PRINT[type(node)](node)
 
 
-def ir_expr(code: str | e.Expr) -> PyExpr:
-    """An IR expression: the tidied text, with the node it was printed from (text: no node)."""
-    if isinstance(code, str):
-        return PyExpr.of(code)
-    return replace(PyExpr.of(py(code)), node=code)
+def ir_expr(node: e.Expr) -> PyExpr:
+    """An IR expression: the node with its tidied text."""
+    return PyExpr(node, *shaped(py(node)))
 
 
 def py_expanded(node: e.Expr, values: dict[e.Expr, e.Expr]) -> str:
     """The tidied text of `node` with each of its subtrees that is a key of `values` written as
     that value's own tidied text in parentheses (as a value put in for its alias reads)."""
     holes = {sub: e.Name(f"\x00{number}\x00") for number, sub in enumerate(values)}
-    text = PyExpr.of(py(e.substitute(node, holes))).code
+    text = tidy(py(e.substitute(node, holes)))
     for sub, hole in holes.items():
         if hole.id in text:
             text = text.replace(hole.id, f"({py_expanded(values[sub], values)})")
     return text
 
 
-def py_list(nodes: tuple[e.Expr, ...]) -> str:
-    """The Python text of several arguments, comma-separated."""
-    return ", ".join(py(node) for node in nodes)
-
-
 def _display(node: e.Display) -> str:
     if node.kind == "tuple":  # a trailing comma after each item: `(a, )` is a tuple of one
         return "(" + "".join(py(item) + ", " for item in node.items) + ")"
+    if node.kind == "bare" and len(node.items) == 1:  # `a,`: a tuple of one, as Python writes it
+        return py(node.items[0]) + ","
     return _OPEN[node.kind] + ", ".join(py(item) for item in node.items) + _CLOSE[node.kind]
 
 
 def _comp(node: e.Comp) -> str:
     inner = py(node.elem) + "".join(" " + py(clause) for clause in node.clauses)
     return _OPEN[node.kind] + inner + _CLOSE[node.kind]
+
+
+def _lambda(node: e.Lambda) -> str:
+    params = " " + ", ".join(node.params) if node.params else ""
+    return f"lambda{params}: {py(node.body)}"
+
+
+def _format(node: e.Format) -> str:
+    parts = (_format_text(p) if isinstance(p, str) else f"{{{py(p)}!r}}" for p in node.parts)
+    return "f'" + "".join(parts) + "'"
+
+
+def _format_text(text: str) -> str:
+    """`text` as it is written between an f-string's single quotes."""
+    body = repr(text)[1:-1]
+    if repr(text)[0] == '"':  # repr chose double quotes for a text holding a single one
+        body = body.replace("'", "\\'")
+    return body.replace("{", "{{").replace("}", "}}")
 
 
 _PRINT = {
@@ -69,7 +80,7 @@ _PRINT = {
     e.BinOp: lambda n: f"{py(n.left)} {n.op} {py(n.right)}",
     e.Unary: lambda n: f"not {py(n.operand)}" if n.op == "not" else f"{n.op}{py(n.operand)}",
     e.Paren: lambda n: f"({py(n.inner)})",
-    e.Operand: lambda n: PyExpr.of(py(n.inner)).operand(),
+    e.Operand: lambda n: ir_expr(n.inner).operand(),
     e.Cond: lambda n: f"{py(n.then)} if {py(n.cond)} else {py(n.orelse)}",
     e.Display: _display,
     e.Pair: lambda n: f"{py(n.key)}: {py(n.value)}",
@@ -77,5 +88,8 @@ _PRINT = {
     e.For: lambda n: f"for {py(n.target)} in {py(n.iterable)}",
     e.If: lambda n: f"if {py(n.cond)}",
     e.Comp: _comp,
+    e.Slice: lambda n: ":".join("" if p is None else py(p) for p in (n.start, n.stop)),
+    e.Lambda: _lambda,
+    e.Format: _format,
     e.Code: lambda n: "".join(p if isinstance(p, str) else py(p) for p in n.parts),
 }

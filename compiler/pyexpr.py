@@ -1,8 +1,11 @@
-"""Python expression fragments: generated code text, tidied of redundant parentheses."""
+"""Python expression fragments: an IR expression's node with its printed code, tidied of
+redundant parentheses."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from compiler.expr import Expr
 
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 # Characters that, found outside brackets and strings, make a fragment more than one operand.
@@ -11,19 +14,13 @@ _OPERATOR_CHARS = frozenset(" +-*/%<>=!&|^~,:@")
 
 @dataclass(frozen=True, slots=True)
 class PyExpr:
-    """One Python expression: its code text and whether it is a single operand (needs no parentheses)."""
+    """One Python expression of the IR: its node (compiler/expr.py) and the tidied code the
+    printer (compiler/printer.py) wrote for it, with whether that is a single operand."""
 
+    node: Expr
     code: str
     atomic: bool
     enclosed: bool = False  # one pair of parentheses encloses the whole code
-    node: object = None  # the expression node (compiler/expr.py) printed as `code`, if any
-
-    @staticmethod
-    def of(code: str) -> PyExpr:
-        """The tidied fragment for generated expression text."""
-        code, pairs, strings = _tidy(code)
-        enclosed = code.startswith("(") and pairs.get(0) == len(code) - 1
-        return PyExpr(code, _atom_between(code, 0, len(code), pairs, strings), enclosed)
 
     def bare(self) -> str:
         """The code where it stands alone (a statement, an assignment's value): outer parentheses dropped."""
@@ -32,6 +29,14 @@ class PyExpr:
     def operand(self) -> str:
         """The code where it is an operand of an operator: parenthesised unless atomic."""
         return self.code if self.atomic or self.enclosed else f"({self.code})"
+
+
+def shaped(code: str) -> tuple[str, bool, bool]:
+    """Generated expression text tidied, whether it is a single operand and whether one pair
+    of parentheses encloses it."""
+    code, pairs, strings = _tidy(code)
+    enclosed = code.startswith("(") and pairs.get(0) == len(code) - 1
+    return code, _atom_between(code, 0, len(code), pairs, strings), enclosed
 
 
 def _string_end(code: str, i: int) -> int:

@@ -9,12 +9,33 @@ import pytest
 
 from compiler import emit, ir
 from compiler.emit import CodeGenerator
-from compiler.indexes import Index
-from compiler.pyexpr import PyExpr, strip_outer, tidy
+from compiler.expr import (
+    ME,
+    Attr,
+    BinOp,
+    Call,
+    Const,
+    Display,
+    Format,
+    FrameLocal,
+    Index,
+    Lambda,
+    Local,
+    Name,
+    Paren,
+    S,
+    Slice,
+    StateField,
+    Unary,
+    call,
+    helper,
+)
+from compiler.indexes import Index as MaintainedIndex
+from compiler.printer import ir_expr as X
+from compiler.printer import py
+from compiler.pyexpr import strip_outer, tidy
 from compiler.types import ElemT
 from dsl.source import Span
-
-X = PyExpr.of
 
 
 def at(line: int) -> Span:
@@ -26,14 +47,17 @@ def text(generator: CodeGenerator) -> str:
 
 
 def test_a_function_with_statement_comments_and_no_redundant_parentheses():
+    x = Local("v_x")
+    where = Paren(Display("bare", (Const("f"), Const(7), Const(1))))
+    tick = ir.Eval(X(helper("_l", "tick", S, where)), at(7))
     body = [
-        ir.Assign(X("v_x"), X("((S.g_count + 1))"), at(4)),
+        ir.Assign(X(x), X(Paren(Paren(BinOp(StateField("g_count"), "+", Const(1))))), at(4)),
         ir.If(
-            [ir.Branch(X("(v_x > 3)"), [ir.Return(X("(v_x)"), at(6))], at(5))],
+            [ir.Branch(X(Paren(BinOp(x, ">", Const(3)))), [ir.Return(X(Paren(x)), at(6))], at(5))],
             orelse=[],
             span=at(5),
         ),
-        ir.For(X("v_c"), X("range(((2)))"), [ir.Eval(X("_l.tick(S, ('f', 7, 1))"), at(7))], at(7)),
+        ir.For(X(Local("v_c")), X(call("range", Paren(Paren(Const(2))))), [tick], at(7)),
         ir.Return(),
     ]
     gen = CodeGenerator()
@@ -58,7 +82,7 @@ def test_a_function_with_statement_comments_and_no_redundant_parentheses():
 
 def test_the_line_map_records_each_statement_not_its_comment():
     gen = CodeGenerator()
-    gen.function(ir.Function("g", ["S"], [ir.Eval(X("go(S)"), at(9))], at(8)))
+    gen.function(ir.Function("g", ["S"], [ir.Eval(X(call("go", S)), at(9))], at(8)))
     line_map: dict[int, tuple[str, int]] = {}
     lines = gen.w.render(10, line_map).splitlines()
     assert lines[1].strip() == "# rules.metro:9"
@@ -68,11 +92,11 @@ def test_the_line_map_records_each_statement_not_its_comment():
 def test_a_frame_procedure_dispatches_on_its_blocks():
     blocks = [
         [
-            ir.Assign(X("L['n']"), X("0"), at(2)),
+            ir.Assign(X(FrameLocal("n")), X(Const(0)), at(2)),
             ir.Suspend(site=4, resume=1, span=at(3)),
         ],
-        [ir.PushCall("s_next__0", [("p", X("(me)"))], 2, at(4))],
-        [ir.Jump(0), ir.FrameReturn(X("L['n']"))],
+        [ir.PushCall("s_next__0", [("p", X(Paren(ME)))], 2, at(4))],
+        [ir.Jump(0), ir.FrameReturn(X(FrameLocal("n")))],
     ]
     gen = CodeGenerator()
     gen.frame_proc(ir.FrameProc("s_demo__0", blocks))
@@ -111,10 +135,10 @@ def test_a_frame_procedure_dispatches_on_its_blocks():
 
 def test_a_block_entered_by_one_jump_is_written_at_it():
     blocks = [
-        [ir.If([ir.Branch(X("L['a']"), [ir.Jump(2)])]), ir.Jump(3)],
-        [ir.Eval(X("after()")), ir.FrameReturn()],  # resumed at: stays in the dispatch
-        [ir.Eval(X("once()")), ir.Suspend(site=0, resume=1)],
-        [ir.Eval(X("loop()")), ir.Jump(3)],  # a loop: its head has two ways in
+        [ir.If([ir.Branch(X(FrameLocal("a")), [ir.Jump(2)])]), ir.Jump(3)],
+        [ir.Eval(X(call("after"))), ir.FrameReturn()],  # resumed at: stays in the dispatch
+        [ir.Eval(X(call("once"))), ir.Suspend(site=0, resume=1)],
+        [ir.Eval(X(call("loop"))), ir.Jump(3)],  # a loop: its head has two ways in
     ]
     gen = CodeGenerator()
     gen.frame_proc(ir.FrameProc("s_demo__0", blocks))
@@ -127,11 +151,11 @@ def test_a_block_entered_by_one_jump_is_written_at_it():
 
 def test_a_jump_to_a_block_that_only_jumps_on_goes_straight_there():
     blocks = [
-        [ir.If([ir.Branch(X("L['a']"), [ir.Jump(2)])]), ir.Jump(3)],
-        [ir.Eval(X("after()")), ir.FrameReturn()],
+        [ir.If([ir.Branch(X(FrameLocal("a")), [ir.Jump(2)])]), ir.Jump(3)],
+        [ir.Eval(X(call("after"))), ir.FrameReturn()],
         [ir.Jump(4)],  # only jumps on: never written
-        [ir.Eval(X("other()")), ir.Jump(2)],
-        [ir.Eval(X("step()")), ir.Suspend(site=0, resume=5)],
+        [ir.Eval(X(call("other"))), ir.Jump(2)],
+        [ir.Eval(X(call("step"))), ir.Suspend(site=0, resume=5)],
         [ir.Jump(1)],  # a resume point that only jumps on: kept for the runner
     ]
     gen = CodeGenerator()
@@ -144,9 +168,10 @@ def test_a_jump_to_a_block_that_only_jumps_on_goes_straight_there():
 
 
 def test_a_store_keeps_an_index_up_to_date_only_if_a_walk_uses_it():
-    owner = Index("owner", ElemT("road"), 3)
-    entry = ir.IndexedStore(X("S.g_owner[v_r]"), X("_iv"), owner, X("v_r"))
-    whole = ir.IndexedStore(X("S.g_owner"), X("list(v_t)"), owner)
+    owner = MaintainedIndex("owner", ElemT("road"), 3)
+    table, road = StateField("g_owner"), Local("v_r")
+    entry = ir.IndexedStore(X(Index(table, road)), X(Local("_iv")), owner, X(road))
+    whole = ir.IndexedStore(X(table), X(call("list", Local("v_t"))), owner)
     gen = CodeGenerator()
     gen.indexes = [owner]
     gen.function(ir.Function("f", ["S"], [entry, whole]))
@@ -165,18 +190,20 @@ def test_a_store_keeps_an_index_up_to_date_only_if_a_walk_uses_it():
 
 def test_frame_locals_are_bound_only_when_read():
     gen = CodeGenerator()
-    gen.frame_proc(ir.FrameProc("s_quiet", [[ir.Eval(X("F.L.clear()")), ir.FrameReturn()]]))
-    gen.function(ir.Function("site0_legal", ["S", "F", "me"], [ir.Return(X("[]"))]))
+    clear = X(Call(Attr(Attr(Name("F"), "L"), "clear"), ()))
+    gen.frame_proc(ir.FrameProc("s_quiet", [[ir.Eval(clear), ir.FrameReturn()]]))
+    gen.function(ir.Function("site0_legal", ["S", "F", "me"], [ir.Return(X(Display("list", ())))]))
     assert "L = F.L" not in text(gen)
 
 
 def test_try_rule_error_and_end_game():
+    hoisted, field = Local("_h0"), StateField("g_s")
     body = [
-        ir.Try([ir.Assign(X("_h0"), X("S.g_a"))], [ir.Return(X("plain(S)"))]),
-        ir.Assign(X("S.g_s"), X("set(v)"), op="|="),
-        ir.If([ir.Branch(X("_h0"), [ir.RaiseEndGame()])]),
+        ir.Try([ir.Assign(X(hoisted), X(StateField("g_a")))], [ir.Return(X(call("plain", S)))]),
+        ir.Assign(X(field), X(call("set", Local("v"))), op="|="),
+        ir.If([ir.Branch(X(hoisted), [ir.RaiseEndGame()])]),
         ir.RaiseRuleError("nothing to choose for x", "r.metro", 5),
-        ir.Assign(X("S.g_s"), X("set()")),  # never runs: not written
+        ir.Assign(X(field), X(call("set"))),  # never runs: not written
     ]
     gen = CodeGenerator()
     gen.function(ir.Function("h", ["S"], body))
@@ -221,8 +248,21 @@ def test_statement_position_drops_enclosing_parentheses_but_keeps_tuples():
     assert strip_outer("(a == b)") == "a == b"
     assert strip_outer("(a, b)") == "(a, b)"
     assert strip_outer("(x for x in y)") == "(x for x in y)"
-    assert X("(a + b)").operand() == "(a + b)" and X("a + b").operand() == "(a + b)"
-    assert X("S.p_hand[me]").atomic and not X("-x").atomic
+    a_plus_b = BinOp(Local("a"), "+", Local("b"))
+    assert X(Paren(a_plus_b)).operand() == "(a + b)" and X(a_plus_b).operand() == "(a + b)"
+    assert X(Index(StateField("p_hand"), ME)).atomic and not X(Unary("-", Local("x"))).atomic
+
+
+def test_the_printer_writes_tuples_slices_lambdas_and_messages_as_python_does():
+    one, two = Display("bare", (Local("a"),)), Display("bare", (Local("a"), Local("b")))
+    assert py(Paren(one)) == "(a,)" and py(Paren(two)) == "(a, b)" and py(two) == "a, b"
+    assert py(Index(Local("xs"), Slice(None, None))) == "xs[:]"
+    assert py(Index(Local("xs"), Slice(Local("k"), None))) == "xs[k:]"
+    assert py(Lambda((), Const(None))) == "lambda: None"
+    assert py(Lambda(("S", "F"), Name("F"))) == "lambda S, F: F"
+    message = Format(("it's {", Index(Name("a"), Const(1)), "} not offered"))
+    assert py(message) == "f'it\\'s {{{a[1]!r}}} not offered'"
+    assert eval(py(message), {"a": ("x", "y")}) == "it's {'y'} not offered"
 
 
 def test_the_runtime_names_each_template_writes_are_declared():

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import os
 import random
+import warnings
 
 import pytest
 
 from compiler import compile_game, ir
 from compiler.driver import OPTIMISATIONS, STAGES
-from compiler.expr import BinOp, Comp, Const, For, Local, substitute_free
+from compiler.expr import BinOp, Comp, Cond, Const, For, Local, Paren, substitute_free
 from compiler.ir_text import ir_text
 from runtime.machine import Game, compile_module, run_module
 from tests.conftest import ROOT
@@ -160,3 +161,22 @@ def test_a_comprehension_s_own_variable_is_not_substituted():
     own = Comp("list", v, (For(v, BinOp(xs, "+", v)),))  # its walk reads the outer `v_c`
     replaced = substitute_free(BinOp(v, "in", own), {v: Const(1)})
     assert replaced == BinOp(Const(1), "in", Comp("list", v, (For(v, BinOp(xs, "+", Const(1))),)))
+
+
+def test_a_constant_put_in_for_a_local_decides_its_tests_against_none():
+    v = Local("v_c")
+    slot = Paren(Cond(Const(-1), Paren(BinOp(v, "is", Const(None))), v))  # an index's slot
+    assert substitute_free(slot, {v: Const(0)}) == Paren(Const(0))
+    assert substitute_free(slot, {v: Const(None)}) == Paren(Const(-1))
+    assert substitute_free(BinOp(v, "is not", Const(None)), {v: Const(3)}) == Const(True)
+    assert substitute_free(slot, {v: Local("v_d")}) == Paren(
+        Cond(Const(-1), Paren(BinOp(Local("v_d"), "is", Const(None))), Local("v_d"))
+    )
+
+
+def test_the_unrolled_scenarios_compile_without_warnings():
+    ctx = compile_game(os.path.join(ROOT, "games", "tokyo_metro"), ("drinks",))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # `0 is None` would be a SyntaxWarning
+        for text in (ctx.python, ctx.scenarios_python):
+            compile(text, "tokyo_metro+drinks", "exec")
