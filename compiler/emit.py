@@ -478,6 +478,9 @@ class CodeGenerator(StrictVisitor):
             self.stmts(fn.body)
             if "F" in fn.params:
                 self._bind_frame_locals(at)
+            if fn.label_scope and "S" in self.here:  # its walks and calls charge a scope
+                self.uses("_l")
+                self.w.lines.insert(at, (self.w.level, "S = _l.LabelScope()", None))
         self.gap()
 
     def frame_proc(self, proc: ir.FrameProc) -> None:

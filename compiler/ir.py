@@ -213,6 +213,9 @@ class Function:
     body: list[Stmt]
     span: Span | None = None
     reads_frame_locals: bool = False  # starts with `L = F.L` when its body uses `L`
+    # A label's text reads no state: when its body reads `S` (a walk or call charges it), it
+    # starts with `S = _l.LabelScope()`, decided when written (inlining may take the reads away).
+    label_scope: bool = False
 
 
 @dataclass

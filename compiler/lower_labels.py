@@ -28,9 +28,7 @@ from compiler.expr import (
     Index,
     Name,
     Paren,
-    S,
     Starred,
-    StateField,
     call,
     helper,
     walk,
@@ -200,10 +198,9 @@ def _label_function(
         for i, param in enumerate(params)
         if env.local(param) in read
     ]
-    if any(node == S or isinstance(node, StateField) for node in read):
-        body.insert(0, ir.Assign(X(S), X(helper("_l", "LabelScope"))))  # walks and calls charge it
     failed = f"the label of {name} cannot be shown for these values"
-    return ir.Function(f"label_{ident(name)}", ["a"], body + _guarded(text, failed, label.span))
+    body += _guarded(text, failed, label.span)
+    return ir.Function(f"label_{ident(name)}", ["a"], body, label_scope=True)
 
 
 def _guarded(value: Expr, failed: str, span) -> list[ir.Stmt]:

@@ -45,6 +45,8 @@ def _of_node(node: e.Expr) -> Names:
             frames += sub.id == "F"
         elif isinstance(sub, e.Helper):
             names.add(sub.module)
+        elif isinstance(sub, e.StateField):
+            names.add("S")
         elif isinstance(sub, e.Loc):
             names.add(location_name(sub.source, sub.line, sub.col))
         elif isinstance(sub, e.FrameLocal):
