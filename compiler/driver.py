@@ -13,6 +13,7 @@ from compiler.consteval import Evaluator, MapData
 from compiler.draw_eval import map_items, report
 from compiler.emit import emit_module, emit_scenarios
 from compiler.entries import plan_entries
+from compiler.hoist import hoist_listings
 from compiler.loop_bindings import bind_listings
 from compiler.lower_labels import element_labels
 from compiler.lower_module import lower_program
@@ -85,6 +86,11 @@ def stage_lower(ctx: CompileContext) -> None:
     ctx.module = lower_program(ctx.checked, ctx.data, ctx.evaluator, ctx.diags)
 
 
+def stage_hoist_listings(ctx: CompileContext) -> None:
+    """A listing computes once what depends on none of its loops (an optimisation)."""
+    hoist_listings(ctx.module)
+
+
 def stage_bind_attributes(ctx: CompileContext) -> None:
     """A listing's loop over map elements reads their repeated fixed attributes once (an optimisation)."""
     bind_listings(ctx.module)
@@ -149,13 +155,16 @@ STAGES: list[tuple[str, Callable[[CompileContext], None]]] = [
     ("check", stage_check),
     ("validate_maps", stage_validate_maps),
     ("lower", stage_lower),
+    ("hoist_listings", stage_hoist_listings),
     ("bind_attributes", stage_bind_attributes),
     ("share_listings", stage_share_listings),
     ("frameless_entries", stage_frameless_entries),
     ("emit_python", stage_emit_python),
 ]
 # Stages that only make the module faster: each may be left out (the games play the same).
-OPTIMISATIONS = frozenset({"bind_attributes", "share_listings", "frameless_entries"})
+OPTIMISATIONS = frozenset(
+    {"hoist_listings", "bind_attributes", "share_listings", "frameless_entries"}
+)
 
 
 def run_stages(

@@ -1,7 +1,7 @@
 """The expression lowerer: checked expressions as expression nodes (compiler/expr.py).
 
 `ExprLowerer.expr` turns one checked expression into a node, given an `Env` (how locals
-are reached, which callable is being lowered, whether state reads are hoisted). Every
+are reached, which callable is being lowered, whether it is an optimised listing). Every
 literal from a rule file reaches the output as a `Const` (printed with `repr`) and every
 identifier is validated and prefixed, so no rule text is ever executed.
 """
@@ -30,7 +30,6 @@ from compiler.expr import (
     Expr,
     For,
     FrameLocal,
-    Hoisted,
     If,
     Index,
     Loc,
@@ -121,16 +120,18 @@ class Tabulation:
 class Env:
     """The context of the code being generated: how locals are reached, and where we are.
 
-    `within` is the (function/procedure, version) being generated, for `super(...)`. `hoist`,
-    inside a read-only enumeration, collects state reads (node -> alias) computed once before it;
-    `tabulation`, there too, the aggregates computed once per value of a parameter.
+    `within` is the (function/procedure, version) being generated, for `super(...)`. `listing`
+    marks an optimised listing, whose invariant values the stage `hoist_listings` computes once
+    (compiler/hoist.py): there a test may be rewritten to pay off once they are; `tabulation`,
+    in an action's optimised listing, collects the aggregates computed once per value of a
+    parameter.
     """
 
     frame: bool
     names: dict[str, Expr] = field(default_factory=dict)
     tag: str = ""
     within: tuple[str, int] = ("", 0)
-    hoist: dict[Expr, Hoisted] | None = None
+    listing: bool = False
     tabulation: Tabulation | None = None
 
     def local(self, name: str) -> Expr:
@@ -209,16 +210,6 @@ class ExprLowerer(StrictVisitor):
         if isinstance(t, ElemT):
             return self.data.count(t.kind)
         return self.p.players.hi if self.p.players is not None else FREE_WALK
-
-    @staticmethod
-    def hoisted(code: Expr, env: Env) -> Expr:
-        """An alias for a state read inside a read-only enumeration (`code` itself elsewhere)."""
-        if env.hoist is None:
-            return code
-        alias = env.hoist.get(code)
-        if alias is None:
-            alias = env.hoist[code] = Hoisted(len(env.hoist))
-        return alias
 
     def enum_value(self, enum: str, index: int) -> Name:
         """The named constant for one enum value (`E_Color__gray`)."""
@@ -370,7 +361,7 @@ class ExprLowerer(StrictVisitor):
         if isinstance(ref, LocalRef):
             return env.local(node.name)
         if isinstance(ref, GlobalRef):
-            return self.hoisted(StateField(f"g_{ident(node.name)}"), env)
+            return StateField(f"g_{ident(node.name)}")
         if isinstance(ref, ConstRef):
             return Name(f"C_{ident(node.name)}")
         if isinstance(ref, EnumValueRef):
@@ -388,7 +379,7 @@ class ExprLowerer(StrictVisitor):
         obj = self.expr(node.obj, env)
         if isinstance(ref, PlayerFieldRef):
             if unparen(obj) == ME:
-                return self.hoisted(Index(StateField(f"p_{ident(node.name)}"), ME), env)
+                return Index(StateField(f"p_{ident(node.name)}"), ME)
             return Index(StateField(f"p_{ident(node.name)}"), obj)
         if isinstance(ref, ElemFieldRef):
             return Index(Table(ident(ref.kind), ident(ref.field)), obj)
@@ -560,8 +551,6 @@ class ExprLowerer(StrictVisitor):
         return True
 
     def visit_ListComp(self, node, env):
-        if env.hoist is not None and self.invariant(node, env):
-            return self.hoisted(self._list_comp(node, env), env)
         var = self.tabulable(node, env)
         if var is not None:
             return env.tabulation.element(var, self._list_comp(node, env))
@@ -580,7 +569,7 @@ class ExprLowerer(StrictVisitor):
         """The one listing parameter an aggregate reads besides the state and `me`, if that
         parameter's values are computed once per listing (so the aggregate can be too)."""
         tabulation = env.tabulation
-        if tabulation is None or not tabulation.values or env.hoist is None:
+        if tabulation is None or not tabulation.values:
             return None
         read = self._free_locals(node, env)
         if read is None or len(read) != 1:
@@ -611,8 +600,6 @@ class ExprLowerer(StrictVisitor):
         return read
 
     def visit_GenCall(self, node: ast.GenCall, env: Env) -> Expr:
-        if env.hoist is not None and self.invariant(node, env):
-            return self.hoisted(self._gen_call(node, env), env)
         found = self._found_in_any(node, env)
         if found is not None:
             return found
@@ -641,13 +628,14 @@ class ExprLowerer(StrictVisitor):
         return helper("_l", "distinct", Comp("gen", elem, clauses))
 
     def _found_in_any(self, node: ast.GenCall, env: Env) -> Expr | None:
-        """In a listing, `any(x in C(d) for d in D)` whose collections C(d) are read once:
-        `x in` the set of all their items, made once (the same test, one lookup; else None).
+        """In an optimised listing, `any(x in C(d) for d in D)` whose collections C(d) depend on
+        no parameter: `x in` the set of all their items, which hoisting makes once (the same
+        test, one lookup; else None).
 
         Only for items equal by value and hashable (numbers, elements, enum values, players,
         truth values); C(d) and D may read the state and `me`, x anything but d.
         """
-        if env.hoist is None or node.func != "any" or len(node.fors) != 1:
+        if not env.listing or node.func != "any" or len(node.fors) != 1:
             return None
         clause, elem = node.fors[0], node.elem
         if clause.where is not None or not (isinstance(elem, ast.Compare) and elem.op == "in"):
@@ -667,7 +655,7 @@ class ExprLowerer(StrictVisitor):
         clauses, inner = self.comp(elem.right, node.fors, env)
         items = self.expr(elem.right, inner)
         item = Local("_item")
-        found = self.hoisted(Comp("set", item, (*clauses, For(item, items))), env)
+        found = Comp("set", item, (*clauses, For(item, items)))
         return Paren(BinOp(self.expr(elem.left, env), "in", found))
 
     def _unrolled(self, node: ast.GenCall, clauses: tuple, env: Env) -> Expr | None:
@@ -757,8 +745,6 @@ class ExprLowerer(StrictVisitor):
         ref = self.cp.ref(node)
         args = [self.expr(a, env) for a in node.args]
         if isinstance(ref, FunctionRef):
-            if env.hoist is not None and self.invariant(node, env):
-                return self.hoisted(self.visit_Call(node, replace(env, hoist=None)), env)
             inlined = self.inline(node.func, node.args, args, env)
             if inlined is not None:
                 return inlined
@@ -787,7 +773,7 @@ class ExprLowerer(StrictVisitor):
         # The same call inlined twice reads the same, so hoisting computes it once.
         tag = self.inline_tags.setdefault((name, tuple(args)), f"_{number}")
         inner = Env(
-            frame=False, tag=tag, within=env.within, hoist=env.hoist, tabulation=env.tabulation
+            frame=False, tag=tag, within=env.within, listing=env.listing, tabulation=env.tabulation
         )
         for param, code in zip(decl.params, args, strict=True):
             inner = inner.bind(param.name, Paren(code))
