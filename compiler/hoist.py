@@ -16,7 +16,21 @@ import copy
 from dataclasses import dataclass, field, fields
 
 from compiler import ir
-from compiler.expr import ME, BinOp, Call, Code, Expr, For, Hoisted, Index, Local, Name, S, walk
+from compiler.expr import (
+    ME,
+    BinOp,
+    Call,
+    Code,
+    Comp,
+    Expr,
+    For,
+    Hoisted,
+    Index,
+    Local,
+    Name,
+    S,
+    walk,
+)
 from compiler.invariance import OUT, Invariance, computed, costly, field_read
 from compiler.printer import ir_expr
 
@@ -81,35 +95,35 @@ class Hoister:
     def _pyexpr(self, code):
         if code.node is None:
             return code
-        node = self.expr(code.node, costly_only=False)
+        node = self.expr(code.node, repeated=True)
         return code if node is code.node else X(node)
 
-    def expr(self, node: Expr, costly_only: bool) -> Expr:
-        """`node` with its largest invariant values worth it replaced by aliases (with
-        `costly_only`, inside a value computed once, only those costly in their own right)."""
-        worth = costly(node) or (not costly_only and computed(node))
-        if worth and self.facts.invariant(node):
+    def expr(self, node: Expr, repeated: bool) -> Expr:
+        """`node` with its largest invariant values worth it replaced by aliases, if it is
+        `repeated` (not part of a value computed once, but where a comprehension repeats it)."""
+        if repeated and (costly(node) or computed(node)) and self.facts.invariant(node):
             return self._alias(node)
-        return self._parts(node, costly_only)
+        return self._parts(node, repeated)
 
     def _alias(self, node: Expr) -> Hoisted:
         alias = self.aliases.get(node)
         if alias is None:
-            code = self._parts(node, costly_only=True)  # what it reads is registered first
+            code = self._parts(node, repeated=False)  # what it reads is registered first
             alias = self.aliases[node] = self.codes.setdefault(code, Hoisted(len(self.codes)))
         return alias
 
-    def _parts(self, node: Expr, costly_only: bool) -> Expr:
+    def _parts(self, node: Expr, repeated: bool) -> Expr:
         """`node` with its subexpressions rewritten (a loop's target is never a value)."""
+        repeated = repeated or isinstance(node, Comp)  # its parts run once per item
         changed = {}
         for f in fields(node):
             value = getattr(node, f.name)
             if isinstance(node, For) and f.name == "target":
                 continue
             if isinstance(value, Expr):
-                new = self.expr(value, costly_only)
+                new = self.expr(value, repeated)
             elif isinstance(value, tuple):
-                new = tuple(self.expr(v, costly_only) if isinstance(v, Expr) else v for v in value)
+                new = tuple(self.expr(v, repeated) if isinstance(v, Expr) else v for v in value)
             else:
                 continue
             if new != value:
