@@ -25,6 +25,7 @@ from compiler.expr import (
     Expr,
     For,
     Hoisted,
+    If,
     Index,
     Local,
     Name,
@@ -113,13 +114,12 @@ class Hoister:
         return alias
 
     def _parts(self, node: Expr, repeated: bool) -> Expr:
-        """`node` with its subexpressions rewritten (a loop's target is never a value)."""
-        repeated = repeated or isinstance(node, Comp)  # its parts run once per item
+        """`node` with its subexpressions rewritten."""
+        if isinstance(node, Comp):
+            return self._comp(node, repeated)
         changed = {}
         for f in fields(node):
             value = getattr(node, f.name)
-            if isinstance(node, For) and f.name == "target":
-                continue
             if isinstance(value, Expr):
                 new = self.expr(value, repeated)
             elif isinstance(value, tuple):
@@ -133,6 +133,19 @@ class Hoister:
         return type(node)(
             **{f.name: changed.get(f.name, getattr(node, f.name)) for f in fields(node)}
         )
+
+    def _comp(self, node: Comp, repeated: bool) -> Comp:
+        """A comprehension rewritten: its first walk runs as often as the comprehension, the
+        rest once per item (a loop's target is never a value)."""
+        clauses: list[For | If] = []
+        for number, clause in enumerate(node.clauses):
+            if isinstance(clause, For):
+                walked = self.expr(clause.iterable, repeated or number > 0)
+                clauses.append(For(clause.target, walked))
+            else:
+                clauses.append(If(self.expr(clause.cond, True)))
+        new = Comp(node.kind, self.expr(node.elem, True), tuple(clauses))
+        return node if new == node else new
 
 
 @dataclass
