@@ -100,9 +100,14 @@ class Hoister:
         return code if node is code.node else X(node)
 
     def expr(self, node: Expr, repeated: bool) -> Expr:
-        """`node` with its largest invariant values worth it replaced by aliases, if it is
-        `repeated` (not part of a value computed once, but where a comprehension repeats it)."""
-        if repeated and (costly(node) or computed(node)) and self.facts.invariant(node):
+        """`node` with its largest invariant values worth it replaced by aliases. Where it is
+        not `repeated` (in a value computed once, outside its comprehensions), only a value
+        costly to compute has one, which other values may share (a domain of subsets, say)."""
+        if repeated:
+            worth = costly(node) or computed(node)
+        else:
+            worth = costly(node) and not field_read(node)
+        if worth and self.facts.invariant(node):
             return self._alias(node)
         return self._parts(node, repeated)
 

@@ -24,8 +24,6 @@ from compiler.expr import (
     Index,
     Local,
     Name,
-    Operand,
-    Paren,
     S,
     StateField,
     Unary,
@@ -138,6 +136,6 @@ def computed(node: Expr) -> bool:
     template or a call (an inlined function's body, a guard table's entry picked by the state)."""
     if isinstance(node, Call) and node.args[:1] == (S,):
         return False  # given the state itself: it may charge the step budget as it walks
-    if isinstance(node, Index | BinOp | Unary | Cond | Paren | Operand | Code | Call):
+    if isinstance(node, Index | BinOp | Unary | Cond | Code | Call):  # not mere parentheses
         return reads_state(node)
     return False
