@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field, fields
+from enum import Enum
 
 from compiler import ir
 from compiler.expr import (
@@ -22,6 +23,7 @@ from compiler.expr import (
     Call,
     Code,
     Comp,
+    Cond,
     Expr,
     For,
     Hoisted,
@@ -39,6 +41,14 @@ X = ir_expr
 LISTED = Local("_k")  # how many actions were listed before a lazily computed group
 UNSET = Name("_UNSET")  # a lazily computed value not computed yet
 VALUE_SITES = ("value", "each")  # sites whose listing walks a domain (a menu calls listings)
+
+
+class Runs(Enum):
+    """How often a part of a listing's expression is evaluated, which decides what is hoisted."""
+
+    REPEATEDLY = "repeatedly"  # in a loop or comprehension: every invariant value worth it
+    ONCE = "once"  # in a value computed once: a costly value another one may share
+    MAYBE = "maybe"  # there, in a branch that may not run: nothing (it would run always)
 
 
 def hoist_listings(module: ir.Module) -> None:
@@ -96,39 +106,45 @@ class Hoister:
     def _pyexpr(self, code):
         if code.node is None:
             return code
-        node = self.expr(code.node, repeated=True)
+        node = self.expr(code.node, Runs.REPEATEDLY)
         return code if node is code.node else X(node)
 
-    def expr(self, node: Expr, repeated: bool) -> Expr:
-        """`node` with its largest invariant values worth it replaced by aliases. Where it is
-        not `repeated` (in a value computed once, outside its comprehensions), only a value
-        costly to compute has one, which other values may share (a domain of subsets, say)."""
-        if repeated:
+    def expr(self, node: Expr, runs: Runs) -> Expr:
+        """`node` with its largest invariant values worth it replaced by aliases: as often as
+        it `runs`, in a value computed once only a costly one (a domain of subsets, say), which
+        another value may share, and none in a branch of it that may not run."""
+        if runs is Runs.MAYBE:  # but a value computed anyway is read from its alias
+            return self.aliases.get(node) or self._parts(node, runs)
+        if runs is Runs.REPEATEDLY:
             worth = costly(node) or computed(node)
         else:
             worth = costly(node) and not field_read(node)
         if worth and self.facts.invariant(node):
             return self._alias(node)
-        return self._parts(node, repeated)
+        return self._parts(node, runs)
 
     def _alias(self, node: Expr) -> Hoisted:
         alias = self.aliases.get(node)
         if alias is None:
-            code = self._parts(node, repeated=False)  # what it reads is registered first
+            code = self._parts(node, Runs.ONCE)  # what it reads is registered first
             alias = self.aliases[node] = self.codes.setdefault(code, Hoisted(len(self.codes)))
         return alias
 
-    def _parts(self, node: Expr, repeated: bool) -> Expr:
+    def _parts(self, node: Expr, runs: Runs) -> Expr:
         """`node` with its subexpressions rewritten."""
         if isinstance(node, Comp):
-            return self._comp(node, repeated)
+            return self._comp(node, runs)
         changed = {}
-        for f in fields(node):
+        parts = fields(node)
+        if isinstance(node, Cond):  # its test runs first: what the test computes, a branch reads
+            parts = sorted(parts, key=lambda f: f.name != "cond")
+        for f in parts:
             value = getattr(node, f.name)
+            part = _branch(node, f.name, runs)
             if isinstance(value, Expr):
-                new = self.expr(value, repeated)
+                new = self.expr(value, part)
             elif isinstance(value, tuple):
-                new = tuple(self.expr(v, repeated) if isinstance(v, Expr) else v for v in value)
+                new = tuple(self.expr(v, part) if isinstance(v, Expr) else v for v in value)
             else:
                 continue
             if new != value:
@@ -139,18 +155,31 @@ class Hoister:
             **{f.name: changed.get(f.name, getattr(node, f.name)) for f in fields(node)}
         )
 
-    def _comp(self, node: Comp, repeated: bool) -> Comp:
+    def _comp(self, node: Comp, runs: Runs) -> Comp:
         """A comprehension rewritten: its first walk runs as often as the comprehension, the
         rest once per item (a loop's target is never a value)."""
+        each = Runs.MAYBE if runs is Runs.MAYBE else Runs.REPEATEDLY
         clauses: list[For | If] = []
         for number, clause in enumerate(node.clauses):
             if isinstance(clause, For):
-                walked = self.expr(clause.iterable, repeated or number > 0)
+                walked = self.expr(clause.iterable, each if number else runs)
                 clauses.append(For(clause.target, walked))
             else:
-                clauses.append(If(self.expr(clause.cond, True)))
-        new = Comp(node.kind, self.expr(node.elem, True), tuple(clauses))
+                clauses.append(If(self.expr(clause.cond, each)))
+        new = Comp(node.kind, self.expr(node.elem, each), tuple(clauses))
         return node if new == node else new
+
+
+def _branch(node: Expr, part: str, runs: Runs) -> Runs:
+    """How often a part of `node` runs: in a value computed once, a conditional's branches and
+    the right operand of `and`/`or` may not."""
+    if runs is not Runs.ONCE:
+        return runs
+    if isinstance(node, Cond) and part != "cond":
+        return Runs.MAYBE
+    if isinstance(node, BinOp) and node.op in ("and", "or") and part == "right":
+        return Runs.MAYBE
+    return runs
 
 
 @dataclass
