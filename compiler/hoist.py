@@ -47,7 +47,7 @@ class Runs(Enum):
     """How often a part of a listing's expression is evaluated, which decides what is hoisted."""
 
     REPEATEDLY = "repeatedly"  # in a loop or comprehension: every invariant value worth it
-    ONCE = "once"  # in a value computed once: a costly value another one may share
+    ONCE = "once"  # in a value computed once: a costly value or a read another one may share
     MAYBE = "maybe"  # there, in a branch that may not run: nothing (it would run always)
 
 
@@ -111,14 +111,11 @@ class Hoister:
 
     def expr(self, node: Expr, runs: Runs) -> Expr:
         """`node` with its largest invariant values worth it replaced by aliases: as often as
-        it `runs`, in a value computed once only a costly one (a domain of subsets, say), which
-        another value may share, and none in a branch of it that may not run."""
+        it `runs`, in a value computed once only a costly one or a field read, which another
+        value may share, and none in a branch of it that may not run."""
         if runs is Runs.MAYBE:  # but a value computed anyway is read from its alias
             return self.aliases.get(node) or self._parts(node, runs)
-        if runs is Runs.REPEATEDLY:
-            worth = costly(node) or computed(node)
-        else:
-            worth = costly(node) and not field_read(node)
+        worth = costly(node) or (runs is Runs.REPEATEDLY and computed(node))
         if worth and self.facts.invariant(node):
             return self._alias(node)
         return self._parts(node, runs)

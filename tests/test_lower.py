@@ -110,5 +110,8 @@ def test_hoisting_computes_a_value_once_as_a_whole(tmp_path):
     )
     (action,) = compile_game(str(tmp_path), stop_after="hoist_listings").module.actions
     hoisted = action.legal.body[0]
-    # The inlined call is computed once, `limit` inside it without an alias of its own.
-    assert [(a.target.code, a.value.bare()) for a in hoisted.body] == [("_h0", "S.g_limit * 2")]
+    # The inlined call is computed once, from `limit` read once (for other values to share).
+    assert [(a.target.code, a.value.bare()) for a in hoisted.body] == [
+        ("_h0", "S.g_limit"),
+        ("_h1", "_h0 * 2"),
+    ]
