@@ -24,7 +24,6 @@ from compiler.expr import (
     Expr,
     FrameLocal,
     Helper,
-    Hoisted,
     Index,
     Local,
     Name,
@@ -37,6 +36,7 @@ from compiler.expr import (
     call,
     helper,
 )
+from compiler.invariance import field_read
 from compiler.literals import ident
 from compiler.types import (
     ANY,
@@ -249,7 +249,8 @@ def emit_extreme(runtime_name: str) -> Callable:
     def emit(gen, node, args, env) -> Expr:
         if len(args) == 2:
             first, second = args
-            if cheap_and_pure(first) and cheap_and_pure(second):
+            once = env.listing  # the hoisting stage reads the state's fields once there
+            if cheap_and_pure(first, once) and cheap_and_pure(second, once):
                 # Both are evaluated twice, still faster than a builtin call (three times in
                 # a guard's range bounds), with Python's result: the first unless the second
                 # is strictly beyond it.
@@ -264,17 +265,18 @@ def emit_extreme(runtime_name: str) -> Callable:
 CHEAP_OPERANDS = 8  # names, constants, items, fields and operations in one cheap expression
 
 
-def cheap_and_pure(code: Expr) -> bool:
-    """True if `code` only reads names, items and fields, adds and subtracts (a few of them)."""
-    operands = _cheap_operands(code)
+def cheap_and_pure(code: Expr, fields_once: bool = False) -> bool:
+    """True if `code` only reads names, items and fields, adds and subtracts (a few of them);
+    with `fields_once`, a read of a global or of `me`'s field counts as one name."""
+    operands = _cheap_operands(code, fields_once)
     return operands is not None and operands <= CHEAP_OPERANDS
 
 
-def _cheap_operands(code: Expr) -> int | None:
+def _cheap_operands(code: Expr, fields_once: bool) -> int | None:
     """The operands of `code` as Python counts them (a field read is two), None if not cheap."""
     if isinstance(code, Paren | Operand):
-        return _cheap_operands(code.inner)
-    if isinstance(code, Name | Local | Hoisted | Table):
+        return _cheap_operands(code.inner, fields_once)
+    if isinstance(code, Name | Local | Table) or (fields_once and field_read(code)):
         return 1
     if isinstance(code, StateField):
         return 2  # `S.x`: the attribute and the name
@@ -295,7 +297,7 @@ def _cheap_operands(code: Expr) -> int | None:
         parts = (code.operand,)
     if parts is None:
         return None
-    counts = [_cheap_operands(part) for part in parts]
+    counts = [_cheap_operands(part, fields_once) for part in parts]
     return None if None in counts else 1 + sum(counts)
 
 

@@ -14,6 +14,7 @@ from compiler.cost import StepCosts, step_costs
 from compiler.draw_eval import map_items, report
 from compiler.emit import emit_module, emit_scenarios
 from compiler.entries import plan_entries
+from compiler.hoist import hoist_listings
 from compiler.inline_functions import inline_functions
 from compiler.loop_bindings import bind_listings
 from compiler.lower_labels import element_labels
@@ -113,6 +114,11 @@ def stage_unroll_aggregates(ctx: CompileContext) -> None:
     unroll_aggregates(ctx.module)
 
 
+def stage_hoist_listings(ctx: CompileContext) -> None:
+    """A listing computes once what depends on none of its loops (an optimisation)."""
+    hoist_listings(ctx.module)
+
+
 def stage_bind_attributes(ctx: CompileContext) -> None:
     """A listing's loop over map elements reads their repeated fixed attributes once (an optimisation)."""
     bind_listings(ctx.module)
@@ -180,6 +186,7 @@ STAGES: list[tuple[str, Callable[[CompileContext], None]]] = [
     ("lower", stage_lower),
     ("inline_functions", stage_inline_functions),
     ("unroll_aggregates", stage_unroll_aggregates),
+    ("hoist_listings", stage_hoist_listings),
     ("bind_attributes", stage_bind_attributes),
     ("share_listings", stage_share_listings),
     ("frameless_entries", stage_frameless_entries),
@@ -190,6 +197,7 @@ OPTIMISATIONS = frozenset(
     {
         "inline_functions",
         "unroll_aggregates",
+        "hoist_listings",
         "bind_attributes",
         "share_listings",
         "frameless_entries",

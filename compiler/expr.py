@@ -41,7 +41,8 @@ class FrameLocal(Expr):
 
 @dataclass(frozen=True, slots=True)
 class Hoisted(Expr):
-    """A value a read-only enumeration computes once, before it (`_h3`)."""
+    """A value a listing computes once, before its loops or at the first that needs it (`_h3`,
+    compiler/hoist.py)."""
 
     number: int
 

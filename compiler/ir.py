@@ -254,7 +254,7 @@ class Site:
 
 @dataclass
 class Action:
-    """An action: its legal enumeration (hoisted and plain), why-not explanation and body frame."""
+    """An action: its legal enumeration (optimised and plain), why-not explanation and body frame."""
 
     name: str
     frame_name: str

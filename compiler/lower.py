@@ -47,7 +47,6 @@ from compiler.lower_listings import (
     domain_iter,
     legal_function,
     static_size,
-    used_aliases,
     walk_table,
     why_function,
 )
@@ -293,26 +292,26 @@ class FrameLowerer(StrictVisitor):
         self, site: int, node, env: Env, descs: Expr, optional: bool
     ) -> tuple[ir.Function, ir.Function | None]:
         """`site<N>_legal` of a value choice (each domain value the guard allows), and the plain
-        listing it falls back to when it computes reads once or walks a guard table (else None)."""
+        listing it falls back to when it differs (it walks a guard table; else None). The stage
+        `hoist_listings` computes its invariant values once (compiler/hoist.py)."""
         name = f"site{site}_legal"
-        plain = self._value_listing(name, node, env, descs, optional, None)
+        plain = self._value_listing(name, node, env, descs, optional, False)
         with self.gen.numbered_apart(
             "h"
         ):  # the names the rest of the module gets stay as they were
-            fast = self._value_listing(name, node, env, descs, optional, f"{name}_plain")
-        if fast is None:
+            fast = self._value_listing(name, node, env, descs, optional, True)
+        if fast.body == plain.body:
             return plain, None
         plain.name = f"{name}_plain"
         return fast, plain
 
     def _value_listing(
-        self, name: str, node, env: Env, descs: Expr, optional: bool, fallback: str | None
-    ) -> ir.Function | None:
-        """The listing of a value choice; with a `fallback`, reads that depend on no value are
-        computed once and the guard's part fixed by the map walks a table (None if neither)."""
+        self, name: str, node, env: Env, descs: str, optional: bool, optimised: bool
+    ) -> ir.Function:
+        """The listing of a value choice; `optimised`, the guard's part fixed by the map walks a
+        table."""
         gen = self.gen
-        hoist = {} if fallback is not None else None
-        guard_env = replace(env, hoist=hoist).bind(node.name).bind("me", ME)
+        guard_env = replace(env, listing=optimised).bind(node.name).bind("me", ME)
         var = guard_env.local(node.name)
         table = action_table(self.ctx, node.name, 0, descs, [gen.cp.types[id(node)]])
         inner: list[ir.Stmt] = [
@@ -322,8 +321,8 @@ class FrameLowerer(StrictVisitor):
         ]
         domain = domain_iter(self.ctx, node.domain, env, node.span)
         where = gen.expr(node.where, guard_env) if node.where is not None else None
-        walked, setup = False, []
-        if fallback is not None and node.where is not None:
+        setup = []
+        if optimised and node.where is not None:
             tables = self.ctx.guard_tables()
             plan = tables.plan(node.name, node.domain, node.where, [], {node.name})
             if plan.table is not None or plan.walk is not None:
@@ -331,7 +330,7 @@ class FrameLowerer(StrictVisitor):
                 size = static_size(gen, node.domain)
                 charge = gen.charge_args(node.domain, node.span)
                 setup, domain = walk_table([], domain, lookup, size, charge, node.span)
-                where, walked = tables.residual(plan, guard_env), True
+                where = tables.residual(plan, guard_env)
         if where is not None:
             inner = [ir.If([ir.Branch(X(where), inner, node.where.span)])]
         body: list[ir.Stmt] = [
@@ -344,18 +343,7 @@ class FrameLowerer(StrictVisitor):
             action = Paren(Display("bare", (Const(1), Const(node.name), none, descs)))
             body.append(ir.Eval(X(Call(OUT_APPEND, (Call(Name("_A"), (action,)),)))))
         body.append(ir.Return(X(OUT)))
-        if fallback is None:
-            return ir.Function(name, ["S", "F", "me"], body)
-        aliases = used_aliases(hoist, body)
-        if not aliases and not walked:
-            return None
-        block = [
-            ir.Try(
-                [ir.Assign(X(a), X(c)) for c, a in aliases.items()],
-                [ir.Return(X(Call(Name(fallback), (S, F, ME))))],
-            )
-        ]
-        return ir.Function(name, ["S", "F", "me"], (block if aliases else []) + body)
+        return ir.Function(name, ["S", "F", "me"], body)
 
     def visit_Choose(self, node: ast.Choose, loops):
         gen = self.gen
@@ -562,7 +550,7 @@ def _yet_to_choose(who: str, sub: str) -> Lambda:
 
 
 def lower_action(ctx: LoweringContext, name: str, decl: ast.ActionDecl, version: int) -> ir.Action:
-    """An action's IR: legal enumerations (hoisted and plain), why-not function and body frame."""
+    """An action's IR: legal enumerations (optimised and plain), why-not function and body frame."""
     gen = ctx.gen
     within = (name, version)
     rank = gen.action_rank[name]

@@ -1,7 +1,7 @@
 """The expression lowerer: checked expressions as expression nodes (compiler/expr.py).
 
 `ExprLowerer.expr` turns one checked expression into a node, given an `Env` (how locals
-are reached, which callable is being lowered, whether state reads are hoisted). Every
+are reached, which callable is being lowered, whether it is an optimised listing). Every
 literal from a rule file reaches the output as a `Const` (printed with `repr`) and every
 identifier is validated and prefixed, so no rule text is ever executed.
 """
@@ -32,7 +32,6 @@ from compiler.expr import (
     For,
     FrameLocal,
     Helper,
-    Hoisted,
     If,
     Index,
     Loc,
@@ -124,16 +123,18 @@ class Tabulation:
 class Env:
     """The context of the code being generated: how locals are reached, and where we are.
 
-    `within` is the (function/procedure, version) being generated, for `super(...)`. `hoist`,
-    inside a read-only enumeration, collects state reads (node -> alias) computed once before it;
-    `tabulation`, there too, the aggregates computed once per value of a parameter.
+    `within` is the (function/procedure, version) being generated, for `super(...)`. `listing`
+    marks an optimised listing, whose invariant values the stage `hoist_listings` computes once
+    (compiler/hoist.py): there a test may be rewritten to pay off once they are; `tabulation`,
+    in an action's optimised listing, collects the aggregates computed once per value of a
+    parameter.
     """
 
     frame: bool
     names: dict[str, Expr] = field(default_factory=dict)
     tag: str = ""
     within: tuple[str, int] = ("", 0)
-    hoist: dict[Expr, Hoisted] | None = None
+    listing: bool = False
     tabulation: Tabulation | None = None
 
     def local(self, name: str) -> Expr:
@@ -170,10 +171,8 @@ class ExprLowerer(StrictVisitor):
         self.counter = 0
         self.number_prefix = ""
         self.numbered: dict[str, int] = {}  # the last number of each `numbered_apart` prefix
-        self.inline_tags: dict[tuple, str] = {}  # (function, arguments' code) -> its locals' tag
         self.tables: ClauseTables | None = None  # guard tables, once lowering has set them up
         self.action_rank = {name: 2 * i for i, name in enumerate(self.p.actions)}
-        self.inline_depth = 0
         # Enum values and map elements the code names: constant name -> value.
         self.named_values: dict[str, int] = {}
         self.sizes = sizes  # how many values walks, ranges and types have
@@ -181,18 +180,10 @@ class ExprLowerer(StrictVisitor):
         # Enums some of whose values read other than their names (`red "bright red"`).
         self.enum_words: set[str] = set()
         # Actions and choices with a declared label (their arguments' descriptors carry it).
+        self.inline_tags: dict[tuple, str] = {}  # (function, arguments' code) -> its locals' tag
+        self.inline_depth = 0  # calls being inlined inside one another in a listing
         self.labels = {n for n, v in self.p.actions.items() if v.active.label is not None}
         self.labels |= set(cp.choice_labels)
-
-    @staticmethod
-    def hoisted(code: Expr, env: Env) -> Expr:
-        """An alias for a state read inside a read-only enumeration (`code` itself elsewhere)."""
-        if env.hoist is None:
-            return code
-        alias = env.hoist.get(code)
-        if alias is None:
-            alias = env.hoist[code] = Hoisted(len(env.hoist))
-        return alias
 
     def enum_value(self, enum: str, index: int) -> Name:
         """The named constant for one enum value (`E_Color__gray`)."""
@@ -345,7 +336,7 @@ class ExprLowerer(StrictVisitor):
         if isinstance(ref, LocalRef):
             return env.local(node.name)
         if isinstance(ref, GlobalRef):
-            return self.hoisted(StateField(f"g_{ident(node.name)}"), env)
+            return StateField(f"g_{ident(node.name)}")
         if isinstance(ref, ConstRef):
             return Name(f"C_{ident(node.name)}")
         if isinstance(ref, EnumValueRef):
@@ -363,7 +354,7 @@ class ExprLowerer(StrictVisitor):
         obj = self.expr(node.obj, env)
         if isinstance(ref, PlayerFieldRef):
             if unparen(obj) == ME:
-                return self.hoisted(Index(StateField(f"p_{ident(node.name)}"), ME), env)
+                return Index(StateField(f"p_{ident(node.name)}"), ME)
             return Index(StateField(f"p_{ident(node.name)}"), obj)
         if isinstance(ref, ElemFieldRef):
             return Index(Table(ident(ref.kind), ident(ref.field)), obj)
@@ -465,8 +456,6 @@ class ExprLowerer(StrictVisitor):
         return True
 
     def visit_ListComp(self, node, env):
-        if env.hoist is not None and self.invariant(node, env):
-            return self.hoisted(self._list_comp(node, env), env)
         var = self.tabulable(node, env)
         if var is not None:
             return env.tabulation.element(var, self._list_comp(node, env))
@@ -485,7 +474,7 @@ class ExprLowerer(StrictVisitor):
         """The one listing parameter an aggregate reads besides the state and `me`, if that
         parameter's values are computed once per listing (so the aggregate can be too)."""
         tabulation = env.tabulation
-        if tabulation is None or not tabulation.values or env.hoist is None:
+        if tabulation is None or not tabulation.values:
             return None
         read = self._free_locals(node, env)
         if read is None or len(read) != 1:
@@ -516,8 +505,6 @@ class ExprLowerer(StrictVisitor):
         return read
 
     def visit_GenCall(self, node: ast.GenCall, env: Env) -> Expr:
-        if env.hoist is not None and self.invariant(node, env):
-            return self.hoisted(self._gen_call(node, env), env)
         found = self._found_in_any(node, env)
         if found is not None:
             return found
@@ -543,13 +530,14 @@ class ExprLowerer(StrictVisitor):
         return helper("_l", "distinct", Comp("gen", elem, clauses))
 
     def _found_in_any(self, node: ast.GenCall, env: Env) -> Expr | None:
-        """In a listing, `any(x in C(d) for d in D)` whose collections C(d) are read once:
-        `x in` the set of all their items, made once (the same test, one lookup; else None).
+        """In an optimised listing, `any(x in C(d) for d in D)` whose collections C(d) depend on
+        no parameter: `x in` the set of all their items, which hoisting makes once (the same
+        test, one lookup; else None).
 
         Only for items equal by value and hashable (numbers, elements, enum values, players,
         truth values); C(d) and D may read the state and `me`, x anything but d.
         """
-        if env.hoist is None or node.func != "any" or len(node.fors) != 1:
+        if not env.listing or node.func != "any" or len(node.fors) != 1:
             return None
         clause, elem = node.fors[0], node.elem
         if clause.where is not None or not (isinstance(elem, ast.Compare) and elem.op == "in"):
@@ -569,7 +557,7 @@ class ExprLowerer(StrictVisitor):
         clauses, inner = self.comp(elem.right, node.fors, env)
         items = self.expr(elem.right, inner)
         item = Local("_item")
-        found = self.hoisted(Comp("set", item, (*clauses, For(item, items))), env)
+        found = Comp("set", item, (*clauses, For(item, items)))
         return Paren(BinOp(self.expr(elem.left, env), "in", found))
 
     def visit_ListLit(self, node, env):
@@ -634,16 +622,15 @@ class ExprLowerer(StrictVisitor):
         args = [self.expr(a, env) for a in node.args]
         inline = False
         if isinstance(ref, FunctionRef):
-            if env.hoist is not None and self.invariant(node, env):
-                return self.hoisted(self.visit_Call(node, replace(env, hoist=None)), env)
             decl = inlinable(self.cp, self.costs, node)
-            if decl is not None and env.hoist is not None:
-                # In a listing hoisting (still part of lowering) must see the body: inlined
-                # here. Everywhere else the `inline_functions` stage inlines the marked call.
+            if decl is not None and env.listing:
+                # In an optimised listing tabulation (still part of lowering) must see the body,
+                # to compute its aggregates once per value: inlined here. Elsewhere the call is
+                # marked and the stage inline_functions puts the body in.
                 inlined = self.inline(decl, args, env)
                 if inlined is not None:
                     return inlined
-            inline = decl is not None and env.hoist is None
+            inline = decl is not None and not env.listing
         if isinstance(ref, FunctionRef | ProcedureRef):
             pyname, waits = self.callable_name(node.func)
             if waits:
@@ -663,7 +650,7 @@ class ExprLowerer(StrictVisitor):
         # The same call inlined twice reads the same, so hoisting computes it once.
         tag = self.inline_tags.setdefault((name, tuple(args)), f"_{number}")
         inner = Env(
-            frame=False, tag=tag, within=env.within, hoist=env.hoist, tabulation=env.tabulation
+            frame=False, tag=tag, within=env.within, listing=True, tabulation=env.tabulation
         )
         for param, code in zip(decl.params, args, strict=True):
             inner = inner.bind(param.name, Paren(code))

@@ -10,9 +10,7 @@ from compiler.expr import (
     Const,
     Expr,
     Helper,
-    Hoisted,
     Index,
-    Local,
     Name,
     Operand,
     Paren,
@@ -164,7 +162,7 @@ class GuardTables:
         if plan.table is None and plan.walk is None:
             return iterable, where
         with self.gen.numbered_apart("t"):
-            table = self.lookup(plan, "", clause.var, env, hoist=False)
+            table = self.lookup(plan, "", clause.var, env)
             residual = self.residual(plan, env)
         if isinstance(iterable, Call) and iterable.func == Helper("_l", "each"):
             # charged as the whole walk, as written
@@ -172,14 +170,14 @@ class GuardTables:
             return helper("_l", "charged", S, table, Const(len(values)), *where), residual
         return table, residual
 
-    def lookup(self, plan: Plan, owner: str, var: str, env: Env, hoist: bool = True) -> Expr:
-        """Code for the table's values for the current keys (hoisted when it depends on no parameter).
+    def lookup(self, plan: Plan, owner: str, var: str, env: Env) -> Expr:
+        """Code for the table's values for the current keys.
 
         Writes the table (and each integer key's points) as module constants named after
         `owner` (the action or site) and `var`.
         """
         if plan.walk is not None:
-            return self.walk(plan.walk, env, hoist)
+            return self.walk(plan.walk, env)
         table = plan.table
         name = self.name(owner, var, table)
         indexes = []
@@ -194,9 +192,7 @@ class GuardTables:
                 points = f"{name}__k{number}"
                 comment = f"{owner}: the values of `{self.text(dim)}` where a slot of {name} starts"
                 self.constants.append(ir.GuardTable(points, comment, dim.points))
-            slot = bucket_code(dim, self.key_code(dim, env), points)
-            named = isinstance(slot, Local | Name | Hoisted)
-            indexes.append(slot if named else self.gen.hoisted(slot, env))
+            indexes.append(bucket_code(dim, self.key_code(dim, env), points))
             dims_text.append(self.text(dim))
         conditions = ", ".join(f"`{self.text(c)}`" for c in table.moved)
         by = f", by {' and '.join(dims_text)}" if dims_text else ""
@@ -207,11 +203,9 @@ class GuardTables:
         code: Expr = Name(name)
         for index in indexes:
             code = Index(code, index)
-        if not hoist or not indexes or any(isinstance(dim, StaticParam) for dim in table.dims):
-            return code
-        return self.gen.hoisted(code, env)
+        return code
 
-    def walk(self, walk, env: Env, hoist: bool) -> Expr:
+    def walk(self, walk, env: Env) -> Expr:
         """Code for the keys a maintained index holds for the walked-by value."""
         index = walk.index
         self.walked.add(index.field)
@@ -220,8 +214,7 @@ class GuardTables:
         else:
             value = self.gen.expr(walk.value, self.scope_env(walk.scope, env))
             slot = none_slot(value) if walk.may_be_none else value
-        code = Index(StateField(index.slot), slot)
-        return self.gen.hoisted(code, env) if hoist else code
+        return Index(StateField(index.slot), slot)
 
     def name(self, owner: str, var: str, table) -> str:
         """The constant's name: after the action (or site) and parameter, or numbered for a walk."""
@@ -265,7 +258,7 @@ class GuardTables:
             frame=False,
             tag=f"_{gen.fresh()}",
             within=env.within,
-            hoist=env.hoist,
+            listing=env.listing,
             tabulation=env.tabulation,
         )
         for name, arg, outer in scope.bindings:

@@ -1,9 +1,10 @@
 """An action's listings: the enumerations of its legal arguments, plain and optimised, and why
 an argument tuple is refused.
 
-The optimised listing computes once what depends on no parameter (hoisting), walks the
-tables of values a guard's fixed part lets through, tabulates aggregates per value and
-reads a loop value's fixed attributes once (compiler/loop_bindings.py).
+The optimised listing walks the tables of values a guard's fixed part lets through and
+tabulates aggregates per value; the stages after lowering compute once what depends on no
+parameter (compiler/hoist.py) and read a loop value's fixed attributes once
+(compiler/loop_bindings.py).
 """
 
 from __future__ import annotations
@@ -24,20 +25,19 @@ from compiler.expr import (
     For,
     Format,
     Helper,
-    Hoisted,
     If,
     Index,
     Local,
     Name,
     Paren,
     S,
-    Slice,
     StateField,
     call,
     helper,
     walk,
 )
 from compiler.guards import StaticParam
+from compiler.invariance import OUT, SUBSETS, Invariance
 from compiler.literals import ident
 from compiler.lower_exprs import Env, ExprLowerer, Tabulation, source_text, spot
 from compiler.lower_guards import static_param
@@ -103,12 +103,7 @@ def domain_iter(ctx: LoweringContext, domain, env: Env, span, charge: bool = Tru
     items = gen.items(domain.collection, env)
     lo = gen.expr(domain.lo, env) if domain.lo is not None else Const(0)
     hi = gen.expr(domain.hi, env) if domain.hi is not None else BinOp(Const(10), "**", Const(6))
-    code = helper("_l", "subsets", S, items, lo, hi, *where)
-    # In a read-only enumeration a domain that depends on no parameter is computed once.
-    parts = [domain.collection] + [b for b in (domain.lo, domain.hi) if b is not None]
-    if env.hoist is not None and all(gen.invariant(part, env) for part in parts):
-        return gen.hoisted(code, env)
-    return code
+    return helper("_l", "subsets", S, items, lo, hi, *where)
 
 
 def check_subsets(ctx: LoweringContext, domain, span) -> None:
@@ -247,25 +242,23 @@ def legal_function(
     rank: int,
     descs: Expr,
     within: tuple[str, int],
-    hoist: bool,
+    optimised: bool,
     built: str | None = None,
 ) -> ir.Function:
     """The enumeration of an action's legal arguments (taken from the table `built`, if any).
 
-    With `hoist` (the hoisting optimisation), every state read and every aggregate that depends
-    on no parameter is computed once before the loops (guards cannot change the state). Those
-    precomputations may evaluate something a guard would have skipped; if one fails, the plain
-    version runs instead, so the result is always exactly the plain one.
+    The `optimised` one walks guard tables, looks its actions up in a memo and tabulates
+    aggregates per value; the stage `hoist_listings` then computes its invariant values once,
+    falling back to the plain one (`A_<name>_legal_plain`) if one fails.
     """
     gen = ctx.gen
     types = [gen.cp.signatures[name].params[i][1] for i in range(len(decl.params))]
-    tabulation = Tabulation() if hoist else None
-    env = Env(frame=False, within=within, hoist={} if hoist else None, tabulation=tabulation)
+    tabulation = Tabulation() if optimised else None
+    env = Env(frame=False, within=within, listing=optimised, tabulation=tabulation)
     env = env.bind("me", ME)
     guard: list[ir.Stmt] = []
     if decl.when is not None:
         guard.append(skip_unless(gen.expr(decl.when, env), ir.Return(), decl.when.span))
-    guard_aliases = dict(env.hoist or {})
     # Domains of known size before the first other one cost nothing (their product is
     # bounded when compiling); every later one is counted each time it is walked, inline
     # because this is the hot path: one listing walks at most MAX_DOMAIN more values.
@@ -288,7 +281,7 @@ def legal_function(
             tabulation.values[local] = domain  # its values are computed once per listing
         where_code = gen.expr(param.where, env) if param.where is not None else None
         table = None
-        if hoist:  # the listing walks a table of the values the guard's fixed part lets through
+        if optimised:  # the listing walks a table of the values the guard's fixed part lets through
             tables = ctx.guard_tables()
             loop_vars = {p.name for p in decl.params[: i + 1]}
             plan = tables.plan(param.name, param.domain, param.where, static, loop_vars)
@@ -349,24 +342,14 @@ def legal_function(
         for p in decl.params:
             listed = Index(listed, env.local(p.name))
         append = ir.Eval(X(Call(OUT_APPEND, (listed,))))
-    elif hoist:
+    elif optimised:
         append = append_action(ctx, rank, name, args, descs)
     count = [ir.Assign(X(COUNT), X(Const(0)))] if counted else []
-    if not hoist:
+    if not optimised:
         return ir.Function(
             pyname, ["S", "me", "out"], guard + count + _nest(loops, append), decl.span
         )
     loops = _with_tables(loops, tests, env, guard + _nest(loops, append))
-    # Hoisted values are computed once, at the first loop whose tests need them: those of
-    # inner loops only once an outer value has passed its (cheaper) tests.
-    aliases = used_aliases(env.hoist, guard + _nest(loops, append))
-    first = {c: a for c, a in aliases.items() if c in guard_aliases}
-    depths = _first_use(aliases, guard, loops)
-    for code, alias in aliases.items():
-        if _field_read(code):  # a field read costs less than checking whether it was made
-            depths[alias] = min(depths[alias], 0)
-    groups = [_at_depth(aliases, depths, d) for d in range(len(loops))]
-    groups = [{c: a for c, a in group.items() if c not in guard_aliases} for group in groups]
     inner = [append]
     for depth in reversed(range(len(loops))):
         setup, var, domain, where, span = loops[depth]
@@ -374,19 +357,7 @@ def legal_function(
         test = [where] if where else []
         loop = ir.For(X(var), X(domain), test + inner, span, len(test) if elements else None)
         inner = setup + [loop]
-        if depth > 0:
-            inner = _lazy_block(groups[depth], name) + inner
-    lazy = [group for group in groups[1:] if group]
-    body = (
-        _alias_block(first, name)
-        + guard
-        + _alias_block(groups[0] if groups else {}, name)
-        + ([ir.Assign(X(LISTED), X(call("len", OUT)))] if lazy else [])
-        + [ir.Assign(X(_lazy_marker(group)), X(UNSET)) for group in lazy]
-        + count
-        + inner
-    )
-    return ir.Function(pyname, ["S", "me", "out"], body, decl.span)
+    return ir.Function(pyname, ["S", "me", "out"], guard + count + inner, decl.span)
 
 
 def _charged_inline(
@@ -406,7 +377,8 @@ def _charged_inline(
 def _with_tables(loops: list, tests: list, env: Env, body: list[ir.Stmt]) -> list:
     """The loops, each walking its values paired with the aggregates over them its tests read.
 
-    The pairs are made once per listing, when the loop is first reached. A loop whose test
+    The pairs depend on no parameter: hoisting makes them once per listing, when the loop is
+    first reached (compiler/hoist.py). A loop whose test
     reads none of the parameters before it keeps only the values that pass it (and computes
     their aggregates only): the test is made once per value, not once per outer combination.
     (Doing that for loops without aggregates too was measured: it gained nothing, as most
@@ -436,8 +408,7 @@ def _with_tables(loops: list, tests: list, env: Env, body: list[ir.Stmt]) -> lis
                 else:
                     pairs = Comp("list", aggregates, (For(var, values), If(test)))
                 where = None
-            domain = ExprLowerer.hoisted(pairs, env)
-            var = row
+            domain, var = pairs, row
         outer += names
         out.append((setup, var, domain, where, span))
     return out
@@ -457,19 +428,9 @@ def _nest(loops: list, innermost: ir.Stmt) -> list[ir.Stmt]:
 
 
 TABULATED_CONSTANTS = 16  # aggregates over at most this many values of a kind are tabulated
-OUT = Name("out")  # the list a listing appends its actions to
 OUT_APPEND = Attr(OUT, "append")
 COUNT = Local("_n")  # the values a listing has walked (the domain limit counts them)
-LISTED = Local("_k")  # how many actions were listed before a lazily computed group
-UNSET = Name("_UNSET")  # a lazily computed value not computed yet
 ARGS = Name("args")  # the argument values a why-not function is given
-
-
-def _field_read(code: Expr) -> bool:
-    """True for a read of a global or of one of `me`'s fields (`S.g_x`, `S.p_x[me]`)."""
-    if isinstance(code, Index) and code.index == ME:
-        code = code.obj
-    return isinstance(code, StateField) and code.name.startswith(("g_", "p_"))
 
 
 def _once_per_listing(domain: Expr) -> bool:
@@ -478,65 +439,14 @@ def _once_per_listing(domain: Expr) -> bool:
     An aggregate over a fixed domain is worth tabulating when the domain is small: the table
     takes every value's aggregate, and the loop may be reached for one outer value only.
     """
-    if isinstance(domain, Hoisted):
-        return True
+    if isinstance(domain, Call) and domain.func == SUBSETS:
+        return Invariance().invariant(domain)  # hoisting computes it once
     if not (isinstance(domain, Call) and domain.func == Name("range") and len(domain.args) == 1):
         return False
     count = domain.args[0]
     return (
         isinstance(count, Const) and type(count.value) is int and count.value <= TABULATED_CONSTANTS
     )
-
-
-def _first_use(aliases: dict, guard: list[ir.Stmt], loops: list) -> dict[Hoisted, int]:
-    """For each hoisted alias, the first loop whose setup, domain or test needs it (-1: the guard)."""
-    depth = {alias: len(loops) for alias in aliases.values()}
-    parts = [(-1, _read(guard))]
-    for number, (setup, _, domain, where, _) in enumerate(loops):
-        stmts = setup + ([where] if where else [])
-        parts.append((number, set(walk(domain)) | _read(stmts)))
-    for number, read in parts:
-        for alias in read:
-            if alias in depth:
-                depth[alias] = min(depth[alias], number)
-    # A value used to compute another one is needed where that one is.
-    by_alias = {alias: code for code, alias in aliases.items()}
-    for alias in reversed(list(by_alias)):
-        for used in walk(by_alias[alias]):
-            if used in depth:
-                depth[used] = min(depth[used], depth[alias])
-    return depth
-
-
-def _at_depth(aliases: dict, depths: dict[Hoisted, int], depth: int) -> dict:
-    """The aliases first needed at one loop depth, in the order they were registered."""
-    return {code: alias for code, alias in aliases.items() if depths[alias] == depth}
-
-
-def _lazy_marker(group: dict) -> Hoisted:
-    """The alias whose being unset tells a lazily computed group has not run yet (its last)."""
-    return list(group.values())[-1]
-
-
-def _lazy_block(aliases: dict, name: str) -> list[ir.Stmt]:
-    """Hoisted values needed first inside a loop: computed the first time it gets there.
-
-    If one fails, what was listed so far is dropped and the plain enumeration runs instead.
-    """
-    if not aliases:
-        return []
-    fallback = [
-        ir.Delete(X(Index(OUT, Slice(LISTED, None)))),
-        ir.Return(X(_plain_listing(name))),
-    ]
-    assigns: list[ir.Stmt] = [ir.Assign(X(alias), X(code)) for code, alias in aliases.items()]
-    marker = _lazy_marker(aliases)
-    return [ir.If([ir.Branch(X(BinOp(marker, "is", UNSET)), [ir.Try(assigns, fallback)])])]
-
-
-def _plain_listing(name: str) -> Call:
-    """The call of an action's plain listing, which an optimised one falls back to."""
-    return Call(Name(f"A_{name}_legal_plain"), (S, ME, OUT))
 
 
 def walk_table(
@@ -563,29 +473,3 @@ def walk_table(
 def _charged(code: Expr) -> bool:
     """True for a walk charged to the step budget as a whole (`_l.each(…)`)."""
     return isinstance(code, Call) and code.func == Helper("_l", "each")
-
-
-def used_aliases(aliases: dict, body: list[ir.Stmt]) -> dict:
-    """The hoisted reads (node -> alias) that `body`, or a used read, refers to.
-
-    A read is registered as soon as its node is built, also when an enclosing
-    expression is then hoisted as a whole; those inner aliases are never read.
-    """
-    used: set[Hoisted] = set()
-    pending = [code.node for code in ir.expressions(body)]
-    by_alias = {alias: code for code, alias in aliases.items()}
-    while pending:
-        for alias in walk(pending.pop()):
-            if alias not in used and alias in by_alias:
-                used.add(alias)
-                pending.append(by_alias[alias])
-    return {code: alias for code, alias in aliases.items() if alias in used}
-
-
-def _alias_block(aliases: dict, name: str) -> list[ir.Stmt]:
-    """Hoisted reads bound once, falling back to the plain enumeration if one fails."""
-    if not aliases:
-        return []
-    fallback = ir.Return(X(_plain_listing(name)))
-    assigns: list[ir.Stmt] = [ir.Assign(X(alias), X(code)) for code, alias in aliases.items()]
-    return [ir.Try(assigns, [fallback])]

@@ -2,7 +2,7 @@
 
 A menu (`choose by p { a, b, c }`) lists each offered action's legal arguments in turn, at one
 position, for one player. Each listing computes once what depends on no parameter (hoisting,
-compiler/lower.py); when two listings of a menu hoist the same costly value (the subsets of
+compiler/hoist.py); when two listings of a menu hoist the same costly value (the subsets of
 the player's tokens, say), the menu passes them a dict in which the first one leaves
 the value for the others. The value is the same (same position, same player, and listings
 only read the state); only its charge to the step budget is made once, by the first listing,

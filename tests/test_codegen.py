@@ -6,6 +6,7 @@ import ast as pyast
 import functools
 import hashlib
 import os
+import re
 import subprocess
 import sys
 
@@ -20,7 +21,6 @@ from compiler.expr import (
     Comp,
     Const,
     For,
-    Hoisted,
     Index,
     Local,
     Name,
@@ -203,7 +203,8 @@ def test_min_and_max_of_two_cheap_numbers_are_written_as_conditionals():
     # (`max(0, r.length - me.hand[c])..min(me.hand[locomotive], r.length - 1)`) compares.
     listing = generate_python(TTR).split("def A_claim_route_legal(")[1].split("\ndef ")[0]
     assert "max(0" not in listing and "min(" not in listing
-    assert "if (_a0 - 1) < _h6[E_Card__locomotive] else" in listing  # _a0: the route's length
+    # _a0: the route's length; the listing reads `me.hand[locomotive]` once (compiler/hoist.py)
+    assert re.search(r"if \(_a0 - 1\) < _h\d+ else", listing)
 
 
 _LENGTH = Index(Table("route", "length"), Local("v_r"))
@@ -217,7 +218,7 @@ _FIVE = BinOp(
     ("code", "cheap"),
     [
         (Const(0), True),
-        (Paren(BinOp(_LENGTH, "-", Index(Hoisted(6), Local("v_c")))), True),
+        (Paren(BinOp(_LENGTH, "-", Index(Name("hand"), Local("v_c")))), True),
         (Unary("-", Index(StateField("p_money"), ME)), True),
         (Call(Name("f_cost__0"), (S, Local("v_r"))), False),  # evaluated twice, it would cost twice
         (call("sum", _SUM), False),
@@ -227,6 +228,11 @@ _FIVE = BinOp(
 )
 def test_only_cheap_pure_operands_are_evaluated_twice(code, cheap):
     assert cheap_and_pure(code) is cheap
+
+
+def test_in_a_listing_a_field_read_counts_as_the_local_hoisting_makes_of_it():
+    code = Paren(BinOp(_LENGTH, "-", Index(Index(StateField("p_hand"), ME), Local("v_c"))))
+    assert not cheap_and_pure(code) and cheap_and_pure(code, fields_once=True)
 
 
 @pytest.mark.parametrize(("index", "error"), [(1, None), (-1, None), (3, "out of range")])

@@ -84,13 +84,15 @@ def test_state_layout_and_named_values(module):
     assert module.named_values == [("E_Color__red", 0), ("E_Color__blue", 1)]
 
 
-def test_the_hoisting_step_binds_state_reads_once(tmp_path):
+def test_the_hoisting_stage_binds_state_reads_once(tmp_path):
     (tmp_path / "rules.metro").write_text(
         'game "Hoist" {\n  players 2..2\n  state { limit: int public = 2 }\n'
         "  action take(n: 0..5 where n * limit < 7) { limit = n }\n"
         "  flow { choose by seat(1) { take } }\n}\n"
     )
-    (action,) = compile_game(str(tmp_path), stop_after="lower").module.actions
+    (lowered,) = compile_game(str(tmp_path), stop_after="lower").module.actions
+    assert lowered.legal.body[0].body[0].branches[0].cond.code == "not ((v_n * S.g_limit) < 7)"
+    (action,) = compile_game(str(tmp_path), stop_after="hoist_listings").module.actions
     hoisted, loop = action.legal.body
     assert isinstance(hoisted, ir.Try)
     assert [(a.target.code, a.value.code) for a in hoisted.body] == [("_h0", "S.g_limit")]
@@ -99,15 +101,18 @@ def test_the_hoisting_step_binds_state_reads_once(tmp_path):
     assert kinds(action.legal_plain.body) == ["For"]  # the plain version reads the state itself
 
 
-def test_hoisting_keeps_only_the_reads_the_enumeration_uses(tmp_path):
+def test_hoisting_computes_a_value_once_as_a_whole(tmp_path):
     (tmp_path / "rules.metro").write_text(
         'game "Hoist" {\n  players 2..2\n  state { limit: int public = 2 }\n'
         "  function twice(x: int) -> int = x * 2\n"
         "  action take(n: 0..5 where n * twice(limit) < 7) { limit = n }\n"
         "  flow { choose by seat(1) { take } }\n}\n"
     )
-    # The hoisted call is inlined by the stage after lowering.
-    (action,) = compile_game(str(tmp_path), stop_after="inline_functions").module.actions
+    # Calls are inlined, then the listing's invariant values hoisted, by stages after lowering.
+    (action,) = compile_game(str(tmp_path), stop_after="hoist_listings").module.actions
     hoisted = action.legal.body[0]
-    # `limit` alone was registered while generating the call, which is then hoisted whole.
-    assert [(a.target.code, a.value.bare()) for a in hoisted.body] == [("_h1", "S.g_limit * 2")]
+    # The inlined call is computed once, from `limit` read once (for other values to share).
+    assert [(a.target.code, a.value.bare()) for a in hoisted.body] == [
+        ("_h0", "S.g_limit"),
+        ("_h1", "_h0 * 2"),
+    ]

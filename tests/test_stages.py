@@ -14,7 +14,18 @@ import pytest
 
 from compiler import compile_game, ir
 from compiler.driver import OPTIMISATIONS, STAGES
-from compiler.expr import BinOp, Comp, Cond, Const, For, Local, Paren, substitute_free
+from compiler.expr import (
+    BinOp,
+    Comp,
+    Cond,
+    Const,
+    For,
+    Hoisted,
+    Local,
+    Paren,
+    substitute_free,
+    walk,
+)
 from compiler.ir_text import ir_text
 from runtime.machine import Game, compile_module, run_module
 from tests.conftest import ROOT
@@ -180,3 +191,65 @@ def test_the_unrolled_scenarios_compile_without_warnings():
         warnings.simplefilter("error")  # `0 is None` would be a SyntaxWarning
         for text in (ctx.python, ctx.scenarios_python):
             compile(text, "tokyo_metro+drinks", "exec")
+
+
+def test_hoisting_is_an_optimisation_stage_after_inlining_and_unrolling():
+    names = [name for name, _ in STAGES]
+    assert "hoist_listings" in OPTIMISATIONS
+    assert names.index("hoist_listings") == names.index("unroll_aggregates") + 1
+    assert names.index("bind_attributes") == names.index("hoist_listings") + 1
+
+
+def _aliases(module: ir.Module) -> set[Hoisted]:
+    """Every alias the listings of a module read."""
+    listings = [f for a in module.actions for f in (a.legal, a.legal_plain)]
+    listings += [f for s in module.sites for f in (s.legal, s.legal_plain) if f is not None]
+    return {
+        node
+        for function in listings
+        for code in ir.expressions(function.body)
+        if code.node is not None
+        for node in walk(code.node)
+        if isinstance(node, Hoisted)
+    }
+
+
+def test_lowering_hoists_nothing_the_hoisting_stage_does():
+    assert not _aliases(compile_game(GAME, stop_after="lower").module)
+    assert _aliases(compile_game(GAME, stop_after="hoist_listings").module)
+
+
+def test_the_hoisting_stage_alone_plays_as_the_module_without_optimisations():
+    plain_source, plain = _game(tuple(sorted(OPTIMISATIONS)))
+    source, hoisted = _game(tuple(sorted(OPTIMISATIONS - {"hoist_listings"})))
+    assert "_h0 = " in source and "_h0" not in plain_source
+    assert sum(_same_play(plain, hoisted, 2, seed) for seed in range(4)) > 50
+
+
+HOISTED = """game "Hoist" {
+  players 2..2
+  state { limit: int public = 2  items: list of int public = [1, 2, 3] }
+  action take(
+    a: 0..5 where a != limit,
+    b: 0..5 where b < size([x for x in items where x > a]) and b < size([y for y in items where y > limit])
+  ) { limit = a }
+  flow { choose by seat(1) { take } }
+}
+"""
+
+
+def test_a_value_that_reads_a_loop_value_is_not_hoisted_one_that_reads_none_is(tmp_path):
+    (tmp_path / "rules.metro").write_text(HOISTED)
+    (action,) = compile_game(str(tmp_path), stop_after="hoist_listings").module.actions
+    computed = {
+        stmt.value.code
+        for stmt in ir.statements(action.legal.body)
+        if isinstance(stmt, ir.Assign) and isinstance(stmt.target.node, Hoisted)
+    }
+    # `limit`, and the `y` that `limit` alone decides, are computed once
+    assert "S.g_limit" in computed
+    assert any(code.startswith("[v_y for v_y in") for code in computed)
+    # the `x` that each `a` decides is computed for each `a`, reading `items` computed once
+    assert not any("v_x" in code for code in computed) and "S.g_items" in computed
+    test = action.legal.body[-1].body[-1].body[0].branches[0].cond.code
+    assert "[v_x for v_x in _l.each(S, _h1, " in test and "(v_x > v_a)" in test
