@@ -268,20 +268,31 @@ def substitute(node: Expr, replace: dict[Expr, Expr]) -> Expr:
     """`node` with every subtree that is a key of `replace` replaced by its value."""
     if node in replace:
         return replace[node]
+    return with_fields(node, lambda _, value: substitute(value, replace))
+
+
+def with_fields(node: Expr, change, first: str | None = None) -> Expr:
+    """`node` with `change(field name, subexpression)` applied to each subexpression of its
+    fields (a tuple's one by one), the field `first` first; `node` itself if none changed."""
     changed = {}
-    for f in fields(node):
-        value = getattr(node, f.name)
+    names = _field_names(type(node))
+    if first is not None:  # the order matters to a change that records what it meets
+        names = (first, *(name for name in names if name != first))
+    for name in names:
+        value = getattr(node, name)
         if isinstance(value, Expr):
-            new = substitute(value, replace)
+            new = change(name, value)
         elif isinstance(value, tuple):
-            new = tuple(substitute(v, replace) if isinstance(v, Expr) else v for v in value)
+            new = tuple(change(name, v) if isinstance(v, Expr) else v for v in value)
         else:
             continue
         if new != value:
-            changed[f.name] = new
+            changed[name] = new
     if not changed:
         return node
-    return type(node)(**{f.name: changed.get(f.name, getattr(node, f.name)) for f in fields(node)})
+    return type(node)(
+        *(changed.get(name, getattr(node, name)) for name in _field_names(type(node)))
+    )
 
 
 def substitute_free(node: Expr, replace: dict[Local, Expr], rename=None) -> Expr:

@@ -13,7 +13,7 @@ exactly the plain one.
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from enum import Enum
 
 from compiler import ir
@@ -33,6 +33,7 @@ from compiler.expr import (
     S,
     Slice,
     walk,
+    with_fields,
 )
 from compiler.invariance import OUT, Invariance, computed, costly, field_read
 from compiler.printer import ir_expr
@@ -131,25 +132,10 @@ class Hoister:
         """`node` with its subexpressions rewritten."""
         if isinstance(node, Comp):
             return self._comp(node, runs)
-        changed = {}
-        parts = fields(node)
-        if isinstance(node, Cond):  # its test runs first: what the test computes, a branch reads
-            parts = sorted(parts, key=lambda f: f.name != "cond")
-        for f in parts:
-            value = getattr(node, f.name)
-            part = _branch(node, f.name, runs)
-            if isinstance(value, Expr):
-                new = self.expr(value, part)
-            elif isinstance(value, tuple):
-                new = tuple(self.expr(v, part) if isinstance(v, Expr) else v for v in value)
-            else:
-                continue
-            if new != value:
-                changed[f.name] = new
-        if not changed:
-            return node
-        return type(node)(
-            **{f.name: changed.get(f.name, getattr(node, f.name)) for f in fields(node)}
+        # A conditional's test runs first: what the test computes, a branch reads.
+        first = "cond" if isinstance(node, Cond) else None
+        return with_fields(
+            node, lambda name, value: self.expr(value, _branch(node, name, runs)), first
         )
 
     def _comp(self, node: Comp, runs: Runs) -> Comp:
