@@ -64,9 +64,10 @@ class LabelScope:
         self._iters = 0
 
 
-# `at` below is where a charge is made: (file, line, column) of the construct, one tuple in
-# generated code (compiler/lower_exprs.py `spot`), so it costs a call one argument; the file is
-# the path the module binds to its table's entry (`source_paths`).
+# `at` below is where a charge is made: (file, line, column) of the construct, a constant the
+# generated module binds once (`_L0_49_52`, compiler/sources.py `location_name`), so it costs a
+# call one global read; the file is the path the module binds to its table's entry
+# (`source_paths`).
 Spot = tuple[str, int, int]
 
 
