@@ -18,25 +18,16 @@ from compiler.expr import (
     Attr,
     BinOp,
     Call,
-    Cond,
     Const,
     Display,
     Expr,
-    FrameLocal,
     Helper,
     Index,
-    Local,
     Name,
-    Operand,
-    Paren,
     S,
-    StateField,
-    Table,
-    Unary,
     call,
     helper,
 )
-from compiler.invariance import field_read
 from compiler.literals import ident
 from compiler.types import (
     ANY,
@@ -244,61 +235,15 @@ def emit_size(gen, node, args, env) -> Expr:
 
 
 def emit_extreme(runtime_name: str) -> Callable:
-    """min/max: of two numbers a conditional (or Python's), the runtime's of a collection."""
+    """min/max: of two values Python's (the stage unroll_aggregates may write it out), the
+    runtime's of a collection."""
 
     def emit(gen, node, args, env) -> Expr:
         if len(args) == 2:
-            first, second = args
-            once = env.listing  # the hoisting stage reads the state's fields once there
-            if cheap_and_pure(first, once) and cheap_and_pure(second, once):
-                # Both are evaluated twice, still faster than a builtin call (three times in
-                # a guard's range bounds), with Python's result: the first unless the second
-                # is strictly beyond it.
-                beyond = ">" if node.func == "max" else "<"
-                return Paren(Cond(second, BinOp(second, beyond, first), first))
-            return call(node.func, first, second)
+            return call(node.func, *args)
         return helper("_l", runtime_name, gen.items(node.args[0], env))
 
     return emit
-
-
-CHEAP_OPERANDS = 8  # names, constants, items, fields and operations in one cheap expression
-
-
-def cheap_and_pure(code: Expr, fields_once: bool = False) -> bool:
-    """True if `code` only reads names, items and fields, adds and subtracts (a few of them);
-    with `fields_once`, a read of a global or of `me`'s field counts as one name."""
-    operands = _cheap_operands(code, fields_once)
-    return operands is not None and operands <= CHEAP_OPERANDS
-
-
-def _cheap_operands(code: Expr, fields_once: bool) -> int | None:
-    """The operands of `code` as Python counts them (a field read is two), None if not cheap."""
-    if isinstance(code, Paren | Operand):
-        return _cheap_operands(code.inner, fields_once)
-    if isinstance(code, Name | Local | Table) or (fields_once and field_read(code)):
-        return 1
-    if isinstance(code, StateField):
-        return 2  # `S.x`: the attribute and the name
-    if isinstance(code, FrameLocal):
-        return 3  # `L['x']`: the item, the name and the key
-    if isinstance(code, Const):
-        if type(code.value) is int and code.value < 0:
-            return 2  # `-1` is a negation of a constant
-        return 1 if code.value is None or isinstance(code.value, bool | int | str) else None
-    parts: tuple[Expr, ...] | None = None
-    if isinstance(code, Attr):
-        parts = (code.obj,)
-    elif isinstance(code, Index):
-        parts = (code.obj, code.index)
-    elif isinstance(code, BinOp) and code.op in ("+", "-"):
-        parts = (code.left, code.right)
-    elif isinstance(code, Unary) and code.op == "-":
-        parts = (code.operand,)
-    if parts is None:
-        return None
-    counts = [_cheap_operands(part, fields_once) for part in parts]
-    return None if None in counts else 1 + sum(counts)
 
 
 def emit_count(gen, node, args, env) -> Expr:

@@ -24,6 +24,7 @@ from compiler.program import Program
 from compiler.resolve import DISK, SourceFiles, resolve
 from compiler.shared_listings import share_listings
 from compiler.sizes import Sizes
+from compiler.tabulate import tabulate_listings
 from compiler.unroll_aggregates import unroll_aggregates
 from dsl.diagnostics import TOO_DEEP, CompileError, Diagnostics
 from dsl.memory import paused_gc
@@ -109,6 +110,11 @@ def stage_inline_functions(ctx: CompileContext) -> None:
     inline_functions(ctx.module)
 
 
+def stage_tabulate_listings(ctx: CompileContext) -> None:
+    """An action listing's aggregate over one parameter is computed once per value (an optimisation)."""
+    tabulate_listings(ctx.module)
+
+
 def stage_unroll_aggregates(ctx: CompileContext) -> None:
     """An aggregate over a few constant values is written out value by value (an optimisation)."""
     unroll_aggregates(ctx.module)
@@ -185,6 +191,7 @@ STAGES: list[tuple[str, Callable[[CompileContext], None]]] = [
     ("weigh_steps", stage_weigh_steps),
     ("lower", stage_lower),
     ("inline_functions", stage_inline_functions),
+    ("tabulate_listings", stage_tabulate_listings),
     ("unroll_aggregates", stage_unroll_aggregates),
     ("hoist_listings", stage_hoist_listings),
     ("bind_attributes", stage_bind_attributes),
@@ -196,6 +203,7 @@ STAGES: list[tuple[str, Callable[[CompileContext], None]]] = [
 OPTIMISATIONS = frozenset(
     {
         "inline_functions",
+        "tabulate_listings",
         "unroll_aggregates",
         "hoist_listings",
         "bind_attributes",

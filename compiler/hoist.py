@@ -36,6 +36,7 @@ from compiler.expr import (
     with_fields,
 )
 from compiler.invariance import OUT, Invariance, computed, costly, field_read
+from compiler.listing_shape import Loop, listing_loops
 from compiler.printer import ir_expr
 
 X = ir_expr
@@ -163,40 +164,6 @@ def _branch(node: Expr, part: str, runs: Runs) -> Runs:
     if isinstance(node, BinOp) and node.op in ("and", "or") and part == "right":
         return Runs.MAYBE
     return runs
-
-
-@dataclass
-class Loop:
-    """One loop of an action's listing: the statements before it, and its test (if any)."""
-
-    setup: list[ir.Stmt]
-    loop: ir.For
-    test: ir.If | None
-
-
-def listing_loops(body: list[ir.Stmt]) -> tuple[list[ir.Stmt], list[Loop]]:
-    """An action listing's guard and its loops, outermost first (compiler/lower_listings.py
-    nests them: each loop's body is its test, then the next loop's setup and loop)."""
-    start = 0
-    while start < len(body) and _skips(body[start], ir.Return):
-        start += 1
-    guard, rest, loops = body[:start], body[start:], []
-    while True:
-        at = next((i for i, stmt in enumerate(rest) if isinstance(stmt, ir.For)), None)
-        if at is None:
-            return guard, loops
-        loop = rest[at]
-        test = loop.body[0] if loop.body and _skips(loop.body[0], ir.Continue) else None
-        loops.append(Loop(rest[:at], loop, test))
-        rest = loop.body[1 if test else 0 :]
-
-
-def _skips(stmt: ir.Stmt, kind: type) -> bool:
-    """True for `if not test: return` (a guard) or `if not test: continue` (a loop's test)."""
-    if not (isinstance(stmt, ir.If) and len(stmt.branches) == 1 and stmt.orelse is None):
-        return False
-    (skip,) = stmt.branches[0].body or [None]
-    return isinstance(skip, kind) and getattr(skip, "value", None) is None
 
 
 def place_in_loops(body: list[ir.Stmt], codes: dict[Expr, Hoisted], name: str) -> list[ir.Stmt]:

@@ -14,7 +14,7 @@ from dataclasses import replace
 
 from compiler import ir
 from compiler.checked import CheckedProgram
-from compiler.expr import Call, Expr, Local, Name, Paren, rebuilt, substitute_free
+from compiler.expr import Call, Const, Expr, Local, Name, Paren, rebuilt, substitute_free
 from compiler.printer import ir_expr
 from compiler.pyexpr import PyExpr
 from compiler.refs import FunctionRef
@@ -61,7 +61,7 @@ def inline_functions(module: ir.Module) -> None:
             args = sub.args[1:]  # after the state
             # The same call inlined twice reads the same: a later pass may compute it once.
             tag = tags.setdefault((sub.func.id, args), len(tags))
-            bound = dict(zip(params, (Paren(arg) for arg in args), strict=True))
+            bound = dict(zip(params, (_grouped(arg) for arg in args), strict=True))
             copy = substitute_free(body, bound, lambda local: Local(f"{local.id}_i{tag}"))
             return Paren(inlined(copy, depth + 1))
 
@@ -72,6 +72,12 @@ def inline_functions(module: ir.Module) -> None:
         return expr if node is expr.node else ir_expr(node)
 
     ir.rewrite_expressions(module, rewrite)
+
+
+def _grouped(arg: Expr) -> Expr:
+    """An argument as the body reads it: in parentheses unless it is one name or constant (so
+    `p.hand` of `me` is `S.p_hand[me]`, as if written so, which later stages recognise)."""
+    return arg if isinstance(arg, Name | Local | Const) else Paren(arg)
 
 
 def _one_expression(function: ir.Function) -> bool:

@@ -381,8 +381,9 @@ def rewrite_nested(stmt: Stmt, rewrite) -> None:
                     item.body = rewrite(item.body)
 
 
-def rewrite_expressions(module: Module, rewrite) -> None:
-    """Replace, in place, every expression of `module` that has a node by `rewrite(expression)`."""
+def rewrite_expressions(holder, rewrite) -> None:
+    """Replace, in place, every expression that has a node by `rewrite(expression)`, in `holder`
+    (a module, a function, a list of statements)."""
     seen: set[int] = set()  # a function reached twice (a site's listing is an action's) once
 
     def visit(value):
@@ -399,7 +400,7 @@ def rewrite_expressions(module: Module, rewrite) -> None:
                     setattr(value, f.name, visit(getattr(value, f.name)))
         return value
 
-    visit(module)
+    visit(holder)
 
 
 # What holds the module's expressions (a guard table or an index holds none).

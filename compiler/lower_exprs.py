@@ -48,7 +48,7 @@ from compiler.expr import (
     helper,
     unparen,
 )
-from compiler.inline_functions import MAX_DEPTH, inlinable
+from compiler.inline_functions import inlinable
 from compiler.literals import ident
 from compiler.printer import ir_expr
 from compiler.program import Program
@@ -101,33 +101,12 @@ class ClauseTables(Protocol):
 
 
 @dataclass
-class Tabulation:
-    """In a listing: parameters whose values are computed once per listing, and the aggregates
-    over one of them computed once per value (not once per combination of arguments)."""
-
-    values: dict[Expr, object] = field(default_factory=dict)  # a parameter's local -> its domain
-    # a parameter's local -> {an aggregate: the loop's name for its value}
-    tables: dict[Expr, dict[Expr, Local]] = field(default_factory=dict)
-    named: int = 0  # names given so far
-
-    def element(self, var: Expr, code: Expr) -> Local:
-        """The name the loop over `var` gives `code`'s value."""
-        names = self.tables.setdefault(var, {})
-        if code not in names:
-            names[code] = Local(f"_e{self.named}")
-            self.named += 1
-        return names[code]
-
-
-@dataclass
 class Env:
     """The context of the code being generated: how locals are reached, and where we are.
 
     `within` is the (function/procedure, version) being generated, for `super(...)`. `listing`
     marks an optimised listing, whose invariant values the stage `hoist_listings` computes once
-    (compiler/hoist.py): there a test may be rewritten to pay off once they are; `tabulation`,
-    in an action's optimised listing, collects the aggregates computed once per value of a
-    parameter.
+    (compiler/hoist.py): there a test may be rewritten to pay off once they are.
     """
 
     frame: bool
@@ -135,7 +114,6 @@ class Env:
     tag: str = ""
     within: tuple[str, int] = ("", 0)
     listing: bool = False
-    tabulation: Tabulation | None = None
 
     def local(self, name: str) -> Expr:
         """The expression reading local `name`."""
@@ -180,8 +158,6 @@ class ExprLowerer(StrictVisitor):
         # Enums some of whose values read other than their names (`red "bright red"`).
         self.enum_words: set[str] = set()
         # Actions and choices with a declared label (their arguments' descriptors carry it).
-        self.inline_tags: dict[tuple, str] = {}  # (function, arguments' code) -> its locals' tag
-        self.inline_depth = 0  # calls being inlined inside one another in a listing
         self.labels = {n for n, v in self.p.actions.items() if v.active.label is not None}
         self.labels |= set(cp.choice_labels)
 
@@ -456,12 +432,6 @@ class ExprLowerer(StrictVisitor):
         return True
 
     def visit_ListComp(self, node, env):
-        var = self.tabulable(node, env)
-        if var is not None:
-            return env.tabulation.element(var, self._list_comp(node, env))
-        return self._list_comp(node, env)
-
-    def _list_comp(self, node, env):
         clauses, inner = self.comp(node.elem, node.fors, env)
         return Comp("list", self.expr(node.elem, inner), clauses)
 
@@ -469,18 +439,6 @@ class ExprLowerer(StrictVisitor):
         """True if an expression reads only the state and `me` (so a read-only loop may compute it
         once), and the locals in `also`."""
         return self._free_locals(node, env, also) == set()
-
-    def tabulable(self, node: ast.Expr, env: Env) -> str | None:
-        """The one listing parameter an aggregate reads besides the state and `me`, if that
-        parameter's values are computed once per listing (so the aggregate can be too)."""
-        tabulation = env.tabulation
-        if tabulation is None or not tabulation.values:
-            return None
-        read = self._free_locals(node, env)
-        if read is None or len(read) != 1:
-            return None
-        (local,) = read
-        return local if local in tabulation.values else None
 
     def _free_locals(self, node: ast.Expr, env: Env, also=frozenset()) -> set[Expr] | None:
         """The Python locals an expression reads besides `me` and the names bound inside it (or
@@ -508,12 +466,6 @@ class ExprLowerer(StrictVisitor):
         found = self._found_in_any(node, env)
         if found is not None:
             return found
-        var = self.tabulable(node, env)
-        if var is not None:
-            return env.tabulation.element(var, self._gen_call(node, env))
-        return self._gen_call(node, env)
-
-    def _gen_call(self, node: ast.GenCall, env: Env) -> Expr:
         clauses, inner = self.comp(node.elem, node.fors, env)
         elem = self.expr(node.elem, inner)
         func = node.func
@@ -620,45 +572,15 @@ class ExprLowerer(StrictVisitor):
     def visit_Call(self, node: ast.Call, env: Env) -> Expr:
         ref = self.cp.ref(node)
         args = [self.expr(a, env) for a in node.args]
-        inline = False
-        if isinstance(ref, FunctionRef):
-            decl = inlinable(self.cp, self.costs, node)
-            if decl is not None and env.listing:
-                # In an optimised listing tabulation (still part of lowering) must see the body,
-                # to compute its aggregates once per value: inlined here. Elsewhere the call is
-                # marked and the stage inline_functions puts the body in.
-                inlined = self.inline(decl, args, env)
-                if inlined is not None:
-                    return inlined
-            inline = decl is not None and not env.listing
         if isinstance(ref, FunctionRef | ProcedureRef):
             pyname, waits = self.callable_name(node.func)
             if waits:
                 raise AssertionError("waiting calls are lowered as statements")
-            code = Call(Name(pyname), (S, *args), inline)
-            var = self.tabulable(node, env) if isinstance(ref, FunctionRef) else None
-            return code if var is None else env.tabulation.element(var, code)
+            inline = (
+                isinstance(ref, FunctionRef) and inlinable(self.cp, self.costs, node) is not None
+            )
+            return Call(Name(pyname), (S, *args), inline)
         return self.builtin(node, args, env)
-
-    def inline(self, decl: ast.FunctionDecl, args: list[Expr], env: Env) -> Expr | None:
-        """In a listing, the body of an inlinable function with its arguments substituted (None
-        past MAX_DEPTH calls inlined inside one another)."""
-        if self.inline_depth > MAX_DEPTH:
-            return None
-        name = decl.name
-        number = self.fresh()  # taken even when the tag is reused: later names stay as they were
-        # The same call inlined twice reads the same, so hoisting computes it once.
-        tag = self.inline_tags.setdefault((name, tuple(args)), f"_{number}")
-        inner = Env(
-            frame=False, tag=tag, within=env.within, listing=True, tabulation=env.tabulation
-        )
-        for param, code in zip(decl.params, args, strict=True):
-            inner = inner.bind(param.name, Paren(code))
-        self.inline_depth += 1
-        try:
-            return Paren(self.expr(decl.expr, inner))
-        finally:
-            self.inline_depth -= 1
 
     def builtin(self, node: ast.Call, args: list[Expr], env: Env) -> Expr:
         """Code for a library call, as its entry in compiler/builtins.py writes it."""

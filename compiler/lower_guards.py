@@ -250,7 +250,7 @@ class GuardTables:
         return self.gen.expr(key.node, self.scope_env(key.scope, env))
 
     def scope_env(self, scope: Scope | None, env: Env) -> Env:
-        """The env in which an inlined function's body reads its arguments (as `ExprLowerer.inline`)."""
+        """The env in which an inlined function's body reads its arguments (as the stage inline_functions puts a body in)."""
         if scope is None:
             return env
         gen = self.gen
@@ -259,7 +259,6 @@ class GuardTables:
             tag=f"_{gen.fresh()}",
             within=env.within,
             listing=env.listing,
-            tabulation=env.tabulation,
         )
         for name, arg, outer in scope.bindings:
             inner = inner.bind(name, Paren(gen.expr(arg, self.scope_env(outer, env))))

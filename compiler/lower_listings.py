@@ -1,10 +1,10 @@
 """An action's listings: the enumerations of its legal arguments, plain and optimised, and why
 an argument tuple is refused.
 
-The optimised listing walks the tables of values a guard's fixed part lets through and
-tabulates aggregates per value; the stages after lowering compute once what depends on no
-parameter (compiler/hoist.py) and read a loop value's fixed attributes once
-(compiler/loop_bindings.py).
+The optimised listing walks the tables of values a guard's fixed part lets through; the stages
+after lowering compute aggregates over one parameter once per value (compiler/tabulate.py),
+compute once what depends on no parameter (compiler/hoist.py) and read a loop value's fixed
+attributes once (compiler/loop_bindings.py).
 """
 
 from __future__ import annotations
@@ -18,14 +18,11 @@ from compiler.expr import (
     Attr,
     BinOp,
     Call,
-    Comp,
     Const,
     Display,
     Expr,
-    For,
     Format,
     Helper,
-    If,
     Index,
     Local,
     Name,
@@ -34,12 +31,11 @@ from compiler.expr import (
     StateField,
     call,
     helper,
-    walk,
 )
 from compiler.guards import StaticParam
-from compiler.invariance import OUT, SUBSETS, Invariance
+from compiler.invariance import OUT
 from compiler.literals import ident
-from compiler.lower_exprs import Env, ExprLowerer, Tabulation, source_text, spot
+from compiler.lower_exprs import Env, ExprLowerer, source_text, spot
 from compiler.lower_guards import static_param
 from compiler.lower_stmts import (
     LoweringContext,
@@ -247,14 +243,14 @@ def legal_function(
 ) -> ir.Function:
     """The enumeration of an action's legal arguments (taken from the table `built`, if any).
 
-    The `optimised` one walks guard tables, looks its actions up in a memo and tabulates
-    aggregates per value; the stage `hoist_listings` then computes its invariant values once,
-    falling back to the plain one (`A_<name>_legal_plain`) if one fails.
+    The `optimised` one walks guard tables and looks its actions up in a memo; the stages
+    `tabulate_listings` and `hoist_listings` then compute its aggregates over one parameter
+    once per value and its invariant values once, falling back to the plain one
+    (`A_<name>_legal_plain`) if one fails.
     """
     gen = ctx.gen
     types = [gen.cp.signatures[name].params[i][1] for i in range(len(decl.params))]
-    tabulation = Tabulation() if optimised else None
-    env = Env(frame=False, within=within, listing=optimised, tabulation=tabulation)
+    env = Env(frame=False, within=within, listing=optimised)
     env = env.bind("me", ME)
     guard: list[ir.Stmt] = []
     if decl.when is not None:
@@ -264,7 +260,6 @@ def legal_function(
     # because this is the hot path: one listing walks at most MAX_DOMAIN more values.
     combinations, free, counted = 1, True, False
     loops: list[tuple[list[ir.Stmt], Expr, Expr, ir.Stmt | None, object]] = []
-    tests: list[Expr | None] = []  # each loop's test (its `where`)
     static: list[StaticParam] = []  # earlier parameters with fixed domains (table dimensions)
     for i, param in enumerate(decl.params):
         env = env.bind(param.name)
@@ -277,8 +272,6 @@ def legal_function(
         weighed = gen.costs.weight(param.domain) > STEP_BUDGET // MAX_DOMAIN
         charge = gen.charge_args(param.domain, param.span)
         local = env.local(param.name)
-        if tabulation is not None and _once_per_listing(domain):
-            tabulation.values[local] = domain  # its values are computed once per listing
         where_code = gen.expr(param.where, env) if param.where is not None else None
         table = None
         if optimised:  # the listing walks a table of the values the guard's fixed part lets through
@@ -286,8 +279,6 @@ def legal_function(
             loop_vars = {p.name for p in decl.params[: i + 1]}
             plan = tables.plan(param.name, param.domain, param.where, static, loop_vars)
             if plan.table is not None or plan.walk is not None:
-                tabulation.values.pop(local, None)
-                tabulation.tables.pop(local, None)
                 with gen.numbered_apart("t"):
                     table = tables.lookup(plan, name, param.name, env)
                     where_code = tables.residual(plan, env)
@@ -333,7 +324,6 @@ def legal_function(
         if where_code is not None:
             where = skip_unless(where_code, ir.Continue(), param.where.span)
         loops.append((setup, local, domain, where, param.span))
-        tests.append(where_code)
     args = Display("tuple", tuple(env.local(p.name) for p in decl.params))
     action = (Const(rank), Const(name), args, descs)
     append = ir.Eval(X(Call(OUT_APPEND, (Call(Name("_A"), (Paren(Display("bare", action)),)),))))
@@ -345,19 +335,10 @@ def legal_function(
     elif optimised:
         append = append_action(ctx, rank, name, args, descs)
     count = [ir.Assign(X(COUNT), X(Const(0)))] if counted else []
-    if not optimised:
-        return ir.Function(
-            pyname, ["S", "me", "out"], guard + count + _nest(loops, append), decl.span
-        )
-    loops = _with_tables(loops, tests, env, guard + _nest(loops, append))
-    inner = [append]
-    for depth in reversed(range(len(loops))):
-        setup, var, domain, where, span = loops[depth]
-        elements = isinstance(types[depth], ElemT) and isinstance(var, Local)
-        test = [where] if where else []
-        loop = ir.For(X(var), X(domain), test + inner, span, len(test) if elements else None)
-        inner = setup + [loop]
-    return ir.Function(pyname, ["S", "me", "out"], guard + count + inner, decl.span)
+    # The optimised listing's loops over elements may read their fixed attributes once.
+    elements = [optimised and isinstance(t, ElemT) for t in types]
+    body = guard + count + _nest(loops, append, elements)
+    return ir.Function(pyname, ["S", "me", "out"], body, decl.span)
 
 
 def _charged_inline(
@@ -374,79 +355,21 @@ def _charged_inline(
     ]
 
 
-def _with_tables(loops: list, tests: list, env: Env, body: list[ir.Stmt]) -> list:
-    """The loops, each walking its values paired with the aggregates over them its tests read.
-
-    The pairs depend on no parameter: hoisting makes them once per listing, when the loop is
-    first reached (compiler/hoist.py). A loop whose test
-    reads none of the parameters before it keeps only the values that pass it (and computes
-    their aggregates only): the test is made once per value, not once per outer combination.
-    (Doing that for loops without aggregates too was measured: it gained nothing, as most
-    listings reach such a loop for one or two outer values.)
-    """
-    tabulation = env.tabulation
-    read = _read(body)
-    out = []
-    outer: list[Expr] = []  # the names earlier loops bind
-    for number, (setup, var, domain, where, span) in enumerate(loops):
-        tables = {
-            aggregate: element
-            for aggregate, element in tabulation.tables.get(var, {}).items()
-            if element in read
-        }
-        test = tests[number]
-        alone = test is not None and outer and not any(name in walk(test) for name in outer)
-        names = [var, *tables.values()]
-        if tables:
-            values = tabulation.values[var]
-            row = Display("bare", tuple(names))
-            aggregates = Paren(Display("bare", (var, *tables)))
-            pairs: Expr = Comp("list", aggregates, (For(var, values),))
-            if alone:
-                if any(element in walk(test) for element in tables.values()):
-                    pairs = Comp("list", Paren(row), (For(row, pairs), If(test)))
-                else:
-                    pairs = Comp("list", aggregates, (For(var, values), If(test)))
-                where = None
-            domain, var = pairs, row
-        outer += names
-        out.append((setup, var, domain, where, span))
-    return out
-
-
-def _read(stmts: list[ir.Stmt]) -> set[Expr]:
-    """Every expression node the statements' expressions hold (what they read, among others)."""
-    return {sub for code in ir.expressions(stmts) for sub in walk(code.node)}
-
-
-def _nest(loops: list, innermost: ir.Stmt) -> list[ir.Stmt]:
-    """The parameters' loops, one inside the other, around the innermost statement."""
+def _nest(loops: list, innermost: ir.Stmt, elements: list[bool]) -> list[ir.Stmt]:
+    """The parameters' loops, one inside the other, around the innermost statement (those
+    `elements` marks bind their elements' attributes after their tests, compiler/loop_bindings.py)."""
     inner: list[ir.Stmt] = [innermost]
-    for setup, var, domain, where, span in reversed(loops):
-        inner = setup + [ir.For(X(var), X(domain), ([where] if where else []) + inner, span)]
+    for depth in reversed(range(len(loops))):
+        setup, var, domain, where, span = loops[depth]
+        test = [where] if where else []
+        bind_from = len(test) if elements[depth] else None
+        inner = setup + [ir.For(X(var), X(domain), test + inner, span, bind_from)]
     return inner
 
 
-TABULATED_CONSTANTS = 16  # aggregates over at most this many values of a kind are tabulated
 OUT_APPEND = Attr(OUT, "append")
 COUNT = Local("_n")  # the values a listing has walked (the domain limit counts them)
 ARGS = Name("args")  # the argument values a why-not function is given
-
-
-def _once_per_listing(domain: Expr) -> bool:
-    """True if a parameter's values are computed once per listing, or fixed and few.
-
-    An aggregate over a fixed domain is worth tabulating when the domain is small: the table
-    takes every value's aggregate, and the loop may be reached for one outer value only.
-    """
-    if isinstance(domain, Call) and domain.func == SUBSETS:
-        return Invariance().invariant(domain)  # hoisting computes it once
-    if not (isinstance(domain, Call) and domain.func == Name("range") and len(domain.args) == 1):
-        return False
-    count = domain.args[0]
-    return (
-        isinstance(count, Const) and type(count.value) is int and count.value <= TABULATED_CONSTANTS
-    )
 
 
 def walk_table(

@@ -13,7 +13,6 @@ import sys
 import pytest
 
 from compiler import compile_game, generate_python
-from compiler.builtin_rules import cheap_and_pure
 from compiler.expr import (
     ME,
     BinOp,
@@ -31,6 +30,7 @@ from compiler.expr import (
     Unary,
     call,
 )
+from compiler.unroll_aggregates import cheap_and_pure
 from loader import cache, load_game
 from runtime.errors import IllegalAction, RuleError
 from tests.conftest import game_dirs
