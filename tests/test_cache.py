@@ -305,3 +305,18 @@ def test_simulating_a_cached_game_needs_no_front_end(tmp_path, cache_dir):
     )
     result = _in_child(code, {"METRO_CACHE_DIR": str(cache_dir)})
     assert result.stdout.strip().splitlines()[-1] == "[]", result.stdout + result.stderr
+
+
+def test_simulating_a_cached_game_with_one_job_makes_no_process_pool(tmp_path, cache_dir):
+    # One job needs no process pool: multiprocessing (its sockets, pickle) is imported when a
+    # pool is made, about 1 MiB resident a run does not need.
+    game = _game(tmp_path / "game", "G")
+    load_game(game)
+    code = (
+        "import sys\n"
+        "from metro.cli import main\n"
+        f"main(args=['simulate', {game!r}, '--players', '2', '--games', '2'], standalone_mode=False)\n"
+        "print(sorted(m for m in ('multiprocessing',) if m in sys.modules))\n"
+    )
+    result = _in_child(code, {"METRO_CACHE_DIR": str(cache_dir)})
+    assert result.stdout.strip().splitlines()[-1] == "[]", result.stdout + result.stderr

@@ -16,18 +16,17 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import (
-    FIRST_COMPLETED,
-    BrokenExecutor,
-    Executor,
-    Future,
-    ProcessPoolExecutor,
-    wait,
-)
+from concurrent.futures import FIRST_COMPLETED, BrokenExecutor, Executor, Future, wait
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from runtime.errors import MetroRuntimeError
+
+if TYPE_CHECKING:
+    # Imported where a pool is made: multiprocessing and its sockets, pickle and subprocess
+    # cost a run in this process memory (about 1 MiB resident) and time for nothing.
+    from concurrent.futures import ProcessPoolExecutor
 
 RETRIES = 3  # further tries of a task whose worker failed
 POOL_RESTARTS = 3  # fresh process pools a run may start after its workers were killed
@@ -124,6 +123,8 @@ def open_backend(
 def _pool_backend(jobs: int) -> Iterator[Backend]:
     # The platform's start method: fork on Linux (workers inherit what the parent loaded),
     # spawn or forkserver elsewhere (workers load the game from the code they are sent).
+    from concurrent.futures import ProcessPoolExecutor
+
     pools = [ProcessPoolExecutor(max_workers=jobs)]
 
     def renew() -> Executor:
