@@ -58,6 +58,32 @@ def test_version(runner):
     assert result.exit_code == 0 and "metro, version" in result.output
 
 
+def test_every_command_is_found_by_its_name():
+    import click
+
+    context = click.Context(main)
+    for name in main.list_commands(context):
+        command = main.get_command(context, name)
+        assert isinstance(command, click.Command) and command.name == name
+
+
+def test_a_command_imports_only_its_own_module():
+    # Each command's module is imported when it is asked for: simulate, none of the others'.
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from metro.cli import main\n"
+        "main(args=['simulate', '--help'], standalone_mode=False)\n"
+        "print(sorted(m for m in sys.modules if m.startswith('metro.cli.')))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
+    )
+    assert done.stdout.strip().splitlines()[-1] == "['metro.cli.options', 'metro.cli.runs']"
+
+
 def test_check_the_shipped_game(runner):
     result = runner.invoke(main, ["check", TTR])
     assert result.exit_code == 0, result.output
