@@ -8,11 +8,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from metro.analysis.compare import compare, configurations
-from metro.analysis.compare_view import print_comparison
-from metro.analysis.playthrough import transcript
 from metro.analysis.simulate import SimulationStats, simulate
-from metro.analysis.stats import ScipyMissing
 from metro.cli.options import (
     BOT_OPTION,
     BOTS_OPTION,
@@ -151,6 +147,8 @@ def playthrough_command(
     path: str, players, seed: str, bot, output, variants, expansions, map_path
 ) -> None:
     """Print (or write) the deterministic transcript of one seeded game, for golden-file tests."""
+    from metro.analysis.playthrough import transcript  # here: simulate needs none of it
+
     game, players = load_with_players(path, variants, expansions, map_path, players)
     text = transcript(game, players, seed_value(seed), chosen_bot(game, bot))
     if output is None:
@@ -241,6 +239,11 @@ def compare_command(
     configuration, and each configuration's differences from the base with 95% intervals and
     paired tests, in words.
     """
+    # Here, not at the top: simulate needs none of the statistics.
+    from metro.analysis.compare import compare, configurations
+    from metro.analysis.compare_view import print_comparison
+    from metro.analysis.stats import ScipyMissing
+
     if not variants and not expansions:
         raise click.UsageError("name at least one configuration: --variant NAME or --with NAME")
     try:
