@@ -30,7 +30,8 @@ def game_key(path: str, expansions=(), variants=(), map: str | None = None) -> t
     return game_file, cache.cache_key(game_file, [e for e in extra if e], options)
 
 
-SCENARIOS_PART = ".scenarios"  # the cache entry of a game's scenarios module: KEY.scenarios.py
+SCENARIOS_PART = ".scenarios"
+TEXT_KEY = "text:"  # what a game without a cache key is remembered by: its text's digest  # the cache entry of a game's scenarios module: KEY.scenarios.py
 
 
 def _generated(
@@ -67,7 +68,7 @@ def keyed_game_source(
     game_file, key = game_key(path, expansions, variants, map)
     key = key if use_cache else ""
     source = _generated(path, expansions, variants, map, key)[0]
-    memo = key or "text:" + hashlib.sha256(source.encode()).hexdigest()
+    memo = key or TEXT_KEY + hashlib.sha256(source.encode()).hexdigest()
     return source, f"<metro:{game_file}>", memo
 
 
@@ -92,13 +93,23 @@ def loaded(key: str) -> Game | None:
 
 
 def game_from_source(
-    source: str, filename: str, variants: tuple[str, ...] = (), scenarios: str | None = None
+    source: str,
+    filename: str,
+    variants: tuple[str, ...] = (),
+    scenarios: str | None = None,
+    key: str = "",
 ) -> Game:
     """A runnable Game from a generated module's text (what a worker without the compiler runs),
-    with the text of its scenarios module if it is given (else it has none)."""
+    with the text of its scenarios module if it is given (else it has none).
+
+    With the key `keyed_game_source` gave with the text, the module's compiled code is taken
+    from the module cache when this machine's holds it, as `load_game` does: compiling the text
+    is most of a load's time, and its peak memory (a few MiB) stays with the process."""
     digest = hashlib.sha256(source.encode()).hexdigest()
     name = f"metro_game_{digest[:12]}"
-    code = compile_module(source, filename)
+    code = cache.load_code(key) if key and not key.startswith(TEXT_KEY) else None
+    if code is None:
+        code = compile_module(source, filename)
     loader = None
     if scenarios is not None:
 

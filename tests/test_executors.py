@@ -86,6 +86,27 @@ def test_workers_get_the_generated_code_and_load_it_once():
     assert game.name == "Ticket to Ride"
 
 
+def test_a_worker_takes_the_compiled_code_from_the_module_cache_when_it_holds_it(
+    monkeypatch, tmp_path
+):
+    from loader import load_game, loading
+
+    load_game(TTR)  # the module cache holds the module's compiled code
+    setup = Setup(TTR, 2, "1", ("random", "random"))
+    code = GameCode.of(setup)
+    compiled = []
+    compile_module = loading.compile_module
+    monkeypatch.setattr(
+        loading, "compile_module", lambda *args: compiled.append(args) or compile_module(*args)
+    )
+    _LOADED.pop(code.key, None)
+    assert load(code).name == "Ticket to Ride" and compiled == []
+    monkeypatch.setenv("METRO_CACHE_DIR", str(tmp_path))  # a machine whose cache lacks it
+    _LOADED.pop(code.key, None)
+    assert load(code).name == "Ticket to Ride" and len(compiled) == 1
+    _LOADED.pop(code.key, None)
+
+
 def test_a_command_runs_the_games_module_once(monkeypatch):
     from click.testing import CliRunner
 

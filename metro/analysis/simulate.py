@@ -145,10 +145,11 @@ class GameCode:
 
 def load(code: GameCode) -> Game:
     """The runnable game of `code`, run once per process: the game the command already loaded,
-    if it did (forked workers inherit it)."""
+    if it did (forked workers inherit it), else the module cache's code of it or its text's."""
     game = loaded(code.key)
     if game is None:
-        game = remember(code.key, game_from_source(code.source, code.filename, code.variants))
+        game = game_from_source(code.source, code.filename, code.variants, key=code.key)
+        remember(code.key, game)
     return game
 
 
