@@ -7,13 +7,18 @@ loaded the compiler to fill the module cache first), so no run inherits another'
 - command: `python -m metro simulate ticket_to_ride --players 4 --games N --seed S --jobs 1
   --json`, its peak resident set size (`ru_maxrss` of the child, as `/usr/bin/time -v` reports
   it in "Maximum resident set size"): imports, the game and the games, all included.
-- stages, resident: the same path in a process of its own: it imports `metro.cli` (what the
-  command imports), loads the game as the command does (`load_game`, which the simulation then
-  finds loaded) and calls `metro.analysis.simulate.simulate` with one job. `ru_maxrss` after
-  the imports, after the load (the baseline) and after the games (the peak of the whole run).
-- stages, traced: that process again under `tracemalloc` (started before any import), which
-  counts the Python allocations only (no interpreter, shared libraries or allocator slack) and
-  slows the games: the traced memory after the imports and after the load, the peak over the
+- api: `metro.simulate("ticket_to_ride", 4, N, S, jobs=1)` in a process that imports only
+  `metro` (no command line, and no game loaded before the simulation loads it), its peak
+  resident set size.
+- stages, resident: the command's path in a process of its own: it imports what the command
+  imports (`metro.cli.runs`), loads the game as the command does (`load_game`, which the
+  simulation then finds loaded) and calls `metro.analysis.simulate.simulate` with one job.
+  `ru_maxrss` after the imports, after the load (the baseline) and after the games (the peak
+  of the whole run). This process also runs this file and its click command, so its figures
+  are a little above the command's.
+- stages, traced: that process again under `tracemalloc` (started before metro is
+  imported), which counts the Python allocations only (no interpreter, shared libraries or
+  allocator slack) and slows the games: the traced memory after the imports and after the load, the peak over the
   games and what is still held after them. Tracing costs memory of its own, so the resident
   figures come from the untraced run.
 
@@ -26,11 +31,8 @@ from __future__ import annotations
 
 import json
 import os
-import platform
 import resource
-import subprocess
 import sys
-import tempfile
 from dataclasses import asdict, dataclass
 
 import click
@@ -54,6 +56,7 @@ class Figures:
     seed: str
     command_maxrss_mib: float  # `metro simulate ... --jobs 1`, warm module cache
     command_cold_cache_maxrss_mib: float  # the same with an empty module cache (a compile)
+    api_maxrss_mib: float  # metro.simulate(...) called directly, warm module cache
     imports_maxrss_mib: float  # stages: ru_maxrss after importing metro.cli
     loaded_maxrss_mib: float  # ... after loading the game (the baseline)
     peak_maxrss_mib: float  # ... after the games
@@ -86,7 +89,7 @@ def stage(kind: str, games: int, seed: str) -> dict:
         else:
             figures[name] = _maxrss_mib()
 
-    import metro.cli  # noqa: F401 - what `metro simulate` imports
+    import metro.cli.runs  # noqa: F401 - what `metro simulate` imports
     from loader import load_game
     from loader.games import game_path
     from metro.analysis.simulate import simulate
@@ -106,6 +109,8 @@ def stage(kind: str, games: int, seed: str) -> dict:
 
 def _run_child(args: list[str], env: dict[str, str]) -> tuple[str, float]:
     """Run a child Python to its end: its standard output and its peak resident size in MiB."""
+    import subprocess  # here and below, not at the top: the stages' child imports none of it
+
     process = subprocess.Popen(
         [sys.executable, *args], cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True
     )
@@ -122,6 +127,9 @@ def _run_child(args: list[str], env: dict[str, str]) -> tuple[str, float]:
 
 def measure(games: int, seed: str) -> Figures:
     """Fill the module cache, then run the command and the stages, each in a fresh process."""
+    import platform
+    import tempfile
+
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [ROOT, env.get("PYTHONPATH")]))
     from loader import load_game
@@ -134,6 +142,8 @@ def measure(games: int, seed: str) -> Figures:
     decisions = json.loads(out)["mean_decisions"] * games
     with tempfile.TemporaryDirectory() as empty:
         _, cold_rss = _run_child(command, env | {"METRO_CACHE_DIR": empty})
+    api = f"import metro; metro.simulate({GAME!r}, {PLAYERS}, {games}, {seed!r}, jobs=1)"
+    _, api_rss = _run_child(["-c", api], env)
     me = [os.path.abspath(__file__), "--games", str(games), "--seed", seed]
     rss = json.loads(_run_child(me, env | {STAGE_ENV: "rss"})[0])
     traced = json.loads(_run_child(me, env | {STAGE_ENV: "traced"})[0])
@@ -145,6 +155,7 @@ def measure(games: int, seed: str) -> Figures:
         seed=seed,
         command_maxrss_mib=command_rss,
         command_cold_cache_maxrss_mib=cold_rss,
+        api_maxrss_mib=api_rss,
         imports_maxrss_mib=rss["imports"],
         loaded_maxrss_mib=rss["loaded"],
         peak_maxrss_mib=rss["after"],
@@ -178,8 +189,9 @@ def main(games: int, seed: str, as_json: bool) -> None:
         f"    the same with an empty module cache (compiles the game): "
         f"{f.command_cold_cache_maxrss_mib:.1f} MiB"
     )
+    print(f"  metro.simulate() called directly, peak resident: {f.api_maxrss_mib:.1f} MiB")
     print("  stages, peak resident so far (ru_maxrss):")
-    print(f"    after the imports (metro.cli): {f.imports_maxrss_mib:.1f} MiB")
+    print(f"    after the imports (metro.cli.runs): {f.imports_maxrss_mib:.1f} MiB")
     print(f"    after loading the game (baseline): {f.loaded_maxrss_mib:.1f} MiB")
     print(
         f"    after the games (peak): {f.peak_maxrss_mib:.1f} MiB "
