@@ -197,7 +197,7 @@ def main(games: int, seed: str, as_json: bool) -> None:
         f"    after the games (peak): {f.peak_maxrss_mib:.1f} MiB "
         f"(+{f.peak_maxrss_mib - f.loaded_maxrss_mib:.1f} over the baseline)"
     )
-    print("  stages, Python allocations (tracemalloc, traced from the start):")
+    print("  stages, Python allocations (tracemalloc, traced from before metro is imported):")
     print(f"    held after the imports: {f.traced_imports_mib:.1f} MiB")
     print(f"    held after loading the game (baseline): {f.traced_loaded_mib:.1f} MiB")
     print(
