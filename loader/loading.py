@@ -30,8 +30,8 @@ def game_key(path: str, expansions=(), variants=(), map: str | None = None) -> t
     return game_file, cache.cache_key(game_file, [e for e in extra if e], options)
 
 
-SCENARIOS_PART = ".scenarios"
-TEXT_KEY = "text:"  # what a game without a cache key is remembered by: its text's digest  # the cache entry of a game's scenarios module: KEY.scenarios.py
+SCENARIOS_PART = ".scenarios"  # the cache entry of a game's scenarios module: KEY.scenarios.py
+TEXT_KEY = "text:"  # what a game without a cache key is remembered by: its text's digest
 
 
 def _generated(
