@@ -59,6 +59,4 @@ def threaded(proc: ir.FrameProc) -> ir.FrameProc:
             out.append(stmt)
         return out
 
-    return ir.FrameProc(
-        proc.name, [rewrite(block) for block in proc.blocks], proc.params, proc.entry
-    )
+    return replace(proc, blocks=[rewrite(block) for block in proc.blocks])

@@ -12,6 +12,7 @@ from compiler.checked import CheckedProgram
 from compiler.consteval import Evaluator, MapData
 from compiler.cost import StepCosts, step_costs
 from compiler.draw_eval import map_items, report
+from compiler.drives import plan_drives
 from compiler.emit import emit_module, emit_scenarios
 from compiler.entries import plan_entries
 from compiler.hoist import hoist_listings
@@ -142,6 +143,11 @@ def stage_frameless_entries(ctx: CompileContext) -> None:
     plan_entries(ctx.module)
 
 
+def stage_frameless_driver(ctx: CompileContext) -> None:
+    """Every frame procedure also gets a driven version, for bots that never copy a position (an optimisation)."""
+    plan_drives(ctx.module)
+
+
 def stage_emit_python(ctx: CompileContext) -> None:
     """The game module's and the scenarios module's Python texts, which Python must accept."""
     table = ctx.program.source_table  # the files' names relative to the game's folder
@@ -197,6 +203,7 @@ STAGES: list[tuple[str, Callable[[CompileContext], None]]] = [
     ("bind_attributes", stage_bind_attributes),
     ("share_listings", stage_share_listings),
     ("frameless_entries", stage_frameless_entries),
+    ("frameless_driver", stage_frameless_driver),
     ("emit_python", stage_emit_python),
 ]
 # Stages that only make the module faster: each may be left out (the games play the same).
@@ -209,6 +216,7 @@ OPTIMISATIONS = frozenset(
         "bind_attributes",
         "share_listings",
         "frameless_entries",
+        "frameless_driver",
     }
 )
 

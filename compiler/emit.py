@@ -15,10 +15,11 @@ from functools import lru_cache
 import jinja2
 
 from compiler import ir
-from compiler.blocks import reachable, threaded
+from compiler.blocks import reachable
 from compiler.builtins import RUNTIME_ALIASES
 from compiler.checked import CheckedProgram
-from compiler.entries import Entry, in_entry, local
+from compiler.emit_procs import ProcWriter
+from compiler.entries import Entry, in_entry
 from compiler.linebreak import broken
 from compiler.literals import ident, lit
 from compiler.names import names_of
@@ -281,47 +282,6 @@ class Tables:
         return Py(_joined(wrapped(value)) if first is None else first)
 
 
-MAX_INLINE_LEVEL = 40  # a block is written at its jump only up to this indentation
-
-
-def _entered(proc: ir.FrameProc) -> set[int]:
-    """The blocks control can reach: the first, those jumped to, and resume points."""
-    found = {0}
-    for block in proc.blocks:
-        for stmt in _statements(block):
-            if isinstance(stmt, ir.Jump):
-                found.add(stmt.target)
-            elif isinstance(stmt, ir.Suspend | ir.PushCall | ir.Yield):
-                found.add(stmt.resume)
-    return found
-
-
-def _single_entry(proc: ir.FrameProc, unwritten: frozenset[int] = frozenset()) -> set[int]:
-    """Blocks entered by exactly one jump and never resumed at (the entry block is not one),
-    counting the jumps of the blocks written (a frameless entry does not write `unwritten`)."""
-    jumps: dict[int, int] = {}
-    resumed = {0}
-    for number, block in enumerate(proc.blocks):
-        if number in unwritten:
-            continue
-        for stmt in _statements(block):
-            if isinstance(stmt, ir.Jump):
-                jumps[stmt.target] = jumps.get(stmt.target, 0) + 1
-            elif isinstance(stmt, ir.Suspend | ir.PushCall | ir.Yield):
-                resumed.add(stmt.resume)
-    return {number for number, count in jumps.items() if count == 1 and number not in resumed}
-
-
-def _statements(stmts: list[ir.Stmt]):
-    """Every statement of a block that can run, those inside branches included."""
-    for stmt in reachable(stmts):
-        yield stmt
-        if isinstance(stmt, ir.If):
-            for branch in stmt.branches:
-                yield from _statements(branch.body)
-            yield from _statements(stmt.orelse or [])
-
-
 def _own_expressions(stmt: ir.Stmt):
     """The expressions a statement writes itself (not those of the statements nested in it)."""
     for f in fields(stmt):
@@ -336,7 +296,7 @@ def _own_expressions(stmt: ir.Stmt):
                 yield from (part for part in item if isinstance(part, PyExpr))
 
 
-class CodeGenerator(StrictVisitor):
+class CodeGenerator(ProcWriter, StrictVisitor):
     """Writes an IR module as indented Python, each statement's .metro line as a comment."""
 
     def __init__(self, sources: SourceTable | None = None):
@@ -357,6 +317,9 @@ class CodeGenerator(StrictVisitor):
         self.entry_locals: set[str] = set()  # in an entry: the frame locals its variables hold
         self.entry_base = False  # … whether it puts its frame under a waiting callee's
         self.entry_ret = False  # … whether it reads the last call's result
+        self.driving = False  # writing a driven version: decisions are asked of the driver `D`
+        self.framed_writes: list[str] = []  # … the frame locals its decision's frame sets
+        self.site_kinds: dict[int, str] = {}  # each site's kind (menus are driven apart)
 
     def uses(self, *names: str) -> None:
         """Note names the code being written reads (fixed text: `_Frame`, `_l`, …)."""
@@ -384,6 +347,7 @@ class CodeGenerator(StrictVisitor):
     def module(self, module: ir.Module, p) -> None:
         """Every function of the module, then the tables the runtime reads."""
         self.indexes = module.indexes
+        self.site_kinds = {site.index: site.kind for site in module.sites}
         for part in module.functions:  # planned by the frameless_entries stage
             if isinstance(part, ir.FrameProc) and part.entry is not None:
                 self.entries[part.name] = part.entry
@@ -482,109 +446,6 @@ class CodeGenerator(StrictVisitor):
                 self.uses("_l")
                 self.w.lines.insert(at, (self.w.level, "S = _l.LabelScope()", None))
         self.gap()
-
-    def frame_proc(self, proc: ir.FrameProc) -> None:
-        """A frame procedure: a loop dispatching on the program counter to its blocks.
-
-        A block entered by one jump only (not where the frame resumes) is written where that
-        jump is, so most steps run straight on instead of going round the dispatch loop.
-        """
-        self.origin = None
-        w = self.w
-        proc = threaded(proc)
-        self.proc, self.inlining, self.dispatched = proc, [], set()
-        entered = _entered(proc)
-        self.single = _single_entry(proc, frozenset(range(len(proc.blocks))) - entered)
-        if proc.name in self.entries:  # its entry's frame goes on there through this version
-            self.single -= self.entries[proc.name].framed_jumps
-        w.line(f"def {proc.name}(S, F):")
-        self.here = set()
-        with w.indented():
-            at = len(w.lines)
-            w.line("while True:")
-            with w.indented():
-                w.line("pc = F.pc")
-                self._dispatch(proc, [n for n in sorted(entered) if n not in self.single], set())
-            self._bind_frame_locals(at)
-        self.proc = None
-        self.gap()
-        if proc.name in self.entries:
-            self.frameless_entry(proc, self.entries[proc.name])
-
-    def _dispatch(self, proc: ir.FrameProc, pending: list[int], written: set[int]) -> None:
-        """`if`/`elif pc == N:` for each pending block (and each block of one entry reached by a
-        jump it could not be written at), then `else: raise` (a bad program counter)."""
-        w = self.w
-        while pending:
-            number = pending.pop(0)
-            w.line(f"{'if' if not written else 'elif'} pc == {number}:")
-            written.add(number)
-            with w.indented():
-                self.inlining = [number]
-                self.stmts(proc.blocks[number])
-            pending += sorted(self.dispatched - written - set(pending))
-        w.line("else:")
-        with w.indented():
-            w.line("raise AssertionError('bad program counter')")
-
-    def frameless_entry(self, proc: ir.FrameProc, entry: Entry) -> None:
-        """`<name>_enter(S, …)`: the procedure run without a frame until a block needs one.
-
-        The same blocks as the frame version, the locals as variables (one not yet set holds
-        `_UNSET`, so the frame made at a hand-over holds just what it would have held).
-        """
-        self.origin = None
-        w = self.w
-        proc = threaded(proc)
-        self.proc, self.inlining, self.dispatched = proc, [0], set()
-        self.single = _single_entry(proc, frozenset(range(len(proc.blocks))) - entry.written)
-        self.entry = entry
-        self.entry_locals, self.entry_base, self.entry_ret = set(), False, False
-        params = "".join(", " + local(name) for name in entry.params)
-        w.line(f"def {proc.name}_enter(S{params}):")
-        with w.indented():
-            at = len(w.lines)
-            self.stmts(proc.blocks[0])
-            if self.dispatched:  # blocks reached again (loops): a dispatch loop, as in a frame
-                body = w.lines[at:]
-                del w.lines[at:]
-                w.line("pc = 0")
-                w.line("while True:")
-                with w.indented():
-                    w.line("if pc == 0:")
-                    w.lines.extend((level + 2, text, span) for level, text, span in body)
-                    self._dispatch(proc, sorted(self.dispatched - {0}), {0})
-            unset = [local(n) for n in entry.others if n in self.entry_locals]
-            start = [" = ".join(unset) + " = _UNSET"] if unset else []
-            if unset:
-                self.uses("_UNSET")
-            if self.entry_base:
-                start.insert(0, "_base = len(S.stack)")
-            if self.entry_ret:
-                start.insert(0, "_ret = None")
-            w.lines[at:at] = [(w.level, line, None) for line in start]
-        self.entry = None
-        self.proc = None
-        self.gap()
-
-    def _frame_of(self, pc: int) -> str:
-        """Arguments that make the frame this procedure has at block `pc` (in an entry)."""
-        entry = self.entry
-        names = entry.params + entry.others
-        self.entry_locals.update(names)
-        self.entry_ret = True
-        values = ", ".join(local(name) for name in names) + ("," if len(names) == 1 else "")
-        return f"{self.proc.name!r}, {pc}, _ret, {names!r}, ({values})"
-
-    def visit_NeedsFrame(self, node: ir.NeedsFrame) -> None:
-        if self.entry is None:
-            return  # the frame version has its frame
-        # An entry makes the frame here and writes the rest of the block as the frame version.
-        self.uses("_l")
-        self.w.line(f"F = _l.frame_of({self._frame_of(self.inlining[-1])})")
-        self.w.line("S.stack.append(F)")
-        self.w.line("L = F.L")
-        self.framed = True
 
     def _bind_frame_locals(self, at: int) -> None:
         """Insert `L = F.L` at line `at` if the lines after it read frame locals through `L`."""
@@ -705,6 +566,30 @@ class CodeGenerator(StrictVisitor):
         self.registry("PROCS = {", [f"{f.name!r}: {f.name}" for f in procs], "}")
         # For checking saves: how many program counters each frame procedure has, and the
         # (procedure, program counter) a frame waits at when each site is the pending decision.
+        drives = [
+            f"{f.name!r}: lambda S, D, L: {f.name}_drive(S, D"
+            + "".join(f", L[{name!r}]" for name in f.drive.params)
+            + ")"
+            for f in procs
+            if f.drive is not None
+        ]
+        if drives:  # the driven versions (compiler/drives.py), by frame procedure and action
+            self.registry("DRIVES = {", drives, "}")
+            self.registry(
+                "DRIVES_FROM = {",
+                [f"{f.name!r}: {f.name}_drive_from" for f in procs if f.drive is not None],
+                "}",
+            )
+            w.line("ACTION_DRIVES = {")
+            with w.indented():
+                for action in module.actions:
+                    args = "".join(f", a[{i}]" for i in range(len(action.params)))
+                    w.line(
+                        f"{action.name!r}: lambda S, D, p, a: {action.frame_name}_drive(S, D, p{args}),"
+                    )
+            w.line("}")
+        else:
+            w.line("DRIVES = DRIVES_FROM = ACTION_DRIVES = None")
         self.registry("PROC_PCS = {", [f"{f.name!r}: {len(f.blocks)!r}" for f in procs], "}")
         self.registry("SITE_FRAMES = [", [repr(site.frame) for site in module.sites], "]")
         secrets = ", ".join(f"{s.index!r}: {s.secret!r}" for s in module.sites if s.secret)
@@ -779,6 +664,8 @@ class CodeGenerator(StrictVisitor):
         self.visit(stmt)
 
     def visit_Assign(self, node: ir.Assign) -> None:
+        if self.driving and self.framed:  # a local its decision's frame sets (emit_procs.py)
+            self.framed_writes += names_of(node.target).frame_locals
         self.w.line(f"{self.bare(node.target)} {node.op} {self.bare(node.value)}", node.span)
 
     def visit_IndexedStore(self, node: ir.IndexedStore) -> None:
@@ -849,116 +736,3 @@ class CodeGenerator(StrictVisitor):
             f"raise _RuleError({node.message!r}, {self.sources.ref(node.file)}, {node.line!r})",
             node.span,
         )
-
-    def visit_Jump(self, node: ir.Jump) -> None:
-        target = node.target
-        if self.framed:  # the frame version goes on from there
-            self.uses("_l")
-            self.w.line(f"F.pc = {target}", node.span)
-            self.w.line(f"return _l.run_on(S, {ident(self.proc.name)}, F)")
-            return
-        if (
-            target in self.single
-            and target not in self.inlining
-            and self.w.level < MAX_INLINE_LEVEL
-        ):
-            self.inlining.append(target)
-            self.stmts(self.proc.blocks[target])
-            self.inlining.pop()
-            return
-        self.dispatched.add(target)
-        self.w.line(f"{'F.pc' if self.entry is None else 'pc'} = {target}", node.span)
-        self.w.line("continue")
-
-    def visit_Suspend(self, node: ir.Suspend) -> None:
-        assert self.entry is None or self.framed, "an entry decides only in its frame"
-        self.w.line(f"S.site = {node.site}", node.span)
-        self.w.line(f"F.pc = {node.resume}")
-        self.uses("_SUSPEND", *(("_l",) if self.framed else ()))
-        self.w.line("return _l.WAITING[_SUSPEND]" if self.framed else "return _SUSPEND")
-
-    def visit_PushCall(self, node: ir.PushCall) -> None:
-        # The callee's frame goes on the stack and runs at once, as the runner would run it;
-        # if it finishes without waiting, this frame takes its result and goes on.
-        args = ", ".join(f"{name!r}: {self.code(value)}" for name, value in node.args)
-        w = self.w
-        assert not self.framed, "a decision's block ends at the decision"
-        if self.entry is not None:
-            self._entry_call(node)
-            return
-        if node.callee in self.entries:  # the callee runs frameless until it must wait
-            self.uses("_Waiting")
-            values = ", ".join(self.code(value) for _, value in node.args)
-            w.line(f"F.pc = {node.resume}", node.span)
-            w.line(f"_r = {ident(node.callee)}_enter(S{', ' if values else ''}{values})")
-            w.line("if type(_r) is _Waiting:")
-            with w.indented():
-                w.line("return _r.signal")
-            w.line("F.ret = _r")
-            run = reachable(self.proc.blocks[node.resume])
-            if len(run) == 1 and isinstance(run[0], ir.Jump):
-                w.line(f"F.pc = {run[0].target}")
-            w.line("continue")
-            return
-        self.uses("_Frame", "_RETURN")
-        w.line(f"_f = _Frame({node.callee!r}, {{{args}}})", node.span)
-        w.line("S.stack.append(_f)")
-        w.line(f"F.pc = {node.resume}")
-        w.line(f"_s = {ident(node.callee)}(S, _f)")
-        w.line("if _s != _RETURN:")
-        with w.indented():
-            w.line("return _s")
-        w.line("S.stack.pop()")
-        w.line("F.ret = _f.ret")
-        run = reachable(self.proc.blocks[node.resume])
-        if len(run) == 1 and isinstance(run[0], ir.Jump):  # where the resume point only jumps on
-            w.line(f"F.pc = {run[0].target}")
-        w.line("continue")
-
-    def _entry_call(self, node: ir.PushCall) -> None:
-        """A call inside a frameless entry: if the callee waits, this procedure's frame goes
-        under the callee's, resuming where the frame version would."""
-        w = self.w
-        self.uses("_l")
-        self.entry_base = True
-        waiting = f"S.stack.insert(_base, _l.frame_of({self._frame_of(node.resume)}))"
-        if node.callee in self.entries:
-            self.uses("_Waiting")
-            values = ", ".join(self.code(value) for _, value in node.args)
-            w.line(f"_r = {ident(node.callee)}_enter(S{', ' if values else ''}{values})", node.span)
-            w.line("if type(_r) is _Waiting:")
-            with w.indented():
-                w.line(waiting)
-                w.line("return _r")
-            w.line("_ret = _r")
-        else:
-            args = ", ".join(f"{name!r}: {self.code(value)}" for name, value in node.args)
-            self.uses("_Frame", "_RETURN")
-            w.line(f"_f = _Frame({node.callee!r}, {{{args}}})", node.span)
-            w.line("S.stack.append(_f)")
-            w.line(f"_s = {ident(node.callee)}(S, _f)")
-            w.line("if _s != _RETURN:")
-            with w.indented():
-                w.line(waiting)
-                w.line("return _l.WAITING[_s]")
-            w.line("S.stack.pop()")
-            w.line("_ret = _f.ret")
-        run = reachable(self.proc.blocks[node.resume])
-        onward = len(run) == 1 and isinstance(run[0], ir.Jump)  # the resume point only jumps on
-        self.visit_Jump(ir.Jump(run[0].target if onward else node.resume))
-
-    def visit_Yield(self, node: ir.Yield) -> None:
-        assert self.entry is None or self.framed, "an entry decides only in its frame"
-        self.w.line(f"F.pc = {node.resume}", node.span)
-        self.uses("_CALL", *(("_l",) if self.framed else ()))
-        self.w.line("return _l.WAITING[_CALL]" if self.framed else "return _CALL")
-
-    def visit_FrameReturn(self, node: ir.FrameReturn) -> None:
-        value = "None" if node.value is None else self.bare(node.value)
-        assert not self.framed, "a decision's block ends at the decision"
-        if self.entry is not None:
-            self.w.line(f"return {value}", node.span)
-            return
-        self.uses("_RETURN")
-        self.w.line(f"F.ret = {value}", node.span)
-        self.w.line("return _RETURN")

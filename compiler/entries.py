@@ -51,14 +51,9 @@ def plan_entry(proc: ir.FrameProc) -> Entry | None:
     if proc.params is None:
         return None
     written, finishes = _reached(proc)
-    if not finishes or any(_needs_frame(proc.blocks[number]) for number in written):
+    if not finishes or any(needs_frame(proc.blocks[number]) for number in written):
         return None
-    names: list[str] = []
-    for block in proc.blocks:
-        for expr in ir.expressions(block):
-            for name in names_of(expr).frame_locals:
-                if name not in names:
-                    names.append(name)
+    names = frame_locals(proc)
     params = tuple(proc.params)
     framed_jumps = frozenset(
         stmt.target
@@ -67,6 +62,17 @@ def plan_entry(proc: ir.FrameProc) -> Entry | None:
         if isinstance(stmt, ir.Jump)
     )
     return Entry(params, tuple(n for n in names if n not in params), written, framed_jumps)
+
+
+def frame_locals(proc: ir.FrameProc) -> list[str]:
+    """The frame locals a procedure's blocks read or set, in the order they first appear."""
+    names: list[str] = []
+    for block in proc.blocks:
+        for expr in ir.expressions(block):
+            for name in names_of(expr).frame_locals:
+                if name not in names:
+                    names.append(name)
+    return names
 
 
 def local(name: str) -> str:
@@ -102,7 +108,7 @@ def before_frame(block: list[ir.Stmt]) -> list[ir.Stmt]:
     return block
 
 
-def _needs_frame(block: list[ir.Stmt]) -> bool:
+def needs_frame(block: list[ir.Stmt]) -> bool:
     """True for a block that uses its frame before any decision."""
     head = before_frame(block)
     for stmt in ir.statements(head):

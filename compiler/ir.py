@@ -230,6 +230,7 @@ class FrameProc:
     blocks: list[list[Stmt]]
     params: list[str] | None = None
     entry: object = None  # its frameless entry's plan (compiler.entries.Entry), if it has one
+    drive: object = None  # its driven version's plan (compiler.drives.Drive), if it has one
 
 
 @dataclass

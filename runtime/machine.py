@@ -64,6 +64,8 @@ class Game:
         self.sites: list[Site] = module.SITES
         self.procs: dict = module.PROCS
         self.final_proc: str | None = module.FINAL_PROC
+        # The driven versions of its procedures, if compiled with them (runtime/driver.py).
+        self.drives: dict | None = getattr(module, "DRIVES", None)
         self.default_bot: str | None = module.DEFAULT_BOT
         self.has_estimate: bool = module.ESTIMATE is not None
         self.metric_names: list[str] = [name for name, _ in module.METRICS]

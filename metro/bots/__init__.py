@@ -25,7 +25,12 @@ MAX_GREEDY_SAMPLES = 100
 
 
 class Bot(Protocol):
-    """Anything that picks one of a player's legal actions."""
+    """Anything that picks one of a player's legal actions.
+
+    A bot whose `frameless` is true only reads the position it is asked about (never copies,
+    saves, restores or changes it): games of such bots may run on the frameless driver
+    (runtime/driver.py), which keeps no frames for the positions between decisions.
+    """
 
     def choose(self, state: State, player: int) -> Action:
         """One of `state.legal_actions(player)`."""
@@ -34,6 +39,8 @@ class Bot(Protocol):
 
 class RandomBot:
     """Uniform over the legal actions, drawn from its own seeded generator."""
+
+    frameless = True  # it only reads the legal actions
 
     def __init__(self, seed: int | str = 0, game=None):
         self.rng = random.Random(seed)

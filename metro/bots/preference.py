@@ -11,6 +11,8 @@ from runtime.machine import Action, State
 class PreferenceBot:
     """Scores each legal action with the game's declared expressions; ties are broken at random."""
 
+    frameless = True  # its expressions only read the position
+
     def __init__(self, scores: dict, seed: int | str = 0):
         self.scores = scores
         self.rng = random.Random(seed)
