@@ -13,6 +13,7 @@ position as the runner shows it, `legal_actions`, `to_move`, views) and calls `d
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import suppress
 
 from runtime.errors import EndGame, MetroRuntimeError, RuleError
 from runtime.frames import Frame
@@ -22,20 +23,24 @@ from runtime.state import State
 class Driver:
     """Asks the seats' bots at each decision of a driven game and runs what the choices start."""
 
-    def __init__(self, game, bots: Sequence) -> None:
+    def __init__(self, game, bots: Sequence, stop: int | None = None) -> None:
         self.bots = bots
         self.sites = game.sites
         self.drives = game.drives
         self.actions = game.module.ACTION_DRIVES
         self.max_decisions = game.max_decisions
+        # The history's length at which a decision is not taken: past the decision budget, or
+        # where a playout is cut off (`stop`).
+        self.limit = game.max_decisions + 1 if stop is None else min(stop, game.max_decisions + 1)
+        self.stop = stop
 
     def act(self, state: State, frame: Frame, index: int):
         """The menu at site `index`, its frame `frame` on top of the stack: the chooser's bot
         asked, the frame taken off, and the action chosen run by its driven version (its
         result, as the frame would have it)."""
         history = state.history
-        if len(history) > self.max_decisions:
-            raise DecisionBudget(self.max_decisions)
+        if len(history) >= self.limit:
+            self._limit_reached(len(history))
         player = self.sites[index].players(state, frame)[0]
         action = self.bots[player].choose(state, player)
         history.append((player, action))
@@ -51,8 +56,8 @@ class Driver:
         site = self.sites[index]
         history = state.history
         while True:
-            if len(history) > self.max_decisions:
-                raise DecisionBudget(self.max_decisions)
+            if len(history) >= self.limit:
+                self._limit_reached(len(history))
             player = site.players(state, frame)[0]
             action = self.bots[player].choose(state, player)
             history.append((player, action))
@@ -64,6 +69,11 @@ class Driver:
                 state._legal = {q: acts for q, acts in known.items() if q != player}
         return self.settle(state, frame)
 
+    def _limit_reached(self, decisions: int) -> None:
+        if self.stop is not None and decisions >= self.stop:
+            raise Cutoff
+        raise DecisionBudget(self.max_decisions)
+
     def settle(self, state: State, frame: Frame):
         """Run the frames the choices pushed above `frame` (actions, top first), each by its
         driven version, then take `frame` off the stack (its last result)."""
@@ -73,6 +83,10 @@ class Driver:
             frame.ret = self.drives[pushed.proc](state, self, pushed.L)
         stack.pop()
         return frame.ret
+
+
+class Cutoff(Exception):
+    """A driven playout reached the number of decisions it was to take."""
 
 
 class DecisionBudget(RuleError):
@@ -98,9 +112,12 @@ def drive(game, players: int, seed: int | str, bots: Sequence) -> State:
     return state
 
 
-def play_out(state: State, bots: Sequence) -> None:
-    """A position the runner reached, played on to the end by `bots` through the driven versions
-    (in place): as `apply_legal` in a loop would play it (a search's playouts)."""
+def play_out(state: State, bots: Sequence, decisions: int | None = None) -> None:
+    """A position the runner reached, played on by `bots` through the driven versions (in
+    place), as `apply_legal` in a loop would play it: to the end, or (a search's playouts) until
+    `decisions` more have been taken, at the next decision. A game cut off so has the fields
+    and history it has there, and that decision's player and legal actions, but not its frames:
+    it can be read (scores, estimates, `as_ended`), not played on."""
     game = state.game
     if game.drives is None:
         raise ValueError(f"{game.name} was compiled without driven versions (frameless_driver)")
@@ -108,7 +125,7 @@ def play_out(state: State, bots: Sequence) -> None:
         raise ValueError("only a game whose chance comes from its seed can be driven")
     if state.over:
         return
-    driver = Driver(game, bots)
+    driver = Driver(game, bots, None if decisions is None else len(state.history) + decisions)
     stack, going_on = state.stack, game.module.DRIVES_FROM
 
     def on() -> None:
@@ -122,7 +139,8 @@ def play_out(state: State, bots: Sequence) -> None:
             frame.ret = result
             result = going_on[frame.proc](state, driver, frame)
 
-    _to_the_end(state, driver, on)
+    with suppress(Cutoff):  # the playout's decisions are taken: the position stays as it is
+        _to_the_end(state, driver, on)
 
 
 def _to_the_end(state: State, driver: Driver, run) -> None:
@@ -143,7 +161,7 @@ def _to_the_end(state: State, driver: Driver, run) -> None:
                         "`end game` while the game is already ending (inside `final`)"
                     )
                     raise game.rule_error(ending, signal.__traceback__) from None
-    except DecisionBudget:
+    except (DecisionBudget, Cutoff):
         raise
     except RuleError as error:
         if error.file:

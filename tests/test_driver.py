@@ -97,6 +97,42 @@ def test_a_position_the_runner_reached_plays_on_driven_as_it_would_framed(
         assert driven.to_doc() == framed.to_doc()
 
 
+def _fields(state) -> tuple:
+    """A position's fields, players' fields and generator (not its frames)."""
+    module = state.game.module
+    players = [module.encode_player(state, p) for p in range(state.n)]
+    return module.encode_fields(state), players, state.rng
+
+
+def test_a_playout_cut_off_after_some_decisions_reads_as_the_runner_leaves_it():
+    # As a search's playout: the next k decisions taken, then the position read (its fields,
+    # who decides, that player's legal actions), though its frames are not kept.
+    from metro.bots.evaluation import margins
+
+    game = load_game(game_path("tokyo_metro"))
+    for stop, more in ((5, 9), (30, 40), (12, 1_000)):
+        state = game.new_game(3, f"cut/{stop}")
+        first = _bots(game, ["random"] * 3, "cut")
+        while state.to_move and len(state.history) < stop:
+            player = state.to_move[0]
+            state.apply_legal(player, first[player].choose(state, player))
+        framed, driven = state.clone(), state.clone()
+        bots = _bots(game, ["random"] * 3, "cut/on")
+        for _ in range(more):
+            if not framed.to_move:
+                break
+            player = framed.to_move[0]
+            framed.apply_legal(player, bots[player].choose(framed, player))
+        play_out(driven, _bots(game, ["random"] * 3, "cut/on"), decisions=more)
+        assert driven.history == framed.history and driven.over == framed.over
+        assert _fields(driven) == _fields(framed)
+        if not framed.over:
+            assert driven.to_move == framed.to_move
+            mover = framed.to_move[0]
+            assert driven.legal_actions(mover) == framed.legal_actions(mover)
+        assert margins(driven) == margins(framed)
+
+
 def test_only_a_seeded_position_plays_on_driven():
     game = load_game(game_path("ticket_to_ride"))
     recorded = game.new_game(2, "c", chance="recorded")
