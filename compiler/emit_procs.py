@@ -151,16 +151,18 @@ class ProcWriter:
         names = drive.params + drive.others
         w.line(f"def {proc.name}_drive_from(S, D, F):")
         with w.indented():
-            if names:
-                self.uses("_UNSET")
-                w.line("L = F.L")
-            for name in names:
-                w.line(f"{local(name)} = L.get({name!r}, _UNSET)")
+            at = len(w.lines)
             w.line("_ret = F.ret")
             w.line("pc = F.pc")
             w.line("while True:")
             with w.indented():
                 self._dispatch(proc, [n for n in sorted(entered) if n not in self.single], set())
+            used = [name for name in names if name in self.entry_locals]  # what the blocks read
+            start = [f"{local(name)} = L.get({name!r}, _UNSET)" for name in used]
+            if used:
+                self.uses("_UNSET")
+                start.insert(0, "L = F.L")
+            w.lines[at:at] = [(w.level, line, None) for line in start]
         self.entry = None
         self.proc = None
         self.gap()

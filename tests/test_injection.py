@@ -182,6 +182,9 @@ METHOD_CALLS = {
     "size",
     "label",
     "parse",
+    "act",  # the frameless driver's, at a driven decision (runtime/driver.py)
+    "decide",
+    "settle",
     "__setitem__",
     "cache_legal",
 }
