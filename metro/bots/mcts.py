@@ -408,9 +408,11 @@ class MctsBot:
         if state.over:
             return rewards(state)
         # The scale of a cut-off position's margins: their mean size so far in this search.
+        # The margins are valued once (the estimate is the costly part of a playout).
+        found = margins(state)
         self._cut_offs += 1
-        self._margin_total += sum(abs(m) for m in margins(state)) / state.n
-        return rewards(state, max(1.0, self._margin_total / self._cut_offs))
+        self._margin_total += sum(abs(m) for m in found) / state.n
+        return margin_rewards(found, max(1.0, self._margin_total / self._cut_offs))
 
     def _pick(self, actions: list[Action]) -> Action:
         return actions[int(self.rng.random() * len(actions))]
