@@ -23,6 +23,7 @@ own cards, the order a pile was built in, a hidden pile whose top is shown elsew
 from __future__ import annotations
 
 import random
+import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -40,6 +41,7 @@ class Container:
 
     value: list | set
     desc: ListD | SetD | BagD
+    in_table: bool = False  # an entry of a table (a map), which an index may be kept over
 
     def items(self) -> list:
         """Its items, bag counts spelled out."""
@@ -79,8 +81,10 @@ def sample_position(state: State, player: int, rng: random.Random, reopen: bool 
     seed = int(rng.random() * (1 << 53))
     stream = _rng.seed_state(seed)
     pools: dict[tuple, list[Container]] = {}
+    in_table = False
     for container in hidden_containers(sample, player):
         pools.setdefault(element_key(container.desc.item), []).append(container)
+        in_table = in_table or container.in_table
     for key in sorted(pools, key=repr):
         stream = deal(pools[key], stream)
     if reopen:
@@ -90,25 +94,51 @@ def sample_position(state: State, player: int, rng: random.Random, reopen: bool 
     stream, sample.rng = _rng.next_u64(stream)
     sample.seed = seed
     sample.history = [(p, a) if p == player else (p, BLANK) for p, a in sample.history]
-    sample.forget_legal()  # the cached lists were the true position's
-    sample.game.module.refresh_indexes(sample)  # tables re-dealt behind their indexes
+    # The cached lists were the true position's; the player's own stays, as what they may
+    # choose never depends on what they cannot see (the `visibility` check of guards).
+    own = None if state._legal is None else state._legal.get(player)
+    sample.forget_legal()
+    if own is not None:
+        sample.cache_legal(player, own)
+    if in_table:  # tables re-dealt behind their indexes (the clone copied the indexes)
+        sample.game.module.refresh_indexes(sample)
     return sample
 
 
 def hidden_containers(state: State, player: int) -> Iterator[Container]:
     """The collections of `state` whose items `player` cannot see and the sampler re-deals."""
-    module = state.game.module
-    for name, attr, desc in module.SAVE_FIELDS:
-        if module.STATE_VISIBILITY.get(name, "public") != "public":
-            yield from _containers(getattr(state, attr), desc)
-    for name, attr, desc in module.SAVE_PLAYER_FIELDS:
-        visibility = module.PLAYER_VISIBILITY.get(name, "public")
-        if visibility == "public":
-            continue
+    fields, player_fields = _hidden_fields(state.game.module)
+    for attr, desc in fields:
+        yield from _containers(getattr(state, attr), desc)
+    for attr, desc, owner in player_fields:
         values = getattr(state, attr)
         for p in range(state.n):
-            if visibility != "owner" or p != player:
+            if not owner or p != player:
                 yield from _containers(values[p], desc)
+
+
+# A compiled module's fields that are not public, as _hidden_fields finds them.
+_HIDDEN_FIELDS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _hidden_fields(module) -> tuple[tuple, tuple]:
+    """The module's hidden state fields (attribute, descriptor) and its per-player fields that
+    are not public (attribute, descriptor, whether owner-only), in their declared order."""
+    known = _HIDDEN_FIELDS.get(module)
+    if known is not None:
+        return known
+    fields = tuple(
+        (attr, desc)
+        for name, attr, desc in module.SAVE_FIELDS
+        if module.STATE_VISIBILITY.get(name, "public") != "public"
+    )
+    player_fields = tuple(
+        (attr, desc, module.PLAYER_VISIBILITY[name] == "owner")
+        for name, attr, desc in module.SAVE_PLAYER_FIELDS
+        if module.PLAYER_VISIBILITY.get(name, "public") != "public"
+    )
+    _HIDDEN_FIELDS[module] = known = (fields, player_fields)
+    return known
 
 
 def element_key(desc: Desc) -> tuple:
@@ -120,14 +150,14 @@ def element_key(desc: Desc) -> tuple:
     return (type(desc).__name__,)
 
 
-def _containers(value, desc: Desc) -> Iterator[Container]:
+def _containers(value, desc: Desc, in_table: bool = False) -> Iterator[Container]:
     if isinstance(desc, ListD | SetD | BagD):
         if not desc.item.mutable:  # a list of lists is not pooled
-            yield Container(value, desc)
+            yield Container(value, desc, in_table)
     elif isinstance(desc, MapD):
         entries = value if desc.n is not None else [value[k] for k in sorted(value)]
         for entry in entries:
-            yield from _containers(entry, desc.value)
+            yield from _containers(entry, desc.value, True)
 
 
 def deal(containers: list[Container], stream: int) -> int:
