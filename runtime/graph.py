@@ -150,8 +150,9 @@ class _RecentGraphs:
 
     A search values many positions a few decisions apart, whose edge lists (a player's usable
     routes) mostly repeat; an answer is a pure function of the list, the two ends and the
-    limit, so it is taken again. The least recently asked list is dropped beyond GRAPHS lists,
-    and a graph's answers are forgotten beyond ANSWERS of them.
+    limit, so it is taken again. The oldest list is dropped beyond GRAPHS lists (hashing a long
+    list once more to keep the order of use would cost about what a hit saves), and a graph's
+    answers are forgotten beyond ANSWERS of them.
     """
 
     GRAPHS = 256
@@ -164,16 +165,17 @@ class _RecentGraphs:
 
     def of(self, edges: Sequence[tuple]) -> tuple[dict, dict] | None:
         """The adjacency and the answers memo of `edges`; None if its items cannot be a key."""
+        graphs = self.graphs
         try:
             key = tuple(edges)
-            graph = self.graphs.pop(key, None)
+            graph = graphs.get(key)
         except TypeError:  # an unhashable vertex or weight
             return None
         if graph is None:
             graph = (_weighted_adjacency(key), {})
-            if len(self.graphs) >= self.GRAPHS:
-                del self.graphs[next(iter(self.graphs))]
-        self.graphs[key] = graph  # the most recent last
+            if len(graphs) >= self.GRAPHS:
+                del graphs[next(iter(graphs))]
+            graphs[key] = graph
         return graph
 
 
