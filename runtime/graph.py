@@ -158,13 +158,20 @@ class _RecentGraphs:
     GRAPHS = 256
     ANSWERS = 256
 
-    __slots__ = ("graphs",)
+    __slots__ = ("graphs", "last", "last_graph")
 
     def __init__(self):
         self.graphs: dict[tuple, tuple[dict, dict]] = {}
+        # The last list asked about (a copy) and its graph: rules ask of one list several
+        # times in a row (each of a player's goals), and comparing it with its copy, item by
+        # item the same objects, costs less than hashing it.
+        self.last: list | None = None
+        self.last_graph: tuple[dict, dict] | None = None
 
     def of(self, edges: Sequence[tuple]) -> tuple[dict, dict] | None:
         """The adjacency and the answers memo of `edges`; None if its items cannot be a key."""
+        if isinstance(edges, list) and edges == self.last:
+            return self.last_graph
         graphs = self.graphs
         try:
             key = tuple(edges)
@@ -176,6 +183,8 @@ class _RecentGraphs:
             if len(graphs) >= self.GRAPHS:
                 del graphs[next(iter(graphs))]
             graphs[key] = graph
+        if isinstance(edges, list):
+            self.last, self.last_graph = list(edges), graph
         return graph
 
 
