@@ -80,13 +80,13 @@ def sample_position(state: State, player: int, rng: random.Random, reopen: bool 
     # Only Random.random() repeats across Python versions; the rest uses runtime.rng.
     seed = int(rng.random() * (1 << 53))
     stream = _rng.seed_state(seed)
-    pools: dict[tuple, list[Container]] = {}
+    pools: dict[str, list[Container]] = {}
     in_table = False
     for container in hidden_containers(sample, player):
-        pools.setdefault(element_key(container.desc.item), []).append(container)
+        pools.setdefault(_pool_name(container.desc.item), []).append(container)
         in_table = in_table or container.in_table
-    for key in sorted(pools, key=repr):
-        stream = deal(pools[key], stream)
+    for name in sorted(pools):
+        stream = deal(pools[name], stream)
     if reopen:
         _reopen_secret_choices(sample, player)
     else:
@@ -148,6 +148,23 @@ def element_key(desc: Desc) -> tuple:
     if isinstance(desc, RangeD):
         return ("range", desc.lo, desc.hi, desc.step)
     return (type(desc).__name__,)
+
+
+# Each item descriptor met, by id, with its pool's name (kept beside it, so the id stays its).
+_POOL_NAMES: dict[int, tuple[Desc, str]] = {}
+
+
+def _pool_name(desc: Desc) -> str:
+    """The name of the pool an item of this descriptor goes to: its element key's repr (pools
+    are dealt in the order of these names)."""
+    known = _POOL_NAMES.get(id(desc))
+    if known is not None and known[0] is desc:
+        return known[1]
+    if len(_POOL_NAMES) >= 4096:  # descriptors of many games loaded one after the other
+        _POOL_NAMES.clear()
+    name = repr(element_key(desc))
+    _POOL_NAMES[id(desc)] = (desc, name)
+    return name
 
 
 def _containers(value, desc: Desc, in_table: bool = False) -> Iterator[Container]:
