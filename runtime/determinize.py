@@ -93,7 +93,7 @@ def sample_position(state: State, player: int, rng: random.Random, reopen: bool 
         stream = _redraw_secret_choices(sample, player, stream)
     stream, sample.rng = _rng.next_u64(stream)
     sample.seed = seed
-    sample.history = [(p, a) if p == player else (p, BLANK) for p, a in sample.history]
+    sample.history = _blanked_history(state.history, player)
     # The cached lists were the true position's; the player's own stays, as what they may
     # choose never depends on what they cannot see (the `visibility` check of guards).
     own = None if state._legal is None else state._legal.get(player)
@@ -103,6 +103,23 @@ def sample_position(state: State, player: int, rng: random.Random, reopen: bool 
     if in_table:  # tables re-dealt behind their indexes (the clone copied the indexes)
         sample.game.module.refresh_indexes(sample)
     return sample
+
+
+# The last history blanked: (a copy of it, the player, its blanked entries). A search samples
+# one position many times; comparing the history with the copy, entry by entry the same
+# objects, costs less than blanking it again.
+_LAST_BLANKED: tuple[list, int, tuple] | None = None
+
+
+def _blanked_history(history: list, player: int) -> list:
+    """A new list of `history` with other players' actions blanked."""
+    global _LAST_BLANKED
+    last = _LAST_BLANKED
+    if last is not None and last[1] == player and last[0] == history:
+        return list(last[2])
+    blanked = [(p, a) if p == player else (p, BLANK) for p, a in history]
+    _LAST_BLANKED = (list(history), player, tuple(blanked))
+    return blanked
 
 
 def hidden_containers(state: State, player: int) -> Iterator[Container]:
