@@ -41,7 +41,6 @@ class Container:
 
     value: list | set
     desc: ListD | SetD | BagD
-    in_table: bool = False  # an entry of a table (a map), which an index may be kept over
 
     def items(self) -> list:
         """Its items, bag counts spelled out."""
@@ -81,10 +80,8 @@ def sample_position(state: State, player: int, rng: random.Random, reopen: bool 
     seed = int(rng.random() * (1 << 53))
     stream = _rng.seed_state(seed)
     pools: dict[str, list[Container]] = {}
-    in_table = False
     for container in hidden_containers(sample, player):
         pools.setdefault(_pool_name(container.desc.item), []).append(container)
-        in_table = in_table or container.in_table
     for name in sorted(pools):
         stream = deal(pools[name], stream)
     if reopen:
@@ -100,8 +97,8 @@ def sample_position(state: State, player: int, rng: random.Random, reopen: bool 
     sample.forget_legal()
     if own is not None:
         sample.cache_legal(player, own)
-    if in_table:  # tables re-dealt behind their indexes (the clone copied the indexes)
-        sample.game.module.refresh_indexes(sample)
+    # The clone's indexes still hold: they are kept over tables of single values
+    # (compiler/indexes.py), and only collections are re-dealt.
     return sample
 
 
@@ -184,14 +181,14 @@ def _pool_name(desc: Desc) -> str:
     return name
 
 
-def _containers(value, desc: Desc, in_table: bool = False) -> Iterator[Container]:
+def _containers(value, desc: Desc) -> Iterator[Container]:
     if isinstance(desc, ListD | SetD | BagD):
         if not desc.item.mutable:  # a list of lists is not pooled
-            yield Container(value, desc, in_table)
+            yield Container(value, desc)
     elif isinstance(desc, MapD):
         entries = value if desc.n is not None else [value[k] for k in sorted(value)]
         for entry in entries:
-            yield from _containers(entry, desc.value, True)
+            yield from _containers(entry, desc.value)
 
 
 def deal(containers: list[Container], stream: int) -> int:
