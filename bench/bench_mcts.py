@@ -9,7 +9,10 @@ sha256 of its history (every (player, action id) taken, then the scores), then t
 CPU second and one digest over all the games. Two versions of the code that take the same
 decisions for the same seeds print the same digests: `--write FILE` stores them (JSON), and
 `--expect FILE` compares this run's with the stored ones and exits with status 1 on the first
-game that differs. The game is loaded (compiled if need be) before the clock starts; the rate
+game that differs. `bench/mcts_digests/GAME.json` holds the decisions of 6 games of each of
+Ticket to Ride and Tokyo Metro as commit 5728910 took them (the defaults otherwise), the
+reference a pure speed-up must keep: `--games 6 --expect bench/mcts_digests/GAME.json`. The
+game is loaded (compiled if need be) before the clock starts; the rate
 counts the bots' search and the game's own play alike. The machine's speed varies: compare two
 versions by alternating runs of each, never one run against a number written down.
 """
