@@ -158,20 +158,21 @@ class _RecentGraphs:
     GRAPHS = 256
     ANSWERS = 256
 
-    __slots__ = ("graphs", "last", "last_graph")
+    __slots__ = ("graphs", "last")
 
     def __init__(self):
         self.graphs: dict[tuple, tuple[dict, dict]] = {}
         # The last list asked about (a copy) and its graph: rules ask of one list several
         # times in a row (each of a player's goals), and comparing it with its copy, item by
         # item the same objects, costs less than hashing it.
-        self.last: list | None = None
-        self.last_graph: tuple[dict, dict] | None = None
+        # One tuple, replaced whole: a thread never pairs one list with another's graph.
+        self.last: tuple[list, tuple[dict, dict]] | None = None
 
     def of(self, edges: Sequence[tuple]) -> tuple[dict, dict] | None:
         """The adjacency and the answers memo of `edges`; None if its items cannot be a key."""
-        if isinstance(edges, list) and edges == self.last:
-            return self.last_graph
+        last = self.last
+        if last is not None and isinstance(edges, list) and edges == last[0]:
+            return last[1]
         graphs = self.graphs
         try:
             key = tuple(edges)
@@ -181,10 +182,13 @@ class _RecentGraphs:
         if graph is None:
             graph = (_weighted_adjacency(key), {})
             if len(graphs) >= self.GRAPHS:
-                del graphs[next(iter(graphs))]
+                try:
+                    del graphs[next(iter(graphs))]
+                except (KeyError, RuntimeError, StopIteration):  # another thread changed it
+                    graphs.clear()
             graphs[key] = graph
         if isinstance(edges, list):
-            self.last, self.last_graph = list(edges), graph
+            self.last = (list(edges), graph)
         return graph
 
 
