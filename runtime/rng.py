@@ -54,7 +54,7 @@ def below(state: int, n: int) -> tuple[int, int]:
 
 def shuffle(state: int, items: list) -> int:
     """Shuffle items in place (Fisher-Yates driven by below) and return the new state."""
-    if len(items) >= _PACKED_FROM and _NATIVE_LITTLE:
+    if _PACKED_FROM <= len(items) <= _PACKED_UP_TO and _NATIVE_LITTLE:
         return _packed_shuffle(state, items)
     return _step_shuffle(state, items)
 
@@ -78,8 +78,10 @@ def _step_shuffle(state: int, items: list) -> int:
     return state
 
 
-# Lists at least this long are shuffled with all their draws made at once (_packed_shuffle).
+# Lists of these lengths are shuffled with all their draws made at once (_packed_shuffle),
+# whose constants for each length are kept: at most about 3 MB for every length.
 _PACKED_FROM = 16
+_PACKED_UP_TO = 256
 _NATIVE_LITTLE = sys.byteorder == "little"  # the packed draws are read as native 64-bit words
 _LANE = 128  # bits a draw takes in the packed integer: a 64-bit value times a 64-bit one fits
 _LANES: dict[int, tuple[int, int, int]] = {}

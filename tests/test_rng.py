@@ -188,7 +188,7 @@ def test_shuffle_is_permutation_and_matches_below(state, items):
     assert mine == ref
 
 
-@pytest.mark.parametrize("size", [16, 17, 20, 64, 110, 200])
+@pytest.mark.parametrize("size", [16, 17, 20, 64, 110, 256, 257, 300])
 def test_a_long_shuffle_draws_as_below_does(size):
     # Lists of 16 items or more are shuffled with all their draws computed at once.
     for seed in range(50):
