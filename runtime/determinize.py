@@ -23,6 +23,7 @@ own cards, the order a pile was built in, a hidden pile whose top is shown elsew
 from __future__ import annotations
 
 import random
+import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -78,37 +79,80 @@ def sample_position(state: State, player: int, rng: random.Random, reopen: bool 
     # Only Random.random() repeats across Python versions; the rest uses runtime.rng.
     seed = int(rng.random() * (1 << 53))
     stream = _rng.seed_state(seed)
-    pools: dict[tuple, list[Container]] = {}
+    pools: dict[str, list[Container]] = {}
     for container in hidden_containers(sample, player):
-        pools.setdefault(element_key(container.desc.item), []).append(container)
-    for key in sorted(pools, key=repr):
-        stream = deal(pools[key], stream)
+        pools.setdefault(_pool_name(container.desc.item), []).append(container)
+    for name in sorted(pools):
+        stream = deal(pools[name], stream)
     if reopen:
         _reopen_secret_choices(sample, player)
     else:
         stream = _redraw_secret_choices(sample, player, stream)
     stream, sample.rng = _rng.next_u64(stream)
     sample.seed = seed
-    sample.history = [(p, a) if p == player else (p, BLANK) for p, a in sample.history]
-    sample.forget_legal()  # the cached lists were the true position's
-    sample.game.module.refresh_indexes(sample)  # tables re-dealt behind their indexes
+    sample.history = _blanked_history(state.history, player)
+    # The cached lists were the true position's; the player's own stays, as what they may
+    # choose never depends on what they cannot see (the `visibility` check of guards).
+    own = None if state._legal is None else state._legal.get(player)
+    sample.forget_legal()
+    if own is not None:
+        sample.cache_legal(player, own)
+    # The clone's indexes still hold: they are kept over tables of single values
+    # (compiler/indexes.py), and only collections are re-dealt.
     return sample
+
+
+# The last history blanked: (a copy of it, the player, its blanked entries). A search samples
+# one position many times; comparing the history with the copy, entry by entry the same
+# objects, costs less than blanking it again.
+_LAST_BLANKED: tuple[list, int, tuple] | None = None
+
+
+def _blanked_history(history: list, player: int) -> list:
+    """A new list of `history` with other players' actions blanked."""
+    global _LAST_BLANKED
+    last = _LAST_BLANKED
+    if last is not None and last[1] == player and last[0] == history:
+        return list(last[2])
+    blanked = [(p, a) if p == player else (p, BLANK) for p, a in history]
+    _LAST_BLANKED = (list(history), player, tuple(blanked))
+    return blanked
 
 
 def hidden_containers(state: State, player: int) -> Iterator[Container]:
     """The collections of `state` whose items `player` cannot see and the sampler re-deals."""
-    module = state.game.module
-    for name, attr, desc in module.SAVE_FIELDS:
-        if module.STATE_VISIBILITY.get(name, "public") != "public":
-            yield from _containers(getattr(state, attr), desc)
-    for name, attr, desc in module.SAVE_PLAYER_FIELDS:
-        visibility = module.PLAYER_VISIBILITY.get(name, "public")
-        if visibility == "public":
-            continue
+    fields, player_fields = _hidden_fields(state.game.module)
+    for attr, desc in fields:
+        yield from _containers(getattr(state, attr), desc)
+    for attr, desc, owner in player_fields:
         values = getattr(state, attr)
         for p in range(state.n):
-            if visibility != "owner" or p != player:
+            if not owner or p != player:
                 yield from _containers(values[p], desc)
+
+
+# A compiled module's fields that are not public, as _hidden_fields finds them.
+_HIDDEN_FIELDS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _hidden_fields(module) -> tuple[tuple, tuple]:
+    """The module's hidden state fields (attribute, descriptor) and its per-player fields that
+    are not public (attribute, descriptor, whether owner-only), in their declared order."""
+    known = _HIDDEN_FIELDS.get(module)
+    if known is not None:
+        return known
+    fields = tuple(
+        (attr, desc)
+        for name, attr, desc in module.SAVE_FIELDS
+        if module.STATE_VISIBILITY.get(name, "public") != "public"
+    )
+    player_fields = tuple(
+        (attr, desc, module.PLAYER_VISIBILITY[name] == "owner")
+        for name, attr, desc in module.SAVE_PLAYER_FIELDS
+        if module.PLAYER_VISIBILITY.get(name, "public") != "public"
+    )
+    _HIDDEN_FIELDS[module] = known = (fields, player_fields)
+    return known
 
 
 def element_key(desc: Desc) -> tuple:
@@ -118,6 +162,23 @@ def element_key(desc: Desc) -> tuple:
     if isinstance(desc, RangeD):
         return ("range", desc.lo, desc.hi, desc.step)
     return (type(desc).__name__,)
+
+
+# Each item descriptor met, by id, with its pool's name (kept beside it, so the id stays its).
+_POOL_NAMES: dict[int, tuple[Desc, str]] = {}
+
+
+def _pool_name(desc: Desc) -> str:
+    """The name of the pool an item of this descriptor goes to: its element key's repr (pools
+    are dealt in the order of these names)."""
+    known = _POOL_NAMES.get(id(desc))
+    if known is not None and known[0] is desc:
+        return known[1]
+    if len(_POOL_NAMES) >= 4096:  # descriptors of many games loaded one after the other
+        _POOL_NAMES.clear()
+    name = repr(element_key(desc))
+    _POOL_NAMES[id(desc)] = (desc, name)
+    return name
 
 
 def _containers(value, desc: Desc) -> Iterator[Container]:

@@ -89,8 +89,12 @@ class Frame:
 
     def copy(self) -> Frame:
         """An independent copy."""
-        frame = Frame(self.proc, copy_any(self.L), self.pc)
-        frame.ret = copy_any(self.ret)
+        frame = object.__new__(Frame)
+        frame.proc = self.proc
+        frame.pc = self.pc
+        frame.L = copy_any(self.L)
+        ret = self.ret
+        frame.ret = ret if ret is None else copy_any(ret)
         return frame
 
     def to_doc(self) -> dict:

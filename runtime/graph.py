@@ -132,12 +132,67 @@ def _weighted_adjacency(edges: Sequence[tuple]) -> dict[Any, list]:
     for u, v, weight in edges:
         if weight < 0:
             raise ValueError(f"path_cost() needs weights of at least 0, not {weight}")
-        adj.setdefault(u, []).append((v, weight))
-        adj.setdefault(v, []).append((u, weight))
+        near = adj.get(u)
+        if near is None:
+            adj[u] = [(v, weight)]
+        else:
+            near.append((v, weight))
+        near = adj.get(v)
+        if near is None:
+            adj[v] = [(u, weight)]
+        else:
+            near.append((u, weight))
     return adj
 
 
-_LAST_WEIGHTED = _LastGraph()
+class _RecentGraphs:
+    """The weighted graphs of the last edge lists asked about, with the answers found in each.
+
+    A search values many positions a few decisions apart, whose edge lists (a player's usable
+    routes) mostly repeat; an answer is a pure function of the list, the two ends and the
+    limit, so it is taken again. The oldest list is dropped beyond GRAPHS lists (hashing a long
+    list once more to keep the order of use would cost about what a hit saves), and a graph's
+    answers are forgotten beyond ANSWERS of them.
+    """
+
+    GRAPHS = 256
+    ANSWERS = 256
+
+    __slots__ = ("graphs", "last")
+
+    def __init__(self):
+        self.graphs: dict[tuple, tuple[dict, dict]] = {}
+        # The last list asked about (a copy) and its graph: rules ask of one list several
+        # times in a row (each of a player's goals), and comparing it with its copy, item by
+        # item the same objects, costs less than hashing it.
+        # One tuple, replaced whole: a thread never pairs one list with another's graph.
+        self.last: tuple[list, tuple[dict, dict]] | None = None
+
+    def of(self, edges: Sequence[tuple]) -> tuple[dict, dict] | None:
+        """The adjacency and the answers memo of `edges`; None if its items cannot be a key."""
+        last = self.last
+        if last is not None and isinstance(edges, list) and edges == last[0]:
+            return last[1]
+        graphs = self.graphs
+        try:
+            key = tuple(edges)
+            graph = graphs.get(key)
+        except TypeError:  # an unhashable vertex or weight
+            return None
+        if graph is None:
+            graph = (_weighted_adjacency(key), {})
+            if len(graphs) >= self.GRAPHS:
+                try:
+                    del graphs[next(iter(graphs))]
+                except (KeyError, RuntimeError, StopIteration):  # another thread changed it
+                    graphs.clear()
+            graphs[key] = graph
+        if isinstance(edges, list):
+            self.last = (list(edges), graph)
+        return graph
+
+
+_RECENT_WEIGHTED = _RecentGraphs()
 
 
 def path_cost(edges: Sequence[tuple], a: Hashable, b: Hashable, limit: int) -> int:
@@ -147,7 +202,24 @@ def path_cost(edges: Sequence[tuple], a: Hashable, b: Hashable, limit: int) -> i
     """
     if a == b:
         return min(0, limit)
-    adj = _LAST_WEIGHTED.of(edges, _weighted_adjacency)
+    graph = _RECENT_WEIGHTED.of(edges)
+    if graph is None:
+        return _path_cost(_weighted_adjacency(edges), a, b, limit)
+    adj, answers = graph
+    question = (a, b, limit)
+    try:
+        cost = answers.get(question)
+    except TypeError:  # an unhashable limit: asked, never remembered
+        return _path_cost(adj, a, b, limit)
+    if cost is None:
+        if len(answers) >= _RecentGraphs.ANSWERS:
+            answers.clear()
+        cost = answers[question] = _path_cost(adj, a, b, limit)
+    return cost
+
+
+def _path_cost(adj: dict[Any, list], a: Hashable, b: Hashable, limit: int) -> int:
+    """path_cost over a weighted adjacency, a and b different."""
     if a not in adj or b not in adj:
         return limit
     best = {a: 0}

@@ -7,6 +7,7 @@ the caller threads the returned state into the next call.
 from __future__ import annotations
 
 import hashlib
+import sys
 
 __all__ = ["below", "next_u64", "seed_state", "shuffle"]
 
@@ -53,6 +54,13 @@ def below(state: int, n: int) -> tuple[int, int]:
 
 def shuffle(state: int, items: list) -> int:
     """Shuffle items in place (Fisher-Yates driven by below) and return the new state."""
+    if _PACKED_FROM <= len(items) <= _PACKED_UP_TO and _NATIVE_LITTLE:
+        return _packed_shuffle(state, items)
+    return _step_shuffle(state, items)
+
+
+def _step_shuffle(state: int, items: list) -> int:
+    """shuffle, one draw after the other."""
     for i in range(len(items) - 1, 0, -1):
         n = i + 1
         # Inlined copy of below(state, n) for speed; tests check it matches exactly.
@@ -68,3 +76,52 @@ def shuffle(state: int, items: list) -> int:
         j = m >> 64
         items[i], items[j] = items[j], items[i]
     return state
+
+
+# Lists of these lengths are shuffled with all their draws made at once (_packed_shuffle),
+# whose constants for each length are kept: at most about 3 MB for every length.
+_PACKED_FROM = 16
+_PACKED_UP_TO = 256
+_NATIVE_LITTLE = sys.byteorder == "little"  # the packed draws are read as native 64-bit words
+_LANE = 128  # bits a draw takes in the packed integer: a 64-bit value times a 64-bit one fits
+_LANES: dict[int, tuple[int, int, int]] = {}
+
+
+def _lanes(draws: int) -> tuple[int, int, int]:
+    """For `draws` lanes: 1 in each lane, the k-th lane's k * gamma (mod 2**64), 64 ones in each."""
+    known = _LANES.get(draws)
+    if known is None:
+        ones = sum(1 << (_LANE * k) for k in range(draws))
+        ramp = sum((((k + 1) * _GAMMA) & _MASK) << (_LANE * k) for k in range(draws))
+        known = _LANES[draws] = (ones, ramp, ones * _MASK)
+    return known
+
+
+def _packed_shuffle(state: int, items: list) -> int:
+    """shuffle with the SplitMix64 outputs of all its draws computed side by side in one integer.
+
+    Draw k (from 1) has the state `state + k * gamma`, as long as no draw is rejected; each
+    lane of 128 bits holds one draw's 64-bit value, masked to 64 bits after every step, so the
+    arithmetic of the steps (a product of two 64-bit values included) never crosses into the
+    next lane. A rejected draw (about one in 2**58 for these list lengths) shifts every later
+    state: the list is then put back and shuffled one draw after the other.
+    """
+    draws = len(items) - 1
+    ones, ramp, low = _lanes(draws)
+    x = (state * ones + ramp) & low
+    x = ((x ^ (x >> 30)) & low) * _MIX1 & low
+    x = ((x ^ (x >> 27)) & low) * _MIX2 & low
+    x = (x ^ (x >> 31)) & low
+    outputs = memoryview(x.to_bytes(draws * _LANE // 8, "little")).cast("Q").tolist()[::2]
+    before = items[:]
+    i = draws
+    for z in outputs:
+        n = i + 1
+        m = z * n
+        if (m & _MASK) < n and (m & _MASK) < (_TWO64 - n) % n:
+            items[:] = before
+            return _step_shuffle(state, items)
+        j = m >> 64
+        items[i], items[j] = items[j], items[i]
+        i -= 1
+    return (state + draws * _GAMMA) & _MASK

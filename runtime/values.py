@@ -728,12 +728,16 @@ def _cells(doc, size: int) -> tuple:
     return tuple(cells)
 
 
+# Values copy_any shares as they are, told by their exact type without a call (the common case).
+_SHARED = frozenset((int, str, bool, float, type(None), tuple))
+
+
 def copy_any(value):
     """Deep copy of frame values (lists, dicts and sets are copied; scalars shared)."""
     if isinstance(value, list):
-        return [copy_any(v) for v in value]
+        return [v if type(v) in _SHARED else copy_any(v) for v in value]
     if isinstance(value, dict):
-        return {k: copy_any(v) for k, v in value.items()}
+        return {k: v if type(v) in _SHARED else copy_any(v) for k, v in value.items()}
     if isinstance(value, set):
         return set(value)
     return value

@@ -116,6 +116,31 @@ def test_a_sample_shows_the_player_exactly_their_view_and_conserves_hidden_items
         assert changed, "the hidden data was never re-drawn"
 
 
+@pytest.mark.parametrize("name", GAMES)
+def test_a_sample_keeps_the_players_legal_list_and_indexes_as_fresh_ones_find_them(games, name):
+    # The sampler keeps the player's cached legal list (their options never depend on what they
+    # cannot see) and the clone's indexes (it re-deals no table of scalars): listing afresh and
+    # rebuilding the indexes of the sample finds the same.
+    game = games[name]
+    module = game.module
+    for state in positions(game):
+        for player in state.to_move:
+            kept = state.legal_actions(player)
+            for seed in range(3):
+                sample = sample_position(state, player, random.Random(seed), reopen=seed == 2)
+                assert sample.legal_actions(player) is kept
+                fresh = sample.clone()
+                fresh.forget_legal()
+                module.refresh_indexes(fresh)
+                assert fresh.legal_actions(player) == kept
+                assert fresh.to_json() == sample.to_json()
+                assert all(
+                    getattr(fresh, slot) == getattr(sample, slot)
+                    for slot in type(sample).__slots__
+                    if slot.startswith("i_")
+                )
+
+
 def test_others_pending_secret_choices_are_redrawn_but_ones_own_is_kept(ttr):
     # The ticket choice at the start is simultaneous: P1 has chosen, P2 not yet.
     state = ttr.new_game(2, 1)

@@ -183,3 +183,11 @@ def test_path_cost_over_a_list_changed_in_place_sees_the_change():
     assert path_cost(tuple(EDGES), "a", "c", 99) == 4  # any sequence of edges
     with pytest.raises(ValueError, match="at least 0"):
         path_cost([*edges, ("a", "b", -1)], "a", "b", 9)
+
+
+def test_path_cost_answers_again_after_its_memo_of_recent_graphs_overflows():
+    lists = [[("a", "b", w), ("b", "c", 1)] for w in range(600)]  # more than the memo keeps
+    for _ in range(2):
+        for w, edges in enumerate(lists):
+            assert path_cost(edges, "a", "c", 1000) == w + 1
+            assert path_cost(edges, "a", "c", w) == w  # the limit is part of the question

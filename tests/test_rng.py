@@ -188,6 +188,30 @@ def test_shuffle_is_permutation_and_matches_below(state, items):
     assert mine == ref
 
 
+@pytest.mark.parametrize("size", [16, 17, 20, 64, 110, 256, 257, 300])
+def test_a_long_shuffle_draws_as_below_does(size):
+    # Lists of 16 items or more are shuffled with all their draws computed at once.
+    for seed in range(50):
+        state = seed_state(f"long/{size}/{seed}")
+        items = list(range(size))
+        ref = list(items)
+        assert shuffle(state, items) == reference_shuffle(state, ref)
+        assert items == ref
+
+
+@pytest.mark.parametrize(("size", "k"), [(20, 1), (20, 7), (110, 1), (110, 60)])
+def test_a_long_shuffle_takes_a_rejected_draw_as_below_does(size, k):
+    # From this state draw k's output is 0, which draw k's n = size - k + 1 rejects (2**64 is
+    # not a multiple of it), so every later draw comes one state later.
+    state = (-k * GAMMA) & MASK
+    n = size - k + 1
+    assert (2**64 - n) % n > 0
+    items = list(range(size))
+    ref = list(items)
+    assert shuffle(state, items) == reference_shuffle(state, ref)
+    assert items == ref
+
+
 def test_shuffle_short_lists_draw_nothing():
     for items in ([], [1]):
         assert shuffle(42, items) == 42

@@ -43,12 +43,14 @@ def settle(state: State, player: int, seed: int) -> None:
     meets the same choices of the others (when their options do not depend on it), so options
     are compared on equal terms.
     """
-    rng = random.Random(seed)
+    rng = None  # made at the first choice to draw (mostly there is none)
     while not state.over and state.game.sites[state.site].secret:
         movers = state.to_move
         if player in movers:
             return
         actions = state.legal_actions(movers[0])
+        if rng is None:
+            rng = random.Random(seed)
         state.apply_legal(movers[0], actions[int(rng.random() * len(actions))])
 
 

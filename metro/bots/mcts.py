@@ -88,7 +88,17 @@ class Node:
     `tie` a random number that orders children of equal one-ply value.
     """
 
-    __slots__ = ("arms", "available", "children", "fresh", "prior", "reward", "tie", "visits")
+    __slots__ = (
+        "arms",
+        "available",
+        "children",
+        "fresh",
+        "prior",
+        "ranked",
+        "reward",
+        "tie",
+        "visits",
+    )
 
     def __init__(self, players: int):
         self.children: dict[object, Node] = {}
@@ -99,6 +109,8 @@ class Node:
         self.prior: list[float] | None = None
         self.tie = 0.0
         self.fresh = True  # not yet reached by an iteration (only its prior is known)
+        # (legal list, mover, its options best prior first) of the last selection among them
+        self.ranked: tuple[list[Action], int, list[Action]] | None = None
 
 
 class MctsBot:
@@ -386,9 +398,17 @@ class MctsBot:
         if len(actions) == 1:
             return actions[0], children[actions[0]]
         if widen:
-            actions = _best_first(
-                actions, lambda a: (_prior(children[a], mover), children[a].tie), node.visits
-            )
+            # The options in order of their fixed priors, sorted again only for another list
+            # (a root's kept legal list is the same at every iteration).
+            ranked = node.ranked
+            if ranked is None or ranked[0] is not actions or ranked[1] != mover:
+                order = sorted(
+                    actions,
+                    key=lambda a: (_prior(children[a], mover), children[a].tie),
+                    reverse=True,
+                )
+                node.ranked = ranked = (actions, mover, order)
+            actions = ranked[2][: _considered(node.visits)]
         best, best_value = None, -math.inf
         for action in actions:
             child = children[action]
@@ -408,9 +428,11 @@ class MctsBot:
         if state.over:
             return rewards(state)
         # The scale of a cut-off position's margins: their mean size so far in this search.
+        # The margins are valued once (the estimate is the costly part of a playout).
+        found = margins(state)
         self._cut_offs += 1
-        self._margin_total += sum(abs(m) for m in margins(state)) / state.n
-        return rewards(state, max(1.0, self._margin_total / self._cut_offs))
+        self._margin_total += sum(abs(m) for m in found) / state.n
+        return margin_rewards(found, max(1.0, self._margin_total / self._cut_offs))
 
     def _pick(self, actions: list[Action]) -> Action:
         return actions[int(self.rng.random() * len(actions))]
@@ -426,7 +448,12 @@ def _best_first(actions: list[Action], rank, visits: int) -> list[Action]:
     the few that pay at once, and tries another only as the evidence on those grows.
     """
     ranked = sorted(actions, key=rank, reverse=True)
-    return ranked[: 1 + int(WIDENING * math.sqrt(visits))]
+    return ranked[: _considered(visits)]
+
+
+def _considered(visits: int) -> int:
+    """How many options, best prior first, a node visited `visits` times considers."""
+    return 1 + int(WIDENING * math.sqrt(visits))
 
 
 def _prior(node: Node, mover: int) -> float:
