@@ -133,6 +133,33 @@ def test_a_playout_cut_off_after_some_decisions_reads_as_the_runner_leaves_it():
         assert margins(driven) == margins(framed)
 
 
+def test_a_search_with_driven_playouts_takes_the_same_decisions(monkeypatch):
+    # mcts plays its playouts on the driver when the game has driven versions: the same random
+    # decisions as playing them framed, so the same search and the same game.
+    game = load_game(game_path("ticket_to_ride"))
+
+    def searched() -> list:
+        bots = _bots(game, ["mcts:40", "mcts:40"], "search")
+        for bot in bots:
+            bot.playout = 15  # Ticket to Ride declares an estimate: no playout by default
+        state = game.new_game(2, "search")
+        for _ in range(6):
+            player = state.to_move[0]
+            state.apply_legal(player, bots[player].choose(state, player))
+        return state.history
+
+    driven = []
+    import metro.bots.mcts as mcts
+
+    monkeypatch.setattr(
+        mcts, "play_out", lambda *args, **kw: driven.append(1) or play_out(*args, **kw)
+    )
+    with_driver = searched()
+    assert driven
+    monkeypatch.setattr(game, "drives", None)
+    assert searched() == with_driver
+
+
 def test_only_a_seeded_position_plays_on_driven():
     game = load_game(game_path("ticket_to_ride"))
     recorded = game.new_game(2, "c", chance="recorded")

@@ -54,6 +54,7 @@ import time
 
 from metro.bots.evaluation import margin_rewards, margins, rewards, settle
 from runtime.determinize import sample_position
+from runtime.driver import play_out
 from runtime.machine import Action, State
 
 ITERATIONS = 200
@@ -420,11 +421,15 @@ class MctsBot:
         return best
 
     def _playout(self, state: State) -> list[float]:
-        for _ in range(self.playout):
-            if state.over:
-                break
-            mover = state.to_move[0]
-            state.apply_legal(mover, self._pick(state.legal_actions(mover)))
+        if self.playout and not state.over and state.game.drives and state.chance is None:
+            # The same random decisions, played by the frameless driver (runtime/driver.py).
+            play_out(state, [_Picker(self._pick)] * state.n, decisions=self.playout)
+        else:
+            for _ in range(self.playout):
+                if state.over:
+                    break
+                mover = state.to_move[0]
+                state.apply_legal(mover, self._pick(state.legal_actions(mover)))
         if state.over:
             return rewards(state)
         # The scale of a cut-off position's margins: their mean size so far in this search.
@@ -436,6 +441,19 @@ class MctsBot:
 
     def _pick(self, actions: list[Action]) -> Action:
         return actions[int(self.rng.random() * len(actions))]
+
+
+class _Picker:
+    """A playout's bot: the search's own random pick among the legal actions."""
+
+    frameless = True  # it only reads the legal actions
+
+    def __init__(self, pick) -> None:
+        self.pick = pick
+
+    def choose(self, state: State, player: int) -> Action:
+        """A random legal action, drawn from the search's generator."""
+        return self.pick(state.legal_actions(player))
 
 
 def _best_first(actions: list[Action], rank, visits: int) -> list[Action]:
