@@ -7,7 +7,9 @@ is asked about (`frameless = True`: a random bot, a rules-declared preference) n
 it. The driver plays such games as plain Python calls: the same listings, actions, history,
 step budget and decision budget as `State.apply_legal` in a loop, so the same seeds give the
 same games. At a decision the procedure makes the frame it has there (so the bot sees the
-position as the runner shows it, `legal_actions`, `to_move`, views) and calls `decide`.
+position as the runner shows it, `legal_actions`, `to_move`, views) and calls the driver: `act`
+at a menu, `decide` at any other choice. `play_out` plays on a position the runner reached (a
+search's playouts), to the end or for a number of decisions.
 """
 
 from __future__ import annotations
