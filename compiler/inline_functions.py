@@ -1,6 +1,6 @@
 """Small one-expression functions inlined: a call replaced by the function's body.
 
-`f(S, v_r)` of `function f(r: route) -> bool = r.length > 2` becomes `(K_route__length[(v_r)]
+`f(S, v_e)` of `function f(e: edge) -> bool = e.length > 2` becomes `(K_edge__length[v_e]
 > 2)`: no call, and what the body reads is in sight of the code around it. Lowering marks the
 calls that may be inlined (`Call.inline`): of a function with one version and one expression,
 not charged when it starts, of at most MAX_NODES rule nodes, whose arguments are names, `me`,

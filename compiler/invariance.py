@@ -115,6 +115,17 @@ def field_read(node: Expr) -> bool:
     return isinstance(node, StateField) and node.name.startswith(("g_", "p_"))
 
 
+def aggregate(node: Expr) -> bool:
+    """True for a list comprehension, an aggregate over a generator (sum, any, min, …) or a
+    rule function's result: a value that walks something or runs the rules' code."""
+    if isinstance(node, Comp):
+        return node.kind == "list"
+    if isinstance(node, Call):
+        over_generator = any(isinstance(a, Comp) and a.kind == "gen" for a in node.args)
+        return over_generator or (isinstance(node.func, Name) and node.args[:1] == (S,))
+    return False
+
+
 def costly(node: Expr) -> bool:
     """True for a value worth computing once in its own right: a global or one of `me`'s fields,
     a comprehension, an aggregate, a rule function's result or a domain of subsets."""
@@ -124,11 +135,7 @@ def costly(node: Expr) -> bool:
         return field_read(node)
     if isinstance(node, Comp):
         return node.kind != "gen"  # a generator is walked once, by the call it is given to
-    if isinstance(node, Call):
-        aggregate = any(isinstance(a, Comp) and a.kind == "gen" for a in node.args)
-        function = isinstance(node.func, Name) and node.args[:1] == (S,)
-        return aggregate or function or node.func == SUBSETS
-    return False
+    return aggregate(node) or (isinstance(node, Call) and node.func == SUBSETS)
 
 
 def computed(node: Expr) -> bool:

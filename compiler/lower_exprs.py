@@ -576,9 +576,7 @@ class ExprLowerer(StrictVisitor):
             pyname, waits = self.callable_name(node.func)
             if waits:
                 raise AssertionError("waiting calls are lowered as statements")
-            inline = (
-                isinstance(ref, FunctionRef) and inlinable(self.cp, self.costs, node) is not None
-            )
+            inline = inlinable(self.cp, self.costs, node) is not None  # a function's calls only
             return Call(Name(pyname), (S, *args), inline)
         return self.builtin(node, args, env)
 

@@ -31,12 +31,11 @@ from compiler.expr import (
     Name,
     Operand,
     Paren,
-    S,
     Unary,
     walk,
     with_fields,
 )
-from compiler.invariance import SUBSETS, Invariance
+from compiler.invariance import SUBSETS, Invariance, aggregate
 from compiler.listing_shape import Loop, listing_loops
 from compiler.printer import ir_expr
 from compiler.pyexpr import PyExpr
@@ -83,7 +82,7 @@ class Aggregates:
         return code if node is code.node else ir_expr(node)
 
     def replaced(self, node: Expr) -> Expr:
-        if _aggregate(node) and self.facts.free(node) == frozenset((self.var,)):
+        if aggregate(node) and self.facts.free(node) == frozenset((self.var,)):
             if node not in self.names:
                 self.names[node] = Local(f"_e{next(self.numbers)}")
             return self.names[node]
@@ -147,15 +146,3 @@ def once_per_listing(domain: Expr) -> bool:
         return False
     size = domain.args[0]
     return isinstance(size, Const) and type(size.value) is int and size.value <= TABULATED_CONSTANTS
-
-
-def _aggregate(node: Expr) -> bool:
-    """True for a value worth a table: a list comprehension, an aggregate over a generator
-    (sum, any, min, …) or a rule function's result."""
-    if isinstance(node, Comp):
-        return node.kind == "list"
-    if isinstance(node, Call):
-        over_generator = any(isinstance(a, Comp) and a.kind == "gen" for a in node.args)
-        function = isinstance(node.func, Name) and node.args[:1] == (S,)
-        return over_generator or function
-    return False

@@ -148,8 +148,8 @@ def _weighted_adjacency(edges: Sequence[tuple]) -> dict[Any, list]:
 class _RecentGraphs:
     """The weighted graphs of the last edge lists asked about, with the answers found in each.
 
-    A search values many positions a few decisions apart, whose edge lists (a player's usable
-    routes) mostly repeat; an answer is a pure function of the list, the two ends and the
+    A search values many positions a few decisions apart, whose edge lists (the edges a player
+    may use) mostly repeat; an answer is a pure function of the list, the two ends and the
     limit, so it is taken again. The oldest list is dropped beyond GRAPHS lists (hashing a long
     list once more to keep the order of use would cost about what a hit saves), and a graph's
     answers are forgotten beyond ANSWERS of them.
@@ -289,7 +289,7 @@ def longest_trail(edges: Sequence[tuple]) -> int:
     for group in groups.values():
         if len(group) <= 2 and group[0][2] >= 0 and group[-1][2] >= 0:
             # One edge, or two meeting at a vertex: one trail (most components of a network
-            # grown a route at a time are so small).
+            # grown an edge at a time are so small).
             trail = group[0][2] + group[1][2] if len(group) == 2 else group[0][2]
         else:
             trail = _component_trail(group)

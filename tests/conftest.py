@@ -16,6 +16,26 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GAMES_DIR = os.path.join(ROOT, "games")
 
 
+SHIPPED_CONFIGURATIONS = [  # (game, expansions, variants): every shipped game, expansion, variant
+    ("ticket_to_ride", (), ()),
+    ("tokyo_metro", (), ()),
+    ("tokyo_metro", ("osaka",), ()),
+    ("tokyo_metro", ("drinks",), ()),
+    ("tokyo_metro", ("osaka", "drinks"), ()),
+    ("tokyo_metro", ("drinks",), ("cards-osaka",)),
+    ("tokyo_jutaku", (), ()),
+    ("tokyo_jutaku", (), ("tower",)),
+    ("izakaya", (), ()),
+    ("izakaya", (), ("corner-chips",)),
+    ("shopping_centre", (), ()),
+    ("shopping_centre", (), ("balance",)),
+    ("tokyo_jutaku", ("bottle_bonus",), ()),
+    ("jidohanbaiki", (), ()),
+    ("jidohanbaiki", (), ("strategic",)),
+    ("jidohanbaiki", (), ("dice",)),
+]
+
+
 def game_dirs() -> list[str]:
     """Every shipped game directory (those with a rules.metro)."""
     return sorted(

@@ -17,25 +17,7 @@ from metro.bots import make_bot
 from runtime.driver import drive, play_out
 from runtime.errors import RuleError
 from runtime.machine import Game, compile_module, run_module
-
-CONFIGURATIONS = [
-    ("ticket_to_ride", (), ()),
-    ("tokyo_metro", (), ()),
-    ("tokyo_metro", ("osaka",), ()),
-    ("tokyo_metro", ("drinks",), ()),
-    ("tokyo_metro", ("osaka", "drinks"), ()),
-    ("tokyo_metro", ("drinks",), ("cards-osaka",)),
-    ("tokyo_jutaku", (), ()),
-    ("tokyo_jutaku", (), ("tower",)),
-    ("tokyo_jutaku", ("bottle_bonus",), ()),
-    ("izakaya", (), ()),
-    ("izakaya", (), ("corner-chips",)),
-    ("shopping_centre", (), ()),
-    ("shopping_centre", (), ("balance",)),
-    ("jidohanbaiki", (), ()),
-    ("jidohanbaiki", (), ("strategic",)),
-    ("jidohanbaiki", (), ("dice",)),
-]
+from tests.conftest import SHIPPED_CONFIGURATIONS
 
 
 def _framed(game: Game, players: int, seed: str, bots: list):
@@ -59,7 +41,7 @@ def _same_game(game: Game, players: int, seed: str, names: list[str]) -> int:
     return len(driven.history)
 
 
-@pytest.mark.parametrize(("name", "expansions", "variants"), CONFIGURATIONS)
+@pytest.mark.parametrize(("name", "expansions", "variants"), SHIPPED_CONFIGURATIONS)
 def test_every_configuration_plays_the_same_games_driven(name, expansions, variants):
     game = load_game(game_path(name), expansions=expansions, variants=variants)
     assert game.drives is not None
@@ -74,7 +56,7 @@ def test_every_configuration_plays_the_same_games_driven(name, expansions, varia
     assert decisions > 50
 
 
-@pytest.mark.parametrize(("name", "expansions", "variants"), CONFIGURATIONS)
+@pytest.mark.parametrize(("name", "expansions", "variants"), SHIPPED_CONFIGURATIONS)
 def test_a_position_the_runner_reached_plays_on_driven_as_it_would_framed(
     name, expansions, variants
 ):

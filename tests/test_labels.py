@@ -8,6 +8,7 @@ import pytest
 from compiler import compile_game
 from dsl.diagnostics import CompileError
 from loader import load_game
+from tests.conftest import SHIPPED_CONFIGURATIONS
 
 BOARD = """map "B" for "G" {
   city A(x: 1) city "El Paso"(x: 2) city C(x: 3)
@@ -341,26 +342,6 @@ def test_double_routes_of_one_colour_read_as_two_tracks():
     assert "Atlanta–Raleigh (2, gray, track 2)" in labels
     assert "Atlanta–New Orleans (4, orange)" in labels  # twins of two colours read by colour
     assert len(set(labels)) == len(labels)
-
-
-SHIPPED_CONFIGURATIONS = [  # (game, expansions, variants): every shipped game, expansion, variant
-    ("ticket_to_ride", (), ()),
-    ("tokyo_metro", (), ()),
-    ("tokyo_metro", ("osaka",), ()),
-    ("tokyo_metro", ("drinks",), ()),
-    ("tokyo_metro", ("osaka", "drinks"), ()),
-    ("tokyo_metro", ("drinks",), ("cards-osaka",)),
-    ("tokyo_jutaku", (), ()),
-    ("tokyo_jutaku", (), ("tower",)),
-    ("izakaya", (), ()),
-    ("izakaya", (), ("corner-chips",)),
-    ("shopping_centre", (), ()),
-    ("shopping_centre", (), ("balance",)),
-    ("tokyo_jutaku", ("bottle_bonus",), ()),
-    ("jidohanbaiki", (), ()),
-    ("jidohanbaiki", (), ("strategic",)),
-    ("jidohanbaiki", (), ("dice",)),
-]
 
 
 @pytest.mark.parametrize(("game", "expansions", "variants"), SHIPPED_CONFIGURATIONS)
