@@ -39,6 +39,8 @@ def _engine(tmp_path, body: str) -> str:
 FLOOD = "batch = INFO * (4000 // len(INFO))\nwhile True:\n    os.write(1, batch)\n"
 # Reads one request (info), then floods: its first line answers it, the rest is unasked.
 FLOOD_AFTER_INFO = "sys.stdin.buffer.readline()\n" + FLOOD
+# Answers info with a line that is no JSON, then waits.
+BAD_INFO = "sys.stdin.readline()\nprint('nope', flush=True)\nsys.stdin.readline()\n"
 # Answers info, then every request after a pause.
 SLOW = "for line in sys.stdin:\n    time.sleep(0.3)\n    print(INFO.decode(), end='', flush=True)\n"
 
@@ -68,6 +70,21 @@ def test_conform_gives_a_flooding_engine_a_verdict_per_vector(tmp_path, ttr_vect
     assert result.output.count("FAIL initial-") == 4
     assert result.output.count("engine error at step") == 4
     assert "one answer per request" in result.output
+    assert result.output.strip().endswith("0 passed, 4 failed")
+
+
+def test_an_engine_that_fails_info_gets_a_verdict_for_every_vector(tmp_path, ttr_vectors):
+    # Failing at start (here a broken `info` answer, as a flooding engine may when its output
+    # comes before the request) fails that vector; the next one starts the engine again.
+    script = _engine(tmp_path, BAD_INFO)
+    command = f"{sys.executable} {script}"
+    with time_limit(30):
+        result = CliRunner().invoke(
+            main, ["conform", ttr_vectors, "--engine", command, "--only", "initial"]
+        )
+    assert result.exit_code == 1, result.output
+    assert result.output.count("FAIL initial-") == 4
+    assert result.output.count("engine error at step 0: the engine's answer to 'info'") == 4
     assert result.output.strip().endswith("0 passed, 4 failed")
 
 

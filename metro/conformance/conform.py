@@ -91,7 +91,9 @@ def run_vectors(
                 if engine is None:
                     engine = start_engine()
                 result = run_vector(engine, vector, path)
-            except EngineStopped as error:  # while starting: run_vector reports its own
+            except EngineError as error:  # while starting (info): run_vector reports its own
+                # The vector fails on it and the next one starts the engine again, as after a
+                # failure inside a vector (an engine used up, EngineStopped, ends the run).
                 result = _engine_failed(VectorResult(path, vector.id, vector.name, False), 0, error)
             if engine is not None and result.difference.startswith("engine error"):
                 engine.close()
