@@ -318,6 +318,7 @@ class CodeGenerator(ProcWriter, StrictVisitor):
         self.entry_base = False  # … whether it puts its frame under a waiting callee's
         self.entry_ret = False  # … whether it reads the last call's result
         self.driving = False  # writing a driven version: decisions are asked of the driver `D`
+        self.picking = False  # in it, a menu's branch for a bare driver (no frame)
         self.framed_writes: list[str] = []  # … the frame locals its decision's frame sets
         self.site_kinds: dict[int, str] = {}  # each site's kind (menus are driven apart)
 
@@ -649,7 +650,11 @@ class CodeGenerator(ProcWriter, StrictVisitor):
         if not stmts:
             self.w.line("pass")
         framed = self.framed
-        for stmt in reachable(stmts):
+        run = reachable(stmts)
+        for at, stmt in enumerate(run):
+            if self.driving and not self.framed and isinstance(stmt, ir.NeedsFrame):
+                self.decision(run[at + 1 :])  # the rest of the block (emit_procs.py)
+                break
             self.statement(stmt)
         self.framed = framed  # a decision's frame lasts to the end of its block
 

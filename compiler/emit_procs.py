@@ -239,6 +239,44 @@ class ProcWriter:
         values = ", ".join(local(name) for name in names) + ("," if len(names) == 1 else "")
         return f"{self.proc.name!r}, {pc}, _ret, {names!r}, ({values})"
 
+    def decision(self, rest: list[ir.Stmt]) -> None:
+        """A driven version's decision, `rest` the statements after its `NeedsFrame`: a menu of
+        one chooser is written twice, for a bare driver (`D.bare`: every bot picks from the
+        legal list alone, so no frame is made and the driver picks) and as the frame the bot
+        sees; any other decision as that frame only."""
+        picking = self.picking  # a decision inside a bare branch's jumps is its own
+        if self._menu_alone(rest):
+            self.w.line("if D.bare:")
+            with self.w.indented():
+                self.picking = True
+                for stmt in rest:
+                    self.statement(stmt)
+            self.w.line("else:")
+            with self.w.indented():
+                self._framed_decision(rest)
+        else:
+            self._framed_decision(rest)
+        self.picking = picking
+
+    def _framed_decision(self, rest: list[ir.Stmt]) -> None:
+        """The decision with the frame the bot sees, asked of the driver."""
+        self.picking = False
+        self.statement(ir.NeedsFrame())
+        for stmt in rest:
+            self.statement(stmt)
+
+    def _menu_alone(self, rest: list[ir.Stmt]) -> bool:
+        """Whether the decision is one menu with its chooser and nothing else that waits."""
+        waits = [
+            s for s in ir.statements(rest) if isinstance(s, ir.Suspend | ir.Yield | ir.PushCall)
+        ]
+        return (
+            len(waits) == 1
+            and isinstance(waits[0], ir.Suspend)
+            and waits[0].chooser is not None
+            and self.site_kinds[waits[0].site] == "actions"
+        )
+
     def visit_NeedsFrame(self, node: ir.NeedsFrame) -> None:
         if self.entry is None:
             return  # the frame version has its frame
@@ -280,7 +318,14 @@ class ProcWriter:
         self.w.line("continue")
 
     def visit_Suspend(self, node: ir.Suspend) -> None:
+        if self.picking:  # a bare driver picks from the menu's list and runs the action chosen
+            self.w.line(f"S.site = {node.site}", node.span)
+            self.w.line(f"_ret = D.pick(S, {self.code(node.chooser)}, _acts)")
+            self._go_on(node.resume, ())
+            return
         assert self.entry is None or self.framed, "an entry decides only in its frame"
+        if node.chooser is not None:  # the menu's list, for `legal_actions` at this position
+            self.w.line(f"S.cache_legal({self.code(node.chooser)}, _acts)", node.span)
         if self.driving:  # the driver asks for the decision, runs what it starts, drops F
             self.w.line(f"S.site = {node.site}", node.span)
             if self.site_kinds[node.site] == "actions":  # it runs the action chosen, driven

@@ -167,6 +167,9 @@ class Suspend(Stmt):
     site: int
     resume: int
     span: Span | None = None
+    # A menu's one chooser, its legal actions in `_acts`: the frame versions keep them for
+    # `legal_actions`; a driven version may have the driver pick without a frame (emit_procs.py).
+    chooser: PyExpr | None = None
 
 
 @dataclass

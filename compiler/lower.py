@@ -458,20 +458,12 @@ class FrameLowerer(StrictVisitor):
             "actions", players, legal, resume_fn, node,
             why=why, frame=(self.pyname, resume), offered=offered,
         )  # fmt: skip
+        # A menu's listing reads no frame (its actions' listings take the chooser alone): a
+        # driven version may list it where it has made none.
         self.emit(
             ir.Assign(X(by), X(gen.expr(node.by, self.env)), node.span),
-            ir.Assign(X(ACTS), X(Call(Name(f"site{site}_legal"), (S, F, by)))),
-            ir.If(
-                [
-                    ir.Branch(
-                        X(ACTS),
-                        [
-                            ir.Eval(X(Call(Attr(S, "cache_legal"), (by, ACTS)))),
-                            ir.Suspend(site, resume),
-                        ],
-                    )
-                ]
-            ),
+            ir.Assign(X(ACTS), X(Call(Name(f"site{site}_legal"), (S, Const(None), by)))),
+            ir.If([ir.Branch(X(ACTS), [ir.Suspend(site, resume, chooser=X(by))])]),
         )
         self.jump(other if other is not None else resume)
         if other is not None:

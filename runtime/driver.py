@@ -8,7 +8,9 @@ it. The driver plays such games as plain Python calls: the same listings, action
 step budget and decision budget as `State.apply_legal` in a loop, so the same seeds give the
 same games. At a decision the procedure makes the frame it has there (so the bot sees the
 position as the runner shows it, `legal_actions`, `to_move`, views) and calls the driver: `act`
-at a menu, `decide` at any other choice. `play_out` plays on a position the runner reached (a
+at a menu, `decide` at any other choice. When every bot picks from the legal list alone (a
+`pick(actions)` method, as a random bot has), the driver is bare and a menu makes no frame: it
+calls `pick` with the chooser and the list. `play_out` plays on a position the runner reached (a
 search's playouts), to the end or for a number of decisions.
 """
 
@@ -35,6 +37,23 @@ class Driver:
         # where a playout is cut off (`stop`).
         self.limit = game.max_decisions + 1 if stop is None else min(stop, game.max_decisions + 1)
         self.stop = stop
+        # Bots that choose from the legal list alone (`pick`): menus need no frame for them,
+        # unless a playout is cut off at a decision, whose position is read there.
+        self.bare = stop is None and all(callable(getattr(bot, "pick", None)) for bot in bots)
+
+    def pick(self, state: State, player: int, actions: list):
+        """A menu's chooser `player` picks one of its legal `actions` (a bare driver: no frame
+        was made), and the action chosen runs by its driven version (its result)."""
+        history = state.history
+        if len(history) >= self.limit:
+            self._limit_reached(len(history))
+        if type(player) is not int or not 0 <= player < state.n:
+            state.cache_legal(player, actions)  # refuses a chooser who is not a player
+        action = self.bots[player].pick(actions)
+        history.append((player, action))
+        state._legal = None
+        state._iters = 0  # the step budget counts the work between two decisions
+        return self.actions[action[1]](state, self, player, action[2])
 
     def act(self, state: State, frame: Frame, index: int):
         """The menu at site `index`, its frame `frame` on top of the stack: the chooser's bot

@@ -2,7 +2,8 @@
 
 Every shipped game, expansion and variant, played by random bots and by its declared bots, ends
 in the same state with the same history through the driven versions as through `new_game` and
-`apply_legal` in a loop; rule errors, the decision budget and `end game` in `final` are reported
+`apply_legal` in a loop (random bots on a bare driver, whose menus make no frames, and asked
+through `choose`, with frames); rule errors, the decision budget and `end game` in `final` are reported
 alike.
 """
 
@@ -32,9 +33,24 @@ def _bots(game: Game, names: list[str], seed: str) -> list:
     return [make_bot(name, f"{seed}/{seat}", game) for seat, name in enumerate(names)]
 
 
-def _same_game(game: Game, players: int, seed: str, names: list[str]) -> int:
+class _Choosing:
+    """A bot's `choose` alone: the driver makes the frame at every menu (it is not bare)."""
+
+    frameless = True
+
+    def __init__(self, bot) -> None:
+        self.bot = bot
+
+    def choose(self, state, player: int):
+        """What the wrapped bot chooses."""
+        return self.bot.choose(state, player)
+
+
+def _same_game(game: Game, players: int, seed: str, names: list[str], frames: bool = False) -> int:
     framed = _framed(game, players, seed, _bots(game, names, seed))
-    driven = drive(game, players, seed, _bots(game, names, seed))
+    bots = _bots(game, names, seed)
+    driver_bots = [_Choosing(bot) for bot in bots] if frames else bots
+    driven = drive(game, players, seed, driver_bots)
     assert driven.over and not driven.stack
     assert driven.history == framed.history
     assert driven.to_doc() == framed.to_doc()
@@ -49,6 +65,10 @@ def test_every_configuration_plays_the_same_games_driven(name, expansions, varia
     for players in sorted({game.min_players, game.max_players}):
         for number in range(2):
             decisions += _same_game(game, players, f"drive/{number}", ["random"] * players)
+    # Random bots pick from the menu's list (a bare driver: no frames); asked by `choose`
+    # they see the frame the runner would show them. The same game both ways.
+    players = game.max_players
+    decisions += _same_game(game, players, "drive/0", ["random"] * players, frames=True)
     declared = list(game.module.BOTS)  # the rules' own bots (preferences)
     for bot in declared[:1]:
         players = game.min_players
@@ -237,3 +257,13 @@ def test_a_module_compiled_without_the_driver_plays_framed(tmp_path):
     assert result.over and result.decisions == 12
     with pytest.raises(ValueError, match="frameless_driver"):
         drive(game, 2, "p", _bots(game, ["random", "random"], "p"))
+
+
+def test_a_driver_is_bare_only_for_bots_that_pick_from_the_list_and_games_not_cut_off():
+    from runtime.driver import Driver
+
+    game = load_game(game_path("ticket_to_ride"))
+    random_bots = _bots(game, ["random"] * 2, "bare")
+    assert Driver(game, random_bots).bare
+    assert not Driver(game, random_bots, stop=5).bare  # its cut-off position is read
+    assert not Driver(game, [_Choosing(bot) for bot in random_bots]).bare

@@ -29,7 +29,9 @@ class Bot(Protocol):
 
     A bot whose `frameless` is true only reads the position it is asked about (never copies,
     saves, restores or changes it): games of such bots may run on the frameless driver
-    (runtime/driver.py), which keeps no frames for the positions between decisions.
+    (runtime/driver.py), which keeps no frames for the positions between decisions. A bot that
+    chooses from the legal list alone may also have `pick(actions)`, which the driver then calls
+    at a menu instead of `choose`, making no frame for it.
     """
 
     def choose(self, state: State, player: int) -> Action:
@@ -47,7 +49,10 @@ class RandomBot:
 
     def choose(self, state: State, player: int) -> Action:
         """A uniformly random legal action."""
-        actions = state.legal_actions(player)
+        return self.pick(state.legal_actions(player))
+
+    def pick(self, actions: list[Action]) -> Action:
+        """A uniformly random one of `actions` (the legal list: the driver may ask so)."""
         # Only Random.random() is promised to repeat across Python versions for one seed.
         return actions[int(self.rng.random() * len(actions))]
 
