@@ -240,8 +240,8 @@ class ProcWriter:
         return f"{self.proc.name!r}, {pc}, _ret, {names!r}, ({values})"
 
     def decision(self, rest: list[ir.Stmt]) -> None:
-        """A driven version's decision, `rest` the statements after its `NeedsFrame`: a menu of
-        one chooser is written twice, for a bare driver (`D.bare`: every bot picks from the
+        """A driven version's decision, `rest` the statements after its `NeedsFrame`: a menu or
+        value choice of one chooser is written twice, for a bare driver (`D.bare`: every bot picks from the
         legal list alone, so no frame is made and the driver picks) and as the frame the bot
         sees; any other decision as that frame only."""
         picking = self.picking  # a decision inside a bare branch's jumps is its own
@@ -266,16 +266,12 @@ class ProcWriter:
             self.statement(stmt)
 
     def _menu_alone(self, rest: list[ir.Stmt]) -> bool:
-        """Whether the decision is one menu with its chooser and nothing else that waits."""
+        """Whether the decision is one menu or value choice with its chooser (its listing reads no
+        frame) and nothing else that waits."""
         waits = [
             s for s in ir.statements(rest) if isinstance(s, ir.Suspend | ir.Yield | ir.PushCall)
         ]
-        return (
-            len(waits) == 1
-            and isinstance(waits[0], ir.Suspend)
-            and waits[0].chooser is not None
-            and self.site_kinds[waits[0].site] == "actions"
-        )
+        return len(waits) == 1 and isinstance(waits[0], ir.Suspend) and waits[0].chooser is not None
 
     def visit_NeedsFrame(self, node: ir.NeedsFrame) -> None:
         if self.entry is None:
@@ -318,9 +314,14 @@ class ProcWriter:
         self.w.line("continue")
 
     def visit_Suspend(self, node: ir.Suspend) -> None:
-        if self.picking:  # a bare driver picks from the menu's list and runs the action chosen
+        if self.picking:  # a bare driver picks from the list (and runs a menu's action chosen)
             self.w.line(f"S.site = {node.site}", node.span)
-            self.w.line(f"_ret = D.pick(S, {self.code(node.chooser)}, _acts)")
+            chooser = self.code(node.chooser)
+            if node.value is None:
+                self.w.line(f"_ret = D.pick_action(S, {chooser}, _acts)")
+            else:
+                self.entry_locals.add(node.value)
+                self.w.line(f"{local(node.value)} = D.pick(S, {chooser}, _acts)[2][0]")
             self._go_on(node.resume, ())
             return
         assert self.entry is None or self.framed, "an entry decides only in its frame"

@@ -167,9 +167,11 @@ class Suspend(Stmt):
     site: int
     resume: int
     span: Span | None = None
-    # A menu's one chooser, its legal actions in `_acts`: the frame versions keep them for
-    # `legal_actions`; a driven version may have the driver pick without a frame (emit_procs.py).
+    # The one chooser of a menu or of a value choice whose listing reads no frame, its legal
+    # actions in `_acts`: the frame versions keep them for `legal_actions`; a driven version
+    # may have the driver pick without a frame (emit_procs.py).
     chooser: PyExpr | None = None
+    value: str | None = None  # a value choice's local, set to the chosen action's argument
 
 
 @dataclass

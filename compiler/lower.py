@@ -59,6 +59,7 @@ from compiler.lower_stmts import (
     waits,
     where_args,
 )
+from compiler.names import names_of
 from compiler.printer import ir_expr
 from compiler.types import IntT, OptT
 from compiler.visit import StrictVisitor
@@ -372,13 +373,21 @@ class FrameLowerer(StrictVisitor):
             private=id(node) in gen.cp.private_choices,
         )  # fmt: skip
         message = f"nothing to choose for {node.name}"
-        self.emit(
-            ir.Assign(X(by), X(gen.expr(node.by, self.env)), node.span),
-            ir.Assign(X(ACTS), X(Call(Name(f"site{site}_legal"), (S, F, by)))),
-            ir.If([ir.Branch(X(Unary("not", ACTS)), [ir.RaiseRuleError(message, *_at(node))])]),
-            ir.Eval(X(Call(Attr(S, "cache_legal"), (by, ACTS)))),
-            ir.Suspend(site, resume),
-        )
+        listed = [ir.Assign(X(by), X(gen.expr(node.by, self.env)), node.span)]
+        if _reads_frame(legal, plain):
+            listed += [
+                ir.Assign(X(ACTS), X(Call(Name(f"site{site}_legal"), (S, F, by)))),
+                ir.If([ir.Branch(X(Unary("not", ACTS)), [ir.RaiseRuleError(message, *_at(node))])]),
+                ir.Eval(X(Call(Attr(S, "cache_legal"), (by, ACTS)))),
+                ir.Suspend(site, resume),
+            ]
+        else:  # listed without a frame: a driven version may have the driver pick
+            listed += [
+                ir.Assign(X(ACTS), X(Call(Name(f"site{site}_legal"), (S, Const(None), by)))),
+                ir.If([ir.Branch(X(Unary("not", ACTS)), [ir.RaiseRuleError(message, *_at(node))])]),
+                ir.Suspend(site, resume, chooser=X(by), value=node.name),
+            ]
+        self.emit(*listed)
         self.goto(resume)
 
     def visit_EachChoose(self, node: ast.EachChoose, loops):
@@ -512,6 +521,16 @@ def _resume_when(site: int, accepted: Expr, resume: int) -> ir.Function:
         SITE_PARAMS,
         [ir.If([ir.Branch(X(accepted), done)]), ir.Return(X(Const(False)))],
     )
+
+
+def _reads_frame(*listings: ir.Function | None) -> bool:
+    """Whether a choice's listings read its procedure's frame (its locals)."""
+    for listing in listings:
+        for x in ir.expressions(listing.body if listing is not None else []):
+            found = names_of(x)
+            if found.uses_frame or found.frame_locals or found.reads_ret or "L" in found.names:
+                return True
+    return False
 
 
 def _first_argument() -> Expr:

@@ -9,8 +9,9 @@ step budget and decision budget as `State.apply_legal` in a loop, so the same se
 same games. At a decision the procedure makes the frame it has there (so the bot sees the
 position as the runner shows it, `legal_actions`, `to_move`, views) and calls the driver: `act`
 at a menu, `decide` at any other choice. When every bot picks from the legal list alone (a
-`pick(actions)` method, as a random bot has), the driver is bare and a menu makes no frame: it
-calls `pick` with the chooser and the list. `play_out` plays on a position the runner reached (a
+`pick(actions)` method, as a random bot has), the driver is bare: a menu, or a value choice
+whose listing reads no frame, makes no frame and calls `pick_action` (`pick`) with the chooser
+and the list. `play_out` plays on a position the runner reached (a
 search's playouts), to the end or for a number of decisions.
 """
 
@@ -42,8 +43,8 @@ class Driver:
         self.bare = stop is None and all(callable(getattr(bot, "pick", None)) for bot in bots)
 
     def pick(self, state: State, player: int, actions: list):
-        """A menu's chooser `player` picks one of its legal `actions` (a bare driver: no frame
-        was made), and the action chosen runs by its driven version (its result)."""
+        """The chooser `player` of a menu or value choice picks one of its legal `actions` (a
+        bare driver: no frame was made): the action chosen."""
         history = state.history
         if len(history) >= self.limit:
             self._limit_reached(len(history))
@@ -53,6 +54,12 @@ class Driver:
         history.append((player, action))
         state._legal = None
         state._iters = 0  # the step budget counts the work between two decisions
+        return action
+
+    def pick_action(self, state: State, player: int, actions: list):
+        """A menu's chooser picks (`pick`), and the action chosen runs by its driven version
+        (its result)."""
+        action = self.pick(state, player, actions)
         return self.actions[action[1]](state, self, player, action[2])
 
     def act(self, state: State, frame: Frame, index: int):
