@@ -157,7 +157,9 @@ def emit_module(
         "kinds": kinds,
         "consts": consts,
         "desc_lines": [Py(f"{d.target.code} = {d.value.code}") for d in module.descriptors],
-        "slots": tuple(f.slot for f in module.fields) + tuple(i.slot for i in module.indexes),
+        "slots": tuple(f.slot for f in module.fields)
+        + tuple(i.slot for i in module.indexes)
+        + tuple(v.slot for v in module.views),
         "enum_words": enum_words,
         "element_labels": element_labels,
         "state_visibility": {f.name: f.visibility for f in module.fields if not f.per_player},
@@ -282,6 +284,11 @@ class Tables:
         return Py(_joined(wrapped(value)) if first is None else first)
 
 
+def _views_name(views: ir.IndexViews) -> str:
+    """The stem of the module constants of an index's views (`__cells`, `__of`)."""
+    return f"V_{ident(views.index.field)}"
+
+
 def _own_expressions(stmt: ir.Stmt):
     """The expressions a statement writes itself (not those of the statements nested in it)."""
     for f in fields(stmt):
@@ -308,6 +315,7 @@ class CodeGenerator(ProcWriter, StrictVisitor):
         self.inlining: list[int] = []  # the blocks being written, outermost first
         self.dispatched: set[int] = set()  # blocks reached through the dispatch loop
         self.indexes: list = []  # the maintained indexes some walk uses
+        self.views: dict[str, ir.IndexViews] = {}  # per indexed table, the cells walked as views
         self.entries: dict[str, Entry] = {}  # called procedures with a frameless entry
         self.entry: Entry | None = None  # set while writing one (compiler/entries.py)
         self.framed = False  # in an entry, past a NeedsFrame: written as the frame version
@@ -348,12 +356,14 @@ class CodeGenerator(ProcWriter, StrictVisitor):
     def module(self, module: ir.Module, p) -> None:
         """Every function of the module, then the tables the runtime reads."""
         self.indexes = module.indexes
+        self.views = {views.index.field: views for views in module.views}
         self.site_kinds = {site.index: site.kind for site in module.sites}
         for part in module.functions:  # planned by the frameless_entries stage
             if isinstance(part, ir.FrameProc) and part.entry is not None:
                 self.entries[part.name] = part.entry
         self.fields(module.fields, module.indexes)
         self.guard_tables(module.guard_tables)
+        self.index_views(module.views)
         for part in module.functions:
             self.callable(part)
         for action in module.actions:
@@ -472,6 +482,9 @@ class CodeGenerator(ProcWriter, StrictVisitor):
                 w.line(f"T.{f.slot} = {f.copy.bare()}")
             for index in indexes:
                 w.line(f"T.{index.slot} = [_keys[:] for _keys in S.{index.slot}]")
+                if index.field in self.views:
+                    slot = self.views[index.field].slot
+                    w.line(f"T.{slot} = [_keys[:] for _keys in S.{slot}]")
             w.line("return None")
         self.gap()
         # The maintained indexes, made again from the tables (after a save is read back).
@@ -479,7 +492,7 @@ class CodeGenerator(ProcWriter, StrictVisitor):
         with w.indented():
             for index in indexes:
                 self.uses("_l")
-                w.line(f"S.{index.slot} = _l.group_by({index.table}, {index.values})")
+                self._group(index)
             w.line("return None")
         self.gap()
         for fn, per_player, value in (
@@ -680,12 +693,48 @@ class CodeGenerator(ProcWriter, StrictVisitor):
         elif node.key is None:
             self.w.line(f"{self.bare(node.target)} = {self.bare(node.value)}", node.span)
             self.uses("_l")
-            self.w.line(f"S.{index.slot} = _l.group_by({index.table}, {index.values})")
+            self._group(index)
         else:
             self.uses("_l")
-            key = self.bare(node.key)
-            moved = f"_l.regroup(S.{index.slot}, {key}, {self.bare(node.target)}, {self.bare(node.value)})"
-            self.w.line(f"{self.bare(node.target)} = {moved}", node.span)
+            key, target = self.bare(node.key), self.bare(node.target)
+            old_new = f"{key}, {target}, {self.bare(node.value)}"
+            if index.field in self.views:  # the key moves in the cells' views holding it too
+                views = self.views[index.field]
+                lists = f"S.{index.slot}, S.{views.slot}, {_views_name(views)}__of"
+                moved = f"_l.regroup_viewed({lists}, {old_new})"
+            else:
+                moved = f"_l.regroup(S.{index.slot}, {old_new})"
+            self.w.line(f"{target} = {moved}", node.span)
+
+    def _group(self, index) -> None:
+        """A maintained index (and its views) made again from its whole table."""
+        self.w.line(f"S.{index.slot} = _l.group_by({index.table}, {index.values})")
+        if index.field in self.views:
+            views = self.views[index.field]
+            cells = f"{_views_name(views)}__cells"
+            self.w.line(f"S.{views.slot} = _l.none_views({index.table}, {cells})")
+
+    def index_views(self, all_views: list[ir.IndexViews]) -> None:
+        """Per index walked by views: the keys of each cell, and the cells holding each key."""
+        w = self.w
+        for views in all_views:
+            name = _views_name(views)
+            w.line(f"# the cells of guard tables walked as views of {views.index.slot}")
+            lines = wrapped(tuple(views.cells))
+            w.line(f"{name}__cells = {lines[0][1]}")
+            for level, text in lines[1:]:
+                w.line("    " * level + text)
+            holding = tuple(
+                tuple(n for n, cell in enumerate(views.cells) if key in cell)
+                for key in range(views.keys)
+            )
+            w.line(f"# the views holding each key of {views.index.table}")
+            lines = wrapped(holding)
+            w.line(f"{name}__of = {lines[0][1]}")
+            for level, text in lines[1:]:
+                w.line("    " * level + text)
+        if all_views:
+            self.gap()
 
     def visit_Eval(self, node: ir.Eval) -> None:
         self.w.line(self.bare(node.expr), node.span)

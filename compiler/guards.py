@@ -119,11 +119,13 @@ class IndexWalk:
 @dataclass
 class Plan:
     """How one parameter's values are listed: over a table or an index, and the conjuncts left
-    to test (neither: the guard as written)."""
+    to test (neither: the guard as written). A table's cells may be walked as views of a
+    maintained index (`view`): each cell's keys whose table entry is none, kept up to date."""
 
     table: Table | None
     residual: list[Conjunct]
     walk: IndexWalk | None = None
+    view: IndexWalk | None = None
 
 
 @dataclass
@@ -137,6 +139,8 @@ class _Candidate:
 
 class GuardSplitter:
     """Splits the guards of one compiled program (shares its types, references and map data)."""
+
+    views = True  # a table's cells may be walked as views of an index (off only in tests)
 
     def __init__(self, gen):
         self.gen = gen
@@ -188,7 +192,9 @@ class GuardSplitter:
             residual.append(conj)
             blocked = blocked or not self.total(conj.node, conj.scope, frozenset())
         if moved:
-            return Plan(self._table(moved, var, domain, static), residual)
+            table = self._table(moved, var, domain, static)
+            left, view = self._viewed(residual, var, kind)
+            return Plan(table, left, view=view)
         if kind is not None:
             return self._index_walk(conjuncts, var, kind)
         return Plan(None, [])
@@ -202,6 +208,22 @@ class GuardSplitter:
             if not self.total(conj.node, conj.scope, frozenset()):
                 break  # the conjuncts before the one walked by cannot fail
         return Plan(None, [])
+
+    def _viewed(
+        self, residual: list[Conjunct], var: str, kind: Type | None
+    ) -> tuple[list[Conjunct], IndexWalk | None]:
+        """The conjuncts left once a table's cells are walked as views of a maintained index,
+        and that view: for the first `F[var] is none` left, if those before it cannot fail
+        (a value the view skips had its guard false without an error)."""
+        if kind is None or not self.views:
+            return residual, None
+        for number, conj in enumerate(residual):
+            walk = self._indexed_test(conj, var, kind)
+            if walk is not None and walk.value is None:
+                return residual[:number] + residual[number + 1 :], walk
+            if not self.total(conj.node, conj.scope, frozenset()):
+                break
+        return residual, None
 
     def _indexed_test(self, conj: Conjunct, var: str, kind: Type) -> IndexWalk | None:
         node, scope = conj.node, conj.scope

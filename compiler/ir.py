@@ -281,6 +281,27 @@ class GuardTable:
 
 
 @dataclass
+class IndexViews:
+    """Cells of guard tables (compiler/guards.py) walked as views of a maintained index: for
+    each cell, its keys whose entry in the table is none, kept sorted as the table changes."""
+
+    index: object  # compiler.indexes.Index
+    keys: int  # how many keys the table has
+    cells: list[tuple[int, ...]] = field(default_factory=list)  # the keys of each cell
+
+    @property
+    def slot(self) -> str:
+        """The state slot holding the views (a list of keys per cell)."""
+        return f"v_{self.index.field}"
+
+    def number(self, cell: tuple[int, ...]) -> int:
+        """A cell's number among the views (a new cell is added)."""
+        if cell not in self.cells:
+            self.cells.append(cell)
+        return self.cells.index(cell)
+
+
+@dataclass
 class Field:
     """One slot of the state layout: a game-wide field or a per-player one."""
 
@@ -330,6 +351,7 @@ class Module:
     metrics: list[tuple[str, Function]] = field(default_factory=list)  # metric name, function
     guard_tables: list[GuardTable] = field(default_factory=list)
     indexes: list = field(default_factory=list)  # maintained indexes (compiler/indexes.py)
+    views: list[IndexViews] = field(default_factory=list)  # cells walked as views of an index
     action_tables: list[Assign] = field(default_factory=list)  # `ACTIONS_<name> = …`
     chance_bound: int | None = 0  # most outcomes of one random event (compiler/chance_bound.py)
     # Functions and procedures only the scenarios and invariants call: the scenarios module's.
@@ -414,5 +436,5 @@ _HOLDERS = (Module, Stmt, Branch, Function, FrameProc, Site, Action, Field)
 # The module's data, which holds no expression (map tables and constants can be large).
 _DATA = frozenset(
     {"enums", "tables", "consts", "action_descs", "desc_lines", "named_values", "enum_words"}
-    | {"element_labels", "arg_desc_lines", "field_display", "guard_tables", "indexes"}
+    | {"element_labels", "arg_desc_lines", "field_display", "guard_tables", "indexes", "views"}
 )

@@ -98,6 +98,13 @@ def none_slot(code: Expr) -> Expr:
     return Paren(Cond(Const(-1), BinOp(code, "is", Const(None)), code))
 
 
+def _each_cell(cells, depth: int, change):
+    """A table's nested cells (tuples `depth` levels deep around each cell) with each cell changed."""
+    if depth == 0:
+        return change(cells)
+    return tuple(_each_cell(inner, depth - 1, change) for inner in cells)
+
+
 def static_param(gen: ExprLowerer, name: str, domain) -> StaticParam | None:
     """A parameter a later table may be indexed by: its values are the positions 0, 1, …"""
     values = fixed_values(gen, domain)
@@ -117,6 +124,7 @@ class GuardTables:
         self.constants: list[ir.GuardTable] = []
         self.walks = 0  # tables of comprehension walks so far
         self.walked: set[str] = set()  # the state tables whose maintained index a walk uses
+        self.views: dict[str, ir.IndexViews] = {}  # per indexed table, the cells walked as views
 
     @property
     def indexes(self) -> dict:
@@ -197,13 +205,33 @@ class GuardTables:
         conditions = ", ".join(f"`{self.text(c)}`" for c in table.moved)
         by = f", by {' and '.join(dims_text)}" if dims_text else ""
         comment = f"{owner or 'a walk'}: the values of {var} for which {conditions} hold{by}"
-        constant = ir.GuardTable(name, comment, table.cells)
+        cells = table.cells
+        if plan.view is not None:  # the table holds each cell's number among the index's views
+            views = self.viewed(plan.view)
+            cells = _each_cell(cells, len(table.dims), views.number)
+            comment += f": the numbers of its cells in {views.slot} (their keys whose {views.index.field} is none)"
+        constant = ir.GuardTable(name, comment, cells)
         if constant not in self.constants:
             self.constants.append(constant)
         code: Expr = Name(name)
         for index in indexes:
             code = Index(code, index)
+        if plan.view is not None:
+            code = Index(StateField(views.slot), code)
         return code
+
+    def viewed(self, walk) -> ir.IndexViews:
+        """The views of the index a table's cells are walked by (its index maintained)."""
+        index = walk.index
+        self.walked.add(index.field)
+        if index.field not in self.views:
+            key = index.key
+            if isinstance(key, ElemT):
+                keys = self.gen.data.count(key.kind)
+            else:
+                keys = len(self.gen.cp.enum_values[key.name])
+            self.views[index.field] = ir.IndexViews(index, keys)
+        return self.views[index.field]
 
     def walk(self, walk, env: Env) -> Expr:
         """Code for the keys a maintained index holds for the walked-by value."""

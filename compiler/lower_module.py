@@ -151,6 +151,7 @@ def lower_program(
         metrics=_metrics(ctx),
         guard_tables=ctx.guard_tables().constants,
         indexes=[i for i in ctx.indexes.values() if i.field in ctx.guard_tables().walked],
+        views=list(ctx.guard_tables().views.values()),
         action_tables=ctx.action_tables,
         chance_bound=chance_bound(ctx.gen),
     )

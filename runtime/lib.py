@@ -174,6 +174,28 @@ def regroup(groups: list[list], key, old, new):
     return new
 
 
+def none_views(table: list, cells: tuple) -> list[list]:
+    """Views of a maintained index: for each cell (sorted keys), its keys whose entry is none."""
+    return [[key for key in cell if table[key] is None] for cell in cells]
+
+
+def regroup_viewed(groups: list[list], views: list[list], holding: tuple, key, old, new):
+    """`regroup`, and `key` taken out of the views holding it (`holding[key]`) when its entry
+    stops being none, put back in when it becomes none; returns `new`."""
+    if old is not new and old != new:
+        before = groups[-1 if old is None else old]
+        del before[bisect_left(before, key)]
+        insort(groups[-1 if new is None else new], key)
+        if old is None:
+            for cell in holding[key]:
+                view = views[cell]
+                del view[bisect_left(view, key)]
+        elif new is None:
+            for cell in holding[key]:
+                insort(views[cell], key)
+    return new
+
+
 def charged(state, items, size: int, at: Spot, weight: int = 1):
     """Charge a walk over `size` values (a domain as written) and return `items`, those a guard's
     fixed part lets through (compiler/guards.py): the budget counts what the rules say."""

@@ -40,15 +40,13 @@ def test_parts_fixed_by_the_map_become_tables(tables):
     }
     # c by r: a gray road (R2, R5) takes every colour, a coloured one its own.
     assert tables["G_build__c"].value == ((0,), (0, 1, 2), (2,), (1,), (0, 1, 2), (2,))
-    # r by the slot of me.coins among the lengths 1..4: slot k holds the roads of length <= k.
+    # r by the slot of me.coins among the lengths 1..4: slot k holds the roads of length <= k,
+    # as the number of a view of owner's index (the table's `open(r)` is left to it).
     assert tables["G_build__r__k0"].value == (1, 2, 3, 4)
-    assert tables["G_build__r"].value == (
-        (),
-        (0, 5),
-        (0, 1, 3, 5),
-        (0, 1, 2, 3, 5),
-        (0, 1, 2, 3, 4, 5),
-    )
+    assert tables["G_build__r"].value == (0, 1, 2, 3, 4)
+    (views,) = compile_game(GUARDS, stop_after="lower").module.views
+    assert views.index.field == "owner" and views.keys == 6
+    assert views.cells[:5] == [(), (0, 5), (0, 1, 3, 5), (0, 1, 2, 3, 5), (0, 1, 2, 3, 4, 5)]
 
 
 def test_a_key_of_few_values_indexes_the_table_by_its_value(tables):
@@ -68,6 +66,23 @@ def test_integer_keys_compared_either_way(tables):
     assert cells[5][3][True] == (4, 5)  # slot 3: coins - 4 in (3, 4], so n >= 4
     assert cells[5][5][True] == ()  # coins - 4 > 5
     assert cells[5][0][False] == ()  # tired
+
+
+def _listing(python: str, name: str) -> str:
+    listing = python[python.index(f"def {name}(") :]
+    return listing[: listing.index("\n\n\n")]
+
+
+def test_a_none_test_left_beside_a_table_walks_views_of_the_index():
+    # build: `open(r)` is left beside the table of `me.coins >= r.length`: the listing walks
+    # the cell's roads whose owner is none, kept as the owners change, and tests no owner.
+    python = compile_game(GUARDS).python
+    build = _listing(python, "A_build_legal")
+    assert "S.v_owner[" in build and "is None" not in build
+    assert "S.v_owner[" in _listing(python, "site2_legal")  # a value choice's table too
+    # pair: a conjunct that may fail comes before `open(r)`: the owner is tested as written.
+    pair = _listing(python, "A_pair_legal")
+    assert "S.v_owner" not in pair and "is None" in pair
 
 
 def test_a_part_that_fails_while_compiling_stays_in_the_guard(tables):

@@ -8,10 +8,11 @@ import random
 import pytest
 
 from compiler import compile_game
+from compiler.guards import GuardSplitter
 from compiler.lower_guards import GuardTables
 from loader import load_game
 from metro.analysis.playthrough import transcript
-from runtime.lib import group_by
+from runtime.lib import group_by, none_views
 from runtime.saves import set_fields
 from tests.conftest import ROOT
 
@@ -21,6 +22,11 @@ GUARDS = os.path.join(ROOT, "tests", "data", "guards")
 def fresh(state) -> list[list]:
     """The index of `owner` as it would be built from the table now."""
     return group_by(state.g_owner, 3)
+
+
+def fresh_views(state) -> list[list]:
+    """The views of `owner`'s index (the cells of the guard tables) built from the table now."""
+    return none_views(state.g_owner, state.game.module.V_owner__cells)
 
 
 def test_only_tables_read_by_entry_and_walked_are_indexed():
@@ -43,10 +49,12 @@ def test_the_index_matches_its_table_after_every_kind_of_write():
             writes.add(action.name)
             state.apply(mover, action)
             assert state.i_owner == fresh(state), (seed, len(state.history), action)
+            assert state.v_owner == fresh_views(state), (seed, len(state.history), action)
             copy = state.clone()
             assert copy.i_owner == state.i_owner and copy.i_owner is not state.i_owner
+            assert copy.v_owner == state.v_owner and copy.v_owner[1] is not state.v_owner[1]
             restored = game.state_from_json(state.to_json())
-            assert restored.i_owner == state.i_owner
+            assert restored.i_owner == state.i_owner and restored.v_owner == state.v_owner
     # an entry (build, grab, pair), a waiting call's result (gift), the whole table (restore)
     assert {"build", "grab", "pair", "gift", "restore"} <= writes
 
@@ -64,6 +72,7 @@ def test_fields_set_from_json_rebuild_the_index():
     doc = played.to_doc()
     set_fields(state, {"state": doc["state"], "player_state": doc["player_state"]})
     assert state.g_owner == played.g_owner and state.i_owner == fresh(state)
+    assert state.v_owner == fresh_views(state)
 
 
 def test_a_clone_keeps_its_own_index():
@@ -74,6 +83,16 @@ def test_a_clone_keeps_its_own_index():
     for group in copy.i_owner:
         group.append(99)  # a write in the copy moves keys in the copy's lists only
     assert state.i_owner == before
+
+
+def test_the_game_plays_the_same_without_views(monkeypatch):
+    viewed = load_game(GUARDS, use_cache=False)
+    monkeypatch.setattr(GuardSplitter, "views", False)
+    plain = load_game(GUARDS, use_cache=False)
+    assert "v_owner" in viewed.module.State.__slots__
+    assert "v_owner" not in plain.module.State.__slots__
+    for seed in range(6):
+        assert transcript(viewed, 3, seed, "random") == transcript(plain, 3, seed, "random")
 
 
 @pytest.mark.parametrize("variants", [(), ("aliased",)])
@@ -96,3 +115,4 @@ def test_shipped_games_keep_their_indexes_up_to_date():
         mover = state.to_move[0]
         state.apply(mover, rng.choice(state.legal_actions(mover)))
         assert state.i_owner == group_by(state.g_owner, 5)
+        assert state.v_owner == fresh_views(state)
