@@ -28,6 +28,7 @@ from compiler.expr import (
     Name,
     Paren,
     S,
+    Slice,
     StateField,
     call,
     helper,
@@ -259,6 +260,7 @@ def legal_function(
     # bounded when compiling); every later one is counted each time it is walked, inline
     # because this is the hot path: one listing walks at most MAX_DOMAIN more values.
     combinations, free, counted = 1, True, False
+    last_range = None  # a counted range of step 1: (its number, start, stop, refusal, span)
     loops: list[tuple[list[ir.Stmt], Expr, Expr, ir.Stmt | None, object]] = []
     static: list[StaticParam] = []  # earlier parameters with fixed domains (table dimensions)
     for i, param in enumerate(decl.params):
@@ -317,6 +319,8 @@ def legal_function(
                 setup[:1] = _charged_inline(
                     ctx, values, domain, gen.costs.weight(param.domain), param
                 )
+            if not weighed and isinstance(domain, Call) and domain.func == Name("range"):
+                last_range = (i, domain.args[0], domain.args[1], too_many, param.span)
             domain = values
         if table is not None:
             setup, domain = walk_table(setup, domain, table, size, charge, param.span)
@@ -334,11 +338,75 @@ def legal_function(
         append = ir.Eval(X(Call(OUT_APPEND, (listed,))))
     elif optimised:
         append = append_action(ctx, rank, name, args, descs)
+    innermost: list[ir.Stmt] = [append]
+    last = len(decl.params) - 1
+    if optimised and built is None and _rowed(decl.params[last], loops[last], last_range, last):
+        _, var, _, _, _ = loops.pop()
+        prefix = Display("tuple", tuple(env.local(p.name) for p in decl.params[:-1]))
+        innermost = action_row(ctx, rank, name, prefix, last_range, descs, var, append)
     count = [ir.Assign(X(COUNT), X(Const(0)))] if counted else []
     # The optimised listing's loops over elements may read their fixed attributes once.
     elements = [optimised and isinstance(t, ElemT) for t in types]
-    body = guard + count + _nest(loops, append, elements)
+    body = guard + count + _nest(loops, innermost, elements)
     return ir.Function(pyname, ["S", "me", "out"], body, decl.span)
+
+
+def _rowed(param: ast.Param, loop, last_range, last: int) -> bool:
+    """Whether the last parameter is an integer range of step 1 walked as listed (no test,
+    not charged per value), counted: its actions may come from a row (`action_row`)."""
+    written = param.domain
+    return (
+        last_range is not None
+        and last_range[0] == last
+        and loop[3] is None
+        and isinstance(written, ast.TypeDomain)
+        and isinstance(written.type, ast.RangeType)
+        and written.type.step is None
+    )
+
+
+def action_row(
+    ctx: LoweringContext,
+    rank: int,
+    name: str,
+    prefix: Expr,
+    ranged: tuple,
+    descs: Expr,
+    var: Local,
+    append: ir.Stmt,
+) -> list[ir.Stmt]:
+    """The actions of the last parameter's range of values, counted as the listing counts a
+    domain, then added as one item or a slice of the row kept for the earlier arguments
+    (`ROWS_<name>`: the actions for 0, 1, … up to the largest value listed so far, runtime/lib.py
+    `action_row`), or one by one when the range starts below 0."""
+    number, start, stop, too_many, span = ranged
+    rows = Name(f"ROWS_{ident(name)}")
+    if rows.id not in ctx.action_memos:
+        ctx.action_memos.add(rows.id)
+        ctx.action_tables.append(ir.Assign(X(rows), X(Display("dict", ()))))
+    lo, hi, row = Local(f"_lo{number}"), Local(f"_hi{number}"), Local("_row")
+    short = BinOp(BinOp(row, "is", Const(None)), "or", BinOp(call("len", row), "<", hi))
+    build = helper("_l", "action_row", rows, prefix, hi, Const(rank), Const(name), descs)
+    one = BinOp(BinOp(hi, "-", lo), "==", Const(1))
+    listed = [
+        ir.Assign(X(row), X(Call(Attr(rows, "get"), (prefix,)))),
+        ir.If([ir.Branch(X(Paren(short)), [ir.Assign(X(row), X(build))])]),
+        ir.If(
+            [ir.Branch(X(one), [ir.Eval(X(Call(OUT_APPEND, (Index(row, lo),))))])],
+            [ir.Eval(X(Call(Attr(OUT, "extend"), (Index(row, Slice(lo, hi)),))))],
+        ),
+    ]
+    one_by_one = [ir.For(X(var), X(call("range", lo, hi)), [append])]
+    counted = [
+        ir.Assign(X(COUNT), X(BinOp(hi, "-", lo)), None, "+="),
+        ir.If([ir.Branch(X(BinOp(COUNT, ">", Const(MAX_DOMAIN))), [too_many])]),
+        ir.If([ir.Branch(X(BinOp(lo, ">=", Const(0))), listed)], one_by_one),
+    ]
+    return [
+        ir.Assign(X(lo), X(start), span),
+        ir.Assign(X(hi), X(stop), span),
+        ir.If([ir.Branch(X(BinOp(hi, ">", lo)), counted)]),
+    ]
 
 
 def _charged_inline(
@@ -355,10 +423,10 @@ def _charged_inline(
     ]
 
 
-def _nest(loops: list, innermost: ir.Stmt, elements: list[bool]) -> list[ir.Stmt]:
-    """The parameters' loops, one inside the other, around the innermost statement (those
+def _nest(loops: list, innermost: list[ir.Stmt], elements: list[bool]) -> list[ir.Stmt]:
+    """The parameters' loops, one inside the other, around the innermost statements (those
     `elements` marks bind their elements' attributes after their tests, compiler/loop_bindings.py)."""
-    inner: list[ir.Stmt] = [innermost]
+    inner = innermost
     for depth in reversed(range(len(loops))):
         setup, var, domain, where, span = loops[depth]
         test = [where] if where else []

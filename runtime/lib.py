@@ -139,6 +139,17 @@ def new_action(memo: dict, rank: int, name: str, args: tuple, descs) -> Action:
     return action
 
 
+def action_row(rows: dict, prefix: tuple, stop: int, rank: int, name: str, descs) -> list:
+    """The actions `prefix + (k,)` for k in 0 … stop-1, kept per prefix in `rows` (a listing
+    takes a slice of it); made longer when a larger value is listed."""
+    if len(rows) >= ACTION_MEMO_LIMIT:
+        rows.clear()
+    row = rows.get(prefix) or []
+    row += [Action((rank, name, (*prefix, k), descs)) for k in range(len(row), stop)]
+    rows[prefix] = row
+    return row
+
+
 def frame_of(proc: str, pc: int, ret, names: tuple, values: tuple) -> Frame:
     """The frame a procedure run by its frameless entry has at block `pc`: its locals so far
     (those still UNSET were not set yet, so a frame would not hold them) and last call's result."""
