@@ -4,7 +4,8 @@ frameless driver (runtime/driver.py).
 A bot that never copies, saves or restores the position it is asked about (a random bot, a
 rules-declared preference) needs no frames: the flow, the procedures and the actions can run
 as plain Python calls that ask the bot where a decision is. The driven version of a procedure
-(`<name>_drive(S, D, <its arguments>)`, written by compiler/emit_procs.py) runs its blocks with
+(`<name>_drive(S, D, <its arguments>)`, an action's `(S, D, me, <its arguments' tuple>)`,
+written by compiler/emit_procs.py) runs its blocks with
 the locals as variables and calls its callees' driven versions; at a decision it makes the frame
 the procedure has there, so that the bot sees the same position, and asks the driver `D`.
 
@@ -26,6 +27,7 @@ class Drive:
 
     params: tuple[str, ...]  # those a call or an action's frame sets, in argument order
     others: tuple[str, ...]  # the other frame locals, set as the procedure runs
+    packed: bool = False  # an action's body: its arguments after `me` come as one tuple
 
 
 def plan_drives(module: ir.Module) -> None:
@@ -38,4 +40,5 @@ def plan_drives(module: ir.Module) -> None:
     for proc in procs:
         params = given.get(proc.name, tuple(proc.params or ()))
         names = frame_locals(proc)
-        proc.drive = Drive(params, tuple(name for name in names if name not in params))
+        others = tuple(name for name in names if name not in params)
+        proc.drive = Drive(params, others, packed=proc.name in given)

@@ -284,6 +284,15 @@ class Tables:
         return Py(_joined(wrapped(value)) if first is None else first)
 
 
+def _drive_args(drive) -> list[str]:
+    """The arguments of a driven version from its frame's locals `L` (an action's packed)."""
+    values = [f"L[{name!r}]" for name in drive.params]
+    if drive.packed:
+        rest = values[1:]
+        return [values[0], f"({', '.join(rest)}{',' if len(rest) == 1 else ''})"]
+    return values
+
+
 def _views_name(views: ir.IndexViews) -> str:
     """The stem of the module constants of an index's views (`__cells`, `__of`)."""
     return f"V_{ident(views.index.field)}"
@@ -581,9 +590,7 @@ class CodeGenerator(ProcWriter, StrictVisitor):
         # For checking saves: how many program counters each frame procedure has, and the
         # (procedure, program counter) a frame waits at when each site is the pending decision.
         drives = [
-            f"{f.name!r}: lambda S, D, L: {f.name}_drive(S, D"
-            + "".join(f", L[{name!r}]" for name in f.drive.params)
-            + ")"
+            f"{f.name!r}: lambda S, D, L: {f.name}_drive({', '.join(['S', 'D', *_drive_args(f.drive)])})"
             for f in procs
             if f.drive is not None
         ]
@@ -594,14 +601,11 @@ class CodeGenerator(ProcWriter, StrictVisitor):
                 [f"{f.name!r}: {f.name}_drive_from" for f in procs if f.drive is not None],
                 "}",
             )
-            w.line("ACTION_DRIVES = {")
-            with w.indented():
-                for action in module.actions:
-                    args = "".join(f", a[{i}]" for i in range(len(action.params)))
-                    w.line(
-                        f"{action.name!r}: lambda S, D, p, a: {action.frame_name}_drive(S, D, p{args}),"
-                    )
-            w.line("}")
+            self.registry(
+                "ACTION_DRIVES = {",
+                [f"{a.name!r}: {a.frame_name}_drive" for a in module.actions],
+                "}",
+            )
         else:
             w.line("DRIVES = DRIVES_FROM = ACTION_DRIVES = None")
         self.registry("PROC_PCS = {", [f"{f.name!r}: {len(f.blocks)!r}" for f in procs], "}")

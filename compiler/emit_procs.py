@@ -129,9 +129,15 @@ class ProcWriter:
         variables, its calls plain calls of the callees' driven versions, its decisions asked
         of `D` at once (compiler/drives.py)."""
         params = "".join(", " + local(name) for name in drive.params)
+        prologue = []
+        if drive.packed:  # an action's: `me` and its arguments' tuple, as a menu has them
+            params = f", {local(drive.params[0])}, _args"
+            if len(drive.params) > 1:
+                prologue = [", ".join(local(name) for name in drive.params[1:]) + ", = _args"]
         self.driving = True
         try:
-            self._with_variables(proc, drive, f"def {proc.name}_drive(S, D{params}):", calls=True)
+            header = f"def {proc.name}_drive(S, D{params}):"
+            self._with_variables(proc, drive, header, calls=True, prologue=prologue)
             self._driven_from_frame(proc, drive)
         finally:
             self.driving = False
@@ -174,9 +180,10 @@ class ProcWriter:
         header: str,
         unwritten: frozenset[int] = frozenset(),
         calls: bool = False,
+        prologue: list[str] | None = None,
     ) -> None:
-        """A version of the procedure with its frame locals as variables: its first block, and
-        a dispatch loop on `pc` if blocks are reached again."""
+        """A version of the procedure with its frame locals as variables (after `prologue`): its
+        first block, and a dispatch loop on `pc` if blocks are reached again."""
         self.origin = None
         w = self.w
         proc = threaded(proc)
@@ -205,6 +212,7 @@ class ProcWriter:
                 start.insert(0, "_base = len(S.stack)")
             if self.entry_ret:
                 start.insert(0, "_ret = None")
+            start[:0] = prologue or []
             w.lines[at:at] = [(w.level, line, None) for line in start]
         self.entry = None
         self.proc = None

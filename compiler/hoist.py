@@ -193,8 +193,9 @@ def place_in_loops(body: list[ir.Stmt], codes: dict[Expr, Hoisted], name: str) -
 
 
 def first_use(codes: dict, guard: list[ir.Stmt], loops: list[Loop]) -> dict[Hoisted, int]:
-    """For each alias, the first loop whose setup, domain or test needs it (-1: the guard)."""
-    depth = {alias: len(loops) for alias in codes.values()}
+    """For each alias, the first loop whose setup, domain or test needs it (-1: the guard); one
+    read only where the innermost loop lists its actions (a row's bounds) goes with that loop."""
+    depth = {alias: len(loops) - 1 for alias in codes.values()}
     parts = [(-1, _read(guard))]
     for number, loop in enumerate(loops):
         stmts = loop.setup + ([loop.test] if loop.test else [])

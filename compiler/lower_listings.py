@@ -9,6 +9,7 @@ attributes once (compiler/loop_bindings.py).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from math import comb
 
 from compiler import ir
@@ -342,8 +343,9 @@ def legal_function(
     last = len(decl.params) - 1
     if optimised and built is None and _rowed(decl.params[last], loops[last], last_range, last):
         _, var, _, _, _ = loops.pop()
-        prefix = Display("tuple", tuple(env.local(p.name) for p in decl.params[:-1]))
-        innermost = action_row(ctx, rank, name, prefix, last_range, descs, var, append)
+        earlier = [env.local(p.name) for p in decl.params[:-1]]
+        rows = _Rows(name, Display("tuple", tuple(earlier)), _flat(earlier, static, decl.params))
+        innermost = action_row(ctx, rank, rows, last_range, descs, var, append)
     count = [ir.Assign(X(COUNT), X(Const(0)))] if counted else []
     # The optimised listing's loops over elements may read their fixed attributes once.
     elements = [optimised and isinstance(t, ElemT) for t in types]
@@ -365,11 +367,40 @@ def _rowed(param: ast.Param, loop, last_range, last: int) -> bool:
     )
 
 
+@dataclass(frozen=True)
+class _Rows:
+    """Where a listing keeps its rows of actions: a list by the earlier arguments' position
+    among their fixed values (`flat`), else a dict by their tuple (`prefix`)."""
+
+    action: str
+    prefix: Expr
+    flat: tuple[Expr, int] | None  # (the position's code, how many positions)
+
+    @property
+    def name(self) -> Name:
+        """The module constant holding the rows."""
+        return Name(f"ROWS_{ident(self.action)}")
+
+
+def _flat(earlier: list[Local], static: list[StaticParam], params) -> tuple[Expr, int] | None:
+    """The position of the earlier arguments among all their combinations, if each has fixed
+    values 0 … n-1 and there are at most FLAT_ROWS combinations."""
+    sizes = {s.name: len(s.values) for s in static}
+    if any(p.name not in sizes for p in params[:-1]):
+        return None
+    position: Expr = Const(0)
+    count = 1
+    for local, param in zip(earlier, params, strict=False):
+        size = sizes[param.name]
+        position = local if count == 1 else BinOp(BinOp(position, "*", Const(size)), "+", local)
+        count *= size
+    return (position, count) if count <= FLAT_ROWS else None
+
+
 def action_row(
     ctx: LoweringContext,
     rank: int,
-    name: str,
-    prefix: Expr,
+    rows: _Rows,
     ranged: tuple,
     descs: Expr,
     var: Local,
@@ -378,18 +409,25 @@ def action_row(
     """The actions of the last parameter's range of values, counted as the listing counts a
     domain, then added as one item or a slice of the row kept for the earlier arguments
     (`ROWS_<name>`: the actions for 0, 1, … up to the largest value listed so far, runtime/lib.py
-    `action_row`), or one by one when the range starts below 0."""
+    `action_row`), or one by one when the range starts below 0 or ends past ROW_VALUES."""
     number, start, stop, too_many, span = ranged
-    rows = Name(f"ROWS_{ident(name)}")
-    if rows.id not in ctx.action_memos:
-        ctx.action_memos.add(rows.id)
-        ctx.action_tables.append(ir.Assign(X(rows), X(Display("dict", ()))))
+    name = rows.name
+    if name.id not in ctx.action_memos:
+        ctx.action_memos.add(name.id)
+        made = Display("dict", ())
+        if rows.flat is not None:
+            made = BinOp(Display("list", (Const(None),)), "*", Const(rows.flat[1]))
+        ctx.action_tables.append(ir.Assign(X(name), X(made)))
+    at = rows.prefix if rows.flat is None else rows.flat[0]
+    found = Call(Attr(name, "get"), (at,)) if rows.flat is None else Index(name, at)
     lo, hi, row = Local(f"_lo{number}"), Local(f"_hi{number}"), Local("_row")
     short = BinOp(BinOp(row, "is", Const(None)), "or", BinOp(call("len", row), "<", hi))
-    build = helper("_l", "action_row", rows, prefix, hi, Const(rank), Const(name), descs)
+    build = helper(
+        "_l", "action_row", name, at, rows.prefix, hi, Const(rank), Const(rows.action), descs
+    )
     one = BinOp(BinOp(hi, "-", lo), "==", Const(1))
     listed = [
-        ir.Assign(X(row), X(Call(Attr(rows, "get"), (prefix,)))),
+        ir.Assign(X(row), X(found)),
         ir.If([ir.Branch(X(Paren(short)), [ir.Assign(X(row), X(build))])]),
         ir.If(
             [ir.Branch(X(one), [ir.Eval(X(Call(OUT_APPEND, (Index(row, lo),))))])],
@@ -397,10 +435,11 @@ def action_row(
         ),
     ]
     one_by_one = [ir.For(X(var), X(call("range", lo, hi)), [append])]
+    in_row = BinOp(BinOp(lo, ">=", Const(0)), "and", BinOp(hi, "<=", Const(ROW_VALUES)))
     counted = [
         ir.Assign(X(COUNT), X(BinOp(hi, "-", lo)), None, "+="),
         ir.If([ir.Branch(X(BinOp(COUNT, ">", Const(MAX_DOMAIN))), [too_many])]),
-        ir.If([ir.Branch(X(BinOp(lo, ">=", Const(0))), listed)], one_by_one),
+        ir.If([ir.Branch(X(in_row), listed)], one_by_one),
     ]
     return [
         ir.Assign(X(lo), X(start), span),
@@ -435,6 +474,8 @@ def _nest(loops: list, innermost: list[ir.Stmt], elements: list[bool]) -> list[i
     return inner
 
 
+ROW_VALUES = 32  # a row of actions holds those of the values 0 … 31 at most
+FLAT_ROWS = 4096  # rows kept in a list by the earlier arguments' position, up to this many
 OUT_APPEND = Attr(OUT, "append")
 COUNT = Local("_n")  # the values a listing has walked (the domain limit counts them)
 ARGS = Name("args")  # the argument values a why-not function is given

@@ -139,14 +139,15 @@ def new_action(memo: dict, rank: int, name: str, args: tuple, descs) -> Action:
     return action
 
 
-def action_row(rows: dict, prefix: tuple, stop: int, rank: int, name: str, descs) -> list:
-    """The actions `prefix + (k,)` for k in 0 … stop-1, kept per prefix in `rows` (a listing
-    takes a slice of it); made longer when a larger value is listed."""
-    if len(rows) >= ACTION_MEMO_LIMIT:
+def action_row(rows, at, prefix: tuple, stop: int, rank: int, name: str, descs) -> list:
+    """The actions `prefix + (k,)` for k in 0 … stop-1, kept in `rows` at `at` (a list by
+    position, or a dict by the prefix, bounded like the memo); a listing takes a slice of it.
+    It is made longer when a larger value is listed."""
+    if type(rows) is dict and len(rows) >= ACTION_MEMO_LIMIT:
         rows.clear()
-    row = rows.get(prefix) or []
+    row = (rows.get(at) if type(rows) is dict else rows[at]) or []
     row += [Action((rank, name, (*prefix, k), descs)) for k in range(len(row), stop)]
-    rows[prefix] = row
+    rows[at] = row
     return row
 
 
