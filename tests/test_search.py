@@ -8,7 +8,7 @@ import pytest
 
 from loader import load_game
 from loader.games import game_path
-from metro.bots.evaluation import margins, rewards, values
+from metro.bots.evaluation import Draws, margins, rewards, settle, values
 from metro.bots.greedy import GreedyBot
 from metro.bots.mcts import MctsBot, _best_first, _secure
 from runtime.determinize import sample_position
@@ -220,6 +220,21 @@ def _tokyo_metro_bidding(last_round: bool):
         actions = state.legal_actions(mover)
         state.apply_legal(mover, actions[int(rng.random() * len(actions))])
     raise AssertionError("the game ended before the bid looked for")
+
+
+def test_settling_options_on_replayed_draws_is_settling_each_on_its_seed():
+    """One generator's numbers, replayed for every option, make the others choose as a fresh one would."""
+    generator = random.Random(99)
+    assert [Draws(99)[k] for k in range(3)] == [generator.random() for _ in range(3)]
+    state = _tokyo_metro_bidding(False)
+    draws = Draws(12345)
+    for mover in (0, 1):
+        for action in state.legal_actions(mover):
+            seeded, replayed = state.clone(), state.clone()
+            for after, seed in ((seeded, 12345), (replayed, draws)):
+                after.apply_legal(mover, action)
+                settle(after, mover, seed)
+            assert replayed.to_json() == seeded.to_json()
 
 
 @pytest.mark.parametrize("last_round", [True, False])

@@ -35,23 +35,47 @@ def as_ended(state: State) -> State:
     return ended
 
 
-def settle(state: State, player: int, seed: int) -> None:
+class Draws:
+    """The numbers `random.Random(seed).random()` gives in turn, drawn once and then replayed.
+
+    Seeding a generator costs more than applying the draws it makes; settling every option of
+    a player against the same seed replays one list instead.
+    """
+
+    __slots__ = ("_rng", "_seed", "_values")
+
+    def __init__(self, seed: int):
+        self._seed = seed
+        self._rng: random.Random | None = None  # made at the first number asked (mostly none is)
+        self._values: list[float] = []
+
+    def __getitem__(self, index: int) -> float:
+        """The generator's number `index` (from 0)."""
+        values = self._values
+        while len(values) <= index:
+            if self._rng is None:
+                self._rng = random.Random(self._seed)
+            values.append(self._rng.random())
+        return values[index]
+
+
+def settle(state: State, player: int, seed: int | Draws) -> None:
     """Complete a simultaneous choice `player` has just joined: the others choose at random.
 
     Until everyone has chosen nothing happens, so the player's choice would show no effect.
-    The others' choices are drawn from `seed`: given the same seed, every option of the player
-    meets the same choices of the others (when their options do not depend on it), so options
-    are compared on equal terms.
+    The others' choices are drawn from `seed` (or its `Draws`, to settle many options): given
+    the same seed, every option of the player meets the same choices of the others (when their
+    options do not depend on it), so options are compared on equal terms.
     """
-    rng = None  # made at the first choice to draw (mostly there is none)
+    draws = Draws(seed) if isinstance(seed, int) else seed
+    drawn = 0
     while not state.over and state.game.sites[state.site].secret:
         movers = state.to_move
         if player in movers:
             return
         actions = state.legal_actions(movers[0])
-        if rng is None:
-            rng = random.Random(seed)
-        state.apply_legal(movers[0], actions[int(rng.random() * len(actions))])
+        state.apply_legal(movers[0], actions[int(draws[drawn] * len(actions))])
+        drawn += 1
 
 
 def values(state: State) -> list[int]:

@@ -52,7 +52,7 @@ import math
 import random
 import time
 
-from metro.bots.evaluation import margin_rewards, margins, rewards, settle
+from metro.bots.evaluation import Draws, margin_rewards, margins, rewards, settle
 from runtime.determinize import sample_position
 from runtime.driver import play_out
 from runtime.machine import Action, State
@@ -330,10 +330,11 @@ class MctsBot:
     ) -> list[list[float]]:
         """Each action's rewards one decision ahead, the others' secret choices drawn from `others`."""
         reached = []
+        draws = Draws(others)  # one generator's numbers for every action
         for action in actions:
             after = state.clone()
             after.apply_legal(mover, action)
-            settle(after, mover, others)
+            settle(after, mover, draws)
             reached.append(after)
         found = [None if after.over else margins(after) for after in reached]
         for seen in found:
