@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import random
 
 import pytest
@@ -132,6 +133,22 @@ def test_greedy_and_mcts_take_what_the_estimate_favours(patient):
     for bot in (GreedyBot(1, patient), MctsBot(1, patient, iterations=60)):
         state = patient.new_game(2, 1)
         assert bot.choose(state, 0).id == "plant(3)"
+
+
+def test_a_search_suspends_the_cycle_collector_and_leaves_it_as_it_was(patient):
+    """The collector is off while mcts searches, back on after, and left off if it was off."""
+    bot = MctsBot(1, patient, iterations=5)
+    during = []
+    iterate = bot._iterate
+    bot._iterate = lambda root, state: (during.append(gc.isenabled()), iterate(root, state))
+    bot.choose(patient.new_game(2, 1), 0)
+    assert during == [False] * 5 and gc.isenabled()
+    gc.disable()
+    try:
+        bot.choose(patient.new_game(2, 1), 0)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
 
 
 def test_with_an_estimate_mcts_values_leaves_at_once(patient):

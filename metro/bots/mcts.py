@@ -48,9 +48,12 @@ tree).
 
 from __future__ import annotations
 
+import gc
 import math
 import random
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from metro.bots.evaluation import Draws, margin_rewards, margins, rewards, settle
 from runtime.determinize import sample_position
@@ -140,6 +143,11 @@ class MctsBot:
         actions = state.legal_actions(player)
         if len(actions) == 1:
             return actions[0]
+        with _without_cycle_collection():
+            return self._search(state, player, actions)
+
+    def _search(self, state: State, player: int, actions: list[Action]) -> Action:
+        """The search behind `choose`, for a player with more than one legal action."""
         root = Node(state.n)
         root.fresh = False
         self._cut_offs, self._margin_total = 0, 0.0
@@ -442,6 +450,21 @@ class MctsBot:
 
     def _pick(self, actions: list[Action]) -> Action:
         return actions[int(self.rng.random() * len(actions))]
+
+
+@contextmanager
+def _without_cycle_collection() -> Iterator[None]:
+    """Suspend Python's cyclic garbage collector while a search runs (as it was, after)."""
+    # A search makes millions of short-lived copies of positions, all freed by reference
+    # counting: the collector, run after every 700 new containers, found some 260 objects in
+    # a whole Tokyo Metro game and took 10-15% of its time. Decisions do not depend on it.
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 class _Picker:
