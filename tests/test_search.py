@@ -9,6 +9,7 @@ import pytest
 
 from loader import load_game
 from loader.games import game_path
+from metro.bots import evaluation
 from metro.bots.evaluation import Draws, margins, rewards, settle, values
 from metro.bots.greedy import GreedyBot
 from metro.bots.mcts import MctsBot, _best_first, _secure
@@ -127,6 +128,16 @@ def test_positions_before_the_end_are_valued_by_the_estimate(patient):
     assert values(state) == [30, 0] and margins(state) == [30, -30]
     ahead, behind = rewards(state, scale=30.0)
     assert ahead > 0.85 and behind < 0.15 and ahead + behind == pytest.approx(1)
+
+
+@pytest.mark.parametrize(
+    ("found", "expected"),
+    [([5], [5]), ([3, 7], [-4, 4]), ([7, 7, 1], [0, 0, -6]), ([2, 9, 4], [-7, 5, -5])],
+)
+def test_a_margin_is_a_value_less_the_best_other_seats(monkeypatch, found, expected):
+    """Ties at the top give every holder 0; one player's margin is its value."""
+    monkeypatch.setattr(evaluation, "values", lambda state: list(found))
+    assert margins(None) == expected
 
 
 def test_greedy_and_mcts_take_what_the_estimate_favours(patient):

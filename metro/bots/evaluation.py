@@ -93,10 +93,12 @@ def margin(state: State, player: int) -> int:
 def margins(state: State) -> list[int]:
     """Each seat's value minus the best other seat's (its value alone with one player)."""
     scores = values(state)
-    return [
-        score - max((s for p, s in enumerate(scores) if p != seat), default=0)
-        for seat, score in enumerate(scores)
-    ]
+    if len(scores) < 2:
+        return list(scores)
+    # The best other seat's value is the best of all, or the second best for its first holder.
+    top, second = sorted(scores)[:-3:-1]
+    first = scores.index(top)
+    return [score - (second if seat == first else top) for seat, score in enumerate(scores)]
 
 
 def margin_rewards(found: list[int], scale: float) -> list[float]:

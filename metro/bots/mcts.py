@@ -326,11 +326,11 @@ class MctsBot:
         totals = [[0.0] * state.n for _ in actions]
         for _ in range(draws):
             others = int(self.rng.random() * (1 << 53))
-            for total, found in zip(
-                totals, self._one_draw(state, mover, actions, others), strict=True
-            ):
-                for seat, value in enumerate(found):
-                    total[seat] += value / draws
+            found = self._one_draw(state, mover, actions, others)
+            totals = [
+                [total + value / draws for total, value in zip(sums, rewarded, strict=True)]
+                for sums, rewarded in zip(totals, found, strict=True)
+            ]
         return totals
 
     def _one_draw(
@@ -348,7 +348,7 @@ class MctsBot:
         for seen in found:
             if seen is not None:
                 self._cut_offs += 1
-                self._margin_total += sum(abs(m) for m in seen) / len(seen)
+                self._margin_total += sum(map(abs, seen)) / len(seen)
         scale = max(1.0, self._margin_total / max(1, self._cut_offs))
         return [
             rewards(after) if seen is None else margin_rewards(seen, scale)
@@ -445,7 +445,7 @@ class MctsBot:
         # The margins are valued once (the estimate is the costly part of a playout).
         found = margins(state)
         self._cut_offs += 1
-        self._margin_total += sum(abs(m) for m in found) / state.n
+        self._margin_total += sum(map(abs, found)) / state.n
         return margin_rewards(found, max(1.0, self._margin_total / self._cut_offs))
 
     def _pick(self, actions: list[Action]) -> Action:
