@@ -9,7 +9,7 @@ import pytest
 
 from loader import load_game
 from loader.games import game_path
-from metro.bots import evaluation
+from metro.bots import evaluation, mcts
 from metro.bots.evaluation import Draws, margins, rewards, settle, values
 from metro.bots.greedy import GreedyBot
 from metro.bots.mcts import MctsBot, _best_first, _secure
@@ -263,6 +263,24 @@ def test_settling_options_on_replayed_draws_is_settling_each_on_its_seed():
                 after.apply_legal(mover, action)
                 settle(after, mover, seed)
             assert replayed.to_json() == seeded.to_json()
+
+
+def test_one_ply_values_of_a_simultaneous_choice_replay_no_step_played_before(monkeypatch):
+    """Both bidders' one-ply values, steps kept, are those played out each time, and cost fewer."""
+    state = _tokyo_metro_bidding(False)
+    valued = []
+    monkeypatch.setattr(mcts, "margins", lambda after: valued.append(1) or margins(after))
+    found = {}
+    for kept in (None, {}):
+        bot = MctsBot(5)
+        bot._cut_offs, bot._margin_total = 0, 0.0
+        valued.clear()
+        found[kept is None] = [
+            bot._one_ply(state, mover, state.legal_actions(mover), 4, kept)
+            for mover in state.to_move
+        ] + [bot._margin_total, len(valued)]
+    assert found[False][:-1] == found[True][:-1]
+    assert found[False][-1] < found[True][-1]
 
 
 @pytest.mark.parametrize("last_round", [True, False])

@@ -12,7 +12,7 @@ import math
 import random
 
 from runtime.errors import MetroRuntimeError
-from runtime.machine import Frame, State
+from runtime.machine import Action, Frame, State
 
 WIN, SHARED, MARGIN = 0.8, 0.4, 0.2  # reward of a sole and a shared first place; of the margin
 
@@ -69,13 +69,20 @@ def settle(state: State, player: int, seed: int | Draws) -> None:
     """
     draws = Draws(seed) if isinstance(seed, int) else seed
     drawn = 0
-    while not state.over and state.game.sites[state.site].secret:
-        movers = state.to_move
-        if player in movers:
-            return
-        actions = state.legal_actions(movers[0])
-        state.apply_legal(movers[0], actions[int(draws[drawn] * len(actions))])
+    while (choice := next_choice(state, player, draws, drawn)) is not None:
+        state.apply_legal(*choice)
         drawn += 1
+
+
+def next_choice(state: State, player: int, draws: Draws, drawn: int) -> tuple[int, Action] | None:
+    """The choice `settle` makes next, its `drawn`-th (player, action), or None once it is done."""
+    if state.over or not state.game.sites[state.site].secret:
+        return None
+    movers = state.to_move
+    if player in movers:
+        return None
+    actions = state.legal_actions(movers[0])
+    return movers[0], actions[int(draws[drawn] * len(actions))]
 
 
 def values(state: State) -> list[int]:

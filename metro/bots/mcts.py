@@ -55,7 +55,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from metro.bots.evaluation import Draws, margin_rewards, margins, rewards, settle
+from metro.bots.evaluation import Draws, margin_rewards, margins, next_choice, rewards, settle
 from runtime.determinize import sample_position
 from runtime.driver import play_out
 from runtime.machine import Action, State
@@ -315,18 +315,23 @@ class MctsBot:
             children[action].available += 1
 
     def _one_ply(
-        self, state: State, mover: int, actions: list[Action], draws: int = 1
+        self,
+        state: State,
+        mover: int,
+        actions: list[Action],
+        draws: int = 1,
+        outcomes: dict | None = None,
     ) -> list[list[float]]:
         """Each action's rewards for every seat one decision ahead of `state`.
 
         At a simultaneous choice the others' choices are drawn at random, the same draws for
         every action, so that actions are compared on equal terms; the rewards are averaged
-        over `draws` such draws.
+        over `draws` such draws. `outcomes` keeps the steps played (see `_reach`).
         """
         totals = [[0.0] * state.n for _ in actions]
         for _ in range(draws):
             others = int(self.rng.random() * (1 << 53))
-            found = self._one_draw(state, mover, actions, others)
+            found = self._one_draw(state, mover, actions, others, outcomes)
             totals = [
                 [total + value / draws for total, value in zip(sums, rewarded, strict=True)]
                 for sums, rewarded in zip(totals, found, strict=True)
@@ -334,35 +339,65 @@ class MctsBot:
         return totals
 
     def _one_draw(
-        self, state: State, mover: int, actions: list[Action], others: int
+        self,
+        state: State,
+        mover: int,
+        actions: list[Action],
+        others: int,
+        outcomes: dict | None = None,
     ) -> list[list[float]]:
         """Each action's rewards one decision ahead, the others' secret choices drawn from `others`."""
-        reached = []
         draws = Draws(others)  # one generator's numbers for every action
-        for action in actions:
-            after = state.clone()
-            after.apply_legal(mover, action)
-            settle(after, mover, draws)
-            reached.append(after)
-        found = [None if after.over else margins(after) for after in reached]
-        for seen in found:
+        reached = [self._reach(state, mover, action, draws, outcomes) for action in actions]
+        for _, seen in reached:
             if seen is not None:
                 self._cut_offs += 1
                 self._margin_total += sum(map(abs, seen)) / len(seen)
         scale = max(1.0, self._margin_total / max(1, self._cut_offs))
         return [
             rewards(after) if seen is None else margin_rewards(seen, scale)
-            for after, seen in zip(reached, found, strict=True)
+            for after, seen in reached
         ]
+
+    def _reach(
+        self, state: State, mover: int, action: Action, draws: Draws, outcomes: dict | None
+    ) -> tuple[State, list[int] | None]:
+        """The position one decision after `action`, the others settled by `draws`, and its margins (None once over).
+
+        `outcomes` holds the simultaneous steps begun at `state` and played to their end, by
+        the choices made in them (each player's once): all choosers' one-ply values at a
+        simultaneous choice meet the same combinations again (one's option against a drawn
+        choice of the other, the other's against a drawn one of the first), and what a step
+        leads to depends on who chose what, not on the order they chose in.
+        """
+        after = state.clone()
+        after.apply_legal(mover, action)
+        if outcomes is None:
+            settle(after, mover, draws)
+            return after, None if after.over else margins(after)
+        chosen = [(mover, action)]
+        while (choice := next_choice(after, mover, draws, len(chosen) - 1)) is not None:
+            chosen.append(choice)
+            known = outcomes.get(tuple(sorted(chosen, key=_chooser)))
+            if known is not None:
+                return known
+            after.apply_legal(*choice)
+        outcome = after, None if after.over else margins(after)
+        # Kept only where any chooser's settling stops too: the step over, no other begun.
+        ended = after.over or not after.game.sites[after.site].secret
+        if ended and len({player for player, _ in chosen}) == len(chosen):
+            outcomes[tuple(sorted(chosen, key=_chooser))] = outcome
+        return outcome
 
     def _simultaneous(self, node: Node, state: State, pulled: list) -> tuple:
         """Everyone still to choose at this simultaneous choice picks from their own arms."""
         if node.arms is None:
             node.arms = {}
+        outcomes: dict = {}  # the steps the choosers' one-ply draws played (see _reach)
         for mover in state.to_move:  # new choosers start at their one-ply values
             if mover not in node.arms:
                 actions = state.legal_actions(mover)
-                values = self._one_ply(state, mover, actions, SIMULTANEOUS_DRAWS)
+                values = self._one_ply(state, mover, actions, SIMULTANEOUS_DRAWS, outcomes)
                 node.arms[mover] = _prior_arms(actions, values, mover, self.rng)
         chosen: list[tuple[int, Action]] = []
         choosers: set[int] = set()
@@ -478,6 +513,11 @@ class _Picker:
     def choose(self, state: State, player: int) -> Action:
         """A random legal action, drawn from the search's generator."""
         return self.pick(state.legal_actions(player))
+
+
+def _chooser(choice: tuple[int, Action]) -> int:
+    """Who made a (player, action) choice."""
+    return choice[0]
 
 
 def _best_first(actions: list[Action], rank, visits: int) -> list[Action]:
