@@ -12,7 +12,7 @@ from loader.games import game_path
 from metro.bots import evaluation, mcts
 from metro.bots.evaluation import Draws, margins, rewards, settle, values
 from metro.bots.greedy import GreedyBot
-from metro.bots.mcts import MctsBot, _best_first, _secure
+from metro.bots.mcts import MctsBot, _by_prior, _considered, _secure
 from runtime.determinize import sample_position
 
 # The score comes only at the end; the estimate says at once which choice will pay.
@@ -177,9 +177,10 @@ def test_mcts_finds_a_plan_that_pays_only_after_its_next_decision(tmp_path):
 def test_the_search_widens_to_options_of_lower_value_as_visits_grow():
     options = ["a", "b", "c", "d", "e"]
     prior = {"a": 0.1, "b": 0.9, "c": 0.5, "d": 0.5, "e": 0.2}.get
-    assert _best_first(options, prior, 0) == ["b"]
-    assert _best_first(options, prior, 16) == ["b", "c", "d"]  # ties keep the legal order
-    assert _best_first(options, prior, 10_000) == ["b", "c", "d", "e", "a"]
+    ranked = _by_prior(options, prior)
+    assert ranked[: _considered(0)] == ["b"]
+    assert ranked[: _considered(16)] == ["b", "c", "d"]  # ties keep the legal order
+    assert ranked[: _considered(10_000)] == ["b", "c", "d", "e", "a"]
 
 
 def test_the_final_choice_counts_only_what_the_search_met():

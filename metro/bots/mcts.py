@@ -83,6 +83,17 @@ class Arm:
         self.tie = tie  # orders options of equal one-ply value (drawn at random)
 
 
+class Arms(dict):
+    """One player's arms at a simultaneous choice, by action, and their order by prior."""
+
+    __slots__ = ("ranked",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        # (legal list, its options best prior first) of the last pull among them
+        self.ranked: tuple[list[Action], list[Action]] | None = None
+
+
 class Node:
     """A tree node: visits (virtual ones included), availability, each seat's summed reward.
 
@@ -109,7 +120,7 @@ class Node:
         self.visits = 0
         self.available = 1
         self.reward = [0.0] * players
-        self.arms: dict[int, dict[Action, Arm]] | None = None
+        self.arms: dict[int, Arms] | None = None
         self.prior: list[float] | None = None
         self.tie = 0.0
         self.fresh = True  # not yet reached by an iteration (only its prior is known)
@@ -406,7 +417,7 @@ class MctsBot:
             mover = state.to_move[0]
             if mover in choosers:  # the same choice asked again (a new step): a new node
                 break
-            arms = node.arms.setdefault(mover, {})
+            arms = node.arms.setdefault(mover, Arms())
             action = self._pull(arms, state.legal_actions(mover), node.visits)
             pulled.append((mover, arms[action]))
             chosen.append((mover, action))
@@ -414,13 +425,18 @@ class MctsBot:
             state.apply_legal(mover, action)
         return tuple(chosen)
 
-    def _pull(self, arms: dict[Action, Arm], actions: list[Action], visits: int) -> Action:
+    def _pull(self, arms: Arms, actions: list[Action], visits: int) -> Action:
         """Among the best-prior options a node of `visits` visits considers: an untried one at random, else UCB1's."""
-        actions = _best_first(
-            actions,
-            lambda a: (arms[a].prior, arms[a].tie) if a in arms else (-math.inf, 0.0),
-            visits,
-        )
+        # Sorted again only for another legal list: an arm's prior never changes, and an arm
+        # added for an untried option ranks as no arm does.
+        ranked = arms.ranked
+        if ranked is None or ranked[0] != actions:
+            order = _by_prior(
+                actions,
+                lambda a: (arms[a].prior, arms[a].tie) if a in arms else (-math.inf, 0.0),
+            )
+            arms.ranked = ranked = (actions, order)
+        actions = ranked[1][: _considered(visits)]
         untried = [a for a in actions if a not in arms]
         if untried:
             action = self._pick(untried)
@@ -520,17 +536,17 @@ def _chooser(choice: tuple[int, Action]) -> int:
     return choice[0]
 
 
-def _best_first(actions: list[Action], rank, visits: int) -> list[Action]:
-    """The options a node visited `visits` times considers: its best by one-ply value (progressive widening).
+def _by_prior(actions: list[Action], rank) -> list[Action]:
+    """The options best one-ply value first: a node visited n times considers the first `_considered(n)`.
 
     `rank` gives an option's one-ply value and its random tie-break: options of equal value
     come in a random order fixed for the node, not in the legal order, which would steer every
     choice among equal options (a square to walk to) to the first ones listed. Among many
     options (a bid of any amount, a square to walk to) the search so spends its iterations on
-    the few that pay at once, and tries another only as the evidence on those grows.
+    the few that pay at once, and tries another only as the evidence on those grows
+    (progressive widening).
     """
-    ranked = sorted(actions, key=rank, reverse=True)
-    return ranked[: _considered(visits)]
+    return sorted(actions, key=rank, reverse=True)
 
 
 def _considered(visits: int) -> int:
@@ -557,9 +573,9 @@ def _secure(reward: float, visits: int, prior: float) -> tuple[bool, float]:
 
 def _prior_arms(
     actions: list[Action], values: list[list[float]], mover: int, rng: random.Random
-) -> dict[Action, Arm]:
+) -> Arms:
     """Arms that start at their one-ply values, as if pulled PRIOR_VISITS times (ties in random order)."""
-    arms = {}
+    arms = Arms()
     for action, value in zip(actions, values, strict=True):
         arm = arms[action] = Arm(value[mover], rng.random())
         arm.visits, arm.reward = PRIOR_VISITS, PRIOR_VISITS * value[mover]
