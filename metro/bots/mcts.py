@@ -365,15 +365,12 @@ class MctsBot:
                 self._cut_offs += 1
                 self._margin_total += sum(map(abs, seen)) / len(seen)
         scale = max(1.0, self._margin_total / max(1, self._cut_offs))
-        return [
-            rewards(after) if seen is None else margin_rewards(seen, scale)
-            for after, seen in reached
-        ]
+        return [ended if seen is None else margin_rewards(seen, scale) for ended, seen in reached]
 
     def _reach(
         self, state: State, mover: int, action: Action, draws: Draws, outcomes: dict | None
-    ) -> tuple[State, list[int] | None]:
-        """The position one decision after `action`, the others settled by `draws`, and its margins (None once over).
+    ) -> tuple[list[float] | None, list[int] | None]:
+        """Where `action` leads one decision ahead, the others settled by `draws`: `_outcome`.
 
         `outcomes` holds the simultaneous steps begun at `state` and played to their end, by
         the choices made in them (each player's once): all choosers' one-ply values at a
@@ -385,7 +382,7 @@ class MctsBot:
         after.apply_legal(mover, action)
         if outcomes is None:
             settle(after, mover, draws)
-            return after, None if after.over else margins(after)
+            return _outcome(after)
         chosen = [(mover, action)]
         while (choice := next_choice(after, mover, draws, len(chosen) - 1)) is not None:
             chosen.append(choice)
@@ -393,7 +390,7 @@ class MctsBot:
             if known is not None:
                 return known
             after.apply_legal(*choice)
-        outcome = after, None if after.over else margins(after)
+        outcome = _outcome(after)
         # Kept only where any chooser's settling stops too: the step over, no other begun.
         ended = after.over or not after.game.sites[after.site].secret
         if ended and len({player for player, _ in chosen}) == len(chosen):
@@ -529,6 +526,14 @@ class _Picker:
     def choose(self, state: State, player: int) -> Action:
         """A random legal action, drawn from the search's generator."""
         return self.pick(state.legal_actions(player))
+
+
+def _outcome(after: State) -> tuple[list[float] | None, list[int] | None]:
+    """A one-ply position's rewards once over (margins None), else (None, its margins)."""
+    # Only these are kept: a copy of the position would stay alive (in memory) to no use.
+    if after.over:
+        return rewards(after), None
+    return None, margins(after)
 
 
 def _chooser(choice: tuple[int, Action]) -> int:
