@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import random
 import weakref
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 from runtime import rng as _rng
@@ -35,7 +34,7 @@ from runtime.values import BagD, Desc, ListD, MapD, NamedD, RangeD, SetD
 BLANK = Action((0, "hidden", (), ()))
 
 
-@dataclass
+@dataclass(slots=True)
 class Container:
     """One hidden collection of a position: its value (changed in place) and its descriptor."""
 
@@ -119,16 +118,18 @@ def _blanked_history(history: list, player: int) -> list:
     return blanked
 
 
-def hidden_containers(state: State, player: int) -> Iterator[Container]:
+def hidden_containers(state: State, player: int) -> list[Container]:
     """The collections of `state` whose items `player` cannot see and the sampler re-deals."""
     fields, player_fields = _hidden_fields(state.game.module)
+    found: list[Container] = []
     for attr, desc in fields:
-        yield from _containers(getattr(state, attr), desc)
+        _collect(getattr(state, attr), desc, found)
     for attr, desc, owner in player_fields:
         values = getattr(state, attr)
         for p in range(state.n):
             if not owner or p != player:
-                yield from _containers(values[p], desc)
+                _collect(values[p], desc, found)
+    return found
 
 
 # A compiled module's fields that are not public, as _hidden_fields finds them.
@@ -181,33 +182,44 @@ def _pool_name(desc: Desc) -> str:
     return name
 
 
-def _containers(value, desc: Desc) -> Iterator[Container]:
+def _collect(value, desc: Desc, found: list[Container]) -> None:
+    """Add the pooled collections of one value (a table's entries each) to `found`."""
     if isinstance(desc, ListD | SetD | BagD):
         if not desc.item.mutable:  # a list of lists is not pooled
-            yield Container(value, desc)
+            found.append(Container(value, desc))
     elif isinstance(desc, MapD):
         entries = value if desc.n is not None else [value[k] for k in sorted(value)]
         for entry in entries:
-            yield from _containers(entry, desc.value)
+            _collect(entry, desc.value, found)
 
 
 def deal(containers: list[Container], stream: int) -> int:
     """Shuffle the pooled items and deal them back; sets first, as they need distinct items."""
-    pool = [item for container in containers for item in container.items()]
+    pool: list = []
+    for container in containers:
+        pool.extend(container.value if type(container.desc) is ListD else container.items())
     stream = _rng.shuffle(stream, pool)
-    order = sorted(containers, key=lambda c: not isinstance(c.desc, SetD))
-    hands: list[list] = []
-    for container in order:
-        size = container.size()
-        if isinstance(container.desc, SetD):
-            hand = _distinct(pool, size)
-            if hand is None:
-                return stream  # no way to fill the sets: this pool keeps its true content
-        else:
-            hand, pool[len(pool) - size :] = pool[len(pool) - size :], []
+    sets = [container for container in containers if isinstance(container.desc, SetD)]
+    hands = []
+    for container in sets:
+        hand = _distinct(pool, container.size())
+        if hand is None:
+            return stream  # no way to fill the sets: this pool keeps its true content
         hands.append(hand)
-    for container, hand in zip(order, hands, strict=True):
+    for container, hand in zip(sets, hands, strict=True):
         container.fill(hand)
+    # The others cannot fail: each takes its items from the end of what the sets left.
+    end = len(pool)
+    for container in containers:
+        value = container.value
+        if type(container.desc) is ListD:  # the common case, without the method calls
+            start = end - len(value)
+            value[:] = pool[start:end]
+            end = start
+        elif not isinstance(container.desc, SetD):
+            start = end - container.size()
+            container.fill(pool[start:end])
+            end = start
     return stream
 
 

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import gc
 import random
 
 import pytest
 
 from loader import load_game
 from loader.games import game_path
-from metro.bots.evaluation import margins, rewards, values
+from metro.bots import evaluation, mcts
+from metro.bots.evaluation import Draws, margins, rewards, settle, values
 from metro.bots.greedy import GreedyBot
-from metro.bots.mcts import MctsBot, _best_first, _secure
+from metro.bots.mcts import MctsBot, _by_prior, _considered, _secure
 from runtime.determinize import sample_position
 
 # The score comes only at the end; the estimate says at once which choice will pay.
@@ -128,10 +130,36 @@ def test_positions_before_the_end_are_valued_by_the_estimate(patient):
     assert ahead > 0.85 and behind < 0.15 and ahead + behind == pytest.approx(1)
 
 
+@pytest.mark.parametrize(
+    ("found", "expected"),
+    [([5], [5]), ([3, 7], [-4, 4]), ([7, 7, 1], [0, 0, -6]), ([2, 9, 4], [-7, 5, -5])],
+)
+def test_a_margin_is_a_value_less_the_best_other_seats(monkeypatch, found, expected):
+    """Ties at the top give every holder 0; one player's margin is its value."""
+    monkeypatch.setattr(evaluation, "values", lambda state: list(found))
+    assert margins(None) == expected
+
+
 def test_greedy_and_mcts_take_what_the_estimate_favours(patient):
     for bot in (GreedyBot(1, patient), MctsBot(1, patient, iterations=60)):
         state = patient.new_game(2, 1)
         assert bot.choose(state, 0).id == "plant(3)"
+
+
+def test_a_search_suspends_the_cycle_collector_and_leaves_it_as_it_was(patient):
+    """The collector is off while mcts searches, back on after, and left off if it was off."""
+    bot = MctsBot(1, patient, iterations=5)
+    during = []
+    iterate = bot._iterate
+    bot._iterate = lambda root, state: (during.append(gc.isenabled()), iterate(root, state))
+    bot.choose(patient.new_game(2, 1), 0)
+    assert during == [False] * 5 and gc.isenabled()
+    gc.disable()
+    try:
+        bot.choose(patient.new_game(2, 1), 0)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
 
 
 def test_with_an_estimate_mcts_values_leaves_at_once(patient):
@@ -149,9 +177,10 @@ def test_mcts_finds_a_plan_that_pays_only_after_its_next_decision(tmp_path):
 def test_the_search_widens_to_options_of_lower_value_as_visits_grow():
     options = ["a", "b", "c", "d", "e"]
     prior = {"a": 0.1, "b": 0.9, "c": 0.5, "d": 0.5, "e": 0.2}.get
-    assert _best_first(options, prior, 0) == ["b"]
-    assert _best_first(options, prior, 16) == ["b", "c", "d"]  # ties keep the legal order
-    assert _best_first(options, prior, 10_000) == ["b", "c", "d", "e", "a"]
+    ranked = _by_prior(options, prior)
+    assert ranked[: _considered(0)] == ["b"]
+    assert ranked[: _considered(16)] == ["b", "c", "d"]  # ties keep the legal order
+    assert ranked[: _considered(10_000)] == ["b", "c", "d", "e", "a"]
 
 
 def test_the_final_choice_counts_only_what_the_search_met():
@@ -220,6 +249,39 @@ def _tokyo_metro_bidding(last_round: bool):
         actions = state.legal_actions(mover)
         state.apply_legal(mover, actions[int(rng.random() * len(actions))])
     raise AssertionError("the game ended before the bid looked for")
+
+
+def test_settling_options_on_replayed_draws_is_settling_each_on_its_seed():
+    """One generator's numbers, replayed for every option, make the others choose as a fresh one would."""
+    generator = random.Random(99)
+    assert [Draws(99)[k] for k in range(3)] == [generator.random() for _ in range(3)]
+    state = _tokyo_metro_bidding(False)
+    draws = Draws(12345)
+    for mover in (0, 1):
+        for action in state.legal_actions(mover):
+            seeded, replayed = state.clone(), state.clone()
+            for after, seed in ((seeded, 12345), (replayed, draws)):
+                after.apply_legal(mover, action)
+                settle(after, mover, seed)
+            assert replayed.to_json() == seeded.to_json()
+
+
+def test_one_ply_values_of_a_simultaneous_choice_replay_no_step_played_before(monkeypatch):
+    """Both bidders' one-ply values, steps kept, are those played out each time, and cost fewer."""
+    state = _tokyo_metro_bidding(False)
+    valued = []
+    monkeypatch.setattr(mcts, "margins", lambda after: valued.append(1) or margins(after))
+    found = {}
+    for kept in (None, {}):
+        bot = MctsBot(5)
+        bot._cut_offs, bot._margin_total = 0, 0.0
+        valued.clear()
+        found[kept is None] = [
+            bot._one_ply(state, mover, state.legal_actions(mover), 4, kept)
+            for mover in state.to_move
+        ] + [bot._margin_total, len(valued)]
+    assert found[False][:-1] == found[True][:-1]
+    assert found[False][-1] < found[True][-1]
 
 
 @pytest.mark.parametrize("last_round", [True, False])

@@ -12,7 +12,7 @@ import math
 import random
 
 from runtime.errors import MetroRuntimeError
-from runtime.machine import Frame, State
+from runtime.machine import Action, Frame, State
 
 WIN, SHARED, MARGIN = 0.8, 0.4, 0.2  # reward of a sole and a shared first place; of the margin
 
@@ -35,23 +35,54 @@ def as_ended(state: State) -> State:
     return ended
 
 
-def settle(state: State, player: int, seed: int) -> None:
+class Draws:
+    """The numbers `random.Random(seed).random()` gives in turn, drawn once and then replayed.
+
+    Seeding a generator costs more than applying the draws it makes; settling every option of
+    a player against the same seed replays one list instead.
+    """
+
+    __slots__ = ("_rng", "_seed", "_values")
+
+    def __init__(self, seed: int):
+        self._seed = seed
+        self._rng: random.Random | None = None  # made at the first number asked (mostly none is)
+        self._values: list[float] = []
+
+    def __getitem__(self, index: int) -> float:
+        """The generator's number `index` (from 0)."""
+        values = self._values
+        while len(values) <= index:
+            if self._rng is None:
+                self._rng = random.Random(self._seed)
+            values.append(self._rng.random())
+        return values[index]
+
+
+def settle(state: State, player: int, seed: int | Draws) -> None:
     """Complete a simultaneous choice `player` has just joined: the others choose at random.
 
     Until everyone has chosen nothing happens, so the player's choice would show no effect.
-    The others' choices are drawn from `seed`: given the same seed, every option of the player
-    meets the same choices of the others (when their options do not depend on it), so options
-    are compared on equal terms.
+    The others' choices are drawn from `seed` (or its `Draws`, to settle many options): given
+    the same seed, every option of the player meets the same choices of the others (when their
+    options do not depend on it), so options are compared on equal terms.
     """
-    rng = None  # made at the first choice to draw (mostly there is none)
-    while not state.over and state.game.sites[state.site].secret:
-        movers = state.to_move
-        if player in movers:
-            return
-        actions = state.legal_actions(movers[0])
-        if rng is None:
-            rng = random.Random(seed)
-        state.apply_legal(movers[0], actions[int(rng.random() * len(actions))])
+    draws = Draws(seed) if isinstance(seed, int) else seed
+    drawn = 0
+    while (choice := next_choice(state, player, draws, drawn)) is not None:
+        state.apply_legal(*choice)
+        drawn += 1
+
+
+def next_choice(state: State, player: int, draws: Draws, drawn: int) -> tuple[int, Action] | None:
+    """The choice `settle` makes next, its `drawn`-th (player, action), or None once it is done."""
+    if state.over or not state.game.sites[state.site].secret:
+        return None
+    movers = state.to_move
+    if player in movers:
+        return None
+    actions = state.legal_actions(movers[0])
+    return movers[0], actions[int(draws[drawn] * len(actions))]
 
 
 def values(state: State) -> list[int]:
@@ -69,10 +100,12 @@ def margin(state: State, player: int) -> int:
 def margins(state: State) -> list[int]:
     """Each seat's value minus the best other seat's (its value alone with one player)."""
     scores = values(state)
-    return [
-        score - max((s for p, s in enumerate(scores) if p != seat), default=0)
-        for seat, score in enumerate(scores)
-    ]
+    if len(scores) < 2:
+        return list(scores)
+    # The best other seat's value is the best of all, or the second best for its first holder.
+    top, second = sorted(scores)[:-3:-1]
+    first = scores.index(top)
+    return [score - (second if seat == first else top) for seat, score in enumerate(scores)]
 
 
 def margin_rewards(found: list[int], scale: float) -> list[float]:
