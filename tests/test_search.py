@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import random
+import threading
 
 import pytest
 
@@ -160,6 +161,36 @@ def test_a_search_suspends_the_cycle_collector_and_leaves_it_as_it_was(patient):
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_overlapping_searches_leave_the_collector_on_after_the_last(patient):
+    """Two searches in two threads: the collector comes back when the last one ends, never
+    left off (the first one's end sees the second still running)."""
+    from metro.bots.mcts import _without_cycle_collection
+
+    first, second = _without_cycle_collection(), _without_cycle_collection()
+    first.__enter__()
+    second.__enter__()
+    first.__exit__(None, None, None)  # the first ends while the second still runs
+    assert not gc.isenabled()
+    second.__exit__(None, None, None)
+    assert gc.isenabled()
+    started, release, states = threading.Event(), threading.Event(), []
+
+    def search() -> None:
+        with _without_cycle_collection():
+            started.set()
+            release.wait(5)
+
+    thread = threading.Thread(target=search)
+    thread.start()
+    started.wait(5)
+    with _without_cycle_collection():
+        states.append(gc.isenabled())
+    states.append(gc.isenabled())  # the thread's search still runs
+    release.set()
+    thread.join(5)
+    assert states == [False, False] and gc.isenabled()
 
 
 def test_with_an_estimate_mcts_values_leaves_at_once(patient):

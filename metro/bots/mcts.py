@@ -51,6 +51,7 @@ from __future__ import annotations
 import gc
 import math
 import random
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -500,19 +501,35 @@ class MctsBot:
         return actions[int(self.rng.random() * len(actions))]
 
 
+class _Suspension:
+    """How many searches run now (in any thread), and whether the collector was on before
+    the first of them: the collector is one for the whole process."""
+
+    lock = threading.Lock()
+    searches = 0
+    was_enabled = False
+
+
 @contextmanager
 def _without_cycle_collection() -> Iterator[None]:
-    """Suspend Python's cyclic garbage collector while a search runs (as it was, after)."""
+    """Suspend Python's cyclic garbage collector while searches run (as it was, after the last)."""
     # A search makes millions of short-lived copies of positions, all freed by reference
     # counting: the collector, run after every 700 new containers, found some 260 objects in
     # a whole Tokyo Metro game and took 10-15% of its time. Decisions do not depend on it.
-    enabled = gc.isenabled()
-    gc.disable()
+    # Searches in several threads (a server's matches) overlap: only the last one to finish
+    # puts the collector back, so a long-running process never keeps it off.
+    with _Suspension.lock:
+        if _Suspension.searches == 0:
+            _Suspension.was_enabled = gc.isenabled()
+            gc.disable()
+        _Suspension.searches += 1
     try:
         yield
     finally:
-        if enabled:
-            gc.enable()
+        with _Suspension.lock:
+            _Suspension.searches -= 1
+            if _Suspension.searches == 0 and _Suspension.was_enabled:
+                gc.enable()
 
 
 class _Picker:
