@@ -175,6 +175,7 @@ def emit_scenarios(module: ir.Module, cp: CheckedProgram) -> tuple[str, dict[int
     written = len(sources.names)  # it names the files through the game module's table
     code = CodeGenerator(sources)
     code.indexes = module.indexes  # a scenario's `set` moves the indexes as the game does
+    code.views = {views.index.field: views for views in module.views}  # and their views
     for function in module.scenario_functions:
         code.function(function)
     for function, _ in module.scenarios + module.invariants:

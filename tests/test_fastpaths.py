@@ -40,8 +40,10 @@ from tests.test_guards import play_and_compare
 
 def test_a_memoised_action_is_built_once_and_equals_a_fresh_one():
     game = load_game(os.path.join(ROOT, "games", "ticket_to_ride"))
-    memo = game.module.MEMO_claim_route
-    memo.clear()
+    # claim_route's actions come from rows: by route and colour, the actions of 0, 1, …
+    # locomotives (compiler/lower_listings.py action_row)
+    rows = game.module.ROWS_claim_route
+    rows[:] = [None] * len(rows)
     state = game.new_game(2, 3)
     while not any(a.name == "claim_route" for a in state.legal_actions(state.to_move[0])):
         mover = state.to_move[0]
@@ -54,7 +56,11 @@ def test_a_memoised_action_is_built_once_and_equals_a_fresh_one():
     game.module.A_claim_route_legal_plain(state, mover, plain)
     assert again == plain == listed
     assert all(a is b for a, b in zip(again, listed, strict=True))  # looked up, not rebuilt
-    assert set(memo) == {a.args for a in listed}
+    colours = len(rows) // len(game.module.K_route__length)  # rows by route and colour
+    for action in listed:
+        route, colour, locomotives = action.args
+        assert rows[route * colours + colour][locomotives] is action
+    assert sum(1 for row in rows if row) == len({a.args[:2] for a in listed})
 
 
 def test_a_choice_among_few_values_is_listed_from_actions_built_once():

@@ -185,6 +185,8 @@ METHOD_CALLS = {
     "act",  # the frameless driver's, at a driven decision (runtime/driver.py)
     "decide",
     "settle",
+    "pick",
+    "pick_action",
     "__setitem__",
     "cache_legal",
 }
