@@ -45,9 +45,16 @@ class Shape:
     """A non-empty set of unit cubes, translated so its minimum x, y and z are 0."""
 
     cells: tuple[Cell, ...]
+    _hash: int = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "cells", _normalise(self.cells))
+        cells = _normalise(self.cells)
+        object.__setattr__(self, "cells", cells)
+        object.__setattr__(self, "_hash", hash(cells))
+
+    def __hash__(self) -> int:
+        # Kept: shapes key the placement caches, looked up for every listing.
+        return self._hash
 
     @classmethod
     def from_cells(cls, cells: Iterable[Cell]) -> Shape:
@@ -179,13 +186,13 @@ class Building:
     _levels: frozenset[int] = field(init=False, repr=False, compare=False)
     _floors: int = field(init=False, repr=False, compare=False)
     _solid: bool = field(init=False, repr=False, compare=False)
-    # Placements already enumerated on this (immutable) building: every player's legal
-    # actions are listed again after each other player's move, over unchanged buildings.
-    _placements: dict[tuple, tuple[tuple[int, Offset], ...]] = field(
-        init=False, repr=False, compare=False
-    )
+    # Placements already enumerated on this (immutable) building; a solid building shares
+    # them with every solid building of the same heights (see `_profile_cache`).
+    _placements: dict[tuple, tuple[tuple, ...]] = field(init=False, repr=False, compare=False)
     # The height map as a sorted tuple: all that placing on a solid building depends on.
     _profile: tuple[tuple[Site, int], ...] = field(init=False, repr=False, compare=False)
+    # The removable pieces once found (None before).
+    _removable: tuple[int, ...] | None = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         pieces = tuple(_cells_of(p) for p in self.pieces)
@@ -211,9 +218,12 @@ class Building:
         object.__setattr__(self, "_floors", max(heights.values(), default=0))
         # A column holds at most `height` cells, so equal totals mean every column is filled
         # from the ground up: nothing is unsupported and placement can use the height map.
-        object.__setattr__(self, "_solid", sum(heights.values()) == len(owner))
-        object.__setattr__(self, "_placements", {})
-        object.__setattr__(self, "_profile", tuple(sorted(heights.items())))
+        solid = sum(heights.values()) == len(owner)
+        profile = tuple(sorted(heights.items()))
+        object.__setattr__(self, "_solid", solid)
+        object.__setattr__(self, "_profile", profile)
+        object.__setattr__(self, "_placements", _profile_cache(profile) if solid else {})
+        object.__setattr__(self, "_removable", None)
 
     @classmethod
     def empty(cls) -> Building:
@@ -279,6 +289,15 @@ class Building:
     def columns(self) -> list[tuple[int, int, int]]:
         """(x, y, height) of every ground site something stands on, in (x, y) order."""
         return sorted((x, y, h) for (x, y), h in self._heights.items())
+
+
+@lru_cache(maxsize=4096)
+def _profile_cache(profile: tuple[tuple[Site, int], ...]) -> dict[tuple, tuple[tuple, ...]]:
+    """The placements found on solid buildings of these heights, by what was asked."""
+    # Placing on a solid building depends on its heights alone, and buildings of the same
+    # heights recur across positions and games (bots follow the same plans): one dict for
+    # them all, so a building new to a listing usually finds its placements enumerated.
+    return {}
 
 
 def check_placement(
@@ -356,12 +375,10 @@ def placements(
     shape: Shape, frame: Frame, building: Building, max_floors: int | None = None
 ) -> list[tuple[int, Offset]]:
     """Every legal (orientation index, offset) for `shape`, sorted; no cube reaches max_floors."""
-    key = (shape.cells, frame, max_floors)
+    key = ("pairs", shape, frame, max_floors)  # beside runtime.shapes' flat tuples
     known = building._placements.get(key)
     if known is None:
         if building._solid:
-            # Solid buildings with the same heights take the same placements: buildings
-            # repeat across positions and games (bots follow the same plans).
             known = solid_placements(shape.cells, frame, max_floors, building._profile)
         else:
             known = tuple(_placements(shape, frame, building, max_floors))
@@ -383,7 +400,6 @@ def _placements(shape: Shape, frame: Frame, building: Building, max_floors: int 
     return found
 
 
-@lru_cache(maxsize=4096)
 def solid_placements(
     cells: tuple[Cell, ...],
     frame: Frame,
@@ -433,15 +449,17 @@ def is_complete(building: Building, floors: int, pieces: int) -> bool:
 def removable(building: Building) -> list[int]:
     """Pieces whose removal leaves every cell supported and each floor the piece was on in one part."""
     owner = building._owner
+    count = len(building.pieces)
+    held = 0  # bit i: piece i may go as far as support goes
     if building._solid:
         # Only cubes resting directly on the removed piece can lose their support.
-        held = [
-            index
-            for index, cells in enumerate(building.pieces)
-            if all(owner.get((x, y, z + 1), index) == index for x, y, z in cells)
-        ]
+        covered = 0
+        for (x, y, z), piece in owner.items():
+            below = owner.get((x, y, z - 1), piece)
+            if below != piece:
+                covered |= 1 << below
+        held = ((1 << count) - 1) & ~covered
     else:
-        held = []
         for index, cells in enumerate(building.pieces):
             gone = set(cells)
             if all(
@@ -449,39 +467,46 @@ def removable(building: Building) -> list[int]:
                 for (x, y, z), piece in owner.items()
                 if piece != index
             ):
-                held.append(index)
-    # Placing keeps every floor's pieces joined edge to edge; removing must not split one.
-    pieces = building.pieces
-    return [
-        index
-        for index in held
-        if all(
-            _floor_joined(building, level, index) for level in sorted({c[2] for c in pieces[index]})
-        )
-    ]
+                held |= 1 << index
+    # Placing keeps every floor's pieces joined edge to edge; removing must not split one
+    # (which takes three pieces on the floor at least).
+    for links in _floor_links(owner).values():
+        if len(links) > 2:
+            for piece in links:
+                if held >> piece & 1 and not _joined_without(links, piece):
+                    held ^= 1 << piece
+    return [index for index in range(count) if held >> index & 1]
 
 
-def _floor_joined(building: Building, level: int, gone: int) -> bool:
-    # The pieces other than `gone` with cubes on `level` reach each other through edge contact there.
-    pieces = building.pieces
-    owner = building._owner
-    members = [
-        i for i, cells in enumerate(pieces) if i != gone and any(c[2] == level for c in cells)
-    ]
-    if not members:
-        return True
-    seen = {members[0]}
-    todo = [members[0]]
-    while todo:
-        for x, y, z in pieces[todo.pop()]:
-            if z != level:
-                continue
-            for sx, sy in _STEPS:
-                other = owner.get((x + sx, y + sy, z))
-                if other is not None and other != gone and other not in seen:
-                    seen.add(other)
-                    todo.append(other)
-    return len(seen) == len(members)
+def _floor_links(owner: dict[Cell, int]) -> dict[int, dict[int, int]]:
+    """For each level, each piece with cubes there and the bit mask of the pieces it touches there."""
+    levels: dict[int, dict[int, int]] = {}
+    for (x, y, z), piece in owner.items():
+        links = levels.setdefault(z, {})
+        mask = links.get(piece, 0)
+        # Each contact is seen from its lower cell, along +x and +y, and recorded both ways.
+        for other in (owner.get((x + 1, y, z)), owner.get((x, y + 1, z))):
+            if other is not None and other != piece:
+                mask |= 1 << other
+                links[other] = links.get(other, 0) | 1 << piece
+        links[piece] = mask
+    return levels
+
+
+def _joined_without(links: dict[int, int], gone: int) -> bool:
+    """True if the pieces of one level other than `gone` reach each other through their contacts."""
+    rest = 0
+    for piece in links:
+        if piece != gone:
+            rest |= 1 << piece
+    seen = frontier = rest & -rest  # from the lowest piece, one contact at a time
+    while frontier:
+        low = frontier & -frontier
+        frontier ^= low
+        new = links[low.bit_length() - 1] & rest & ~seen
+        seen |= new
+        frontier |= new
+    return seen == rest
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from runtime import shapes
 from runtime.geometry import (
     NO_CONTACT,
     OUTSIDE_FRAME,
@@ -464,3 +465,38 @@ def test_returns_and_placements_keep_a_building_legal(world, data):
             building = building.add(Placement.of(shape, o, offset))
         assert building.supported
         assert all(_reference_whole(building, level) for level in range(building.floors))
+
+
+def test_equal_shapes_hash_alike():
+    bar = Shape.parse(["##"])
+    moved = Shape.from_cells([(5, 5, 5), (6, 5, 5)])
+    assert bar == moved and hash(bar) == hash(moved)
+    assert {bar: 1}[moved] == 1
+
+
+@settings(max_examples=100, deadline=None)
+@given(legal_buildings(), st.sampled_from(PIECES), st.sampled_from([0, 1, 2, 3]))
+def test_buildings_of_the_same_heights_share_their_placements(world, shape, floors):
+    # Solid buildings of equal heights share one cache: the same placements, whatever the pieces.
+    frame, building = world
+    cubes = Building(tuple(((x, y, z),) for x, y, z in sorted(building.cells)))
+    assert cubes.supported and cubes._placements is building._placements
+    limit = floors or None
+    found = shapes.legal_placements(shape, frame, building, floors)
+    expected = [(o, *offset) for o, offset in _brute_placements(shape, frame, cubes, limit)]
+    assert found == expected
+    found.clear()  # a caller's list is its own
+    assert shapes.legal_placements(shape, frame, cubes, floors) == expected
+    assert placements(shape, frame, cubes, limit) == _brute_placements(
+        shape, frame, building, limit
+    )
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.one_of(legal_buildings(), loose_buildings()))
+def test_removable_pieces_are_kept_and_copied(world):
+    _, building = world
+    offered = shapes.removable_pieces(building)
+    assert offered == removable(building)
+    offered.append(99)  # a caller's list is its own
+    assert shapes.removable_pieces(building) == removable(building)
