@@ -193,6 +193,11 @@ class Building:
     _profile: tuple[tuple[Site, int], ...] = field(init=False, repr=False, compare=False)
     # The removable pieces once found (None before).
     _removable: tuple[int, ...] | None = field(init=False, repr=False, compare=False)
+    # Once asked for (None before), what removal depends on: the pieces with a cube resting
+    # on them (bit mask) and, for each level, each piece there with those it touches there.
+    _links: tuple[int, dict[int, dict[int, int]]] | None = field(
+        init=False, repr=False, compare=False
+    )
 
     def __post_init__(self) -> None:
         pieces = tuple(_cells_of(p) for p in self.pieces)
@@ -209,21 +214,19 @@ class Building:
                 if heights.get(site, 0) <= cell[2]:
                     heights[site] = cell[2] + 1
         object.__setattr__(self, "pieces", pieces)
-        self._fill(owner, heights, frozenset(c[2] for c in owner))
+        self._fill(owner, _form(heights, frozenset(c[2] for c in owner), len(owner)))
 
-    def _fill(self, owner: dict[Cell, int], heights: dict[Site, int], levels: frozenset[int]):
+    def _fill(self, owner: dict[Cell, int], form: _Form) -> None:
+        heights, levels, floors, solid, profile = form
         object.__setattr__(self, "_owner", owner)
         object.__setattr__(self, "_heights", heights)
         object.__setattr__(self, "_levels", levels)
-        object.__setattr__(self, "_floors", max(heights.values(), default=0))
-        # A column holds at most `height` cells, so equal totals mean every column is filled
-        # from the ground up: nothing is unsupported and placement can use the height map.
-        solid = sum(heights.values()) == len(owner)
-        profile = tuple(sorted(heights.items()))
+        object.__setattr__(self, "_floors", floors)
         object.__setattr__(self, "_solid", solid)
         object.__setattr__(self, "_profile", profile)
         object.__setattr__(self, "_placements", _profile_cache(profile) if solid else {})
         object.__setattr__(self, "_removable", None)
+        object.__setattr__(self, "_links", None)
 
     @classmethod
     def empty(cls) -> Building:
@@ -236,21 +239,42 @@ class Building:
         old = self._owner
         index = len(self.pieces)
         owner = dict(old)
-        heights = dict(self._heights)
         for cell in cells:
             if cell in old:
                 raise ValueError(f"cell {cell} is already occupied")
             if cell[2] < 0:
                 raise ValueError(f"cell {cell} is below the ground")
             owner[cell] = index
-            site = (cell[0], cell[1])
-            if heights.get(site, 0) <= cell[2]:
-                heights[site] = cell[2] + 1
+        if self._solid:
+            # The heights after a placement on a solid building follow from its heights: kept
+            # with the placements of those heights, for every building that has them.
+            key = ("grown", cells)
+            form = self._placements.get(key)
+            if form is None:
+                form = self._placements[key] = self._grown_form(cells, len(owner))
+        else:
+            form = self._grown_form(cells, len(owner))
         # Bypass __post_init__: the indexes are updated incrementally instead of rebuilt.
         new = object.__new__(Building)
         object.__setattr__(new, "pieces", (*self.pieces, cells))
-        new._fill(owner, heights, self._levels.union(c[2] for c in cells))
+        new._fill(owner, form)
+        if self._links is not None:
+            # Kept up once asked for (a building is asked what may go after every placement):
+            # only the new piece's contacts are new.
+            object.__setattr__(new, "_links", _grown_links(self._links, owner, cells, index))
         return new
+
+    def _grown_form(self, cells: tuple[Cell, ...], cubes: int) -> _Form:
+        """The height map and what it decides once `cells` (`cubes` cubes in all) are added."""
+        heights = dict(self._heights)
+        for x, y, z in cells:
+            if heights.get((x, y), 0) <= z:
+                heights[(x, y)] = z + 1
+        return _form(heights, self._levels.union(c[2] for c in cells), cubes)
+
+    def __reduce__(self):
+        # Pickled (or deep-copied) as its pieces: the caches it shares stay behind.
+        return (Building, (self.pieces,))
 
     def remove(self, index: int) -> Building:
         """A new building without piece `index`; later pieces move down one index."""
@@ -289,6 +313,20 @@ class Building:
     def columns(self) -> list[tuple[int, int, int]]:
         """(x, y, height) of every ground site something stands on, in (x, y) order."""
         return sorted((x, y, h) for (x, y), h in self._heights.items())
+
+
+# A building's heights and what they decide: (heights, levels, floors, solid, profile). Shared
+# by buildings of equal heights, so never changed in place.
+_Form = tuple[dict[Site, int], frozenset[int], int, bool, tuple[tuple[Site, int], ...]]
+
+
+def _form(heights: dict[Site, int], levels: frozenset[int], cubes: int) -> _Form:
+    """The form of a building of these heights and levels holding `cubes` cubes."""
+    # A column holds at most `height` cells, so equal totals mean every column is filled
+    # from the ground up: nothing is unsupported and placement can use the height map.
+    solid = sum(heights.values()) == cubes
+    floors = max(heights.values(), default=0)
+    return heights, levels, floors, solid, tuple(sorted(heights.items()))
 
 
 @lru_cache(maxsize=4096)
@@ -450,16 +488,12 @@ def removable(building: Building) -> list[int]:
     """Pieces whose removal leaves every cell supported and each floor the piece was on in one part."""
     owner = building._owner
     count = len(building.pieces)
-    held = 0  # bit i: piece i may go as far as support goes
+    covered, contacts = _links_of(building)
     if building._solid:
         # Only cubes resting directly on the removed piece can lose their support.
-        covered = 0
-        for (x, y, z), piece in owner.items():
-            below = owner.get((x, y, z - 1), piece)
-            if below != piece:
-                covered |= 1 << below
-        held = ((1 << count) - 1) & ~covered
+        held = ((1 << count) - 1) & ~covered  # bit i: piece i may go as far as support goes
     else:
+        held = 0
         for index, cells in enumerate(building.pieces):
             gone = set(cells)
             if all(
@@ -470,7 +504,7 @@ def removable(building: Building) -> list[int]:
                 held |= 1 << index
     # Placing keeps every floor's pieces joined edge to edge; removing must not split one
     # (which takes three pieces on the floor at least).
-    for links in _floor_links(owner).values():
+    for links in contacts.values():
         if len(links) > 2:
             for piece in links:
                 if held >> piece & 1 and not _joined_without(links, piece):
@@ -478,19 +512,49 @@ def removable(building: Building) -> list[int]:
     return [index for index in range(count) if held >> index & 1]
 
 
-def _floor_links(owner: dict[Cell, int]) -> dict[int, dict[int, int]]:
-    """For each level, each piece with cubes there and the bit mask of the pieces it touches there."""
-    levels: dict[int, dict[int, int]] = {}
-    for (x, y, z), piece in owner.items():
-        links = levels.setdefault(z, {})
-        mask = links.get(piece, 0)
-        # Each contact is seen from its lower cell, along +x and +y, and recorded both ways.
-        for other in (owner.get((x + 1, y, z)), owner.get((x, y + 1, z))):
-            if other is not None and other != piece:
+def _links_of(building: Building) -> tuple[int, dict[int, dict[int, int]]]:
+    """The building's covered pieces and contacts by level (see Building._links), kept."""
+    known = building._links
+    if known is None:
+        known = (0, {})
+        owner: dict[Cell, int] = {}
+        for index, cells in enumerate(building.pieces):
+            owner.update(dict.fromkeys(cells, index))
+            known = _grown_links(known, owner, cells, index)
+        object.__setattr__(building, "_links", known)
+    return known
+
+
+def _grown_links(
+    links: tuple[int, dict[int, dict[int, int]]], owner: dict[Cell, int], cells, index: int
+) -> tuple[int, dict[int, dict[int, int]]]:
+    """The links once piece `index` (its cells already in `owner`) is added; `links` unchanged."""
+    covered, contacts = links
+    contacts = dict(contacts)
+    copied = set()  # the levels whose contacts this piece changes: copied, not shared
+    for x, y, z in cells:
+        # Either may come first: pieces may be listed, or added unchecked, in any order.
+        below = owner.get((x, y, z - 1), index)
+        if below != index:
+            covered |= 1 << below
+        if owner.get((x, y, z + 1), index) != index:
+            covered |= 1 << index
+        if z not in copied:
+            copied.add(z)
+            contacts[z] = dict(contacts.get(z, ()))
+        level = contacts[z]
+        mask = level.get(index, 0)
+        for other in (
+            owner.get((x + 1, y, z)),
+            owner.get((x - 1, y, z)),
+            owner.get((x, y + 1, z)),
+            owner.get((x, y - 1, z)),
+        ):
+            if other is not None and other != index:
                 mask |= 1 << other
-                links[other] = links.get(other, 0) | 1 << piece
-        links[piece] = mask
-    return levels
+                level[other] = level.get(other, 0) | 1 << index
+        level[index] = mask
+    return covered, contacts
 
 
 def _joined_without(links: dict[int, int], gone: int) -> bool:

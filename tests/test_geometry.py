@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+import pickle
 from itertools import product
 
 import pytest
@@ -500,3 +502,37 @@ def test_removable_pieces_are_kept_and_copied(world):
     assert offered == removable(building)
     offered.append(99)  # a caller's list is its own
     assert shapes.removable_pieces(building) == removable(building)
+
+
+def test_removal_whatever_order_the_pieces_came_in():
+    # A piece listed (or added unchecked) before the one it rests on is still not removable.
+    listed = Building((((0, 0, 1),), ((0, 0, 0),), ((1, 0, 0),)))
+    assert listed.supported and removable(listed) == [0, 2]
+    floating = Building((((0, 0, 1),),))
+    assert removable(floating) == [0]
+    grown = floating.add([(0, 0, 0)]).add([(1, 0, 0)])
+    assert grown.supported and removable(grown) == [0, 2]
+    assert removable(grown.remove(0)) == [0, 1]
+
+
+@settings(max_examples=100, deadline=None)
+@given(legal_buildings(), st.lists(st.tuples(st.sampled_from(PIECES), st.integers(0, 500))))
+def test_removable_kept_up_through_placements(world, steps):
+    # Asked after every placement (its links grown piece by piece), as from the pieces alone.
+    frame, building = world
+    removable(building)
+    for shape, pick in steps[:6]:
+        options = placements(shape, frame, building)
+        if options:
+            o, offset = options[pick % len(options)]
+            building = building.add(Placement.of(shape, o, offset))
+            assert removable(building) == removable(Building(building.pieces))
+
+
+def test_a_building_pickles_as_its_pieces():
+    building = Building((((0, 0, 0), (1, 0, 0)), ((0, 0, 1),)))
+    placements(Shape.parse(["#"]), Frame.rect(0, 0, 2, 1), building)  # fills the shared cache
+    again = pickle.loads(pickle.dumps(building))
+    assert again == building and removable(again) == removable(building) == [1]
+    assert len(pickle.dumps(building)) < 200  # not the placements it shares
+    assert copy.deepcopy(building) == building
