@@ -235,7 +235,10 @@ class Building:
 
     def add(self, placement: Placement | Iterable[Cell]) -> Building:
         """A new building with the piece added as the next index; only overlap is checked."""
-        cells = _cells_of(placement)
+        return self._add_cells(_cells_of(placement))
+
+    def _add_cells(self, cells: tuple[Cell, ...]) -> Building:
+        """`add` for a piece's cells already sorted and distinct."""
         old = self._owner
         index = len(self.pieces)
         owner = dict(old)
@@ -261,7 +264,8 @@ class Building:
         if self._links is not None:
             # Kept up once asked for (a building is asked what may go after every placement):
             # only the new piece's contacts are new.
-            object.__setattr__(new, "_links", _grown_links(self._links, owner, cells, index))
+            links = _grown_links(self._links, owner, cells, index, not self._solid)
+            object.__setattr__(new, "_links", links)
         return new
 
     def _grown_form(self, cells: tuple[Cell, ...], cubes: int) -> _Form:
@@ -520,24 +524,31 @@ def _links_of(building: Building) -> tuple[int, dict[int, dict[int, int]]]:
         owner: dict[Cell, int] = {}
         for index, cells in enumerate(building.pieces):
             owner.update(dict.fromkeys(cells, index))
-            known = _grown_links(known, owner, cells, index)
+            known = _grown_links(known, owner, cells, index, True)
         object.__setattr__(building, "_links", known)
     return known
 
 
 def _grown_links(
-    links: tuple[int, dict[int, dict[int, int]]], owner: dict[Cell, int], cells, index: int
+    links: tuple[int, dict[int, dict[int, int]]],
+    owner: dict[Cell, int],
+    cells: tuple[Cell, ...],
+    index: int,
+    under: bool,
 ) -> tuple[int, dict[int, dict[int, int]]]:
-    """The links once piece `index` (its cells already in `owner`) is added; `links` unchanged."""
+    """The links once piece `index` (its cells already in `owner`) is added; `links` unchanged.
+
+    `under`: the piece may have gone under a cube already there (never so on a solid building,
+    whose cells below a cube are all taken)."""
     covered, contacts = links
     contacts = dict(contacts)
     copied = set()  # the levels whose contacts this piece changes: copied, not shared
     for x, y, z in cells:
-        # Either may come first: pieces may be listed, or added unchecked, in any order.
         below = owner.get((x, y, z - 1), index)
         if below != index:
             covered |= 1 << below
-        if owner.get((x, y, z + 1), index) != index:
+        # Pieces may be listed, or added unchecked, before the ones they rest on.
+        if under and owner.get((x, y, z + 1), index) != index:
             covered |= 1 << index
         if z not in copied:
             copied.add(z)

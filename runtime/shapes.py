@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from runtime.geometry import (
     Building,
+    Cell,
     Frame,
     Placement,
     Shape,
@@ -60,7 +63,13 @@ def fits(building: Building, frame: Frame, shape: Shape, where: tuple) -> bool:
 
 def place(building: Building, shape: Shape, where: tuple) -> Building:
     """The building with the piece added."""
-    return building.add(_placement(shape, where))
+    return building._add_cells(_cells_at(shape, tuple(where)))
+
+
+@lru_cache(maxsize=16384)
+def _cells_at(shape: Shape, where: tuple) -> tuple[Cell, ...]:
+    # The cubes of a placement, sorted: a game places the same few again and again.
+    return _placement(shape, where).cells
 
 
 def build(frame: Frame, pieces: list[tuple]) -> Building | None:
