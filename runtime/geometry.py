@@ -372,11 +372,6 @@ def check_placement(
 class _Pose:
     cells: tuple[Cell, ...]
     height: int
-    # (x, y, lowest z) per column, or None when some column has a gap: such a pose can never
-    # rest on a building whose columns are filled from the ground.
-    columns: tuple[Cell, ...] | None
-    # Per level of the pose: sites edge-adjacent to its cubes on that level, outside them.
-    rims: tuple[tuple[Site, ...], ...]
     # Offsets (dx, dy) that keep the footprint inside the frame, sorted.
     anchors: tuple[Site, ...]
 
@@ -387,30 +382,69 @@ def _poses(cells: tuple[Cell, ...], frame: Frame) -> tuple[_Pose, ...]:
     x0, y0, x1, y1 = frame._bounds
     for shape in _orientations(cells):
         cubes = shape.cells
-        height = max(c[2] for c in cubes) + 1
-        column_levels: dict[Site, list[int]] = {}
-        for x, y, z in cubes:
-            column_levels.setdefault((x, y), []).append(z)
-        columns: tuple[Cell, ...] | None = tuple(
-            (x, y, min(zs)) for (x, y), zs in sorted(column_levels.items())
-        )
-        if any(max(zs) - min(zs) + 1 != len(zs) for zs in column_levels.values()):
-            columns = None
-        rims = []
-        for level in range(height):
-            layer = {(x, y) for x, y, z in cubes if z == level}
-            rim = {(x + sx, y + sy) for x, y in layer for sx, sy in _STEPS} - layer
-            rims.append(tuple(sorted(rim)))
+        footprint = {(x, y) for x, y, _ in cubes}
         w = max(c[0] for c in cubes)
         d = max(c[1] for c in cubes)
         anchors = tuple(
             (dx, dy)
             for dx in range(x0, x1 - w + 1)
             for dy in range(y0, y1 - d + 1)
-            if all((x + dx, y + dy) in frame._sites for x, y in column_levels)
+            if all((x + dx, y + dy) in frame._sites for x, y in footprint)
         )
-        poses.append(_Pose(cubes, height, columns, tuple(rims), anchors))
+        poses.append(_Pose(cubes, max(c[2] for c in cubes) + 1, anchors))
     return tuple(poses)
+
+
+def _site_grid(frame: Frame) -> tuple[int, int]:
+    """(stride, size) of the frame's sites and a margin of one, row-major in x: site (x, y) at
+    (x - x0 + 1) * stride + (y - y0 + 1), for (x0, y0) the frame's lowest corner."""
+    # A piece inside the frame touches no site outside the margin.
+    x0, y0, x1, y1 = frame._bounds
+    stride = y1 - y0 + 3
+    return stride, (x1 - x0 + 3) * stride
+
+
+@lru_cache(maxsize=1024)
+def _resting_poses(cells: tuple[Cell, ...], frame: Frame) -> tuple[tuple, ...]:
+    """The poses that can rest on a solid building somewhere in the frame, on its site grid:
+    (index, height, first column, other columns, rims, anchors), a column as (site offset,
+    lowest z), a rim (per level, the sites edge-adjacent to its cubes there) as site offsets,
+    an anchor as (dx, dy, site index)."""
+    stride = _site_grid(frame)[0]
+    x0, y0 = frame._bounds[:2]
+    resting = []
+    for index, pose in enumerate(_poses(cells, frame)):
+        column_levels: dict[Site, list[int]] = {}
+        for x, y, z in pose.cells:
+            column_levels.setdefault((x, y), []).append(z)
+        # A column with a gap can never rest on a building filled from the ground.
+        if not pose.anchors or any(
+            max(zs) - min(zs) + 1 != len(zs) for zs in column_levels.values()
+        ):
+            continue
+        columns = tuple((x * stride + y, min(zs)) for (x, y), zs in sorted(column_levels.items()))
+        rims = []
+        for level in range(pose.height):
+            layer = {(x, y) for x, y, z in pose.cells if z == level}
+            rim = {(x + sx, y + sy) for x, y in layer for sx, sy in _STEPS} - layer
+            rims.append(tuple(x * stride + y for x, y in sorted(rim)))
+        anchors = tuple((dx, dy, (dx - x0 + 1) * stride + dy - y0 + 1) for dx, dy in pose.anchors)
+        resting.append((index, pose.height, columns[0], columns[1:], tuple(rims), anchors))
+    return tuple(resting)
+
+
+@lru_cache(maxsize=4096)
+def _height_grid(
+    profile: tuple[tuple[Site, int], ...], frame: Frame
+) -> tuple[tuple[int, ...], int]:
+    """The heights over the frame's site grid (see `_site_grid`), and the floors in use."""
+    x0, y0, x1, y1 = frame._bounds
+    stride, size = _site_grid(frame)
+    heights = [0] * size
+    for (x, y), h in profile:
+        if x0 - 1 <= x <= x1 + 1 and y0 - 1 <= y <= y1 + 1:
+            heights[(x - x0 + 1) * stride + y - y0 + 1] = h
+    return tuple(heights), max((h for _, h in profile), default=0)
 
 
 def placements(
@@ -449,32 +483,29 @@ def solid_placements(
     profile: tuple[tuple[Site, int], ...],
 ) -> tuple[tuple[int, Offset], ...]:
     """The placements on a building whose every column is filled from the ground, by its heights."""
-    poses = _poses(cells, frame)
-    heights = dict(profile).get
-    floors = max((h for _, h in profile), default=0)
+    # Site indexes, not tuple keys, in the loops; grids and poses are shared by the kinds of
+    # piece tried on one building and the buildings tried in one frame.
+    heights, floors = _height_grid(profile, frame)
     found: list[tuple[int, Offset]] = []
     # Every column is filled from the ground, so a piece rests legally only when each of its
     # gap-free columns starts exactly at that column's height: at most one dz per (dx, dy).
-    for index, pose in enumerate(poses):
-        columns = pose.columns
-        if columns is None:
+    for index, height, (first, fz), rest, rims, anchors in _resting_poses(cells, frame):
+        limit = floors if max_floors is None else max_floors - height
+        if limit < 0:
             continue
-        limit = floors if max_floors is None else max_floors - pose.height
-        rims = pose.rims
-        (fx, fy, fz), rest = columns[0], columns[1:]
-        for dx, dy in pose.anchors:
-            dz = heights((fx + dx, fy + dy), 0) - fz
+        for dx, dy, base in anchors:
+            dz = heights[base + first] - fz
             if dz < 0 or dz > limit:
                 continue
-            for x, y, z in rest:
-                if heights((x + dx, y + dy), 0) - z != dz:
+            for offset, z in rest:
+                if heights[base + offset] - z != dz:
                     break
             else:
                 # Floors below `floors` all hold cells; the piece must touch each it shares.
-                for level in range(min(pose.height, floors - dz)):
+                for level in range(min(height, floors - dz)):
                     z = dz + level
-                    for x, y in rims[level]:
-                        if heights((x + dx, y + dy), 0) > z:
+                    for offset in rims[level]:
+                        if heights[base + offset] > z:
                             break
                     else:
                         break

@@ -536,3 +536,17 @@ def test_a_building_pickles_as_its_pieces():
     assert again == building and removable(again) == removable(building) == [1]
     assert len(pickle.dumps(building)) < 200  # not the placements it shares
     assert copy.deepcopy(building) == building
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    legal_buildings(),
+    st.sampled_from(FRAMES),
+    st.sampled_from(PIECES),
+    st.sampled_from([None, 2, 3]),
+)
+def test_placements_in_another_frame(world, frame, shape, max_floors):
+    # A building that reaches outside the frame asked about (its grid keeps a margin of one).
+    _, building = world
+    expected = _brute_placements(shape, frame, building, max_floors)
+    assert placements(shape, frame, building, max_floors) == expected
