@@ -231,7 +231,9 @@ class Building:
     @classmethod
     def empty(cls) -> Building:
         """A building with no pieces."""
-        return cls()
+        # One for all: buildings never change, and every player's building starts empty again
+        # in some games every round.
+        return _EMPTY
 
     def add(self, placement: Placement | Iterable[Cell]) -> Building:
         """A new building with the piece added as the next index; only overlap is checked."""
@@ -340,6 +342,9 @@ def _profile_cache(profile: tuple[tuple[Site, int], ...]) -> dict[tuple, tuple[t
     # heights recur across positions and games (bots follow the same plans): one dict for
     # them all, so a building new to a listing usually finds its placements enumerated.
     return {}
+
+
+_EMPTY = Building()
 
 
 def check_placement(

@@ -550,3 +550,11 @@ def test_placements_in_another_frame(world, frame, shape, max_floors):
     _, building = world
     expected = _brute_placements(shape, frame, building, max_floors)
     assert placements(shape, frame, building, max_floors) == expected
+
+
+def test_the_empty_building_is_shared_and_unchanged_by_use():
+    empty = Building.empty()
+    assert empty is Building.empty() and empty == Building()
+    bigger = empty.add([(0, 0, 0)])
+    assert removable(empty) == [] and removable(bigger) == [0]
+    assert Building.empty().pieces == () and Building.empty().floors == 0
