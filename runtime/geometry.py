@@ -256,7 +256,7 @@ class Building:
             key = ("grown", cells)
             form = self._placements.get(key)
             if form is None:
-                form = self._placements[key] = self._grown_form(cells, len(owner))
+                form = keep(self._placements, key, self._grown_form(cells, len(owner)))
         else:
             form = self._grown_form(cells, len(owner))
         # Bypass __post_init__: the indexes are updated incrementally instead of rebuilt.
@@ -333,6 +333,16 @@ def _form(heights: dict[Site, int], levels: frozenset[int], cubes: int) -> _Form
     solid = sum(heights.values()) == cubes
     floors = max(heights.values(), default=0)
     return heights, levels, floors, solid, tuple(sorted(heights.items()))
+
+
+CACHE_ENTRIES = 4096  # the most answers one building's (or one height map's) cache keeps
+
+
+def keep(cache: dict, key, value):
+    """`value`, kept in a building's cache under `key` unless the cache is full."""
+    if len(cache) < CACHE_ENTRIES:
+        cache[key] = value
+    return value
 
 
 @lru_cache(maxsize=4096)
@@ -463,7 +473,7 @@ def placements(
             known = solid_placements(shape.cells, frame, max_floors, building._profile)
         else:
             known = tuple(_placements(shape, frame, building, max_floors))
-        building._placements[key] = known
+        keep(building._placements, key, known)
     return list(known)
 
 

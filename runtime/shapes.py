@@ -11,6 +11,7 @@ from runtime.geometry import (
     Placement,
     Shape,
     check_placement,
+    keep,
     placements,
     removable,
     solid_placements,
@@ -40,7 +41,7 @@ def legal_placements(
             found = solid_placements(shape.cells, frame, limit, building._profile)
         else:
             found = placements(shape, frame, building, limit)
-        known = building._placements[key] = _flat(found)
+        known = keep(building._placements, key, _flat(found))
     return list(known)
 
 

@@ -558,3 +558,13 @@ def test_the_empty_building_is_shared_and_unchanged_by_use():
     bigger = empty.add([(0, 0, 0)])
     assert removable(empty) == [] and removable(bigger) == [0]
     assert Building.empty().pieces == () and Building.empty().floors == 0
+
+
+def test_a_full_cache_keeps_no_more_answers(monkeypatch):
+    monkeypatch.setattr("runtime.geometry.CACHE_ENTRIES", 2)
+    frame = Frame.rect(0, 0, 4, 3)
+    building = Building((((0, 0, 1),),))  # not solid: a cache of its own
+    for shape in PIECES[:4]:
+        expected = [(o, *offset) for o, offset in _brute_placements(shape, frame, building, 3)]
+        assert shapes.legal_placements(shape, frame, building, 3) == expected
+    assert len(building._placements) == 2
