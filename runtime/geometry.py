@@ -411,9 +411,9 @@ def _poses(cells: tuple[Cell, ...], frame: Frame) -> tuple[_Pose, ...]:
 
 
 def _site_grid(frame: Frame) -> tuple[int, int]:
-    """(stride, size) of the frame's sites and a margin of one, row-major in x: site (x, y) at
-    (x - x0 + 1) * stride + (y - y0 + 1), for (x0, y0) the frame's lowest corner."""
-    # A piece inside the frame touches no site outside the margin.
+    """(stride, size) of a list over the frame's sites, with a margin of one site all round."""
+    # Site (x, y) is at (x - x0 + 1) * stride + (y - y0 + 1), for (x0, y0) the frame's lowest
+    # corner. A piece inside the frame touches no site outside the margin.
     x0, y0, x1, y1 = frame._bounds
     stride = y1 - y0 + 3
     return stride, (x1 - x0 + 3) * stride
@@ -421,10 +421,10 @@ def _site_grid(frame: Frame) -> tuple[int, int]:
 
 @lru_cache(maxsize=1024)
 def _resting_poses(cells: tuple[Cell, ...], frame: Frame) -> tuple[tuple, ...]:
-    """The poses that can rest on a solid building somewhere in the frame, on its site grid:
-    (index, height, first column, other columns, rims, anchors), a column as (site offset,
-    lowest z), a rim (per level, the sites edge-adjacent to its cubes there) as site offsets,
-    an anchor as (dx, dy, site index)."""
+    """The poses that can rest on a solid building somewhere in the frame, over its site grid."""
+    # Each as (index, height, first column, other columns, rims, anchors): a column as (site
+    # offset, lowest z), a rim (per level, the sites edge-adjacent to its cubes there) as site
+    # offsets, an anchor as (dx, dy, site index); offsets count from an anchor's index.
     stride = _site_grid(frame)[0]
     x0, y0 = frame._bounds[:2]
     resting = []
@@ -582,10 +582,9 @@ def _grown_links(
     index: int,
     under: bool,
 ) -> tuple[int, dict[int, dict[int, int]]]:
-    """The links once piece `index` (its cells already in `owner`) is added; `links` unchanged.
-
-    `under`: the piece may have gone under a cube already there (never so on a solid building,
-    whose cells below a cube are all taken)."""
+    """The links once piece `index` (its cells already in `owner`) is added; `links` unchanged."""
+    # `under`: the piece may have gone under a cube already there (never so on a solid
+    # building, whose cells below a cube are all taken).
     covered, contacts = links
     contacts = dict(contacts)
     copied = set()  # the levels whose contacts this piece changes: copied, not shared
