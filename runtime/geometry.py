@@ -45,9 +45,16 @@ class Shape:
     """A non-empty set of unit cubes, translated so its minimum x, y and z are 0."""
 
     cells: tuple[Cell, ...]
+    _hash: int = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "cells", _normalise(self.cells))
+        cells = _normalise(self.cells)
+        object.__setattr__(self, "cells", cells)
+        object.__setattr__(self, "_hash", hash(cells))
+
+    def __hash__(self) -> int:
+        # Kept: shapes key the placement caches, looked up for every listing.
+        return self._hash
 
     @classmethod
     def from_cells(cls, cells: Iterable[Cell]) -> Shape:
@@ -179,13 +186,18 @@ class Building:
     _levels: frozenset[int] = field(init=False, repr=False, compare=False)
     _floors: int = field(init=False, repr=False, compare=False)
     _solid: bool = field(init=False, repr=False, compare=False)
-    # Placements already enumerated on this (immutable) building: every player's legal
-    # actions are listed again after each other player's move, over unchanged buildings.
-    _placements: dict[tuple, tuple[tuple[int, Offset], ...]] = field(
-        init=False, repr=False, compare=False
-    )
+    # Placements already enumerated on this (immutable) building; a solid building shares
+    # them with every solid building of the same heights (see `_profile_cache`).
+    _placements: dict[tuple, tuple[tuple, ...]] = field(init=False, repr=False, compare=False)
     # The height map as a sorted tuple: all that placing on a solid building depends on.
     _profile: tuple[tuple[Site, int], ...] = field(init=False, repr=False, compare=False)
+    # The removable pieces once found (None before).
+    _removable: tuple[int, ...] | None = field(init=False, repr=False, compare=False)
+    # Once asked for (None before), what removal depends on: the pieces with a cube resting
+    # on them (bit mask) and, for each level, each piece there with those it touches there.
+    _links: tuple[int, dict[int, dict[int, int]]] | None = field(
+        init=False, repr=False, compare=False
+    )
 
     def __post_init__(self) -> None:
         pieces = tuple(_cells_of(p) for p in self.pieces)
@@ -202,45 +214,73 @@ class Building:
                 if heights.get(site, 0) <= cell[2]:
                     heights[site] = cell[2] + 1
         object.__setattr__(self, "pieces", pieces)
-        self._fill(owner, heights, frozenset(c[2] for c in owner))
+        self._fill(owner, _form(heights, frozenset(c[2] for c in owner), len(owner)))
 
-    def _fill(self, owner: dict[Cell, int], heights: dict[Site, int], levels: frozenset[int]):
+    def _fill(self, owner: dict[Cell, int], form: _Form) -> None:
+        heights, levels, floors, solid, profile = form
         object.__setattr__(self, "_owner", owner)
         object.__setattr__(self, "_heights", heights)
         object.__setattr__(self, "_levels", levels)
-        object.__setattr__(self, "_floors", max(heights.values(), default=0))
-        # A column holds at most `height` cells, so equal totals mean every column is filled
-        # from the ground up: nothing is unsupported and placement can use the height map.
-        object.__setattr__(self, "_solid", sum(heights.values()) == len(owner))
-        object.__setattr__(self, "_placements", {})
-        object.__setattr__(self, "_profile", tuple(sorted(heights.items())))
+        object.__setattr__(self, "_floors", floors)
+        object.__setattr__(self, "_solid", solid)
+        object.__setattr__(self, "_profile", profile)
+        object.__setattr__(self, "_placements", _profile_cache(profile) if solid else {})
+        object.__setattr__(self, "_removable", None)
+        object.__setattr__(self, "_links", None)
 
     @classmethod
     def empty(cls) -> Building:
         """A building with no pieces."""
-        return cls()
+        # One for all: buildings never change, and every player's building starts empty again
+        # in some games every round.
+        return _EMPTY
 
     def add(self, placement: Placement | Iterable[Cell]) -> Building:
         """A new building with the piece added as the next index; only overlap is checked."""
-        cells = _cells_of(placement)
+        return self._add_cells(_cells_of(placement))
+
+    def _add_cells(self, cells: tuple[Cell, ...]) -> Building:
+        """`add` for a piece's cells already sorted and distinct."""
         old = self._owner
         index = len(self.pieces)
         owner = dict(old)
-        heights = dict(self._heights)
         for cell in cells:
             if cell in old:
                 raise ValueError(f"cell {cell} is already occupied")
             if cell[2] < 0:
                 raise ValueError(f"cell {cell} is below the ground")
             owner[cell] = index
-            site = (cell[0], cell[1])
-            if heights.get(site, 0) <= cell[2]:
-                heights[site] = cell[2] + 1
+        if self._solid:
+            # The heights after a placement on a solid building follow from its heights: kept
+            # with the placements of those heights, for every building that has them.
+            key = ("grown", cells)
+            form = self._placements.get(key)
+            if form is None:
+                form = keep(self._placements, key, self._grown_form(cells, len(owner)))
+        else:
+            form = self._grown_form(cells, len(owner))
         # Bypass __post_init__: the indexes are updated incrementally instead of rebuilt.
         new = object.__new__(Building)
         object.__setattr__(new, "pieces", (*self.pieces, cells))
-        new._fill(owner, heights, self._levels.union(c[2] for c in cells))
+        new._fill(owner, form)
+        if self._links is not None:
+            # Kept up once asked for (a building is asked what may go after every placement):
+            # only the new piece's contacts are new.
+            links = _grown_links(self._links, owner, cells, index, not self._solid)
+            object.__setattr__(new, "_links", links)
         return new
+
+    def _grown_form(self, cells: tuple[Cell, ...], cubes: int) -> _Form:
+        """The height map and what it decides once `cells` (`cubes` cubes in all) are added."""
+        heights = dict(self._heights)
+        for x, y, z in cells:
+            if heights.get((x, y), 0) <= z:
+                heights[(x, y)] = z + 1
+        return _form(heights, self._levels.union(c[2] for c in cells), cubes)
+
+    def __reduce__(self):
+        # Pickled (or deep-copied) as its pieces: the caches it shares stay behind.
+        return (Building, (self.pieces,))
 
     def remove(self, index: int) -> Building:
         """A new building without piece `index`; later pieces move down one index."""
@@ -281,6 +321,42 @@ class Building:
         return sorted((x, y, h) for (x, y), h in self._heights.items())
 
 
+# A building's heights and what they decide: (heights, levels, floors, solid, profile). Shared
+# by buildings of equal heights, so never changed in place.
+_Form = tuple[dict[Site, int], frozenset[int], int, bool, tuple[tuple[Site, int], ...]]
+
+
+def _form(heights: dict[Site, int], levels: frozenset[int], cubes: int) -> _Form:
+    """The form of a building of these heights and levels holding `cubes` cubes."""
+    # A column holds at most `height` cells, so equal totals mean every column is filled
+    # from the ground up: nothing is unsupported and placement can use the height map.
+    solid = sum(heights.values()) == cubes
+    floors = max(heights.values(), default=0)
+    return heights, levels, floors, solid, tuple(sorted(heights.items()))
+
+
+CACHE_ENTRIES = 4096  # the most answers one building's (or one height map's) cache keeps
+
+
+def keep(cache: dict, key, value):
+    """`value`, kept in a building's cache under `key` unless the cache is full."""
+    if len(cache) < CACHE_ENTRIES:
+        cache[key] = value
+    return value
+
+
+@lru_cache(maxsize=4096)
+def _profile_cache(profile: tuple[tuple[Site, int], ...]) -> dict[tuple, tuple[tuple, ...]]:
+    """The placements found on solid buildings of these heights, by what was asked."""
+    # Placing on a solid building depends on its heights alone, and buildings of the same
+    # heights recur across positions and games (bots follow the same plans): one dict for
+    # them all, so a building new to a listing usually finds its placements enumerated.
+    return {}
+
+
+_EMPTY = Building()
+
+
 def check_placement(
     building: Building, frame: Frame, cells: Placement | Iterable[Cell]
 ) -> str | None:
@@ -311,11 +387,6 @@ def check_placement(
 class _Pose:
     cells: tuple[Cell, ...]
     height: int
-    # (x, y, lowest z) per column, or None when some column has a gap: such a pose can never
-    # rest on a building whose columns are filled from the ground.
-    columns: tuple[Cell, ...] | None
-    # Per level of the pose: sites edge-adjacent to its cubes on that level, outside them.
-    rims: tuple[tuple[Site, ...], ...]
     # Offsets (dx, dy) that keep the footprint inside the frame, sorted.
     anchors: tuple[Site, ...]
 
@@ -326,46 +397,83 @@ def _poses(cells: tuple[Cell, ...], frame: Frame) -> tuple[_Pose, ...]:
     x0, y0, x1, y1 = frame._bounds
     for shape in _orientations(cells):
         cubes = shape.cells
-        height = max(c[2] for c in cubes) + 1
-        column_levels: dict[Site, list[int]] = {}
-        for x, y, z in cubes:
-            column_levels.setdefault((x, y), []).append(z)
-        columns: tuple[Cell, ...] | None = tuple(
-            (x, y, min(zs)) for (x, y), zs in sorted(column_levels.items())
-        )
-        if any(max(zs) - min(zs) + 1 != len(zs) for zs in column_levels.values()):
-            columns = None
-        rims = []
-        for level in range(height):
-            layer = {(x, y) for x, y, z in cubes if z == level}
-            rim = {(x + sx, y + sy) for x, y in layer for sx, sy in _STEPS} - layer
-            rims.append(tuple(sorted(rim)))
+        footprint = {(x, y) for x, y, _ in cubes}
         w = max(c[0] for c in cubes)
         d = max(c[1] for c in cubes)
         anchors = tuple(
             (dx, dy)
             for dx in range(x0, x1 - w + 1)
             for dy in range(y0, y1 - d + 1)
-            if all((x + dx, y + dy) in frame._sites for x, y in column_levels)
+            if all((x + dx, y + dy) in frame._sites for x, y in footprint)
         )
-        poses.append(_Pose(cubes, height, columns, tuple(rims), anchors))
+        poses.append(_Pose(cubes, max(c[2] for c in cubes) + 1, anchors))
     return tuple(poses)
+
+
+def _site_grid(frame: Frame) -> tuple[int, int]:
+    """(stride, size) of a list over the frame's sites, with a margin of one site all round."""
+    # Site (x, y) is at (x - x0 + 1) * stride + (y - y0 + 1), for (x0, y0) the frame's lowest
+    # corner. A piece inside the frame touches no site outside the margin.
+    x0, y0, x1, y1 = frame._bounds
+    stride = y1 - y0 + 3
+    return stride, (x1 - x0 + 3) * stride
+
+
+@lru_cache(maxsize=1024)
+def _resting_poses(cells: tuple[Cell, ...], frame: Frame) -> tuple[tuple, ...]:
+    """The poses that can rest on a solid building somewhere in the frame, over its site grid."""
+    # Each as (index, height, first column, other columns, rims, anchors): a column as (site
+    # offset, lowest z), a rim (per level, the sites edge-adjacent to its cubes there) as site
+    # offsets, an anchor as (dx, dy, site index); offsets count from an anchor's index.
+    stride = _site_grid(frame)[0]
+    x0, y0 = frame._bounds[:2]
+    resting = []
+    for index, pose in enumerate(_poses(cells, frame)):
+        column_levels: dict[Site, list[int]] = {}
+        for x, y, z in pose.cells:
+            column_levels.setdefault((x, y), []).append(z)
+        # A column with a gap can never rest on a building filled from the ground.
+        if not pose.anchors or any(
+            max(zs) - min(zs) + 1 != len(zs) for zs in column_levels.values()
+        ):
+            continue
+        columns = tuple((x * stride + y, min(zs)) for (x, y), zs in sorted(column_levels.items()))
+        rims = []
+        for level in range(pose.height):
+            layer = {(x, y) for x, y, z in pose.cells if z == level}
+            rim = {(x + sx, y + sy) for x, y in layer for sx, sy in _STEPS} - layer
+            rims.append(tuple(x * stride + y for x, y in sorted(rim)))
+        anchors = tuple((dx, dy, (dx - x0 + 1) * stride + dy - y0 + 1) for dx, dy in pose.anchors)
+        resting.append((index, pose.height, columns[0], columns[1:], tuple(rims), anchors))
+    return tuple(resting)
+
+
+@lru_cache(maxsize=4096)
+def _height_grid(
+    profile: tuple[tuple[Site, int], ...], frame: Frame
+) -> tuple[tuple[int, ...], int]:
+    """The heights over the frame's site grid (see `_site_grid`), and the floors in use."""
+    x0, y0, x1, y1 = frame._bounds
+    stride, size = _site_grid(frame)
+    heights = [0] * size
+    for (x, y), h in profile:
+        if x0 - 1 <= x <= x1 + 1 and y0 - 1 <= y <= y1 + 1:
+            heights[(x - x0 + 1) * stride + y - y0 + 1] = h
+    return tuple(heights), max((h for _, h in profile), default=0)
 
 
 def placements(
     shape: Shape, frame: Frame, building: Building, max_floors: int | None = None
 ) -> list[tuple[int, Offset]]:
     """Every legal (orientation index, offset) for `shape`, sorted; no cube reaches max_floors."""
-    key = (shape.cells, frame, max_floors)
+    key = ("pairs", shape, frame, max_floors)  # beside runtime.shapes' flat tuples
     known = building._placements.get(key)
     if known is None:
         if building._solid:
-            # Solid buildings with the same heights take the same placements: buildings
-            # repeat across positions and games (bots follow the same plans).
             known = solid_placements(shape.cells, frame, max_floors, building._profile)
         else:
             known = tuple(_placements(shape, frame, building, max_floors))
-        building._placements[key] = known
+        keep(building._placements, key, known)
     return list(known)
 
 
@@ -383,7 +491,6 @@ def _placements(shape: Shape, frame: Frame, building: Building, max_floors: int 
     return found
 
 
-@lru_cache(maxsize=4096)
 def solid_placements(
     cells: tuple[Cell, ...],
     frame: Frame,
@@ -391,32 +498,29 @@ def solid_placements(
     profile: tuple[tuple[Site, int], ...],
 ) -> tuple[tuple[int, Offset], ...]:
     """The placements on a building whose every column is filled from the ground, by its heights."""
-    poses = _poses(cells, frame)
-    heights = dict(profile).get
-    floors = max((h for _, h in profile), default=0)
+    # Site indexes, not tuple keys, in the loops; grids and poses are shared by the kinds of
+    # piece tried on one building and the buildings tried in one frame.
+    heights, floors = _height_grid(profile, frame)
     found: list[tuple[int, Offset]] = []
     # Every column is filled from the ground, so a piece rests legally only when each of its
     # gap-free columns starts exactly at that column's height: at most one dz per (dx, dy).
-    for index, pose in enumerate(poses):
-        columns = pose.columns
-        if columns is None:
+    for index, height, (first, fz), rest, rims, anchors in _resting_poses(cells, frame):
+        limit = floors if max_floors is None else max_floors - height
+        if limit < 0:
             continue
-        limit = floors if max_floors is None else max_floors - pose.height
-        rims = pose.rims
-        (fx, fy, fz), rest = columns[0], columns[1:]
-        for dx, dy in pose.anchors:
-            dz = heights((fx + dx, fy + dy), 0) - fz
+        for dx, dy, base in anchors:
+            dz = heights[base + first] - fz
             if dz < 0 or dz > limit:
                 continue
-            for x, y, z in rest:
-                if heights((x + dx, y + dy), 0) - z != dz:
+            for offset, z in rest:
+                if heights[base + offset] - z != dz:
                     break
             else:
                 # Floors below `floors` all hold cells; the piece must touch each it shares.
-                for level in range(min(pose.height, floors - dz)):
+                for level in range(min(height, floors - dz)):
                     z = dz + level
-                    for x, y in rims[level]:
-                        if heights((x + dx, y + dy), 0) > z:
+                    for offset in rims[level]:
+                        if heights[base + offset] > z:
                             break
                     else:
                         break
@@ -433,15 +537,13 @@ def is_complete(building: Building, floors: int, pieces: int) -> bool:
 def removable(building: Building) -> list[int]:
     """Pieces whose removal leaves every cell supported and each floor the piece was on in one part."""
     owner = building._owner
+    count = len(building.pieces)
+    covered, contacts = _links_of(building)
     if building._solid:
         # Only cubes resting directly on the removed piece can lose their support.
-        held = [
-            index
-            for index, cells in enumerate(building.pieces)
-            if all(owner.get((x, y, z + 1), index) == index for x, y, z in cells)
-        ]
+        held = ((1 << count) - 1) & ~covered  # bit i: piece i may go as far as support goes
     else:
-        held = []
+        held = 0
         for index, cells in enumerate(building.pieces):
             gone = set(cells)
             if all(
@@ -449,39 +551,82 @@ def removable(building: Building) -> list[int]:
                 for (x, y, z), piece in owner.items()
                 if piece != index
             ):
-                held.append(index)
-    # Placing keeps every floor's pieces joined edge to edge; removing must not split one.
-    pieces = building.pieces
-    return [
-        index
-        for index in held
-        if all(
-            _floor_joined(building, level, index) for level in sorted({c[2] for c in pieces[index]})
-        )
-    ]
+                held |= 1 << index
+    # Placing keeps every floor's pieces joined edge to edge; removing must not split one
+    # (which takes three pieces on the floor at least).
+    for links in contacts.values():
+        if len(links) > 2:
+            for piece in links:
+                if held >> piece & 1 and not _joined_without(links, piece):
+                    held ^= 1 << piece
+    return [index for index in range(count) if held >> index & 1]
 
 
-def _floor_joined(building: Building, level: int, gone: int) -> bool:
-    # The pieces other than `gone` with cubes on `level` reach each other through edge contact there.
-    pieces = building.pieces
-    owner = building._owner
-    members = [
-        i for i, cells in enumerate(pieces) if i != gone and any(c[2] == level for c in cells)
-    ]
-    if not members:
-        return True
-    seen = {members[0]}
-    todo = [members[0]]
-    while todo:
-        for x, y, z in pieces[todo.pop()]:
-            if z != level:
-                continue
-            for sx, sy in _STEPS:
-                other = owner.get((x + sx, y + sy, z))
-                if other is not None and other != gone and other not in seen:
-                    seen.add(other)
-                    todo.append(other)
-    return len(seen) == len(members)
+def _links_of(building: Building) -> tuple[int, dict[int, dict[int, int]]]:
+    """The building's covered pieces and contacts by level (see Building._links), kept."""
+    known = building._links
+    if known is None:
+        known = (0, {})
+        owner: dict[Cell, int] = {}
+        for index, cells in enumerate(building.pieces):
+            owner.update(dict.fromkeys(cells, index))
+            known = _grown_links(known, owner, cells, index, True)
+        object.__setattr__(building, "_links", known)
+    return known
+
+
+def _grown_links(
+    links: tuple[int, dict[int, dict[int, int]]],
+    owner: dict[Cell, int],
+    cells: tuple[Cell, ...],
+    index: int,
+    under: bool,
+) -> tuple[int, dict[int, dict[int, int]]]:
+    """The links once piece `index` (its cells already in `owner`) is added; `links` unchanged."""
+    # `under`: the piece may have gone under a cube already there (never so on a solid
+    # building, whose cells below a cube are all taken).
+    covered, contacts = links
+    contacts = dict(contacts)
+    copied = set()  # the levels whose contacts this piece changes: copied, not shared
+    for x, y, z in cells:
+        below = owner.get((x, y, z - 1), index)
+        if below != index:
+            covered |= 1 << below
+        # Pieces may be listed, or added unchecked, before the ones they rest on.
+        if under and owner.get((x, y, z + 1), index) != index:
+            covered |= 1 << index
+        if z not in copied:
+            copied.add(z)
+            contacts[z] = dict(contacts.get(z, ()))
+        level = contacts[z]
+        mask = level.get(index, 0)
+        for other in (
+            owner.get((x + 1, y, z)),
+            owner.get((x - 1, y, z)),
+            owner.get((x, y + 1, z)),
+            owner.get((x, y - 1, z)),
+        ):
+            if other is not None and other != index:
+                mask |= 1 << other
+                level[other] = level.get(other, 0) | 1 << index
+        level[index] = mask
+    return covered, contacts
+
+
+def _joined_without(links: dict[int, int], gone: int) -> bool:
+    """True if the pieces of one level other than `gone` reach each other through their contacts."""
+    rest = 0
+    for piece in links:
+        if piece != gone:
+            rest |= 1 << piece
+    seen = frontier = rest & -rest  # from the lowest piece, one contact at a time
+    while frontier:
+        low = frontier & -frontier
+        frontier ^= low
+        new = links[low.bit_length() - 1] & rest & ~seen
+        seen |= new
+        frontier |= new
+    return seen == rest
 
 
 if __name__ == "__main__":

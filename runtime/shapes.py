@@ -6,10 +6,12 @@ from functools import lru_cache
 
 from runtime.geometry import (
     Building,
+    Cell,
     Frame,
     Placement,
     Shape,
     check_placement,
+    keep,
     placements,
     removable,
     solid_placements,
@@ -32,21 +34,15 @@ def legal_placements(
 ) -> list[tuple]:
     """Every legal placement of a shape, as sorted (orientation, dx, dy, dz) tuples."""
     limit = max_floors if max_floors and max_floors > 0 else None
-    key = ("tuples", shape.cells, frame, limit)  # kept with the (immutable) building
+    key = (shape, frame, limit)  # kept with the building (and those of its heights)
     known = building._placements.get(key)
     if known is None:
-        if building.supported:  # shared by every building of the same heights
-            known = _flat_placements(shape.cells, frame, limit, building._profile)
+        if building.supported:
+            found = solid_placements(shape.cells, frame, limit, building._profile)
         else:
-            known = _flat(placements(shape, frame, building, limit))
-        building._placements[key] = known
+            found = placements(shape, frame, building, limit)
+        known = keep(building._placements, key, _flat(found))
     return list(known)
-
-
-@lru_cache(maxsize=32768)
-def _flat_placements(cells, frame: Frame, limit: int | None, profile: tuple) -> tuple[tuple, ...]:
-    # The enumeration itself (its own cache would keep the same placements twice).
-    return _flat(solid_placements.__wrapped__(cells, frame, limit, profile))
 
 
 def _flat(found) -> tuple[tuple, ...]:
@@ -68,7 +64,13 @@ def fits(building: Building, frame: Frame, shape: Shape, where: tuple) -> bool:
 
 def place(building: Building, shape: Shape, where: tuple) -> Building:
     """The building with the piece added."""
-    return building.add(_placement(shape, where))
+    return building._add_cells(_cells_at(shape, tuple(where)))
+
+
+@lru_cache(maxsize=16384)
+def _cells_at(shape: Shape, where: tuple) -> tuple[Cell, ...]:
+    # The cubes of a placement, sorted: a game places the same few again and again.
+    return _placement(shape, where).cells
 
 
 def build(frame: Frame, pieces: list[tuple]) -> Building | None:
@@ -88,7 +90,8 @@ def without(building: Building, index: int) -> Building:
 
 def removable_pieces(building: Building) -> list[int]:
     """Pieces whose removal leaves everything else supported and each of their floors in one part."""
-    known = building._placements.get("removable")  # kept with the (immutable) building
+    known = building._removable  # kept with the (immutable) building
     if known is None:
-        known = building._placements["removable"] = tuple(removable(building))
+        known = tuple(removable(building))
+        object.__setattr__(building, "_removable", known)
     return list(known)

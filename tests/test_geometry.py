@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import copy
+import pickle
 from itertools import product
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from runtime import shapes
 from runtime.geometry import (
     NO_CONTACT,
     OUTSIDE_FRAME,
@@ -464,3 +467,104 @@ def test_returns_and_placements_keep_a_building_legal(world, data):
             building = building.add(Placement.of(shape, o, offset))
         assert building.supported
         assert all(_reference_whole(building, level) for level in range(building.floors))
+
+
+def test_equal_shapes_hash_alike():
+    bar = Shape.parse(["##"])
+    moved = Shape.from_cells([(5, 5, 5), (6, 5, 5)])
+    assert bar == moved and hash(bar) == hash(moved)
+    assert {bar: 1}[moved] == 1
+
+
+@settings(max_examples=100, deadline=None)
+@given(legal_buildings(), st.sampled_from(PIECES), st.sampled_from([0, 1, 2, 3]))
+def test_buildings_of_the_same_heights_share_their_placements(world, shape, floors):
+    # Solid buildings of equal heights share one cache: the same placements, whatever the pieces.
+    frame, building = world
+    cubes = Building(tuple(((x, y, z),) for x, y, z in sorted(building.cells)))
+    assert cubes.supported and cubes._placements is building._placements
+    limit = floors or None
+    found = shapes.legal_placements(shape, frame, building, floors)
+    expected = [(o, *offset) for o, offset in _brute_placements(shape, frame, cubes, limit)]
+    assert found == expected
+    found.clear()  # a caller's list is its own
+    assert shapes.legal_placements(shape, frame, cubes, floors) == expected
+    assert placements(shape, frame, cubes, limit) == _brute_placements(
+        shape, frame, building, limit
+    )
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.one_of(legal_buildings(), loose_buildings()))
+def test_removable_pieces_are_kept_and_copied(world):
+    _, building = world
+    offered = shapes.removable_pieces(building)
+    assert offered == removable(building)
+    offered.append(99)  # a caller's list is its own
+    assert shapes.removable_pieces(building) == removable(building)
+
+
+def test_removal_whatever_order_the_pieces_came_in():
+    # A piece listed (or added unchecked) before the one it rests on is still not removable.
+    listed = Building((((0, 0, 1),), ((0, 0, 0),), ((1, 0, 0),)))
+    assert listed.supported and removable(listed) == [0, 2]
+    floating = Building((((0, 0, 1),),))
+    assert removable(floating) == [0]
+    grown = floating.add([(0, 0, 0)]).add([(1, 0, 0)])
+    assert grown.supported and removable(grown) == [0, 2]
+    assert removable(grown.remove(0)) == [0, 1]
+
+
+@settings(max_examples=100, deadline=None)
+@given(legal_buildings(), st.lists(st.tuples(st.sampled_from(PIECES), st.integers(0, 500))))
+def test_removable_kept_up_through_placements(world, steps):
+    # Asked after every placement (its links grown piece by piece), as from the pieces alone.
+    frame, building = world
+    removable(building)
+    for shape, pick in steps[:6]:
+        options = placements(shape, frame, building)
+        if options:
+            o, offset = options[pick % len(options)]
+            building = building.add(Placement.of(shape, o, offset))
+            assert removable(building) == removable(Building(building.pieces))
+
+
+def test_a_building_pickles_as_its_pieces():
+    building = Building((((0, 0, 0), (1, 0, 0)), ((0, 0, 1),)))
+    placements(Shape.parse(["#"]), Frame.rect(0, 0, 2, 1), building)  # fills the shared cache
+    again = pickle.loads(pickle.dumps(building))
+    assert again == building and removable(again) == removable(building) == [1]
+    assert len(pickle.dumps(building)) < 200  # not the placements it shares
+    assert copy.deepcopy(building) == building
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    legal_buildings(),
+    st.sampled_from(FRAMES),
+    st.sampled_from(PIECES),
+    st.sampled_from([None, 2, 3]),
+)
+def test_placements_in_another_frame(world, frame, shape, max_floors):
+    # A building that reaches outside the frame asked about (its grid keeps a margin of one).
+    _, building = world
+    expected = _brute_placements(shape, frame, building, max_floors)
+    assert placements(shape, frame, building, max_floors) == expected
+
+
+def test_the_empty_building_is_shared_and_unchanged_by_use():
+    empty = Building.empty()
+    assert empty is Building.empty() and empty == Building()
+    bigger = empty.add([(0, 0, 0)])
+    assert removable(empty) == [] and removable(bigger) == [0]
+    assert Building.empty().pieces == () and Building.empty().floors == 0
+
+
+def test_a_full_cache_keeps_no_more_answers(monkeypatch):
+    monkeypatch.setattr("runtime.geometry.CACHE_ENTRIES", 2)
+    frame = Frame.rect(0, 0, 4, 3)
+    building = Building((((0, 0, 1),),))  # not solid: a cache of its own
+    for shape in PIECES[:4]:
+        expected = [(o, *offset) for o, offset in _brute_placements(shape, frame, building, 3)]
+        assert shapes.legal_placements(shape, frame, building, 3) == expected
+    assert len(building._placements) == 2

@@ -21,10 +21,14 @@ class PreferenceBot:
         """The best-scored legal action (unscored actions count 0)."""
         best: list[Action] = []
         best_score = None
-        scores = self.scores
+        scorer_of = self.scores.get
+        name = scorer = None
         try:
             for action in state.legal_actions(player):
-                scorer = scores.get(action[1])
+                # Listings are sorted, so the actions of one name come together: one lookup each.
+                if action[1] != name:
+                    name = action[1]
+                    scorer = scorer_of(name)
                 score = scorer(state, player, action[2]) if scorer is not None else 0
                 if best_score is None or score > best_score:
                     best, best_score = [action], score
