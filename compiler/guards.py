@@ -126,6 +126,7 @@ class Plan:
     residual: list[Conjunct]
     walk: IndexWalk | None = None
     view: IndexWalk | None = None
+    unviewed: list[Conjunct] | None = None  # the conjuncts left if the view is not taken
 
 
 @dataclass
@@ -140,7 +141,6 @@ class _Candidate:
 class GuardSplitter:
     """Splits the guards of one compiled program (shares its types, references and map data)."""
 
-    views = True  # a table's cells may be walked as views of an index (off only in tests)
 
     def __init__(self, gen):
         self.gen = gen
@@ -194,7 +194,7 @@ class GuardSplitter:
         if moved:
             table = self._table(moved, var, domain, static)
             left, view = self._viewed(residual, var, kind)
-            return Plan(table, left, view=view)
+            return Plan(table, left, view=view, unviewed=residual)
         if kind is not None:
             return self._index_walk(conjuncts, var, kind)
         return Plan(None, [])
@@ -215,7 +215,7 @@ class GuardSplitter:
         """The conjuncts left once a table's cells are walked as views of a maintained index,
         and that view: for the first `F[var] is none` left, if those before it cannot fail
         (a value the view skips had its guard false without an error)."""
-        if kind is None or not self.views:
+        if kind is None:
             return residual, None
         for number, conj in enumerate(residual):
             walk = self._indexed_test(conj, var, kind)

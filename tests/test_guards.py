@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from compiler import compile_game
+from compiler import compile_game, lower_guards
 from compiler.expr import BinOp, Const, Local, Name, Paren, Unary
 from compiler.lower_guards import GuardTables, none_slot
 from compiler.printer import py
@@ -40,13 +40,15 @@ def test_parts_fixed_by_the_map_become_tables(tables):
     }
     # c by r: a gray road (R2, R5) takes every colour, a coloured one its own.
     assert tables["G_build__c"].value == ((0,), (0, 1, 2), (2,), (1,), (0, 1, 2), (2,))
-    # r by the slot of me.coins among the lengths 1..4: slot k holds the roads of length <= k,
-    # as the number of a view of owner's index (the table's `open(r)` is left to it).
+    # r by the slot of me.coins among the lengths 1..4: slot k holds the roads of length <= k.
     assert tables["G_build__r__k0"].value == (1, 2, 3, 4)
-    assert tables["G_build__r"].value == (0, 1, 2, 3, 4)
-    (views,) = compile_game(GUARDS, stop_after="lower").module.views
-    assert views.index.field == "owner" and views.keys == 6
-    assert views.cells[:5] == [(), (0, 5), (0, 1, 3, 5), (0, 1, 2, 3, 5), (0, 1, 2, 3, 4, 5)]
+    assert tables["G_build__r"].value == (
+        (),
+        (0, 5),
+        (0, 1, 3, 5),
+        (0, 1, 2, 3, 5),
+        (0, 1, 2, 3, 4, 5),
+    )
 
 
 def test_a_key_of_few_values_indexes_the_table_by_its_value(tables):
@@ -74,15 +76,32 @@ def _listing(python: str, name: str) -> str:
 
 
 def test_a_none_test_left_beside_a_table_walks_views_of_the_index():
+    # The game's cells hold a few roads: walked as they are, their owners tested.
+    plain = compile_game(GUARDS, stop_after="lower").module
+    assert plain.views == [] and "S.v_owner" not in compile_game(GUARDS).python
+    with pytest.MonkeyPatch.context() as patch:  # as if its cells held many roads
+        patch.setattr(lower_guards, "VIEWED_KEYS", 1)
+        module = compile_game(GUARDS, stop_after="lower").module
+        python = compile_game(GUARDS).python
+    (views,) = module.views
+    assert views.index.field == "owner" and views.keys == 6
+    assert views.cells[:5] == [(), (0, 5), (0, 1, 3, 5), (0, 1, 2, 3, 5), (0, 1, 2, 3, 4, 5)]
+    tables = {table.name: table.value for table in module.guard_tables}
+    assert tables["G_build__r"] == (0, 1, 2, 3, 4)  # the numbers of the cells' views
     # build: `open(r)` is left beside the table of `me.coins >= r.length`: the listing walks
     # the cell's roads whose owner is none, kept as the owners change, and tests no owner.
-    python = compile_game(GUARDS).python
     build = _listing(python, "A_build_legal")
     assert "S.v_owner[" in build and "is None" not in build
     assert "S.v_owner[" in _listing(python, "site2_legal")  # a value choice's table too
     # pair: a conjunct that may fail comes before `open(r)`: the owner is tested as written.
     pair = _listing(python, "A_pair_legal")
     assert "S.v_owner" not in pair and "is None" in pair
+    with pytest.MonkeyPatch.context() as patch:  # an index keeps at most MAX_VIEWS views
+        patch.setattr(lower_guards, "VIEWED_KEYS", 1)
+        patch.setattr(lower_guards, "MAX_VIEWS", 4)
+        capped = compile_game(GUARDS, stop_after="lower").module
+    # build's five cells would pass it; the lookout's one cell (roads longer than 1) does not
+    assert [views.cells for views in capped.views] == [[(1, 2, 3, 4)]]
 
 
 def test_a_part_that_fails_while_compiling_stays_in_the_guard(tables):

@@ -7,8 +7,7 @@ import random
 
 import pytest
 
-from compiler import compile_game
-from compiler.guards import GuardSplitter
+from compiler import compile_game, lower_guards
 from compiler.lower_guards import GuardTables
 from loader import load_game
 from metro.analysis.playthrough import transcript
@@ -24,6 +23,13 @@ def fresh(state) -> list[list]:
     return group_by(state.g_owner, 3)
 
 
+def viewed_game():
+    """The game compiled as if its cells held many roads: its guard tables walked as views."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(lower_guards, "VIEWED_KEYS", 1)
+        return load_game(GUARDS, use_cache=False)
+
+
 def fresh_views(state) -> list[list]:
     """The views of `owner`'s index (the cells of the guard tables) built from the table now."""
     return none_views(state.g_owner, state.game.module.V_owner__cells)
@@ -37,7 +43,7 @@ def test_only_tables_read_by_entry_and_walked_are_indexed():
 
 
 def test_the_index_matches_its_table_after_every_kind_of_write():
-    game = load_game(GUARDS)
+    game = viewed_game()
     writes = set()
     for seed in range(12):
         rng = random.Random(seed)
@@ -61,7 +67,7 @@ def test_the_index_matches_its_table_after_every_kind_of_write():
 
 def test_fields_set_from_json_rebuild_the_index():
     # How a conformance vector arranges a position (set_state): the fields are replaced whole.
-    game = load_game(GUARDS)
+    game = viewed_game()
     rng = random.Random(5)
     played = game.new_game(2, 5)
     while played.to_move and len(played.history) < 12:
@@ -85,9 +91,8 @@ def test_a_clone_keeps_its_own_index():
     assert state.i_owner == before
 
 
-def test_the_game_plays_the_same_without_views(monkeypatch):
-    viewed = load_game(GUARDS, use_cache=False)
-    monkeypatch.setattr(GuardSplitter, "views", False)
+def test_the_game_plays_the_same_without_views():
+    viewed = viewed_game()
     plain = load_game(GUARDS, use_cache=False)
     assert "v_owner" in viewed.module.State.__slots__
     assert "v_owner" not in plain.module.State.__slots__
