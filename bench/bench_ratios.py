@@ -54,7 +54,7 @@ class Workload:
 
 WORKLOADS = [
     Workload("Ticket to Ride 4p, random", "ticket_to_ride", 4, "random", 0.5),
-    Workload("Tokyo Metro 4p, random", "tokyo_metro", 4, "random", 0.15),
+    Workload("Tokyo Metro 4p, random", "tokyo_metro", 4, "random", 0.25),
     Workload("Tokyo Jutaku 4p, planner", "tokyo_jutaku", 4, "planner", 0.07),
     # What the runner alone costs: 300 turns that add to a score, taken as a game's turns are.
     Workload("Turns alone 4p, random", "turns_only", 4, "random", None, folder="bench"),

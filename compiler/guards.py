@@ -141,7 +141,6 @@ class _Candidate:
 class GuardSplitter:
     """Splits the guards of one compiled program (shares its types, references and map data)."""
 
-
     def __init__(self, gen):
         self.gen = gen
         self.cp = gen.cp
