@@ -560,15 +560,11 @@ class CodeGenerator(ProcWriter, StrictVisitor):
         w = self.w
         for table in tables:
             w.line("# " + " ".join(table.comment.splitlines()))  # one line, whatever the rule text
-            rows = table.value
-            first = self.tables_written.earlier(ident(table.name), rows)
+            first = self.tables_written.earlier(ident(table.name), table.value)
             if first is not None:
                 w.line(f"{ident(table.name)} = {first}")
             else:
-                lines = wrapped(rows)
-                w.line(f"{ident(table.name)} = {lines[0][1]}")
-                for level, text in lines[1:]:
-                    w.line("    " * level + text)
+                self._constant(ident(table.name), table.value)
         if tables:
             self.gap()
 
@@ -725,21 +721,22 @@ class CodeGenerator(ProcWriter, StrictVisitor):
         for views in all_views:
             name = _views_name(views)
             w.line(f"# the cells of guard tables walked as views of {views.index.slot}")
-            lines = wrapped(tuple(views.cells))
-            w.line(f"{name}__cells = {lines[0][1]}")
-            for level, text in lines[1:]:
-                w.line("    " * level + text)
+            self._constant(f"{name}__cells", tuple(views.cells))
             holding = tuple(
                 tuple(n for n, cell in enumerate(views.cells) if key in cell)
                 for key in range(views.keys)
             )
             w.line(f"# the views holding each key of {views.index.table}")
-            lines = wrapped(holding)
-            w.line(f"{name}__of = {lines[0][1]}")
-            for level, text in lines[1:]:
-                w.line("    " * level + text)
+            self._constant(f"{name}__of", holding)
         if all_views:
             self.gap()
+
+    def _constant(self, name: str, value) -> None:
+        """`name = value`, a table of literals filled into lines (`wrapped`)."""
+        lines = wrapped(value)
+        self.w.line(f"{name} = {lines[0][1]}")
+        for level, text in lines[1:]:
+            self.w.line("    " * level + text)
 
     def visit_Eval(self, node: ir.Eval) -> None:
         self.w.line(self.bare(node.expr), node.span)

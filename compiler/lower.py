@@ -373,21 +373,21 @@ class FrameLowerer(StrictVisitor):
             private=id(node) in gen.cp.private_choices,
         )  # fmt: skip
         message = f"nothing to choose for {node.name}"
-        listed = [ir.Assign(X(by), X(gen.expr(node.by, self.env)), node.span)]
-        if _reads_frame(legal, plain):
-            listed += [
-                ir.Assign(X(ACTS), X(Call(Name(f"site{site}_legal"), (S, F, by)))),
-                ir.If([ir.Branch(X(Unary("not", ACTS)), [ir.RaiseRuleError(message, *_at(node))])]),
-                ir.Eval(X(Call(Attr(S, "cache_legal"), (by, ACTS)))),
-                ir.Suspend(site, resume),
-            ]
-        else:  # listed without a frame: a driven version may have the driver pick
-            listed += [
-                ir.Assign(X(ACTS), X(Call(Name(f"site{site}_legal"), (S, Const(None), by)))),
-                ir.If([ir.Branch(X(Unary("not", ACTS)), [ir.RaiseRuleError(message, *_at(node))])]),
-                ir.Suspend(site, resume, chooser=X(by), value=node.name),
-            ]
-        self.emit(*listed)
+        # A listing that reads no frame is called without one: a driven version may then have
+        # the driver pick (the chooser and the value kept; emit writes `cache_legal`).
+        framed = _reads_frame(legal, plain)
+        waits = (
+            [ir.Eval(X(Call(Attr(S, "cache_legal"), (by, ACTS)))), ir.Suspend(site, resume)]
+            if framed
+            else [ir.Suspend(site, resume, chooser=X(by), value=node.name)]
+        )
+        listing = Call(Name(f"site{site}_legal"), (S, F if framed else Const(None), by))
+        self.emit(
+            ir.Assign(X(by), X(gen.expr(node.by, self.env)), node.span),
+            ir.Assign(X(ACTS), X(listing)),
+            ir.If([ir.Branch(X(Unary("not", ACTS)), [ir.RaiseRuleError(message, *_at(node))])]),
+            *waits,
+        )
         self.goto(resume)
 
     def visit_EachChoose(self, node: ast.EachChoose, loops):

@@ -99,10 +99,11 @@ def none_slot(code: Expr) -> Expr:
 
 
 # Views one maintained index may keep (compiler/guards.py Plan.view), and the keys a table's
-# cells must hold on average to be viewed. Measured: views of cells of 9 to 100 routes made
-# Ticket to Ride's games 1.02x faster; views of cells of 3 to 7 offers, written at most turns,
-# made Tokyo Metro's 0.965x as fast; a search copies the position thousands of times a
-# decision, and a view per station (over a hundred) cost more to copy than listings saved.
+# cells must hold on average to be viewed. A view saves a listing the keys it skips, but is
+# moved at every write of the table and copied with every copy of the position (a search makes
+# thousands a decision): measured (docs/speed.md), views of cells of 9 to 100 keys, written a
+# few dozen times a game, paid; views of cells of 3 to 7 keys written at most turns, or a
+# hundred views of one table, cost more than they saved.
 MAX_VIEWS = 16
 VIEWED_KEYS = 16
 

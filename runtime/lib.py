@@ -195,9 +195,7 @@ def regroup_viewed(groups: list[list], views: list[list], holding: tuple, key, o
     """`regroup`, and `key` taken out of the views holding it (`holding[key]`) when its entry
     stops being none, put back in when it becomes none; returns `new`."""
     if old is not new and old != new:
-        before = groups[-1 if old is None else old]
-        del before[bisect_left(before, key)]
-        insort(groups[-1 if new is None else new], key)
+        regroup(groups, key, old, new)
         if old is None:
             for cell in holding[key]:
                 view = views[cell]

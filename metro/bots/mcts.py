@@ -515,7 +515,7 @@ def _without_cycle_collection() -> Iterator[None]:
     """Suspend Python's cyclic garbage collector while searches run (as it was, after the last)."""
     # A search makes millions of short-lived copies of positions, all freed by reference
     # counting: the collector, run after every 700 new containers, found some 260 objects in
-    # a whole Tokyo Metro game and took 10-15% of its time. Decisions do not depend on it.
+    # a whole game of one shipped game and took 10-15% of its time. Decisions do not depend on it.
     # Searches in several threads (a server's matches) overlap: only the last one to finish
     # puts the collector back, so a long-running process never keeps it off.
     with _Suspension.lock:
