@@ -1,102 +1,68 @@
-"""Strength of one bot against another: two-player games with seats alternating, wins with a 95% interval.
+"""Strength of bots, rated in tournaments: per game, each bot's rating with its interval and its time.
 
 Run from the repository root, e.g.
-`python bench/bench_bots.py ticket_to_ride mcts random --games 10 [--seed 1] [--jobs 2]`
-(`--with drinks` adds an expansion).
-Game i is seeded `SEED/i`; bot A sits in seat 1 in even games and seat 2 in odd ones. A win
-shared with the other bot counts one half. Prints one line per game, then A's wins out of N
-with the Wilson interval and the mean time per game.
+`python bench/bench_bots.py ticket_to_ride tokyo_metro --bots random,greedy,mcts --deals 10
+[--players 2] [--seed 1] [--jobs 2] [--with drinks] [--json]`.
+Each game is a `metro tournament` (metro/analysis/tournament.py): every table of PLAYERS bots
+plays DEALS deals, deal d seeded `SEED/d`, each in every seat rotation; ratings are
+Bradley–Terry on the Elo scale (mean 0) with 95% bootstrap intervals over the deals. Prints, per
+game, one line per bot (rating, interval, win rate, CPU milliseconds per decision, and the mean of
+each metric named with `--metric`) and the wall-clock seconds per game; `--json` prints one
+object per game instead. (Before 2026-12-05 this script played two bots with seats alternating,
+game i seeded `SEED/i`: the strength tables in docs/bots.md measured before then were made so,
+with commit 99af10c's version.)
 """
 
 from __future__ import annotations
 
-import time
-from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+import json
+import sys
 
 import click
 
-from loader import load_game
 from loader.games import game_path
-from metro.analysis.simulate import play_game, wilson_interval
-from metro.bots import make_bot
-from runtime.machine import Game
-
-_GAMES: dict[tuple[str, tuple[str, ...]], Game] = {}
-
-
-@dataclass(frozen=True)
-class Match:
-    """One game's outcome from bot A's side."""
-
-    index: int
-    seat_of_a: int
-    scores: list[int]
-    points: float  # 1 win, 0.5 shared, 0 loss
-    decisions: int
-    seconds: float
-
-
-def _game(name: str, expansions: tuple[str, ...] = ()) -> Game:
-    if (name, expansions) not in _GAMES:
-        _GAMES[name, expansions] = load_game(game_path(name), expansions=expansions)
-    return _GAMES[name, expansions]
-
-
-def play_match(
-    name: str, a: str, b: str, seed: str, index: int, expansions: tuple[str, ...] = ()
-) -> Match:
-    """Game `index`: A in seat 1 when the index is even, else in seat 2."""
-    game = _game(name, expansions)
-    seat_of_a = index % 2
-    specs = [a, b] if seat_of_a == 0 else [b, a]
-    game_seed = f"{seed}/{index}"
-    bots = [make_bot(spec, f"{game_seed}/{seat}", game) for seat, spec in enumerate(specs)]
-    started = time.perf_counter()
-    result = play_game(game, 2, game_seed, bots)
-    seconds = time.perf_counter() - started
-    if result.winners == [seat_of_a]:
-        points = 1.0
-    elif seat_of_a in result.winners:
-        points = 0.5
-    else:
-        points = 0.0
-    return Match(index, seat_of_a, result.scores, points, result.decisions, seconds)
+from metro.analysis.tournament import tournament
 
 
 @click.command()
-@click.argument("game")
-@click.argument("a")
-@click.argument("b")
-@click.option("--games", type=click.IntRange(min=1), default=10, show_default=True)
+@click.argument("games", nargs=-1, required=True)
+@click.option("--bots", required=True, help="The bots to rate, e.g. random,greedy,mcts:100.")
+@click.option("--deals", type=click.IntRange(min=2), default=10, show_default=True)
+@click.option("--players", type=click.IntRange(min=1), default=2, show_default=True)
 @click.option("--seed", default="1", show_default=True)
 @click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True)
 @click.option("--with", "expansions", multiple=True, help="An expansion (repeatable).")
-def main(game: str, a: str, b: str, games: int, seed: str, jobs: int, expansions) -> None:
-    """Play GAMES two-player games of GAME, bot A against bot B, and print A's wins."""
-    expansions = tuple(expansions)
-    _game(game, expansions)  # compile once; forked workers inherit it
-    started = time.perf_counter()
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        futures = [pool.submit(play_match, game, a, b, seed, i, expansions) for i in range(games)]
-        matches = []
-        for future in futures:
-            match = future.result()
-            matches.append(match)
-            click.echo(
-                f"game {match.index}: {a} in seat {match.seat_of_a + 1}, scores {match.scores}, "
-                f"{a} {'wins' if match.points == 1 else 'ties' if match.points else 'loses'} "
-                f"({match.decisions} decisions, {match.seconds:.1f} s)"
+@click.option("--metric", "metrics", multiple=True, help="A declared metric to show per bot.")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per game.")
+def main(games, bots, deals, players, seed, jobs, expansions, metrics, as_json) -> None:
+    """Rate BOTS in a tournament of each of GAMES."""
+    specs = [spec.strip() for spec in bots.split(",")]
+    for name in games:
+        result = tournament(
+            game_path(name), players, specs, deals, seed, expansions=expansions, jobs=jobs
+        )
+        unknown = [m for m in metrics if m not in result.metric_names]
+        if unknown:
+            raise click.BadParameter(f"{result.game} declares no metric {unknown[0]!r}")
+        per_game = result.seconds / len(result.matches)
+        if as_json:
+            click.echo(json.dumps(result.to_dict(records=False) | {"seconds_per_game": per_game}))
+            continue
+        click.echo(
+            f"{result.game}: {len(result.matches)} games ({len(result.tables)} tables x "
+            f"{deals} deals x {players} rotations), {per_game:.2f} s a game ({jobs} jobs)"
+        )
+        for b in result.by_rating():
+            rating, standing = result.ratings[b], result.standings[b]
+            shown = "".join(
+                f", {m} {standing.metric_totals.get(m, 0) / standing.games:.2f}" for m in metrics
             )
-    wins = sum(m.points for m in matches)
-    low, high = wilson_interval(wins, games)
-    per_game = sum(m.seconds for m in matches) / games
-    click.echo(
-        f"{game}: {a} beats {b} in {wins:g}/{games} games "
-        f"(95% Wilson interval {low:.2f}-{high:.2f}); {per_game:.1f} s per game, "
-        f"{time.perf_counter() - started:.0f} s wall"
-    )
+            per_decision = 1000 * standing.seconds / max(standing.decisions, 1)
+            click.echo(
+                f"  {rating.bot:>14} {rating.elo:+6.0f} ({rating.low:+.0f} … {rating.high:+.0f}), "
+                f"wins {standing.win_rate():.0%}, {per_decision:.3g} ms a decision{shown}"
+            )
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

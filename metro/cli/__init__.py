@@ -1,7 +1,8 @@
 """The `metro` command line: check, compile, simulate and play games written as .metro files.
 
-One module per command group (`authoring`, `runs`, `conformance`, `play`, `pictures`, `serve`),
-and `options` for what they share; this module only gathers them into the `metro` group.
+One module per command group (`authoring`, `runs`, `tournament`, `conformance`, `play`,
+`pictures`, `serve`), and `options` for what they share; this module only gathers them into the
+`metro` group.
 A command's module is imported when that command is asked for (or the group's help, which
 lists them all), so a run imports only what its command needs: `metro simulate` none of the
 renderer, the conformance tester or the terminal player (about 3 MiB resident less).
@@ -25,6 +26,7 @@ COMMANDS = {
     "testgen": "conformance:testgen_command",
     "conform": "conformance:conform_command",
     "compare": "runs:compare_command",
+    "tournament": "tournament:tournament_command",
     "diff": "authoring:diff_command",
     "lsp": "authoring:lsp_command",
     "serve": "serve:serve_command",
