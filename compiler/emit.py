@@ -151,6 +151,7 @@ def emit_module(
         "players": (p.players.lo, p.players.hi) if p.players else (1, 1),
         "max_decisions": p.max_decisions,
         "default_bot": p.default_bot,
+        "levels": {name: decl.bot for name, decl in p.levels.items()},
         "variants": list(variants),
         "enums": enums,
         "named_values": module.named_values,

@@ -43,6 +43,7 @@ class Program:
     players: ast.PlayersDecl | None = None
     default_map: ast.DefaultMapDecl | None = None
     default_bot: str | None = None
+    levels: dict[str, ast.LevelDecl] = field(default_factory=dict)  # level -> the bot it names
     max_decisions: int = 100_000
     enums: dict[str, ast.EnumDecl] = field(default_factory=dict)
     enum_extra: dict[str, list[str]] = field(default_factory=dict)

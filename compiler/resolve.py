@@ -459,6 +459,8 @@ class _Merger:
             self._single("default_map", decl, patching)
         elif isinstance(decl, ast.DefaultBotDecl):
             p.default_bot = decl.bot
+        elif isinstance(decl, ast.LevelDecl):
+            self._add_named(p.levels, "level", decl)
         elif isinstance(decl, ast.MaxDecisionsDecl):
             p.max_decisions = decl.count
         elif isinstance(decl, ast.EnumDecl):
@@ -625,6 +627,17 @@ class _Merger:
             self._record("replaces", "data files with", ", ".join(decl.paths), wrapper.span)
         elif isinstance(decl, ast.DefaultBotDecl):
             p.default_bot = decl.bot
+        elif isinstance(decl, ast.LevelDecl):
+            if decl.name not in p.levels:
+                self.diags.error(
+                    PATCH,
+                    f"`override` names no existing level '{decl.name}'",
+                    wrapper.span,
+                    *did_you_mean(decl.name, p.levels),
+                )
+            else:
+                p.levels[decl.name] = decl
+                self._record("replaces", "level", decl.name, wrapper.span)
         elif isinstance(decl, ast.MaxDecisionsDecl):
             p.max_decisions = decl.count
         elif isinstance(decl, ast.StateDecl):

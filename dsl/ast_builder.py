@@ -85,6 +85,9 @@ class AstBuilder:
     def default_bot_decl(self, ch):
         return ast.DefaultBotDecl(unquote(ch[0]), self.here)
 
+    def level_decl(self, ch):
+        return ast.LevelDecl(str(ch[0]), unquote(ch[1]), self.here, self._at(ch[1]))
+
     def max_decisions_decl(self, ch):
         return ast.MaxDecisionsDecl(integer(ch[0]), self.here)
 

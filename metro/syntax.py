@@ -55,7 +55,7 @@ WORD_CLASSES = (
             "game map part variant expansion for enum extends actions const function procedure "
             "action kind schema state per flow final score rank invariant bot scenario seed "
             "check use default requires excludes override remove extend max decisions label "
-            "breakdown display estimate metric library"
+            "breakdown display estimate metric library level"
         ),
     ),
     WordClass(

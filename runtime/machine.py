@@ -67,6 +67,7 @@ class Game:
         # The driven versions of its procedures, if compiled with them (runtime/driver.py).
         self.drives: dict | None = getattr(module, "DRIVES", None)
         self.default_bot: str | None = module.DEFAULT_BOT
+        self.levels: dict[str, str] = dict(module.LEVELS)  # a level of play -> the bot it names
         self.has_estimate: bool = module.ESTIMATE is not None
         self.metric_names: list[str] = [name for name, _ in module.METRICS]
         self.variants = variants

@@ -39,6 +39,16 @@ class DefaultBotDecl(Decl):
 
 
 @dataclass(frozen=True, slots=True)
+class LevelDecl(Decl):
+    """`level hard "mcts:400"`: the bot a level of play names (easy, medium, hard, …)."""
+
+    name: str
+    bot: str
+    span: Span = span_field()
+    bot_span: Span | None = field(default=None, compare=False, repr=False)  # the string itself
+
+
+@dataclass(frozen=True, slots=True)
 class MaxDecisionsDecl(Decl):
     """`max decisions N`: the game's step budget."""
 

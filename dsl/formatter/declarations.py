@@ -125,6 +125,9 @@ class DeclarationRules:
     def rule_default_bot_decl(self, kids):
         return self.spaced(kids)
 
+    def rule_level_decl(self, kids):
+        return self.spaced(kids)
+
     def rule_max_decisions_decl(self, kids):
         return self.spaced(kids)
 

@@ -96,15 +96,36 @@ BOTS: dict[str, Callable[[int | str, object, str | None], Bot]] = {
 }
 
 
+# The levels of play every game has, unless its rules name other bots for them (`level hard "…"`).
+DEFAULT_LEVELS = {"easy": "random", "medium": "greedy", "hard": "mcts"}
+
+
+def levels(game=None) -> dict[str, str]:
+    """Each level of play and the bot it names: the defaults, then the game's own."""
+    return DEFAULT_LEVELS | (game.levels if game is not None else {})
+
+
 def bot_names(game=None) -> list[str]:
-    """The registered bots plus those the game declares in its rules."""
+    """The registered bots, the levels of play, and the bots the game declares in its rules."""
     declared = list(getattr(game.module, "BOTS", {})) if game is not None else []
-    return sorted(set(BOTS) | set(declared))
+    return sorted(set(BOTS) | set(levels(game)) | set(declared))
 
 
 def make_bot(name: str, seed: int | str, game=None) -> Bot:
-    """A new bot: one the game declares (`bot "name" {…}`), or a registered kind[:budget]; else ValueError."""
+    """A new bot: one the game declares (`bot "name" {…}`), a level of play, or a registered
+    kind[:budget]; else ValueError."""
     declared = getattr(game.module, "BOTS", {}) if game is not None else {}
+    named = levels(game)
+    if name in named and name not in declared:
+        try:
+            return _made(named[name], seed, game, declared)
+        except ValueError as error:
+            raise ValueError(f"level '{name}' names a bot that cannot be made: {error}") from None
+    return _made(name, seed, game, declared)
+
+
+def _made(name: str, seed: int | str, game, declared: dict) -> Bot:
+    """A declared bot or a registered kind[:budget] (never a level: a level names a bot)."""
     if name in declared:
         return PreferenceBot(declared[name], seed)
     kind, colon, budget = name.partition(":")

@@ -8,9 +8,10 @@ import sys
 import click
 
 import compiler
-from dsl.diagnostics import CompileError
+from dsl.diagnostics import STRUCTURE, CompileError
 from dsl.terminal import printable
 from loader import load_game
+from metro.bots import DEFAULT_LEVELS, make_bot
 from metro.cli.options import (
     GAME_PATH,
     Failure,
@@ -67,6 +68,8 @@ def _check_one(path: str, variants, expansions, map_path, run: bool, echo: bool)
             "diagnostics": [d.to_dict() for d in error.diagnostics],
         }
     program = ctx.program
+    _check_levels(ctx)
+    errors = any(d.severity == "error" for d in ctx.diags.items)
     declared = len(program.scenarios)
     passed = None
     changed = 0
@@ -90,13 +93,13 @@ def _check_one(path: str, variants, expansions, map_path, run: bool, echo: bool)
             ran = f"{passed} of {plural(declared, 'scenario')} pass" + (
                 f", {changed} base ones changed by the patches" if changed else ""
             )
-        verdict = "FAIL" if failed else "ok"
+        verdict = "FAIL" if failed or errors else "ok"
         say(
             f"{verdict}: {printable(program.game_name)} ({ran}; "
             f"{plural(len(program.invariants), 'invariant')})"
         )
     return result | {
-        "ok": not failed,
+        "ok": not failed and not errors,
         "game": program.game_name,
         "scenarios": declared,
         "invariants": len(program.invariants),
@@ -104,6 +107,30 @@ def _check_one(path: str, variants, expansions, map_path, run: bool, echo: bool)
         "scenario_failures": failed,
         "diagnostics": [d.to_dict() for d in ctx.diags.items],
     }
+
+
+def _check_levels(ctx) -> None:
+    """An error at each `level` whose bot cannot be made (an unknown kind, a bad budget)."""
+    program = ctx.program
+    for decl in program.levels.values():
+        if decl.bot in program.bots:  # a bot the rules declare
+            continue
+        problem = None
+        if decl.bot in program.levels or decl.bot in DEFAULT_LEVELS:
+            problem = (
+                f"'{decl.bot}' is a level: a level names a bot (random, greedy:8, mcts:400, …)"
+            )
+        else:
+            try:
+                make_bot(decl.bot, 0)
+            except ValueError as error:
+                problem = str(error)
+        if problem is not None:
+            ctx.diags.error(
+                STRUCTURE,
+                f"level {decl.name} names a bot that cannot be made: {problem}",
+                decl.bot_span or decl.span,
+            )
 
 
 @click.command("test")
