@@ -258,6 +258,8 @@ def test_the_skill_trace_reports_each_round_asked_for(traced):
             assert low <= trace.win_rate <= high
     names = [d.name for d in traced.comparisons[0].differences]
     assert "skill: mcts:4 vs mcts:2 win rate" in names
+    words = " ".join(traced.comparisons[0].words)
+    assert "win rate of mcts:8 against mcts:4 (skill trace)" in words
 
 
 def test_the_json_has_the_measures_and_follows_its_schema(traced):

@@ -118,12 +118,12 @@ class Record:
         }
 
 
-def _recorded(field: str) -> Callable[[Record], float | None]:
+def _kept(attribute: str) -> Callable[[Record], float | None]:
     """The measure of a game kept in its GameMeasures (None without a recording)."""
 
     def value(record: Record) -> float | None:
         measures = record.measures
-        return None if measures is None else getattr(measures, field)
+        return None if measures is None else getattr(measures, attribute)
 
     return value
 
@@ -142,15 +142,15 @@ MEASURES: dict[str, Callable[[Record], float | None]] = {
     "score spread": lambda r: score_spread(r.result.scores),
     "draws": lambda r: r.draw,
     "game length (decisions)": lambda r: r.result.decisions,
-    "game length (turns)": _recorded("turns"),
+    "game length (turns)": _kept("turns"),
     "game length (rounds)": _rounds,
-    "branching factor (mean)": _recorded("branching_mean"),
-    "branching factor (max)": _recorded("branching_max"),
-    "decision moves": _recorded("decision_moves"),
-    "lead changes": _recorded("lead_changes"),
-    "decisiveness": _recorded("decisiveness"),
-    "drama": _recorded("drama"),
-    "stability": _recorded("stability"),
+    "branching factor (mean)": _kept("branching_mean"),
+    "branching factor (max)": _kept("branching_max"),
+    "decision moves": _kept("decision_moves"),
+    "lead changes": _kept("lead_changes"),
+    "decisiveness": _kept("decisiveness"),
+    "drama": _kept("drama"),
+    "stability": _kept("stability"),
 }
 # Measures that are shares (shown in percent, their differences in percentage points).
 RATES = frozenset({"draws", "decision moves"})
@@ -514,8 +514,13 @@ def _what(name: str) -> str:
         return "first seat's win rate (first-player advantage)"
     if name.startswith("seat "):
         return f"seat {name.split()[1]}'s win rate"
-    if name in MEASURES or name.startswith(SKILL_PREFIX):
+    if name in MEASURES:
         return name
+    if name.startswith(SKILL_PREFIX):  # "skill: LARGE vs SMALL win rate"
+        large, _, small = (
+            name.removeprefix(SKILL_PREFIX).removesuffix(" win rate").partition(" vs ")
+        )
+        return f"win rate of {large} against {small} (skill trace)"
     return f"'{name}' per player"
 
 
