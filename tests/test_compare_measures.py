@@ -301,3 +301,5 @@ def test_a_skill_budget_out_of_bounds_is_a_usage_error(race):
     result = CliRunner().invoke(main, [*args, "--skill-rounds", "2"])
     assert result.exit_code == 2 and "budget" in result.output
     assert "Traceback" not in result.output
+    alone = CliRunner().invoke(main, ["compare", race, "--variant", "long", "--skill-games", "5"])
+    assert alone.exit_code == 2 and "add --skill-trace" in alone.output

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import click
+from click.core import ParameterSource
 from rich.console import Console
 from rich.table import Table
 
@@ -278,6 +279,7 @@ def compare_command(
 
     if not variants and not expansions:
         raise click.UsageError("name at least one configuration: --variant NAME or --with NAME")
+    _skill_options_need_the_trace(skill_trace)
     skill = SkillPlan(skill_budget, skill_rounds, skill_games) if skill_trace else None
     try:
         configs = configurations(variants, expansions)
@@ -328,3 +330,12 @@ def compare_command(
         print_comparison(result, Console(highlight=False))
         if report is not None:
             say(f"report: {report}")
+
+
+def _skill_options_need_the_trace(asked: bool) -> None:
+    """A usage error when a skill-trace option is given without --skill-trace (it would do nothing)."""
+    context = click.get_current_context()
+    for name in ("skill_rounds", "skill_budget", "skill_games"):
+        if not asked and context.get_parameter_source(name) is ParameterSource.COMMANDLINE:
+            option = "--" + name.replace("_", "-")
+            raise click.UsageError(f"{option} sets the skill trace: add --skill-trace")
