@@ -67,7 +67,8 @@ def test_the_differences_are_what_the_variant_changes_game_by_game(bonus):
     assert mean.mean > 0 and mean.significant
     assert by_name["game length (decisions)"].identical
     assert "variant big_bonus raises the mean score" in " ".join(comparison.words)
-    assert "The same in every game: game length (decisions)" in " ".join(comparison.words)
+    (same,) = [w for w in comparison.words if w.startswith("The same in every game:")]
+    assert "game length (decisions)" in same and "game length (turns)" in same
 
 
 def test_the_json_has_every_game_and_follows_its_schema(bonus):
@@ -112,6 +113,7 @@ def test_the_command_prints_tables_and_words(tmp_path):
     assert "Win rate by seat" in text
     assert "variant big_bonus − base, game by game" in text
     assert "variant big_bonus raises the" in text and "The same in every game" in text
+    assert "Per game: mean (95% interval)" in text and "branching factor (mean)" in text
 
 
 def test_the_command_writes_json_and_a_self_contained_report(tmp_path):

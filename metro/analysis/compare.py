@@ -4,20 +4,26 @@ Each configuration plays games 0..G-1 with the seeds `f"{seed}/{i}"` and the sam
 (seeded `f"{seed}/{i}/{p}"`), so game i of every configuration starts from the same random
 numbers (common random numbers) and differences are judged game by game (`metro.analysis.stats`).
 Per configuration: win rate by seat with Wilson intervals, the score's mean, spread and
-quantiles, the margin of victory, the game length, and the game's declared metrics; per
-variant, its differences from the base, with intervals and paired tests, said in words.
+quantiles, the margin of victory, the game length, the game's declared metrics, and the measures
+of how games unfold (`metro.analysis.measures`: draws, turns, branching, the lead by the
+estimate) with their intervals; optionally a skill trace (`metro.analysis.skill`); per variant,
+its differences from the base, with intervals and paired tests, said in words.
 """
 
 from __future__ import annotations
 
+import math
+import statistics
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from loader.games import game_path
-from metro.analysis.executors import STALL_SECONDS, open_backend, run_tasks
+from metro.analysis.executors import STALL_SECONDS, Backend, open_backend, run_tasks
+from metro.analysis.measures import GameMeasures, score_spread
 from metro.analysis.simulate import (
     BATCHES_PER_WORKER,
+    GameCode,
     GameResult,
     Setup,
     batches,
@@ -25,7 +31,8 @@ from metro.analysis.simulate import (
     run_records,
     wilson_interval,
 )
-from metro.analysis.stats import Difference, Summary, adjust, paired_difference
+from metro.analysis.skill import SKILL_PREFIX, SkillPlan, SkillRound, run_skill, skill_round
+from metro.analysis.stats import Difference, Summary, adjust, mean_interval, paired_difference
 from runtime.values import PLAYER
 
 SERIAL_BATCHES = 50  # progress updates per configuration in a serial run
@@ -78,6 +85,16 @@ class Record:
         top = self.top_scores
         return top[0] - top[1] if len(top) > 1 else 0
 
+    @property
+    def measures(self) -> GameMeasures | None:
+        """The game's recorded measures (None if it was played without recording)."""
+        return self.result.measures
+
+    @property
+    def draw(self) -> float:
+        """1 if the game's first place is shared, else 0."""
+        return float(len(self.result.winners) > 1)
+
     def win_share(self, seat: int) -> float:
         """1 for a sole win, 1/k for a win shared by k, else 0."""
         winners = self.result.winners
@@ -97,25 +114,61 @@ class Record:
             "decisions": r.decisions,
             "over": r.over,
             "metrics": r.metrics,
+            "measures": None if r.measures is None else r.measures.to_dict(),
         }
 
 
-# Per-game measures compared between configurations: name -> value of a game (in order shown).
-MEASURES: dict[str, Callable[[Record], float]] = {
+def _kept(attribute: str) -> Callable[[Record], float | None]:
+    """The measure of a game kept in its GameMeasures (None without a recording)."""
+
+    def value(record: Record) -> float | None:
+        measures = record.measures
+        return None if measures is None else getattr(measures, attribute)
+
+    return value
+
+
+def _rounds(record: Record) -> float | None:
+    measures = record.measures
+    return None if measures is None else measures.turns / len(record.result.scores)
+
+
+# Per-game measures compared between configurations: name -> value of a game (in order shown);
+# None where a game has no value (docs/compare.md: e.g. decisiveness after a shared win).
+MEASURES: dict[str, Callable[[Record], float | None]] = {
     "mean score": lambda r: sum(r.result.scores) / len(r.result.scores),
     "winning score": lambda r: r.top_scores[0],
     "margin of victory": lambda r: r.margin,
+    "score spread": lambda r: score_spread(r.result.scores),
+    "draws": lambda r: r.draw,
     "game length (decisions)": lambda r: r.result.decisions,
+    "game length (turns)": _kept("turns"),
+    "game length (rounds)": _rounds,
+    "branching factor (mean)": _kept("branching_mean"),
+    "branching factor (max)": _kept("branching_max"),
+    "decision moves": _kept("decision_moves"),
+    "lead changes": _kept("lead_changes"),
+    "decisiveness": _kept("decisiveness"),
+    "drama": _kept("drama"),
+    "stability": _kept("stability"),
 }
+# Measures that are shares (shown in percent, their differences in percentage points).
+RATES = frozenset({"draws", "decision moves"})
+
+
+def is_rate(name: str) -> bool:
+    """True for a quantity shown in percent: a seat's win rate, a skill round's, draws, decision moves."""
+    return name in RATES or name.endswith("win rate")
 
 
 SCORES = "score (every seat)"
 
 
 def table_rows(results: Sequence[ConfigResult]) -> list[str]:
-    """The per-game table's rows: the scores, each measure, then every metric any result has."""
+    """The per-game table's rows: the scores, each measure some game has, then every metric."""
     metrics = dict.fromkeys(name for r in results for name in r.metric_names)
-    return [SCORES, *MEASURES, *metrics]
+    measures = [m for m in MEASURES if any(r.defined(m) for r in results)]
+    return [SCORES, *measures, *metrics]
 
 
 @dataclass
@@ -126,6 +179,7 @@ class ConfigResult:
     game: str
     records: list[Record]
     metric_names: list[str]
+    skill: list[SkillRound] = field(default_factory=list)  # with --skill-trace
 
     @property
     def players(self) -> int:
@@ -157,14 +211,44 @@ class ConfigResult:
         """One seat's scores."""
         return Summary.of([r.result.scores[seat] for r in self.records])
 
-    def measure(self, name: str) -> list[float]:
-        """A measure's value in each game, in game order."""
+    @property
+    def draws(self) -> float:
+        """Games whose first place is shared."""
+        return sum(r.draw for r in self.records)
+
+    def draw_interval(self) -> tuple[float, float]:
+        """95% Wilson interval of the share of games drawn."""
+        return wilson_interval(self.draws, len(self.records))
+
+    def measure(self, name: str) -> list[float | None]:
+        """A quantity's value in each game, in game order (None where a game has none)."""
         if name in MEASURES:
             return [MEASURES[name](r) for r in self.records]
+        rounds = {s.name: s for s in self.skill}
+        if name in rounds:
+            return list(rounds[name].shares)
         if name.startswith("seat "):  # "seat N win rate"
             seat = int(name.split()[1]) - 1
             return [r.win_share(seat) for r in self.records]
         return [sum(r.result.metrics[name]) / self.players for r in self.records]
+
+    def values(self, name: str) -> list[float]:
+        """A measure's values in the games that have one."""
+        return [v for v in self.measure(name) if v is not None]
+
+    def defined(self, name: str) -> bool:
+        """True if some game has a value of the measure."""
+        return bool(self.values(name))
+
+    def interval(self, name: str) -> tuple[float, float, float]:
+        """A measure's mean over the games and its 95% interval (Wilson for draws, else t)."""
+        values = self.values(name)
+        if name == "draws":
+            return (statistics.fmean(values), *self.draw_interval())
+        mean, low, high = mean_interval(values)
+        if name in RATES:  # a share's mean lies in [0, 1], and so does its interval
+            low, high = max(0.0, low), min(1.0, high)
+        return mean, low, high
 
     def metric(self, name: str) -> Summary:
         """A declared metric over every player of every game."""
@@ -175,7 +259,8 @@ class ConfigResult:
         if name == SCORES:
             return self.scores()
         if name in MEASURES:
-            return Summary.of(self.measure(name))
+            values = self.values(name)
+            return Summary.of(values) if values else None
         return self.metric(name) if name in self.metric_names else None
 
     def to_dict(self) -> dict:
@@ -192,9 +277,22 @@ class ConfigResult:
             "win_rate_ci95": [list(self.win_interval(s)) for s in seats],
             "score": self.scores().to_dict(),
             "seat_mean_scores": [self.seat_scores(s).mean for s in seats],
-            "margin_of_victory": Summary.of(self.measure("margin of victory")).to_dict(),
-            "game_length": Summary.of(self.measure("game length (decisions)")).to_dict(),
+            "margin_of_victory": Summary.of(self.values("margin of victory")).to_dict(),
+            "game_length": Summary.of(self.values("game length (decisions)")).to_dict(),
+            "draws": self.draws / len(self.records),
+            "draws_ci95": list(self.draw_interval()),
+            "measures": {name: self._measure_dict(name) for name in MEASURES if self.defined(name)},
             "metrics": {name: self.metric(name).to_dict() for name in self.metric_names},
+            "skill_trace": [s.to_dict() for s in self.skill],
+        }
+
+    def _measure_dict(self, name: str) -> dict:
+        mean, low, high = self.interval(name)
+        finite = math.isfinite(low) and math.isfinite(high)
+        return {
+            "mean": mean,
+            "ci95": [low, high] if finite else None,
+            "summary": Summary.of(self.values(name)).to_dict(),
         }
 
 
@@ -227,6 +325,7 @@ class CompareResult:
     results: list[ConfigResult]
     comparisons: list[Comparison]
     seconds: float
+    skill: SkillPlan | None = None
 
     def to_dict(self, records: bool = True) -> dict:
         """JSON-able result; with `records`, every game of every configuration."""
@@ -237,6 +336,7 @@ class CompareResult:
             "seed": self.seed,
             "bots": self.bots,
             "seconds": self.seconds,
+            "skill_trace": None if self.skill is None else self.skill.to_dict(),
             "configurations": [r.to_dict() for r in self.results],
             "comparisons": [c.to_dict() for c in self.comparisons],
         }
@@ -257,53 +357,128 @@ def compare(
     dask: str | None = None,
     progress: Callable[[int], None] | None = None,
     stall: float = STALL_SECONDS,
+    skill: SkillPlan | None = None,
 ) -> CompareResult:
-    """Play `games` seeded games of every configuration, then summarise and compare them."""
+    """Play `games` seeded games of every configuration, then summarise and compare them.
+
+    With `skill`, each configuration's skill trace is played too (`metro.analysis.skill`).
+    """
     if games < 2:
         raise ValueError(f"comparing needs at least 2 games per configuration, not {games}")
     if len(bots) != players:
         raise ValueError(f"{len(bots)} bots for {players} players: give one bot per seat")
+    if skill is not None:
+        skill.check()
     path = game_path(game)
     setups = [
         Setup(path, players, str(seed), tuple(bots), c.variants, c.expansions, map) for c in configs
     ]
     prepared = [prepare(setup) for setup in setups]  # every compile error before any game
+    codes = [code for code, _ in prepared]
     started = time.perf_counter()
     with open_backend(jobs, dask, stall) as backend:
-        parts = SERIAL_BATCHES if backend.workers == 1 else backend.workers * BATCHES_PER_WORKER
-        parts = max(1, parts // len(configs))
-        owners, tasks = [], []
-        for number, (setup, (code, _)) in enumerate(zip(setups, prepared, strict=True)):
-            for start, count in batches(games, parts):
-                owners.append(number)
-                tasks.append((code, setup, start, count))
-        done = None if progress is None else (lambda part: progress(len(part)))
-        parts_played = run_tasks(backend, run_records, tasks, done)
+        played = _play_records(backend, setups, codes, games, progress)
+        traces = [[] for _ in configs]
+        if skill is not None:
+            traces = _play_skill(backend, setups, codes, skill, progress)
     seconds = time.perf_counter() - started
-    played: list[list[GameResult]] = [[] for _ in configs]
-    for number, part in zip(owners, parts_played, strict=True):
-        played[number].extend(part)  # tasks are in game order within a configuration
     results = [
         ConfigResult(
             config,
             loaded.name,
             [Record(config.label, i, r, tuple(bots)) for i, r in enumerate(games_played)],
             loaded.metric_names,
+            trace,
         )
-        for config, (_, loaded), games_played in zip(configs, prepared, played, strict=True)
+        for config, (_, loaded), games_played, trace in zip(
+            configs, prepared, played, traces, strict=True
+        )
     ]
     comparisons = [compare_with_base(results[0], other) for other in results[1:]]
     return CompareResult(
-        results[0].game, players, games, str(seed), list(bots), results, comparisons, seconds
+        results[0].game, players, games, str(seed), list(bots), results, comparisons, seconds, skill
     )
 
 
+def _parts(backend: Backend, configs: int) -> int:
+    """How many batches each configuration's games are split into."""
+    parts = SERIAL_BATCHES if backend.workers == 1 else backend.workers * BATCHES_PER_WORKER
+    return max(1, parts // configs)
+
+
+def _play_records(
+    backend: Backend,
+    setups: Sequence[Setup],
+    codes: Sequence[GameCode],
+    games: int,
+    progress: Callable[[int], None] | None,
+) -> list[list[GameResult]]:
+    """Every configuration's games, recorded for the measures, in game order."""
+    parts = _parts(backend, len(setups))
+    owners, tasks = [], []
+    for number, (setup, code) in enumerate(zip(setups, codes, strict=True)):
+        for start, count in batches(games, parts):
+            owners.append(number)
+            tasks.append((code, setup, start, count, True))
+    done = None if progress is None else (lambda part: progress(len(part)))
+    parts_played = run_tasks(backend, run_records, tasks, done)
+    played: list[list[GameResult]] = [[] for _ in setups]
+    for number, part in zip(owners, parts_played, strict=True):
+        played[number].extend(part)  # tasks are in game order within a configuration
+    return played
+
+
+def _play_skill(
+    backend: Backend,
+    setups: Sequence[Setup],
+    codes: Sequence[GameCode],
+    plan: SkillPlan,
+    progress: Callable[[int], None] | None,
+) -> list[list[SkillRound]]:
+    """Every configuration's skill trace: each round's games, in game order."""
+    parts = _parts(backend, len(setups) * plan.rounds)
+    owners, tasks = [], []
+    for number, (setup, code) in enumerate(zip(setups, codes, strict=True)):
+        for step in range(plan.rounds):
+            small, large = plan.budgets(step)
+            for start, count in batches(plan.games, parts):
+                owners.append((number, step))
+                tasks.append((code, setup, start, count, small, large))
+    done = None if progress is None else (lambda part: progress(len(part)))
+    parts_played = run_tasks(backend, run_skill, tasks, done)
+    games: dict[tuple[int, int], list] = {owner: [] for owner in owners}
+    for owner, part in zip(owners, parts_played, strict=True):
+        games[owner].extend(part)
+    return [
+        [
+            skill_round(*plan.budgets(step), games[(number, step)], setup.players)
+            for step in range(plan.rounds)
+        ]
+        for number, setup in enumerate(setups)
+    ]
+
+
 def compare_with_base(base: ConfigResult, other: ConfigResult) -> Comparison:
-    """The other configuration's paired differences from the base, and what they say."""
+    """The other configuration's paired differences from the base, and what they say.
+
+    A measure some games lack (decisiveness after a shared win) is paired over the games where
+    both configurations have it; one neither has is left out.
+    """
     names = list(MEASURES)
     names += [f"seat {seat + 1} win rate" for seat in range(base.players)]
     names += [m for m in base.metric_names if m in other.metric_names]
-    differences = adjust([paired_difference(n, other.measure(n), base.measure(n)) for n in names])
+    names += [s.name for s in base.skill if s.name in {o.name for o in other.skill}]
+    differences = []
+    for name in names:
+        pairs = [
+            (a, b)
+            for a, b in zip(other.measure(name), base.measure(name), strict=True)
+            if a is not None and b is not None
+        ]
+        if pairs:
+            mine, theirs = zip(*pairs, strict=True)
+            differences.append(paired_difference(name, mine, theirs))
+    differences = adjust(differences)
     return Comparison(other.config.label, differences, describe(other.config.label, differences))
 
 
@@ -339,11 +514,18 @@ def _what(name: str) -> str:
         return "first seat's win rate (first-player advantage)"
     if name.startswith("seat "):
         return f"seat {name.split()[1]}'s win rate"
-    return name if name in MEASURES else f"'{name}' per player"
+    if name in MEASURES:
+        return name
+    if name.startswith(SKILL_PREFIX):  # "skill: LARGE vs SMALL win rate"
+        large, _, small = (
+            name.removeprefix(SKILL_PREFIX).removesuffix(" win rate").partition(" vs ")
+        )
+        return f"win rate of {large} against {small} (skill trace)"
+    return f"'{name}' per player"
 
 
 def _is_rate(d: Difference) -> bool:
-    return d.name.startswith("seat ") and d.name.endswith("win rate")
+    return is_rate(d.name)
 
 
 def _amount(d: Difference, value: float, signed: bool = False) -> str:

@@ -7,7 +7,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from dsl.terminal import printable
-from metro.analysis.compare import MEASURES, SCORES, CompareResult, table_rows
+from metro.analysis.compare import MEASURES, SCORES, CompareResult, is_rate, table_rows
 from metro.analysis.stats import Difference, Summary
 
 
@@ -29,6 +29,9 @@ def print_comparison(result: CompareResult, console: Console) -> None:
     )
     console.print(_win_table(result))
     console.print(_summary_table(result))
+    console.print(_interval_table(result))
+    if result.skill is not None:
+        console.print(_skill_table(result))
     for comparison in result.comparisons:
         console.print(_difference_table(comparison.config, comparison.differences))
         for sentence in comparison.words:
@@ -68,6 +71,51 @@ def _summary_table(result: CompareResult) -> Table:
     return table
 
 
+def _interval_table(result: CompareResult) -> Table:
+    """Each measure's mean per game with its 95% interval (Wilson for draws, t for the others)."""
+    table = Table(title="Per game: mean (95% interval)")
+    table.add_column("")
+    for r in result.results:
+        table.add_column(_rich(r.config.label), justify="right")
+    for name in table_rows(result.results):
+        if name not in MEASURES:
+            continue
+        cells = []
+        for r in result.results:
+            if not r.defined(name):
+                cells.append("—")
+                continue
+            mean, low, high = r.interval(name)
+            rate = is_rate(name)
+            finite = high != float("inf")
+            span = f" ({_cell(low, rate)}–{_cell(high, rate)})" if finite else ""
+            cells.append(_cell(mean, rate) + span)
+        table.add_row(_rich(name), *cells)
+    return table
+
+
+def _skill_table(result: CompareResult) -> Table:
+    """Each round's larger budget's win rate with its Wilson interval, per configuration."""
+    players = result.players
+    table = Table(
+        title="Skill trace: the larger budget's win rate (95% Wilson interval)",
+        caption=f"{_plural(result.skill.games, 'game')} per round, seats rotated; "
+        f"budget does not matter at {1 / players:.0%}",
+    )
+    table.add_column("round")
+    for r in result.results:
+        table.add_column(_rich(r.config.label), justify="right")
+    for number in range(result.skill.rounds):
+        small, large = result.skill.budgets(number)
+        cells = []
+        for r in result.results:
+            trace = r.skill[number]
+            low, high = trace.interval
+            cells.append(f"{trace.win_rate:.1%} ({low:.0%}–{high:.0%})")
+        table.add_row(_rich(f"{large} vs {small}"), *cells)
+    return table
+
+
 def _summary_cell(s: Summary | None) -> str:
     if s is None:
         return "—"
@@ -79,7 +127,7 @@ def _difference_table(label: str, differences: list[Difference]) -> Table:
     for heading in ("", "base", _rich(label), "difference", "95% interval", "p (adjusted)", ""):
         table.add_column(heading, justify="left" if not heading else "right")
     for d in differences:
-        rate = d.name.endswith("win rate")
+        rate = is_rate(d.name)
         verdict = "beyond the noise" if d.significant else ("same" if d.identical else "")
         finite = d.half_width != float("inf")
         interval = f"{_cell(d.low, rate)} – {_cell(d.high, rate)}" if finite else "—"

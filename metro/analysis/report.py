@@ -14,7 +14,7 @@ from functools import lru_cache
 
 import jinja2
 
-from metro.analysis.compare import CompareResult, table_rows
+from metro.analysis.compare import MEASURES, CompareResult, is_rate, table_rows
 from metro.analysis.stats import Difference
 
 TEMPLATE = "report.html.jinja"
@@ -57,15 +57,25 @@ def render_report(result: CompareResult) -> str:
         ("Win rate by seat", _wins_plot(result)),
         ("Game length", _length_plot(result)),
     ]
+    if result.skill is not None:
+        plots.append(("Skill trace: does thinking more win more?", _skill_plot(result)))
     plots += [
         (f"{c.config} − base: differences", _differences_plot(c.config, c.differences))
         for c in result.comparisons
     ]
     names = table_rows(result.results)
+    measures = [name for name in names if name in MEASURES]
     return (
         _environment()
         .get_template(TEMPLATE)
-        .render(result=result, plots=plots, names=names, fmt=_fmt, rate=_is_rate)
+        .render(
+            result=result,
+            plots=plots,
+            names=names,
+            measures=measures,
+            fmt=_fmt,
+            rate=_is_rate,
+        )
     )
 
 
@@ -81,7 +91,7 @@ def _fmt(value: float, digits: int = 3) -> str:
 
 
 def _is_rate(name: str) -> bool:
-    return name.startswith("seat ") and name.endswith("win rate")
+    return is_rate(name)
 
 
 def _png(figure) -> str:
@@ -172,4 +182,29 @@ def _differences_plot(label: str, differences: list[Difference]) -> str:
         [d.name + (" (pp)" if _is_rate(d.name) else "") for d in reversed(shown)],
     )
     axes.set_xlabel(f"{label} − base, % of the base's mean (red: beyond the noise)")
+    return _png(figure)
+
+
+def _skill_plot(result: CompareResult) -> str:
+    """Each round's larger budget's win rate with its Wilson interval, one line per configuration."""
+    pyplot = require_plots()
+    plan = result.skill
+    figure, axes = pyplot.subplots(figsize=(7, 3.4))
+    rounds = range(plan.rounds)
+    shift = 0.08  # configurations side by side, so their intervals do not hide each other
+    for number, config in enumerate(result.results):
+        rates = [config.skill[r].win_rate for r in rounds]
+        intervals = [config.skill[r].interval for r in rounds]
+        errors = [
+            [rate - low for rate, (low, _) in zip(rates, intervals, strict=True)],
+            [high - rate for rate, (_, high) in zip(rates, intervals, strict=True)],
+        ]
+        positions = [r + (number - (len(result.results) - 1) / 2) * shift for r in rounds]
+        axes.errorbar(positions, rates, yerr=errors, fmt="o-", capsize=3, label=config.config.label)
+    axes.axhline(1 / result.players, color="grey", linewidth=0.8, linestyle="--")
+    labels = ["{1} vs {0}".format(*plan.budgets(r)) for r in rounds]
+    axes.set_xticks(list(rounds), labels)
+    axes.set_ylabel("larger budget's win rate (95% Wilson)")
+    axes.set_ylim(0, 1)
+    axes.legend(fontsize="small")
     return _png(figure)

@@ -19,10 +19,12 @@ from fractions import Fraction
 from loader.games import game_path
 from loader.loading import game_from_source, keyed_game_source, loaded, remember
 from metro.analysis.executors import STALL_SECONDS, open_backend, run_tasks
+from metro.analysis.measures import Decision, GameMeasures, Trajectory
 from metro.bots import Bot, make_bot
 from runtime.driver import drive
 from runtime.errors import MetroRuntimeError, RuleError
 from runtime.machine import Game
+from runtime.state import State
 
 BATCHES_PER_WORKER = 8  # several batches per worker even out unequal game lengths
 SERIAL_BATCHES = 100  # progress updates in a serial run
@@ -39,6 +41,7 @@ class GameResult:
     decisions: int
     over: bool
     metrics: dict[str, list[int]] = field(default_factory=dict)  # when asked for
+    measures: GameMeasures | None = None  # when recorded (metro compare)
 
 
 def play_game(
@@ -48,15 +51,21 @@ def play_game(
     bots: Sequence[Bot],
     metrics: bool = False,
     trusted: bool = False,
+    record: bool = False,
 ) -> GameResult:
     """Play one game, each seat's bot deciding, until the game ends or nobody is to move.
 
     With `metrics`, the game's declared metrics are recorded at the end. With `trusted`, the
     bots' choices are taken unchecked (`State.apply_legal`): only for bots known to return one
     of the legal actions they were given, such as those of `make_bot`; if every bot is also
-    `frameless`, the game runs on the frameless driver (the same game, faster).
+    `frameless`, the game runs on the frameless driver (the same game, faster). With `record`,
+    the game is played decision by decision and summarised in `measures` (the same game: the
+    recording only reads each position before its bot does).
     """
-    if trusted and game.drives and all(getattr(bot, "frameless", False) for bot in bots):
+    measures = None
+    if record:
+        state, measures = _recorded(game, players, seed, bots, trusted)
+    elif trusted and game.drives and all(getattr(bot, "frameless", False) for bot in bots):
         state = drive(game, players, seed, bots)
     else:
         state = game.new_game(players, seed)
@@ -77,7 +86,31 @@ def play_game(
         len(state.history),
         over,
         state.metrics() if metrics else {},
+        measures,
     )
+
+
+def _recorded(
+    game: Game, players: int, seed: int | str, bots: Sequence[Bot], trusted: bool
+) -> tuple[State, GameMeasures]:
+    """Play one game as play_game's framed loop does, noting what the measures need on the way."""
+    state = game.new_game(players, seed)
+    apply = state.apply_legal if trusted else state.apply
+    decisions: list[Decision] = []
+    # Estimates are read only for a game that declares one: for any other they are the scores.
+    estimates: list[list[int]] | None = [] if game.has_estimate else None
+    while True:
+        movers = state.to_move
+        if not movers:
+            break
+        player = movers[0]
+        # The bot asks for the same list: it is cached at this position, so this costs one lookup.
+        decisions.append(Decision(player, len(state.legal_actions(player)), tuple(movers)))
+        if estimates is not None:
+            estimates.append(state.estimates())
+        apply(player, bots[player].choose(state, player))
+    winners = state.winners() if state.is_over else []
+    return state, GameMeasures.of(Trajectory(players, decisions, winners, estimates))
 
 
 @dataclass(frozen=True)
@@ -167,15 +200,17 @@ def play_batch(game: Game, setup: Setup, start: int, count: int) -> Tally:
 
 
 def play_results(
-    game: Game, setup: Setup, start: int, count: int, metrics: bool = False
+    game: Game, setup: Setup, start: int, count: int, metrics: bool = False, record: bool = False
 ) -> list[GameResult]:
-    """Games start .. start+count-1 of a simulation, one result each (with metrics if asked)."""
+    """Games start .. start+count-1 of a simulation, one result each (metrics, measures if asked)."""
     results = []
     for index in range(start, start + count):
         seed = f"{setup.seed}/{index}"
         bots = [make_bot(spec, f"{seed}/{seat}", game) for seat, spec in enumerate(setup.bots)]
         try:
-            results.append(play_game(game, setup.players, seed, bots, metrics, trusted=True))
+            results.append(
+                play_game(game, setup.players, seed, bots, metrics, trusted=True, record=record)
+            )
         except MetroRuntimeError as error:
             raise RuleError(f"in game {index} (seed '{seed}'): {error}") from error
     return results
@@ -186,9 +221,12 @@ def run_batch(code: GameCode, setup: Setup, start: int, count: int) -> Tally:
     return play_batch(load(code), setup, start, count)
 
 
-def run_records(code: GameCode, setup: Setup, start: int, count: int) -> list[GameResult]:
-    """Load the game (once per process) and play one batch: each game's result, with metrics."""
-    return play_results(load(code), setup, start, count, metrics=True)
+def run_records(
+    code: GameCode, setup: Setup, start: int, count: int, record: bool = False
+) -> list[GameResult]:
+    """Load the game (once per process) and play one batch: each game's result, with metrics
+    (and, with `record`, its measures)."""
+    return play_results(load(code), setup, start, count, metrics=True, record=record)
 
 
 @dataclass(frozen=True)

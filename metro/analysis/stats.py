@@ -149,6 +149,19 @@ def paired_difference(name: str, other: Sequence[float], base: Sequence[float]) 
     return Difference(name, statistics.fmean(base), statistics.fmean(other), mean, low, high, p, p)
 
 
+def mean_interval(values: Sequence[float]) -> tuple[float, float, float]:
+    """The mean of `values` (at least one) and its 95% t interval (infinite with one value)."""
+    n = len(values)
+    mean = statistics.fmean(values)
+    if n < 2:
+        return mean, -math.inf, math.inf
+    spread = statistics.stdev(values)
+    if spread == 0:
+        return mean, mean, mean
+    half = _scipy_stats().t.ppf((1 + LEVEL) / 2, n - 1) * spread / math.sqrt(n)
+    return mean, mean - half, mean + half
+
+
 def adjust(differences: list[Difference]) -> list[Difference]:
     """The same differences with Benjamini-Hochberg adjusted p-values (many quantities, one question)."""
     if not differences:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import click
+from click.core import ParameterSource
 from rich.console import Console
 from rich.table import Table
 
@@ -217,6 +218,33 @@ def playthrough_command(
     metavar="FILE.html",
     help="Also write a self-contained HTML report with plots (needs the report extra).",
 )
+@click.option(
+    "--skill-trace",
+    is_flag=True,
+    help="Also play each configuration's skill trace: mcts at a budget against twice it, "
+    "doubled over rounds (costly).",
+)
+@click.option(
+    "--skill-rounds",
+    type=click.IntRange(min=1, max=8),
+    default=3,
+    show_default=True,
+    help="Rounds of the skill trace.",
+)
+@click.option(
+    "--skill-budget",
+    type=click.IntRange(min=1),
+    default=25,
+    show_default=True,
+    help="The skill trace's first budget (mcts iterations): round r plays 2^r and 2^(r+1) times it.",
+)
+@click.option(
+    "--skill-games",
+    type=click.IntRange(min=1),
+    default=20,
+    show_default=True,
+    help="Games per round and configuration of the skill trace.",
+)
 def compare_command(
     path: str,
     variants,
@@ -232,22 +260,31 @@ def compare_command(
     stall: float,
     as_json: bool,
     report: str | None,
+    skill_trace: bool,
+    skill_rounds: int,
+    skill_budget: int,
+    skill_games: int,
 ) -> None:
     """Play the base game and each variant or expansion on the same seeds, and compare them.
 
-    Reports win rates by seat, scores, margins, game length and the game's metrics per
-    configuration, and each configuration's differences from the base with 95% intervals and
-    paired tests, in words.
+    Reports win rates by seat, draws, scores, margins, game length, branching, the lead by the
+    game's estimate and the game's metrics per configuration (docs/compare.md defines them), and
+    each configuration's differences from the base with 95% intervals and paired tests, in words.
     """
     # Here, not at the top: simulate needs none of the statistics.
     from metro.analysis.compare import compare, configurations
     from metro.analysis.compare_view import print_comparison
+    from metro.analysis.skill import SkillPlan
     from metro.analysis.stats import ScipyMissing
 
     if not variants and not expansions:
         raise click.UsageError("name at least one configuration: --variant NAME or --with NAME")
+    _skill_options_need_the_trace(skill_trace)
+    skill = SkillPlan(skill_budget, skill_rounds, skill_games) if skill_trace else None
     try:
         configs = configurations(variants, expansions)
+        if skill is not None:
+            skill.check()
     except ValueError as error:
         raise click.UsageError(str(error)) from None
     if report is not None:
@@ -263,10 +300,22 @@ def compare_command(
             raise click.UsageError(str(error)) from None
     game, players = load_with_players(path, (), (), map_path, players)
     specs = seat_bots(game, bot, bots, players, "player")
+    total = games + (0 if skill is None else skill.rounds * skill.games)
     try:
-        with progress_bar("comparing", games * len(configs), as_json) as advance:
+        with progress_bar("comparing", total * len(configs), as_json) as advance:
             result = compare(
-                path, players, games, seed, specs, configs, map_path, jobs, dask, advance, stall
+                path,
+                players,
+                games,
+                seed,
+                specs,
+                configs,
+                map_path,
+                jobs,
+                dask,
+                advance,
+                stall,
+                skill,
             )
     except ScipyMissing as error:
         raise click.UsageError(str(error)) from None
@@ -281,3 +330,12 @@ def compare_command(
         print_comparison(result, Console(highlight=False))
         if report is not None:
             say(f"report: {report}")
+
+
+def _skill_options_need_the_trace(asked: bool) -> None:
+    """A usage error when a skill-trace option is given without --skill-trace (it would do nothing)."""
+    context = click.get_current_context()
+    for name in ("skill_rounds", "skill_budget", "skill_games"):
+        if not asked and context.get_parameter_source(name) is ParameterSource.COMMANDLINE:
+            option = "--" + name.replace("_", "-")
+            raise click.UsageError(f"{option} sets the skill trace: add --skill-trace")
