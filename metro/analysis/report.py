@@ -7,47 +7,14 @@ reaches the page only through jinja2's HTML autoescaping.
 
 from __future__ import annotations
 
-import base64
-import io
 import math
-from functools import lru_cache
 
-import jinja2
-
+from metro.analysis import pages
 from metro.analysis.compare import MEASURES, CompareResult, is_rate, table_rows
+from metro.analysis.pages import environment, figure_uri, require_plots
 from metro.analysis.stats import Difference
 
 TEMPLATE = "report.html.jinja"
-DPI = 96
-
-
-class PlotsMissing(RuntimeError):
-    """A report was asked for but matplotlib (the report extra) is not installed."""
-
-
-def require_plots():
-    """The pyplot module with a display-free backend, or PlotsMissing."""
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        from matplotlib import pyplot
-    except ImportError as error:
-        raise PlotsMissing(
-            "--report needs matplotlib: pip install 'metro-games[report]'"
-        ) from error
-    return pyplot
-
-
-@lru_cache(maxsize=1)
-def _environment() -> jinja2.Environment:
-    return jinja2.Environment(
-        loader=jinja2.PackageLoader("metro", "templates"),
-        undefined=jinja2.StrictUndefined,
-        autoescape=True,
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
 
 
 def render_report(result: CompareResult) -> str:
@@ -66,15 +33,15 @@ def render_report(result: CompareResult) -> str:
     names = table_rows(result.results)
     measures = [name for name in names if name in MEASURES]
     return (
-        _environment()
+        environment()
         .get_template(TEMPLATE)
         .render(
             result=result,
             plots=plots,
             names=names,
             measures=measures,
-            fmt=_fmt,
-            rate=_is_rate,
+            fmt=pages.number,
+            rate=is_rate,
         )
     )
 
@@ -84,21 +51,6 @@ def write_report(result: CompareResult, path: str) -> None:
     text = render_report(result)
     with open(path, "w", encoding="utf-8") as handle:
         handle.write(text)
-
-
-def _fmt(value: float, digits: int = 3) -> str:
-    return "—" if not math.isfinite(value) else f"{value:.{digits}g}"
-
-
-def _is_rate(name: str) -> bool:
-    return is_rate(name)
-
-
-def _png(figure) -> str:
-    buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=DPI, bbox_inches="tight")
-    require_plots().close(figure)
-    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
 def _scores_plot(result: CompareResult) -> str:
@@ -113,7 +65,7 @@ def _scores_plot(result: CompareResult) -> str:
     axes.set_xlabel("final score (every seat of every game)")
     axes.set_ylabel("scores")
     axes.legend(fontsize="small")
-    return _png(figure)
+    return figure_uri(figure)
 
 
 def _bins(low: float, high: float, most: int = 40) -> list[float]:
@@ -144,7 +96,7 @@ def _wins_plot(result: CompareResult) -> str:
     axes.set_ylabel("win rate (95% Wilson interval)")
     axes.set_ylim(0, 1)
     axes.legend(fontsize="small")
-    return _png(figure)
+    return figure_uri(figure)
 
 
 def _length_plot(result: CompareResult) -> str:
@@ -157,16 +109,16 @@ def _length_plot(result: CompareResult) -> str:
     axes.set_xlabel("decisions per game")
     axes.set_ylabel("games")
     axes.legend(fontsize="small")
-    return _png(figure)
+    return figure_uri(figure)
 
 
 def _differences_plot(label: str, differences: list[Difference]) -> str:
     """Each difference relative to the base's mean (win rates in percentage points), with its interval."""
     pyplot = require_plots()
-    shown = [d for d in differences if math.isfinite(d.low) and (d.base or _is_rate(d.name))]
+    shown = [d for d in differences if math.isfinite(d.low) and (d.base or is_rate(d.name))]
     figure, axes = pyplot.subplots(figsize=(7, 0.35 * len(shown) + 1.2))
     for row, d in enumerate(reversed(shown)):
-        scale = 100 if _is_rate(d.name) else 100 / abs(d.base)
+        scale = 100 if is_rate(d.name) else 100 / abs(d.base)
         colour = "tab:red" if d.significant else "tab:grey"
         axes.errorbar(
             scale * d.mean,
@@ -179,10 +131,10 @@ def _differences_plot(label: str, differences: list[Difference]) -> str:
     axes.axvline(0, color="black", linewidth=0.8)
     axes.set_yticks(
         range(len(shown)),
-        [d.name + (" (pp)" if _is_rate(d.name) else "") for d in reversed(shown)],
+        [d.name + (" (pp)" if is_rate(d.name) else "") for d in reversed(shown)],
     )
     axes.set_xlabel(f"{label} − base, % of the base's mean (red: beyond the noise)")
-    return _png(figure)
+    return figure_uri(figure)
 
 
 def _skill_plot(result: CompareResult) -> str:
@@ -207,4 +159,4 @@ def _skill_plot(result: CompareResult) -> str:
     axes.set_ylabel("larger budget's win rate (95% Wilson)")
     axes.set_ylim(0, 1)
     axes.legend(fontsize="small")
-    return _png(figure)
+    return figure_uri(figure)

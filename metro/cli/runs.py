@@ -288,11 +288,8 @@ def compare_command(
     except ValueError as error:
         raise click.UsageError(str(error)) from None
     if report is not None:
-        from metro.analysis.report import (  # jinja2, matplotlib
-            PlotsMissing,
-            require_plots,
-            write_report,
-        )
+        from metro.analysis.pages import PlotsMissing, require_plots  # jinja2, matplotlib
+        from metro.analysis.report import write_report
 
         try:
             require_plots()
