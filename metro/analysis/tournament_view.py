@@ -44,7 +44,7 @@ def print_tournament(result: TournamentResult, console: Console) -> None:
 
 def rating_table(result: TournamentResult) -> Table:
     """Bots by rating: Elo with its interval, games, win rate, mean score and place, thinking time."""
-    table = Table(title="Ratings (Bradley–Terry, Elo scale, mean 0; 95% bootstrap interval)")
+    table = Table(title="Ratings (Bradley–Terry, Elo scale, mean 0; 95% interval)")
     for heading in ("", "bot", "Elo", "95% interval", "games", "win rate", "score", "place"):
         table.add_column(heading, justify="left" if heading == "bot" else "right")
     table.add_column("s / decision", justify="right")
