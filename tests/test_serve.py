@@ -139,6 +139,37 @@ def test_the_games_are_the_shipped_ones(server):
     assert listed[TTR]["title"] == ttr.name
     assert listed[TTR]["players"] == [ttr.min_players, ttr.max_players]
     assert "big_bonus" in listed[TTR]["variants"]
+    levels = {level["name"]: level["bot"] for level in listed[TTR]["levels"]}
+    assert set(levels) >= {"easy", "medium", "hard"} and set(levels) <= set(listed[TTR]["bots"])
+
+
+def test_a_level_is_held_to_the_servers_bounds_on_its_bots(server, tmp_path):
+    from metro.bots import spec_of
+    from metro.serve.limits import MAX_BOT_ITERATIONS
+    from metro.serve.requests import BadRequest, check_bot_budget
+
+    (tmp_path / "rules.metro").write_text(
+        LEVELLED.replace("BUDGET", str(MAX_BOT_ITERATIONS + 1)), encoding="utf-8"
+    )
+    game = load_game(str(tmp_path), use_cache=False)
+    assert spec_of("hard", game) == f"mcts:{MAX_BOT_ITERATIONS + 1}"
+    with pytest.raises(BadRequest, match=f"at most {MAX_BOT_ITERATIONS} iterations"):
+        check_bot_budget(spec_of("hard", game))
+    created = server.create(TTR, [HUMAN, {"bot": "easy"}], seed=3)
+    assert created["match"]  # a level is a bot's name
+
+
+LEVELLED = """\
+game "Levelled" {
+  players 2..2
+  per player { points: int public }
+  level hard "mcts:BUDGET"
+  action gain(k in [1, 2]) { me.points += k }
+  flow { for p in players { choose by p { gain } } }
+  score(p) = p.points
+  rank p by p.points desc
+}
+"""
 
 
 def test_a_whole_ticket_to_ride_match_against_a_bot(server):

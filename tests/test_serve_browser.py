@@ -37,7 +37,8 @@ def test_a_match_made_in_the_lobby_is_played_by_clicking_its_menus(browser, serv
     page.wait_for_selector("body[data-ready=yes]", timeout=WAIT_MS)
     assert page.input_value("#game") == "ticket_to_ride"
     assert page.locator("select.seat").count() == 2
-    assert page.input_value("select[name=seat-1]") == "random"  # a bot sits opposite by default
+    assert page.input_value("select[name=seat-1]") == "easy"  # a bot sits opposite by default
+    assert "bot: hard (mcts)" in page.inner_text("select[name=seat-1]")  # the levels come first
     page.fill("#seed", "4")
     page.click("#create-button")
     page.wait_for_selector("#created:not([hidden]) a.seat-link", timeout=WAIT_MS)

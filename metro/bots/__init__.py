@@ -111,17 +111,24 @@ def bot_names(game=None) -> list[str]:
     return sorted(set(BOTS) | set(levels(game)) | set(declared))
 
 
+def spec_of(name: str, game=None) -> str:
+    """The bot a name stands for: a level's bot, else the name itself (a declared bot's name
+    wins over a level's)."""
+    declared = getattr(game.module, "BOTS", {}) if game is not None else {}
+    return levels(game).get(name, name) if name not in declared else name
+
+
 def make_bot(name: str, seed: int | str, game=None) -> Bot:
     """A new bot: one the game declares (`bot "name" {…}`), a level of play, or a registered
     kind[:budget]; else ValueError."""
     declared = getattr(game.module, "BOTS", {}) if game is not None else {}
-    named = levels(game)
-    if name in named and name not in declared:
-        try:
-            return _made(named[name], seed, game, declared)
-        except ValueError as error:
-            raise ValueError(f"level '{name}' names a bot that cannot be made: {error}") from None
-    return _made(name, seed, game, declared)
+    spec = spec_of(name, game)
+    if spec == name:
+        return _made(name, seed, game, declared)
+    try:
+        return _made(spec, seed, game, declared)
+    except ValueError as error:
+        raise ValueError(f"level '{name}' names a bot that cannot be made: {error}") from None
 
 
 def _made(name: str, seed: int | str, game, declared: dict) -> Bot:

@@ -16,7 +16,7 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from metro.bots import bot_names
+from metro.bots import bot_names, levels
 from metro.serve.limits import (
     BOT_BUDGETS,
     MAX_BODY_BYTES,
@@ -64,6 +64,7 @@ def create_app(service: MatchService, hosts: list[str]) -> Starlette:
                     "variants": list(entry.variants),
                     "expansions": list(entry.expansions),
                     "bots": bot_names(game),
+                    "levels": [{"name": n, "bot": b} for n, b in levels(game).items()],
                     "budgets": [
                         {"bot": b.bot, "unit": b.unit, "suffix": b.suffix, "max": b.most}
                         for b in BOT_BUDGETS

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 import anyio.to_thread
 
 from dsl.diagnostics import CompileError
-from metro.bots import Bot, RandomBot, bot_names, make_bot
+from metro.bots import Bot, RandomBot, bot_names, make_bot, spec_of
 from metro.play.moves import MoveLog
 from metro.render.pictures import Pictures
 from metro.render.replay import replay_page
@@ -42,7 +42,13 @@ from metro.serve.limits import (
     MAX_OPEN_MATCHES,
     STAND_IN_BOT,
 )
-from metro.serve.requests import ActionRequest, BadRequest, MatchRequest, UndoRequest
+from metro.serve.requests import (
+    ActionRequest,
+    BadRequest,
+    MatchRequest,
+    UndoRequest,
+    check_bot_budget,
+)
 from metro.serve.store import (
     DecisionRecord,
     MatchChanged,
@@ -178,6 +184,7 @@ class MatchService:
             )
         for spec in request.seats:
             if spec is not None:
+                check_bot_budget(spec_of(spec, game))  # a level's bot within this server's bounds
                 try:
                     make_bot(spec, 0, game)
                 except ValueError as error:

@@ -22,12 +22,19 @@ function seatRow(game, index) {
   const human = element("option", "a person");
   human.value = "";
   select.append(human);
-  for (const bot of game.bots) {
+  // The levels of play first ("easy (random)"), then every bot by its own name.
+  const levelNames = game.levels.map((level) => level.name);
+  for (const level of game.levels) {
+    const option = element("option", `bot: ${level.name} (${level.bot})`);
+    option.value = level.name;
+    select.append(option);
+  }
+  for (const bot of game.bots.filter((name) => !levelNames.includes(name))) {
     const option = element("option", `bot: ${bot}`);
     option.value = bot;
     select.append(option);
   }
-  if (index > 0 && game.bots.length) select.value = game.bots.includes("random") ? "random" : game.bots[0];
+  if (index > 0 && game.bots.length) select.value = levelNames.includes("easy") ? "easy" : game.bots[0];
   // A bot's budget: a bounded number in one of the units the server lists for that bot.
   const budget = element("input");
   budget.className = "budget";
