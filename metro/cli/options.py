@@ -181,13 +181,14 @@ PLAYERS_OPTION = click.option(
 BOT_OPTION = click.option(
     "--bot",
     metavar="NAME",
-    help="Bot for the seats no person plays [default: the game's default bot, else random]; "
-    "a budget may follow a colon: mcts:500 (iterations), mcts:250ms, greedy:8.",
+    help="Bot for the seats no person plays [default: the game's default bot, else random]: "
+    "a level (easy, medium, hard) or a bot, whose budget may follow a colon: mcts:500 "
+    "(iterations), mcts:250ms, greedy:8.",
 )
 BOTS_OPTION = click.option(
     "--bots",
     metavar="A,B,...",
-    help="One bot per seat that no person plays, in seat order (e.g. mcts,random,greedy).",
+    help="One bot per seat that no person plays, in seat order (e.g. hard,easy or mcts,random).",
 )
 
 
