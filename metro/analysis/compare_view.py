@@ -180,7 +180,7 @@ def print_sequential(sequential: Sequential, console: Console) -> None:
         f"{1 - 2 * design.alpha:.1%} interval inside ±{_rich(sequential.detect.text)}",
     )
     for heading in ("configuration", "", "decision", "at look", "games"):
-        table.add_column(heading, justify="left" if heading != "at look" else "right")
+        table.add_column(heading, justify="right" if heading in ("at look", "games") else "left")
     for v in sequential.verdicts:
         look = "—" if v.look is None else str(v.look)
         games = "—" if v.games is None else str(v.games)
