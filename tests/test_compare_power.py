@@ -246,3 +246,14 @@ def test_bad_options_are_usage_errors(tally, extra, message):
     assert result.exit_code == 2, result.output
     assert message in " ".join(result.output.split())
     assert "Traceback" not in result.output
+
+
+def test_the_report_shows_the_plan_the_looks_and_the_detectable_column(tally):
+    pytest.importorskip("matplotlib")
+    from metro.analysis.report import render_report
+
+    noise = configurations(["noise"])
+    result = compare_until_decided(tally, 2, 1, BOTS, noise, Design(5, 10), Detect.parse("1%"))
+    html = render_report(result)
+    assert "Sequential: 2 of up to 2 looks" in html and "<th>detectable</th>" in html
+    assert "Still undecided at the maximum: the run is too small to tell." in html

@@ -17,6 +17,7 @@ import statistics
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from loader.games import game_path
 from metro.analysis.executors import STALL_SECONDS, Backend, open_backend, run_tasks
@@ -53,6 +54,9 @@ from metro.analysis.stats import (
     paired_difference,
 )
 from runtime.values import PLAYER
+
+if TYPE_CHECKING:
+    from runtime.machine import Game
 
 SERIAL_BATCHES = 50  # progress updates per configuration in a serial run
 
@@ -505,11 +509,20 @@ class _Run:
     bots: list[str]
     configs: Sequence[Config]
     setups: list[Setup]
-    prepared: list
+    prepared: list[tuple[GameCode, Game]]
     skill: SkillPlan | None
 
     @classmethod
-    def of(cls, game, players, seed, bots, configs, map, skill) -> _Run:
+    def of(
+        cls,
+        game: str,
+        players: int,
+        seed: int | str,
+        bots: Sequence[str],
+        configs: Sequence[Config],
+        map: str | None,
+        skill: SkillPlan | None,
+    ) -> _Run:
         """Check the options and compile every configuration (every compile error before any game)."""
         if len(bots) != players:
             raise ValueError(f"{len(bots)} bots for {players} players: give one bot per seat")
@@ -539,13 +552,21 @@ class _Run:
                 f"(the quantities: {', '.join(known)})"
             )
 
-    def skill_traces(self, backend: Backend, progress) -> list[list[SkillRound]]:
+    def skill_traces(
+        self, backend: Backend, progress: Callable[[int], None] | None
+    ) -> list[list[SkillRound]]:
         """Each configuration's skill trace (empty lists without one)."""
         if self.skill is None:
             return [[] for _ in self.configs]
         return _play_skill(backend, self.setups, self.codes, self.skill, progress)
 
-    def result(self, played, traces, seconds: float, detect: Detect | None) -> CompareResult:
+    def result(
+        self,
+        played: Sequence[Sequence[GameResult]],
+        traces: Sequence[list[SkillRound]],
+        seconds: float,
+        detect: Detect | None,
+    ) -> CompareResult:
         """The games played so far, summarised and compared with the base."""
         results = [
             ConfigResult(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import click
 from click.core import ParameterSource
@@ -30,6 +31,11 @@ from metro.cli.options import (
     valid_seed,
 )
 from runtime.values import PLAYER
+
+if TYPE_CHECKING:  # the statistics are imported when compare runs: simulate needs none of them
+    from metro.analysis.compare import CompareResult, Config
+    from metro.analysis.power import Detect
+    from metro.analysis.skill import SkillPlan
 
 
 @click.command("simulate")
@@ -401,12 +407,12 @@ class _CompareRun:
     players: int
     seed: str
     bots: list[str]
-    configs: list
+    configs: list[Config]
     map_path: str | None
     jobs: int
     dask: str | None
     stall: float
-    skill: object  # a SkillPlan or None
+    skill: SkillPlan | None
     hidden: bool  # no progress bar or plan on the terminal (--json)
     decide: tuple[str, ...]
 
@@ -414,7 +420,7 @@ class _CompareRun:
         """The skill trace's games per configuration."""
         return 0 if self.skill is None else self.skill.rounds * self.skill.games
 
-    def fixed(self, games: int, detect=None):
+    def fixed(self, games: int, detect: Detect | None = None) -> CompareResult:
         """`games` games per configuration."""
         from metro.analysis.compare import compare
 
@@ -436,7 +442,7 @@ class _CompareRun:
                 detect,
             )
 
-    def planned(self, detect, pilot: int, max_games: int, plan_only: bool):
+    def planned(self, detect: Detect, pilot: int, max_games: int, plan_only: bool) -> CompareResult:
         """A pilot and its plan; then, unless `plan_only`, the games the plan asks for."""
         from metro.analysis.compare import plan_games
         from metro.analysis.compare_view import print_plan
@@ -466,7 +472,7 @@ class _CompareRun:
         result.plan = trial.plan
         return result
 
-    def until_decided(self, detect, batch: int, max_games: int):
+    def until_decided(self, detect: Detect, batch: int, max_games: int) -> CompareResult:
         """Batches until every chosen difference is decided, or `max_games`."""
         from metro.analysis.compare import compare_until_decided
         from metro.analysis.power import Design
