@@ -7,7 +7,10 @@ Per configuration: win rate by seat with Wilson intervals, the score's mean, spr
 quantiles, the margin of victory, the game length, the game's declared metrics, and the measures
 of how games unfold (`metro.analysis.measures`: draws, turns, branching, the lead by the
 estimate) with their intervals; optionally a skill trace (`metro.analysis.skill`); per variant,
-its differences from the base, with intervals and paired tests, said in words.
+its differences from the base, with intervals, paired tests and the smallest difference the games
+could have detected, said in words. `plan_games` plays a pilot to plan how many games a change
+needs, `compare_until_decided` plays batches until each difference is decided
+(`metro.analysis.power`).
 """
 
 from __future__ import annotations
