@@ -7,7 +7,10 @@ Per configuration: win rate by seat with Wilson intervals, the score's mean, spr
 quantiles, the margin of victory, the game length, the game's declared metrics, and the measures
 of how games unfold (`metro.analysis.measures`: draws, turns, branching, the lead by the
 estimate) with their intervals; optionally a skill trace (`metro.analysis.skill`); per variant,
-its differences from the base, with intervals and paired tests, said in words.
+its differences from the base, with intervals, paired tests and the smallest difference the games
+could have detected, said in words. `plan_games` plays a pilot to plan how many games a change
+needs, `compare_until_decided` plays batches until each difference is decided
+(`metro.analysis.power`).
 """
 
 from __future__ import annotations
@@ -17,10 +20,22 @@ import statistics
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from loader.games import game_path
 from metro.analysis.executors import STALL_SECONDS, Backend, open_backend, run_tasks
 from metro.analysis.measures import GameMeasures, score_spread
+from metro.analysis.power import (
+    PILOT,
+    Design,
+    Detect,
+    OptionError,
+    Plan,
+    Sequential,
+    chosen,
+    plan_rows,
+    verdict,
+)
 from metro.analysis.simulate import (
     BATCHES_PER_WORKER,
     GameCode,
@@ -32,8 +47,19 @@ from metro.analysis.simulate import (
     wilson_interval,
 )
 from metro.analysis.skill import SKILL_PREFIX, SkillPlan, SkillRound, run_skill, skill_round
-from metro.analysis.stats import Difference, Summary, adjust, mean_interval, paired_difference
+from metro.analysis.stats import (
+    ALPHA,
+    POWER,
+    Difference,
+    Summary,
+    adjust,
+    mean_interval,
+    paired_difference,
+)
 from runtime.values import PLAYER
+
+if TYPE_CHECKING:
+    from runtime.machine import Game
 
 SERIAL_BATCHES = 50  # progress updates per configuration in a serial run
 
@@ -326,6 +352,9 @@ class CompareResult:
     comparisons: list[Comparison]
     seconds: float
     skill: SkillPlan | None = None
+    detect: Detect | None = None  # the change that matters (--detect)
+    plan: Plan | None = None  # the pilot's plan (--detect)
+    sequential: Sequential | None = None  # the looks and verdicts (--until-decided)
 
     def to_dict(self, records: bool = True) -> dict:
         """JSON-able result; with `records`, every game of every configuration."""
@@ -336,6 +365,11 @@ class CompareResult:
             "seed": self.seed,
             "bots": self.bots,
             "seconds": self.seconds,
+            "alpha": ALPHA,
+            "power": POWER,
+            "detect": None if self.detect is None else self.detect.to_dict(),
+            "plan": None if self.plan is None else self.plan.to_dict(),
+            "sequential": None if self.sequential is None else self.sequential.to_dict(),
             "skill_trace": None if self.skill is None else self.skill.to_dict(),
             "configurations": [r.to_dict() for r in self.results],
             "comparisons": [c.to_dict() for c in self.comparisons],
@@ -358,46 +392,210 @@ def compare(
     progress: Callable[[int], None] | None = None,
     stall: float = STALL_SECONDS,
     skill: SkillPlan | None = None,
+    detect: Detect | None = None,
 ) -> CompareResult:
     """Play `games` seeded games of every configuration, then summarise and compare them.
 
-    With `skill`, each configuration's skill trace is played too (`metro.analysis.skill`).
+    With `skill`, each configuration's skill trace is played too (`metro.analysis.skill`); with
+    `detect`, the words weigh what the games could have detected against that change.
     """
     if games < 2:
         raise ValueError(f"comparing needs at least 2 games per configuration, not {games}")
-    if len(bots) != players:
-        raise ValueError(f"{len(bots)} bots for {players} players: give one bot per seat")
-    if skill is not None:
-        skill.check()
-    path = game_path(game)
-    setups = [
-        Setup(path, players, str(seed), tuple(bots), c.variants, c.expansions, map) for c in configs
-    ]
-    prepared = [prepare(setup) for setup in setups]  # every compile error before any game
-    codes = [code for code, _ in prepared]
+    run = _Run.of(game, players, seed, bots, configs, map, skill)
     started = time.perf_counter()
     with open_backend(jobs, dask, stall) as backend:
-        played = _play_records(backend, setups, codes, games, progress)
-        traces = [[] for _ in configs]
-        if skill is not None:
-            traces = _play_skill(backend, setups, codes, skill, progress)
-    seconds = time.perf_counter() - started
-    results = [
-        ConfigResult(
-            config,
-            loaded.name,
-            [Record(config.label, i, r, tuple(bots)) for i, r in enumerate(games_played)],
-            loaded.metric_names,
-            trace,
-        )
-        for config, (_, loaded), games_played, trace in zip(
-            configs, prepared, played, traces, strict=True
-        )
-    ]
-    comparisons = [compare_with_base(results[0], other) for other in results[1:]]
-    return CompareResult(
-        results[0].game, players, games, str(seed), list(bots), results, comparisons, seconds, skill
+        played = _play_records(backend, run.setups, run.codes, 0, games, progress)
+        traces = run.skill_traces(backend, progress)
+    return run.result(played, traces, time.perf_counter() - started, detect)
+
+
+def compare_until_decided(
+    game: str,
+    players: int,
+    seed: int | str,
+    bots: Sequence[str],
+    configs: Sequence[Config],
+    design: Design,
+    detect: Detect,
+    decide: Sequence[str] = (),
+    map: str | None = None,
+    jobs: int = 1,
+    dask: str | None = None,
+    progress: Callable[[int], None] | None = None,
+    stall: float = STALL_SECONDS,
+    skill: SkillPlan | None = None,
+) -> CompareResult:
+    """Play batches of games 0, 1, … until every difference (or those in `decide`) is decided.
+
+    After each batch, every chosen difference is tested at the design's level (metro.analysis.power);
+    the run stops once all are decided or at the design's maximum. Game i is seeded SEED/i as in
+    `compare`, so a run stopped after k batches is the first k batches of a longer one. The skill
+    trace, if asked, is played once at the end and not part of the decision.
+    """
+    run = _Run.of(game, players, seed, bots, configs, map, skill)
+    run.check_names(decide)
+    sequential = Sequential(design, detect)
+    played: list[list[GameResult]] = [[] for _ in configs]
+    started = time.perf_counter()
+    with open_backend(jobs, dask, stall) as backend:
+        for look in range(1, design.looks + 1):
+            first, last = len(played[0]), design.games_after(look)
+            batch = _play_records(backend, run.setups, run.codes, first, last - first, progress)
+            for mine, more in zip(played, batch, strict=True):
+                mine.extend(more)
+            sequential.looks = look
+            _look(sequential, run.result(played, [[] for _ in configs], 0, detect), decide, last)
+            if not sequential.undecided:
+                break
+        traces = run.skill_traces(backend, progress)
+    result = run.result(played, traces, time.perf_counter() - started, detect)
+    result.sequential = sequential
+    return result
+
+
+def _look(sequential: Sequential, result: CompareResult, decide: Sequence[str], games: int) -> None:
+    """Record what one look decides about each chosen difference."""
+    detect, level = sequential.detect, sequential.design.alpha
+    for comparison in result.comparisons:
+        for d in chosen(comparison.differences, decide):
+            threshold = detect.threshold(d.base, is_rate(d.name))
+            sequential.record(comparison.config, d, verdict(d, threshold, level), games)
+
+
+def plan_games(
+    game: str,
+    players: int,
+    seed: int | str,
+    bots: Sequence[str],
+    configs: Sequence[Config],
+    detect: Detect,
+    pilot: int,
+    max_games: int,
+    decide: Sequence[str] = (),
+    map: str | None = None,
+    jobs: int = 1,
+    dask: str | None = None,
+    progress: Callable[[int], None] | None = None,
+    stall: float = STALL_SECONDS,
+) -> CompareResult:
+    """A pilot of `pilot` games seeded SEED/pilot/i, compared, with the plan it gives (`.plan`)."""
+    _Run.of(game, players, seed, bots, configs, map, None).check_names(decide)
+    result = compare(
+        game,
+        players,
+        pilot,
+        f"{seed}/{PILOT}",
+        bots,
+        configs,
+        map,
+        jobs,
+        dask,
+        progress,
+        stall,
+        detect=detect,
     )
+    rows = [
+        row
+        for c in result.comparisons
+        for row in plan_rows(c.config, chosen(c.differences, decide), detect, is_rate)
+    ]
+    result.plan = Plan(detect, pilot, result.seed, max_games, rows)
+    return result
+
+
+@dataclass
+class _Run:
+    """What every batch of a comparison shares: its configurations, compiled, and its bots."""
+
+    players: int
+    seed: str
+    bots: list[str]
+    configs: Sequence[Config]
+    setups: list[Setup]
+    prepared: list[tuple[GameCode, Game]]
+    skill: SkillPlan | None
+
+    @classmethod
+    def of(
+        cls,
+        game: str,
+        players: int,
+        seed: int | str,
+        bots: Sequence[str],
+        configs: Sequence[Config],
+        map: str | None,
+        skill: SkillPlan | None,
+    ) -> _Run:
+        """Check the options and compile every configuration (every compile error before any game)."""
+        if len(bots) != players:
+            raise ValueError(f"{len(bots)} bots for {players} players: give one bot per seat")
+        if skill is not None:
+            skill.check()
+        path = game_path(game)
+        setups = [
+            Setup(path, players, str(seed), tuple(bots), c.variants, c.expansions, map)
+            for c in configs
+        ]
+        prepared = [prepare(setup) for setup in setups]
+        return cls(players, str(seed), list(bots), configs, setups, prepared, skill)
+
+    @property
+    def codes(self) -> list[GameCode]:
+        """Each configuration's compiled code."""
+        return [code for code, _ in self.prepared]
+
+    def check_names(self, names: Sequence[str]) -> None:
+        """OptionError unless every name is a quantity compared (a measure, a seat's win rate, a metric)."""
+        metrics = self.prepared[0][1].metric_names
+        known = [*MEASURES, *(f"seat {s + 1} win rate" for s in range(self.players)), *metrics]
+        unknown = [n for n in names if n not in known]
+        if unknown:
+            raise OptionError(
+                f"--decide: no quantity named {', '.join(repr(n) for n in unknown)} "
+                f"(the quantities: {', '.join(known)})"
+            )
+
+    def skill_traces(
+        self, backend: Backend, progress: Callable[[int], None] | None
+    ) -> list[list[SkillRound]]:
+        """Each configuration's skill trace (empty lists without one)."""
+        if self.skill is None:
+            return [[] for _ in self.configs]
+        return _play_skill(backend, self.setups, self.codes, self.skill, progress)
+
+    def result(
+        self,
+        played: Sequence[Sequence[GameResult]],
+        traces: Sequence[list[SkillRound]],
+        seconds: float,
+        detect: Detect | None,
+    ) -> CompareResult:
+        """The games played so far, summarised and compared with the base."""
+        results = [
+            ConfigResult(
+                config,
+                loaded.name,
+                [Record(config.label, i, r, tuple(self.bots)) for i, r in enumerate(games)],
+                loaded.metric_names,
+                trace,
+            )
+            for config, (_, loaded), games, trace in zip(
+                self.configs, self.prepared, played, traces, strict=True
+            )
+        ]
+        comparisons = [compare_with_base(results[0], other, detect) for other in results[1:]]
+        return CompareResult(
+            results[0].game,
+            self.players,
+            len(played[0]),
+            self.seed,
+            self.bots,
+            results,
+            comparisons,
+            seconds,
+            self.skill,
+            detect,
+        )
 
 
 def _parts(backend: Backend, configs: int) -> int:
@@ -410,16 +608,17 @@ def _play_records(
     backend: Backend,
     setups: Sequence[Setup],
     codes: Sequence[GameCode],
+    first: int,
     games: int,
     progress: Callable[[int], None] | None,
 ) -> list[list[GameResult]]:
-    """Every configuration's games, recorded for the measures, in game order."""
+    """Every configuration's games first, …, first + games - 1, recorded, in game order."""
     parts = _parts(backend, len(setups))
     owners, tasks = [], []
     for number, (setup, code) in enumerate(zip(setups, codes, strict=True)):
         for start, count in batches(games, parts):
             owners.append(number)
-            tasks.append((code, setup, start, count, True))
+            tasks.append((code, setup, first + start, count, True))
     done = None if progress is None else (lambda part: progress(len(part)))
     parts_played = run_tasks(backend, run_records, tasks, done)
     played: list[list[GameResult]] = [[] for _ in setups]
@@ -458,7 +657,9 @@ def _play_skill(
     ]
 
 
-def compare_with_base(base: ConfigResult, other: ConfigResult) -> Comparison:
+def compare_with_base(
+    base: ConfigResult, other: ConfigResult, detect: Detect | None = None
+) -> Comparison:
     """The other configuration's paired differences from the base, and what they say.
 
     A measure some games lack (decisiveness after a shared win) is paired over the games where
@@ -479,11 +680,13 @@ def compare_with_base(base: ConfigResult, other: ConfigResult) -> Comparison:
             mine, theirs = zip(*pairs, strict=True)
             differences.append(paired_difference(name, mine, theirs))
     differences = adjust(differences)
-    return Comparison(other.config.label, differences, describe(other.config.label, differences))
+    words = describe(other.config.label, differences, detect)
+    return Comparison(other.config.label, differences, words)
 
 
-def describe(label: str, differences: list[Difference]) -> list[str]:
-    """The differences in words: what changed beyond the noise, then what did not."""
+def describe(label: str, differences: list[Difference], detect: Detect | None = None) -> list[str]:
+    """The differences in words: what changed beyond the noise, then what did not, and whether
+    the games were enough to tell (the change `detect` asks for, else the smallest detectable)."""
     changed = [d for d in differences if d.significant]
     same = [d for d in differences if not d.significant and not d.identical]
     identical = [d for d in differences if d.identical]
@@ -497,11 +700,57 @@ def describe(label: str, differences: list[Difference]) -> list[str]:
     if same:
         listed = ", ".join(f"{_what(d.name)} ({_amount(d, d.mean, signed=True)})" for d in same)
         words.append(f"Unchanged within the noise: {listed}.")
+        words += _detectable_words(same, detect)
     if identical:
         words.append(f"The same in every game: {', '.join(_what(d.name) for d in identical)}.")
     if not changed:
         words.insert(0, f"{label} changes nothing measured beyond the noise.")
     return words
+
+
+def _detectable_words(same: list[Difference], detect: Detect | None) -> list[str]:
+    """Whether the games could have seen a change: a run too small to tell says so plainly."""
+    games = max(d.n for d in same)
+    could = (
+        f"{games} games could only have detected (power {POWER:.0%} at α = {ALPHA:g}) a change of"
+    )
+    if detect is None:
+        return [f"But {could} {', '.join(_detectable(d, games) for d in same)}."]
+    small, enough = [], []
+    for d in same:
+        threshold = detect.threshold(d.base, _is_rate(d))
+        (enough if threshold is not None and d.detectable <= threshold else small).append(d)
+    words = []
+    if small:
+        listed = ", ".join(f"{_detectable(d, games)} (asked: {_size(d, detect)})" for d in small)
+        words.append(f"Too small to tell: {could} {listed}.")
+    if enough:
+        listed = ", ".join(_what(d.name) for d in enough)
+        words.append(
+            f"Enough games to have detected the asked change ({detect.text}) in: {listed}."
+        )
+    return words
+
+
+def _detectable(d: Difference, games: int) -> str:
+    """'12 or more in the mean score': the smallest change these games detect."""
+    where = f"in the {_what(d.name)}"
+    if d.n != games:  # a measure some games lack (decisiveness after a shared win)
+        where += f" (over its {d.n} games)"
+    if not math.isfinite(d.detectable):
+        return f"no finite size {where}"
+    scale, unit = (100, " percentage points") if _is_rate(d) else (1, "")
+    return f"{scale * d.detectable:.2g}{unit} or more {where}"
+
+
+def _size(d: Difference, detect: Detect) -> str:
+    """The change `detect` asks for this quantity, in its unit."""
+    threshold = detect.threshold(d.base, _is_rate(d))
+    if threshold is None:
+        return f"{detect.text} of a mean of 0"
+    if _is_rate(d):
+        return f"{100 * threshold:.2g} percentage points"
+    return f"{threshold:.3g}" + (f", {detect.text} of {d.base:.3g}" if detect.relative else "")
 
 
 def p_text(p: float) -> str:

@@ -8,7 +8,8 @@ from rich.table import Table
 
 from dsl.terminal import printable
 from metro.analysis.compare import MEASURES, SCORES, CompareResult, is_rate, table_rows
-from metro.analysis.stats import Difference, Summary
+from metro.analysis.power import UNDECIDED, Plan, Sequential
+from metro.analysis.stats import ALPHA, POWER, Difference, Summary
 
 
 def _rich(text: str) -> str:
@@ -32,6 +33,8 @@ def print_comparison(result: CompareResult, console: Console) -> None:
     console.print(_interval_table(result))
     if result.skill is not None:
         console.print(_skill_table(result))
+    if result.sequential is not None:
+        print_sequential(result.sequential, console)
     for comparison in result.comparisons:
         console.print(_difference_table(comparison.config, comparison.differences))
         for sentence in comparison.words:
@@ -122,9 +125,96 @@ def _summary_cell(s: Summary | None) -> str:
     return f"{s.mean:.3g} ± {s.sd:.2g} ({s.median:.3g}; {s.q10:.3g}–{s.q90:.3g})"
 
 
+def print_plan(plan: Plan, console: Console) -> None:
+    """The pilot's estimate of the games each quantity needs, then the games the run plays."""
+    for config in dict.fromkeys(row.config for row in plan.rows):
+        console.print(_plan_table(plan, config))
+    needed = plan.needed
+    if needed is None:
+        console.print(f"The pilot could plan no quantity: the run plays --max-games, {plan.games}.")
+    elif plan.capped:
+        console.print(
+            f"Plan: {plan.games:,} games per configuration, capped by --max-games: some quantity "
+            f"needs {needed:,}, so a change of {_rich(plan.detect.text)} in it may go unseen."
+        )
+    else:
+        console.print(
+            f"Plan: {plan.games:,} games per configuration (the most any quantity needs)."
+        )
+    console.print(
+        "Approximate: the pilot's spreads are estimates, and Benjamini–Hochberg across the "
+        "quantities makes each test a little stricter than α."
+    )
+
+
+def _plan_table(plan: Plan, config: str) -> Table:
+    table = Table(
+        title=f"{_rich(config)}: games needed to detect a change of {_rich(plan.detect.text)} "
+        f"(power {POWER:.0%}, paired t-test at α = {ALPHA:g})",
+        caption=f"pilot: {_plural(plan.pilot_games, 'game')} per configuration, game i seeded "
+        f"{_rich(plan.pilot_seed)}/i; —: no difference in the pilot, or a percentage of 0",
+    )
+    for heading in ("", "base (pilot)", "sd of differences", "change", "games"):
+        table.add_column(heading, justify="right" if heading else "left")
+    for row in plan.rows:
+        if row.config != config:
+            continue
+        rate = is_rate(row.name)
+        table.add_row(
+            _rich(row.name),
+            _cell(row.base, rate),
+            _amount_cell(row.sd, rate),
+            "—" if row.threshold is None else _amount_cell(row.threshold, rate),
+            "—" if row.games is None else f"{row.games:,}",
+        )
+    return table
+
+
+def print_sequential(sequential: Sequential, console: Console) -> None:
+    """Which look decided each quantity, and which remain undecided."""
+    design = sequential.design
+    table = Table(
+        title=f"Sequential: up to {_plural(design.looks, 'look')} of {design.batch} games, "
+        f"α = {ALPHA:g} spent as {design.alpha:.3g} per look (Bonferroni)",
+        caption=f"changed: adjusted p < {design.alpha:.3g}; equivalent: the "
+        f"{1 - 2 * design.alpha:.1%} interval inside ±{_rich(sequential.detect.text)}",
+    )
+    for heading in ("configuration", "", "decision", "at look", "games"):
+        table.add_column(heading, justify="right" if heading in ("at look", "games") else "left")
+    for v in sequential.verdicts:
+        look = "—" if v.look is None else str(v.look)
+        games = "—" if v.games is None else str(v.games)
+        table.add_row(_rich(v.config), _rich(v.name), v.decision, look, games)
+    console.print(table)
+    games = design.games_after(sequential.looks)
+    undecided = sequential.undecided
+    if not undecided:
+        console.print(
+            f"Every difference decided after {_plural(sequential.looks, 'look')} ({games} games)."
+        )
+    else:
+        names = ", ".join(f"{v.name} ({v.config})" for v in undecided)
+        console.print(
+            _rich(
+                f"Still {UNDECIDED} at --max-games ({games} games): {names}. The run is too small "
+                f"to tell whether these change by {sequential.detect.text}."
+            )
+        )
+    console.print()
+
+
+def _amount_cell(value: float, rate: bool) -> str:
+    return f"{100 * value:.2g} pp" if rate else f"{value:.3g}"
+
+
 def _difference_table(label: str, differences: list[Difference]) -> Table:
-    table = Table(title=f"{_rich(label)} − base, game by game")
-    for heading in ("", "base", _rich(label), "difference", "95% interval", "p (adjusted)", ""):
+    table = Table(
+        title=f"{_rich(label)} − base, game by game",
+        caption=f"detectable: the smallest true difference these games detect "
+        f"(power {POWER:.0%}, α = {ALPHA:g}, noncentral t)",
+    )
+    headings = ("", "base", _rich(label), "difference", "95% interval", "p (adjusted)")
+    for heading in (*headings, "detectable", ""):
         table.add_column(heading, justify="left" if not heading else "right")
     for d in differences:
         rate = is_rate(d.name)
@@ -138,6 +228,7 @@ def _difference_table(label: str, differences: list[Difference]) -> Table:
             f"{100 * d.mean:+.3g} pp" if rate else f"{d.mean:+.3g}",
             interval,
             f"{d.adjusted_p:.2g}" if d.adjusted_p else "< 1e-300",
+            _amount_cell(d.detectable, rate) if d.detectable != float("inf") else "—",
             verdict,
         )
     return table

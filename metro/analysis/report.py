@@ -12,7 +12,7 @@ import math
 from metro.analysis import pages
 from metro.analysis.compare import MEASURES, CompareResult, is_rate, table_rows
 from metro.analysis.pages import environment, figure_uri, require_plots
-from metro.analysis.stats import Difference
+from metro.analysis.stats import ALPHA, POWER, Difference
 
 TEMPLATE = "report.html.jinja"
 
@@ -42,6 +42,8 @@ def render_report(result: CompareResult) -> str:
             measures=measures,
             fmt=pages.number,
             rate=is_rate,
+            alpha=ALPHA,
+            power=POWER,
         )
     )
 

@@ -7,6 +7,8 @@ judged on the per-game differences, which vary far less than the games themselve
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import math
 import statistics
 from collections.abc import Sequence
@@ -14,6 +16,7 @@ from dataclasses import dataclass
 
 LEVEL = 0.95  # confidence of every interval
 ALPHA = 0.05  # a difference whose adjusted p-value is below this is beyond the noise
+POWER = 0.8  # the chance a minimum detectable difference is detected
 
 
 class ScipyMissing(RuntimeError):
@@ -97,6 +100,20 @@ class Difference:
     high: float
     p_value: float
     adjusted_p: float = 1.0  # Benjamini-Hochberg over one comparison's quantities
+    sd: float = math.nan  # standard deviation of the per-game differences
+    n: int = 0  # games paired
+
+    @functools.cached_property
+    def detectable(self) -> float:
+        """The smallest true mean difference these games detect with power POWER at ALPHA."""
+        return minimum_detectable(self.sd, self.n)
+
+    def interval_at(self, level: float) -> tuple[float, float]:
+        """The difference's t interval at another confidence `level` (infinite below 2 games)."""
+        if self.n < 2:
+            return -math.inf, math.inf
+        half = _scipy_stats().t.ppf((1 + level) / 2, self.n - 1) * self.sd / math.sqrt(self.n)
+        return self.mean - half, self.mean + half
 
     @property
     def half_width(self) -> float:
@@ -125,6 +142,9 @@ class Difference:
             "p_value": self.p_value,
             "adjusted_p": self.adjusted_p,
             "significant": self.significant,
+            "sd": self.sd if math.isfinite(self.sd) else None,
+            "games": self.n,
+            "detectable": self.detectable if math.isfinite(self.detectable) else None,
         }
 
 
@@ -146,7 +166,9 @@ def paired_difference(name: str, other: Sequence[float], base: Sequence[float]) 
         half = stats.t.ppf((1 + LEVEL) / 2, n - 1) * spread / math.sqrt(n)
         low, high = mean - half, mean + half
         p = float(stats.ttest_rel(other, base).pvalue)
-    return Difference(name, statistics.fmean(base), statistics.fmean(other), mean, low, high, p, p)
+    return Difference(
+        name, statistics.fmean(base), statistics.fmean(other), mean, low, high, p, p, spread, n
+    )
 
 
 def mean_interval(values: Sequence[float]) -> tuple[float, float, float]:
@@ -169,6 +191,57 @@ def adjust(differences: list[Difference]) -> list[Difference]:
     stats = _scipy_stats()
     adjusted = stats.false_discovery_control([d.p_value for d in differences], method="bh")
     return [
-        Difference(d.name, d.base, d.other, d.mean, d.low, d.high, d.p_value, float(a))
+        dataclasses.replace(d, adjusted_p=float(a))
         for d, a in zip(differences, adjusted, strict=True)
     ]
+
+
+def t_test_power(effect: float, n: int, alpha: float = ALPHA) -> float:
+    """The power of a two-sided one-sample (paired) t-test on `n` values at `alpha`.
+
+    `effect` is the true mean difference in standard deviations; the test statistic then follows
+    a noncentral t distribution with n - 1 degrees of freedom and noncentrality effect * sqrt(n).
+    """
+    stats = _scipy_stats()
+    df, noncentrality = n - 1, effect * math.sqrt(n)
+    critical = stats.t.ppf(1 - alpha / 2, df)
+    lower = stats.nct.cdf(-critical, df, noncentrality)
+    # scipy's lower tail can be NaN far from the centre, where it is below 1e-15 anyway.
+    return float(stats.nct.sf(critical, df, noncentrality) + (lower if math.isfinite(lower) else 0))
+
+
+def minimum_detectable(sd: float, n: int, alpha: float = ALPHA, power: float = POWER) -> float:
+    """The smallest true mean difference a two-sided paired t-test on `n` games detects.
+
+    Exact (noncentral t, solved with scipy's brentq) for per-game differences of spread `sd`;
+    infinite below 2 games; 0 when the differences do not vary (any change shows at once).
+    """
+    if n < 2 or not math.isfinite(sd):
+        return math.inf
+    if sd == 0:
+        return 0.0
+    from scipy.optimize import brentq
+
+    high = 1.0
+    while t_test_power(high, n, alpha) < power:  # power grows with the effect: bracket the root
+        high *= 2
+    effect = brentq(lambda e: t_test_power(e, n, alpha) - power, 0.0, high, xtol=1e-12)
+    return effect * sd
+
+
+def games_needed(sd: float, change: float, alpha: float = ALPHA, power: float = POWER) -> int:
+    """The fewest games (at least 2) whose paired t-test detects a true `change` with `power`."""
+    if change <= 0:
+        raise ValueError("the change to detect must be positive")
+    if sd == 0:
+        return 2
+    stats = _scipy_stats()
+    effect = change / sd
+    # The normal approximation is a little low; the t test's power then settles it game by game.
+    z = stats.norm.ppf(1 - alpha / 2) + stats.norm.ppf(power)
+    n = max(2, math.ceil((z / effect) ** 2))
+    while t_test_power(effect, n, alpha) < power:
+        n += 1
+    while n > 2 and t_test_power(effect, n - 1, alpha) >= power:
+        n -= 1
+    return n

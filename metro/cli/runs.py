@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import click
 from click.core import ParameterSource
@@ -29,6 +31,11 @@ from metro.cli.options import (
     valid_seed,
 )
 from runtime.values import PLAYER
+
+if TYPE_CHECKING:  # the statistics are imported when compare runs: simulate needs none of them
+    from metro.analysis.compare import CompareResult, Config
+    from metro.analysis.power import Detect
+    from metro.analysis.skill import SkillPlan
 
 
 @click.command("simulate")
@@ -245,6 +252,54 @@ def playthrough_command(
     show_default=True,
     help="Games per round and configuration of the skill trace.",
 )
+@click.option(
+    "--detect",
+    metavar="CHANGE",
+    help="The smallest change that matters: '5%' of the base's mean (5 percentage points for "
+    "win rates and other shares) or an amount such as '2.5' in each quantity's unit (percentage "
+    "points for shares). Plays a pilot first (--pilot games, seeded SEED/pilot/i), prints the "
+    "games each quantity needs to detect CHANGE (power 0.8 at α 0.05), then plays the most any "
+    "quantity needs, capped by --max-games.",
+)
+@click.option(
+    "--pilot",
+    type=click.IntRange(min=2),
+    default=20,
+    show_default=True,
+    help="Games per configuration of --detect's pilot.",
+)
+@click.option(
+    "--plan-only",
+    is_flag=True,
+    help="With --detect: play the pilot, print the plan and stop.",
+)
+@click.option(
+    "--until-decided",
+    is_flag=True,
+    help="With --detect, instead of a pilot: play batches of --batch games until every "
+    "difference is beyond the noise or inside ±CHANGE, or --max-games is reached (each of the "
+    "K looks tests at α/K).",
+)
+@click.option(
+    "--batch",
+    type=click.IntRange(min=2),
+    default=20,
+    show_default=True,
+    help="Games per configuration in each batch of --until-decided.",
+)
+@click.option(
+    "--max-games",
+    type=click.IntRange(min=2),
+    default=1000,
+    show_default=True,
+    help="The most games per configuration --detect's plan or --until-decided may play.",
+)
+@click.option(
+    "--decide",
+    metavar="NAME[,NAME]",
+    help="Plan for, or decide, only these quantities (names as in the difference table, such "
+    "as 'mean score' or 'seat 1 win rate'); default every one.",
+)
 def compare_command(
     path: str,
     variants,
@@ -264,22 +319,38 @@ def compare_command(
     skill_rounds: int,
     skill_budget: int,
     skill_games: int,
+    detect: str | None,
+    pilot: int,
+    plan_only: bool,
+    until_decided: bool,
+    batch: int,
+    max_games: int,
+    decide: str | None,
 ) -> None:
     """Play the base game and each variant or expansion on the same seeds, and compare them.
 
     Reports win rates by seat, draws, scores, margins, game length, branching, the lead by the
     game's estimate and the game's metrics per configuration (docs/compare.md defines them), and
-    each configuration's differences from the base with 95% intervals and paired tests, in words.
+    each configuration's differences from the base with 95% intervals, paired tests and the
+    smallest difference the games could have detected, in words. --detect plans how many games
+    are needed; --until-decided plays batches until each difference is decided.
     """
     # Here, not at the top: simulate needs none of the statistics.
-    from metro.analysis.compare import compare, configurations
-    from metro.analysis.compare_view import print_comparison
+    from metro.analysis.compare import configurations
+    from metro.analysis.compare_view import print_comparison, print_plan
+    from metro.analysis.power import Detect, OptionError
     from metro.analysis.skill import SkillPlan
     from metro.analysis.stats import ScipyMissing
 
     if not variants and not expansions:
         raise click.UsageError("name at least one configuration: --variant NAME or --with NAME")
     _skill_options_need_the_trace(skill_trace)
+    _power_options_fit(detect, plan_only, until_decided, report)
+    try:
+        change = None if detect is None else Detect.parse(detect)
+    except OptionError as error:
+        raise click.UsageError(str(error)) from None
+    chosen = _names_to_decide(decide)
     skill = SkillPlan(skill_budget, skill_rounds, skill_games) if skill_trace else None
     try:
         configs = configurations(variants, expansions)
@@ -297,25 +368,24 @@ def compare_command(
             raise click.UsageError(str(error)) from None
     game, players = load_with_players(path, (), (), map_path, players)
     specs = seat_bots(game, bot, bots, players, "player")
-    total = games + (0 if skill is None else skill.rounds * skill.games)
+    run = _CompareRun(
+        path, players, seed, specs, configs, map_path, jobs, dask, stall, skill, as_json, chosen
+    )
     try:
-        with progress_bar("comparing", total * len(configs), as_json) as advance:
-            result = compare(
-                path,
-                players,
-                games,
-                seed,
-                specs,
-                configs,
-                map_path,
-                jobs,
-                dask,
-                advance,
-                stall,
-                skill,
-            )
-    except ScipyMissing as error:
+        if change is None:
+            result = run.fixed(games)
+        elif until_decided:
+            result = run.until_decided(change, batch, max_games)
+        else:
+            result = run.planned(change, pilot, max_games, plan_only)
+    except (ScipyMissing, OptionError) as error:
         raise click.UsageError(str(error)) from None
+    if plan_only:
+        if as_json:
+            say(json.dumps(result.to_dict()))
+        else:
+            print_plan(result.plan, Console(highlight=False))
+        return
     if report is not None:
         try:
             write_report(result, report)
@@ -327,6 +397,142 @@ def compare_command(
         print_comparison(result, Console(highlight=False))
         if report is not None:
             say(f"report: {report}")
+
+
+@dataclass
+class _CompareRun:
+    """What every kind of comparison run shares: the game, its configurations, bots and workers."""
+
+    path: str
+    players: int
+    seed: str
+    bots: list[str]
+    configs: list[Config]
+    map_path: str | None
+    jobs: int
+    dask: str | None
+    stall: float
+    skill: SkillPlan | None
+    hidden: bool  # no progress bar or plan on the terminal (--json)
+    decide: tuple[str, ...]
+
+    def _extra(self) -> int:
+        """The skill trace's games per configuration."""
+        return 0 if self.skill is None else self.skill.rounds * self.skill.games
+
+    def fixed(self, games: int, detect: Detect | None = None) -> CompareResult:
+        """`games` games per configuration."""
+        from metro.analysis.compare import compare
+
+        total = (games + self._extra()) * len(self.configs)
+        with progress_bar("comparing", total, self.hidden) as advance:
+            return compare(
+                self.path,
+                self.players,
+                games,
+                self.seed,
+                self.bots,
+                self.configs,
+                self.map_path,
+                self.jobs,
+                self.dask,
+                advance,
+                self.stall,
+                self.skill,
+                detect,
+            )
+
+    def planned(self, detect: Detect, pilot: int, max_games: int, plan_only: bool) -> CompareResult:
+        """A pilot and its plan; then, unless `plan_only`, the games the plan asks for."""
+        from metro.analysis.compare import plan_games
+        from metro.analysis.compare_view import print_plan
+
+        with progress_bar("pilot", pilot * len(self.configs), self.hidden) as advance:
+            trial = plan_games(
+                self.path,
+                self.players,
+                self.seed,
+                self.bots,
+                self.configs,
+                detect,
+                pilot,
+                max_games,
+                self.decide,
+                self.map_path,
+                self.jobs,
+                self.dask,
+                advance,
+                self.stall,
+            )
+        if plan_only:
+            return trial
+        if not self.hidden:  # the plan first, as the main run may take long
+            print_plan(trial.plan, Console(highlight=False))
+        result = self.fixed(trial.plan.games, detect)
+        result.plan = trial.plan
+        return result
+
+    def until_decided(self, detect: Detect, batch: int, max_games: int) -> CompareResult:
+        """Batches until every chosen difference is decided, or `max_games`."""
+        from metro.analysis.compare import compare_until_decided
+        from metro.analysis.power import Design
+
+        total = (max_games + self._extra()) * len(self.configs)
+        with progress_bar("comparing", total, self.hidden) as advance:
+            return compare_until_decided(
+                self.path,
+                self.players,
+                self.seed,
+                self.bots,
+                self.configs,
+                Design(batch, max_games),
+                detect,
+                self.decide,
+                self.map_path,
+                self.jobs,
+                self.dask,
+                advance,
+                self.stall,
+                self.skill,
+            )
+
+
+def _power_options_fit(
+    detect: str | None, plan_only: bool, until_decided: bool, report: str | None
+) -> None:
+    """A usage error when the options for how many games contradict or would do nothing."""
+    context = click.get_current_context()
+
+    def given(name: str) -> bool:
+        return context.get_parameter_source(name) is ParameterSource.COMMANDLINE
+
+    if detect is None:
+        for name in ("pilot", "plan_only", "until_decided", "max_games", "decide"):
+            if given(name):
+                option = "--" + name.replace("_", "-")
+                raise click.UsageError(f"{option} needs --detect CHANGE (the change that matters)")
+    if given("games") and detect is not None:
+        raise click.UsageError(
+            "--detect chooses the number of games: cap it with --max-games instead of --games"
+        )
+    if plan_only and (until_decided or report is not None):
+        raise click.UsageError(
+            "--plan-only plays only the pilot: leave out --until-decided and --report"
+        )
+    if given("batch") and not until_decided:
+        raise click.UsageError("--batch sets --until-decided's batches: add --until-decided")
+    if given("pilot") and until_decided:
+        raise click.UsageError("--until-decided plays no pilot: leave out --pilot")
+
+
+def _names_to_decide(text: str | None) -> tuple[str, ...]:
+    """--decide's quantity names (commas separate them)."""
+    if text is None:
+        return ()
+    names = tuple(n.strip() for n in text.split(","))
+    if not all(names):
+        raise click.UsageError(f"--decide '{text}' names an empty quantity")
+    return names
 
 
 def _skill_options_need_the_trace(asked: bool) -> None:
