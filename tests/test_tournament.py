@@ -228,3 +228,10 @@ def test_an_interval_is_at_least_as_wide_as_the_models_own():
     first = rate(["a", "b"], deals, "s")[0]
     assert first.high - first.elo == pytest.approx(1.959964 * expected)
     assert first.elo - first.low == pytest.approx(1.959964 * expected)
+
+
+def test_a_tournament_on_dask_gives_the_serial_results(tally_game, played):
+    pytest.importorskip("distributed")
+    on_dask = tournament(tally_game, 2, ["random", "greedy"], 12, "t", jobs=2, dask="local")
+    assert on_dask.to_dict()["records"] == played.to_dict()["records"]
+    assert on_dask.ratings == played.ratings
