@@ -47,6 +47,12 @@ def number(value: float, digits: int = 3) -> str:
     return "—" if not math.isfinite(value) else f"{value:.{digits}g}"
 
 
+def write_page(text: str, path: str) -> None:
+    """Write a report's HTML text to `path` (OSError if it cannot be written)."""
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(text)
+
+
 def figure_uri(figure) -> str:
     """A matplotlib figure as a PNG data URI (the figure is closed)."""
     buffer = io.BytesIO()

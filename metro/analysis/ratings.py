@@ -123,8 +123,12 @@ def standard_errors(tally: Tally) -> list[float]:
     """Each rating's standard error (Elo points) from the fit's Fisher information, contests
     taken as independent, the ratings' mean held at 0."""
     won = _with_prior(tally)
-    strength = _strengths(won)
-    k = tally.bots
+    return _errors(won, _strengths(won))
+
+
+def _errors(won: list[list[float]], strength: list[float]) -> list[float]:
+    """`standard_errors` of a fit already made: its wins (prior included) and strengths."""
+    k = len(won)
     # The information of the log-strengths: a weighted graph Laplacian (rows sum to 0). Under
     # the constraint that they sum to 0, their covariance is its pseudo-inverse,
     # (L + J/k)^-1 - J/k for a connected graph (J: all ones).
@@ -164,7 +168,9 @@ def rate(
     whole = Tally(len(bots))
     for deal in deals:
         whole.merge(deal)
-    point = fit(whole)
+    won = _with_prior(whole)
+    strength = _strengths(won)
+    point = [ELO_SCALE * math.log(s) for s in strength]
     rng = random.Random(f"{seed}/ratings")
     samples: list[list[float]] = [[] for _ in bots]
     if len(deals) > 1:
@@ -178,7 +184,7 @@ def rate(
                     resampled.merge(deal, times)
             for bot, elo in enumerate(fit(resampled)):
                 samples[bot].append(elo)
-    errors = standard_errors(whole)
+    errors = _errors(won, strength)
     ratings = []
     for bot, (name, elo) in enumerate(zip(bots, point, strict=True)):
         low, high = _quantiles(samples[bot]) if samples[bot] else (elo, elo)

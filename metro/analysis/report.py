@@ -48,13 +48,6 @@ def render_report(result: CompareResult) -> str:
     )
 
 
-def write_report(result: CompareResult, path: str) -> None:
-    """Write the report to `path` (OSError if it cannot be written)."""
-    text = render_report(result)
-    with open(path, "w", encoding="utf-8") as handle:
-        handle.write(text)
-
-
 def _scores_plot(result: CompareResult) -> str:
     pyplot = require_plots()
     figure, axes = pyplot.subplots(figsize=(7, 3.6))

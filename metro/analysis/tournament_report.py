@@ -29,13 +29,6 @@ def render_report(result: TournamentResult) -> str:
     )
 
 
-def write_report(result: TournamentResult, path: str) -> None:
-    """Write the report to `path` (OSError if it cannot be written)."""
-    text = render_report(result)
-    with open(path, "w", encoding="utf-8") as handle:
-        handle.write(text)
-
-
 def _ratings_plot(result: TournamentResult) -> str:
     """Each bot's rating with its 95% interval, best at the top."""
     pyplot = require_plots()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 import traceback
 from collections.abc import Callable, Iterator
@@ -221,6 +222,42 @@ def run_options(command: Callable) -> Callable:
     for option in reversed(options):
         command = option(command)
     return command
+
+
+def require_report_extra(report: str | None) -> None:
+    """A usage error, before any game, when `--report` is asked for without matplotlib."""
+    if report is None:
+        return
+    from metro.analysis.pages import PlotsMissing, require_plots  # jinja2, matplotlib
+
+    try:
+        require_plots()
+    except PlotsMissing as error:
+        raise click.UsageError(str(error)) from None
+
+
+def show_result(
+    result,
+    as_json: bool,
+    report: str | None,
+    render: Callable[[object], str],
+    show: Callable[[object, Console], None],
+) -> None:
+    """Write the HTML report if asked (`render` makes its text), then print the result: one JSON
+    object (`result.to_dict()`), or `show`'s tables."""
+    if report is not None:
+        from metro.analysis.pages import write_page
+
+        try:
+            write_page(render(result), report)
+        except OSError as error:
+            raise Failure(f"error: cannot write {report}: {error.strerror or error}") from None
+    if as_json:
+        say(json.dumps(result.to_dict()))
+    else:
+        show(result, Console(highlight=False))
+        if report is not None:
+            say(f"report: {report}")
 
 
 @contextmanager

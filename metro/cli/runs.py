@@ -23,11 +23,13 @@ from metro.cli.options import (
     load_with_players,
     plural,
     progress_bar,
+    require_report_extra,
     rich_text,
     run_options,
     say,
     seat_bots,
     seed_value,
+    show_result,
     valid_seed,
 )
 from runtime.values import PLAYER
@@ -358,14 +360,7 @@ def compare_command(
             skill.check()
     except ValueError as error:
         raise click.UsageError(str(error)) from None
-    if report is not None:
-        from metro.analysis.pages import PlotsMissing, require_plots  # jinja2, matplotlib
-        from metro.analysis.report import write_report
-
-        try:
-            require_plots()
-        except PlotsMissing as error:
-            raise click.UsageError(str(error)) from None
+    require_report_extra(report)
     game, players = load_with_players(path, (), (), map_path, players)
     specs = seat_bots(game, bot, bots, players, "player")
     run = _CompareRun(
@@ -386,17 +381,13 @@ def compare_command(
         else:
             print_plan(result.plan, Console(highlight=False))
         return
-    if report is not None:
-        try:
-            write_report(result, report)
-        except OSError as error:
-            raise Failure(f"error: cannot write {report}: {error.strerror or error}") from None
-    if as_json:
-        say(json.dumps(result.to_dict()))
-    else:
-        print_comparison(result, Console(highlight=False))
-        if report is not None:
-            say(f"report: {report}")
+    show_result(result, as_json, report, _rendered, print_comparison)
+
+
+def _rendered(result) -> str:
+    from metro.analysis.report import render_report  # jinja2, matplotlib
+
+    return render_report(result)
 
 
 @dataclass

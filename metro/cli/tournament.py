@@ -2,21 +2,18 @@
 
 from __future__ import annotations
 
-import json
-
 import click
-from rich.console import Console
 
 from metro.cli.options import (
     GAME_PATH,
     PLAYERS_OPTION,
-    Failure,
     chosen_bot,
     game_options,
     load_with_players,
     progress_bar,
+    require_report_extra,
     run_options,
-    say,
+    show_result,
     valid_seed,
 )
 
@@ -84,13 +81,7 @@ def tournament_command(
     from metro.analysis.tournament import tables, tournament
     from metro.analysis.tournament_view import print_tournament
 
-    if report is not None:
-        from metro.analysis.pages import PlotsMissing, require_plots
-
-        try:
-            require_plots()
-        except PlotsMissing as error:
-            raise click.UsageError(str(error)) from None
+    require_report_extra(report)
     game, players = load_with_players(path, variants, expansions, map_path, players)
     specs = [chosen_bot(game, spec.strip(), "--bots") for spec in bots.split(",")]
     try:
@@ -112,16 +103,10 @@ def tournament_command(
             advance,
             stall,
         )
-    if report is not None:
-        from metro.analysis.tournament_report import write_report
+    show_result(result, as_json, report, _rendered, print_tournament)
 
-        try:
-            write_report(result, report)
-        except OSError as error:
-            raise Failure(f"error: cannot write {report}: {error.strerror or error}") from None
-    if as_json:
-        say(json.dumps(result.to_dict()))
-    else:
-        print_tournament(result, Console(highlight=False))
-        if report is not None:
-            say(f"report: {report}")
+
+def _rendered(result) -> str:
+    from metro.analysis.tournament_report import render_report  # jinja2, matplotlib
+
+    return render_report(result)
