@@ -74,20 +74,22 @@ import itertools  # noqa: E402 - after the sys.path line above
 from games.tokyo_metro.tools.common import (  # noqa: E402
     Geo,
     Row,
-    check_coords,
+    coords_from_network,
+    network_from_tsv,
     place_stations,
-    read_coords,
-    read_lines,
+    rows_from_network,
     square_id,
     track_text,
     write_files,
 )
+from metro.network import Network  # noqa: E402
 
 DEFAULT_DATA = os.path.join(GAME_DIR, "data")
 LINES_FILE = "tokyo_subway_lines.tsv"
 COORDS_FILE = "tokyo_station_coords.tsv"
 
 LINE_ORDER = "GMHTCYZNAISE"
+BRANCH = ("Mb", "M06")  # the Marunouchi branch's codes and where it leaves the main line
 # Each line's colour on the public network maps (the line's symbol colour), for the pictures.
 LINE_COLOURS = {
     "G": "#ff9500",
@@ -265,14 +267,6 @@ ACTS: dict[str, range] = {
     "chip": range(0, 401, 100),
     "card": range(0, 301, 100),
 }
-
-
-# ---------------------------------------------------------------------------------------- input
-
-
-def read_station_lines(path: str) -> dict[str, list[Row]]:
-    """The lines file: line letter -> its rows in order (the M branch dropped)."""
-    return read_lines(path, LINE_ORDER, skip="Mb")
 
 
 # ---------------------------------------------------------------------------------------- stops
@@ -653,19 +647,22 @@ def build(
 ) -> dict[str, str]:
     """File name -> text of every generated file."""
     lines_path, coords_path = (os.path.join(data_dir, n) for n in (LINES_FILE, COORDS_FILE))
-    lines = read_station_lines(lines_path)
-    coords = read_coords(coords_path)
-    named = [(r.source_line, r.name) for rows in lines.values() for r in rows]
-    check_coords(lines_path, named, coords_path, coords)
-    geo = Geo(coords)
+    network = network_from_tsv("Tokyo", lines_path, coords_path, list(LINE_ORDER), BRANCH)
+    check_cards()
+    return {
+        "tokyo.metro": board_from_network(network),
+        "cards.metro": cards_text(schema_acts(schema_path)),
+    }
+
+
+def board_from_network(network: Network) -> str:
+    """The text of tokyo.metro, from the Tokyo network (read from the data files or a feed)."""
+    lines = rows_from_network(network, list(LINE_ORDER))
+    geo = Geo(coords_from_network(network))
     kept = select_stops(lines, geo)
     stations, splits = group_stations(kept, geo)
     touching = lay_out(stations)
-    check_cards()
-    return {
-        "tokyo.metro": board_text(lines, kept, stations, splits, touching),
-        "cards.metro": cards_text(schema_acts(schema_path)),
-    }
+    return board_text(lines, kept, stations, splits, touching)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -10,6 +10,8 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from metro.network import Line, LineStop, Network, Station, Transfer
+
 # A stop's slot on the grid: ("v", x, y) is the grid point (x, y) (the corner shared by squares
 # x-1..x, y-1..y); ("h", x, y) the street from point (x, y) east to (x+1, y); ("u", x, y) the
 # street from (x, y) south to (x, y+1). These are the streets leaving a point in each direction.
@@ -152,6 +154,82 @@ def check_coords(
     for line, name in rows:
         if name not in coords:
             raise DataError(lines_path, line, f"station {name!r} has no point in {coords_path}")
+
+
+def network_from_tsv(
+    name: str,
+    lines_path: str,
+    coords_path: str,
+    letters: list[str],
+    branch: tuple[str, str] | None = None,
+) -> Network:
+    """The city network of a lines file and a coordinates file: a station per name, a line
+    per letter, a transfer for every listed transfer line that does not stop at the same name
+    (to its nearest station listing this line back). `branch` (code prefix, junction code):
+    the rows whose code starts with the prefix are their line's branch, leaving the main line
+    at the junction."""
+    rows = read_lines(lines_path, letters)
+    coords = read_coords(coords_path)
+    check_coords(lines_path, [(r.source_line, r.name) for rs in rows.values() for r in rs],
+                 coords_path, coords)  # fmt: skip
+    geo = Geo(coords)
+    served = {r.name for rs in rows.values() for r in rs}
+    stations = tuple(Station(n, n, *coords[n]) for n in sorted(served))
+    lines = []
+    for letter in letters:
+        prefix, junction = branch or (None, None)
+        main = [r for r in rows[letter] if prefix is None or not r.code.startswith(prefix)]
+        side = [r for r in rows[letter] if prefix is not None and r.code.startswith(prefix)]
+        branches = [tuple(LineStop(r.name, r.code) for r in main)]
+        if side:
+            start = next(r for r in main if r.code == junction)
+            branches.append(tuple(LineStop(r.name, r.code) for r in [start, *side]))
+        lines.append(Line(letter, letter, main[0].line_name, None, 1, tuple(branches)))
+    names = {letter: {r.name for r in rows[letter]} for letter in letters}
+    transfers = []
+    for letter in letters:
+        for row in rows[letter]:
+            for other in row.transfers:
+                if row.name in names[other]:
+                    continue
+                back = [r for r in rows[other] if letter in r.transfers] or rows[other]
+                partner = min(back, key=lambda r, row=row: geo.dist(r.name, row.name))
+                transfers.append(Transfer(row.name, partner.name, letter, other))
+    return Network(name, stations, tuple(lines), tuple(transfers))
+
+
+def rows_from_network(network: Network, letters: list[str]) -> dict[str, list[Row]]:
+    """Each line's main sequence as rows of a lines file (the line's short name as its letter,
+    the lines one can change to there as its transfers)."""
+    by_name = {line.short_name: line for line in network.lines}
+    missing = [letter for letter in letters if letter not in by_name]
+    if missing:
+        raise ValueError(f"the network has no line {missing}")
+    out = {}
+    for letter in letters:
+        line = by_name[letter]
+        out[letter] = [
+            Row(
+                letter,
+                line.long_name,
+                stop.code,
+                network.station(stop.station).name,
+                tuple(o.short_name for o in network.transfer_lines(line, stop.station)),
+            )
+            for stop in line.stops
+        ]
+    return out
+
+
+def coords_from_network(network: Network) -> dict[str, tuple[float, float]]:
+    """Station name -> (lat, lon): the mean point of the stations of that name."""
+    points: dict[str, list[tuple[float, float]]] = {}
+    for station in network.stations:
+        points.setdefault(station.name, []).append((station.lat, station.lon))
+    return {
+        name: (sum(p[0] for p in ps) / len(ps), sum(p[1] for p in ps) / len(ps))
+        for name, ps in sorted(points.items())
+    }
 
 
 class Geo:
