@@ -135,9 +135,7 @@ def resolve(
     merger.check_combinations()
     diags.raise_if_errors(program.sources)
     chosen: list[str] = []
-    if map_path is not None:
-        chosen = [map_path]  # the user's own path: it may be anywhere
-    elif program.default_map is not None:
+    if program.default_map is not None:
         decl = program.default_map
         spans = decl.path_spans or (decl.span,) * len(decl.paths)
         found = [
@@ -146,6 +144,8 @@ def resolve(
         ]
         diags.raise_if_errors(program.sources)
         chosen = [path for path in found if path is not None]
+    if map_path is not None:  # the user's own path: it may be anywhere
+        chosen = _with_map(chosen, map_path, program, files)
     for path in chosen:
         map_tree, _ = _load(path, program, files)
         if not isinstance(map_tree, ast.MapFile):
@@ -171,6 +171,25 @@ def resolve(
         program.map_paths.append(path)
     diags.raise_if_errors(program.sources)
     return program
+
+
+def _with_map(
+    defaults: list[str], map_path: str, program: Program, files: SourceFiles
+) -> list[str]:
+    """The map files to read when the user names one: it takes the place of the default map
+    files holding elements of its kinds (a city's board replaces the board); default files of
+    other kinds only (the game's cards) stay."""
+    user, _ = _load(map_path, program, files)
+    kinds = {item.kind for item in getattr(user, "items", ())}
+    chosen: list[str] = []
+    for path in defaults:
+        tree, _ = _load(path, program, files)
+        if kinds and not kinds.isdisjoint(item.kind for item in getattr(tree, "items", ())):
+            if map_path not in chosen:
+                chosen.append(map_path)
+        else:
+            chosen.append(path)
+    return chosen if map_path in chosen else [*chosen, map_path]
 
 
 def _load(path: str, program: Program | None, files: SourceFiles):

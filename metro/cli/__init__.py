@@ -34,6 +34,7 @@ COMMANDS = {
     "play": "play:play",
     "render": "pictures:render_command",
     "replay": "pictures:replay_command",
+    "import": "city_import:import_group",
 }
 
 

@@ -35,9 +35,8 @@ def read_network(
     """The network of a feed (a folder or a zip): routes of `route_types` (GTFS basic types;
     extended ones fold into them), only those named in `lines` (route ids or short names)
     when given."""
-    feed = os.path.basename(path.rstrip("/")) or path
     with feed_folder(path) as folder:
-        tables = read_tables(folder, feed)
+        tables = read_tables(folder, path)
     report = ImportReport()
     stops = _stops(tables["stops.txt"])
     routes = _routes(tables["routes.txt"], route_types, lines)
@@ -50,7 +49,7 @@ def read_network(
     served = {s.station for line in built for branch in line.branches for s in branch}
     stations = tuple(sorted((stops.station_of(ident) for ident in served), key=lambda s: s.id))
     transfers = _transfers(tables.get("transfers.txt"), stops, served, {r.id for r in built})
-    title = name or os.path.splitext(feed)[0]
+    title = name or os.path.splitext(os.path.basename(path.rstrip("/")))[0]
     return Network(title, stations, tuple(built), transfers), report
 
 

@@ -1,0 +1,132 @@
+"""Tokyo Metro's board for any city's network (`metro import gtfs FEED --game tokyo_metro`).
+
+The network is laid out as the Tokyo board is (`board.py`, method in `build_data.py`), with a
+recipe made from the network itself, all of it RECONSTRUCTED (the rules give no numbers for a
+city they do not ship):
+- lines: at most MAX_LINES, in the feed's order (the income-track order), each its route's
+  short name when that is one letter and the letters are distinct, else A, B, C, ... in order;
+  its colour from the feed (else PALETTE); only its main sequence (branches are left out);
+- a station of more than three lines is split into stations of three lines, side by side;
+- the grid has room for about ROOM grid points a station, its sides in the shape of the city;
+- the rulebook's stations holding two stops of one line (Tokyo's H6-H7) are not made.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import string
+
+from games.tokyo_metro.tools.board import Recipe, board_from_network
+from games.tokyo_metro.tools.common import Geo, coords_from_network
+from metro.network import Network
+
+MAX_LINES = 20
+MIN_LINES = 2
+ROOM = 2.5  # interior grid points a station
+PALETTE = ("#e60012", "#0079c2", "#009944", "#f39800", "#8f76d6", "#b5b5ac", "#00a7db",
+           "#d7c447", "#9b7cb6", "#e85298", "#6cbb5a", "#9c5e31")  # fmt: skip
+NAME_CHARACTERS = set(" .-'/&()") | set(string.digits)  # and letters of any script
+
+
+def map_from_network(network: Network) -> tuple[str, list[str]]:
+    """The board's map file for `network`, and notes on what was left out or made up."""
+    notes: list[str] = []
+    if not MIN_LINES <= len(network.lines) <= MAX_LINES:
+        raise ValueError(
+            f"a Tokyo Metro board has {MIN_LINES} to {MAX_LINES} lines; the feed gives "
+            f"{len(network.lines)} (choose some with --lines)"
+        )
+    network = _relabelled(network, notes)
+    recipe = _recipe(network)
+    return board_from_network(network, recipe), notes
+
+
+def _relabelled(network: Network, notes: list[str]) -> Network:
+    """The network with names fit for a map file and one-letter line names (main lines only)."""
+    shorts = [line.short_name for line in network.lines]
+    own = all(len(s) == 1 and s.isalpha() and s.isascii() for s in shorts) and len(
+        set(shorts)
+    ) == len(shorts)
+    letters = shorts if own else list(string.ascii_uppercase[: len(network.lines)])
+    stations = tuple(dataclasses.replace(s, name=_clean(s.name)) for s in network.stations)
+    lines = []
+    for line, letter in zip(network.lines, letters, strict=True):
+        if len(line.branches) > 1:
+            notes.append(
+                f"{line.origin}: line {line.name!r} has {len(line.branches) - 1} branch(es); "
+                f"the board keeps its main line only"
+            )
+        long = _clean(line.long_name or line.short_name or line.id)
+        for suffix in (" Line", " line"):
+            long = long.removesuffix(suffix)
+        if not own:
+            notes.append(f"{line.origin}: line {line.name!r} is {letter} on the board")
+        lines.append(
+            dataclasses.replace(line, short_name=letter, long_name=long, branches=line.branches[:1])
+        )
+    return dataclasses.replace(network, stations=stations, lines=tuple(lines))
+
+
+def _recipe(network: Network) -> Recipe:
+    letters = tuple(line.short_name for line in network.lines)
+    colours = {
+        line.short_name: line.colour or PALETTE[i % len(PALETTE)]
+        for i, line in enumerate(network.lines)
+    }
+    splits = {}
+    for name in sorted({s.name for s in network.stations}):
+        serving = [
+            line.short_name
+            for line in network.lines
+            if any(network.station(stop.station).name == name for stop in line.stops)
+        ]
+        if len(serving) > 3:
+            groups = [serving[i : i + 3] for i in range(0, len(serving), 3)]
+            splits[name] = [
+                (
+                    f"{name} {n}",
+                    f"{name} ({n})",
+                    "".join(group),
+                    0.3 * (2 * n - 1 - len(groups)),
+                    0.0,
+                )
+                for n, group in enumerate(groups, start=1)
+            ]
+    columns, rows = _grid(network)
+    return Recipe(
+        city=network.name,
+        line_order=letters,
+        colours=colours,
+        header=(
+            f"# {network.name} board for Tokyo Metro: {len(letters)} lines, their stops and stations,",
+            "# the grid of squares and the income track.  RECONSTRUCTED by `metro import gtfs`",
+            "# from a GTFS feed (stations, lines and transfers as the feed gives them), laid out",
+            "# as the Tokyo board is (games/tokyo_metro/tools/board.py).",
+            "# Kept: every transfer station, and minor stations up to {target} stops a line.",
+        ),
+        writer="written by metro import gtfs: import again rather than edit",
+        columns=columns,
+        rows=rows,
+        splits=splits,
+    )
+
+
+def _grid(network: Network) -> tuple[int, int]:
+    """Squares across and down: about ROOM interior grid points a station, in the city's shape."""
+    coords = coords_from_network(network)
+    geo = Geo(coords)
+    points = [geo.km(name) for name in coords]
+    width = max(p[0] for p in points) - min(p[0] for p in points)
+    height = max(p[1] for p in points) - min(p[1] for p in points)
+    aspect = min(2.0, max(0.5, width / height if height > 0 else 2.0))
+    area = ROOM * min(len(coords), 10 * len(network.lines))
+    across = max(6, round(math.sqrt(area * aspect)))
+    down = max(6, math.ceil(area / across))
+    return across + 1, down + 1
+
+
+def _clean(text: str) -> str:
+    """Text fit for a map file's string: letters, digits and a few marks; others become spaces."""
+    kept = "".join(c if c.isalnum() or c in NAME_CHARACTERS else " " for c in text)
+    return " ".join(kept.split()) or "?"

@@ -1,0 +1,100 @@
+"""The `import` commands: a city's transit network made into a game's map file."""
+
+from __future__ import annotations
+
+import os
+
+import click
+
+from metro.cli.options import GAME_PATH
+
+
+@click.group("import")
+def import_group() -> None:
+    """Make a game's map from open transit data."""
+
+
+@import_group.command("gtfs")
+@click.argument("feed", type=click.Path(exists=True, path_type=str))
+@click.option("--game", "game", type=GAME_PATH, required=True, help="The game to make a map for.")
+@click.option(
+    "--lines",
+    default="",
+    metavar="A,B,...",
+    help="Only these routes (route ids or short names); all of the chosen types by default.",
+)
+@click.option(
+    "--route-types",
+    default="1",
+    show_default=True,
+    metavar="T,...",
+    help="GTFS route types to read (0 tram, 1 metro, 2 rail, ...; extended types fold in).",
+)
+@click.option("--name", default=None, help="The city's name (default: the feed's file name).")
+@click.option(
+    "-o",
+    "--output",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=str),
+    help="The map file to write (CITY.metro).",
+)
+@click.option("--force", is_flag=True, help="Replace the output file if it exists.")
+def gtfs_command(feed, game, lines, route_types, name, output, force) -> None:
+    """Read a GTFS feed (a zip or a folder) and write GAME's map of its network, checked."""
+    from metro.cli.options import load_with_players
+    from metro.network.game_import import NoImporter, map_builder
+    from metro.network.gtfs import read_network
+    from metro.network.model import FeedError
+    from metro.output_files import write_output
+
+    types = _numbers(route_types, "--route-types")
+    if os.path.exists(output) and not force:
+        raise click.BadParameter(f"{output} exists (--force replaces it)", param_hint="'-o'")
+    try:
+        build = map_builder(game)
+    except NoImporter as error:
+        raise click.BadParameter(str(error), param_hint="'--game'") from None
+    try:
+        network, report = read_network(feed, types, _names(lines), name)
+    except FeedError as error:
+        where = "" if error.origin.file == feed else f"{feed}: "
+        raise click.ClickException(f"{where}{error}") from None
+    except ModuleNotFoundError as error:
+        raise click.ClickException(
+            f"reading GTFS needs the import extra ({error.name} is missing): "
+            "pip install 'metro-games[import]'"
+        ) from None
+    try:
+        text, notes = build(network)
+    except ValueError as error:
+        raise click.ClickException(f"{feed}: {error}") from None
+    # Checked before it is written: a map the game refuses is not left behind.
+    folder = os.path.dirname(os.path.abspath(output))
+    trial = os.path.join(folder, f".{os.path.basename(output)}.check.metro")
+    write_output(trial, text)
+    try:
+        checked, _ = load_with_players(game, (), (), trial, None)
+    finally:
+        os.unlink(trial)
+    write_output(output, text)
+    for note in report.notes + notes:
+        click.echo(f"note: {note}", err=True)
+    stations = sum(1 for line in text.splitlines() if line.lstrip().startswith("station "))
+    click.echo(
+        f"wrote {output}: {len(network.lines)} lines, {stations} stations "
+        f"(from {len(network.stations)} stations of the feed), checked: {checked.name}"
+    )
+
+
+def _names(text: str) -> tuple[str, ...]:
+    return tuple(part.strip() for part in text.split(",") if part.strip())
+
+
+def _numbers(text: str, option: str) -> tuple[int, ...]:
+    try:
+        numbers = tuple(int(part) for part in _names(text))
+    except ValueError:
+        raise click.BadParameter(f"{text!r} is not a list of numbers", param_hint=option) from None
+    if not numbers:
+        raise click.BadParameter("give at least one route type", param_hint=option)
+    return numbers
