@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import warnings
 import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -128,8 +129,14 @@ def read_tables(folder: str, feed: str) -> dict[str, Table]:
     ]
     for name in present:
         _check_rows(os.path.join(folder, name), name)
-    raw = partridge.load_raw_feed(folder)
-    return {name: _table(name, getattr(raw, name.removesuffix(".txt"))) for name in present}
+    with warnings.catch_warnings():
+        # partridge 1.1 renames columns with `inplace=True`, which pandas 3.1 warns will go in
+        # pandas 4 (hence pandas<4 in the import extra)
+        warnings.simplefilter("ignore", FutureWarning)
+        warnings.simplefilter("ignore", DeprecationWarning)
+        raw = partridge.load_raw_feed(folder)
+        frames = {name: getattr(raw, name.removesuffix(".txt")) for name in present}
+    return {name: _table(name, frame) for name, frame in frames.items()}
 
 
 def _check_rows(path: str, name: str) -> None:

@@ -1,0 +1,283 @@
+"""City networks from GTFS feeds (`metro import gtfs`): the round trip of the shipped Tokyo and
+Osaka networks through a feed, the Tokyo board rebuilt from its feed, an imported city played,
+and every kind of broken feed refused with file, line and column."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import zipfile
+
+import pytest
+from click.testing import CliRunner
+
+pytest.importorskip("partridge", reason="the import extra (partridge) is not installed")
+
+from compiler.resolve import resolve  # noqa: E402
+from games.tokyo_metro.tools.board import board_from_network  # noqa: E402
+from games.tokyo_metro.tools.common import network_from_tsv  # noqa: E402
+from metro.cli import main  # noqa: E402
+from metro.network import FeedError  # noqa: E402
+from metro.network.feed_writer import feed_files, write_feed  # noqa: E402
+from metro.network.gtfs import read_network  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+GAME = os.path.join(ROOT, "games", "tokyo_metro")
+TOKYO_DATA = os.path.join(GAME, "data")
+OSAKA_DATA = os.path.join(GAME, "osaka", "data")
+
+
+def tokyo_network():
+    return network_from_tsv(
+        "Tokyo",
+        os.path.join(TOKYO_DATA, "tokyo_subway_lines.tsv"),
+        os.path.join(TOKYO_DATA, "tokyo_station_coords.tsv"),
+        list("GMHTCYZNAISE"),
+        ("Mb", "M06"),
+    )
+
+
+def osaka_network():
+    return network_from_tsv(
+        "Osaka",
+        os.path.join(OSAKA_DATA, "osaka_subway_lines.tsv"),
+        os.path.join(OSAKA_DATA, "osaka_station_coords.tsv"),
+        ["M", "T", "Y", "C", "I", "S", "N", "K", "P"],
+    )
+
+
+@pytest.fixture(scope="module")
+def tokyo_feed(tmp_path_factory):
+    path = str(tmp_path_factory.mktemp("feeds") / "tokyo.zip")
+    write_feed(tokyo_network(), path)
+    return path
+
+
+def small_feed(folder, **replace: str) -> str:
+    """A two-line feed as a folder; `replace` swaps whole files (name without .txt -> text)."""
+    files = {
+        "stops": "stop_id,stop_name,stop_lat,stop_lon,location_type,parent_station\n"
+        "A,Alpha,51.50,-0.10,1,\nA1,Alpha,51.50,-0.10,0,A\nB,Beta,51.51,-0.11,,\n"
+        "C,Gamma,51.52,-0.12,,\nD,Delta,51.50,-0.13,,\nE,Epsilon,51.53,-0.09,,\n",
+        "routes": "route_id,route_short_name,route_long_name,route_type,route_color\n"
+        "R,R,Red Line,1,E60012\nU,U,Blue,401,0079C2\nX,X,Bus 1,3,\n",
+        "trips": "route_id,service_id,trip_id,direction_id\nR,d,r0,0\nR,d,r1,1\nU,d,u0,0\n"
+        "X,d,x0,0\n",
+        "stop_times": "trip_id,arrival_time,departure_time,stop_id,stop_sequence\n"
+        "r0,,,A1,1\nr0,,,B,2\nr0,,,C,3\nr1,,,C,1\nr1,,,B,2\nr1,,,A,3\n"
+        "u0,,,D,1\nu0,,,B,2\nu0,,,E,3\nx0,,,A,1\nx0,,,E,2\n",
+    }
+    files.update(replace)
+    os.makedirs(folder, exist_ok=True)
+    for name, text in files.items():
+        if text is not None:
+            with open(os.path.join(folder, f"{name}.txt"), "w", encoding="utf-8") as out:
+                out.write(text)
+    return str(folder)
+
+
+# ---------------------------------------------------------------------------- the round trips
+
+
+def test_the_tokyo_network_comes_back_from_its_feed_unchanged(tokyo_feed):
+    network = tokyo_network()
+    back, report = read_network(tokyo_feed, name="Tokyo")
+    assert back == network
+    assert report.notes == []
+    assert [len(b) for b in back.line("M").branches] == [25, 4]  # the Marunouchi branch kept
+
+
+def test_the_tokyo_board_rebuilt_from_the_feed_is_the_shipped_board(tokyo_feed):
+    spec = __import__("importlib.util").util.spec_from_file_location(
+        "tokyo_build_for_import", os.path.join(GAME, "tools", "build_data.py")
+    )
+    module = __import__("importlib.util").util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    back, _ = read_network(tokyo_feed, name="Tokyo")
+    with open(os.path.join(GAME, "tokyo.metro"), encoding="utf-8") as shipped:
+        assert board_from_network(back, module.TOKYO) == shipped.read()
+
+
+def test_the_osaka_network_comes_back_from_its_feed_unchanged(tmp_path):
+    network = osaka_network()
+    write_feed(network, str(tmp_path / "osaka"))  # a folder this time
+    back, _ = read_network(str(tmp_path / "osaka"), name="Osaka")
+    assert back == network
+
+
+def test_a_feed_is_the_same_bytes_for_the_same_network(tmp_path):
+    write_feed(osaka_network(), str(tmp_path / "a.zip"))
+    write_feed(osaka_network(), str(tmp_path / "b.zip"))
+    assert (tmp_path / "a.zip").read_bytes() == (tmp_path / "b.zip").read_bytes()
+
+
+# ------------------------------------------------------------------------- the import command
+
+
+def test_an_imported_city_is_checked_written_and_played(tmp_path):
+    feed = str(tmp_path / "osaka.zip")
+    write_feed(osaka_network(), feed)
+    out = tmp_path / "osaka_city.metro"
+    result = CliRunner().invoke(
+        main, ["import", "gtfs", feed, "--game", "tokyo_metro", "-o", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    assert "wrote" in result.output and "9 lines" in result.output
+    text = out.read_text(encoding="utf-8")
+    assert text.startswith("# osaka board for Tokyo Metro: 9 lines")
+    # the city's board takes the place of Tokyo's; the game's cards stay
+    program = resolve(GAME, map_path=str(out))
+    assert [os.path.basename(p) for p in program.map_paths] == ["osaka_city.metro", "cards.metro"]
+    played = CliRunner().invoke(
+        main,
+        ["simulate", "tokyo_metro", "--map", str(out), "--players", "3", "--games", "3"],
+    )
+    assert played.exit_code == 0, played.output
+
+
+def test_lines_and_route_types_choose_the_routes(tmp_path):
+    feed = small_feed(tmp_path / "feed")
+    network, _ = read_network(feed)
+    assert [line.id for line in network.lines] == ["R", "U"]  # 401 (metro) folds into 1
+    assert network.line("R").stops[0].code == "A1"  # a platform's code, at its parent station
+    assert [s.station for s in network.line("R").stops] == ["A", "B", "C"]
+    assert len(network.line("R").branches) == 1  # the way back is the same line
+    buses, _ = read_network(feed, route_types=(3,))
+    assert [line.id for line in buses.lines] == ["X"]
+    only, _ = read_network(feed, lines=("U",))
+    assert [line.id for line in only.lines] == ["U"]
+    assert [line.name for line in network.transfer_lines(network.line("R"), "B")] == ["U"]
+
+
+def test_the_output_is_not_replaced_without_force(tmp_path, tokyo_feed):
+    out = tmp_path / "city.metro"
+    out.write_text("mine", encoding="utf-8")
+    result = CliRunner().invoke(
+        main, ["import", "gtfs", tokyo_feed, "--game", "tokyo_metro", "-o", str(out)]
+    )
+    assert result.exit_code == 2 and "--force" in result.output
+    assert out.read_text(encoding="utf-8") == "mine"
+
+
+def test_a_game_without_a_city_importer_is_named(tmp_path, tokyo_feed):
+    out = tmp_path / "city.metro"
+    result = CliRunner().invoke(
+        main, ["import", "gtfs", tokyo_feed, "--game", "izakaya", "-o", str(out)]
+    )
+    assert result.exit_code == 2
+    assert "has no city importer" in result.output and "tokyo_metro" in result.output
+    assert not out.exists()
+
+
+# ------------------------------------------------------------------------------- broken feeds
+
+
+BROKEN = {
+    "missing file": ({"trips": None}, "no trips.txt"),
+    "missing column": (
+        {"routes": "route_id,route_short_name\nR,R\n"},
+        "routes.txt:1: no column route_type",
+    ),
+    "bad latitude": (
+        {"stops": "stop_id,stop_name,stop_lat,stop_lon\nA,Alpha,north,0\n"},
+        "stops.txt:2, column stop_lat, 'A': 'north' is not a latitude",
+    ),
+    "unknown parent": (
+        {"stops": "stop_id,stop_name,stop_lat,stop_lon,parent_station\nA,Alpha,1,1,Z\n"},
+        "stops.txt:2, column parent_station, 'A': parent station 'Z' is not a stop",
+    ),
+    "unknown stop": (
+        {
+            "stop_times": "trip_id,arrival_time,departure_time,stop_id,stop_sequence\n"
+            "r0,,,A,1\nr0,,,Q,2\n"
+        },
+        "stop_times.txt:3, column stop_id, 'Q': stop 'Q' is not in stops.txt",
+    ),
+    "loop": (
+        {
+            "stop_times": "trip_id,arrival_time,departure_time,stop_id,stop_sequence\n"
+            "r0,,,A,1\nr0,,,B,2\nr0,,,A,3\nr0,,,C,4\n"
+        },
+        "stop_times.txt:4, column stop_id, 'A': trip 'r0' passes station 'Alpha' twice",
+    ),
+    "no metro": (
+        {"routes": "route_id,route_short_name,route_type\nX,X,3\n"},
+        "routes.txt: no route of type metro (1); the feed has bus (3) x1",
+    ),
+    "bad colour": (
+        {"routes": "route_id,route_short_name,route_type,route_color\nR,R,1,red\n"},
+        "routes.txt:2, column route_color, 'R': 'red' is not a colour",
+    ),
+    "bad sequence": (
+        {"stop_times": "trip_id,arrival_time,departure_time,stop_id,stop_sequence\nr0,,,A,first\n"},
+        "stop_times.txt:2, column stop_sequence, 'r0': 'first' is not a whole number",
+    ),
+    "duplicate stop": (
+        {"stops": "stop_id,stop_name,stop_lat,stop_lon\nA,Alpha,1,1\nA,Again,1,1\n"},
+        "stops.txt:3, column stop_id, 'A': stop id listed twice (first stops.txt:2, 'A')",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BROKEN))
+def test_a_broken_feed_is_refused_naming_file_line_and_column(tmp_path, case):
+    replace, expected = BROKEN[case]
+    feed = small_feed(tmp_path / "feed", **replace)
+    with pytest.raises(FeedError) as caught:
+        read_network(feed)
+    assert expected in str(caught.value)
+    out = tmp_path / "city.metro"
+    result = CliRunner().invoke(
+        main, ["import", "gtfs", feed, "--game", "tokyo_metro", "-o", str(out)]
+    )
+    assert result.exit_code == 1 and expected in result.output
+    assert "Traceback" not in result.output
+    assert not out.exists() and os.listdir(tmp_path) == ["feed"]  # nothing half-written
+
+
+def test_unknown_lines_are_named(tmp_path):
+    feed = small_feed(tmp_path / "feed")
+    with pytest.raises(FeedError, match="no route of the chosen types is called 'Q'"):
+        read_network(feed, lines=("R", "Q"))
+
+
+def test_a_trip_ending_where_it_passed_is_cut_before_its_end(tmp_path):
+    times = (
+        "trip_id,arrival_time,departure_time,stop_id,stop_sequence\n"
+        "r0,,,E,1\nr0,,,A,2\nr0,,,B,3\nr0,,,C,4\nr0,,,A,5\nu0,,,D,1\nu0,,,B,2\n"
+    )
+    feed = small_feed(tmp_path / "feed", stop_times=times)
+    network, report = read_network(feed)
+    assert [s.station for s in network.line("R").stops] == ["E", "A", "B", "C"]
+    assert any("returns to 'Alpha' at its end" in note for note in report.notes)
+
+
+def test_a_feed_past_the_bound_of_stops_is_refused_with_the_bound(tmp_path):
+    rows = "".join(f"S{i},Stop {i},1,1\n" for i in range(50_000))
+    feed = small_feed(tmp_path / "feed", stops="stop_id,stop_name,stop_lat,stop_lon\n" + rows)
+    with pytest.raises(FeedError, match="stops.txt: more than 20,000 rows; metro reads at most"):
+        read_network(feed)
+
+
+def test_a_zip_feed_in_a_folder_of_its_own_is_read(tmp_path):
+    folder = small_feed(tmp_path / "feed")
+    archive = tmp_path / "feed.zip"
+    with zipfile.ZipFile(archive, "w") as out:
+        for name in sorted(os.listdir(folder)):
+            out.write(os.path.join(folder, name), f"city-gtfs/{name}")
+    network, _ = read_network(str(archive))
+    assert network.name == "feed" and [line.id for line in network.lines] == ["R", "U"]
+    shutil.rmtree(folder)
+
+
+def test_a_file_that_is_no_feed_is_refused(tmp_path):
+    path = tmp_path / "feed.txt"
+    path.write_text("hello", encoding="utf-8")
+    with pytest.raises(FeedError, match="neither a folder nor a zip file"):
+        read_network(str(path))
+
+
+def test_the_feed_writer_names_every_required_file():
+    files = feed_files(osaka_network())
+    for name in ("stops.txt", "routes.txt", "trips.txt", "stop_times.txt", "transfers.txt"):
+        assert files[name].count("\n") >= 2, name
