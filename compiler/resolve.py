@@ -184,11 +184,11 @@ def _with_map(
     chosen: list[str] = []
     for path in defaults:
         tree, _ = _load(path, program, files)
-        if kinds and not kinds.isdisjoint(item.kind for item in getattr(tree, "items", ())):
-            if map_path not in chosen:
-                chosen.append(map_path)
-        else:
+        own = {item.kind for item in getattr(tree, "items", ())}
+        if kinds and own and kinds.isdisjoint(own):
             chosen.append(path)
+        elif map_path not in chosen:
+            chosen.append(map_path)
     return chosen if map_path in chosen else [*chosen, map_path]
 
 

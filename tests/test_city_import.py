@@ -13,13 +13,13 @@ from click.testing import CliRunner
 
 pytest.importorskip("partridge", reason="the import extra (partridge) is not installed")
 
-from compiler.resolve import resolve  # noqa: E402
-from games.tokyo_metro.tools.board import board_from_network  # noqa: E402
-from games.tokyo_metro.tools.common import network_from_tsv  # noqa: E402
-from metro.cli import main  # noqa: E402
-from metro.network import FeedError  # noqa: E402
-from metro.network.feed_writer import feed_files, write_feed  # noqa: E402
-from metro.network.gtfs import read_network  # noqa: E402
+from compiler.resolve import resolve
+from games.tokyo_metro.tools.board import board_from_network
+from games.tokyo_metro.tools.common import network_from_tsv
+from metro.cli import main
+from metro.network import FeedError
+from metro.network.feed_writer import feed_files, write_feed
+from metro.network.gtfs import read_network
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GAME = os.path.join(ROOT, "games", "tokyo_metro")
@@ -255,7 +255,7 @@ def test_a_trip_ending_where_it_passed_is_cut_before_its_end(tmp_path):
 def test_a_feed_past_the_bound_of_stops_is_refused_with_the_bound(tmp_path):
     rows = "".join(f"S{i},Stop {i},1,1\n" for i in range(50_000))
     feed = small_feed(tmp_path / "feed", stops="stop_id,stop_name,stop_lat,stop_lon\n" + rows)
-    with pytest.raises(FeedError, match="stops.txt: more than 20,000 rows; metro reads at most"):
+    with pytest.raises(FeedError, match=r"stops\.txt: more than 20,000 rows; metro reads at most"):
         read_network(feed)
 
 

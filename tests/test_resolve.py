@@ -298,6 +298,20 @@ def test_the_default_map_is_read_and_a_given_map_replaces_it(tmp_path):
     assert chosen.map_paths == [str(tmp_path / "maps" / "b.metro")]
 
 
+def test_a_given_map_replaces_the_default_files_of_its_kinds_only(tmp_path):
+    files = {
+        "rules.metro": BASE.replace(
+            "  const BONUS", '  default map "board.metro", "cards.metro"\n  const BONUS'
+        ),
+        "board.metro": 'map "Board" for "G" {\n  city a(x: 1)\n}\n',
+        "cards.metro": 'map "Cards" for "G" {\n  card c1(x: 1)\n}\n',
+        "other.metro": 'map "Other" for "G" {\n  city b(x: 2)\n}\n',
+    }
+    resolved(tmp_path, files)
+    chosen = resolved(tmp_path, {}, map=str(tmp_path / "other.metro"))
+    assert [m.name for m in chosen.map_files] == ["Other", "Cards"]
+
+
 def test_a_missing_default_map_is_named_at_its_string(tmp_path):
     files = {
         "rules.metro": BASE.replace("  const BONUS", '  default map "gone.metro"\n  const BONUS')
