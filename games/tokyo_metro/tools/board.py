@@ -41,6 +41,8 @@ class Recipe:
     columns: int = 18
     rows: int = 13
     warp: float = 0.5  # 0 = plain projection, 1 = pure rank order (per axis)
+    # the board's area: the box round the transfer stations (else round every station)
+    area_from_transfers: bool = True
     splits: dict[str, list[Split]] = field(default_factory=dict)
     # station id -> (line, the two real stations, the board's numbers for them)
     same_line_stations: dict[str, tuple[str, tuple[str, str], tuple[int, int]]] = field(
@@ -62,7 +64,10 @@ def select_stops(lines: dict[str, list[Row]], geo: Geo, recipe: Recipe) -> dict[
         for row in rows:
             served[row.name].add(row.line)
     transfer_points = [
-        geo.coords[r.name] for rows in lines.values() for r in rows if is_transfer(r, served)
+        geo.coords[r.name]
+        for rows in lines.values()
+        for r in rows
+        if is_transfer(r, served) or not recipe.area_from_transfers
     ]
     lat_lo, lat_hi = min(p[0] for p in transfer_points), max(p[0] for p in transfer_points)
     lon_lo, lon_hi = min(p[1] for p in transfer_points), max(p[1] for p in transfer_points)

@@ -8,6 +8,7 @@ city they do not ship):
   its colour from the feed (else PALETTE); only its main sequence (branches are left out);
 - a station of more than three lines is split into stations of three lines, side by side;
 - the grid has room for about ROOM grid points a station, its sides in the shape of the city;
+- the board's area is the box round every station (Tokyo's: round its transfer stations);
 - the rulebook's stations holding two stops of one line (Tokyo's H6-H7) are not made.
 """
 
@@ -62,9 +63,9 @@ def _relabelled(network: Network, notes: list[str]) -> Network:
             long = long.removesuffix(suffix)
         if not own:
             notes.append(f"{line.origin}: line {line.name!r} is {letter} on the board")
-        lines.append(
-            dataclasses.replace(line, short_name=letter, long_name=long, branches=line.branches[:1])
-        )
+        # a stop's code is the line's letter and the feed's code, unique on the board
+        main = tuple(dataclasses.replace(s, code=f"{letter}:{s.code}") for s in line.stops)
+        lines.append(dataclasses.replace(line, short_name=letter, long_name=long, branches=(main,)))
     return dataclasses.replace(network, stations=stations, lines=tuple(lines))
 
 
@@ -106,6 +107,7 @@ def _recipe(network: Network) -> Recipe:
             "# Kept: every transfer station, and minor stations up to {target} stops a line.",
         ),
         writer="written by metro import gtfs: import again rather than edit",
+        area_from_transfers=False,
         columns=columns,
         rows=rows,
         splits=splits,
