@@ -100,7 +100,7 @@ def game_options(command: Callable) -> Callable:
             "--map",
             "map_path",
             type=click.Path(exists=True, dir_okay=False, path_type=str),
-            help="Play on this map file instead of the game's default map.",
+            help="Play on this map file in place of the game's default map files of its kinds (the others, such as cards, stay).",
         ),
     ]
     for option in reversed(options):
