@@ -4,8 +4,10 @@ and every kind of broken feed refused with file, line and column."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
+import sys
 import zipfile
 
 import pytest
@@ -87,15 +89,29 @@ def test_the_tokyo_network_comes_back_from_its_feed_unchanged(tokyo_feed):
     assert [len(b) for b in back.line("M").branches] == [25, 4]  # the Marunouchi branch kept
 
 
-def test_the_tokyo_board_rebuilt_from_the_feed_is_the_shipped_board(tokyo_feed):
-    spec = __import__("importlib.util").util.spec_from_file_location(
-        "tokyo_build_for_import", os.path.join(GAME, "tools", "build_data.py")
-    )
-    module = __import__("importlib.util").util.module_from_spec(spec)
+def build_script(path: str, name: str, monkeypatch):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, name, module)  # dataclasses look their module up
     spec.loader.exec_module(module)
+    return module
+
+
+def test_the_tokyo_board_rebuilt_from_the_feed_is_the_shipped_board(tokyo_feed, monkeypatch):
+    path = os.path.join(GAME, "tools", "build_data.py")
+    module = build_script(path, "tokyo_build_for_import", monkeypatch)
     back, _ = read_network(tokyo_feed, name="Tokyo")
     with open(os.path.join(GAME, "tokyo.metro"), encoding="utf-8") as shipped:
         assert board_from_network(back, module.TOKYO) == shipped.read()
+
+
+def test_the_osaka_board_rebuilt_from_its_feed_is_the_shipped_board(tmp_path, monkeypatch):
+    path = os.path.join(GAME, "osaka", "tools", "build_data.py")
+    module = build_script(path, "osaka_build_for_import", monkeypatch)
+    write_feed(osaka_network(), str(tmp_path / "osaka.zip"))
+    back, _ = read_network(str(tmp_path / "osaka.zip"), name="Osaka")
+    with open(os.path.join(GAME, "osaka", "osaka.metro"), encoding="utf-8") as shipped:
+        assert module.board_from_network(back) == shipped.read()
 
 
 def test_the_osaka_network_comes_back_from_its_feed_unchanged(tmp_path):

@@ -83,14 +83,15 @@ import itertools  # noqa: E402 - after the sys.path line above
 from games.tokyo_metro.tools.common import (  # noqa: E402
     Geo,
     Row,
-    check_coords,
+    coords_from_network,
+    network_from_tsv,
     place_stations,
-    read_coords,
-    read_lines,
+    rows_from_network,
     square_id,
     track_text,
     write_files,
 )
+from metro.network import Network  # noqa: E402
 
 DEFAULT_DATA = os.path.join(OSAKA_DIR, "data")
 LINES_FILE = "osaka_subway_lines.tsv"
@@ -356,14 +357,6 @@ ACTS: dict[str, tuple[str, range]] = {
     "copy": ("Copy", range(100, 301, 100)),
 }
 DOTS = [1, 1, 1, 1, 2, 2, 2, 2]
-
-
-# ---------------------------------------------------------------------------------------- input
-
-
-def read_station_lines(path: str) -> dict[str, list[Row]]:
-    """The lines file: line letter -> its rows in order (the train lines and P)."""
-    return read_lines(path, TRAIN_LINES + ["P"])
 
 
 # ---------------------------------------------------------------------------------------- stops
@@ -813,16 +806,19 @@ def check_cards() -> None:
 def build(data_dir: str) -> dict[str, str]:
     """File name -> text of every generated file."""
     lines_path, coords_path = (os.path.join(data_dir, n) for n in (LINES_FILE, COORDS_FILE))
-    lines = read_station_lines(lines_path)
-    coords = read_coords(coords_path)
-    named = [(r.source_line, r.name) for rows in lines.values() for r in rows]
-    check_coords(lines_path, named, coords_path, coords)
-    geo = Geo(coords)
+    network = network_from_tsv("Osaka", lines_path, coords_path, TRAIN_LINES + ["P"])
+    check_cards()
+    return {"osaka.metro": board_from_network(network), "cards.metro": cards_text()}
+
+
+def board_from_network(network: Network) -> str:
+    """The text of osaka.metro, from the Osaka network (read from the data files or a feed)."""
+    lines = rows_from_network(network, TRAIN_LINES + ["P"])
+    geo = Geo(coords_from_network(network))
     stops = select_stops(lines, geo)
     stations = group_stations(stops, geo)
     touching = lay_out(stations, stops)
-    check_cards()
-    return {"osaka.metro": board_text(stops, stations, touching), "cards.metro": cards_text()}
+    return board_text(stops, stations, touching)
 
 
 def main(argv: list[str] | None = None) -> int:
