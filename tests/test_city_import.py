@@ -22,6 +22,7 @@ from metro.cli import main
 from metro.network import FeedError
 from metro.network.feed_writer import feed_files, write_feed
 from metro.network.gtfs import read_network
+from tests.london_feed import london_network
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GAME = os.path.join(ROOT, "games", "tokyo_metro")
@@ -297,3 +298,30 @@ def test_the_feed_writer_names_every_required_file():
     files = feed_files(osaka_network())
     for name in ("stops.txt", "routes.txt", "trips.txt", "stop_times.txt", "transfers.txt"):
         assert files[name].count("\n") >= 2, name
+
+
+# ------------------------------------------------------------- a bigger city we do not ship
+
+
+def test_london_imports_as_a_tokyo_metro_board_and_plays(tmp_path):
+    feed = str(tmp_path / "london.zip")
+    write_feed(london_network(), feed)
+    network, report = read_network(feed)
+    assert len(network.lines) == 13 and len(network.stations) == 278
+    district = next(line for line in network.lines if line.long_name == "District Line")
+    assert len(district.branches) > 5  # a real network's branches are kept in the network
+    circle = next(line for line in network.lines if line.long_name == "Circle Line")
+    assert len(circle.branches) == 1 and len(circle.stops) == 27  # the ring opened once
+    assert any("returns to 'Aldgate'" in note for note in report.notes)
+    out = tmp_path / "london.metro"
+    result = CliRunner().invoke(
+        main, ["import", "gtfs", feed, "--game", "tokyo_metro", "-o", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    assert "wrote" in result.output and "13 lines" in result.output
+    assert "the board keeps its main line only" in result.output  # the notes are printed
+    played = CliRunner().invoke(
+        main,
+        ["simulate", "tokyo_metro", "--map", str(out), "--players", "4", "--games", "3"],
+    )
+    assert played.exit_code == 0, played.output

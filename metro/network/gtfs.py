@@ -302,6 +302,8 @@ def _sequences(
                         f"{trip.origin}: trip returns to {stops.station_of(stop).name!r} "
                         f"at its end (a loop); the line is taken to end one stop before"
                     )
+                    if station == path[0].station:
+                        path = _ring_cut(path)
                     break
                 raise FeedError(
                     table.origin(index, "stop_id", stop),
@@ -320,6 +322,16 @@ def _sequences(
             seen.add(key)
             by_route[trip.route].append(Sequence(tuple(path), trip.origin))
     return by_route
+
+
+def _ring_cut(path: list[LineStop]) -> list[LineStop]:
+    """A ring opened at one place whichever way and wherever its trip began: at its least
+    station id, running first towards the lesser of that station's two neighbours."""
+    start = min(range(len(path)), key=lambda i: path[i].station)
+    path = path[start:] + path[:start]
+    if len(path) > 2 and path[-1].station < path[1].station:
+        path = [path[0], *reversed(path[1:])]
+    return path
 
 
 def _line(

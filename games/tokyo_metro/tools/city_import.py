@@ -7,7 +7,7 @@ city they do not ship):
   short name when that is one letter and the letters are distinct, else A, B, C, ... in order;
   its colour from the feed (else PALETTE); only its main sequence (branches are left out);
 - a station of more than three lines is split into stations of three lines, side by side;
-- the grid has room for about ROOM grid points a station, its sides in the shape of the city;
+- the grid has room for about ROOMS[0] grid points a station (more if they do not fit), its sides in the shape of the city;
 - the board's area is the box round every station (Tokyo's: round its transfer stations);
 - the rulebook's stations holding two stops of one line (Tokyo's H6-H7) are not made.
 """
@@ -19,12 +19,12 @@ import math
 import string
 
 from games.tokyo_metro.tools.board import Recipe, board_from_network
-from games.tokyo_metro.tools.common import Geo, coords_from_network
+from games.tokyo_metro.tools.common import Geo, LayoutError, coords_from_network
 from metro.network import Network
 
 MAX_LINES = 20
 MIN_LINES = 2
-ROOM = 2.5  # interior grid points a station
+ROOMS = (2.5, 3.5, 5.0)  # interior grid points a station, tried in turn
 PALETTE = ("#e60012", "#0079c2", "#009944", "#f39800", "#8f76d6", "#b5b5ac", "#00a7db",
            "#d7c447", "#9b7cb6", "#e85298", "#6cbb5a", "#9c5e31")  # fmt: skip
 NAME_CHARACTERS = set(" .-'/&()") | set(string.digits)  # and letters of any script
@@ -39,8 +39,12 @@ def map_from_network(network: Network) -> tuple[str, list[str]]:
             f"{len(network.lines)} (choose some with --lines)"
         )
     network = _relabelled(network, notes)
-    recipe = _recipe(network)
-    return board_from_network(network, recipe), notes
+    for room in ROOMS:  # a crowded centre may need a finer grid
+        try:
+            return board_from_network(network, _recipe(network, room)), notes
+        except LayoutError as error:
+            failed = error
+    raise ValueError(f"the stations do not fit a grid of {ROOMS[-1]} points a station: {failed}")
 
 
 def _relabelled(network: Network, notes: list[str]) -> Network:
@@ -69,7 +73,7 @@ def _relabelled(network: Network, notes: list[str]) -> Network:
     return dataclasses.replace(network, stations=stations, lines=tuple(lines))
 
 
-def _recipe(network: Network) -> Recipe:
+def _recipe(network: Network, room: float) -> Recipe:
     letters = tuple(line.short_name for line in network.lines)
     colours = {
         line.short_name: line.colour or PALETTE[i % len(PALETTE)]
@@ -94,7 +98,7 @@ def _recipe(network: Network) -> Recipe:
                 )
                 for n, group in enumerate(groups, start=1)
             ]
-    columns, rows = _grid(network)
+    columns, rows = _grid(network, room)
     return Recipe(
         city=network.name,
         line_order=letters,
@@ -114,15 +118,15 @@ def _recipe(network: Network) -> Recipe:
     )
 
 
-def _grid(network: Network) -> tuple[int, int]:
-    """Squares across and down: about ROOM interior grid points a station, in the city's shape."""
+def _grid(network: Network, room: float) -> tuple[int, int]:
+    """Squares across and down: about `room` interior grid points a station, in the city's shape."""
     coords = coords_from_network(network)
     geo = Geo(coords)
     points = [geo.km(name) for name in coords]
     width = max(p[0] for p in points) - min(p[0] for p in points)
     height = max(p[1] for p in points) - min(p[1] for p in points)
     aspect = min(2.0, max(0.5, width / height if height > 0 else 2.0))
-    area = ROOM * min(len(coords), 10 * len(network.lines))
+    area = room * min(len(coords), 10 * len(network.lines))
     across = max(6, round(math.sqrt(area * aspect)))
     down = max(6, math.ceil(area / across))
     return across + 1, down + 1

@@ -289,6 +289,10 @@ def assign(cost: list[list[float]]) -> list[int]:
     return result
 
 
+class LayoutError(ValueError):
+    """The stations do not fit the grid (a station finds no free streets for its stops)."""
+
+
 def place_stations(
     points: list[tuple[int, int]],
     targets: list[tuple[float, float]],
@@ -327,7 +331,7 @@ def place_stations(
         elif extra == 2:
             picked = next(([a, b] for a in free for b in free if b in PERPENDICULAR[a]), [])
         if len(picked) != extra:
-            raise ValueError(f"no free streets around station {ident}")
+            raise LayoutError(f"no free streets around station {ident}")
         slots = [("v", x, y)] + [street(d) for d in picked]
         used_streets.update(slots[1:])
         for code, slot in zip(codes, slots, strict=True):
