@@ -5,6 +5,7 @@ and every kind of broken feed refused with file, line and column."""
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import shutil
 import sys
@@ -325,3 +326,35 @@ def test_london_imports_as_a_tokyo_metro_board_and_plays(tmp_path):
         ["simulate", "tokyo_metro", "--map", str(out), "--players", "4", "--games", "3"],
     )
     assert played.exit_code == 0, played.output
+
+
+def test_compare_with_the_games_own_map_plays_both_on_the_same_seeds(tmp_path, tokyo_feed):
+    pytest.importorskip("scipy", reason="the comparison's statistics need the report extra")
+    out = tmp_path / "tokyo_again.metro"
+    result = CliRunner().invoke(
+        main,
+        ["import", "gtfs", tokyo_feed, "--game", "tokyo_metro", "-o", str(out),
+         "--compare-with", "default", "--games", "4", "--players", "2"],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "4 games per configuration on the same seeds" in result.output
+    assert "map tokyo_again.metro" in result.output and "Win rate by seat" in result.output
+
+
+def test_compare_takes_a_map_as_a_configuration(tmp_path, tokyo_feed):
+    pytest.importorskip("scipy", reason="the comparison's statistics need the report extra")
+    out = tmp_path / "city.metro"
+    CliRunner().invoke(
+        main, ["import", "gtfs", tokyo_feed, "--game", "tokyo_metro", "-o", str(out)]
+    )
+    result = CliRunner().invoke(
+        main,
+        ["compare", "tokyo_metro", "--on-map", str(out), "--players", "2", "--games", "3",
+         "--json"],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    configs = json.loads(result.output)["configurations"]
+    assert [(c["label"], c["map"]) for c in configs] == [
+        ("base", None),
+        ("map city.metro", str(out)),
+    ]

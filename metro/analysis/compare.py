@@ -16,6 +16,7 @@ needs, `compare_until_decided` plays batches until each difference is decided
 from __future__ import annotations
 
 import math
+import os
 import statistics
 import time
 from collections.abc import Callable, Sequence
@@ -66,18 +67,23 @@ SERIAL_BATCHES = 50  # progress updates per configuration in a serial run
 
 @dataclass(frozen=True)
 class Config:
-    """One way to play the game: the base, or with some variants and expansions."""
+    """One way to play the game: the base, or with some variants and expansions, or on a map."""
 
     label: str
     variants: tuple[str, ...] = ()
     expansions: tuple[str, ...] = ()
+    map: str | None = None  # a map file in place of the run's map
 
 
-def configurations(variants: Sequence[str] = (), expansions: Sequence[str] = ()) -> list[Config]:
-    """The base, then one configuration per `--variant` and per `--with` (commas join several)."""
+def configurations(
+    variants: Sequence[str] = (), expansions: Sequence[str] = (), maps: Sequence[str] = ()
+) -> list[Config]:
+    """The base, then one configuration per `--variant`, per `--with` (commas join several) and
+    per `--on-map`."""
     configs = [Config("base")]
     configs += [Config(f"variant {names}", variants=_names(names)) for names in variants]
     configs += [Config(f"with {names}", expansions=_names(names)) for names in expansions]
+    configs += [Config(f"map {os.path.basename(path)}", map=path) for path in maps]
     labels = [c.label for c in configs]
     if len(set(labels)) != len(labels):
         raise ValueError("a configuration is named twice")
@@ -296,6 +302,7 @@ class ConfigResult:
             "label": self.config.label,
             "variants": list(self.config.variants),
             "expansions": list(self.config.expansions),
+            "map": self.config.map,
             "game": self.game,
             "games": len(self.records),
             "unfinished": len(self.records) - self.finished,
@@ -533,7 +540,7 @@ class _Run:
             skill.check()
         path = game_path(game)
         setups = [
-            Setup(path, players, str(seed), tuple(bots), c.variants, c.expansions, map)
+            Setup(path, players, str(seed), tuple(bots), c.variants, c.expansions, c.map or map)
             for c in configs
         ]
         prepared = [prepare(setup) for setup in setups]

@@ -6,7 +6,7 @@ import os
 
 import click
 
-from metro.cli.options import GAME_PATH
+from metro.cli.options import GAME_PATH, PLAYERS_OPTION
 
 
 @click.group("import")
@@ -39,7 +39,24 @@ def import_group() -> None:
     help="The map file to write (CITY.metro).",
 )
 @click.option("--force", is_flag=True, help="Replace the output file if it exists.")
-def gtfs_command(feed, game, lines, route_types, name, output, force) -> None:
+@click.option(
+    "--compare-with",
+    "compare_with",
+    metavar="default|FILE",
+    help="Then play the game on the new map and on this one ('default': the game's own) on the "
+    "same seeds, and print what differs (seat balance, length, scores): metro compare.",
+)
+@click.option(
+    "--games",
+    type=click.IntRange(min=2),
+    default=40,
+    show_default=True,
+    help="Games per map of --compare-with.",
+)
+@PLAYERS_OPTION
+def gtfs_command(
+    feed, game, lines, route_types, name, output, force, compare_with, games, players
+) -> None:
     """Read a GTFS feed (a zip or a folder) and write GAME's map of its network, checked."""
     from metro.cli.options import load_with_players
     from metro.network.game_import import NoImporter, map_builder
@@ -48,6 +65,10 @@ def gtfs_command(feed, game, lines, route_types, name, output, force) -> None:
     from metro.output_files import write_output
 
     types = _numbers(route_types, "--route-types")
+    if compare_with not in (None, "default") and not os.path.isfile(compare_with):
+        raise click.BadParameter(
+            f"{compare_with!r} is neither 'default' nor a map file", param_hint="'--compare-with'"
+        )
     if os.path.exists(output) and not force:
         raise click.BadParameter(f"{output} exists (--force replaces it)", param_hint="'-o'")
     try:
@@ -84,6 +105,28 @@ def gtfs_command(feed, game, lines, route_types, name, output, force) -> None:
         f"wrote {output}: {len(network.lines)} lines, {stations} stations "
         f"(from {len(network.stations)} stations of the feed), checked: {checked.name}"
     )
+    if compare_with is not None:
+        _compare(game, output, None if compare_with == "default" else compare_with, games, players)
+
+
+def _compare(game: str, output: str, base_map: str | None, games: int, players: int | None) -> None:
+    """The game on the base map and on the new one, on the same seeds, compared in words."""
+    from rich.console import Console
+
+    from metro.analysis.compare import Config, compare
+    from metro.analysis.compare_view import print_comparison
+    from metro.analysis.stats import ScipyMissing
+    from metro.cli.options import load_with_players, progress_bar, seat_bots
+
+    checked, players = load_with_players(game, (), (), base_map, players)
+    bots = seat_bots(checked, None, None, players, "player")
+    configs = [Config("base"), Config(f"map {os.path.basename(output)}", map=output)]
+    try:
+        with progress_bar("comparing", games * len(configs), False) as advance:
+            result = compare(game, players, games, 1, bots, configs, base_map, progress=advance)
+    except ScipyMissing as error:
+        raise click.UsageError(str(error)) from None
+    print_comparison(result, Console(highlight=False))
 
 
 def _names(text: str) -> tuple[str, ...]:

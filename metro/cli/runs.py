@@ -197,6 +197,15 @@ def playthrough_command(
     type=click.Path(exists=True, dir_okay=False, path_type=str),
     help="Play every configuration on this map file.",
 )
+@click.option(
+    "--on-map",
+    "maps",
+    multiple=True,
+    type=click.Path(exists=True, dir_okay=False, path_type=str),
+    metavar="FILE",
+    help="A configuration to compare with the base: on this map file (in place of --map or the "
+    "game's own). Repeatable.",
+)
 @PLAYERS_OPTION
 @click.option(
     "--games",
@@ -307,6 +316,7 @@ def compare_command(
     variants,
     expansions,
     map_path,
+    maps,
     players,
     games: int,
     seed: str,
@@ -344,8 +354,10 @@ def compare_command(
     from metro.analysis.skill import SkillPlan
     from metro.analysis.stats import ScipyMissing
 
-    if not variants and not expansions:
-        raise click.UsageError("name at least one configuration: --variant NAME or --with NAME")
+    if not variants and not expansions and not maps:
+        raise click.UsageError(
+            "name at least one configuration: --variant NAME, --with NAME or --on-map FILE"
+        )
     _skill_options_need_the_trace(skill_trace)
     _power_options_fit(detect, plan_only, until_decided, report)
     try:
@@ -355,7 +367,7 @@ def compare_command(
     chosen = _names_to_decide(decide)
     skill = SkillPlan(skill_budget, skill_rounds, skill_games) if skill_trace else None
     try:
-        configs = configurations(variants, expansions)
+        configs = configurations(variants, expansions, maps)
         if skill is not None:
             skill.check()
     except ValueError as error:
