@@ -358,3 +358,17 @@ def test_compare_takes_a_map_as_a_configuration(tmp_path, tokyo_feed):
         ("base", None),
         ("map city.metro", str(out)),
     ]
+
+
+def test_a_zip_member_past_the_size_bound_is_refused_before_it_is_unpacked(tmp_path, monkeypatch):
+    from metro.network import gtfs_files
+
+    folder = small_feed(tmp_path / "feed")
+    archive = tmp_path / "big.zip"
+    with zipfile.ZipFile(archive, "w") as out:
+        for name in sorted(os.listdir(folder)):
+            out.write(os.path.join(folder, name), f"../../{name}")  # only base names are used
+    monkeypatch.setattr(gtfs_files, "MAX_FILE_BYTES", 100)
+    with pytest.raises(FeedError, match="a file may have at most 100"):
+        read_network(str(archive))
+    assert sorted(os.listdir(tmp_path)) == ["big.zip", "feed"]  # nothing unpacked beside it
