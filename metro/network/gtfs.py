@@ -8,7 +8,7 @@ import os
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from metro.network.gtfs_files import Table, feed_folder, read_tables
+from metro.network.gtfs_files import Row, Table, feed_folder, read_tables
 from metro.network.model import FeedError, Line, LineStop, Network, Origin, Station, Transfer
 
 # GTFS's extended route types (the Hierarchical Vehicle Types) fold into the basic ones.
@@ -87,7 +87,7 @@ def _stops(table: Table) -> Stops:
         codes[ident] = row.get("stop_code") or ident
         points[ident] = _point(table, index, row)
         if row.get("parent_station"):
-            parent[ident] = row["parent_station"]
+            parent[ident] = row.get("parent_station")
     for ident, up in parent.items():
         if up not in origins:
             raise FeedError(
@@ -113,7 +113,7 @@ def _stops(table: Table) -> Stops:
     return Stops({s: parent.get(s, s) for s in origins}, stations, codes, origins)
 
 
-def _point(table: Table, index: int, row: dict) -> tuple[float, float] | None:
+def _point(table: Table, index: int, row: Row) -> tuple[float, float] | None:
     lat, lon = row.get("stop_lat"), row.get("stop_lon")
     if lat is None and lon is None:
         return None
@@ -212,7 +212,7 @@ def _routes(table: Table, route_types: tuple[int, ...], lines: tuple[str, ...]) 
     return routes
 
 
-def _colour(table: Table, index: int, row: dict) -> str | None:
+def _colour(table: Table, index: int, row: Row) -> str | None:
     value = row.get("route_color")
     if value is None:
         return None
@@ -418,7 +418,7 @@ def _transfers(
 # ---------------------------------------------------------------------------------- helpers
 
 
-def _required(table: Table, index: int, row: dict, column: str) -> str:
+def _required(table: Table, index: int, row: Row, column: str) -> str:
     value = row.get(column)
     if value is None:
         raise FeedError(table.origin(index, column), f"{column} is empty")

@@ -42,14 +42,32 @@ MAX_FILE_BYTES = 1 << 30  # one unpacked file
 MAX_ZIP_MEMBERS = 1_000
 
 
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One row of a table, read column by column (no dict a row: a feed has millions)."""
+
+    table: Table
+    index: int
+
+    def get(self, column: str) -> str | None:
+        """The row's value in `column`, None where it is empty or the file has no such column."""
+        values = self.table.values.get(column)
+        return None if values is None else values[self.index]
+
+
 @dataclass(frozen=True)
 class Table:
-    """One file of a feed: its name, columns and rows (strings; None where a value is empty);
-    a row's line in the file is its index + 2 (line 1 is the header)."""
+    """One file of a feed: its name and its values column by column (strings; None where a
+    value is empty); a row's line in the file is its index + 2 (line 1 is the header)."""
 
     file: str
-    columns: tuple[str, ...]
-    rows: list[dict[str, str | None]]
+    values: dict[str, list[str | None]]
+    size: int
+
+    @property
+    def rows(self) -> Iterator[Row]:
+        """The rows in file order."""
+        return (Row(self, index) for index in range(self.size))
 
     def origin(self, index: int, column: str | None = None, ident: str | None = None) -> Origin:
         """Where row `index` (and a column of it) is in the file."""
@@ -163,12 +181,16 @@ def _table(name: str, frame) -> Table:
         raise FeedError(
             Origin(name, 1), f"no column {', '.join(absent)} (columns: {', '.join(columns)})"
         )
-    values = frame.astype(object).where(frame.notna(), None)
-    rows = [
-        {
-            c: (None if v is None or str(v).strip() == "" else str(v).strip())
-            for c, v in zip(columns, row, strict=True)
-        }
-        for row in values.itertuples(index=False, name=None)
-    ]
-    return Table(name, columns, rows)
+    values = {
+        column: [_cell(v) for v in frame[raw].tolist()]
+        for column, raw in zip(columns, frame.columns, strict=True)
+    }
+    return Table(name, values, len(frame))
+
+
+def _cell(value) -> str | None:
+    """A cell as text, None where it is empty (pandas reads an empty cell as NaN)."""
+    if value is None or (isinstance(value, float) and value != value):
+        return None
+    text = str(value).strip()
+    return text or None
