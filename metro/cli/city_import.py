@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import re
+from collections import Counter
 
 import click
 
@@ -79,11 +81,20 @@ def gtfs_command(feed, game, lines, route_types, name, output, force) -> None:
     write_output(output, text)
     for note in report.notes + notes:
         click.echo(f"note: {note}", err=True)
-    stations = sum(1 for line in text.splitlines() if line.lstrip().startswith("station "))
+    entries = ", ".join(f"{count} {kind}" for kind, count in _entries(text).items())
     click.echo(
-        f"wrote {output}: {len(network.lines)} lines, {stations} stations "
-        f"(from {len(network.stations)} stations of the feed), checked: {checked.name}"
+        f"wrote {output}: {entries} (from {len(network.lines)} lines and "
+        f"{len(network.stations)} stations of the feed), checked: {checked.name}"
     )
+
+
+ENTRY = re.compile(r"\s+([a-z_]\w*)\s+(?:\"[^\"]*\"|\w+)\s*\(")
+
+
+def _entries(text: str) -> dict[str, int]:
+    """How many entries of each kind a map file has, in the order the kinds first appear."""
+    found = (ENTRY.match(line) for line in text.splitlines())
+    return dict(Counter(match.group(1) for match in found if match))
 
 
 def _names(text: str) -> tuple[str, ...]:
