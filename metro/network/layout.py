@@ -18,10 +18,10 @@ MAX_STRETCH = 1.5  # how much one axis may be stretched beyond the other to fill
 WARP = 0.5  # how far places are pulled towards their rank order, giving a dense centre room
 PASSES = 12
 REACH = 2  # cells a station may move in one step, each way
-W_OCTILINEAR = 3.0  # a link 22.5° off the nearest multiple of 45°
+W_OCTILINEAR = 6.0  # a link 22.5° off the nearest multiple of 45°
 W_TURN = 1.5  # a link turned 45° from its real direction
 W_PLACE = 0.15  # a station one cell from its projected place (squared)
-W_CROSSING = 4.0  # two links crossing
+W_CROSSING = 8.0  # two links crossing
 W_OVER = 6.0  # a link passing within half a cell of a station not on it
 
 

@@ -40,7 +40,8 @@ def map_from_network(network: Network) -> tuple[str, list[str]]:
     if len(choice.cities) < MIN_CITIES:
         raise ValueError(
             f"a Ticket to Ride map needs at least {MIN_CITIES} cities (fifteen tickets: five "
-            f"players draw three each); this network gives {len(choice.cities)}"
+            f"players draw three each); this network has {len(choice.cities)} places for them "
+            "(stations linked by transfers count as one)"
         )
     length = lengths(choice.links)
     made = routes(choice.links, length, doubles(choice.links, length))
@@ -52,13 +53,14 @@ def map_from_network(network: Network) -> tuple[str, list[str]]:
         BOARD,
         {c: CHARACTER * min(len(c), 16) for c in places},
     )
+    left_out = len(choice.places) - len(choice.cities)
     notes = [
         *choice.notes,
-        f"{len(choice.cities)} cities from {len(choice.places)} places "
-        f"({len(network.stations)} stations, those linked by transfers taken together); "
-        f"the other stations are left out",
-        f"{len(made)} routes made up: lengths from distances, colours, doubles "
-        f"({sum(1 for r in made if r.twin) // 2} pairs); {len(deck)} tickets from shortest paths",
+        f"{len(choice.cities)} cities from {len(choice.places)} places (stations linked by "
+        f"transfers taken together){f'; {left_out} left out' if left_out else ''}",
+        f"made up: {len(made)} routes (lengths from distances, colours, "
+        f"{sum(1 for r in made if r.twin) // 2} double pairs), {len(deck)} tickets worth their "
+        "shortest paths",
     ]
     return _text(network.name, choice, at, made, deck), notes
 
