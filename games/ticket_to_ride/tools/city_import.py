@@ -72,15 +72,14 @@ def _text(city: str, choice: Choice, at, made: list[Route], deck: list[Ticket]) 
     out = [
         f"# {_clean(city)} for Ticket to Ride: {len(choice.cities)} cities, {len(made)} routes "
         f"({sum(1 for r in made if r.twin) // 2} double pairs), {len(deck)} tickets.",
-        "# RECONSTRUCTED by `metro import gtfs` from a GTFS feed "
-        "(games/ticket_to_ride/tools/city_import.py):",
-        "# cities are the stations served by the most lines (line ends next), with those they have",
-        "# transfers to; a route joins two cities following each other on a line, its length 1-6",
-        "# from the distance along the line in the USA map's proportions; doubles where lines share",
-        "# a stretch, then on the busiest links; colours balanced by total length; tickets are worth",
-        "# their shortest path. Positions (x, y) are a schematic layout (metro/network/layout.py),",
-        "# latitude/longitude in millionths of a degree. Written by metro import gtfs: import again",
-        "# rather than edit.",
+        "# RECONSTRUCTED by `metro import gtfs` from a GTFS feed, with the game's importer",
+        "# (games/ticket_to_ride/tools/city_import.py): cities are the stations served by the most",
+        "# lines (line ends next), with those they have transfers to; a route joins two cities",
+        "# following each other on a line, its length 1-6 from the distance along the line in the",
+        "# USA map's proportions; doubles where lines share a stretch, then on the busiest links;",
+        "# colours balanced by total length; tickets are worth their shortest path. Positions",
+        "# (x, y) are a schematic layout (metro/network/layout.py), latitude/longitude in",
+        "# millionths of a degree. Written by metro import gtfs: import again rather than edit.",
         "# spaces by colour: " + ", ".join(f"{c} {per_colour[c]}" for c in sorted(per_colour)),
         f'map "{_clean(city)}" for "Ticket to Ride" {{',
         "  # cities: kind city(x, y, lat, lon)",
