@@ -64,7 +64,7 @@ def test_the_tokyo_map_is_written_checked_and_played(tokyo):
     result, out = tokyo
     assert result.exit_code == 0, result.output
     assert "wrote" in result.output and "checked: Ticket to Ride" in result.output
-    assert re.search(r"\d+ city, \d+ route, \d+ ticket \(from 12 lines", result.output)
+    assert re.search(r"city \d+, route \d+, ticket \d+ \(from 12 lines", result.output)
     text = out.read_text(encoding="utf-8")
     assert "RECONSTRUCTED" in text.split("map ")[0]  # said in the header comment
     assert text == map_from_network(tokyo_network())[0]  # the feed loses nothing it uses

@@ -81,7 +81,7 @@ def gtfs_command(feed, game, lines, route_types, name, output, force) -> None:
     write_output(output, text)
     for note in report.notes + notes:
         click.echo(f"note: {note}", err=True)
-    entries = ", ".join(f"{count} {kind}" for kind, count in _entries(text).items())
+    entries = ", ".join(f"{kind} {count}" for kind, count in _entries(text).items())
     click.echo(
         f"wrote {output}: {entries} (from {len(network.lines)} lines and "
         f"{len(network.stations)} stations of the feed), checked: {checked.name}"
