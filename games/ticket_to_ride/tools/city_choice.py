@@ -36,7 +36,20 @@ class Place:
 
     @property
     def rank(self) -> int:
+        """How major a place is: two for each line there, one if a line ends there."""
         return 2 * len(self.lines) + self.end
+
+
+@dataclass(frozen=True)
+class Call:
+    """A line calling at a place, so many km along its branch from the branch's start."""
+
+    place: str
+    km: float
+    line: str
+
+
+Run = list[Call]  # one branch of a line, by place
 
 
 @dataclass(frozen=True)
@@ -71,7 +84,7 @@ def choose(network: Network, names: dict[str, str]) -> Choice:
             f"{len(places)} places) is mapped"
         )
         places = {k: places[k] for k in keep}
-        runs = [run for run in runs if run[0][0] in keep]
+        runs = [run for run in runs if run[0].place in keep]
     wanted = min(len(places), MAX_CITIES, max(SMALL, round(len(places) * CITY_SHARE)))
     cities = _ranked_spread(places, wanted)
     added = _joined(places, runs, cities)
@@ -129,18 +142,18 @@ def _unique(name: str, taken: dict[str, Place]) -> str:
     return candidate
 
 
-def _runs(network: Network, of_station: dict[str, str], places: dict[str, Place]):
-    """Each line's branches as runs of (place, km from the run's start, line id)."""
+def _runs(network: Network, of_station: dict[str, str], places: dict[str, Place]) -> list[Run]:
+    """Each line's branches as the places they call at (two stations of one place, once)."""
     runs = []
     for line in network.lines:
         for branch in line.branches:
-            run: list[tuple[str, float, str]] = []
+            run: Run = []
             for stop in branch:
                 place = places[of_station[stop.station]]
-                if run and run[-1][0] == place.name:
+                if run and run[-1].place == place.name:
                     continue
-                km = 0.0 if not run else run[-1][1] + _km(places[run[-1][0]], place)
-                run.append((place.name, km, line.id))
+                km = 0.0 if not run else run[-1].km + _km(places[run[-1].place], place)
+                run.append(Call(place.name, km, line.id))
             runs.append(run)
     return runs
 
@@ -151,16 +164,16 @@ def _km(a: Place, b: Place) -> float:
     return math.hypot(east, (b.lat - a.lat) * 111.32)
 
 
-def _neighbours(runs) -> dict[str, set[str]]:
+def _neighbours(runs: list[Run]) -> dict[str, set[str]]:
     near: dict[str, set[str]] = defaultdict(set)
     for run in runs:
-        for (a, _, _), (b, _, _) in itertools.pairwise(run):
-            near[a].add(b)
-            near[b].add(a)
+        for a, b in itertools.pairwise(run):
+            near[a.place].add(b.place)
+            near[b.place].add(a.place)
     return near
 
 
-def _largest_piece(places: dict[str, Place], runs) -> set[str]:
+def _largest_piece(places: dict[str, Place], runs: list[Run]) -> set[str]:
     near = _neighbours(runs)
     pieces: list[set[str]] = []
     seen: set[str] = set()
@@ -195,7 +208,7 @@ def _ranked_spread(places: dict[str, Place], wanted: int) -> set[str]:
     return set(chosen)
 
 
-def _joined(places: dict[str, Place], runs, cities: set[str]) -> list[str]:
+def _joined(places: dict[str, Place], runs: list[Run], cities: set[str]) -> list[str]:
     """Places to add so the cities' links are one piece: along the fewest stops from the first
     city's piece to another, the places where lines meet."""
     cities = set(cities)
@@ -246,16 +259,16 @@ def _piece(links: tuple[Link, ...], start: str) -> set[str]:
     return piece
 
 
-def _links(runs, cities: set[str]) -> tuple[Link, ...]:
+def _links(runs: list[Run], cities: set[str]) -> tuple[Link, ...]:
     """Cities following each other along a run: the shortest distance and every line."""
     best: dict[tuple[str, str], float] = {}
     lines: dict[tuple[str, str], set[str]] = defaultdict(set)
     for run in runs:
-        stops = [(place, km, line) for place, km, line in run if place in cities]
-        for (a, ka, line), (b, kb, _) in itertools.pairwise(stops):
-            if a == b:
+        calls = [call for call in run if call.place in cities]
+        for here, there in itertools.pairwise(calls):
+            if here.place == there.place:
                 continue
-            key = (min(a, b), max(a, b))
-            best[key] = min(best.get(key, math.inf), abs(kb - ka))
-            lines[key].add(line)
+            key = (min(here.place, there.place), max(here.place, there.place))
+            best[key] = min(best.get(key, math.inf), abs(there.km - here.km))
+            lines[key].add(here.line)
     return tuple(Link(a, b, best[(a, b)], tuple(sorted(lines[(a, b)]))) for a, b in sorted(best))

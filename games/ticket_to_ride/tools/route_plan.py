@@ -3,6 +3,7 @@ double routes, colours and destination tickets, in the proportions of the USA ma
 
 from __future__ import annotations
 
+import dataclasses
 import heapq
 import itertools
 from collections import Counter, defaultdict
@@ -78,27 +79,26 @@ def routes(
 ) -> list[Route]:
     """The routes, numbered in city order, a double's two tracks one after the other, coloured
     so each card colour has about the same total length and grey the USA map's share."""
-    tracks: list[tuple[str, str, str, str | None]] = []
+    tracks: list[Route] = []
     for link in links:
-        n = len(tracks) + 1
+        n, size = len(tracks) + 1, length[(link.a, link.b)]
         if (link.a, link.b) in double:
-            tracks += [(f"R{n:03}", link.a, link.b, f"R{n + 1:03}")]
-            tracks += [(f"R{n + 1:03}", link.a, link.b, f"R{n:03}")]
+            tracks.append(Route(f"R{n:03}", link.a, link.b, size, GREY, f"R{n + 1:03}"))
+            tracks.append(Route(f"R{n + 1:03}", link.a, link.b, size, GREY, f"R{n:03}"))
         else:
-            tracks.append((f"R{n:03}", link.a, link.b, None))
-    total = sum(length[(a, b)] for _, a, b, _ in tracks)
+            tracks.append(Route(f"R{n:03}", link.a, link.b, size, GREY, None))
+    total = sum(t.length for t in tracks)
     target = {c: (1 - GREY_SHARE) * total / len(COLOURS) for c in COLOURS}
     target[GREY] = GREY_SHARE * total
     given: Counter[str] = Counter()
     colour: dict[str, str] = {}
     at_city: dict[str, set[str]] = defaultdict(set)
     # longest first, so the short routes left at the end even the totals out
-    for ident, a, b, twin in sorted(tracks, key=lambda t: (-length[(t[1], t[2])], t[0])):
-        size = length[(a, b)]
-        options = [c for c in (*COLOURS, GREY) if c != GREY or size <= LONGEST_GREY]
-        if twin in colour and colour[twin] != GREY:
-            options.remove(colour[twin])  # a double's tracks differ unless both are grey
-        crowded = at_city[a] | at_city[b]
+    for track in sorted(tracks, key=lambda t: (-t.length, t.id)):
+        options = [c for c in (*COLOURS, GREY) if c != GREY or track.length <= LONGEST_GREY]
+        if track.twin in colour and colour[track.twin] != GREY:
+            options.remove(colour[track.twin])  # a double's tracks differ unless both are grey
+        crowded = at_city[track.a] | at_city[track.b]
         chosen = max(
             options,
             key=lambda c: (
@@ -106,11 +106,11 @@ def routes(
                 -options.index(c),
             ),
         )
-        colour[ident] = chosen
-        given[chosen] += size
-        at_city[a].add(chosen)
-        at_city[b].add(chosen)
-    return [Route(i, a, b, length[(a, b)], colour[i], t) for i, a, b, t in tracks]
+        colour[track.id] = chosen
+        given[chosen] += track.length
+        at_city[track.a].add(chosen)
+        at_city[track.b].add(chosen)
+    return [dataclasses.replace(t, colour=colour[t.id]) for t in tracks]
 
 
 def tickets(cities: tuple[str, ...], length: dict[tuple[str, str], int]) -> list[Ticket]:
@@ -140,10 +140,7 @@ def tickets(cities: tuple[str, ...], length: dict[tuple[str, str], int]) -> list
 
 def shortest_paths(length: dict[tuple[str, str], int]) -> dict[tuple[str, str], int]:
     """The least total route length between every two cities (keys in name order)."""
-    near: dict[str, list[tuple[str, int]]] = defaultdict(list)
-    for (a, b), size in length.items():
-        near[a].append((b, size))
-        near[b].append((a, size))
+    near = _adjacent(length)
     out = {}
     for start in sorted(near):
         for end, dist in _dijkstra(near, start)[0].items():
@@ -154,10 +151,7 @@ def shortest_paths(length: dict[tuple[str, str], int]) -> dict[tuple[str, str], 
 
 def _busy(length: dict[tuple[str, str], int]) -> Counter[tuple[str, str]]:
     """How many pairs of cities have a shortest path over each link (one path each)."""
-    near: dict[str, list[tuple[str, int]]] = defaultdict(list)
-    for (a, b), size in length.items():
-        near[a].append((b, size))
-        near[b].append((a, size))
+    near = _adjacent(length)
     use: Counter[tuple[str, str]] = Counter()
     for start in sorted(near):
         back = _dijkstra(near, start)[1]
@@ -168,6 +162,15 @@ def _busy(length: dict[tuple[str, str], int]) -> Counter[tuple[str, str]]:
                 use[(min(at, before), max(at, before))] += 1
                 at = before
     return use
+
+
+def _adjacent(length: dict[tuple[str, str], int]) -> dict[str, list[tuple[str, int]]]:
+    """Each city's neighbours and the length of the route to each."""
+    near: dict[str, list[tuple[str, int]]] = defaultdict(list)
+    for (a, b), size in length.items():
+        near[a].append((b, size))
+        near[b].append((a, size))
+    return near
 
 
 def _dijkstra(near, start: str) -> tuple[dict[str, int], dict[str, str]]:
