@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections import Counter
 
 import click
 
@@ -100,10 +101,10 @@ def gtfs_command(
     write_output(output, text)
     for note in report.notes + notes:
         click.echo(f"note: {note}", err=True)
-    stations = sum(1 for line in text.splitlines() if line.lstrip().startswith("station "))
+    entries = ", ".join(f"{kind} {count}" for kind, count in _entries(text, output).items())
     click.echo(
-        f"wrote {output}: {len(network.lines)} lines, {stations} stations "
-        f"(from {len(network.stations)} stations of the feed), checked: {checked.name}"
+        f"wrote {output}: {entries} (from {len(network.lines)} lines and "
+        f"{len(network.stations)} stations of the feed), checked: {checked.name}"
     )
     if compare_with is not None:
         _compare(game, output, None if compare_with == "default" else compare_with, games, players)
@@ -127,6 +128,13 @@ def _compare(game: str, output: str, base_map: str | None, games: int, players: 
     except ScipyMissing as error:
         raise click.UsageError(str(error)) from None
     print_comparison(result, Console(highlight=False))
+
+
+def _entries(text: str, path: str) -> dict[str, int]:
+    """How many entries of each kind a map file has, in the order the kinds first appear."""
+    from dsl.parser import parse
+
+    return dict(Counter(item.kind for item in parse(text, path).items))
 
 
 def _names(text: str) -> tuple[str, ...]:
