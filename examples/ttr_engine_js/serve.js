@@ -166,11 +166,12 @@ function perft(g, d) {
 
 // ---- lines ----
 
-function depthOf(value) {
-  if (value === null || typeof value !== "object") return 0;
-  let deepest = 0;
-  for (const v of Object.values(value)) deepest = Math.max(deepest, depthOf(v));
-  return 1 + deepest;
+// Whether a value nests deeper than `limit` levels; it stops looking there, so a very deep line
+// cannot exhaust the stack.
+function tooDeep(value, limit) {
+  if (value === null || typeof value !== "object") return false;
+  if (limit === 0) return true;
+  return Object.values(value).some((v) => tooDeep(v, limit - 1));
 }
 
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
@@ -192,7 +193,7 @@ function answer(engine, line) {
     return refusal(e instanceof RangeError ? "the line is nested too deeply" : "the line is not JSON");
   }
   if (req === null || typeof req !== "object" || Array.isArray(req)) return refusal("a request is a JSON object");
-  if (depthOf(req) > MAX_DEPTH) return refusal("the line is nested more than 100 levels");
+  if (tooDeep(req, MAX_DEPTH)) return refusal("the line is nested more than 100 levels");
   if (hasLoneSurrogate(req)) return refusal("the line holds a lone surrogate");
   const handlers = {
     info: () => engine.info(),
