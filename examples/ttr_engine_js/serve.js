@@ -9,7 +9,7 @@
 
 const fs = require("node:fs");
 const rules = require("./rules.js");
-const { stateJSON, setState, view } = require("./state_json.js");
+const { setState, view } = require("./state_json.js");
 
 const MAX_LINE = 1048576; // bytes, without the newline
 const MAX_DEPTH = 100;

@@ -23,10 +23,6 @@ const PLAYER_FIELDS = [
   "ticket_losses",
 ];
 
-function stateJSON(g) {
-  return { state: structuredClone(g.state), player_state: structuredClone(g.player_state) };
-}
-
 // A bag's items in the declared order, so bags are always written the same way.
 function orderedBag(bag) {
   const out = {};
@@ -153,4 +149,4 @@ function setState(g, given) {
   }));
 }
 
-module.exports = { stateJSON, setState, view };
+module.exports = { setState, view };
