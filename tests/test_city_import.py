@@ -372,3 +372,20 @@ def test_a_zip_member_past_the_size_bound_is_refused_before_it_is_unpacked(tmp_p
     with pytest.raises(FeedError, match="a file may have at most 100"):
         read_network(str(archive))
     assert sorted(os.listdir(tmp_path)) == ["big.zip", "feed"]  # nothing unpacked beside it
+
+
+def test_a_map_the_game_refuses_is_reported_and_not_written(tmp_path, tokyo_feed, monkeypatch):
+    from metro.network import game_import
+
+    def broken_builder(network):
+        return 'map "Broken" for "Tokyo Metro" {\n  line G(name: "G", spots: 9, stocks: 3)\n}\n', []
+
+    monkeypatch.setattr(game_import, "map_builder", lambda game: broken_builder)
+    out = tmp_path / "city.metro"
+    result = CliRunner().invoke(
+        main, ["import", "gtfs", tokyo_feed, "--game", "tokyo_metro", "-o", str(out)]
+    )
+    assert result.exit_code == 1
+    assert "spots" in result.output and "Traceback" not in result.output
+    assert "city.metro not written: tokyo_metro refuses the map" in result.output
+    assert os.listdir(tmp_path) == []  # neither the map nor its trial copy

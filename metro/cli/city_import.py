@@ -59,7 +59,8 @@ def gtfs_command(
     feed, game, lines, route_types, name, output, force, compare_with, games, players
 ) -> None:
     """Read a GTFS feed (a zip or a folder) and write GAME's map of its network, checked."""
-    from metro.cli.options import load_with_players
+    from dsl.diagnostics import CompileError
+    from metro.cli.options import Failure, load_with_players
     from metro.network.game_import import NoImporter, map_builder
     from metro.network.gtfs import read_network
     from metro.network.model import FeedError
@@ -69,6 +70,10 @@ def gtfs_command(
     if compare_with not in (None, "default") and not os.path.isfile(compare_with):
         raise click.BadParameter(
             f"{compare_with!r} is neither 'default' nor a map file", param_hint="'--compare-with'"
+        )
+    if not os.path.isdir(os.path.dirname(os.path.abspath(output))):
+        raise click.BadParameter(
+            f"no folder {os.path.dirname(output)!r} to write into", param_hint="'-o'"
         )
     if os.path.exists(output) and not force:
         raise click.BadParameter(f"{output} exists (--force replaces it)", param_hint="'-o'")
@@ -96,6 +101,12 @@ def gtfs_command(
     write_output(trial, text)
     try:
         checked, _ = load_with_players(game, (), (), trial, None)
+    except CompileError as error:
+        raise Failure(
+            f"{error.render()}\n{output} not written: {os.path.basename(game.rstrip(os.sep))} "
+            "refuses the map above (the comment beside an element says which of the feed's "
+            "stations and lines it comes from)"
+        ) from None
     finally:
         os.unlink(trial)
     write_output(output, text)
