@@ -10,11 +10,26 @@ for a chance outcome (`ChanceInPerft`), so published positions are chosen where 
 
 from __future__ import annotations
 
-from runtime.chance import CHANCE
-from runtime.machine import State
+from runtime.chance import CHANCE, EXPLICIT, RECORDED
+from runtime.machine import Game, State
 
 # The most positions one count may visit (counts that would need more are not published).
 DEFAULT_BUDGET = 200_000
+
+
+def initial_seed(players: int) -> str:
+    """The seed of the initial position of `players` (vector `initial-<players>p`)."""
+    return f"vectors/initial/{players}"
+
+
+def initial_position(game: Game, players: int) -> State:
+    """The position of vector `initial-<players>p`, with explicit chance: the outcomes of the
+    seeded game's first random events given one by one, as another engine is given them."""
+    recorded = game.new_game(players, initial_seed(players), chance=RECORDED)
+    state = game.new_game(players, chance=EXPLICIT)
+    for record in recorded.chance.log:
+        state.apply_outcome(record.outcome)
+    return state
 
 
 class ChanceInPerft(ValueError):

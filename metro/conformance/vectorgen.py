@@ -22,12 +22,24 @@ from dataclasses import dataclass
 
 from compiler.resolve import find_game_file
 from loader import load_game
-from metro.conformance.perft import ChanceInPerft, PerftBudget, perft
+from metro.conformance.perft import ChanceInPerft, PerftBudget, initial_seed, perft
 from metro.conformance.state_schema import state_schemas
+from metro.conformance.suite import (
+    MANIFEST,
+    MANIFEST_FORMAT,
+    OPTIONAL,
+    PROTOCOL_VERSION,
+    REQUIRED,
+    probes,
+    rules_digest,
+    suite_digest,
+)
 from metro.conformance.vectors import (
+    VERSION,
     Skipped,
     Vector,
     VectorSet,
+    dumps,
     expectation,
     fields_of,
     same_keys_expectation,
@@ -66,10 +78,63 @@ def generate_vectors(
 ) -> list[str]:
     """Record the vectors of a game configuration into `out_dir`; return the paths written."""
     vector_set, game = build_vectors(game_path, variants, expansions, map_path, options)
-    return write_set(vector_set, out_dir, state_schemas(game))
+    texts = {name: dumps(doc) for name, doc in vector_set.files().items()}
+    manifest = suite_manifest(vector_set, game_path, variants, expansions, map_path, texts)
+    return write_set(vector_set, out_dir, {**state_schemas(game), MANIFEST: manifest})
+
+
+def suite_manifest(
+    vector_set: VectorSet, game_path: str, variants, expansions, map_path, texts: dict[str, str]
+) -> dict:
+    """The manifest of a vector set whose files are `texts` (name -> text)."""
+    required = sum(v.requirement == REQUIRED for v in vector_set.vectors)
+    game_dir = os.path.dirname(find_game_file(game_path))
+    return {
+        "format": MANIFEST_FORMAT,
+        "version": VERSION,
+        "suite": suite_digest(texts),
+        "game": vector_set.game,
+        "configuration": vector_set.header("")["configuration"],
+        "rules": rules_digest(game_path, variants, expansions, map_path),
+        "protocol": PROTOCOL_VERSION,
+        "files": sorted(texts),
+        "cases": {REQUIRED: required, OPTIONAL: len(vector_set.vectors) - required},
+        "conventions": [
+            {
+                "name": probe.name,
+                "title": probe.title,
+                "note": probe.note,
+                "vectors": [v.id for v in vector_set.vectors if probe.name in v.conventions],
+            }
+            for probe in probes(game_dir)
+        ],
+    }
 
 
 def build_vectors(
+    game_path: str,
+    variants=(),
+    expansions=(),
+    map_path: str | None = None,
+    options: VectorOptions = VectorOptions(),
+) -> tuple[VectorSet, Game]:
+    """The vector set of a game configuration, each vector marked required or optional, and the
+    compiled game it was recorded on."""
+    vector_set, game = _recorded(game_path, variants, expansions, map_path, options)
+    game_dir = os.path.dirname(find_game_file(game_path))
+    for probe in probes(game_dir):
+        probed = load_game(
+            game_path, expansions=expansions, variants=[*variants, probe.path], map=map_path
+        )
+        for vector in vector_set.vectors:
+            result = recompute(probed, vector)
+            if isinstance(result, Skipped) or result.status == "changed":
+                vector.requirement = OPTIONAL
+                vector.conventions.append(probe.name)
+    return vector_set, game
+
+
+def _recorded(
     game_path: str,
     variants=(),
     expansions=(),
@@ -95,7 +160,7 @@ def build_vectors(
     vector_set = VectorSet(game.name, names, added, map_path, [])
     seen: set[str] = set()
     for base_expansions in bases:
-        base, _ = build_vectors(game_path, (), base_expansions, map_path, options)
+        base, _ = _recorded(game_path, (), base_expansions, map_path, options)
         for vector in base.vectors:
             if vector.id in seen:  # the game's own vectors come with each expansion's set
                 continue
@@ -231,7 +296,7 @@ def _recording(state: State, recorder: _Recorder) -> None:
 
 def initial_vector(game: Game, players: int, prefix: str = "") -> Vector:
     """The position after the game's first random events: every observation, every view."""
-    state = game.new_game(players, f"vectors/initial/{players}", chance=RECORDED)
+    state = game.new_game(players, initial_seed(players), chance=RECORDED)
     steps = _Recorder(state).steps
     return Vector(
         f"initial-{prefix}{players}p",

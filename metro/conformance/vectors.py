@@ -27,7 +27,7 @@ from runtime.chance import CHANCE
 from runtime.machine import State
 
 FORMAT = "metro-vectors"
-VERSION = 1
+VERSION = 2  # 2: every vector says whether it is a required or an optional case
 KINDS = ("initial", "scenario", "playout", "perft")
 FILES = {
     "initial": "initial.json",
@@ -38,6 +38,7 @@ FILES = {
 # In a set made for variants or expansions: a base vector replayed with the same expectations,
 # a base vector whose expectations the patches change (recomputed), or the set's own vector.
 STATUSES = ("unchanged", "changed", "own")
+REQUIREMENTS = ("required", "optional")
 STEP_KINDS = ("chance", "apply", "refuse", "set_state", "expect", "perft")
 
 
@@ -53,6 +54,8 @@ class Vector:
     source: str = ""  # where a scenario is declared, `file:line` relative to the game's folder
     status: str = "own"
     changed_steps: list[int] = field(default_factory=list)  # status "changed": which expect/perft
+    requirement: str = "required"  # or "optional": it depends on a convention (suite.py)
+    conventions: list[str] = field(default_factory=list)  # optional: the probes that change it
 
     def to_doc(self) -> dict:
         """JSON form."""
@@ -62,7 +65,10 @@ class Vector:
             "name": self.name,
             "players": self.players,
             "status": self.status,
+            "requirement": self.requirement,
         }
+        if self.conventions:
+            doc["conventions"] = self.conventions
         if self.source:
             doc["source"] = self.source
         if self.status == "changed":
@@ -88,6 +94,12 @@ class Vector:
             problem = _step_problem(step)
             if problem:
                 raise VectorFileError(f"{name}: step {index}: {problem}")
+        requirement = doc.get("requirement", "required")
+        if requirement not in REQUIREMENTS:
+            raise VectorFileError(f"{name}: requirement is one of {', '.join(REQUIREMENTS)}")
+        conventions = doc.get("conventions", [])
+        if not isinstance(conventions, list) or not all(isinstance(c, str) for c in conventions):
+            raise VectorFileError(f"{name}: conventions is a list of names")
         return Vector(
             name,
             str(doc.get("kind", "")),
@@ -96,6 +108,8 @@ class Vector:
             steps,
             str(doc.get("source", "")),
             str(doc.get("status", "own")),
+            requirement=requirement,
+            conventions=list(conventions),
         )
 
 
