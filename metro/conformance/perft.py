@@ -69,3 +69,15 @@ def _count(state: State, depth: int, visits: list[int], budget: int) -> int:
         child.apply(player, action)
         total += _count(child, depth - 1, visits, budget)
     return total
+
+
+def counts_until(state: State, max_depth: int, budget: int) -> list[int]:
+    """perft(1), perft(2), … up to `max_depth`, stopping before the first count that would meet
+    a random event or visit more than `budget` positions."""
+    counts = []
+    for depth in range(1, max_depth + 1):
+        try:
+            counts.append(perft(state, depth, budget))
+        except (ChanceInPerft, PerftBudget):
+            break
+    return counts
