@@ -277,7 +277,7 @@ def _decisions(program: Program, source: _Source) -> list[str]:
         "## Actions and choices",
         "",
         "An action's id is its name, then its arguments in the order of its parameters; a "
-        "choice's id is the choice's name and the value chosen (`keep([T05 T12])`). Arguments "
+        "choice's id is the choice's name and the value chosen as its one argument. Arguments "
         "are written as the protocol's section 5 says.",
         "",
         "| id | kind | offered in | declared as | the rules' note |",
