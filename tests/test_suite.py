@@ -269,3 +269,18 @@ def _check_section(name: str, table: str) -> None:
             handle.write(fresh)
         page = fresh
     assert page == fresh, f"docs/conformance.md: the {name} is stale (METRO_REGEN=1 rewrites it)"
+
+
+def test_a_convention_probe_that_is_not_a_variant_is_a_clear_error(tmp_path):
+    (tmp_path / "rules.metro").write_text(
+        'game "Coin" {\n  players 2..2\n  state {\n    n: int public\n  }\n'
+        "  action flip() { n += 1 }\n  flow {\n    for p in players { choose by p { flip } }\n  }\n}\n"
+    )
+    (tmp_path / "conventions").mkdir()
+    (tmp_path / "conventions" / "odd.metro").write_text('game "Other" {\n  players 2..2\n}\n')
+    result = CliRunner().invoke(
+        main, ["testgen", str(tmp_path), "--format", "vectors", "-o", str(tmp_path / "out")]
+    )
+    assert result.exit_code == 1
+    assert "odd.metro:1:1: a convention probe is a variant of the game" in result.output
+    assert "Traceback" not in result.output

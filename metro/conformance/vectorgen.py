@@ -122,7 +122,11 @@ def build_vectors(
     compiled game it was recorded on."""
     vector_set, game = _recorded(game_path, variants, expansions, map_path, options)
     game_dir = os.path.dirname(find_game_file(game_path))
-    for probe in probes(game_dir):
+    try:
+        found = probes(game_dir)
+    except ValueError as error:
+        raise VectorError(str(error)) from None
+    for probe in found:
         probed = load_game(
             game_path, expansions=expansions, variants=[*variants, probe.path], map=map_path
         )
