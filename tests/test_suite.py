@@ -100,6 +100,9 @@ def test_the_manifest_names_the_game_rules_protocol_and_cases(suite):
     }
     probed = {name for c in manifest["conventions"] for name in c["vectors"]}
     assert probed == optional
+    assert manifest["unordered"] == ["discard"]
+    unobservable = {c["name"] for c in manifest["conventions"] if not c["vectors"]}
+    assert unobservable == {"payment_locomotives_first", "redeal_discards_reversed"}
     assert {c["name"] for c in manifest["conventions"]} == {
         "payment_locomotives_first",
         "redeal_discards_reversed",
@@ -146,6 +149,41 @@ def test_required_only_passes_an_engine_that_differs_only_in_a_convention(suite,
     assert tally and int(tally.group(2)) == len(failures)
     lenient = conform(suite, "--engine", engine, "--required-only")
     assert lenient.exit_code == 0, lenient.output[-2000:]
+
+
+def test_an_unordered_pile_passes_in_any_order(suite):
+    """The example engine discarding a redeal in reverse order passes every vector: the
+    discard pile's order is compared as a multiset, so it is no convention of the suite."""
+    engine = " ".join([*ENGINE, "--convention", "discards-reversed"])
+    result = conform(suite, "--engine", engine)
+    assert result.exit_code == 0, result.output[-2000:]
+    assert re.search(
+        r"required: \d+ passed, 0 failed; optional: \d+ passed, 0 failed", result.output
+    )
+    _, pairs = load_vectors(suite, "showing-three-locomotives-again")
+    (vector,) = [v for _, v in pairs]
+    assert vector.unordered == ["discard"]
+    seen = [
+        s["expect"]["views"][0]["state"]["discard"]
+        for s in vector.steps
+        if "views" in s.get("expect", {})
+    ]
+    assert seen[-1] == sorted(seen[-1]) and len(seen[-1]) == 10
+
+
+def test_an_unknown_unordered_field_is_a_clear_error(tmp_path):
+    (tmp_path / "rules.metro").write_text(
+        'game "Coin" {\n  players 2..2\n  state {\n    n: int public\n  }\n'
+        "  action flip() { n += 1 }\n  flow {\n    for p in players { choose by p { flip } }\n  }\n}\n"
+    )
+    (tmp_path / "conventions").mkdir()
+    (tmp_path / "conventions" / "unordered.txt").write_text("# piles\n  n\n  pile\n")
+    result = CliRunner().invoke(
+        main, ["testgen", str(tmp_path), "--format", "vectors", "-o", str(tmp_path / "out")]
+    )
+    assert result.exit_code == 1, result.output
+    assert "unordered.txt:3:3: 'pile' is not a field of the game" in result.output
+    assert "Traceback" not in result.output
 
 
 def test_required_only_still_fails_an_engine_that_breaks_a_rule(suite):

@@ -52,6 +52,7 @@ CONVENTIONS = {
     "returned-first-deepest": "returned tickets go under the ticket deck as one block in the order "
     "they were offered (the first returned deepest)",
     "redeal-limit-3": "at most 3 face-up redeals in a row instead of 5",
+    "discards-reversed": "a redeal discards the face-up cards in the reverse of the card order",
 }
 
 
@@ -383,7 +384,8 @@ class Rules:
             limit = 3 if "redeal-limit-3" in self.conventions else MAX_REDEALS
             if pos.face_up[LOCOMOTIVE] < LOCOMOTIVE_LIMIT or redeals >= limit:
                 return
-            for card in CARDS:
+            order = CARDS[::-1] if "discards-reversed" in self.conventions else CARDS
+            for card in order:
                 pos.discard.extend([card] * pos.face_up[card])
                 pos.face_up[card] = 0
             redeals += 1

@@ -17,7 +17,12 @@ from dataclasses import dataclass
 
 from metro.conformance.adapter import Adapter, EngineError, EngineStopped
 from metro.conformance.suite import MANIFEST, MANIFEST_FORMAT
-from metro.conformance.vectors import Vector, VectorFileError, read_vector_files
+from metro.conformance.vectors import (
+    Vector,
+    VectorFileError,
+    read_vector_files,
+    unordered_views,
+)
 
 SHOWN = 120  # characters of a value shown in a difference
 
@@ -89,9 +94,16 @@ def load_vectors(folder: str, only: str = "") -> tuple[str, list[tuple[str, Vect
                 vector = Vector.from_doc(item)
             except VectorFileError as error:
                 raise ValueError(f"{path}: vector {index}: {error}") from None
+            vector.unordered = _names(doc.get("unordered", []), path)
             if only in vector.id:
                 pairs.append((path, vector))
     return games.pop(), pairs
+
+
+def _names(value, path: str) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(name, str) for name in value):
+        raise ValueError(f"{path}: unordered is a list of field names")
+    return value
 
 
 def read_manifest(folder: str) -> dict | None:
@@ -191,7 +203,7 @@ def _run_step(engine: Adapter, vector: Vector, step: int, item: dict) -> None:
         if refusal is not None:
             raise Mismatch(step, f"{where}: the engine refused set_state: {refusal}")
     elif kind == "expect":
-        got = observe(engine, vector.players, value)
+        got = unordered_views(observe(engine, vector.players, value), vector.unordered)
         difference = first_difference(value, got)
         if difference:
             raise Mismatch(step, f"{where}: {difference}")

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from compiler.resolve import patch_title, resolve
 
 CONVENTIONS_DIR = "conventions"
+UNORDERED = "unordered.txt"  # in CONVENTIONS_DIR: the fields whose order no view compares
 REQUIRED, OPTIONAL = "required", "optional"
 MANIFEST = "manifest.json"
 MANIFEST_FORMAT = "metro-vectors-manifest"
@@ -49,6 +50,26 @@ def probes(game_dir: str) -> list[Probe]:
             Probe(os.path.splitext(os.path.basename(path))[0], path, title[0], _note(path))
         )
     return found
+
+
+def unordered_fields(game_dir: str, fields: list[str]) -> list[str]:
+    """The fields named in the game's `conventions/unordered.txt` (one a line, `#` comments):
+    piles whose order never changes play, so the vectors compare them in views as multisets.
+    A name that is not one of `fields` is a ValueError naming its file, line and column."""
+    path = os.path.join(game_dir, CONVENTIONS_DIR, UNORDERED)
+    if not os.path.isfile(path):
+        return []
+    names = []
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, 1):
+            name = line.split("#", 1)[0].strip()
+            if not name:
+                continue
+            if name not in fields:
+                column = line.index(name) + 1
+                raise ValueError(f"{path}:{number}:{column}: {name!r} is not a field of the game")
+            names.append(name)
+    return names
 
 
 def _note(path: str) -> str:

@@ -33,6 +33,7 @@ from metro.conformance.suite import (
     probes,
     rules_digest,
     suite_digest,
+    unordered_fields,
 )
 from metro.conformance.vectors import (
     VERSION,
@@ -43,6 +44,7 @@ from metro.conformance.vectors import (
     expectation,
     fields_of,
     same_keys_expectation,
+    unordered_views,
     write_set,
 )
 from metro.testing.scenarios import Scenario, own_scenarios, run_steps, scenarios
@@ -96,6 +98,7 @@ def suite_manifest(
         "game": vector_set.game,
         "configuration": vector_set.header("")["configuration"],
         "rules": rules_digest(game_path, variants, expansions, map_path),
+        "unordered": vector_set.unordered,
         "protocol": PROTOCOL_VERSION,
         "files": sorted(texts),
         "cases": {REQUIRED: required, OPTIONAL: len(vector_set.vectors) - required},
@@ -122,16 +125,26 @@ def build_vectors(
     compiled game it was recorded on."""
     vector_set, game = _recorded(game_path, variants, expansions, map_path, options)
     game_dir = os.path.dirname(find_game_file(game_path))
+    module = game.module
+    names = [f[0] for f in (*module.SAVE_FIELDS, *module.SAVE_PLAYER_FIELDS)]
     try:
         found = probes(game_dir)
+        unordered = unordered_fields(game_dir, names)
     except ValueError as error:
         raise VectorError(str(error)) from None
+    vector_set.unordered = unordered
+    for vector in vector_set.vectors:
+        vector.unordered = unordered
+        vector.steps = [
+            {"expect": unordered_views(step["expect"], unordered)} if "expect" in step else step
+            for step in vector.steps
+        ]
     for probe in found:
         probed = load_game(
             game_path, expansions=expansions, variants=[*variants, probe.path], map=map_path
         )
         for vector in vector_set.vectors:
-            result = recompute(probed, vector)
+            result = recompute(probed, vector, unordered)
             if isinstance(result, Skipped) or result.status == "changed":
                 vector.requirement = OPTIONAL
                 vector.conventions.append(probe.name)
@@ -421,8 +434,9 @@ def _replay(game: Game, players: int, steps: list[dict]) -> State:
 # ---------------------------------------------------------------- base vectors under patches
 
 
-def recompute(game: Game, vector: Vector) -> Vector | Skipped:
-    """A base vector replayed on `game` with its expectations recomputed (Skipped if it cannot be)."""
+def recompute(game: Game, vector: Vector, unordered=()) -> Vector | Skipped:
+    """A base vector replayed on `game` with its expectations recomputed (Skipped if it cannot be);
+    the `unordered` fields of views are compared as multisets."""
     if not game.min_players <= vector.players <= game.max_players:
         return Skipped(
             vector.id,
@@ -434,9 +448,11 @@ def recompute(game: Game, vector: Vector) -> Vector | Skipped:
     for index, step in enumerate(vector.steps):
         ((kind, value),) = step.items()
         try:
-            new = _recompute_step(state, kind, value)
+            new = _recompute_step(state, kind, value, unordered)
         except (IllegalAction, InvalidSave, ChanceInPerft, PerftBudget, MetroRuntimeError) as error:
             return Skipped(vector.id, f"step {index} ({kind}) no longer works: {_short(error)}")
+        if kind == "expect":
+            value = unordered_views(value, unordered)
         if new != value:
             changed.append(index)
         steps.append({kind: new})
@@ -453,7 +469,7 @@ def _short(error: Exception) -> str:
     return text.replace(file, os.path.basename(file), 1) if file else text
 
 
-def _recompute_step(state: State, kind: str, value):
+def _recompute_step(state: State, kind: str, value, unordered):
     if kind == "chance":
         state.apply_outcome(value)
     elif kind == "apply":
@@ -467,7 +483,7 @@ def _recompute_step(state: State, kind: str, value):
     elif kind == "set_state":
         saves.set_fields(state, value)
     elif kind == "expect":
-        return same_keys_expectation(state, value)
+        return same_keys_expectation(state, value, unordered)
     elif kind == "perft":
         return {"depth": value["depth"], "count": perft(state, value["depth"])}
     return value

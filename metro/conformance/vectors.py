@@ -56,6 +56,7 @@ class Vector:
     changed_steps: list[int] = field(default_factory=list)  # status "changed": which expect/perft
     requirement: str = "required"  # or "optional": it depends on a convention (suite.py)
     conventions: list[str] = field(default_factory=list)  # optional: the probes that change it
+    unordered: list[str] = field(default_factory=list)  # its file's fields compared as multisets
 
     def to_doc(self) -> dict:
         """JSON form."""
@@ -166,6 +167,7 @@ class VectorSet:
     map: str | None
     vectors: list[Vector]
     not_applicable: list[Skipped] = field(default_factory=list)
+    unordered: list[str] = field(default_factory=list)  # fields views show as multisets
 
     def header(self, kind: str) -> dict:
         """The part of a file's JSON shared by every kind."""
@@ -179,6 +181,7 @@ class VectorSet:
                 "map": self.map,
             },
             "kind": kind,
+            "unordered": self.unordered,
         }
 
     def files(self) -> dict[str, dict]:
@@ -269,10 +272,39 @@ def expectation(state: State, views: bool) -> dict:
     return doc
 
 
-def same_keys_expectation(state: State, expected: dict) -> dict:
+def same_keys_expectation(state: State, expected: dict, unordered=()) -> dict:
     """This position's expectation with the same keys as `expected` (recomputing a vector)."""
     full = expectation(state, "views" in expected)
-    return {key: full[key] for key in expected}
+    return unordered_views({key: full[key] for key in expected}, unordered)
+
+
+def unordered_views(expected: dict, unordered) -> dict:
+    """`expected` with the `unordered` fields of its views sorted (by their items' JSON text), so
+    their order is not compared; the other keys as they are."""
+    if not unordered or "views" not in expected:
+        return expected
+    return {**expected, "views": [_sorted_fields(view, unordered) for view in expected["views"]]}
+
+
+def _sorted_fields(view, unordered):
+    if not isinstance(view, dict):
+        return view
+    out = dict(view)
+    if isinstance(view.get("state"), dict):
+        out["state"] = _sorted_values(view["state"], unordered)
+    if isinstance(view.get("player_state"), list):
+        out["player_state"] = [_sorted_values(one, unordered) for one in view["player_state"]]
+    return out
+
+
+def _sorted_values(fields, unordered):
+    if not isinstance(fields, dict):
+        return fields
+    key = lambda item: json.dumps(item, sort_keys=True, ensure_ascii=False)  # noqa: E731
+    return {
+        name: sorted(value, key=key) if name in unordered and isinstance(value, list) else value
+        for name, value in fields.items()
+    }
 
 
 def read_vector_files(folder: str) -> list[tuple[str, dict]]:
