@@ -255,6 +255,20 @@ def test_the_python_example_engine_gives_the_published_ticket_to_ride_counts(sui
     assert len(published) == 16
 
 
+@pytest.mark.nightly
+def test_the_python_example_engine_matches_metro_one_level_deeper(suite, ttr):
+    """Depth 5 from every initial position, as deep as metro's default budget allows."""
+    _, initial = load_vectors(suite, "initial")
+    with SubprocessAdapter(ENGINE, timeout=600) as engine:
+        for _, vector in initial:
+            counts = counts_until(initial_position(ttr, vector.players), PERFT_DEPTH + 1, 200_000)
+            engine.new_game(vector.players, 0, chance="explicit")
+            for step in vector.steps:
+                if "chance" in step:
+                    assert engine.chance(step["chance"]) is None
+            assert [engine.perft(d) for d in range(1, len(counts) + 1)] == counts
+
+
 # ---------------------------------------------------------------- the results table
 
 
