@@ -13,7 +13,9 @@ number of players and then runs its steps in order, each an object with one key:
 - `{"perft": {"depth": d, "count": n}}`: the engine's own count of action sequences of length d.
 
 Files hold one kind of vector each (`initial.json`, `scenarios.json`, `playouts.json`,
-`perft.json`), described by schemas/vectors.schema.json.
+`perft.json`), described by schemas/vectors.schema.json. Each vector is a `required` or an
+`optional` case (metro/conformance/suite.py); each file names its `unordered` fields, which views
+compare as multisets.
 """
 
 from __future__ import annotations
