@@ -252,6 +252,7 @@ def test_testgen_writes_vectors_from_the_command_line(tmp_path, dice_dir):
     written = json.loads(result.output)["written"]
     assert sorted(os.path.basename(p) for p in written) == [
         "initial.json",
+        "manifest.json",
         "perft.json",
         "playouts.json",
         "scenarios.json",

@@ -46,6 +46,15 @@ BUGS = {
     "one-bonus": "only the first of several players tied for the longest trail gets the bonus",
 }
 
+# Readings of what the rule text leaves open, other than metro's (serve.py --convention NAME):
+# an engine that differs from metro only here fails optional vectors alone.
+CONVENTIONS = {
+    "returned-first-deepest": "returned tickets go under the ticket deck as one block in the order "
+    "they were offered (the first returned deepest)",
+    "redeal-limit-3": "at most 3 face-up redeals in a row instead of 5",
+    "discards-reversed": "a redeal discards the face-up cards in the reverse of the card order",
+}
+
 
 class Refused(Exception):
     """An action the rules do not allow now (the position is unchanged)."""
@@ -147,9 +156,15 @@ class Position:
 class Rules:
     """The rules of the game on one board (with optional planted bugs)."""
 
-    def __init__(self, board: Board, bugs: frozenset[str] = frozenset()):
+    def __init__(
+        self,
+        board: Board,
+        bugs: frozenset[str] = frozenset(),
+        conventions: frozenset[str] = frozenset(),
+    ):
         self.board = board
         self.bugs = bugs
+        self.conventions = conventions
 
     # ------------------------------------------------------------ setup
 
@@ -331,6 +346,11 @@ class Rules:
         pos.score[p] += ROUTE_POINTS[length]
 
     def _keep(self, pos: Position, p: int, kept) -> None:
+        if "returned-first-deepest" in self.conventions:
+            pos.tickets[p] += [t for t in pos.offered[p] if t in kept]
+            pos.ticket_deck[:0] = [t for t in pos.offered[p] if t not in kept]
+            pos.offered[p] = []
+            return
         for ticket in pos.offered[p]:
             if ticket in kept:
                 pos.tickets[p].append(ticket)
@@ -361,9 +381,11 @@ class Rules:
                 pos.face_up[self._deal(pos, chance)] += 1
             if "no-redeal" in self.bugs:
                 return
-            if pos.face_up[LOCOMOTIVE] < LOCOMOTIVE_LIMIT or redeals >= MAX_REDEALS:
+            limit = 3 if "redeal-limit-3" in self.conventions else MAX_REDEALS
+            if pos.face_up[LOCOMOTIVE] < LOCOMOTIVE_LIMIT or redeals >= limit:
                 return
-            for card in CARDS:
+            order = CARDS[::-1] if "discards-reversed" in self.conventions else CARDS
+            for card in order:
                 pos.discard.extend([card] * pos.face_up[card])
                 pos.face_up[card] = 0
             redeals += 1

@@ -1,6 +1,6 @@
 """An independent Ticket to Ride engine speaking metro's JSON-lines protocol (docs/protocol.md).
 
-    python examples/ttr_engine/serve.py [--data FILE] [--bug NAME]
+    python examples/ttr_engine/serve.py [--data FILE] [--bug NAME] [--convention NAME]
 
 Standard library only; it imports nothing of metro. It reads one request per line on stdin
 and writes one answer per line on stdout. `--bug NAME` plants a known bug (rules.BUGS), to
@@ -19,7 +19,7 @@ import sys
 from collections import Counter
 
 from board import DEFAULT_DATA, read_board
-from rules import BUGS, GAME_NAME, Chance, NeedChance, Position, Refused, Rules
+from rules import BUGS, CONVENTIONS, GAME_NAME, Chance, NeedChance, Position, Refused, Rules
 from state_json import fields, set_fields, view
 
 MAX_LINE = 1 << 20  # bytes in one request line
@@ -239,8 +239,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", default=DEFAULT_DATA, help="the board's data file (TSV)")
     parser.add_argument("--bug", action="append", default=[], choices=sorted(BUGS))
+    parser.add_argument("--convention", action="append", default=[], choices=sorted(CONVENTIONS))
     options = parser.parse_args(argv)
-    rules = Rules(read_board(options.data), frozenset(options.bug))
+    rules = Rules(read_board(options.data), frozenset(options.bug), frozenset(options.convention))
     return serve(Session(rules), sys.stdin.buffer, sys.stdout.buffer)
 
 

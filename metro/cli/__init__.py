@@ -25,6 +25,8 @@ COMMANDS = {
     "playthrough": "runs:playthrough_command",
     "testgen": "conformance:testgen_command",
     "conform": "conformance:conform_command",
+    "reference": "conformance:reference_command",
+    "perft": "conformance:perft_command",
     "compare": "runs:compare_command",
     "tournament": "tournament:tournament_command",
     "diff": "authoring:diff_command",

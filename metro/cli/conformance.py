@@ -15,8 +15,23 @@ from metro.cli.options import (
     say,
 )
 from metro.conformance.adapter import Adapter, EngineError, LocalAdapter, SubprocessAdapter
-from metro.conformance.conform import VectorResult, load_vectors, run_vectors
+from metro.conformance.conform import (
+    Tally,
+    VectorResult,
+    load_vectors,
+    read_manifest,
+    run_vectors,
+)
 from metro.conformance.engine_pipe import RUN_DEADLINE, RunLimits
+from metro.conformance.perft import (
+    DEFAULT_BUDGET,
+    ChanceInPerft,
+    PerftBudget,
+    initial_position,
+    perft,
+)
+from metro.conformance.suite import OPTIONAL, REQUIRED
+from metro.output_files import write_output
 from metro.testing.coverage import format_coverage, game_coverage
 
 WRITTEN_SUFFIXES = (".py", ".json")
@@ -150,6 +165,12 @@ def testgen_command(
 )
 @click.option("-x", "--fail-fast", is_flag=True, help="Stop at the first vector that fails.")
 @click.option(
+    "--required-only",
+    is_flag=True,
+    help="Exit 0 when every required vector passes, whatever the optional ones (metro's "
+    "conventions) do; both are still run and reported.",
+)
+@click.option(
     "--timeout",
     type=click.FloatRange(min=0.1),
     default=30.0,
@@ -176,6 +197,7 @@ def conform_command(
     reference: str | None,
     only: str,
     fail_fast: bool,
+    required_only: bool,
     timeout: float,
     deadline: float,
     as_json: bool,
@@ -188,6 +210,7 @@ def conform_command(
         raise click.UsageError("give --engine CMD (an engine to test) or --reference GAME")
     try:
         game_name, vectors = load_vectors(folder, only)
+        manifest = read_manifest(folder)
     except (OSError, ValueError, KeyError, TypeError) as error:
         raise Failure(f"error: cannot read the vectors: {error}") from None
     if command is not None:
@@ -216,18 +239,26 @@ def conform_command(
     def report(result: VectorResult) -> None:
         if not as_json:
             verdict = "pass" if result.passed else "FAIL"
-            say(f"{verdict} {result.id}" + ("" if result.passed else f"\n     {result.difference}"))
+            tag = " (optional)" if result.requirement == OPTIONAL else ""
+            say(
+                f"{verdict} {result.id}{tag}"
+                + ("" if result.passed else f"\n     {result.difference}")
+            )
 
     results = run_vectors(start, vectors, report, fail_fast)
     failed = sum(not r.passed for r in results)
+    required, optional = Tally.of(results, REQUIRED), Tally.of(results, OPTIONAL)
     stopped = bool(results) and results[-1].stopped
     if as_json:
         say(
             json.dumps(
                 {
                     "game": game_name,
+                    "suite": manifest["suite"] if manifest else None,
                     "passed": len(results) - failed,
                     "failed": failed,
+                    "required": {"passed": required.passed, "failed": required.failed},
+                    "optional": {"passed": optional.passed, "failed": optional.failed},
                     "stopped": results[-1].difference if stopped else None,
                     "results": [r.to_doc() for r in results],
                 },
@@ -235,11 +266,74 @@ def conform_command(
             )
         )
     else:
+        if manifest:
+            say(f"suite {manifest['suite']} (rules {manifest['rules']})")
+        say(
+            f"required: {required.passed} passed, {required.failed} failed; "
+            f"optional: {optional.passed} passed, {optional.failed} failed"
+        )
         say(f"{len(results) - failed} passed, {failed} failed")
         if stopped:
             say(
                 f"stopped after {len(results)} of {len(vectors)} vectors: the engine used up what "
                 "the run allows, so it fails"
             )
-    if failed:
+    if (required.failed if required_only else failed) or (required_only and stopped):
         raise click.exceptions.Exit(1)
+
+
+@click.command("reference")
+@click.argument("path", type=GAME_PATH, metavar="GAME")
+@click.option(
+    "-o",
+    "--output",
+    "out_file",
+    type=click.Path(dir_okay=False, path_type=str),
+    help="Write the page to this file instead of printing it.",
+)
+def reference_command(path: str, out_file: str | None) -> None:
+    """Print a game's engine reference page (Markdown): fields, actions, chance, ranking."""
+    from metro.conformance.reference import reference_page
+
+    page = reference_page(path)
+    if out_file is None:
+        say(page, nl=False)
+        return
+    try:
+        write_output(out_file, page)
+    except OSError as error:
+        raise Failure(f"error: cannot write {out_file}: {error.strerror or error}") from None
+    say(f"wrote {out_file}")
+
+
+@click.command("perft")
+@click.argument("path", type=GAME_PATH, metavar="GAME")
+@click.option("--players", type=click.IntRange(min=1), required=True, help="How many players.")
+@click.option(
+    "--depth", type=click.IntRange(min=0, max=8), required=True, help="The deepest count."
+)
+@click.option(
+    "--budget",
+    type=click.IntRange(min=1),
+    default=DEFAULT_BUDGET,
+    show_default=True,
+    help="The most positions one count may visit.",
+)
+@game_options
+def perft_command(
+    path: str, players: int, depth: int, budget: int, variants, expansions, map_path
+) -> None:
+    """Count action sequences of each length up to DEPTH from the initial position of vector
+    initial-<N>p (docs/protocol.md, section 6): one `depth count` line per depth."""
+    game = load_game(path, expansions=expansions, variants=variants, map=map_path)
+    if not game.min_players <= players <= game.max_players:
+        raise Failure(
+            f"error: {game.name} is for {game.min_players}-{game.max_players} players, not {players}"
+        )
+    state = initial_position(game, players)
+    for level in range(depth + 1):
+        try:
+            count = perft(state, level, budget)
+        except (ChanceInPerft, PerftBudget) as error:
+            raise Failure(f"error: depth {level}: {error}") from None
+        say(f"{level} {count}")

@@ -11,11 +11,18 @@ output: metro/conformance/engine_pipe.py) fails the vector it was running and en
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from metro.conformance.adapter import Adapter, EngineError, EngineStopped
-from metro.conformance.vectors import Vector, VectorFileError, read_vector_files
+from metro.conformance.suite import MANIFEST, MANIFEST_FORMAT
+from metro.conformance.vectors import (
+    Vector,
+    VectorFileError,
+    read_vector_files,
+    unordered_views,
+)
 
 SHOWN = 120  # characters of a value shown in a difference
 
@@ -31,6 +38,7 @@ class VectorResult:
     step: int | None = None
     difference: str = ""
     stopped: bool = False  # the engine used up the run's limits: no vector runs after this one
+    requirement: str = "required"  # the vector's: required (the rules) or optional (a convention)
 
     def to_doc(self) -> dict:
         """JSON form (schemas/conform.schema.json)."""
@@ -41,7 +49,23 @@ class VectorResult:
             "passed": self.passed,
             "step": self.step,
             "difference": self.difference,
+            "requirement": self.requirement,
         }
+
+
+@dataclass(frozen=True)
+class Tally:
+    """How many vectors of one requirement passed and failed."""
+
+    passed: int
+    failed: int
+
+    @staticmethod
+    def of(results: list[VectorResult], requirement: str) -> Tally:
+        """The tally of the results of that requirement."""
+        mine = [r for r in results if r.requirement == requirement]
+        failed = sum(not r.passed for r in mine)
+        return Tally(len(mine) - failed, failed)
 
 
 class Mismatch(AssertionError):
@@ -70,9 +94,28 @@ def load_vectors(folder: str, only: str = "") -> tuple[str, list[tuple[str, Vect
                 vector = Vector.from_doc(item)
             except VectorFileError as error:
                 raise ValueError(f"{path}: vector {index}: {error}") from None
+            vector.unordered = _names(doc.get("unordered", []), path)
             if only in vector.id:
                 pairs.append((path, vector))
     return games.pop(), pairs
+
+
+def _names(value, path: str) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(name, str) for name in value):
+        raise ValueError(f"{path}: unordered is a list of field names")
+    return value
+
+
+def read_manifest(folder: str) -> dict | None:
+    """The suite's manifest in `folder` (None for vectors made before there was one)."""
+    path = os.path.join(folder, MANIFEST)
+    if not os.path.isfile(path):
+        return None
+    with open(path, encoding="utf-8") as handle:
+        doc = json.load(handle)
+    if not isinstance(doc, dict) or doc.get("format") != MANIFEST_FORMAT:
+        raise ValueError(f"{path}: not a manifest of vectors (format {MANIFEST_FORMAT})")
+    return doc
 
 
 def run_vectors(
@@ -94,7 +137,9 @@ def run_vectors(
             except EngineError as error:  # while starting (info): run_vector reports its own
                 # The vector fails on it and the next one starts the engine again, as after a
                 # failure inside a vector (an engine used up, EngineStopped, ends the run).
-                result = _engine_failed(VectorResult(path, vector.id, vector.name, False), 0, error)
+                failed = VectorResult(path, vector.id, vector.name, False)
+                failed.requirement = vector.requirement
+                result = _engine_failed(failed, 0, error)
             if engine is not None and result.difference.startswith("engine error"):
                 engine.close()
                 engine = None
@@ -110,7 +155,7 @@ def run_vectors(
 
 def run_vector(engine: Adapter, vector: Vector, path: str = "") -> VectorResult:
     """Run one vector; the result says where and how the engine first differed."""
-    result = VectorResult(path, vector.id, vector.name, True)
+    result = VectorResult(path, vector.id, vector.name, True, requirement=vector.requirement)
     step = -1
     try:
         engine.new_game(vector.players, 0, chance="explicit")
@@ -158,7 +203,7 @@ def _run_step(engine: Adapter, vector: Vector, step: int, item: dict) -> None:
         if refusal is not None:
             raise Mismatch(step, f"{where}: the engine refused set_state: {refusal}")
     elif kind == "expect":
-        got = observe(engine, vector.players, value)
+        got = unordered_views(observe(engine, vector.players, value), vector.unordered)
         difference = first_difference(value, got)
         if difference:
             raise Mismatch(step, f"{where}: {difference}")

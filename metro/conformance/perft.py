@@ -10,11 +10,26 @@ for a chance outcome (`ChanceInPerft`), so published positions are chosen where 
 
 from __future__ import annotations
 
-from runtime.chance import CHANCE
-from runtime.machine import State
+from runtime.chance import CHANCE, EXPLICIT, RECORDED
+from runtime.machine import Game, State
 
 # The most positions one count may visit (counts that would need more are not published).
 DEFAULT_BUDGET = 200_000
+
+
+def initial_seed(players: int) -> str:
+    """The seed of the initial position of `players` (vector `initial-<players>p`)."""
+    return f"vectors/initial/{players}"
+
+
+def initial_position(game: Game, players: int) -> State:
+    """The position of vector `initial-<players>p`, with explicit chance: the outcomes of the
+    seeded game's first random events given one by one, as another engine is given them."""
+    recorded = game.new_game(players, initial_seed(players), chance=RECORDED)
+    state = game.new_game(players, chance=EXPLICIT)
+    for record in recorded.chance.log:
+        state.apply_outcome(record.outcome)
+    return state
 
 
 class ChanceInPerft(ValueError):
@@ -54,3 +69,15 @@ def _count(state: State, depth: int, visits: list[int], budget: int) -> int:
         child.apply(player, action)
         total += _count(child, depth - 1, visits, budget)
     return total
+
+
+def counts_until(state: State, max_depth: int, budget: int) -> list[int]:
+    """perft(1), perft(2), … up to `max_depth`, stopping before the first count that would meet
+    a random event or visit more than `budget` positions."""
+    counts = []
+    for depth in range(1, max_depth + 1):
+        try:
+            counts.append(perft(state, depth, budget))
+        except (ChanceInPerft, PerftBudget):
+            break
+    return counts

@@ -22,15 +22,29 @@ from dataclasses import dataclass
 
 from compiler.resolve import find_game_file
 from loader import load_game
-from metro.conformance.perft import ChanceInPerft, PerftBudget, perft
+from metro.conformance.perft import ChanceInPerft, PerftBudget, initial_seed, perft
 from metro.conformance.state_schema import state_schemas
+from metro.conformance.suite import (
+    MANIFEST,
+    MANIFEST_FORMAT,
+    OPTIONAL,
+    PROTOCOL_VERSION,
+    REQUIRED,
+    probes,
+    rules_digest,
+    suite_digest,
+    unordered_fields,
+)
 from metro.conformance.vectors import (
+    VERSION,
     Skipped,
     Vector,
     VectorSet,
+    dumps,
     expectation,
     fields_of,
     same_keys_expectation,
+    unordered_views,
     write_set,
 )
 from metro.testing.scenarios import Scenario, own_scenarios, run_steps, scenarios
@@ -66,10 +80,78 @@ def generate_vectors(
 ) -> list[str]:
     """Record the vectors of a game configuration into `out_dir`; return the paths written."""
     vector_set, game = build_vectors(game_path, variants, expansions, map_path, options)
-    return write_set(vector_set, out_dir, state_schemas(game))
+    texts = {name: dumps(doc) for name, doc in vector_set.files().items()}
+    manifest = suite_manifest(vector_set, game_path, variants, expansions, map_path, texts)
+    return write_set(vector_set, out_dir, {**state_schemas(game), MANIFEST: manifest})
+
+
+def suite_manifest(
+    vector_set: VectorSet, game_path: str, variants, expansions, map_path, texts: dict[str, str]
+) -> dict:
+    """The manifest of a vector set whose files are `texts` (name -> text)."""
+    required = sum(v.requirement == REQUIRED for v in vector_set.vectors)
+    game_dir = os.path.dirname(find_game_file(game_path))
+    return {
+        "format": MANIFEST_FORMAT,
+        "version": VERSION,
+        "suite": suite_digest(texts),
+        "game": vector_set.game,
+        "configuration": vector_set.header("")["configuration"],
+        "rules": rules_digest(game_path, variants, expansions, map_path),
+        "unordered": vector_set.unordered,
+        "protocol": PROTOCOL_VERSION,
+        "files": sorted(texts),
+        "cases": {REQUIRED: required, OPTIONAL: len(vector_set.vectors) - required},
+        "conventions": [
+            {
+                "name": probe.name,
+                "title": probe.title,
+                "note": probe.note,
+                "vectors": [v.id for v in vector_set.vectors if probe.name in v.conventions],
+            }
+            for probe in probes(game_dir)
+        ],
+    }
 
 
 def build_vectors(
+    game_path: str,
+    variants=(),
+    expansions=(),
+    map_path: str | None = None,
+    options: VectorOptions = VectorOptions(),
+) -> tuple[VectorSet, Game]:
+    """The vector set of a game configuration, each vector marked required or optional, and the
+    compiled game it was recorded on."""
+    vector_set, game = _recorded(game_path, variants, expansions, map_path, options)
+    game_dir = os.path.dirname(find_game_file(game_path))
+    module = game.module
+    names = [f[0] for f in (*module.SAVE_FIELDS, *module.SAVE_PLAYER_FIELDS)]
+    try:
+        found = probes(game_dir)
+        unordered = unordered_fields(game_dir, names)
+    except ValueError as error:
+        raise VectorError(str(error)) from None
+    vector_set.unordered = unordered
+    for vector in vector_set.vectors:
+        vector.unordered = unordered
+        vector.steps = [
+            {"expect": unordered_views(step["expect"], unordered)} if "expect" in step else step
+            for step in vector.steps
+        ]
+    for probe in found:
+        probed = load_game(
+            game_path, expansions=expansions, variants=[*variants, probe.path], map=map_path
+        )
+        for vector in vector_set.vectors:
+            result = recompute(probed, vector, unordered)
+            if isinstance(result, Skipped) or result.status == "changed":
+                vector.requirement = OPTIONAL
+                vector.conventions.append(probe.name)
+    return vector_set, game
+
+
+def _recorded(
     game_path: str,
     variants=(),
     expansions=(),
@@ -95,7 +177,7 @@ def build_vectors(
     vector_set = VectorSet(game.name, names, added, map_path, [])
     seen: set[str] = set()
     for base_expansions in bases:
-        base, _ = build_vectors(game_path, (), base_expansions, map_path, options)
+        base, _ = _recorded(game_path, (), base_expansions, map_path, options)
         for vector in base.vectors:
             if vector.id in seen:  # the game's own vectors come with each expansion's set
                 continue
@@ -231,7 +313,7 @@ def _recording(state: State, recorder: _Recorder) -> None:
 
 def initial_vector(game: Game, players: int, prefix: str = "") -> Vector:
     """The position after the game's first random events: every observation, every view."""
-    state = game.new_game(players, f"vectors/initial/{players}", chance=RECORDED)
+    state = game.new_game(players, initial_seed(players), chance=RECORDED)
     steps = _Recorder(state).steps
     return Vector(
         f"initial-{prefix}{players}p",
@@ -352,8 +434,9 @@ def _replay(game: Game, players: int, steps: list[dict]) -> State:
 # ---------------------------------------------------------------- base vectors under patches
 
 
-def recompute(game: Game, vector: Vector) -> Vector | Skipped:
-    """A base vector replayed on `game` with its expectations recomputed (Skipped if it cannot be)."""
+def recompute(game: Game, vector: Vector, unordered=()) -> Vector | Skipped:
+    """A base vector replayed on `game` with its expectations recomputed (Skipped if it cannot be);
+    the `unordered` fields of views are compared as multisets."""
     if not game.min_players <= vector.players <= game.max_players:
         return Skipped(
             vector.id,
@@ -365,9 +448,11 @@ def recompute(game: Game, vector: Vector) -> Vector | Skipped:
     for index, step in enumerate(vector.steps):
         ((kind, value),) = step.items()
         try:
-            new = _recompute_step(state, kind, value)
+            new = _recompute_step(state, kind, value, unordered)
         except (IllegalAction, InvalidSave, ChanceInPerft, PerftBudget, MetroRuntimeError) as error:
             return Skipped(vector.id, f"step {index} ({kind}) no longer works: {_short(error)}")
+        if kind == "expect":
+            value = unordered_views(value, unordered)
         if new != value:
             changed.append(index)
         steps.append({kind: new})
@@ -384,7 +469,7 @@ def _short(error: Exception) -> str:
     return text.replace(file, os.path.basename(file), 1) if file else text
 
 
-def _recompute_step(state: State, kind: str, value):
+def _recompute_step(state: State, kind: str, value, unordered):
     if kind == "chance":
         state.apply_outcome(value)
     elif kind == "apply":
@@ -398,7 +483,7 @@ def _recompute_step(state: State, kind: str, value):
     elif kind == "set_state":
         saves.set_fields(state, value)
     elif kind == "expect":
-        return same_keys_expectation(state, value)
+        return same_keys_expectation(state, value, unordered)
     elif kind == "perft":
         return {"depth": value["depth"], "count": perft(state, value["depth"])}
     return value

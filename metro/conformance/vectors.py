@@ -13,7 +13,9 @@ number of players and then runs its steps in order, each an object with one key:
 - `{"perft": {"depth": d, "count": n}}`: the engine's own count of action sequences of length d.
 
 Files hold one kind of vector each (`initial.json`, `scenarios.json`, `playouts.json`,
-`perft.json`), described by schemas/vectors.schema.json.
+`perft.json`), described by schemas/vectors.schema.json. Each vector is a `required` or an
+`optional` case (metro/conformance/suite.py); each file names its `unordered` fields, which views
+compare as multisets.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from runtime.chance import CHANCE
 from runtime.machine import State
 
 FORMAT = "metro-vectors"
-VERSION = 1
+VERSION = 2  # 2: every vector says whether it is a required or an optional case
 KINDS = ("initial", "scenario", "playout", "perft")
 FILES = {
     "initial": "initial.json",
@@ -38,6 +40,7 @@ FILES = {
 # In a set made for variants or expansions: a base vector replayed with the same expectations,
 # a base vector whose expectations the patches change (recomputed), or the set's own vector.
 STATUSES = ("unchanged", "changed", "own")
+REQUIREMENTS = ("required", "optional")
 STEP_KINDS = ("chance", "apply", "refuse", "set_state", "expect", "perft")
 
 
@@ -53,6 +56,9 @@ class Vector:
     source: str = ""  # where a scenario is declared, `file:line` relative to the game's folder
     status: str = "own"
     changed_steps: list[int] = field(default_factory=list)  # status "changed": which expect/perft
+    requirement: str = "required"  # or "optional": it depends on a convention (suite.py)
+    conventions: list[str] = field(default_factory=list)  # optional: the probes that change it
+    unordered: list[str] = field(default_factory=list)  # its file's fields compared as multisets
 
     def to_doc(self) -> dict:
         """JSON form."""
@@ -62,7 +68,10 @@ class Vector:
             "name": self.name,
             "players": self.players,
             "status": self.status,
+            "requirement": self.requirement,
         }
+        if self.conventions:
+            doc["conventions"] = self.conventions
         if self.source:
             doc["source"] = self.source
         if self.status == "changed":
@@ -88,6 +97,12 @@ class Vector:
             problem = _step_problem(step)
             if problem:
                 raise VectorFileError(f"{name}: step {index}: {problem}")
+        requirement = doc.get("requirement", "required")
+        if requirement not in REQUIREMENTS:
+            raise VectorFileError(f"{name}: requirement is one of {', '.join(REQUIREMENTS)}")
+        conventions = doc.get("conventions", [])
+        if not isinstance(conventions, list) or not all(isinstance(c, str) for c in conventions):
+            raise VectorFileError(f"{name}: conventions is a list of names")
         return Vector(
             name,
             str(doc.get("kind", "")),
@@ -96,6 +111,8 @@ class Vector:
             steps,
             str(doc.get("source", "")),
             str(doc.get("status", "own")),
+            requirement=requirement,
+            conventions=list(conventions),
         )
 
 
@@ -152,6 +169,7 @@ class VectorSet:
     map: str | None
     vectors: list[Vector]
     not_applicable: list[Skipped] = field(default_factory=list)
+    unordered: list[str] = field(default_factory=list)  # fields views show as multisets
 
     def header(self, kind: str) -> dict:
         """The part of a file's JSON shared by every kind."""
@@ -165,6 +183,7 @@ class VectorSet:
                 "map": self.map,
             },
             "kind": kind,
+            "unordered": self.unordered,
         }
 
     def files(self) -> dict[str, dict]:
@@ -255,10 +274,39 @@ def expectation(state: State, views: bool) -> dict:
     return doc
 
 
-def same_keys_expectation(state: State, expected: dict) -> dict:
+def same_keys_expectation(state: State, expected: dict, unordered=()) -> dict:
     """This position's expectation with the same keys as `expected` (recomputing a vector)."""
     full = expectation(state, "views" in expected)
-    return {key: full[key] for key in expected}
+    return unordered_views({key: full[key] for key in expected}, unordered)
+
+
+def unordered_views(expected: dict, unordered) -> dict:
+    """`expected` with the `unordered` fields of its views sorted (by their items' JSON text), so
+    their order is not compared; the other keys as they are."""
+    if not unordered or "views" not in expected:
+        return expected
+    return {**expected, "views": [_sorted_fields(view, unordered) for view in expected["views"]]}
+
+
+def _sorted_fields(view, unordered):
+    if not isinstance(view, dict):
+        return view
+    out = dict(view)
+    if isinstance(view.get("state"), dict):
+        out["state"] = _sorted_values(view["state"], unordered)
+    if isinstance(view.get("player_state"), list):
+        out["player_state"] = [_sorted_values(one, unordered) for one in view["player_state"]]
+    return out
+
+
+def _sorted_values(fields, unordered):
+    if not isinstance(fields, dict):
+        return fields
+    key = lambda item: json.dumps(item, sort_keys=True, ensure_ascii=False)  # noqa: E731
+    return {
+        name: sorted(value, key=key) if name in unordered and isinstance(value, list) else value
+        for name, value in fields.items()
+    }
 
 
 def read_vector_files(folder: str) -> list[tuple[str, dict]]:
