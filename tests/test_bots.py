@@ -11,7 +11,13 @@ from click.testing import CliRunner
 
 from loader import load_game
 from metro.analysis.simulate import play_game, simulate
-from metro.bots import MAX_GREEDY_SAMPLES, MAX_MCTS_ITERATIONS, MAX_MCTS_MILLISECONDS, make_bot
+from metro.bots import (
+    MAX_GREEDY_SAMPLES,
+    MAX_MCTS_ITERATIONS,
+    MAX_MCTS_MILLISECONDS,
+    MAX_PRIOR_DEPTH,
+    make_bot,
+)
 from metro.bots.mcts import MctsBot
 from metro.cli import main
 from runtime.determinize import (
@@ -209,6 +215,9 @@ def test_bot_specs_with_a_bad_budget_are_refused():
         ("mcts:lots", "whole number of iterations"),
         ("mcts:0", "whole number of iterations"),
         ("mcts:xms", "whole number of milliseconds"),
+        ("mcts:800/0", "whole number of decisions given priors"),
+        ("mcts:800/", "whole number of decisions given priors"),
+        ("mcts:/2", "whole number of iterations"),
         ("greedy:-1", "whole number of sampled positions"),
         ("random:5", "takes no budget"),
         ("oracle:5", "unknown bot"),
@@ -217,10 +226,19 @@ def test_bot_specs_with_a_bad_budget_are_refused():
             make_bot(spec, 0)
 
 
+def test_mcts_takes_the_depth_of_its_priors_after_a_slash():
+    assert make_bot("mcts:800", 0).prior_depth == 1
+    deep = make_bot("mcts:800/2", 0)
+    assert (deep.iterations, deep.prior_depth) == (800, 2)
+    timed = make_bot("mcts:250ms/3", 0)
+    assert (timed.milliseconds, timed.prior_depth) == (250, 3)
+
+
 def test_bot_budgets_are_bounded_as_the_documentation_states():
     bounds = [
         ("mcts:{}", MAX_MCTS_ITERATIONS, "iterations"),
         ("mcts:{}ms", MAX_MCTS_MILLISECONDS, "milliseconds"),
+        ("mcts:800/{}", MAX_PRIOR_DEPTH, "decisions given priors"),
         ("greedy:{}", MAX_GREEDY_SAMPLES, "sampled positions"),
     ]
     with open(os.path.join(ROOT, "docs", "language", "bots.md"), encoding="utf-8") as handle:

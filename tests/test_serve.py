@@ -155,6 +155,8 @@ def test_a_level_is_held_to_the_servers_bounds_on_its_bots(server, tmp_path):
     assert spec_of("hard", game) == f"mcts:{MAX_BOT_ITERATIONS + 1}"
     with pytest.raises(BadRequest, match=f"at most {MAX_BOT_ITERATIONS} iterations"):
         check_bot_budget(spec_of("hard", game))
+    with pytest.raises(BadRequest, match=f"at most {MAX_BOT_ITERATIONS} iterations"):
+        check_bot_budget(f"mcts:{MAX_BOT_ITERATIONS + 1}/2")  # priors two decisions deep
     created = server.create(TTR, [HUMAN, {"bot": "easy"}], seed=3)
     assert created["match"]  # a level is a bot's name
 

@@ -1,7 +1,9 @@
 """Bots that pick actions for players: the protocol, a random bot and a registry by name.
 
 A bot is named by a spec: a name, optionally with a budget after a colon: `mcts:500`
-(iterations per decision), `mcts:250ms` (time per decision), `greedy:8` (sampled positions).
+(iterations per decision), `mcts:250ms` (time per decision), `greedy:8` (sampled positions);
+mcts's budget may add after a slash how many decisions from the root get one-ply priors
+(`mcts:800/2`; 1 if not given).
 Budgets are bounded (docs/language/bots.md states the bounds), so no spec, typed or read
 from a save, can stall a game for hours at one decision.
 """
@@ -13,7 +15,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 from metro.bots.greedy import GreedyBot
-from metro.bots.mcts import MctsBot
+from metro.bots.mcts import PRIOR_DEPTH, MctsBot
 from metro.bots.preference import PreferenceBot
 from runtime.machine import Action, State
 
@@ -22,6 +24,7 @@ from runtime.machine import Action, State
 MAX_MCTS_ITERATIONS = 10_000
 MAX_MCTS_MILLISECONDS = 60_000
 MAX_GREEDY_SAMPLES = 100
+MAX_PRIOR_DEPTH = 4  # decisions from the root given one-ply priors (`mcts:800/2`)
 
 
 class Bot(Protocol):
@@ -73,10 +76,15 @@ def _greedy(seed: int | str, game, budget: str | None) -> Bot:
 def _mcts(seed: int | str, game, budget: str | None) -> Bot:
     if budget is None:
         return MctsBot(seed, game)
+    budget, slash, depth = budget.partition("/")
+    prior_depth = PRIOR_DEPTH
+    if slash:
+        prior_depth = _count(depth, "mcts", "decisions given priors", MAX_PRIOR_DEPTH)
     if budget.endswith("ms"):
         time = _count(budget[:-2], "mcts", "milliseconds", MAX_MCTS_MILLISECONDS)
-        return MctsBot(seed, game, milliseconds=time)
-    return MctsBot(seed, game, iterations=_count(budget, "mcts", "iterations", MAX_MCTS_ITERATIONS))
+        return MctsBot(seed, game, milliseconds=time, prior_depth=prior_depth)
+    iterations = _count(budget, "mcts", "iterations", MAX_MCTS_ITERATIONS)
+    return MctsBot(seed, game, iterations=iterations, prior_depth=prior_depth)
 
 
 def _count(text: str, bot: str, what: str, most: int) -> int:

@@ -5,11 +5,11 @@ Each iteration draws a determinization of the decider's information set
 legal in that determinization (UCB1 with availability counts), and backs the value of the
 position reached up for every seat.
 
-Within PRIOR_DEPTH decisions of the root (by default the root alone), a node is expanded by
-trying every legal action once on the iteration's determinization (a one-ply lookahead,
-greedy's knowledge), each child starting with that value as PRIOR_VISITS virtual visits; the
-iteration moves on to the child UCB1 prefers and, if new, stops there, valued by its one-ply
-value. Deeper, each iteration adds one node (an option not tried yet, at random) and values it
+Within `prior_depth` decisions of the root (by default PRIOR_DEPTH, the root alone; the spec
+`mcts:800/2` gives two), a node is expanded by trying every legal action once on the
+iteration's determinization (a one-ply lookahead, greedy's knowledge), each child starting
+with that value as PRIOR_VISITS virtual visits; the iteration moves on to the child UCB1
+prefers and, if new, stops there, valued by its one-ply value. Deeper, each iteration adds one node (an option not tried yet, at random) and values it
 at once. Where priors are known the search widens progressively: a node visited n times
 considers only its 1 + WIDENING * sqrt(n) options of the best one-ply value (options of equal
 value in an order drawn at random for the node), so iterations go to the few options that pay

@@ -122,6 +122,7 @@ def check_bot_budget(spec: str) -> None:
     kind, colon, budget = spec.partition(":")
     if not colon:
         return
+    budget = budget.partition("/")[0]  # mcts's priors depth after a slash (`mcts:800/2`)
     # the budget with the longest suffix that fits: `250ms` is milliseconds, not iterations
     fitting = [b for b in BOT_BUDGETS if b.bot == kind and budget.endswith(b.suffix)]
     bound = max(fitting, key=lambda b: len(b.suffix), default=None)
