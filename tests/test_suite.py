@@ -243,10 +243,20 @@ def test_the_published_perft_table_is_what_metro_counts():
     _check_section("perft table", perft_table(rows))
 
 
-def test_the_python_example_engine_gives_the_published_ticket_to_ride_counts(suite):
+EXAMPLE_ENGINES = {
+    "python": ENGINE,
+    "javascript": None if NODE is None else [NODE, JS_ENGINE],
+}
+
+
+@pytest.mark.parametrize("language", sorted(EXAMPLE_ENGINES))
+def test_each_example_engine_gives_the_published_ticket_to_ride_counts(suite, language):
+    command = EXAMPLE_ENGINES[language]
+    if command is None:
+        pytest.skip("node is not on PATH")
     published = [row for row in perft_rows() if row[0] == "ticket_to_ride"]
     _, initial = load_vectors(suite, "initial")
-    with SubprocessAdapter(ENGINE, timeout=60) as engine:
+    with SubprocessAdapter(command, timeout=60) as engine:
         for _, vector in initial:
             engine.new_game(vector.players, 0, chance="explicit")
             for step in vector.steps:
