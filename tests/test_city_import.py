@@ -230,6 +230,10 @@ BROKEN = {
         {"stop_times": "trip_id,arrival_time,departure_time,stop_id,stop_sequence\nr0,,,A,first\n"},
         "stop_times.txt:2, column stop_sequence, 'r0': 'first' is not a whole number",
     ),
+    "duplicate trip": (
+        {"trips": "route_id,service_id,trip_id\nX,d,r0\nR,d,r0\n"},
+        "trips.txt:3, column trip_id, 'r0': trip id listed twice (first trips.txt:2, 'r0')",
+    ),
     "duplicate stop": (
         {"stops": "stop_id,stop_name,stop_lat,stop_lon\nA,Alpha,1,1\nA,Again,1,1\n"},
         "stops.txt:3, column stop_id, 'A': stop id listed twice (first stops.txt:2, 'A')",

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from metro.network.gtfs_files import Row, Table, feed_folder, read_tables
@@ -17,6 +18,7 @@ TYPE_NAMES = {0: "tram", 1: "metro", 2: "rail", 3: "bus", 4: "ferry", 5: "cable 
               6: "aerial lift", 7: "funicular", 11: "trolleybus", 12: "monorail"}  # fmt: skip
 MAX_LINE_STOPS = 500  # stations on one line's sequence
 MAX_LINES = 200
+MAX_BRANCHES = 50  # ways a line runs besides its main one
 
 
 @dataclass
@@ -75,13 +77,7 @@ def _stops(table: Table) -> Stops:
     origins: dict[str, Origin] = {}
     points: dict[str, tuple[float, float] | None] = {}
     names: dict[str, str] = {}
-    for index, row in enumerate(table.rows):
-        ident = _required(table, index, row, "stop_id")
-        if ident in origins:
-            raise FeedError(
-                table.origin(index, "stop_id", ident),
-                f"stop id listed twice (first {origins[ident]})",
-            )
+    for index, row, ident in _by_id(table, "stop_id"):
         origins[ident] = table.origin(index, ident=ident)
         names[ident] = row.get("stop_name") or ident
         codes[ident] = row.get("stop_code") or ident
@@ -100,11 +96,15 @@ def _stops(table: Table) -> Stops:
                 _with_column(origins[ident], "parent_station"),
                 f"parent station {up!r} has a parent itself ({parent[up]!r})",
             )
+    children: dict[str, list[tuple[float, float]]] = defaultdict(list)
+    for ident, up in parent.items():
+        if points[ident] is not None:
+            children[up].append(points[ident])
     stations = {}
     for ident in origins:
         if ident in parent:
             continue
-        point = points[ident] or _children_point(ident, parent, points)
+        point = points[ident] or _mean(children.get(ident, []))
         if point is None:
             raise FeedError(
                 _with_column(origins[ident], "stop_lat"), "a station needs stop_lat and stop_lon"
@@ -131,9 +131,8 @@ def _point(table: Table, index: int, row: Row) -> tuple[float, float] | None:
     return float(lat), float(lon)
 
 
-def _children_point(station, parent, points) -> tuple[float, float] | None:
-    """A station without a position stands at the mean of its platforms'."""
-    found = [points[s] for s, up in parent.items() if up == station and points[s] is not None]
+def _mean(found: list[tuple[float, float]]) -> tuple[float, float] | None:
+    """A station without a position stands at the mean of its platforms' (None: none has one)."""
     if not found:
         return None
     return (sum(p[0] for p in found) / len(found), sum(p[1] for p in found) / len(found))
@@ -162,16 +161,8 @@ def basic_type(route_type: int) -> int:
 
 def _routes(table: Table, route_types: tuple[int, ...], lines: tuple[str, ...]) -> list[Route]:
     routes: list[Route] = []
-    seen: dict[str, Origin] = {}
     types_found: dict[int, int] = defaultdict(int)
-    for index, row in enumerate(table.rows):
-        ident = _required(table, index, row, "route_id")
-        if ident in seen:
-            raise FeedError(
-                table.origin(index, "route_id", ident),
-                f"route id listed twice (first {seen[ident]})",
-            )
-        seen[ident] = table.origin(index, ident=ident)
+    for index, row, ident in _by_id(table, "route_id"):
         raw_type = _required(table, index, row, "route_type")
         try:
             route_type = basic_type(int(raw_type))
@@ -186,7 +177,14 @@ def _routes(table: Table, route_types: tuple[int, ...], lines: tuple[str, ...]) 
         if lines and ident not in lines and short not in lines:
             continue
         routes.append(
-            Route(ident, short, long, _colour(table, index, row), route_type, seen[ident])
+            Route(
+                ident,
+                short,
+                long,
+                _colour(table, index, row),
+                route_type,
+                table.origin(index, ident=ident),
+            )
         )
     if lines:
         known = {r.id for r in routes} | {r.short_name for r in routes}
@@ -237,14 +235,8 @@ class Trip:
 def _trips(table: Table, routes: list[Route]) -> dict[str, Trip]:
     wanted = {r.id for r in routes}
     trips: dict[str, Trip] = {}
-    for index, row in enumerate(table.rows):
-        ident = _required(table, index, row, "trip_id")
+    for index, row, ident in _by_id(table, "trip_id"):
         route = _required(table, index, row, "route_id")
-        if ident in trips:
-            raise FeedError(
-                table.origin(index, "trip_id", ident),
-                f"trip id listed twice (first {trips[ident].origin})",
-            )
         if route in wanted:
             trips[ident] = Trip(ident, route, table.origin(index, ident=ident))
     return trips
@@ -350,6 +342,12 @@ def _line(
         path = _along(sequence.stops, main.stops)
         if any(_within(path, other) for other in kept):
             continue
+        if len(kept) > MAX_BRANCHES:
+            report.notes.append(
+                f"{route.origin}: route {route.id!r} has more than {MAX_BRANCHES} branches; "
+                f"the others are left out"
+            )
+            break
         kept.append(path)
     return Line(
         route.id, route.short_name, route.long_name, route.colour, route.route_type,
@@ -416,6 +414,21 @@ def _transfers(
 
 
 # ---------------------------------------------------------------------------------- helpers
+
+
+def _by_id(table: Table, column: str) -> Iterator[tuple[int, Row, str]]:
+    """Each row with its id in `column`, which must be there and never repeat in the file."""
+    first: dict[str, int] = {}
+    for index, row in enumerate(table.rows):
+        ident = _required(table, index, row, column)
+        if ident in first:
+            raise FeedError(
+                table.origin(index, column, ident),
+                f"{column.removesuffix('_id')} id listed twice "
+                f"(first {table.origin(first[ident], ident=ident)})",
+            )
+        first[ident] = index
+        yield index, row, ident
 
 
 def _required(table: Table, index: int, row: Row, column: str) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 
 @dataclass(frozen=True)
@@ -100,26 +101,28 @@ class Network:
 
     def station(self, ident: str) -> Station:
         """The station of that id."""
-        return self._stations()[ident]
+        return self._station_by_id[ident]
 
     def line(self, ident: str) -> Line:
         """The line of that id."""
         return next(line for line in self.lines if line.id == ident)
 
-    def _stations(self) -> dict[str, Station]:
-        cached = self.__dict__.get("_by_id")
-        if cached is None:
-            cached = {s.id: s for s in self.stations}
-            object.__setattr__(self, "_by_id", cached)
-        return cached
-
     def lines_at(self, station: str) -> list[Line]:
         """The lines stopping at a station, in the network's order."""
-        return [
-            line
-            for line in self.lines
-            if any(s.station == station for b in line.branches for s in b)
-        ]
+        return self._lines_by_station.get(station, [])
+
+    # Indexes made on first use: a frozen dataclass may still cache in its __dict__.
+    @cached_property
+    def _station_by_id(self) -> dict[str, Station]:
+        return {s.id: s for s in self.stations}
+
+    @cached_property
+    def _lines_by_station(self) -> dict[str, list[Line]]:
+        found: dict[str, list[Line]] = {}
+        for line in self.lines:
+            for station in dict.fromkeys(s.station for b in line.branches for s in b):
+                found.setdefault(station, []).append(line)
+        return found
 
     def transfer_lines(self, line: Line, station: str) -> list[Line]:
         """The other lines a rider of `line` at `station` can change to: those stopping there,
