@@ -144,10 +144,12 @@ def resolve(
         ]
         diags.raise_if_errors(program.sources)
         chosen = [path for path in found if path is not None]
+    trees = {path: _load(path, program, files)[0] for path in chosen}
     if map_path is not None:  # the user's own path: it may be anywhere
-        chosen = _with_map(chosen, map_path, program, files)
+        trees[map_path] = _load(map_path, program, files)[0]
+        chosen = _with_map(chosen, map_path, trees)
     for path in chosen:
-        map_tree, _ = _load(path, program, files)
+        map_tree = trees[path]
         if not isinstance(map_tree, ast.MapFile):
             _fail(
                 'this is not a map file (`map "Name" for "Game" {`)',
@@ -173,23 +175,24 @@ def resolve(
     return program
 
 
-def _with_map(
-    defaults: list[str], map_path: str, program: Program, files: SourceFiles
-) -> list[str]:
+def _with_map(defaults: list[str], map_path: str, trees: dict) -> list[str]:
     """The map files to read when the user names one: it takes the place of the default map
     files holding elements of its kinds (a city's board replaces the board); default files of
     other kinds only (the game's cards) stay."""
-    user, _ = _load(map_path, program, files)
-    kinds = {item.kind for item in getattr(user, "items", ())}
+    kinds = _kinds(trees[map_path])
     chosen: list[str] = []
     for path in defaults:
-        tree, _ = _load(path, program, files)
-        own = {item.kind for item in getattr(tree, "items", ())}
+        own = _kinds(trees[path])
         if kinds and own and kinds.isdisjoint(own):
             chosen.append(path)
         elif map_path not in chosen:
             chosen.append(map_path)
     return chosen if map_path in chosen else [*chosen, map_path]
+
+
+def _kinds(tree) -> set[str]:
+    """The kinds of element a parsed file holds (none unless it is a map file)."""
+    return {item.kind for item in tree.items} if isinstance(tree, ast.MapFile) else set()
 
 
 def _load(path: str, program: Program | None, files: SourceFiles):

@@ -393,3 +393,34 @@ def test_a_map_the_game_refuses_is_reported_and_not_written(tmp_path, tokyo_feed
     assert "spots" in result.output and "Traceback" not in result.output
     assert "city.metro not written: tokyo_metro refuses the map" in result.output
     assert os.listdir(tmp_path) == []  # neither the map nor its trial copy
+
+
+@pytest.mark.parametrize("game", ["tokyo_metro", "ticket_to_ride"])
+def test_a_feeds_names_cannot_write_rule_text(tmp_path, game):
+    stops = "stop_id,stop_code,stop_name,stop_lat,stop_lon\n" + "".join(
+        f'S{i},"c{i}\n}} const X = 1 #","Stop {i}"" }} {{x}}",51.5{i},-0.1{i}\n' for i in range(8)
+    )
+    times = "trip_id,stop_id,stop_sequence\n" + "".join(
+        f"{trip},S{s},{n}\n"
+        for trip, path in (("r0", (0, 1, 2, 3, 4)), ("u0", (5, 1, 2, 6)), ("g0", (4, 2, 6, 7)))
+        for n, s in enumerate(path, start=1)
+    )
+    feed = small_feed(
+        tmp_path / "feed",
+        stops=stops,
+        routes='route_id,route_short_name,route_long_name,route_type\nR,R,"Red "" }",1\n'
+        "U,U,Blue,1\nG,G,Green,1\n",
+        trips="route_id,service_id,trip_id\nR,d,r0\nU,d,u0\nG,d,g0\n",
+        stop_times=times,
+    )
+    out = tmp_path / "city.metro"
+    result = CliRunner().invoke(
+        main,
+        ["import", "gtfs", feed, "--game", game, "--name", 'Evil" {\n}', "-o", str(out)],
+    )
+    assert result.exit_code == 0, result.output
+    text = out.read_text(encoding="utf-8")
+    for line in text.splitlines():  # the feed's text only ever inside a comment
+        assert "const X" not in line or line.index("#") < line.index("const X"), line
+    assert not any(line.lstrip().startswith(("}", "const")) for line in text.splitlines()[:-1])
+    assert "{x}" not in text

@@ -12,7 +12,6 @@ All of it RECONSTRUCTED, in the proportions of the USA map (usa.metro):
 
 from __future__ import annotations
 
-import string
 from collections import Counter
 
 from games.ticket_to_ride.tools.city_choice import Choice, choose
@@ -26,16 +25,16 @@ from games.ticket_to_ride.tools.route_plan import (
 )
 from metro.network import Network
 from metro.network.layout import Frame, schematic
+from metro.network.names import clean_name
 
 MIN_CITIES = 6  # fifteen pairs: five players' three tickets each
 BOARD = Frame(left=70, top=90, width=1630, height=935)  # the USA map's part of the picture
 CHARACTER = 15  # a label character's width on the picture, pixels (for label spacing)
-NAME_CHARACTERS = set(" .-'/&()") | set(string.digits)  # and letters of any script
 
 
 def map_from_network(network: Network) -> tuple[str, list[str]]:
     """The map file for `network`, and notes on what was left out or made up."""
-    names = {s.id: _clean(s.name) for s in network.stations}
+    names = {s.id: clean_name(s.name) for s in network.stations}
     choice = choose(network, names)
     if len(choice.cities) < MIN_CITIES:
         raise ValueError(
@@ -70,7 +69,7 @@ def _text(city: str, choice: Choice, at, made: list[Route], deck: list[Ticket]) 
     for route in made:
         per_colour[route.colour] += route.length
     out = [
-        f"# {_clean(city)} for Ticket to Ride: {len(choice.cities)} cities, {len(made)} routes "
+        f"# {clean_name(city)} for Ticket to Ride: {len(choice.cities)} cities, {len(made)} routes "
         f"({sum(1 for r in made if r.twin) // 2} double pairs), {len(deck)} tickets.",
         "# RECONSTRUCTED by `metro import gtfs` from a GTFS feed, with the game's importer",
         "# (games/ticket_to_ride/tools/city_import.py): cities are the stations served by the most",
@@ -81,7 +80,7 @@ def _text(city: str, choice: Choice, at, made: list[Route], deck: list[Ticket]) 
         "# (x, y) are a schematic layout (metro/network/layout.py), latitude/longitude in",
         "# millionths of a degree. Written by metro import gtfs: import again rather than edit.",
         "# spaces by colour: " + ", ".join(f"{c} {per_colour[c]}" for c in sorted(per_colour)),
-        f'map "{_clean(city)}" for "Ticket to Ride" {{',
+        f'map "{clean_name(city)}" for "Ticket to Ride" {{',
         "  # cities: kind city(x, y, lat, lon)",
     ]
     for name in choice.cities:
@@ -90,7 +89,7 @@ def _text(city: str, choice: Choice, at, made: list[Route], deck: list[Ticket]) 
         lat, lon = round(place.lat * 1e6), round(place.lon * 1e6)
         out.append(
             f'  city "{name}"(x: {x}, y: {y}, lat: {lat}, lon: {lon})'
-            f"  # lines {', '.join(sorted(_clean(line) for line in place.lines))}"
+            f"  # lines {', '.join(sorted(clean_name(line) for line in place.lines))}"
         )
     out += ["", "  # routes: kind route(a, b, length, color, twin)"]
     for r in made:
@@ -100,9 +99,3 @@ def _text(city: str, choice: Choice, at, made: list[Route], deck: list[Ticket]) 
     out += [f'  ticket {t.id}("{t.a}", "{t.b}", {t.points})' for t in deck]
     out.append("}")
     return "\n".join(out) + "\n"
-
-
-def _clean(text: str) -> str:
-    """Text fit for a map file's string: letters, digits and a few marks; others become spaces."""
-    kept = "".join(c if c.isalnum() or c in NAME_CHARACTERS else " " for c in text)
-    return " ".join(kept.split()) or "?"

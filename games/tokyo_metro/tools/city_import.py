@@ -21,13 +21,13 @@ import string
 from games.tokyo_metro.tools.board import Recipe, board_from_network
 from games.tokyo_metro.tools.common import Geo, LayoutError, coords_from_network
 from metro.network import Network
+from metro.network.names import clean_name
 
 MAX_LINES = 20
 MIN_LINES = 2
 ROOMS = (2.5, 3.5, 5.0)  # interior grid points a station, tried in turn
 PALETTE = ("#e60012", "#0079c2", "#009944", "#f39800", "#8f76d6", "#b5b5ac", "#00a7db",
            "#d7c447", "#9b7cb6", "#e85298", "#6cbb5a", "#9c5e31")  # fmt: skip
-NAME_CHARACTERS = set(" .-'/&()") | set(string.digits)  # and letters of any script
 
 
 def map_from_network(network: Network) -> tuple[str, list[str]]:
@@ -54,7 +54,7 @@ def _relabelled(network: Network, notes: list[str]) -> Network:
         set(shorts)
     ) == len(shorts)
     letters = shorts if own else list(string.ascii_uppercase[: len(network.lines)])
-    stations = tuple(dataclasses.replace(s, name=_clean(s.name)) for s in network.stations)
+    stations = tuple(dataclasses.replace(s, name=clean_name(s.name)) for s in network.stations)
     lines = []
     for line, letter in zip(network.lines, letters, strict=True):
         if len(line.branches) > 1:
@@ -62,15 +62,27 @@ def _relabelled(network: Network, notes: list[str]) -> Network:
                 f"{line.origin}: line {line.name!r} has {len(line.branches) - 1} branch(es); "
                 f"the board keeps its main line only"
             )
-        long = _clean(line.long_name or line.short_name or line.id)
+        long = clean_name(line.long_name or line.short_name or line.id)
         for suffix in (" Line", " line"):
             long = long.removesuffix(suffix)
         if not own:
             notes.append(f"{line.origin}: line {line.name!r} is {letter} on the board")
-        # a stop's code is the line's letter and the feed's code, unique on the board
-        main = tuple(dataclasses.replace(s, code=f"{letter}:{s.code}") for s in line.stops)
+        main = tuple(
+            dataclasses.replace(stop, code=code)
+            for stop, code in zip(line.stops, _codes(letter, line), strict=True)
+        )
         lines.append(dataclasses.replace(line, short_name=letter, long_name=long, branches=(main,)))
     return dataclasses.replace(network, stations=stations, lines=tuple(lines))
+
+
+def _codes(letter: str, line) -> list[str]:
+    """Each stop's code on the board: the line's letter and the feed's code made fit for a
+    comment, unique (the board keys its stops by code; a stop a feed lists twice gets its place)."""
+    codes: list[str] = []
+    for place, stop in enumerate(line.stops, start=1):
+        code = f"{letter}:{clean_name(stop.code)}"
+        codes.append(code if code not in codes else f"{code} ({place})")
+    return codes
 
 
 def _recipe(network: Network, room: float) -> Recipe:
@@ -100,11 +112,11 @@ def _recipe(network: Network, room: float) -> Recipe:
             ]
     columns, rows = _grid(network, room)
     return Recipe(
-        city=network.name,
+        city=clean_name(network.name),
         line_order=letters,
         colours=colours,
         header=(
-            f"# {network.name} board for Tokyo Metro: {len(letters)} lines, their stops and stations,",
+            f"# {clean_name(network.name)} board for Tokyo Metro: {len(letters)} lines, their stops and stations,",
             "# the grid of squares and the income track.  RECONSTRUCTED by `metro import gtfs`",
             "# from a GTFS feed (stations, lines and transfers as the feed gives them), laid out",
             "# as the Tokyo board is (games/tokyo_metro/tools/board.py).",
@@ -130,9 +142,3 @@ def _grid(network: Network, room: float) -> tuple[int, int]:
     across = max(6, round(math.sqrt(area * aspect)))
     down = max(6, math.ceil(area / across))
     return across + 1, down + 1
-
-
-def _clean(text: str) -> str:
-    """Text fit for a map file's string: letters, digits and a few marks; others become spaces."""
-    kept = "".join(c if c.isalnum() or c in NAME_CHARACTERS else " " for c in text)
-    return " ".join(kept.split()) or "?"
