@@ -174,11 +174,15 @@ def test_an_unordered_pile_passes_in_any_order(suite):
     assert seen[-1] == sorted(seen[-1]) and len(seen[-1]) == 10
 
 
+# a game of two players flipping one coin, for the suite's bad inputs
+COIN_RULES = (
+    'game "Coin" {\n  players 2..2\n  state {\n    n: int public\n  }\n'
+    "  action flip() { n += 1 }\n  flow {\n    for p in players { choose by p { flip } }\n  }\n}\n"
+)
+
+
 def test_an_unknown_unordered_field_is_a_clear_error(tmp_path):
-    (tmp_path / "rules.metro").write_text(
-        'game "Coin" {\n  players 2..2\n  state {\n    n: int public\n  }\n'
-        "  action flip() { n += 1 }\n  flow {\n    for p in players { choose by p { flip } }\n  }\n}\n"
-    )
+    (tmp_path / "rules.metro").write_text(COIN_RULES)
     (tmp_path / "conventions").mkdir()
     (tmp_path / "conventions" / "unordered.txt").write_text("# piles\n  n\n  pile\n")
     result = CliRunner().invoke(
@@ -351,10 +355,7 @@ def _check_section(name: str, table: str) -> None:
 
 
 def test_a_convention_probe_that_is_not_a_variant_is_a_clear_error(tmp_path):
-    (tmp_path / "rules.metro").write_text(
-        'game "Coin" {\n  players 2..2\n  state {\n    n: int public\n  }\n'
-        "  action flip() { n += 1 }\n  flow {\n    for p in players { choose by p { flip } }\n  }\n}\n"
-    )
+    (tmp_path / "rules.metro").write_text(COIN_RULES)
     (tmp_path / "conventions").mkdir()
     (tmp_path / "conventions" / "odd.metro").write_text('game "Other" {\n  players 2..2\n}\n')
     result = CliRunner().invoke(

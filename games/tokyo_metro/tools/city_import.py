@@ -138,7 +138,8 @@ def _grid(network: Network, room: float) -> tuple[int, int]:
     width = max(p[0] for p in points) - min(p[0] for p in points)
     height = max(p[1] for p in points) - min(p[1] for p in points)
     aspect = min(2.0, max(0.5, width / height if height > 0 else 2.0))
-    area = room * min(len(coords), 10 * len(network.lines))
+    # at most every station, at most a line's target of stops a line
+    area = room * min(len(coords), Recipe.target_stops * len(network.lines))
     across = max(6, round(math.sqrt(area * aspect)))
     down = max(6, math.ceil(area / across))
     return across + 1, down + 1

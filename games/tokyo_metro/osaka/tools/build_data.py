@@ -80,6 +80,7 @@ if REPO not in sys.path:  # run as a script from a clone: the games package is t
 
 import itertools  # noqa: E402 - after the sys.path line above
 
+from games.tokyo_metro.tools.board import quote  # noqa: E402
 from games.tokyo_metro.tools.common import (  # noqa: E402
     Geo,
     Row,
@@ -614,11 +615,6 @@ def chain(
 
 
 # --------------------------------------------------------------------------------------- output
-
-
-def quote(ident: str) -> str:
-    """An element id as written in a map file (quoted unless a plain name)."""
-    return ident if ident.replace("_", "a").isalnum() and not ident[0].isdigit() else f'"{ident}"'
 
 
 def line_spots(stops: dict[str, list[Stop]], stations: list[Station]) -> dict[str, int]:
