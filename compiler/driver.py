@@ -17,6 +17,7 @@ from compiler.emit import emit_module, emit_scenarios
 from compiler.entries import plan_entries
 from compiler.hoist import hoist_listings
 from compiler.inline_functions import inline_functions
+from compiler.inline_helpers import inline_helpers
 from compiler.loop_bindings import bind_listings
 from compiler.lower_labels import element_labels
 from compiler.lower_module import lower_program
@@ -111,6 +112,11 @@ def stage_inline_functions(ctx: CompileContext) -> None:
     inline_functions(ctx.module)
 
 
+def stage_inline_helpers(ctx: CompileContext) -> None:
+    """Loops' step charges and additions to and removals from bags are written inline (an optimisation)."""
+    inline_helpers(ctx.module)
+
+
 def stage_tabulate_listings(ctx: CompileContext) -> None:
     """An action listing's aggregate over one parameter is computed once per value (an optimisation)."""
     tabulate_listings(ctx.module)
@@ -202,6 +208,7 @@ STAGES: list[tuple[str, Callable[[CompileContext], None]]] = [
     ("hoist_listings", stage_hoist_listings),
     ("bind_attributes", stage_bind_attributes),
     ("share_listings", stage_share_listings),
+    ("inline_helpers", stage_inline_helpers),
     ("frameless_entries", stage_frameless_entries),
     ("frameless_driver", stage_frameless_driver),
     ("emit_python", stage_emit_python),
@@ -215,6 +222,7 @@ OPTIMISATIONS = frozenset(
         "hoist_listings",
         "bind_attributes",
         "share_listings",
+        "inline_helpers",
         "frameless_entries",
         "frameless_driver",
     }

@@ -3,8 +3,8 @@
 A menu (`choose by p { a, b, c }`) lists each offered action's legal arguments in turn, at one
 position, for one player. Each listing computes once what depends on no parameter (hoisting,
 compiler/hoist.py); when two listings of a menu hoist the same costly value (the subsets of
-the player's tokens, say), the menu passes them a dict in which the first one leaves
-the value for the others. The value is the same (same position, same player, and listings
+the player's tokens, say), the menu passes them a list in which the first one leaves
+the value for the others (a slot per shared value, read by index: cheaper than a dict's get). The value is the same (same position, same player, and listings
 only read the state); only its charge to the step budget is made once, by the first listing,
 at its own line.
 """
@@ -16,7 +16,6 @@ from collections import Counter
 from compiler import ir
 from compiler.expr import (
     ME,
-    Attr,
     BinOp,
     Call,
     Comp,
@@ -41,7 +40,7 @@ from compiler.expr import (
 from compiler.printer import ir_expr, py_expanded
 
 X = ir_expr
-SHARED = Name("_shared")  # the menu's dict of the values its listings share
+SHARED = Name("_shared")  # the menu's list of the values its listings share
 UNSET = Name("_UNSET")  # a value not computed yet
 
 
@@ -63,11 +62,11 @@ def share_listings(module: ir.Module) -> None:
     for name, function in listings.items():
         wanted = {alias: numbers[key] for alias, (key, _) in keys[name].items() if key in shared}
         if wanted:
-            _take_shared(function, wanted)
+            _take_shared(function, wanted, len(numbers))
             takers.add(name)
     for site in module.sites:
         if any(name in takers for name in site.offered):
-            _pass_shared(site.legal, takers)
+            _pass_shared(site.legal, takers, len(numbers))
 
 
 def _hoisted_keys(function: ir.Function) -> dict[Hoisted, tuple[Expr, str]]:
@@ -152,7 +151,12 @@ def _costly(code: Expr) -> bool:
     )
 
 
-def _take_shared(function: ir.Function, wanted: dict[Hoisted, int]) -> None:
+def _slots(count: int) -> Expr:
+    """`[_UNSET] * count`: a menu's shared values, none computed yet."""
+    return BinOp(Display("list", (UNSET,)), "*", Const(count))
+
+
+def _take_shared(function: ir.Function, wanted: dict[Hoisted, int], count: int) -> None:
     """Rewrite `alias = code` as: the menu's value if another listing made it, else made and left."""
 
     def rewrite(stmts: list[ir.Stmt]) -> list[ir.Stmt]:
@@ -162,7 +166,7 @@ def _take_shared(function: ir.Function, wanted: dict[Hoisted, int]) -> None:
                 alias = stmt.target.node
                 number = Const(wanted[alias])
                 made = [stmt, ir.Assign(X(Index(SHARED, number)), X(alias))]
-                found = Call(Attr(SHARED, "get"), (number, UNSET))
+                found = Index(SHARED, number)
                 out += [
                     ir.Assign(stmt.target, X(found), stmt.span),
                     ir.If([ir.Branch(X(BinOp(alias, "is", UNSET)), made)]),
@@ -172,7 +176,7 @@ def _take_shared(function: ir.Function, wanted: dict[Hoisted, int]) -> None:
             out.append(stmt)
         return out
 
-    made = ir.Assign(X(SHARED), X(Display("dict", ())))
+    made = ir.Assign(X(SHARED), X(_slots(count)))
     function.body = [
         ir.If([ir.Branch(X(BinOp(SHARED, "is", Const(None))), [made])]),
         *rewrite(function.body),
@@ -180,9 +184,9 @@ def _take_shared(function: ir.Function, wanted: dict[Hoisted, int]) -> None:
     function.params = [*function.params, "_shared=None"]
 
 
-def _pass_shared(menu: ir.Function, takers: set[str]) -> None:
-    """The menu's listing: one dict for its listings' shared values, passed to those that take it."""
-    body: list[ir.Stmt] = [ir.Assign(X(SHARED), X(Display("dict", ())))]
+def _pass_shared(menu: ir.Function, takers: set[str], count: int) -> None:
+    """The menu's listing: one list for its listings' shared values, passed to those that take it."""
+    body: list[ir.Stmt] = [ir.Assign(X(SHARED), X(_slots(count)))]
     for stmt in menu.body:
         called = stmt.expr.node if isinstance(stmt, ir.Eval) else None
         listing = called.func if isinstance(called, Call) else None

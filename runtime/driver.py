@@ -57,9 +57,17 @@ class Driver:
         return action
 
     def pick_action(self, state: State, player: int, actions: list):
-        """A menu's chooser picks (`pick`), and the action chosen runs by its driven version
-        (its result)."""
-        action = self.pick(state, player, actions)
+        """A menu's chooser picks (as `pick`, written out: one call less at every decision),
+        and the action chosen runs by its driven version (its result)."""
+        history = state.history
+        if len(history) >= self.limit:
+            self._limit_reached(len(history))
+        if type(player) is not int or not 0 <= player < state.n:
+            state.cache_legal(player, actions)  # refuses a chooser who is not a player
+        action = self.bots[player].pick(actions)
+        history.append((player, action))
+        state._legal = None
+        state._iters = 0  # the step budget counts the work between two decisions
         return self.actions[action[1]](state, self, player, action[2])
 
     def act(self, state: State, frame: Frame, index: int):

@@ -33,7 +33,10 @@ from tests.conftest import ROOT
 # A game whose optimisations all have something to do (its menu's listings share values).
 GAME = os.path.join(ROOT, "tests", "data", "tabulated")
 # The game a stage is tested on when the one above gives it nothing to do.
-GAMES = {"frameless_entries": os.path.join(ROOT, "tests", "data", "entries")}
+GAMES = {
+    "frameless_entries": os.path.join(ROOT, "tests", "data", "entries"),
+    "inline_helpers": os.path.join(ROOT, "tests", "data", "guards"),  # it adds to a bag
+}
 
 
 def _game(without: tuple[str, ...] = (), game: str = GAME):
