@@ -113,7 +113,7 @@ def stage_inline_functions(ctx: CompileContext) -> None:
 
 
 def stage_inline_helpers(ctx: CompileContext) -> None:
-    """Loops' step charges and additions to and removals from bags are written inline (an optimisation)."""
+    """Loops' step charges, bag additions and removals, checked integer stores written inline (an optimisation)."""
     inline_helpers(ctx.module)
 
 
