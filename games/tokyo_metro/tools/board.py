@@ -11,13 +11,16 @@ from dataclasses import dataclass, field
 
 from games.tokyo_metro.tools.common import (
     Geo,
+    LayoutError,
     Row,
+    assign,
     coords_from_network,
     place_stations,
     rows_from_network,
     square_id,
     track_text,
 )
+from games.tokyo_metro.tools.schematic import Board, Node, slot
 from metro.network import Network
 
 # A split of a complex too big for one station: (station id, printed name, the lines' letters
@@ -40,6 +43,7 @@ class Recipe:
     complex_radius_km: float = 0.8  # a transfer to a differently named station this close
     columns: int = 18
     rows: int = 13
+    track_top: int = 6000  # the income track's last value
     warp: float = 0.5  # 0 = plain projection, 1 = pure rank order (per axis)
     # the board's area: the box round the transfer stations (else round every station)
     area_from_transfers: bool = True
@@ -48,6 +52,9 @@ class Recipe:
     same_line_stations: dict[str, tuple[str, tuple[str, str], tuple[int, int]]] = field(
         default_factory=dict
     )
+    # the projected places improved by schematic.py (octilinear links, labels' room); the
+    # shipped boards keep the projected places, which their tests pin byte for byte
+    schematic: bool = False
 
 
 # ---------------------------------------------------------------------------------------- stops
@@ -256,21 +263,66 @@ def slot_squares(slot: tuple[str, int, int], recipe: Recipe) -> list[tuple[int, 
     return [(cx, cy) for cx, cy in cells if 0 <= cx < recipe.columns and 0 <= cy < recipe.rows]
 
 
-def lay_out(stations: list[Station], recipe: Recipe) -> dict[str, list[tuple[int, int]]]:
-    """Grid points for the stations and the touching squares of every stop (by stop code)."""
+def projected(stations: list[Station], recipe: Recipe) -> list[tuple[float, float]]:
+    """The stations' projected places on the grid (in squares, fractional)."""
     xs = warp([s.point[0] for s in stations], recipe)
     ys = warp([-s.point[1] for s in stations], recipe)  # y grows to the south
-    points = [(x, y) for y in range(1, recipe.rows) for x in range(1, recipe.columns)]
-    targets = [
+    return [
         (1 + wx * (recipe.columns - 2), 1 + wy * (recipe.rows - 2))
         for wx, wy in zip(xs, ys, strict=True)
     ]
+
+
+def lay_out(
+    stations: list[Station], kept: dict[str, list[Row]], recipe: Recipe
+) -> dict[str, list[tuple[int, int]]]:
+    """Grid points for the stations and the touching squares of every stop (by stop code)."""
+    points = [(x, y) for y in range(1, recipe.rows) for x in range(1, recipe.columns)]
+    targets = projected(stations, recipe)
+    if recipe.schematic:
+        return schematic_layout(stations, kept, points, targets, recipe)
     return place_stations(
         points,
         targets,
         [(s.ident, [row.code for row in s.rows]) for s in stations],
         lambda slot: slot_squares(slot, recipe),
     )
+
+
+def schematic_layout(
+    stations: list[Station],
+    kept: dict[str, list[Row]],
+    points: list[tuple[int, int]],
+    targets: list[tuple[float, float]],
+    recipe: Recipe,
+) -> dict[str, list[tuple[int, int]]]:
+    """The touching squares of every stop, laid out by schematic.py from the projected places."""
+    nodes = [
+        Node(s.ident, s.name, [r.code for r in s.rows], target)
+        for s, target in zip(stations, targets, strict=True)
+    ]
+    cost = [[(px - tx) ** 2 + (py - ty) ** 2 for px, py in points] for tx, ty in targets]
+    for node, j in zip(nodes, assign(cost), strict=True):
+        node.at = points[j]
+    real = {r.code: (s.point[0], -s.point[1]) for s in stations for r in s.rows}
+    board = Board(
+        nodes,
+        [[r.code for r in kept[letter]] for letter in recipe.line_order],
+        recipe.columns,
+        recipe.rows,
+        recipe.track_top,
+        real,
+    )
+    try:
+        board.start()
+    except ValueError as error:
+        raise LayoutError(str(error)) from None
+    board.climb()
+    return {
+        code: sorted(slot_squares(slot(node.at, street), recipe), key=lambda c: (c[1], c[0]))
+        for node in nodes
+        for code, street in zip(node.codes, node.streets, strict=True)
+    }
 
 
 # --------------------------------------------------------------------------------------- output
@@ -375,5 +427,5 @@ def board_from_network(network: Network, recipe: Recipe) -> str:
     geo = Geo(coords_from_network(network))
     kept = select_stops(lines, geo, recipe)
     stations, splits = group_stations(kept, geo, recipe)
-    touching = lay_out(stations, recipe)
+    touching = lay_out(stations, kept, recipe)
     return board_text(lines, kept, stations, splits, touching, recipe)

@@ -25,6 +25,8 @@ from metro.network.names import clean_name
 
 MAX_LINES = 20
 MIN_LINES = 2
+WARP = 0.7
+ASPECT = (0.8, 1.2)
 ROOMS = (2.5, 3.5, 5.0)  # interior grid points a station, tried in turn
 PALETTE = ("#e60012", "#0079c2", "#009944", "#f39800", "#8f76d6", "#b5b5ac", "#00a7db",
            "#d7c447", "#9b7cb6", "#e85298", "#6cbb5a", "#9c5e31")  # fmt: skip
@@ -127,6 +129,8 @@ def _recipe(network: Network, room: float) -> Recipe:
         columns=columns,
         rows=rows,
         splits=splits,
+        warp=WARP,
+        schematic=True,
     )
 
 
@@ -137,7 +141,7 @@ def _grid(network: Network, room: float) -> tuple[int, int]:
     points = [geo.km(name) for name in coords]
     width = max(p[0] for p in points) - min(p[0] for p in points)
     height = max(p[1] for p in points) - min(p[1] for p in points)
-    aspect = min(2.0, max(0.5, width / height if height > 0 else 2.0))
+    aspect = min(ASPECT[1], max(ASPECT[0], width / height if height > 0 else ASPECT[1]))
     # at most every station, at most a line's target of stops a line
     area = room * min(len(coords), Recipe.target_stops * len(network.lines))
     across = max(6, round(math.sqrt(area * aspect)))
