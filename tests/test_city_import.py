@@ -5,11 +5,13 @@ and every kind of broken feed refused with file, line and column."""
 from __future__ import annotations
 
 import importlib.util
+import itertools
 import json
 import os
 import shutil
 import sys
 import zipfile
+from dataclasses import dataclass
 
 import pytest
 from click.testing import CliRunner
@@ -23,6 +25,10 @@ from metro.cli import main
 from metro.network import FeedError
 from metro.network.feed_writer import feed_files, write_feed
 from metro.network.gtfs import read_network
+from metro.network.layout import octilinear_share
+from metro.render import open_pictures
+from metro.render.labels import label_lines, overlap, text_box
+from metro.render.model import Bounds
 from tests.london_feed import london_network
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -308,9 +314,21 @@ def test_the_feed_writer_names_every_required_file():
 # ------------------------------------------------------------- a bigger city we do not ship
 
 
-def test_london_imports_as_a_tokyo_metro_board_and_plays(tmp_path):
-    feed = str(tmp_path / "london.zip")
+@pytest.fixture(scope="module")
+def london_board(tmp_path_factory):
+    """London's feed, and the command importing it as a Tokyo Metro board (its result, its file)."""
+    folder = tmp_path_factory.mktemp("london")
+    feed = str(folder / "london.zip")
     write_feed(london_network(), feed)
+    out = folder / "london.metro"
+    result = CliRunner().invoke(
+        main, ["import", "gtfs", feed, "--game", "tokyo_metro", "-o", str(out)]
+    )
+    return feed, result, out
+
+
+def test_london_imports_as_a_tokyo_metro_board_and_plays(london_board):
+    feed, result, out = london_board
     network, report = read_network(feed)
     assert len(network.lines) == 13 and len(network.stations) == 278
     district = next(line for line in network.lines if line.long_name == "District Line")
@@ -318,10 +336,6 @@ def test_london_imports_as_a_tokyo_metro_board_and_plays(tmp_path):
     circle = next(line for line in network.lines if line.long_name == "Circle Line")
     assert len(circle.branches) == 1 and len(circle.stops) == 27  # the ring opened once
     assert any("returns to 'Aldgate'" in note for note in report.notes)
-    out = tmp_path / "london.metro"
-    result = CliRunner().invoke(
-        main, ["import", "gtfs", feed, "--game", "tokyo_metro", "-o", str(out)]
-    )
     assert result.exit_code == 0, result.output
     assert "wrote" in result.output and "13 lines" in result.output
     assert "the board keeps its main line only" in result.output  # the notes are printed
@@ -330,6 +344,69 @@ def test_london_imports_as_a_tokyo_metro_board_and_plays(tmp_path):
         ["simulate", "tokyo_metro", "--map", str(out), "--players", "4", "--games", "3"],
     )
     assert played.exit_code == 0, played.output
+
+
+@dataclass(frozen=True)
+class Picture:
+    """A board as `metro render` draws it: each station's box and label box, each stop's
+    circle, and each line's stops in order (picture units)."""
+
+    boxes: dict[str, Bounds]  # station name -> its box
+    labels: dict[str, Bounds]  # station name -> where the renderer set its label
+    circles: list[Bounds]
+    lines: list[list[tuple[float, float]]]
+
+
+def board_picture(map_path) -> Picture:
+    """The picture of a board with the renderer's own label places."""
+    pictures = open_pictures(GAME, map_path=str(map_path))
+    layers = {layer.name: layer.items for layer in pictures.layout.map_layers}
+    size = pictures.label_size
+    return Picture(
+        {item.label: item.bounds() for item in layers["stations"]},
+        {
+            item.label: text_box(label_lines(item), item.label_at, size)
+            for item in layers["stations"]
+        },
+        [item.bounds() for item in layers["stops"]],
+        [list(item.places) for item in layers["lines"]],
+    )
+
+
+def test_the_labels_of_an_imported_board_meet_no_label_and_no_other_station(london_board):
+    picture = board_picture(london_board[2])
+    assert len(picture.labels) == 89
+    for a, b in itertools.combinations(sorted(picture.labels), 2):
+        assert overlap(picture.labels[a], picture.labels[b]) == 0, (a, b)
+    for circle in picture.circles:
+        middle = ((circle[0] + circle[2]) / 2, (circle[1] + circle[3]) / 2)
+        holders = [name for name, box in picture.boxes.items() if _inside(middle, box)]
+        assert len(holders) == 1, holders  # a stop stands in its own station's box alone
+        for name, label in picture.labels.items():
+            assert name == holders[0] or overlap(label, circle) == 0, (name, holders[0])
+
+
+def _inside(point, box) -> bool:
+    return box[0] <= point[0] <= box[2] and box[1] <= point[1] <= box[3]
+
+
+def octilinear(picture: Picture) -> float:
+    """The share of the lines' stop-to-stop links at a multiple of 45°, as drawn."""
+    links = [pair for stops in picture.lines for pair in itertools.pairwise(stops)]
+    places = {f"{i}": p for i, p in enumerate(p for pair in links for p in pair)}
+    return octilinear_share(places, [(f"{2 * i}", f"{2 * i + 1}") for i in range(len(links))])
+
+
+def test_an_imported_boards_lines_run_mostly_at_multiples_of_45_degrees(
+    london_board, tokyo_feed, tmp_path
+):
+    assert octilinear(board_picture(london_board[2])) >= 0.8  # 0.50 by the projection alone
+    out = tmp_path / "tokyo_again.metro"
+    result = CliRunner().invoke(
+        main, ["import", "gtfs", tokyo_feed, "--game", "tokyo_metro", "-o", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    assert octilinear(board_picture(out)) >= 0.8  # the shipped board: 0.52
 
 
 def test_compare_with_the_games_own_map_plays_both_on_the_same_seeds(tmp_path, tokyo_feed):

@@ -85,9 +85,7 @@ def arrangements(stops: int) -> list[tuple[str, ...]]:
         return [("",)]
     if stops == 2:
         return [streets for d in "ESWN" for streets in (("", d), (d, ""))]
-    return sorted(
-        {p for pair in PERPENDICULAR for p in itertools.permutations(("", *pair))}
-    )
+    return sorted({p for pair in PERPENDICULAR for p in itertools.permutations(("", *pair))})
 
 
 def extent(columns: int, rows: int, track_top: int) -> float:
@@ -167,7 +165,10 @@ class Board:
         """The station's box as the renderer draws it, round its stops (picture units)."""
         xs = [UNIT * p[0] for p in places]
         ys = [UNIT * p[1] for p in places]
-        corners = ((min(xs) - self.pad, min(ys) - self.pad), (max(xs) + self.pad, max(ys) + self.pad))
+        corners = (
+            (min(xs) - self.pad, min(ys) - self.pad),
+            (max(xs) + self.pad, max(ys) + self.pad),
+        )
         return Item("box", corners, 0.0, Style(width=BOX_WIDTH))
 
     def label_places(self, node: Node, places: list[Point]) -> list[Bounds]:
@@ -175,7 +176,9 @@ class Board:
         item = self.box(places)
         item.label = node.name
         lines = label_lines(item)
-        return [text_box(lines, place, self.label_size) for place in candidates(item, self.label_size)]
+        return [
+            text_box(lines, place, self.label_size) for place in candidates(item, self.label_size)
+        ]
 
     def link_cost(self, a: Point, b: Point, real: float) -> float:
         """A link's angle: off 45°, and turned from its real direction."""
@@ -279,7 +282,12 @@ class Board:
         links = []
         for j, (c, d) in enumerate(self.links):
             (cx, cy), (dx, dy) = self.where[c], self.where[d]
-            if max(cx, dx) >= lo_x and min(cx, dx) <= hi_x and max(cy, dy) >= lo_y and min(cy, dy) <= hi_y:
+            if (
+                max(cx, dx) >= lo_x
+                and min(cx, dx) <= hi_x
+                and max(cy, dy) >= lo_y
+                and min(cy, dy) <= hi_y
+            ):
                 links.append(j)
         return others, links
 
@@ -361,7 +369,9 @@ class Board:
             self.points[node.at] = node
             self.where.update(dict.fromkeys(node.codes, (float(node.at[0]), float(node.at[1]))))
             places = self._places(node)
-            self.shapes[node.ident] = [self.box(places).bounds()] + [self._circle(p) for p in places]
+            self.shapes[node.ident] = [self.box(places).bounds()] + [
+                self._circle(p) for p in places
+            ]
         for node in sorted(self.nodes, key=lambda n: (-len(n.codes), n.ident)):
             del self.points[node.at]
             free = [s for s in node.arrangements if self.fits(node, node.at, s)]
