@@ -8,6 +8,7 @@ import importlib.util
 import itertools
 import json
 import os
+import re
 import shutil
 import sys
 import zipfile
@@ -19,7 +20,14 @@ from click.testing import CliRunner
 pytest.importorskip("partridge", reason="the import extra (partridge) is not installed")
 
 from compiler.resolve import resolve
-from games.tokyo_metro.tools.board import board_from_network
+from games.tokyo_metro.tools.board import (
+    TOKYO_LINES,
+    TOKYO_STOPS,
+    Recipe,
+    board_from_network,
+    line_spots,
+    scaled_income,
+)
 from games.tokyo_metro.tools.common import network_from_tsv
 from metro.cli import main
 from metro.network import FeedError
@@ -397,16 +405,60 @@ def octilinear(picture: Picture) -> float:
     return octilinear_share(places, [(f"{2 * i}", f"{2 * i + 1}") for i in range(len(links))])
 
 
-def test_an_imported_boards_lines_run_mostly_at_multiples_of_45_degrees(
-    london_board, tokyo_feed, tmp_path
-):
-    assert octilinear(board_picture(london_board[2])) >= 0.8  # 0.50 by the projection alone
-    out = tmp_path / "tokyo_again.metro"
+@pytest.fixture(scope="module")
+def tokyo_imported(tokyo_feed, tmp_path_factory):
+    """Tokyo's feed imported as any city's is (not by the shipped board's script)."""
+    out = tmp_path_factory.mktemp("tokyo") / "tokyo_again.metro"
     result = CliRunner().invoke(
         main, ["import", "gtfs", tokyo_feed, "--game", "tokyo_metro", "-o", str(out)]
     )
     assert result.exit_code == 0, result.output
-    assert octilinear(board_picture(out)) >= 0.8  # the shipped board: 0.52
+    return out
+
+
+def test_an_imported_boards_lines_run_mostly_at_multiples_of_45_degrees(
+    london_board, tokyo_imported
+):
+    assert octilinear(board_picture(london_board[2])) >= 0.8  # 0.50 by the projection alone
+    assert octilinear(board_picture(tokyo_imported)) >= 0.8  # the shipped board: 0.52
+
+
+def test_the_income_track_and_disc_spots_scale_with_the_boards_stops_and_lines():
+    tokyo = scaled_income(TOKYO_STOPS, TOKYO_LINES)
+    assert (tokyo.track_top, tokyo.spot_factor) == (6000, 1.0)  # the rulebook's track
+    assert scaled_income(136, 12).track_top == 6000  # Tokyo through the importer: 2 stops fewer
+    bigger = scaled_income(174, 13)  # London: more stops, values rise more slowly
+    assert (bigger.track_top, bigger.spot_factor) == (5000, 12 / 13)
+    assert scaled_income(90, 9).track_top == 9000
+    assert scaled_income(13, 3).track_top == 12000  # bounded: twice Tokyo's
+    assert scaled_income(600, 20).track_top == 3000  # bounded: the rulebook's ¥2,900 example
+    kept = {letter: [] for letter in "ABCDEF"}
+    recipe = Recipe("X", tuple(kept), {}, ())
+    assert sorted(line_spots(kept, recipe).values()) == [2, 2, 3, 3, 4, 4]
+    assert sorted(line_spots(kept, recipe, 4.0).values()) == [4] * 6  # at most 4
+    assert sorted(line_spots(kept, recipe, 0.6).values()) == [1, 1, 2, 2, 2, 2]  # at least 1
+
+
+def test_an_imported_board_carries_its_scaled_income_and_tokyos_its_own(
+    london_board, tokyo_imported
+):
+    text = london_board[2].read_text(encoding="utf-8")
+    rows = re.findall(r"track_row V(\d+)\(value: (\d+), high: (\d+), low: (\d+)\)", text)
+    assert [int(r[1]) for r in rows] == list(range(0, 5001, 100))  # to ¥5,000, not ¥6,000
+    assert "income track, RECONSTRUCTED for this city: ¥0 to ¥5,000" in text
+    assert "RECONSTRUCTED for this city: those times 12/13" in text
+    spots = [int(n) for n in re.findall(r"  line \w+\(name: .*, spots: (\d), ", text)]
+    assert sorted(spots) == [2] * 5 + [3] * 4 + [4] * 4
+    assert (
+        "ok: Tokyo Metro"
+        in CliRunner().invoke(main, ["check", "tokyo_metro", "--map", str(london_board[2])]).output
+    )
+    with open(os.path.join(GAME, "tokyo.metro"), encoding="utf-8") as shipped:
+        own = shipped.read()
+    again = tokyo_imported.read_text(encoding="utf-8")
+    for pattern in (r"  line (\w+)\(name: .*, spots: (\d), ", r"  (track_row .*)"):
+        assert re.findall(pattern, again) == re.findall(pattern, own)
+    assert "RECONSTRUCTED for this city: ¥0 to ¥6,000, Tokyo's ¥6,000 times its 138" in again
 
 
 def test_compare_with_the_games_own_map_plays_both_on_the_same_seeds(tmp_path, tokyo_feed):

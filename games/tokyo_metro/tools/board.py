@@ -6,6 +6,7 @@ out here, each by its `Recipe`; the method is explained in `build_data.py`'s doc
 from __future__ import annotations
 
 import itertools
+import math
 from collections import defaultdict
 from dataclasses import dataclass, field
 
@@ -43,7 +44,6 @@ class Recipe:
     complex_radius_km: float = 0.8  # a transfer to a differently named station this close
     columns: int = 18
     rows: int = 13
-    track_top: int = 6000  # the income track's last value
     warp: float = 0.5  # 0 = plain projection, 1 = pure rank order (per axis)
     # the board's area: the box round the transfer stations (else round every station)
     area_from_transfers: bool = True
@@ -55,6 +55,45 @@ class Recipe:
     # the projected places improved by schematic.py (octilinear links, labels' room); the
     # shipped boards keep the projected places, which their tests pin byte for byte
     schematic: bool = False
+    # the income track and disc spots scaled from Tokyo's by the board's size (`scaled_income`)
+    scaled_income: bool = False
+
+
+# ----------------------------------------------------------------------------------- income
+
+# What an imported city's income track and disc spots are scaled from: the shipped Tokyo
+# board's size and the rulebook's track (its 6,000 row is where the income marker flips).
+TOKYO_STOPS = 138
+TOKYO_LINES = 12
+TRACK_TOP = 6000
+TRACK_BOUNDS = (3000, 12000)  # the rulebook's payouts name ¥2,900; twice Tokyo's at most
+
+
+@dataclass(frozen=True)
+class Income:
+    """A board's income track (0 to its top, in steps of ¥100) and what its lines' disc
+    spots (4 / 3 / 2 by transfer connections) are multiplied by."""
+
+    track_top: int = TRACK_TOP
+    spot_factor: float = 1.0
+    stops: int = TOKYO_STOPS  # the board's stops and lines it was scaled by
+    lines: int = TOKYO_LINES
+
+
+def scaled_income(stops: int, lines: int) -> Income:
+    """A city's income track and disc spots, RECONSTRUCTED from Tokyo's by its size.
+
+    A line's value rises by a payout at each arrival of its train at a built station, and the
+    built stations (6 pyramids a player, whatever the city) are a share of the board's stops,
+    so values run in inverse proportion to the stops: the track's top is Tokyo's ¥6,000 times
+    Tokyo's stops over the city's, to the ¥1,000, within TRACK_BOUNDS. The spots hold speed
+    tokens and speculation discs, as many whatever the city (12 tokens, 2 discs a player), so
+    the spots in all stay about Tokyo's: each line's 4 / 3 / 2 times Tokyo's lines over the
+    city's, rounded, 1 to 4. Tokyo's own network gives Tokyo's numbers.
+    """
+    top = round(TRACK_TOP * TOKYO_STOPS / stops / 1000) * 1000
+    top = min(max(top, TRACK_BOUNDS[0]), TRACK_BOUNDS[1])
+    return Income(top, TOKYO_LINES / lines, stops, lines)
 
 
 # ---------------------------------------------------------------------------------------- stops
@@ -274,13 +313,14 @@ def projected(stations: list[Station], recipe: Recipe) -> list[tuple[float, floa
 
 
 def lay_out(
-    stations: list[Station], kept: dict[str, list[Row]], recipe: Recipe
+    stations: list[Station], kept: dict[str, list[Row]], recipe: Recipe, track_top: int
 ) -> dict[str, list[tuple[int, int]]]:
-    """Grid points for the stations and the touching squares of every stop (by stop code)."""
+    """Grid points for the stations and the touching squares of every stop (by stop code);
+    `track_top` widens the picture, and so its labels (schematic layout)."""
     points = [(x, y) for y in range(1, recipe.rows) for x in range(1, recipe.columns)]
     targets = projected(stations, recipe)
     if recipe.schematic:
-        return schematic_layout(stations, kept, points, targets, recipe)
+        return schematic_layout(stations, kept, points, targets, recipe, track_top)
     return place_stations(
         points,
         targets,
@@ -295,6 +335,7 @@ def schematic_layout(
     points: list[tuple[int, int]],
     targets: list[tuple[float, float]],
     recipe: Recipe,
+    track_top: int,
 ) -> dict[str, list[tuple[int, int]]]:
     """The touching squares of every stop, laid out by schematic.py from the projected places."""
     nodes = [
@@ -310,7 +351,7 @@ def schematic_layout(
         [[r.code for r in kept[letter]] for letter in recipe.line_order],
         recipe.columns,
         recipe.rows,
-        recipe.track_top,
+        track_top,
         real,
     )
     try:
@@ -333,17 +374,19 @@ def quote(ident: str) -> str:
     return ident if ident.replace("_", "a").isalnum() and not ident[0].isdigit() else f'"{ident}"'
 
 
-def line_spots(kept: dict[str, list[Row]], recipe: Recipe) -> dict[str, int]:
+def line_spots(kept: dict[str, list[Row]], recipe: Recipe, factor: float = 1.0) -> dict[str, int]:
     """Income-track disc spots: 4 / 3 / 2 for the lines with the most / middling / fewest
-    transfer connections (ties broken by income-track order)."""
+    transfer connections (ties broken by income-track order), times `factor`, rounded
+    (halves up), 1 to 4."""
     weight = {letter: sum(len(r.transfers) for r in kept[letter]) for letter in recipe.line_order}
     ranked = sorted(
         recipe.line_order, key=lambda letter: (-weight[letter], recipe.line_order.index(letter))
     )
     third = len(ranked) // 3
-    return {
+    base = {
         letter: 4 if i < third else 3 if i < 2 * third else 2 for i, letter in enumerate(ranked)
     }
+    return {letter: min(4, max(1, math.floor(n * factor + 0.5))) for letter, n in base.items()}
 
 
 def board_text(
@@ -353,9 +396,10 @@ def board_text(
     splits: list[list[str]],
     touching: dict[str, list[tuple[int, int]]],
     recipe: Recipe,
+    income: Income,
 ) -> str:
     """The text of the board's map file."""
-    spots = line_spots(kept, recipe)
+    spots = line_spots(kept, recipe, income.spot_factor)
     station_of = {r.code: s for s in stations for r in s.rows}
     number = {r.code: i for rows in kept.values() for i, r in enumerate(rows, start=1)}
 
@@ -383,6 +427,7 @@ def board_text(
         f'map "{recipe.city}" for "Tokyo Metro" {{',
         "  # lines in income-track order: kind line(name, spots, stocks, colour); spots = income-track",
         "  # disc spots, reconstructed: 4 / 3 / 2 by the line's number of transfer connections;",
+        *_scaled_spots_text(income, recipe),
         "  # colour: the line's colour on public network maps",
     ]
     for letter in recipe.line_order:
@@ -416,9 +461,35 @@ def board_text(
                 f"   # {row.code} {row.name}"
             )
         out.append("")
-    out += track_text()
+    out += _scaled_track_text(income, recipe)
+    out += track_text(income.track_top)
     out.append("}")
     return "\n".join(out) + "\n"
+
+
+def _scaled_spots_text(income: Income, recipe: Recipe) -> list[str]:
+    """The comment on the spots of a board whose income is scaled (none for Tokyo's own)."""
+    if not recipe.scaled_income:
+        return []
+    return [
+        f"  # RECONSTRUCTED for this city: those times {TOKYO_LINES}/{income.lines} (Tokyo's lines "
+        "over this board's: the",
+        "  # speed tokens and discs the spots hold are as many), rounded, 1 to 4;",
+    ]
+
+
+def _scaled_track_text(income: Income, recipe: Recipe) -> list[str]:
+    """The comment on the track of a board whose income is scaled (none for Tokyo's own)."""
+    if not recipe.scaled_income:
+        return []
+    return [
+        f"  # income track, RECONSTRUCTED for this city: ¥0 to ¥{income.track_top:,}, Tokyo's "
+        f"¥{TRACK_TOP:,} times its {TOKYO_STOPS}",
+        f"  # stops over this board's {income.stops}, to the ¥1,000 (a line's value rises at "
+        "its built stations,",
+        "  # a share of the stops), within "
+        f"¥{TRACK_BOUNDS[0]:,}-¥{TRACK_BOUNDS[1]:,}; the marker flips past the last row",
+    ]
 
 
 def board_from_network(network: Network, recipe: Recipe) -> str:
@@ -426,6 +497,9 @@ def board_from_network(network: Network, recipe: Recipe) -> str:
     lines = rows_from_network(network, list(recipe.line_order))
     geo = Geo(coords_from_network(network))
     kept = select_stops(lines, geo, recipe)
+    income = Income()
+    if recipe.scaled_income:
+        income = scaled_income(sum(len(rows) for rows in kept.values()), len(kept))
     stations, splits = group_stations(kept, geo, recipe)
-    touching = lay_out(stations, kept, recipe)
-    return board_text(lines, kept, stations, splits, touching, recipe)
+    touching = lay_out(stations, kept, recipe, income.track_top)
+    return board_text(lines, kept, stations, splits, touching, recipe, income)
