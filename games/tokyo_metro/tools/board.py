@@ -55,6 +55,7 @@ class Recipe:
     # the projected places improved by schematic.py (octilinear links, labels' room); the
     # shipped boards keep the projected places, which their tests pin byte for byte
     schematic: bool = False
+    labels_apart: bool = False  # a schematic layout whose labels meet is a LayoutError
     # the income track and disc spots scaled from Tokyo's by the board's size (`scaled_income`)
     scaled_income: bool = False
 
@@ -359,6 +360,10 @@ def schematic_layout(
     except ValueError as error:
         raise LayoutError(str(error)) from None
     board.climb()
+    crowded = board.crowded()
+    if crowded and recipe.labels_apart:
+        names = ", ".join(node.ident for node in crowded)
+        raise LayoutError(f"the labels of {names} meet other labels or stations")
     return {
         code: sorted(slot_squares(slot(node.at, street), recipe), key=lambda c: (c[1], c[0]))
         for node in nodes

@@ -48,8 +48,10 @@ def map_from_network(network: Network) -> tuple[str, list[str]]:
         )
     network = _relabelled(network, notes)
     for room in ROOMS:  # a crowded centre may need a finer grid
+        # labels kept apart on every grid but the last, which takes what room there is
+        recipe = dataclasses.replace(_recipe(network, room), labels_apart=room != ROOMS[-1])
         try:
-            return board_from_network(network, _recipe(network, room)), notes
+            return board_from_network(network, recipe), notes
         except LayoutError as error:
             failed = error
     raise ValueError(f"the stations do not fit a grid of {ROOMS[-1]} points a station: {failed}")

@@ -11,8 +11,11 @@ from the projected places (`lay_out`'s start), each station tries the grid point
 REACH and every arrangement of its stops on the streets round it, keeping the one that
 lowers a cost of non-octilinear links, links turned from their real direction, distance from
 the projected place, crossings, lines over other stations' stops, stations crowded together
-and labels that meet other labels or stations; then every label takes its cheapest place.
-Bounded: at most PASSES sweeps. The Tokyo and Osaka boards keep the projected layout.
+and labels that meet other labels or stations. After each sweep the labels are set where the
+renderer itself sets them (its greedy placement, run on the board as drawn), and once no
+station moves, those whose labels still meet something move again with their labels weighing
+REPAIR_WEIGHT times more. Bounded: at most PASSES sweeps and REPAIRS rounds. The Tokyo and
+Osaka boards keep the projected layout.
 """
 
 from __future__ import annotations
@@ -21,9 +24,9 @@ import itertools
 import math
 from dataclasses import dataclass, field
 
-from metro.render.labels import candidates, label_lines, overlap, place_labels, text_box
+from metro.render.labels import LABEL_WEIGHT, candidates, label_lines, place_labels, text_box
 from metro.render.layout import LABEL_SIZE, POINT_RADIUS
-from metro.render.model import Bounds, Item, Style
+from metro.render.model import Bounds, Item, Style, union
 
 UNIT = 100  # picture units a square (schema.metro's drawings)
 STOP_RADIUS = 15  # a stop's circle (schema.metro: draw "stops" ... size 15)
@@ -32,10 +35,10 @@ TRACK_STEP = 29  # the income track's width per ¥100 (schema.metro: draw "incom
 TRACK_GAP = 80  # from the board's last row to the income track (schema.metro: TRACK_Y)
 
 PASSES = 14
-REPAIRS = 6  # rounds of moving the stations whose labels still meet something
-REPAIR_WEIGHT = 5.0  # the labels' cost in those rounds, times W_LABEL
+REPAIRS = 12  # rounds of moving the stations whose labels still meet something
+REPAIR_WEIGHT = 20.0  # the labels' cost in those rounds, times W_LABEL
 REACH = 2  # grid points a station may move in one step, each way
-W_PLACE = 0.12  # a station one square from its projected place (squared)
+W_PLACE = 0.16  # a station one square from its projected place (squared)
 W_OCTILINEAR = 8.0  # a link off every multiple of 45°
 W_TURN = 1.0  # a link turned 45° from its real direction
 W_CROSSING = 6.0  # two links crossing
@@ -96,8 +99,15 @@ def extent(columns: int, rows: int, track_top: int) -> float:
 class Board:
     """The stations on the grid, with their links and labels, as the picture draws them."""
 
-    def __init__(self, nodes: list[Node], lines: list[list[str]], columns: int, rows: int,
-                 track_top: int, real: dict[str, Point]):  # fmt: skip
+    def __init__(
+        self,
+        nodes: list[Node],
+        lines: list[list[str]],
+        columns: int,
+        rows: int,
+        track_top: int,
+        real: dict[str, Point],
+    ):
         self.nodes = nodes
         self.columns, self.rows = columns, rows
         big = extent(columns, rows, track_top)
@@ -113,8 +123,7 @@ class Board:
         for i, (a, b) in enumerate(self.links):
             self.links_of[a].append(i)
             self.links_of[b].append(i)
-        # a link's real direction: between its stations' real places (km east, km south)
-        self.real = real
+        self.real = real  # stop code -> its station's real place (km east, km south)
         self.points: dict[tuple[int, int], Node] = {}
         self.streets: dict[tuple[str, int, int], Node] = {}
         self.where: dict[str, Point] = {}
@@ -202,12 +211,23 @@ class Board:
         """What the station costs standing at `at` with `streets`, the rest where they are (a
         cost past `bound` may be returned before its labels are costed: it will not be taken)."""
         here = self.stops_at(node, at, streets)
-        where = {**self.where, **here}
         tx, ty = node.target
         cost = W_PLACE * ((at[0] - tx) ** 2 + (at[1] - ty) ** 2)
+        cost += self.lines_cost(node, here, others, near_links)
+        if cost >= bound:
+            return cost
+        return cost + self.label_cost(node, list(here.values()), others, label_weight)[0]
+
+    def lines_cost(
+        self, node: Node, here: dict[str, Point], others: list[Node], near_links: list[int]
+    ) -> float:
+        """The station's links (angles, crossings, passing over stops), the links passing over
+        its stops, and its stops crowding other stations', its stops standing `here`."""
+        where = {**self.where, **here}
         mine = {i for code in node.codes for i in self.links_of[code]}
         theirs = [self.links[j] for j in near_links if j not in mine]
         stops = [(code, self.where[code]) for other in others for code in other.codes]
+        cost = 0.0
         for i in sorted(mine):
             a, b = self.links[i]
             pa, pb = where[a], where[b]
@@ -226,9 +246,7 @@ class Board:
             for p in here.values():
                 if abs(p[0] - q[0]) < CROWD and abs(p[1] - q[1]) < CROWD:
                     cost += W_CROWD
-        if cost >= bound:
-            return cost
-        return cost + self.label_cost(node, list(here.values()), others, label_weight)[0]
+        return cost
 
     def label_cost(
         self, node: Node, places: list[Point], others: list[Node], weight: float
@@ -236,30 +254,28 @@ class Board:
         """A station's cheapest label place and its cost (what it meets, and what meets its
         box or stops: other stations' labels)."""
         boxes = self.label_places(node, places)
-        region = (
-            min(b[0] for b in boxes), min(b[1] for b in boxes),
-            max(b[2] for b in boxes), max(b[3] for b in boxes),
-        )  # fmt: skip
+        region = union(boxes)
         shapes = [s for o in others for s in self.shapes[o.ident] if _meet(s, region)]
         shapes += [self._circle(p) for p in places]  # the renderer counts its own stops too
         labels = [o.label for o in others if o.label is not None and _meet(o.label, region)]
         best, best_cost = boxes[0], math.inf
         for order, box in enumerate(boxes):
-            area = (box[2] - box[0]) * (box[3] - box[1])
-            meets = _covered(box, shapes) + 20 * _covered(box, labels)
-            cost = weight * meets / area + ORDER_COST * order
+            meets = _covered(box, shapes) + LABEL_WEIGHT * _covered(box, labels)
+            cost = weight * meets / _area(box) + ORDER_COST * order
             if cost < best_cost:
                 best, best_cost = box, cost
+        # what the others' labels cover of its box and stops, as shares of those labels
         own = [self.box(places).bounds()] + [self._circle(p) for p in places]
-        covered = sum(overlap(s, b) / ((b[2] - b[0]) * (b[3] - b[1]))
-                      for s in own for b in labels)  # fmt: skip
+        covered = sum(_covered(label, own) / _area(label) for label in labels)
         return best_cost + weight * covered, best
 
     def _circle(self, p: Point) -> Bounds:
+        """A stop's circle at a place (squares), in picture units."""
         x, y = UNIT * p[0], UNIT * p[1]
         return (x - STOP_RADIUS, y - STOP_RADIUS, x + STOP_RADIUS, y + STOP_RADIUS)
 
     def real_angle(self, a: str, b: str) -> float:
+        """The real direction from stop a's station to stop b's, in degrees (y to the south)."""
         (ax, ay), (bx, by) = self.real[a], self.real[b]
         return math.degrees(math.atan2(by - ay, bx - ax))
 
@@ -268,7 +284,8 @@ class Board:
     def neighbourhood(self, node: Node) -> tuple[list[Node], list[int]]:
         """The stations and links a station's moves may meet (by a window round it)."""
         x, y = node.at
-        reach = REACH + 1 + self.label_size * 0.6 * 16 / UNIT  # a label's width, in squares
+        # a label's width (at most 16 characters a line, 0.6 label heights each), in squares
+        reach = REACH + 1 + self.label_size * 0.6 * 16 / UNIT
         others = [
             o for o in self.nodes
             if o is not node and abs(o.at[0] - x) <= reach + 1 and abs(o.at[1] - y) <= reach
@@ -293,20 +310,22 @@ class Board:
 
     def climb(self) -> None:
         """Move stations while that lowers the cost, then move those whose labels the
-        renderer still sets on something, their labels' cost raised."""
+        renderer still sets on something, their labels' cost raised; then the same again
+        with every label's cost raised, for links the labels held back."""
         order = sorted(self.nodes, key=lambda n: (-len(n.codes), n.ident))
-        for _ in range(PASSES):
-            moved = [self.step(node, W_LABEL) for node in order]
-            self.rendered_labels()
-            if not any(moved):
-                break
-        for _ in range(REPAIRS):
-            crowded = self.crowded()
-            if not crowded:
-                break
-            for node in crowded:
-                self.step(node, W_LABEL * REPAIR_WEIGHT)
-            self.rendered_labels()
+        for weight in (W_LABEL, W_LABEL * REPAIR_WEIGHT):
+            for _ in range(PASSES):
+                moved = [self.step(node, weight) for node in order]
+                self.rendered_labels()
+                if not any(moved):
+                    break
+            for _ in range(REPAIRS):
+                crowded = self.crowded()
+                if not crowded:
+                    break
+                for node in crowded:
+                    self.step(node, W_LABEL * REPAIR_WEIGHT)
+                self.rendered_labels()
 
     def step(self, node: Node, label_weight: float) -> bool:
         """Move a station to its cheapest place and arrangement nearby; True if it moved."""
@@ -348,19 +367,21 @@ class Board:
             node.label = text_box(label_lines(item), item.label_at, self.label_size)
 
     def crowded(self) -> list[Node]:
-        """The stations whose labels meet another label or another station's stop or box."""
-        out = []
+        """The stations whose labels meet another label or another station's stop, and the
+        stations they meet (either may move to part them)."""
+        out: dict[str, Node] = {}
         for node in self.nodes:
             for other in self.nodes:
                 if other is not node and (
                     _meet(node.label, other.label)
-                    or any(_meet(node.label, shape) for shape in self.shapes[other.ident])
+                    or any(_meet(node.label, circle) for circle in self.shapes[other.ident][1:])
                 ):
-                    out.append(node)
-                    break
-        return out
+                    out[node.ident] = node
+                    out[other.ident] = other
+        return [out[ident] for ident in sorted(out)]
 
     def _places(self, node: Node) -> list[Point]:
+        """Where a station's stops stand now (squares)."""
         return [self.where[c] for c in node.codes]
 
     def start(self) -> None:
@@ -393,7 +414,13 @@ def _covered(box: Bounds, others: list[Bounds]) -> float:
     return area
 
 
+def _area(box: Bounds) -> float:
+    """A box's area."""
+    return (box[2] - box[0]) * (box[3] - box[1])
+
+
 def _meet(a: Bounds, b: Bounds) -> bool:
+    """Whether two boxes share some area."""
     return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
 
 
