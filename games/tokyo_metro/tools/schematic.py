@@ -45,6 +45,7 @@ W_CROSSING = 6.0  # two links crossing
 W_OVER = 6.0  # a link passing over another station's stop
 W_CROWD = 4.0  # stops of two stations less than CROWD squares apart
 CROWD = 0.8
+NEAR = 0.2  # squares from a link within which a stop counts as under it
 W_LABEL = 200.0  # a label meeting a label, a stop or a station: per label area covered
 ORDER_COST = 0.002  # the renderer's preference for its earlier label places, per label area
 TOLERANCE = 0.5  # degrees from a multiple of 45° a link may be and still count as octilinear
@@ -68,6 +69,16 @@ class Node:
     streets: tuple[str, ...] = ()  # per stop: "" on the grid point, else its street's direction
     label: Bounds | None = None
     arrangements: list[tuple[str, ...]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Around:
+    """What a station's moves may meet, where it stands while the station moves: the stations
+    near it, their stops, and the other links near it with their ends and boxes."""
+
+    others: list[Node]
+    stops: list[tuple[str, Point]]
+    links: list[tuple[str, str, Point, Point, Bounds]]
 
 
 def slot(at: tuple[int, int], street: str) -> tuple[str, int, int]:
@@ -203,8 +214,7 @@ class Board:
         node: Node,
         at: tuple[int, int],
         streets: tuple[str, ...],
-        others: list[Node],
-        near_links: list[int],
+        around: Around,
         label_weight: float,
         bound: float = math.inf,
     ) -> float:
@@ -213,39 +223,38 @@ class Board:
         here = self.stops_at(node, at, streets)
         tx, ty = node.target
         cost = W_PLACE * ((at[0] - tx) ** 2 + (at[1] - ty) ** 2)
-        cost += self.lines_cost(node, here, others, near_links)
+        cost += self.lines_cost(node, here, around)
         if cost >= bound:
             return cost
-        return cost + self.label_cost(node, list(here.values()), others, label_weight)[0]
+        return cost + self.label_cost(node, list(here.values()), around.others, label_weight)[0]
 
-    def lines_cost(
-        self, node: Node, here: dict[str, Point], others: list[Node], near_links: list[int]
-    ) -> float:
+    def lines_cost(self, node: Node, here: dict[str, Point], around: Around) -> float:
         """The station's links (angles, crossings, passing over stops), the links passing over
         its stops, and its stops crowding other stations', its stops standing `here`."""
-        where = {**self.where, **here}
-        mine = {i for code in node.codes for i in self.links_of[code]}
-        theirs = [self.links[j] for j in near_links if j not in mine]
-        stops = [(code, self.where[code]) for other in others for code in other.codes]
         cost = 0.0
-        for i in sorted(mine):
+        for i in sorted({i for code in node.codes for i in self.links_of[code]}):
             a, b = self.links[i]
-            pa, pb = where[a], where[b]
+            pa, pb = here.get(a) or self.where[a], here.get(b) or self.where[b]
             cost += self.link_cost(pa, pb, self.real_angle(a, b))
-            for c, d in theirs:
-                if len({a, b, c, d}) == 4 and _crosses(pa, pb, where[c], where[d]):
+            # boxes first (inline: this is the layout's inner loop)
+            x0, y0 = min(pa[0], pb[0]), min(pa[1], pb[1])
+            x1, y1 = max(pa[0], pb[0]), max(pa[1], pb[1])
+            for c, d, pc, pd, (ox0, oy0, ox1, oy1) in around.links:
+                meets = ox0 <= x1 and x0 <= ox1 and oy0 <= y1 and y0 <= oy1
+                if meets and c not in (a, b) and d not in (a, b) and _crosses(pa, pb, pc, pd):
                     cost += W_CROSSING
-            for code, q in stops:
-                if code != a and code != b and _near_segment(q, pa, pb):
+            for code, (qx, qy) in around.stops:
+                meets = x0 - NEAR <= qx <= x1 + NEAR and y0 - NEAR <= qy <= y1 + NEAR
+                if meets and code != a and code != b and _near_segment((qx, qy), pa, pb):
                     cost += W_OVER
-        for c, d in theirs:
-            for p in here.values():
-                if _near_segment(p, where[c], where[d]):
+        for p in here.values():
+            px, py = p
+            for _, _, pc, pd, (ox0, oy0, ox1, oy1) in around.links:
+                meets = ox0 - NEAR <= px <= ox1 + NEAR and oy0 - NEAR <= py <= oy1 + NEAR
+                if meets and _near_segment(p, pc, pd):
                     cost += W_OVER
-        for _, q in stops:
-            for p in here.values():
-                if abs(p[0] - q[0]) < CROWD and abs(p[1] - q[1]) < CROWD:
-                    cost += W_CROWD
+            for _, q in around.stops:
+                cost += W_CROWD * (abs(p[0] - q[0]) < CROWD and abs(p[1] - q[1]) < CROWD)
         return cost
 
     def label_cost(
@@ -281,8 +290,8 @@ class Board:
 
     # -------------------------------------------------------------------- climbing
 
-    def neighbourhood(self, node: Node) -> tuple[list[Node], list[int]]:
-        """The stations and links a station's moves may meet (by a window round it)."""
+    def around(self, node: Node) -> Around:
+        """What a station's moves may meet (by a window round it), where it stands now."""
         x, y = node.at
         # a label's width (at most 16 characters a line, 0.6 label heights each), in squares
         reach = REACH + 1 + self.label_size * 0.6 * 16 / UNIT
@@ -290,23 +299,22 @@ class Board:
             o for o in self.nodes
             if o is not node and abs(o.at[0] - x) <= reach + 1 and abs(o.at[1] - y) <= reach
         ]  # fmt: skip
-        mine = [i for c in node.codes for i in self.links_of[c]]
+        mine = {i for c in node.codes for i in self.links_of[c]}
         span = [self.where[c] for i in mine for c in self.links[i]] + [(x, y)]
-        lo_x = min(p[0] for p in span) - REACH - 1
-        hi_x = max(p[0] for p in span) + REACH + 1
-        lo_y = min(p[1] for p in span) - REACH - 1
-        hi_y = max(p[1] for p in span) + REACH + 1
+        window = (
+            min(p[0] for p in span) - REACH - 1,
+            min(p[1] for p in span) - REACH - 1,
+            max(p[0] for p in span) + REACH + 1,
+            max(p[1] for p in span) + REACH + 1,
+        )
         links = []
         for j, (c, d) in enumerate(self.links):
-            (cx, cy), (dx, dy) = self.where[c], self.where[d]
-            if (
-                max(cx, dx) >= lo_x
-                and min(cx, dx) <= hi_x
-                and max(cy, dy) >= lo_y
-                and min(cy, dy) <= hi_y
-            ):
-                links.append(j)
-        return others, links
+            pc, pd = self.where[c], self.where[d]
+            box = (min(pc[0], pd[0]), min(pc[1], pd[1]), max(pc[0], pd[0]), max(pc[1], pd[1]))
+            if j not in mine and _touch(box, window):
+                links.append((c, d, pc, pd, box))
+        stops = [(code, self.where[code]) for other in others for code in other.codes]
+        return Around(others, stops, links)
 
     def climb(self) -> None:
         """Move stations while that lowers the cost, then move those whose labels the
@@ -329,8 +337,8 @@ class Board:
 
     def step(self, node: Node, label_weight: float) -> bool:
         """Move a station to its cheapest place and arrangement nearby; True if it moved."""
-        others, links = self.neighbourhood(node)
-        now = self.cost(node, node.at, node.streets, others, links, label_weight)
+        around = self.around(node)
+        now = self.cost(node, node.at, node.streets, around, label_weight)
         x, y = node.at
         moves = [
             ((x + dx, y + dy), node.streets)
@@ -341,13 +349,13 @@ class Board:
         best = None
         for at, streets in moves:
             if self.fits(node, at, streets):
-                cost = self.cost(node, at, streets, others, links, label_weight, now)
+                cost = self.cost(node, at, streets, around, label_weight, now)
                 if cost < now - 1e-9:
                     best, now = (at, streets), cost
         if best is None:
             return False
         self.put(node, *best)
-        node.label = self.label_cost(node, self._places(node), others, label_weight)[1]
+        node.label = self.label_cost(node, self._places(node), around.others, label_weight)[1]
         return True
 
     def rendered_labels(self) -> None:
@@ -398,8 +406,8 @@ class Board:
             free = [s for s in node.arrangements if self.fits(node, node.at, s)]
             if not free:
                 raise ValueError(f"no free streets around station {node.ident}")
-            others, links = self.neighbourhood(node)
-            best = min(free, key=lambda s: self.cost(node, node.at, s, others, links, W_LABEL))
+            around = self.around(node)
+            best = min(free, key=lambda s: self.cost(node, node.at, s, around, W_LABEL))
             self.put(node, node.at, best)
         self.rendered_labels()
 
@@ -414,6 +422,11 @@ def _covered(box: Bounds, others: list[Bounds]) -> float:
     return area
 
 
+def _touch(a: Bounds, b: Bounds) -> bool:
+    """Whether two boxes meet or touch (closed boxes)."""
+    return a[0] <= b[2] and b[0] <= a[2] and a[1] <= b[3] and b[1] <= a[3]
+
+
 def _area(box: Bounds) -> float:
     """A box's area."""
     return (box[2] - box[0]) * (box[3] - box[1])
@@ -424,7 +437,7 @@ def _meet(a: Bounds, b: Bounds) -> bool:
     return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
 
 
-def _near_segment(p: Point, a: Point, b: Point, within: float = 0.2) -> bool:
+def _near_segment(p: Point, a: Point, b: Point, within: float = NEAR) -> bool:
     """Whether point p lies within `within` squares of segment a-b, away from its ends."""
     (px, py), (ax, ay), (bx, by) = p, a, b
     dx, dy = bx - ax, by - ay
