@@ -429,8 +429,8 @@ def test_the_income_track_and_disc_spots_scale_with_the_boards_stops_and_lines()
     assert scaled_income(136, 12).track_top == 6000  # Tokyo through the importer: 2 stops fewer
     bigger = scaled_income(174, 13)  # London: more stops, values rise more slowly
     assert (bigger.track_top, bigger.spot_factor) == (5000, 12 / 13)
-    assert scaled_income(90, 9).track_top == 9000
-    assert scaled_income(13, 3).track_top == 12000  # bounded: twice Tokyo's
+    assert scaled_income(100, 9).track_top == 8000
+    assert scaled_income(13, 3).track_top == 9000  # bounded: half again Tokyo's
     assert scaled_income(600, 20).track_top == 3000  # bounded: the rulebook's ¥2,900 example
     kept = {letter: [] for letter in "ABCDEF"}
     recipe = Recipe("X", tuple(kept), {}, ())

@@ -67,7 +67,9 @@ class Recipe:
 TOKYO_STOPS = 138
 TOKYO_LINES = 12
 TRACK_TOP = 6000
-TRACK_BOUNDS = (3000, 12000)  # the rulebook's payouts name ¥2,900; twice Tokyo's at most
+# at least the rulebook's payout example's ¥2,900; at most half again Tokyo's (past the top the
+# marker flips, and a longer track would make the picture of a small city's board mostly track)
+TRACK_BOUNDS = (3000, 9000)
 
 
 @dataclass(frozen=True)
