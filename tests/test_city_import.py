@@ -28,12 +28,13 @@ from games.tokyo_metro.tools.board import (
     line_spots,
     scaled_income,
 )
-from games.tokyo_metro.tools.common import network_from_tsv
+from games.tokyo_metro.tools.common import Geo, coords_from_network, network_from_tsv
 from metro.cli import main
 from metro.network import FeedError
 from metro.network.feed_writer import feed_files, write_feed
 from metro.network.gtfs import read_network
 from metro.network.layout import octilinear_share
+from metro.network.names import clean_name
 from metro.render import open_pictures
 from metro.render.labels import label_lines, overlap, text_box
 from metro.render.model import Bounds
@@ -421,6 +422,24 @@ def test_an_imported_boards_lines_run_mostly_at_multiples_of_45_degrees(
 ):
     assert octilinear(board_picture(london_board[2])) >= 0.8  # 0.50 by the projection alone
     assert octilinear(board_picture(tokyo_imported)) >= 0.8  # the shipped board: 0.52
+
+
+def test_an_imported_boards_links_keep_their_real_directions(london_board):
+    feed, _, out = london_board
+    network, _ = read_network(feed)
+    geo = Geo({clean_name(name): p for name, p in coords_from_network(network).items()})
+    real: dict[str, list[str]] = {}  # line -> its stops' real stations, from the comments
+    text = out.read_text(encoding="utf-8")
+    for line, name in re.findall(r"  stop \w+\(line: (\w+), .*\)   # \S+ (?:\(\d+\) )?(.+)", text):
+        real.setdefault(line, []).append(name)
+    drawn = board_picture(out).lines
+    kept = []
+    for stops, names in zip(drawn, real.values(), strict=True):
+        pairs = zip(itertools.pairwise(stops), itertools.pairwise(names), strict=True)
+        for (p, q), (a, b) in pairs:
+            (ax, ay), (bx, by) = geo.km(a), geo.km(b)  # km north: the picture's y runs south
+            kept.append((bx - ax) * (q[0] - p[0]) - (by - ay) * (q[1] - p[1]) > 0)
+    assert len(kept) == 161 and sum(kept) >= 0.9 * len(kept)  # within 90° of the real way
 
 
 def test_the_income_track_and_disc_spots_scale_with_the_boards_stops_and_lines():
