@@ -443,6 +443,9 @@ def test_an_imported_boards_links_keep_their_real_directions(london_board):
 
 
 def test_the_income_track_and_disc_spots_scale_with_the_boards_stops_and_lines():
+    with open(os.path.join(GAME, "tokyo.metro"), encoding="utf-8") as shipped:
+        board = shipped.read()
+    assert board.count("\n  stop ") == TOKYO_STOPS and board.count("\n  line ") == TOKYO_LINES
     tokyo = scaled_income(TOKYO_STOPS, TOKYO_LINES)
     assert (tokyo.track_top, tokyo.spot_factor) == (6000, 1.0)  # the rulebook's track
     assert scaled_income(136, 12).track_top == 6000  # Tokyo through the importer: 2 stops fewer

@@ -89,12 +89,12 @@ def scaled_income(stops: int, lines: int) -> Income:
     A line's value rises by a payout at each arrival of its train at a built station, and the
     built stations (6 pyramids a player, whatever the city) are a share of the board's stops,
     so values run in inverse proportion to the stops: the track's top is Tokyo's ¥6,000 times
-    Tokyo's stops over the city's, to the ¥1,000, within TRACK_BOUNDS. The spots hold speed
+    Tokyo's stops over the city's, to the ¥1,000 (halves up), within TRACK_BOUNDS. The spots hold speed
     tokens and speculation discs, as many whatever the city (12 tokens, 2 discs a player), so
     the spots in all stay about Tokyo's: each line's 4 / 3 / 2 times Tokyo's lines over the
     city's, rounded, 1 to 4. Tokyo's own network gives Tokyo's numbers.
     """
-    top = round(TRACK_TOP * TOKYO_STOPS / stops / 1000) * 1000
+    top = math.floor(TRACK_TOP * TOKYO_STOPS / stops / 1000 + 0.5) * 1000
     top = min(max(top, TRACK_BOUNDS[0]), TRACK_BOUNDS[1])
     return Income(top, TOKYO_LINES / lines, stops, lines)
 
