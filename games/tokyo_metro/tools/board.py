@@ -357,10 +357,7 @@ def schematic_layout(
         track_top,
         real,
     )
-    try:
-        board.start()
-    except ValueError as error:
-        raise LayoutError(str(error)) from None
+    board.start()
     board.climb()
     crowded = board.crowded()
     if crowded and recipe.labels_apart:

@@ -24,6 +24,7 @@ import itertools
 import math
 from dataclasses import dataclass, field
 
+from games.tokyo_metro.tools.common import LayoutError
 from metro.render.labels import LABEL_WEIGHT, candidates, label_lines, place_labels, text_box
 from metro.render.layout import LABEL_SIZE, POINT_RADIUS
 from metro.render.model import Bounds, Item, Style, union
@@ -371,7 +372,7 @@ class Board:
             x, y = self.where[code]
             items.append(Item("point", ((UNIT * x, UNIT * y),), STOP_RADIUS, Style()))
         place_labels(items, self.label_size)
-        for node, item in zip(stations, items, strict=False):
+        for node, item in zip(stations, items[: len(stations)], strict=True):
             node.label = text_box(label_lines(item), item.label_at, self.label_size)
 
     def crowded(self) -> list[Node]:
@@ -405,7 +406,7 @@ class Board:
             del self.points[node.at]
             free = [s for s in node.arrangements if self.fits(node, node.at, s)]
             if not free:
-                raise ValueError(f"no free streets around station {node.ident}")
+                raise LayoutError(f"no free streets around station {node.ident}")
             around = self.around(node)
             best = min(free, key=lambda s: self.cost(node, node.at, s, around, W_LABEL))
             self.put(node, node.at, best)
