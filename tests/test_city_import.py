@@ -336,6 +336,17 @@ def london_board(tmp_path_factory):
     return feed, result, out
 
 
+@pytest.fixture(scope="module")
+def tokyo_imported(tokyo_feed, tmp_path_factory):
+    """Tokyo's feed imported as any city's is (not by the shipped board's script)."""
+    out = tmp_path_factory.mktemp("tokyo") / "tokyo_again.metro"
+    result = CliRunner().invoke(
+        main, ["import", "gtfs", tokyo_feed, "--game", "tokyo_metro", "-o", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    return out
+
+
 def test_london_imports_as_a_tokyo_metro_board_and_plays(london_board):
     feed, result, out = london_board
     network, report = read_network(feed)
@@ -382,17 +393,20 @@ def board_picture(map_path) -> Picture:
     )
 
 
-def test_the_labels_of_an_imported_board_meet_no_label_and_no_other_station(london_board):
-    picture = board_picture(london_board[2])
-    assert len(picture.labels) == 89
-    for a, b in itertools.combinations(sorted(picture.labels), 2):
-        assert overlap(picture.labels[a], picture.labels[b]) == 0, (a, b)
-    for circle in picture.circles:
-        middle = ((circle[0] + circle[2]) / 2, (circle[1] + circle[3]) / 2)
-        holders = [name for name, box in picture.boxes.items() if _inside(middle, box)]
-        assert len(holders) == 1, holders  # a stop stands in its own station's box alone
-        for name, label in picture.labels.items():
-            assert name == holders[0] or overlap(label, circle) == 0, (name, holders[0])
+def test_the_labels_of_an_imported_board_meet_no_label_and_no_other_station(
+    london_board, tokyo_imported
+):
+    for path, stations in ((london_board[2], 89), (tokyo_imported, 68)):
+        picture = board_picture(path)
+        assert len(picture.labels) == stations
+        for a, b in itertools.combinations(sorted(picture.labels), 2):
+            assert overlap(picture.labels[a], picture.labels[b]) == 0, (a, b)
+        for circle in picture.circles:
+            middle = ((circle[0] + circle[2]) / 2, (circle[1] + circle[3]) / 2)
+            holders = [name for name, box in picture.boxes.items() if _inside(middle, box)]
+            assert len(holders) == 1, holders  # a stop stands in its own station's box alone
+            for name, label in picture.labels.items():
+                assert name == holders[0] or overlap(label, circle) == 0, (name, holders[0])
 
 
 def _inside(point, box) -> bool:
@@ -404,17 +418,6 @@ def octilinear(picture: Picture) -> float:
     links = [pair for stops in picture.lines for pair in itertools.pairwise(stops)]
     places = {f"{i}": p for i, p in enumerate(p for pair in links for p in pair)}
     return octilinear_share(places, [(f"{2 * i}", f"{2 * i + 1}") for i in range(len(links))])
-
-
-@pytest.fixture(scope="module")
-def tokyo_imported(tokyo_feed, tmp_path_factory):
-    """Tokyo's feed imported as any city's is (not by the shipped board's script)."""
-    out = tmp_path_factory.mktemp("tokyo") / "tokyo_again.metro"
-    result = CliRunner().invoke(
-        main, ["import", "gtfs", tokyo_feed, "--game", "tokyo_metro", "-o", str(out)]
-    )
-    assert result.exit_code == 0, result.output
-    return out
 
 
 def test_an_imported_boards_lines_run_mostly_at_multiples_of_45_degrees(
