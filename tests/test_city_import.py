@@ -5,11 +5,14 @@ and every kind of broken feed refused with file, line and column."""
 from __future__ import annotations
 
 import importlib.util
+import itertools
 import json
 import os
+import re
 import shutil
 import sys
 import zipfile
+from dataclasses import dataclass
 
 import pytest
 from click.testing import CliRunner
@@ -17,12 +20,24 @@ from click.testing import CliRunner
 pytest.importorskip("partridge", reason="the import extra (partridge) is not installed")
 
 from compiler.resolve import resolve
-from games.tokyo_metro.tools.board import board_from_network
-from games.tokyo_metro.tools.common import network_from_tsv
+from games.tokyo_metro.tools.board import (
+    TOKYO_LINES,
+    TOKYO_STOPS,
+    Recipe,
+    board_from_network,
+    line_spots,
+    scaled_income,
+)
+from games.tokyo_metro.tools.common import Geo, coords_from_network, network_from_tsv
 from metro.cli import main
 from metro.network import FeedError
 from metro.network.feed_writer import feed_files, write_feed
 from metro.network.gtfs import read_network
+from metro.network.layout import octilinear_share
+from metro.network.names import clean_name
+from metro.render import open_pictures
+from metro.render.labels import label_lines, overlap, text_box
+from metro.render.model import Bounds
 from tests.london_feed import london_network
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -308,9 +323,32 @@ def test_the_feed_writer_names_every_required_file():
 # ------------------------------------------------------------- a bigger city we do not ship
 
 
-def test_london_imports_as_a_tokyo_metro_board_and_plays(tmp_path):
-    feed = str(tmp_path / "london.zip")
+@pytest.fixture(scope="module")
+def london_board(tmp_path_factory):
+    """London's feed, and the command importing it as a Tokyo Metro board (its result, its file)."""
+    folder = tmp_path_factory.mktemp("london")
+    feed = str(folder / "london.zip")
     write_feed(london_network(), feed)
+    out = folder / "london.metro"
+    result = CliRunner().invoke(
+        main, ["import", "gtfs", feed, "--game", "tokyo_metro", "-o", str(out)]
+    )
+    return feed, result, out
+
+
+@pytest.fixture(scope="module")
+def tokyo_imported(tokyo_feed, tmp_path_factory):
+    """Tokyo's feed imported as any city's is (not by the shipped board's script)."""
+    out = tmp_path_factory.mktemp("tokyo") / "tokyo_again.metro"
+    result = CliRunner().invoke(
+        main, ["import", "gtfs", tokyo_feed, "--game", "tokyo_metro", "-o", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def test_london_imports_as_a_tokyo_metro_board_and_plays(london_board):
+    feed, result, out = london_board
     network, report = read_network(feed)
     assert len(network.lines) == 13 and len(network.stations) == 278
     district = next(line for line in network.lines if line.long_name == "District Line")
@@ -318,10 +356,6 @@ def test_london_imports_as_a_tokyo_metro_board_and_plays(tmp_path):
     circle = next(line for line in network.lines if line.long_name == "Circle Line")
     assert len(circle.branches) == 1 and len(circle.stops) == 27  # the ring opened once
     assert any("returns to 'Aldgate'" in note for note in report.notes)
-    out = tmp_path / "london.metro"
-    result = CliRunner().invoke(
-        main, ["import", "gtfs", feed, "--game", "tokyo_metro", "-o", str(out)]
-    )
     assert result.exit_code == 0, result.output
     assert "wrote" in result.output and "13 lines" in result.output
     assert "the board keeps its main line only" in result.output  # the notes are printed
@@ -330,6 +364,126 @@ def test_london_imports_as_a_tokyo_metro_board_and_plays(tmp_path):
         ["simulate", "tokyo_metro", "--map", str(out), "--players", "4", "--games", "3"],
     )
     assert played.exit_code == 0, played.output
+
+
+@dataclass(frozen=True)
+class Picture:
+    """A board as `metro render` draws it: each station's box and label box, each stop's
+    circle, and each line's stops in order (picture units)."""
+
+    boxes: dict[str, Bounds]  # station name -> its box
+    labels: dict[str, Bounds]  # station name -> where the renderer set its label
+    circles: list[Bounds]
+    lines: list[list[tuple[float, float]]]
+
+
+def board_picture(map_path) -> Picture:
+    """The picture of a board with the renderer's own label places."""
+    pictures = open_pictures(GAME, map_path=str(map_path))
+    layers = {layer.name: layer.items for layer in pictures.layout.map_layers}
+    size = pictures.label_size
+    return Picture(
+        {item.label: item.bounds() for item in layers["stations"]},
+        {
+            item.label: text_box(label_lines(item), item.label_at, size)
+            for item in layers["stations"]
+        },
+        [item.bounds() for item in layers["stops"]],
+        [list(item.places) for item in layers["lines"]],
+    )
+
+
+def test_the_labels_of_an_imported_board_meet_no_label_and_no_other_station(
+    london_board, tokyo_imported
+):
+    for path, stations in ((london_board[2], 89), (tokyo_imported, 68)):
+        picture = board_picture(path)
+        assert len(picture.labels) == stations
+        for a, b in itertools.combinations(sorted(picture.labels), 2):
+            assert overlap(picture.labels[a], picture.labels[b]) == 0, (a, b)
+        for circle in picture.circles:
+            middle = ((circle[0] + circle[2]) / 2, (circle[1] + circle[3]) / 2)
+            holders = [name for name, box in picture.boxes.items() if _inside(middle, box)]
+            assert len(holders) == 1, holders  # a stop stands in its own station's box alone
+            for name, label in picture.labels.items():
+                assert name == holders[0] or overlap(label, circle) == 0, (name, holders[0])
+
+
+def _inside(point, box) -> bool:
+    return box[0] <= point[0] <= box[2] and box[1] <= point[1] <= box[3]
+
+
+def octilinear(picture: Picture) -> float:
+    """The share of the lines' stop-to-stop links at a multiple of 45°, as drawn."""
+    links = [pair for stops in picture.lines for pair in itertools.pairwise(stops)]
+    places = {f"{i}": p for i, p in enumerate(p for pair in links for p in pair)}
+    return octilinear_share(places, [(f"{2 * i}", f"{2 * i + 1}") for i in range(len(links))])
+
+
+def test_an_imported_boards_lines_run_mostly_at_multiples_of_45_degrees(
+    london_board, tokyo_imported
+):
+    assert octilinear(board_picture(london_board[2])) >= 0.8  # 0.50 by the projection alone
+    assert octilinear(board_picture(tokyo_imported)) >= 0.8  # the shipped board: 0.52
+
+
+def test_an_imported_boards_links_keep_their_real_directions(london_board):
+    feed, _, out = london_board
+    network, _ = read_network(feed)
+    geo = Geo({clean_name(name): p for name, p in coords_from_network(network).items()})
+    real: dict[str, list[str]] = {}  # line -> its stops' real stations, from the comments
+    text = out.read_text(encoding="utf-8")
+    for line, name in re.findall(r"  stop \w+\(line: (\w+), .*\)   # \S+ (?:\(\d+\) )?(.+)", text):
+        real.setdefault(line, []).append(name)
+    drawn = board_picture(out).lines
+    kept = []
+    for stops, names in zip(drawn, real.values(), strict=True):
+        pairs = zip(itertools.pairwise(stops), itertools.pairwise(names), strict=True)
+        for (p, q), (a, b) in pairs:
+            (ax, ay), (bx, by) = geo.km(a), geo.km(b)  # km north: the picture's y runs south
+            kept.append((bx - ax) * (q[0] - p[0]) - (by - ay) * (q[1] - p[1]) > 0)
+    assert len(kept) == 161 and sum(kept) >= 0.9 * len(kept)  # within 90° of the real way
+
+
+def test_the_income_track_and_disc_spots_scale_with_the_boards_stops_and_lines():
+    with open(os.path.join(GAME, "tokyo.metro"), encoding="utf-8") as shipped:
+        board = shipped.read()
+    assert board.count("\n  stop ") == TOKYO_STOPS and board.count("\n  line ") == TOKYO_LINES
+    tokyo = scaled_income(TOKYO_STOPS, TOKYO_LINES)
+    assert (tokyo.track_top, tokyo.spot_factor) == (6000, 1.0)  # the rulebook's track
+    assert scaled_income(136, 12).track_top == 6000  # Tokyo through the importer: 2 stops fewer
+    bigger = scaled_income(174, 13)  # London: more stops, values rise more slowly
+    assert (bigger.track_top, bigger.spot_factor) == (5000, 12 / 13)
+    assert scaled_income(100, 9).track_top == 8000
+    assert scaled_income(13, 3).track_top == 9000  # bounded: half again Tokyo's
+    assert scaled_income(600, 20).track_top == 3000  # bounded: the rulebook's ¥2,900 example
+    kept = {letter: [] for letter in "ABCDEF"}
+    recipe = Recipe("X", tuple(kept), {}, ())
+    assert sorted(line_spots(kept, recipe).values()) == [2, 2, 3, 3, 4, 4]
+    assert sorted(line_spots(kept, recipe, 4.0).values()) == [4] * 6  # at most 4
+    assert sorted(line_spots(kept, recipe, 0.6).values()) == [1, 1, 2, 2, 2, 2]  # at least 1
+
+
+def test_an_imported_board_carries_its_scaled_income_and_tokyos_its_own(
+    london_board, tokyo_imported
+):
+    text = london_board[2].read_text(encoding="utf-8")
+    rows = re.findall(r"track_row V(\d+)\(value: (\d+), high: (\d+), low: (\d+)\)", text)
+    assert [int(r[1]) for r in rows] == list(range(0, 5001, 100))  # to ¥5,000, not ¥6,000
+    assert "income track, RECONSTRUCTED for this city: ¥0 to ¥5,000" in text
+    assert "RECONSTRUCTED for this city: those times 12/13" in text
+    spots = [int(n) for n in re.findall(r"  line \w+\(name: .*, spots: (\d), ", text)]
+    assert sorted(spots) == [2] * 5 + [3] * 4 + [4] * 4
+    assert (
+        "ok: Tokyo Metro"
+        in CliRunner().invoke(main, ["check", "tokyo_metro", "--map", str(london_board[2])]).output
+    )
+    with open(os.path.join(GAME, "tokyo.metro"), encoding="utf-8") as shipped:
+        own = shipped.read()
+    again = tokyo_imported.read_text(encoding="utf-8")
+    for pattern in (r"  line (\w+)\(name: .*, spots: (\d), ", r"  (track_row .*)"):
+        assert re.findall(pattern, again) == re.findall(pattern, own)
+    assert "RECONSTRUCTED for this city: ¥0 to ¥6,000, Tokyo's ¥6,000 times its 138" in again
 
 
 def test_compare_with_the_games_own_map_plays_both_on_the_same_seeds(tmp_path, tokyo_feed):

@@ -6,18 +6,22 @@ out here, each by its `Recipe`; the method is explained in `build_data.py`'s doc
 from __future__ import annotations
 
 import itertools
+import math
 from collections import defaultdict
 from dataclasses import dataclass, field
 
 from games.tokyo_metro.tools.common import (
     Geo,
+    LayoutError,
     Row,
+    assign,
     coords_from_network,
     place_stations,
     rows_from_network,
     square_id,
     track_text,
 )
+from games.tokyo_metro.tools.schematic import Board, Node, slot
 from metro.network import Network
 
 # A split of a complex too big for one station: (station id, printed name, the lines' letters
@@ -48,6 +52,51 @@ class Recipe:
     same_line_stations: dict[str, tuple[str, tuple[str, str], tuple[int, int]]] = field(
         default_factory=dict
     )
+    # the projected places improved by schematic.py (octilinear links, labels' room); the
+    # shipped boards keep the projected places, which their tests pin byte for byte
+    schematic: bool = False
+    labels_apart: bool = False  # a schematic layout whose labels meet is a LayoutError
+    # the income track and disc spots scaled from Tokyo's by the board's size (`scaled_income`)
+    scaled_income: bool = False
+
+
+# ----------------------------------------------------------------------------------- income
+
+# What an imported city's income track and disc spots are scaled from: the shipped Tokyo
+# board's size and the rulebook's track (its 6,000 row is where the income marker flips).
+TOKYO_STOPS = 138
+TOKYO_LINES = 12
+TRACK_TOP = 6000
+# at least the rulebook's payout example's ¥2,900; at most half again Tokyo's (past the top the
+# marker flips, and a longer track would make the picture of a small city's board mostly track)
+TRACK_BOUNDS = (3000, 9000)
+
+
+@dataclass(frozen=True)
+class Income:
+    """A board's income track (0 to its top, in steps of ¥100) and what its lines' disc
+    spots (4 / 3 / 2 by transfer connections) are multiplied by."""
+
+    track_top: int = TRACK_TOP
+    spot_factor: float = 1.0
+    stops: int = TOKYO_STOPS  # the board's stops and lines it was scaled by
+    lines: int = TOKYO_LINES
+
+
+def scaled_income(stops: int, lines: int) -> Income:
+    """A city's income track and disc spots, RECONSTRUCTED from Tokyo's by its size.
+
+    A line's value rises by a payout at each arrival of its train at a built station, and the
+    built stations (6 pyramids a player, whatever the city) are a share of the board's stops,
+    so values run in inverse proportion to the stops: the track's top is Tokyo's ¥6,000 times
+    Tokyo's stops over the city's, to the ¥1,000 (halves up), within TRACK_BOUNDS. The spots hold speed
+    tokens and speculation discs, as many whatever the city (12 tokens, 2 discs a player), so
+    the spots in all stay about Tokyo's: each line's 4 / 3 / 2 times Tokyo's lines over the
+    city's, rounded, 1 to 4. Tokyo's own network gives Tokyo's numbers.
+    """
+    top = math.floor(TRACK_TOP * TOKYO_STOPS / stops / 1000 + 0.5) * 1000
+    top = min(max(top, TRACK_BOUNDS[0]), TRACK_BOUNDS[1])
+    return Income(top, TOKYO_LINES / lines, stops, lines)
 
 
 # ---------------------------------------------------------------------------------------- stops
@@ -256,21 +305,69 @@ def slot_squares(slot: tuple[str, int, int], recipe: Recipe) -> list[tuple[int, 
     return [(cx, cy) for cx, cy in cells if 0 <= cx < recipe.columns and 0 <= cy < recipe.rows]
 
 
-def lay_out(stations: list[Station], recipe: Recipe) -> dict[str, list[tuple[int, int]]]:
-    """Grid points for the stations and the touching squares of every stop (by stop code)."""
+def projected(stations: list[Station], recipe: Recipe) -> list[tuple[float, float]]:
+    """The stations' projected places on the grid (in squares, fractional)."""
     xs = warp([s.point[0] for s in stations], recipe)
     ys = warp([-s.point[1] for s in stations], recipe)  # y grows to the south
-    points = [(x, y) for y in range(1, recipe.rows) for x in range(1, recipe.columns)]
-    targets = [
+    return [
         (1 + wx * (recipe.columns - 2), 1 + wy * (recipe.rows - 2))
         for wx, wy in zip(xs, ys, strict=True)
     ]
+
+
+def lay_out(
+    stations: list[Station], kept: dict[str, list[Row]], recipe: Recipe, track_top: int
+) -> dict[str, list[tuple[int, int]]]:
+    """Grid points for the stations and the touching squares of every stop (by stop code);
+    `track_top` widens the picture, and so its labels (schematic layout)."""
+    points = [(x, y) for y in range(1, recipe.rows) for x in range(1, recipe.columns)]
+    targets = projected(stations, recipe)
+    if recipe.schematic:
+        return schematic_layout(stations, kept, points, targets, recipe, track_top)
     return place_stations(
         points,
         targets,
         [(s.ident, [row.code for row in s.rows]) for s in stations],
         lambda slot: slot_squares(slot, recipe),
     )
+
+
+def schematic_layout(
+    stations: list[Station],
+    kept: dict[str, list[Row]],
+    points: list[tuple[int, int]],
+    targets: list[tuple[float, float]],
+    recipe: Recipe,
+    track_top: int,
+) -> dict[str, list[tuple[int, int]]]:
+    """The touching squares of every stop, laid out by schematic.py from the projected places."""
+    nodes = [
+        Node(s.ident, s.name, [r.code for r in s.rows], target)
+        for s, target in zip(stations, targets, strict=True)
+    ]
+    cost = [[(px - tx) ** 2 + (py - ty) ** 2 for px, py in points] for tx, ty in targets]
+    for node, j in zip(nodes, assign(cost), strict=True):
+        node.at = points[j]
+    real = {r.code: (s.point[0], -s.point[1]) for s in stations for r in s.rows}
+    board = Board(
+        nodes,
+        [[r.code for r in kept[letter]] for letter in recipe.line_order],
+        recipe.columns,
+        recipe.rows,
+        track_top,
+        real,
+    )
+    board.start()
+    board.climb()
+    crowded = board.crowded()
+    if crowded and recipe.labels_apart:
+        names = ", ".join(node.ident for node in crowded)
+        raise LayoutError(f"the labels of {names} meet other labels or stations")
+    return {
+        code: sorted(slot_squares(slot(node.at, street), recipe), key=lambda c: (c[1], c[0]))
+        for node in nodes
+        for code, street in zip(node.codes, node.streets, strict=True)
+    }
 
 
 # --------------------------------------------------------------------------------------- output
@@ -281,17 +378,19 @@ def quote(ident: str) -> str:
     return ident if ident.replace("_", "a").isalnum() and not ident[0].isdigit() else f'"{ident}"'
 
 
-def line_spots(kept: dict[str, list[Row]], recipe: Recipe) -> dict[str, int]:
+def line_spots(kept: dict[str, list[Row]], recipe: Recipe, factor: float = 1.0) -> dict[str, int]:
     """Income-track disc spots: 4 / 3 / 2 for the lines with the most / middling / fewest
-    transfer connections (ties broken by income-track order)."""
+    transfer connections (ties broken by income-track order), times `factor`, rounded
+    (halves up), 1 to 4."""
     weight = {letter: sum(len(r.transfers) for r in kept[letter]) for letter in recipe.line_order}
     ranked = sorted(
         recipe.line_order, key=lambda letter: (-weight[letter], recipe.line_order.index(letter))
     )
     third = len(ranked) // 3
-    return {
+    base = {
         letter: 4 if i < third else 3 if i < 2 * third else 2 for i, letter in enumerate(ranked)
     }
+    return {letter: min(4, max(1, math.floor(n * factor + 0.5))) for letter, n in base.items()}
 
 
 def board_text(
@@ -301,9 +400,10 @@ def board_text(
     splits: list[list[str]],
     touching: dict[str, list[tuple[int, int]]],
     recipe: Recipe,
+    income: Income,
 ) -> str:
     """The text of the board's map file."""
-    spots = line_spots(kept, recipe)
+    spots = line_spots(kept, recipe, income.spot_factor)
     station_of = {r.code: s for s in stations for r in s.rows}
     number = {r.code: i for rows in kept.values() for i, r in enumerate(rows, start=1)}
 
@@ -331,6 +431,7 @@ def board_text(
         f'map "{recipe.city}" for "Tokyo Metro" {{',
         "  # lines in income-track order: kind line(name, spots, stocks, colour); spots = income-track",
         "  # disc spots, reconstructed: 4 / 3 / 2 by the line's number of transfer connections;",
+        *_scaled_spots_text(income, recipe),
         "  # colour: the line's colour on public network maps",
     ]
     for letter in recipe.line_order:
@@ -364,9 +465,35 @@ def board_text(
                 f"   # {row.code} {row.name}"
             )
         out.append("")
-    out += track_text()
+    out += _scaled_track_text(income, recipe)
+    out += track_text(income.track_top)
     out.append("}")
     return "\n".join(out) + "\n"
+
+
+def _scaled_spots_text(income: Income, recipe: Recipe) -> list[str]:
+    """The comment on the spots of a board whose income is scaled (none for Tokyo's own)."""
+    if not recipe.scaled_income:
+        return []
+    return [
+        f"  # RECONSTRUCTED for this city: those times {TOKYO_LINES}/{income.lines} (Tokyo's lines "
+        "over this board's: the",
+        "  # speed tokens and discs the spots hold are as many), rounded, 1 to 4;",
+    ]
+
+
+def _scaled_track_text(income: Income, recipe: Recipe) -> list[str]:
+    """The comment on the track of a board whose income is scaled (none for Tokyo's own)."""
+    if not recipe.scaled_income:
+        return []
+    return [
+        f"  # income track, RECONSTRUCTED for this city: ¥0 to ¥{income.track_top:,}, Tokyo's "
+        f"¥{TRACK_TOP:,} times its {TOKYO_STOPS}",
+        f"  # stops over this board's {income.stops}, to the ¥1,000 (a line's value rises at "
+        "its built stations,",
+        "  # a share of the stops), within "
+        f"¥{TRACK_BOUNDS[0]:,}-¥{TRACK_BOUNDS[1]:,}; the marker flips past the last row",
+    ]
 
 
 def board_from_network(network: Network, recipe: Recipe) -> str:
@@ -374,6 +501,9 @@ def board_from_network(network: Network, recipe: Recipe) -> str:
     lines = rows_from_network(network, list(recipe.line_order))
     geo = Geo(coords_from_network(network))
     kept = select_stops(lines, geo, recipe)
+    income = Income()
+    if recipe.scaled_income:
+        income = scaled_income(sum(len(rows) for rows in kept.values()), len(kept))
     stations, splits = group_stations(kept, geo, recipe)
-    touching = lay_out(stations, recipe)
-    return board_text(lines, kept, stations, splits, touching, recipe)
+    touching = lay_out(stations, kept, recipe, income.track_top)
+    return board_text(lines, kept, stations, splits, touching, recipe, income)

@@ -7,8 +7,14 @@ city they do not ship):
   short name when that is one letter and the letters are distinct, else A, B, C, ... in order;
   its colour from the feed (else PALETTE); only its main sequence (branches are left out);
 - a station of more than three lines is split into stations of three lines, side by side;
-- the grid has room for about ROOMS[0] grid points a station (more if they do not fit), its sides in the shape of the city;
+- the grid has room for about ROOMS[0] grid points a station (more if they do not fit), its
+  sides in the shape of the city within ASPECT (a squarer picture has room for more labels:
+  the renderer sizes labels by the picture's larger side);
 - the board's area is the box round every station (Tokyo's: round its transfer stations);
+- the projection is pulled WARP of the way to rank order (Tokyo's: 0.5), then the stations
+  are laid out schematically (schematic.py: octilinear links, every label with room);
+- the income track's top and the disc spots are scaled from Tokyo's by the board's stops and
+  lines (board.py, scaled_income);
 - the rulebook's stations holding two stops of one line (Tokyo's H6-H7) are not made.
 """
 
@@ -25,6 +31,8 @@ from metro.network.names import clean_name
 
 MAX_LINES = 20
 MIN_LINES = 2
+WARP = 0.7  # towards rank order: a city's crowded centre spread for its labels
+ASPECT = (0.8, 1.2)  # the grid's width over its height, at least and at most
 ROOMS = (2.5, 3.5, 5.0)  # interior grid points a station, tried in turn
 PALETTE = ("#e60012", "#0079c2", "#009944", "#f39800", "#8f76d6", "#b5b5ac", "#00a7db",
            "#d7c447", "#9b7cb6", "#e85298", "#6cbb5a", "#9c5e31")  # fmt: skip
@@ -40,8 +48,10 @@ def map_from_network(network: Network) -> tuple[str, list[str]]:
         )
     network = _relabelled(network, notes)
     for room in ROOMS:  # a crowded centre may need a finer grid
+        # labels kept apart on every grid but the last, which takes what room there is
+        recipe = dataclasses.replace(_recipe(network, room), labels_apart=room != ROOMS[-1])
         try:
-            return board_from_network(network, _recipe(network, room)), notes
+            return board_from_network(network, recipe), notes
         except LayoutError as error:
             failed = error
     raise ValueError(f"the stations do not fit a grid of {ROOMS[-1]} points a station: {failed}")
@@ -119,7 +129,8 @@ def _recipe(network: Network, room: float) -> Recipe:
             f"# {clean_name(network.name)} board for Tokyo Metro: {len(letters)} lines, their stops and stations,",
             "# the grid of squares and the income track.  RECONSTRUCTED by `metro import gtfs`",
             "# from a GTFS feed (stations, lines and transfers as the feed gives them), laid out",
-            "# as the Tokyo board is (games/tokyo_metro/tools/board.py).",
+            "# as the Tokyo board is (games/tokyo_metro/tools/board.py), then schematically",
+            "# (schematic.py: lines at multiples of 45° where they can be, labels with room).",
             "# Kept: every transfer station, and minor stations up to {target} stops a line.",
         ),
         writer="written by metro import gtfs: import again rather than edit",
@@ -127,6 +138,9 @@ def _recipe(network: Network, room: float) -> Recipe:
         columns=columns,
         rows=rows,
         splits=splits,
+        warp=WARP,
+        schematic=True,
+        scaled_income=True,
     )
 
 
@@ -137,7 +151,7 @@ def _grid(network: Network, room: float) -> tuple[int, int]:
     points = [geo.km(name) for name in coords]
     width = max(p[0] for p in points) - min(p[0] for p in points)
     height = max(p[1] for p in points) - min(p[1] for p in points)
-    aspect = min(2.0, max(0.5, width / height if height > 0 else 2.0))
+    aspect = min(ASPECT[1], max(ASPECT[0], width / height if height > 0 else ASPECT[1]))
     # at most every station, at most a line's target of stops a line
     area = room * min(len(coords), Recipe.target_stops * len(network.lines))
     across = max(6, round(math.sqrt(area * aspect)))
