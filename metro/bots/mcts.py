@@ -109,6 +109,7 @@ class Node:
         "available",
         "children",
         "fresh",
+        "kept",
         "prior",
         "ranked",
         "reward",
@@ -127,6 +128,8 @@ class Node:
         self.fresh = True  # not yet reached by an iteration (only its prior is known)
         # (legal list, mover, its options best prior first) of the last selection among them
         self.ranked: tuple[list[Action], int, list[Action]] | None = None
+        # (legal list, its children in that order) of the last expansion (`_expand`)
+        self.kept: tuple[list[Action], list[Node]] | None = None
 
 
 class MctsBot:
@@ -275,14 +278,14 @@ class MctsBot:
                 self._expand(node, state, mover, actions)
                 action, child = self._select(node, actions, mover, widen=True)
             depth += 1
-            state.apply_legal(mover, action)
             path.append(child)
             node = child
             if child.fresh:
                 child.fresh = False
                 if child.prior is not None:  # a new position valued by its prior: the leaf
-                    values = child.prior
+                    values = child.prior  # (the position itself is not needed: not played)
                     break
+            state.apply_legal(mover, action)
         if values is None:
             values = self._playout(state)
         for visited in path:
@@ -312,6 +315,11 @@ class MctsBot:
 
     def _expand(self, node: Node, state: State, mover: int, actions: list[Action]) -> None:
         """Give every action not yet a child of `node` a child at its one-ply value; count availability."""
+        kept = node.kept
+        if kept is not None and kept[0] == actions:  # the same legal list as last time (a root's)
+            for child in kept[1]:
+                child.available += 1
+            return
         children = node.children
         missing = [a for a in actions if a not in children]
         if missing:
@@ -323,8 +331,9 @@ class MctsBot:
                 if value is not None:
                     child.visits = child.available = PRIOR_VISITS
                     child.reward = [PRIOR_VISITS * v for v in value]
-        for action in actions:
-            children[action].available += 1
+        kept = node.kept = (actions, [children[action] for action in actions])
+        for child in kept[1]:
+            child.available += 1
 
     def _one_ply(
         self,
