@@ -133,12 +133,35 @@ def test_positions_before_the_end_are_valued_by_the_estimate(patient):
 
 @pytest.mark.parametrize(
     ("found", "expected"),
-    [([5], [5]), ([3, 7], [-4, 4]), ([7, 7, 1], [0, 0, -6]), ([2, 9, 4], [-7, 5, -5])],
+    [
+        ([5], [5]),
+        ([3, 7], [-4, 4]),
+        ([7, 3], [4, -4]),
+        ([7, 7], [0, 0]),
+        ([7, 7, 1], [0, 0, -6]),
+        ([2, 9, 4], [-7, 5, -5]),
+    ],
 )
 def test_a_margin_is_a_value_less_the_best_other_seats(monkeypatch, found, expected):
     """Ties at the top give every holder 0; one player's margin is its value."""
     monkeypatch.setattr(evaluation, "values", lambda state: list(found))
     assert margins(None) == expected
+
+
+def test_an_expansion_counts_every_options_availability_for_any_equal_legal_list(patient):
+    """A node's children kept for its last legal list are counted again for that list or an
+    equal one, and looked up anew for another."""
+    state = patient.new_game(2, 1)
+    bot, node = MctsBot(1, patient), mcts.Node(2)
+    actions = state.legal_actions(0)
+    bot._cut_offs, bot._margin_total = 0, 0.0
+    for listed in (actions, actions, list(actions), actions[:2]):
+        bot._expand(node, state, 0, listed)
+    assert [node.children[a].available for a in actions] == [
+        mcts.PRIOR_VISITS + 4,
+        mcts.PRIOR_VISITS + 4,
+        mcts.PRIOR_VISITS + 3,
+    ]
 
 
 def test_greedy_and_mcts_take_what_the_estimate_favours(patient):
@@ -313,6 +336,35 @@ def test_one_ply_values_of_a_simultaneous_choice_replay_no_step_played_before(mo
         ] + [bot._margin_total, len(valued)]
     assert found[False][:-1] == found[True][:-1]
     assert found[False][-1] < found[True][-1]
+
+
+def test_one_ply_values_made_on_one_copy_of_each_option_are_those_of_a_copy_per_draw():
+    """Each option's own choice made once for all the draws values as a fresh copy per draw
+    (clone, the option, the others settled) would, and leaves the position as it was."""
+    state = _tokyo_metro_bidding(False)
+    before = state.to_json()
+    for mover in state.to_move:
+        actions = state.legal_actions(mover)
+        shared, reference = MctsBot(5), MctsBot(5)
+        for bot in (shared, reference):
+            bot._cut_offs, bot._margin_total = 0, 0.0
+        found = shared._one_ply(state, mover, actions, 4)
+        totals = [[0.0] * state.n for _ in actions]
+        for seed in [int(reference.rng.random() * (1 << 53)) for _ in range(4)]:
+            reached = []
+            for action in actions:
+                after = state.clone()
+                after.apply_legal(mover, action)
+                settle(after, mover, seed)
+                reached.append(mcts._outcome(after))
+            rewarded = reference._rewarded(reached)
+            totals = [
+                [total + value / 4 for total, value in zip(sums, values, strict=True)]
+                for sums, values in zip(totals, rewarded, strict=True)
+            ]
+        assert found == totals
+        assert shared._margin_total == reference._margin_total
+    assert state.to_json() == before
 
 
 @pytest.mark.parametrize("last_round", [True, False])

@@ -100,6 +100,9 @@ def margin(state: State, player: int) -> int:
 def margins(state: State) -> list[int]:
     """Each seat's value minus the best other seat's (its value alone with one player)."""
     scores = values(state)
+    if len(scores) == 2:  # the common case, written out (the same differences)
+        first, second = scores
+        return [first - second, second - first]
     if len(scores) < 2:
         return list(scores)
     # The best other seat's value is the best of all, or the second best for its first holder.

@@ -56,7 +56,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from metro.bots.evaluation import Draws, margin_rewards, margins, next_choice, rewards, settle
+from metro.bots.evaluation import Draws, margin_rewards, margins, next_choice, rewards
 from runtime.determinize import sample_position
 from runtime.driver import play_out
 from runtime.machine import Action, State
@@ -109,6 +109,7 @@ class Node:
         "available",
         "children",
         "fresh",
+        "kept",
         "prior",
         "ranked",
         "reward",
@@ -127,6 +128,8 @@ class Node:
         self.fresh = True  # not yet reached by an iteration (only its prior is known)
         # (legal list, mover, its options best prior first) of the last selection among them
         self.ranked: tuple[list[Action], int, list[Action]] | None = None
+        # (legal list, its children in that order) of the last expansion (`_expand`)
+        self.kept: tuple[list[Action], list[Node]] | None = None
 
 
 class MctsBot:
@@ -275,14 +278,14 @@ class MctsBot:
                 self._expand(node, state, mover, actions)
                 action, child = self._select(node, actions, mover, widen=True)
             depth += 1
-            state.apply_legal(mover, action)
             path.append(child)
             node = child
             if child.fresh:
                 child.fresh = False
                 if child.prior is not None:  # a new position valued by its prior: the leaf
-                    values = child.prior
+                    values = child.prior  # (the position itself is not needed: not played)
                     break
+            state.apply_legal(mover, action)
         if values is None:
             values = self._playout(state)
         for visited in path:
@@ -312,6 +315,11 @@ class MctsBot:
 
     def _expand(self, node: Node, state: State, mover: int, actions: list[Action]) -> None:
         """Give every action not yet a child of `node` a child at its one-ply value; count availability."""
+        kept = node.kept
+        if kept is not None and kept[0] == actions:  # the same legal list as last time (a root's)
+            for child in kept[1]:
+                child.available += 1
+            return
         children = node.children
         missing = [a for a in actions if a not in children]
         if missing:
@@ -323,8 +331,9 @@ class MctsBot:
                 if value is not None:
                     child.visits = child.available = PRIOR_VISITS
                     child.reward = [PRIOR_VISITS * v for v in value]
-        for action in actions:
-            children[action].available += 1
+        kept = node.kept = (actions, [children[action] for action in actions])
+        for child in kept[1]:
+            child.available += 1
 
     def _one_ply(
         self,
@@ -340,27 +349,32 @@ class MctsBot:
         every action, so that actions are compared on equal terms; the rewards are averaged
         over `draws` such draws. `outcomes` keeps the steps played (see `_reach`).
         """
+        seeds = [Draws(int(self.rng.random() * (1 << 53))) for _ in range(draws)]
+        # Each option's own choice is made once, on one copy, for all the draws: only the last
+        # draw may change that copy (the others copy it where they play on).
+        last = draws - 1
+        reached: list[list] = [[None] * len(actions) for _ in seeds]
+        for index, action in enumerate(actions):
+            chose = state.clone()
+            chose.apply_legal(mover, action)
+            for drawn, others in enumerate(seeds):
+                reached[drawn][index] = self._reach(
+                    chose, mover, action, others, outcomes, drawn == last
+                )
         totals = [[0.0] * state.n for _ in actions]
-        for _ in range(draws):
-            others = int(self.rng.random() * (1 << 53))
-            found = self._one_draw(state, mover, actions, others, outcomes)
+        for found in reached:
+            rewarded = self._rewarded(found)
             totals = [
-                [total + value / draws for total, value in zip(sums, rewarded, strict=True)]
-                for sums, rewarded in zip(totals, found, strict=True)
+                [total + value / draws for total, value in zip(sums, values, strict=True)]
+                for sums, values in zip(totals, rewarded, strict=True)
             ]
         return totals
 
-    def _one_draw(
-        self,
-        state: State,
-        mover: int,
-        actions: list[Action],
-        others: int,
-        outcomes: dict | None = None,
+    def _rewarded(
+        self, reached: list[tuple[list[float] | None, list[int] | None]]
     ) -> list[list[float]]:
-        """Each action's rewards one decision ahead, the others' secret choices drawn from `others`."""
-        draws = Draws(others)  # one generator's numbers for every action
-        reached = [self._reach(state, mover, action, draws, outcomes) for action in actions]
+        """The rewards of one draw's outcomes (`_outcome`), each option's in turn; the margins
+        met count toward the search's scale (in the options' order, then the scale is taken)."""
         for _, seen in reached:
             if seen is not None:
                 self._cut_offs += 1
@@ -369,29 +383,39 @@ class MctsBot:
         return [ended if seen is None else margin_rewards(seen, scale) for ended, seen in reached]
 
     def _reach(
-        self, state: State, mover: int, action: Action, draws: Draws, outcomes: dict | None
+        self,
+        chose: State,
+        mover: int,
+        action: Action,
+        draws: Draws,
+        outcomes: dict | None,
+        own: bool,
     ) -> tuple[list[float] | None, list[int] | None]:
         """Where `action` leads one decision ahead, the others settled by `draws`: `_outcome`.
 
-        `outcomes` holds the simultaneous steps begun at `state` and played to their end, by
-        the choices made in them (each player's once): all choosers' one-ply values at a
+        `chose` is the position once the mover took `action`; it is changed only if `own`
+        (else copied before the others' first choice is played). `outcomes` holds the
+        simultaneous steps begun at the position before and played to their end, by the
+        choices made in them (each player's once): all choosers' one-ply values at a
         simultaneous choice meet the same combinations again (one's option against a drawn
         choice of the other, the other's against a drawn one of the first), and what a step
         leads to depends on who chose what, not on the order they chose in.
         """
-        after = state.clone()
-        after.apply_legal(mover, action)
-        if outcomes is None:
-            settle(after, mover, draws)
-            return _outcome(after)
+        after = chose
         chosen = [(mover, action)]
+        # The others choose as evaluation.settle has them choose (the same draws).
         while (choice := next_choice(after, mover, draws, len(chosen) - 1)) is not None:
             chosen.append(choice)
-            known = outcomes.get(tuple(sorted(chosen, key=_chooser)))
-            if known is not None:
-                return known
+            if outcomes is not None:
+                known = outcomes.get(tuple(sorted(chosen, key=_chooser)))
+                if known is not None:
+                    return known
+            if not own:
+                after, own = after.clone(), True
             after.apply_legal(*choice)
         outcome = _outcome(after)
+        if outcomes is None:
+            return outcome
         # Kept only where any chooser's settling stops too: the step over, no other begun.
         ended = after.over or not after.game.sites[after.site].secret
         if ended and len({player for player, _ in chosen}) == len(chosen):
