@@ -412,35 +412,27 @@ def rewrite_nested(stmt: Stmt, rewrite) -> None:
 def rewrite_statement_lists(holder, rewrite) -> None:
     """Replace, in place, every list of statements in `holder` (a module, a function, a list of
     statements) by `rewrite(that list)`, the lists nested in its statements first."""
-    seen: set[int] = set()  # a function reached twice (a site's listing is an action's) once
-
-    def visit(value):
-        if isinstance(value, list):
-            value[:] = [visit(item) for item in value]
-            if value and all(isinstance(item, Stmt) for item in value):
-                return rewrite(value)
-        elif isinstance(value, tuple):
-            return tuple(visit(item) for item in value)
-        elif isinstance(value, _HOLDERS) and id(value) not in seen:
-            seen.add(id(value))
-            for f in fields(value):
-                if f.name not in _DATA:
-                    setattr(value, f.name, visit(getattr(value, f.name)))
-        return value
-
-    visit(holder)
+    _rewrite(holder, statements=rewrite)
 
 
 def rewrite_expressions(holder, rewrite) -> None:
     """Replace, in place, every expression that has a node by `rewrite(expression)`, in `holder`
     (a module, a function, a list of statements)."""
+    _rewrite(holder, expression=rewrite)
+
+
+def _rewrite(holder, expression=None, statements=None) -> None:
+    """Walk everything `holder` holds, replacing expressions by `expression(it)` and lists of
+    statements by `statements(it)` (either may be None: left as they are)."""
     seen: set[int] = set()  # a function reached twice (a site's listing is an action's) once
 
     def visit(value):
         if isinstance(value, PyExpr):
-            return value if value.node is None else rewrite(value)
+            return value if expression is None or value.node is None else expression(value)
         if isinstance(value, list):
             value[:] = [visit(item) for item in value]
+            if statements is not None and value and all(isinstance(i, Stmt) for i in value):
+                return statements(value)
         elif isinstance(value, tuple):
             return tuple(visit(item) for item in value)
         elif isinstance(value, _HOLDERS) and id(value) not in seen:

@@ -179,14 +179,14 @@ class _Layout:
             real = _angle(self.target[name], self.target[other])
             cost += W_TURN * _angle_between(_angle(a, b), real) / 45
             for station, at in here.items():
-                if station not in (name, other) and _near_segment(at, a, b):
+                if station not in (name, other) and near_segment(at, a, b):
                     cost += W_OVER
             for p, q in self.edges:
                 apart = name not in (p, q) and other not in (p, q)
-                if apart and _crosses(a, b, here[p], here[q]):
+                if apart and crosses(a, b, here[p], here[q]):
                     cost += W_CROSSING
         for p, q in self.edges:
-            if name not in (p, q) and _near_segment(cell, here[p], here[q]):
+            if name not in (p, q) and near_segment(cell, here[p], here[q]):
                 cost += W_OVER
         return cost
 
@@ -251,7 +251,7 @@ def _off_octilinear(a: tuple[float, float], b: tuple[float, float]) -> float:
     return min(rest, 45 - rest)
 
 
-def _near_segment(p, a, b, within: float = 0.5) -> bool:
+def near_segment(p, a, b, within: float = 0.5) -> bool:
     """Whether point p lies within `within` of segment a-b, away from its ends."""
     (px, py), (ax, ay), (bx, by) = p, a, b
     dx, dy = bx - ax, by - ay
@@ -264,7 +264,7 @@ def _near_segment(p, a, b, within: float = 0.5) -> bool:
     return math.hypot(px - (ax + t * dx), py - (ay + t * dy)) < within
 
 
-def _crosses(a, b, c, d) -> bool:
+def crosses(a, b, c, d) -> bool:
     """Whether segments a-b and c-d cross properly (sharing no end)."""
 
     def side(p, q, r):

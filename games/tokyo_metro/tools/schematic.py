@@ -25,6 +25,7 @@ import math
 from dataclasses import dataclass, field
 
 from games.tokyo_metro.tools.common import LayoutError
+from metro.network.layout import crosses, near_segment
 from metro.render.labels import LABEL_WEIGHT, candidates, label_lines, place_labels, text_box
 from metro.render.layout import LABEL_SIZE, POINT_RADIUS
 from metro.render.model import Bounds, Item, Style, union
@@ -242,17 +243,17 @@ class Board:
             x1, y1 = max(pa[0], pb[0]), max(pa[1], pb[1])
             for c, d, pc, pd, (ox0, oy0, ox1, oy1) in around.links:
                 meets = ox0 <= x1 and x0 <= ox1 and oy0 <= y1 and y0 <= oy1
-                if meets and c not in (a, b) and d not in (a, b) and _crosses(pa, pb, pc, pd):
+                if meets and c not in (a, b) and d not in (a, b) and crosses(pa, pb, pc, pd):
                     cost += W_CROSSING
             for code, (qx, qy) in around.stops:
                 meets = x0 - NEAR <= qx <= x1 + NEAR and y0 - NEAR <= qy <= y1 + NEAR
-                if meets and code != a and code != b and _near_segment((qx, qy), pa, pb):
+                if meets and code != a and code != b and near_segment((qx, qy), pa, pb, NEAR):
                     cost += W_OVER
         for p in here.values():
             px, py = p
             for _, _, pc, pd, (ox0, oy0, ox1, oy1) in around.links:
                 meets = ox0 - NEAR <= px <= ox1 + NEAR and oy0 - NEAR <= py <= oy1 + NEAR
-                if meets and _near_segment(p, pc, pd):
+                if meets and near_segment(p, pc, pd, NEAR):
                     cost += W_OVER
             for _, q in around.stops:
                 cost += W_CROWD * (abs(p[0] - q[0]) < CROWD and abs(p[1] - q[1]) < CROWD)
@@ -436,27 +437,3 @@ def _area(box: Bounds) -> float:
 def _meet(a: Bounds, b: Bounds) -> bool:
     """Whether two boxes share some area."""
     return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
-
-
-def _near_segment(p: Point, a: Point, b: Point, within: float = NEAR) -> bool:
-    """Whether point p lies within `within` squares of segment a-b, away from its ends."""
-    (px, py), (ax, ay), (bx, by) = p, a, b
-    dx, dy = bx - ax, by - ay
-    length2 = dx * dx + dy * dy
-    if length2 == 0:
-        return False
-    t = ((px - ax) * dx + (py - ay) * dy) / length2
-    if t <= 0 or t >= 1:
-        return False
-    return math.hypot(px - (ax + t * dx), py - (ay + t * dy)) < within
-
-
-def _crosses(a: Point, b: Point, c: Point, d: Point) -> bool:
-    """Whether segments a-b and c-d cross properly."""
-
-    def side(p, q, r):
-        return (q[0] - p[0]) * (r[1] - p[1]) - (q[1] - p[1]) * (r[0] - p[0])
-
-    d1, d2 = side(c, d, a), side(c, d, b)
-    d3, d4 = side(a, b, c), side(a, b, d)
-    return d1 * d2 < 0 and d3 * d4 < 0
