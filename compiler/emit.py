@@ -20,9 +20,11 @@ from compiler.builtins import RUNTIME_ALIASES
 from compiler.checked import CheckedProgram
 from compiler.emit_procs import ProcWriter
 from compiler.entries import Entry, in_entry
+from compiler.expr import lists_unless_valued
 from compiler.linebreak import broken
 from compiler.literals import ident, lit
 from compiler.names import names_of
+from compiler.printer import ir_expr
 from compiler.pyexpr import PyExpr
 from compiler.pywriter import PyWriter
 from compiler.sources import SourceTable, location_name, location_of, ref
@@ -686,7 +688,10 @@ class CodeGenerator(ProcWriter, StrictVisitor):
     def visit_Assign(self, node: ir.Assign) -> None:
         if self.driving and self.framed:  # a local its decision's frame sets (emit_procs.py)
             self.framed_writes += names_of(node.target).frame_locals
-        self.w.line(f"{self.bare(node.target)} {node.op} {self.bare(node.value)}", node.span)
+        value = node.value
+        if self.driving and lists_unless_valued(value.node):  # the driver never plays to value
+            value = ir_expr(value.node.orelse)
+        self.w.line(f"{self.bare(node.target)} {node.op} {self.bare(value)}", node.span)
 
     def visit_IndexedStore(self, node: ir.IndexedStore) -> None:
         index = node.index

@@ -377,3 +377,20 @@ def helper(module: str, name: str, *args: Expr) -> Call:
 S = Name("S")
 ME = Name("me")
 PLAYER_COUNT = StateField("n")
+
+
+def listed_unless_valued(listing: Expr) -> Cond:
+    """A decision's listing, not made for a position that will only be valued
+    (`State.apply_to_value` sets `S._lazy`): `_l.UNLISTED`, which `cache_legal` leaves for
+    `legal_actions` to make when asked. Only where the listing decides nothing (a value choice,
+    whose empty listing fails; a menu that cannot be empty)."""
+    return Cond(UNLISTED, LAZY, listing)
+
+
+def lists_unless_valued(node: Expr | None) -> bool:
+    """True for a listing made by `listed_unless_valued` (the driver plays no position to value)."""
+    return isinstance(node, Cond) and node.then == UNLISTED and node.cond == LAZY
+
+
+UNLISTED = Helper("_l", "UNLISTED")
+LAZY = Attr(S, "_lazy")

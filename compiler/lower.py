@@ -37,6 +37,7 @@ from compiler.expr import (
     Unary,
     call,
     helper,
+    listed_unless_valued,
 )
 from compiler.lower_exprs import Env, source_text
 from compiler.lower_listings import (
@@ -384,7 +385,7 @@ class FrameLowerer(StrictVisitor):
         listing = Call(Name(f"site{site}_legal"), (S, F if framed else Const(None), by))
         self.emit(
             ir.Assign(X(by), X(gen.expr(node.by, self.env)), node.span),
-            ir.Assign(X(ACTS), X(listing)),
+            ir.Assign(X(ACTS), X(listed_unless_valued(listing))),
             ir.If([ir.Branch(X(Unary("not", ACTS)), [ir.RaiseRuleError(message, *_at(node))])]),
             *waits,
         )
@@ -469,9 +470,12 @@ class FrameLowerer(StrictVisitor):
         )  # fmt: skip
         # A menu's listing reads no frame (its actions' listings take the chooser alone): a
         # driven version may list it where it has made none.
+        listing: Expr = Call(Name(f"site{site}_legal"), (S, Const(None), by))
+        if any(_never_refused(gen.p.actions[name].active) for name in offered):
+            listing = listed_unless_valued(listing)  # never empty: it decides nothing here
         self.emit(
             ir.Assign(X(by), X(gen.expr(node.by, self.env)), node.span),
-            ir.Assign(X(ACTS), X(Call(Name(f"site{site}_legal"), (S, Const(None), by)))),
+            ir.Assign(X(ACTS), X(listing)),
             ir.If([ir.Branch(X(ACTS), [ir.Suspend(site, resume, chooser=X(by))])]),
         )
         self.jump(other if other is not None else resume)
@@ -507,6 +511,11 @@ class FrameLowerer(StrictVisitor):
             ir.Yield(resume),
         )
         self.goto(resume)
+
+
+def _never_refused(decl: ast.ActionDecl) -> bool:
+    """True for an action without parameters or a `when`: offered, it is always legal."""
+    return not decl.params and decl.when is None
 
 
 def _at(node) -> tuple[str, int]:

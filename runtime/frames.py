@@ -14,6 +14,21 @@ from runtime.values import copy_any, encode_any, plain_words
 # What a frame procedure returns to the runner.
 SUSPEND = 0  # a decision is pending: the state's `site` says which
 RETURN = 1  # the frame finished; its result is in `frame.ret`
+
+
+class _Unlisted:
+    """What a decision's listing is when it was not made (`State.apply_to_value`): not empty."""
+
+    __slots__ = ()
+
+    def __bool__(self) -> bool:
+        return True
+
+    def __repr__(self) -> str:
+        return "UNLISTED"
+
+
+UNLISTED = _Unlisted()  # a listing not made: `legal_actions` makes it when asked
 CALL = 2  # a new frame was pushed on top
 
 

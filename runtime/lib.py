@@ -9,7 +9,7 @@ from math import comb
 
 from runtime import rng as _rng
 from runtime.errors import IllegalAction, RuleError, ScenarioFailure
-from runtime.frames import RETURN, WAITING, Action, Frame
+from runtime.frames import RETURN, UNLISTED, WAITING, Action, Frame  # noqa: F401 (UNLISTED: for generated code)
 from runtime.graph import components
 from runtime.limits import MAX_DOMAIN, MAX_SUBSETS, STEP_BUDGET
 from runtime.values import INT_LIMIT, ListD

@@ -134,6 +134,7 @@ class Game:
         state.over = False
         state._legal = None
         state._iters = 0
+        state._lazy = False
         self.module.init_fields(state)
         return state
 
@@ -170,6 +171,7 @@ class Game:
         state.site = saves.check_pending(self, state.over, state.site, state.stack)
         state._legal = None
         state._iters = 0
+        state._lazy = False
         saves.decode_fields(self.module, state, doc)
         self.module.refresh_indexes(state)
         with saves.at("history"):

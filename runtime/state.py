@@ -6,14 +6,26 @@ import json
 
 from runtime.display import screen
 from runtime.errors import EndGame, IllegalAction, MetroRuntimeError, RuleError
-from runtime.frames import RETURN, SUSPEND, Action, Frame, Site
+from runtime.frames import RETURN, SUSPEND, UNLISTED, Action, Frame, Site
 from runtime.values import PLAYER
 
 
 class State:
     """A game position. Generated games subclass it with one slot per declared field."""
 
-    __slots__ = ("_iters", "_legal", "game", "history", "n", "over", "rng", "seed", "site", "stack")
+    __slots__ = (
+        "_iters",
+        "_lazy",
+        "_legal",
+        "game",
+        "history",
+        "n",
+        "over",
+        "rng",
+        "seed",
+        "site",
+        "stack",
+    )
     chance = (
         None  # seeded play; states in another chance mode keep their log here (runtime/chance.py)
     )
@@ -52,6 +64,8 @@ class State:
         if type(player) is not int or not 0 <= player < self.n:
             # Only a restored save's corrupted procedure locals can name someone else.
             raise RuleError(f"the player to decide is {player!r}, not a player of this game")
+        if actions is UNLISTED:  # not made (`apply_to_value`): `legal_actions` makes it
+            return
         if self._legal is None:
             self._legal = {player: actions}
         else:
@@ -124,6 +138,16 @@ class State:
                 f"the game exceeded its budget of {self.game.max_decisions} decisions "
                 "(`max decisions`)"
             )
+
+    def apply_to_value(self, player: int, action: Action) -> None:
+        """`apply_legal` for a position that will only be valued (a search's one-ply values):
+        at the decision it reaches, a listing that cannot come out empty is not made
+        (`legal_actions` makes it when asked). A listing that would fail fails only then."""
+        self._lazy = True
+        try:
+            self.apply_legal(player, action)
+        finally:
+            self._lazy = False
 
     def _find(self, legal: list[Action], text: str, site: Site) -> Action:
         for action in legal:
@@ -209,6 +233,7 @@ class State:
         other.over = self.over
         other._legal = None if self._legal is None else dict(self._legal)
         other._iters = 0
+        other._lazy = False
         self.game.module.copy_fields(self, other)
         return other
 

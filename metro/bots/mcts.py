@@ -270,7 +270,7 @@ class MctsBot:
             if depth >= self.prior_depth:  # deep in the tree: one new node, valued at once
                 child, action = self._add_untried(node, actions)
                 if child is not None:
-                    state.apply_legal(mover, action)
+                    state.apply_to_value(mover, action)  # a leaf: valued or played out from
                     path.append(child)
                     break
                 action, child = self._select(node, actions, mover, widen=False)
@@ -356,7 +356,7 @@ class MctsBot:
         reached: list[list] = [[None] * len(actions) for _ in seeds]
         for index, action in enumerate(actions):
             chose = state.clone()
-            chose.apply_legal(mover, action)
+            chose.apply_to_value(mover, action)  # valued, so its next listing need not be made
             for drawn, others in enumerate(seeds):
                 reached[drawn][index] = self._reach(
                     chose, mover, action, others, outcomes, drawn == last
