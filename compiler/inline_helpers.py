@@ -7,9 +7,9 @@ taking out of one, `_l.bag_remove(B, x)`, becomes `B[x] -= 1` when `B[x] > 0` (t
 called otherwise, to fail as it does), where the bag and the item are plain reads, read twice;
 storing an integer checked for its range, `T = _l.int_ok(E)`, becomes `_int = E`, the range's
 test (the helper called only to fail) and `T = _int`, in that order.
-Only statements change: each of these helpers is a call of its own in a hot loop (a Ticket to
-Ride game charges about 530 loop steps, adds about 230 cards to bags, takes 320 out and checks
-420 stored integers), and a call costs more than what it does.
+Only statements change: each of these helpers is a call of its own in a hot loop (a game of
+some 300 decisions may charge hundreds of loop steps, move hundreds of items in and out of bags
+and check as many stored integers), and a call costs more than what it does.
 """
 
 from __future__ import annotations

@@ -14,6 +14,20 @@ from runtime.values import copy_any, encode_any, plain_words
 # What a frame procedure returns to the runner.
 SUSPEND = 0  # a decision is pending: the state's `site` says which
 RETURN = 1  # the frame finished; its result is in `frame.ret`
+CALL = 2  # a new frame was pushed on top
+
+
+class Waiting:
+    """What a procedure's frameless entry returns when it had to wait (compiler/entries.py):
+    its frame is on the stack, and `signal` is what that frame told the runner."""
+
+    __slots__ = ("signal",)
+
+    def __init__(self, signal: int):
+        self.signal = signal
+
+
+WAITING = {SUSPEND: Waiting(SUSPEND), CALL: Waiting(CALL)}
 
 
 class _Unlisted:
@@ -29,20 +43,6 @@ class _Unlisted:
 
 
 UNLISTED = _Unlisted()  # a listing not made: `legal_actions` makes it when asked
-CALL = 2  # a new frame was pushed on top
-
-
-class Waiting:
-    """What a procedure's frameless entry returns when it had to wait (compiler/entries.py):
-    its frame is on the stack, and `signal` is what that frame told the runner."""
-
-    __slots__ = ("signal",)
-
-    def __init__(self, signal: int):
-        self.signal = signal
-
-
-WAITING = {SUSPEND: Waiting(SUSPEND), CALL: Waiting(CALL)}
 
 
 class Action(tuple):
