@@ -15,6 +15,7 @@ from compiler.draw_eval import map_items, report
 from compiler.drives import plan_drives
 from compiler.emit import emit_module, emit_scenarios
 from compiler.entries import plan_entries
+from compiler.fold_constants import fold_constants
 from compiler.hoist import hoist_listings
 from compiler.inline_functions import inline_functions
 from compiler.inline_helpers import inline_helpers
@@ -127,6 +128,11 @@ def stage_unroll_aggregates(ctx: CompileContext) -> None:
     unroll_aggregates(ctx.module)
 
 
+def stage_fold_constants(ctx: CompileContext) -> None:
+    """What depends only on the rules' constants is computed while compiling (an optimisation)."""
+    fold_constants(ctx.module)
+
+
 def stage_hoist_listings(ctx: CompileContext) -> None:
     """A listing computes once what depends on none of its loops (an optimisation)."""
     hoist_listings(ctx.module)
@@ -205,6 +211,7 @@ STAGES: list[tuple[str, Callable[[CompileContext], None]]] = [
     ("inline_functions", stage_inline_functions),
     ("tabulate_listings", stage_tabulate_listings),
     ("unroll_aggregates", stage_unroll_aggregates),
+    ("fold_constants", stage_fold_constants),
     ("hoist_listings", stage_hoist_listings),
     ("bind_attributes", stage_bind_attributes),
     ("share_listings", stage_share_listings),
@@ -219,6 +226,7 @@ OPTIMISATIONS = frozenset(
         "inline_functions",
         "tabulate_listings",
         "unroll_aggregates",
+        "fold_constants",
         "hoist_listings",
         "bind_attributes",
         "share_listings",

@@ -36,6 +36,7 @@ GAME = os.path.join(ROOT, "tests", "data", "tabulated")
 GAMES = {
     "frameless_entries": os.path.join(ROOT, "tests", "data", "entries"),
     "inline_helpers": os.path.join(ROOT, "tests", "data", "guards"),  # it adds to a bag
+    "fold_constants": os.path.join(ROOT, "tests", "data", "folded"),
 }
 
 
@@ -198,10 +199,12 @@ def test_the_unrolled_scenarios_compile_without_warnings():
             compile(text, "tokyo_metro+drinks", "exec")
 
 
-def test_hoisting_is_an_optimisation_stage_after_inlining_and_unrolling():
+def test_hoisting_is_an_optimisation_stage_after_inlining_unrolling_and_folding():
     names = [name for name, _ in STAGES]
     assert "hoist_listings" in OPTIMISATIONS
-    assert names.index("hoist_listings") == names.index("unroll_aggregates") + 1
+    # Folding computes what unrolling wrote out of constants, before hoisting sees it.
+    assert names.index("fold_constants") == names.index("unroll_aggregates") + 1
+    assert names.index("hoist_listings") == names.index("fold_constants") + 1
     assert names.index("bind_attributes") == names.index("hoist_listings") + 1
 
 
