@@ -1,8 +1,8 @@
 """Stage `fold_constants`: what depends only on the rules' constants is computed while compiling.
 
-Inlined functions bring constants into the code that reads them: `min(size(DECK_CARDS[d]) for d
-in deck)` becomes `min(len(C_DECK_CARDS[0]), …, len(C_DECK_CARDS[5]))` once its aggregate is
-written out, and `C_SETUP_PLAYERS if (C_SETUP_PLAYERS > 0) else S.n` tests a constant. The stage
+Inlined functions bring constants into the code that reads them: `min(size(ROWS[r]) for r in
+0..5)` becomes `min(len(C_ROWS[0]), …, len(C_ROWS[5]))` once its aggregate is written out, and
+`C_SEATS if (C_SEATS > 0) else S.n` tests a constant. The stage
 evaluates such parts with the values the module is written with (a constant is written as the
 literal of its value, so Python computes the same thing at run time) and writes a number, truth
 value, text or none in their place; a conditional whose test is known keeps only the branch it
