@@ -493,11 +493,11 @@ class CodeGenerator(ProcWriter, StrictVisitor):
             for f in fields:
                 self.reads(f.copy)
                 w.line(f"T.{f.slot} = {f.copy.bare()}")
-            for index in indexes:
-                w.line(f"T.{index.slot} = [_keys[:] for _keys in S.{index.slot}]")
+            for index in indexes:  # an index and its views are lists of lists (runtime/lib.py)
+                w.line(f"T.{index.slot} = list(map(list.copy, S.{index.slot}))")
                 if index.field in self.views:
                     slot = self.views[index.field].slot
-                    w.line(f"T.{slot} = [_keys[:] for _keys in S.{slot}]")
+                    w.line(f"T.{slot} = list(map(list.copy, S.{slot}))")
             w.line("return None")
         self.gap()
         # The maintained indexes, made again from the tables (after a save is read back).

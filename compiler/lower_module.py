@@ -194,7 +194,7 @@ def _fields(ctx: LoweringContext) -> list[ir.Field]:
             item = Local("_x")
             inner = _copy_code(t, item)
             whole = StateField(slot)
-            copy = _whole_copy(whole) if inner == item else Comp("list", inner, (For(item, whole),))
+            copy = _whole_copy(whole) if inner == item else _copied_items(inner, item, whole)
         else:
             copy = _copy_code(t, StateField(slot))
         out.append(
@@ -242,7 +242,7 @@ def _copy_code(t: Type, code: Expr, depth: int = 0) -> Expr:
         if _immutable(t.item):
             return _whole_copy(code)
         item = Local(f"_c{depth}")
-        return Comp("list", _copy_code(t.item, item, depth + 1), (For(item, code),))
+        return _copied_items(_copy_code(t.item, item, depth + 1), item, code)
     if isinstance(t, MapT):
         if not is_finite(t.key):
             key, value = Local("_k"), Local("_w")
@@ -252,11 +252,20 @@ def _copy_code(t: Type, code: Expr, depth: int = 0) -> Expr:
         if _immutable(t.value):
             return _whole_copy(code)
         item = Local(f"_c{depth}")
-        return Comp("list", _copy_code(t.value, item, depth + 1), (For(item, code),))
+        return _copied_items(_copy_code(t.value, item, depth + 1), item, code)
     if isinstance(t, OptT) and not _immutable(t.inner):
         copied = _copy_code(t.inner, code, depth)
         return Paren(Cond(Const(None), BinOp(code, "is", Const(None)), copied))
     return code
+
+
+def _copied_items(inner: Expr, item: Local, code: Expr) -> Expr:
+    """A list of `inner` for each `item` of `code`; `list(map(list.copy, code))` when each item
+    is a list copied whole (a list, or a table with an entry per key, is always stored as a
+    Python list: lowering's `convert` makes one), which makes no Python frame per copy."""
+    if inner == _whole_copy(item):
+        return call("list", call("map", Attr(Name("list"), "copy"), code))
+    return Comp("list", inner, (For(item, code),))
 
 
 def _whole_copy(code: Expr) -> Expr:

@@ -243,7 +243,10 @@ def test_the_nth_value_of_an_enum_is_read_without_listing_them(tmp_path, index, 
         'game "Nth" {\n  players 1..2\n  enum T { a b c }\n  state { got: T? public }\n'
         f"  flow {{\n    got = T[{index}]\n  }}\n  score(p) = 0\n}}\n"
     )
-    assert "range(3)[" in generate_python(str(tmp_path))
+    # (read so as lowering writes it: stage fold_constants computes the indexes that exist)
+    assert "range(3)[" in compile_game(str(tmp_path), without=("fold_constants",)).python
+    folded = generate_python(str(tmp_path))
+    assert ("range(3)[" in folded) == (error is not None)
     game = load_game(str(tmp_path), use_cache=False)
     if error is None:
         assert game.new_game(1).g_got == [0, 1, 2][index]
