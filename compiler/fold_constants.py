@@ -45,9 +45,10 @@ FOLD_STEPS = 4096  # the values a folded aggregate may walk, all its comprehensi
 
 
 def _nonempty(aggregate):
-    """`aggregate` of a collection that is not empty (else a ValueError: left to the game)."""
+    """`aggregate` of a collection that is not empty (else a ValueError: left to the game); the
+    runtime's helper may be given a name for its message, which changes nothing here."""
 
-    def computed(values):
+    def computed(values, *_named):
         values = list(values)
         if not values:
             raise ValueError("empty")
@@ -70,6 +71,12 @@ BUILTINS = {
     Helper("_l", "greatest"): _nonempty(max),
     Helper("_l", "least"): _nonempty(min),
 }
+# Builtins that walk their argument: folded only over at most FOLD_STEPS items.
+WALKING = frozenset(
+    (Name("min"), Name("max"), Name("sum"), Name("any"), Name("all"))
+    + (Helper("_l", "greatest"), Helper("_l", "least"))
+)
+ARITHMETIC = frozenset(("+", "-", "*", "//", "%"))  # folded on numbers only (a list times n is not)
 OPERATORS = {
     "+": operator.add,
     "-": operator.sub,
@@ -160,6 +167,8 @@ class Folder:
             if value is UNKNOWN or not _foldable(value):
                 return UNKNOWN
             values.append(value)
+        if _too_costly(node, values):
+            return UNKNOWN
         try:
             return compute(*values)
         except (ArithmeticError, LookupError, TypeError, ValueError):
@@ -192,6 +201,17 @@ class Folder:
             return True
 
         return out if walk(comp.clauses, bound) else UNKNOWN
+
+
+def _too_costly(node: Expr, values: list) -> bool:
+    """True if computing `node` from `values` could build or walk a large value: arithmetic
+    on anything but numbers (a list times n), a walk of more than FOLD_STEPS items."""
+    if isinstance(node, BinOp) and node.op in ARITHMETIC:
+        return not all(isinstance(v, int) for v in values)
+    if isinstance(node, Call) and node.func in WALKING:
+        sized = (v for v in values if isinstance(v, str | list | tuple | dict | range))
+        return any(len(v) > FOLD_STEPS for v in sized)
+    return False
 
 
 def _foldable(value: object) -> bool:

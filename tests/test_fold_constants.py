@@ -57,3 +57,14 @@ def test_what_would_fail_is_left_to_fail_when_the_game_runs():
     test = Cond(Local("v_a"), BinOp(Name("C_ZERO"), ">", Const(0)), Local("v_b"))
     assert folder.fold(test) == Paren(Local("v_b"))
     assert folder.fold(BinOp(Name("S"), "+", Const(1))) == BinOp(Name("S"), "+", Const(1))
+
+
+def test_folding_never_builds_or_walks_a_large_value():
+    folder = Folder({"C_ROW": [0], "C_BIG": 10**9}, {})
+    # a list times a number is left as written (it would be built while compiling)
+    repeated = BinOp(Name("C_ROW"), "*", Name("C_BIG"))
+    assert folder.fold(repeated) is repeated
+    # a walk over more than FOLD_STEPS values is left to the game (and its step budget)
+    endless = Call(Name("sum"), (Call(Name("range"), (Name("C_BIG"),)),))
+    assert folder.fold(endless) is endless
+    assert folder.fold(Call(Name("len"), (Call(Name("range"), (Name("C_BIG"),)),))) == Const(10**9)
