@@ -89,6 +89,10 @@ OPERATORS = {
     ">=": operator.ge,
     "==": operator.eq,
     "!=": operator.ne,
+    # Lowering writes `is` only against none; folded, a known value never stays to be compared
+    # with `is` (Python warns at `0 is None`).
+    "is": operator.is_,
+    "is not": operator.is_not,
 }
 LARGEST = 1 << 63  # a folded number beyond this is left as written (the range check reports it)
 

@@ -68,3 +68,12 @@ def test_folding_never_builds_or_walks_a_large_value():
     endless = Call(Name("sum"), (Call(Name("range"), (Name("C_BIG"),)),))
     assert folder.fold(endless) is endless
     assert folder.fold(Call(Name("len"), (Call(Name("range"), (Name("C_BIG"),)),))) == Const(10**9)
+
+
+def test_a_known_value_tested_against_none_is_decided():
+    # `C_ROWS[0] is None` would read `1 is None` once folded, which Python warns at
+    folder = Folder({"C_ROWS": [1, None]}, {})
+    assert folder.fold(BinOp(Index(Name("C_ROWS"), Const(0)), "is", Const(None))) == Const(False)
+    assert folder.fold(BinOp(Index(Name("C_ROWS"), Const(1)), "is", Const(None))) == Const(True)
+    unknown = BinOp(Local("v_x"), "is not", Const(None))
+    assert folder.fold(unknown) is unknown
