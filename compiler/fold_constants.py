@@ -129,8 +129,10 @@ class Folder:
             if test is not UNKNOWN:
                 return Paren(node.then if test else node.orelse)
             return node
-        if isinstance(node, Const | Name | Table | Local | Comp):
-            return node  # a name stays a name (a table is written once, under its name)
+        if not isinstance(node, Index | Call | BinOp | Unary):
+            # A name stays a name (a table is written once, under its name); parentheses keep
+            # what is inside them, folded already (the printer drops those around one value).
+            return node
         value = self.value(node, {})
         if value is UNKNOWN or not _literal(value):
             return node
