@@ -78,11 +78,8 @@ def sample_position(state: State, player: int, rng: random.Random, reopen: bool 
     # Only Random.random() repeats across Python versions; the rest uses runtime.rng.
     seed = int(rng.random() * (1 << 53))
     stream = _rng.seed_state(seed)
-    pools: dict[str, list[Container]] = {}
-    for container in hidden_containers(sample, player):
-        pools.setdefault(_pool_name(container.desc.item), []).append(container)
-    for name in sorted(pools):
-        stream = deal(pools[name], stream)
+    for pool in _pools(sample.game.module):
+        stream = pool.deal(sample, player, stream)
     if reopen:
         _reopen_secret_choices(sample, player)
     else:
@@ -154,6 +151,113 @@ def _hidden_fields(module) -> tuple[tuple, tuple]:
     )
     _HIDDEN_FIELDS[module] = known = (fields, player_fields)
     return known
+
+
+@dataclass(frozen=True, slots=True)
+class _Source:
+    """A hidden field whose containers all go to one pool (`leaf`, their descriptor)."""
+
+    attr: str
+    desc: Desc
+    per_player: bool
+    owner: bool  # a per-player field that is the owner's alone (the others' are re-dealt)
+    leaf: ListD | SetD | BagD
+
+    def gather(self, state: State, player: int, out: list) -> None:
+        """Append this field's containers (their values) in `state` to `out`, as
+        hidden_containers finds them."""
+        value = getattr(state, self.attr)
+        if not self.per_player:
+            _gather(value, self.desc, out)
+            return
+        for p in range(state.n):
+            if not self.owner or p != player:
+                _gather(value[p], self.desc, out)
+
+
+def _gather(value, desc: Desc, out: list) -> None:
+    """_collect for a descriptor known to lead to pooled containers: their values."""
+    if isinstance(desc, MapD):
+        entries = value if desc.n is not None else [value[k] for k in sorted(value)]
+        inner = desc.value
+        if isinstance(inner, MapD):
+            for entry in entries:
+                _gather(entry, inner, out)
+        else:
+            out.extend(entries)
+    else:
+        out.append(value)
+
+
+@dataclass(frozen=True, slots=True)
+class _Pool:
+    """The hidden fields whose items are pooled together, in hidden_containers' order."""
+
+    sources: tuple[_Source, ...]
+    lists: bool  # every container a list: dealt without Container objects
+
+    def deal(self, state: State, player: int, stream: int) -> int:
+        """Re-deal this pool's containers in `state` (as `deal` does); the new stream."""
+        values: list = []
+        if self.lists:
+            for source in self.sources:
+                source.gather(state, player, values)
+            return _deal_lists(values, stream)
+        containers: list[Container] = []
+        for source in self.sources:
+            source.gather(state, player, values)
+            containers += [Container(value, source.leaf) for value in values]
+            values.clear()
+        return deal(containers, stream)
+
+
+def _deal_lists(lists: list[list], stream: int) -> int:
+    """deal for containers that are all lists (the same draws, the same deal)."""
+    pool: list = []
+    for value in lists:
+        pool += value
+    stream = _rng.shuffle(stream, pool)
+    end = len(pool)
+    for value in lists:
+        start = end - len(value)
+        value[:] = pool[start:end]
+        end = start
+    return stream
+
+
+# A compiled module's pools, in the order they are dealt (their names'), as _pools finds them.
+_POOLS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _pools(module) -> tuple[_Pool, ...]:
+    """The module's pools of hidden items, in the order sample_position deals them."""
+    known = _POOLS.get(module)
+    if known is not None:
+        return known
+    fields, player_fields = _hidden_fields(module)
+    sources = [(attr, desc, False, False) for attr, desc in fields]
+    sources += [(attr, desc, True, owner) for attr, desc, owner in player_fields]
+    named: dict[str, list[_Source]] = {}
+    for attr, desc, per_player, owner in sources:
+        leaf = _leaf(desc)
+        if leaf is not None:
+            source = _Source(attr, desc, per_player, owner, leaf)
+            named.setdefault(_pool_name(leaf.item), []).append(source)
+    known = tuple(
+        _Pool(tuple(named[name]), all(type(s.leaf) is ListD for s in named[name]))
+        for name in sorted(named)
+    )
+    _POOLS[module] = known
+    return known
+
+
+def _leaf(desc: Desc) -> ListD | SetD | BagD | None:
+    """The descriptor of the pooled containers a value of `desc` holds, if any."""
+    while isinstance(desc, MapD):
+        desc = desc.value
+    if isinstance(desc, ListD | SetD | BagD) and not desc.item.mutable:
+        return desc
+    return None
 
 
 def element_key(desc: Desc) -> tuple:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import random
 from collections import Counter
+from types import SimpleNamespace
 
 import pytest
 from click.testing import CliRunner
@@ -20,15 +21,18 @@ from metro.bots import (
 )
 from metro.bots.mcts import MctsBot
 from metro.cli import main
+from runtime import rng
 from runtime.determinize import (
     BLANK,
     Container,
+    _pool_name,
+    _pools,
     deal,
     element_key,
     hidden_containers,
     sample_position,
 )
-from runtime.values import BagD, ListD, NamedD, SetD
+from runtime.values import BagD, ListD, MapD, NamedD, RangeD, SetD
 from tests.conftest import ROOT, game_dirs
 
 GAMES = [os.path.basename(path) for path in game_dirs()]
@@ -164,6 +168,97 @@ def test_others_pending_secret_choices_are_redrawn_but_ones_own_is_kept(ttr):
         own = sample_position(state, 0, random.Random(seed))
         assert own.stack[-1].L[secret[1]][0] == true_choice
     assert len(seen) > 1
+
+
+def dealt_as_pooled(state, player: int, stream: int) -> int:
+    """What sample_position's dealing does, written plainly: the hidden containers grouped by
+    their items' pool, each pool dealt (`deal`) in the order of the pools' names."""
+    pools: dict[str, list[Container]] = {}
+    for container in hidden_containers(state, player):
+        pools.setdefault(_pool_name(container.desc.item), []).append(container)
+    for name in sorted(pools):
+        stream = deal(pools[name], stream)
+    return stream
+
+
+class _Module:
+    """The parts of a compiled module the sampler reads (weakly referable, as modules are)."""
+
+    tile = NamedD(tuple("abcdefgh"))
+    SAVE_FIELDS = (
+        ("kept", "g_kept", SetD(tile)),
+        ("piles", "g_piles", MapD(RangeD(0, 9, 1), ListD(tile), None)),
+        ("rows", "g_rows", MapD(NamedD(("x", "y")), MapD(NamedD(("u", "v")), ListD(tile), 2), 2)),
+        ("score", "g_score", RangeD(0, 9, 1)),
+        ("open", "g_open", ListD(tile)),
+        ("dice", "g_dice", ListD(RangeD(1, 6, 1))),
+    )
+    SAVE_PLAYER_FIELDS = (
+        ("hand", "p_hand", BagD(tile, 8)),
+        ("line", "p_line", ListD(tile)),
+        ("lines", "p_lines", ListD(ListD(tile))),
+    )
+
+    def __init__(self):
+        self.STATE_VISIBILITY = {
+            **dict.fromkeys(("kept", "piles", "rows", "score", "dice"), "hidden"),
+            "open": "public",
+        }
+        self.PLAYER_VISIBILITY = {"hand": "owner", "line": "hidden", "lines": "hidden"}
+
+
+def _fake_position(module: _Module) -> SimpleNamespace:
+    """A position of `module`'s fields (only what the sampler's dealing reads)."""
+    return SimpleNamespace(
+        game=SimpleNamespace(module=module),
+        n=3,
+        g_kept={0, 1, 2},
+        g_piles={7: [3, 3, 4], 2: [5], 4: []},
+        g_rows=[[[0, 1], [2]], [[6, 7, 7], []]],
+        g_score=4,
+        g_open=[1, 2],
+        g_dice=[6, 1, 1, 3],
+        p_hand=[[0, 2, 0, 0, 0, 1, 0, 0], [1, 0, 0, 0, 0, 0, 0, 3], [0, 0, 1, 1, 0, 0, 0, 0]],
+        p_line=[[4, 5], [], [6]],
+        p_lines=[[[1]], [[2]], [[3]]],
+    )
+
+
+def test_the_sampler_deals_each_pool_as_the_plain_grouping_of_hidden_containers_does():
+    # sample_position deals from a plan made once per module (runtime/determinize.py, _pools):
+    # the same containers in the same order as grouping hidden_containers by pool, the pools
+    # in the same order, the same draws, whatever the fields (sets, bags per player, tables by
+    # number and nested tables).
+    module = _Module()
+    changed = False
+    for player in range(3):
+        for stream in range(1, 40, 3):
+            planned, plain = _fake_position(module), _fake_position(module)
+            after = stream
+            for pool in _pools(module):
+                after = pool.deal(planned, player, after)
+            assert after == dealt_as_pooled(plain, player, stream)
+            assert vars(planned) == vars(plain)
+            assert planned.g_open == [1, 2] and planned.g_score == 4  # public, a scalar
+            assert planned.p_lines == [[[1]], [[2]], [[3]]]  # a list of lists is not pooled
+            assert planned.p_hand[player] == _fake_position(module).p_hand[player]  # their own
+            changed |= vars(planned) != vars(_fake_position(module))
+    assert changed
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_a_sample_is_dealt_as_the_plain_grouping_of_hidden_containers(games, name):
+    for state in positions(games[name]):
+        for player in range(state.n):
+            plain = state.clone()
+            dealt_as_pooled(
+                plain, player, rng.seed_state(int(random.Random(3).random() * (1 << 53)))
+            )
+            sample = sample_position(state, player, random.Random(3), reopen=True)
+            for attr in {a for _, a, _ in state.game.module.SAVE_FIELDS} | {
+                a for _, a, _ in state.game.module.SAVE_PLAYER_FIELDS
+            }:
+                assert getattr(sample, attr) == getattr(plain, attr), attr
 
 
 def test_samples_are_reproducible(ttr):

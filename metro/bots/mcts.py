@@ -412,7 +412,8 @@ class MctsBot:
                     return known
             if not own:
                 after, own = after.clone(), True
-            after.apply_legal(*choice)
+            # valued or asked its next chooser's listing, which legal_actions then makes
+            after.apply_to_value(*choice)
         outcome = _outcome(after)
         if outcomes is None:
             return outcome
