@@ -1,9 +1,10 @@
 """metro: board games written as .metro rule files, compiled to Python state machines and played.
 
 import metro
-game = metro.load_game("ticket_to_ride")        # a shipped game by name, or a path
-state = game.new_game(players=4, seed=7)
-stats = metro.simulate("ticket_to_ride", players=4, games=100, seed=1)
+name = metro.shipped_games()[0]    # a shipped game's name, or the path of a game's folder
+game = metro.load_game(name)
+state = game.new_game(players=2, seed=7)
+stats = metro.simulate(name, players=2, games=100, seed=1)
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Every metro game as an OpenSpiel game (the rl extra): `metro.openspiel_game(name, players=N)`.
 
 Importing this module also registers the game `metro` with OpenSpiel, so that
-`pyspiel.load_game("metro(game=tokyo_metro,players=3)")` works, and with it OpenSpiel's
-serialisation of games and states (`pyspiel.serialize_game_and_state`). Parameters: `game`
+`pyspiel.load_game("metro(game=NAME,players=3)")` works (NAME a shipped game's name), and with
+it OpenSpiel's serialisation of games and states (`pyspiel.serialize_game_and_state`). Parameters: `game`
 (a shipped game's name or a path), `players`, `variants` and `expansions` (names or paths
 joined by `+`), `chance` (`explicit` or `sampled`), `seed` (sampled chance only) and
 `max_actions`.
