@@ -167,6 +167,48 @@ def test_a_route_is_claimed_by_clicking_it_on_the_board(browser, server):
     assert history[doc["decisions"]] == (0, choices[0]["id"])
 
 
+def board_width(page) -> float:
+    """The width the board's picture is drawn at, in pixels."""
+    return page.eval_on_selector("#board svg", "svg => svg.getBoundingClientRect().width")
+
+
+def test_the_board_zooms_in_scrolls_in_its_frame_and_fits_the_page_again(browser, server):
+    created = server.create("ticket_to_ride", [{"human": True}, {"bot": "random"}], seed=4)
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(server.base + created["seats"][0]["url"])
+    page.wait_for_selector("#board svg", timeout=WAIT_MS)
+    page.wait_for_selector("button.choice", timeout=WAIT_MS)
+    fit = board_width(page)
+    frame = page.eval_on_selector("#board", "board => board.clientWidth")
+    assert abs(fit - frame) < 2  # at first the board fits its frame
+    assert page.is_disabled("#zoom-out") and page.is_disabled("#zoom-fit")
+    page.click("#zoom-in")
+    page.click("#zoom-in")
+    assert board_width(page) == pytest.approx(2 * fit, rel=0.02)
+    scrolls = "board => board.scrollWidth > board.clientWidth && board.clientHeight <= innerHeight"
+    assert page.eval_on_selector("#board", scrolls)  # it scrolls inside a frame on the screen
+    page.click("#zoom-out")
+    assert board_width(page) == pytest.approx(1.5 * fit, rel=0.02)
+    # A move redraws the board: it keeps the size it was given.
+    decisions = int(page.get_attribute("body", "data-decisions"))
+    page.locator("button.choice").first.click()
+    page.wait_for_function(
+        f"Number(document.getElementById('board').dataset.decisions) > {decisions}",
+        timeout=WAIT_MS,
+    )
+    assert board_width(page) == pytest.approx(1.5 * fit, rel=0.02)
+    for _ in range(6):  # at most the largest size
+        page.click("#zoom-in") if not page.is_disabled("#zoom-in") else None
+    assert page.is_disabled("#zoom-in")
+    assert board_width(page) == pytest.approx(4 * fit, rel=0.02)
+    page.click("#zoom-fit")
+    assert abs(board_width(page) - fit) < 2
+    assert page.is_disabled("#zoom-fit") and not page.is_disabled("#zoom-in")
+    assert errors == []
+
+
 def person(browser, server: Server, created: dict, seat: int, seed: int) -> ClickingPerson:
     """A person at seat `seat`'s page of a created match, in a browser context of their own."""
     context = browser.new_context(viewport={"width": 1400, "height": 900})

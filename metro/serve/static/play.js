@@ -423,7 +423,30 @@ function follow() {
   socket.addEventListener("close", () => setTimeout(follow, 2000));
 }
 
+// The board's sizes: 1 fits the page; larger ones scroll inside the board's frame. The size is
+// the frame's (a CSS property), so it stays when a new position's picture replaces the old one.
+const ZOOMS = [1, 1.5, 2, 3, 4];
+let zoomAt = 0;
+
+function zoomTo(index) {
+  const board = document.getElementById("board");
+  // The point at the middle of the view stays there.
+  const x = (board.scrollLeft + board.clientWidth / 2) / Math.max(board.scrollWidth, 1);
+  const y = (board.scrollTop + board.clientHeight / 2) / Math.max(board.scrollHeight, 1);
+  zoomAt = Math.max(0, Math.min(ZOOMS.length - 1, index));
+  board.style.setProperty("--zoom", String(ZOOMS[zoomAt]));
+  board.classList.toggle("zoomed", zoomAt > 0);
+  board.scrollLeft = x * board.scrollWidth - board.clientWidth / 2;
+  board.scrollTop = y * board.scrollHeight - board.clientHeight / 2;
+  document.getElementById("zoom-out").disabled = zoomAt === 0;
+  document.getElementById("zoom-fit").disabled = zoomAt === 0;
+  document.getElementById("zoom-in").disabled = zoomAt === ZOOMS.length - 1;
+}
+
 function start() {
+  document.getElementById("zoom-in").addEventListener("click", () => zoomTo(zoomAt + 1));
+  document.getElementById("zoom-out").addEventListener("click", () => zoomTo(zoomAt - 1));
+  document.getElementById("zoom-fit").addEventListener("click", () => zoomTo(0));
   document.getElementById("board").addEventListener("click", boardClicked);
   document.getElementById("board").addEventListener("mouseover", boardHovered);
   document.getElementById("undo").addEventListener("click", undo);
