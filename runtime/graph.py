@@ -260,41 +260,61 @@ def longest_trail(edges: Sequence[tuple]) -> int:
     """Return the top total weight of a trail (no edge used twice) in the multigraph, 0 if none."""
     if not edges:
         return 0
-    # Split the edges by connected component (union-find over vertices).
-    parent: dict[Any, Any] = {}
-    for edge in edges:
-        for x in (edge[0], edge[1]):
-            if x not in parent:
-                parent[x] = x
-    for edge in edges:
-        ru, rv = edge[0], edge[1]
-        while parent[ru] != ru:
-            parent[ru] = parent[parent[ru]]
-            ru = parent[ru]
-        while parent[rv] != rv:
-            parent[rv] = parent[parent[rv]]
-            rv = parent[rv]
-        if ru != rv:
-            parent[ru] = rv
-    groups: dict[Any, list] = {}
-    for edge in edges:
-        r = edge[0]
-        while parent[r] != r:
-            r = parent[r]
-        if r in groups:
-            groups[r].append(edge)
-        else:
-            groups[r] = [edge]
+    groups = _components_of(edges)
+    # A trail lies in one component and weighs at most the sum of its positive weights: the
+    # components are tried from the largest such bound, and once a bound is no more than the
+    # best trail found, no component left can hold a longer one (most of a network's pieces).
+    bounds = [sum(edge[2] for edge in group if edge[2] > 0) for group in groups]
     best = 0
-    for group in groups.values():
+    for at in sorted(range(len(groups)), key=bounds.__getitem__, reverse=True):
+        if bounds[at] <= best:
+            break
+        group = groups[at]
         if len(group) <= 2 and group[0][2] >= 0 and group[-1][2] >= 0:
             # One edge, or two meeting at a vertex: one trail (most components of a network
             # grown an edge at a time are so small).
             trail = group[0][2] + group[1][2] if len(group) == 2 else group[0][2]
         else:
             trail = _component_trail(group)
-        best = max(best, trail)
+        if trail > best:
+            best = trail
     return best
+
+
+def _components_of(edges: Sequence[tuple]) -> list[list[tuple]]:
+    """The edges split by connected component (union-find over the vertices, numbered as met),
+    each component's edges in their order, the components in the order their first edges come."""
+    number: dict[Any, int] = {}
+    parent: list[int] = []
+    ends = []
+    for edge in edges:
+        u, v = edge[0], edge[1]
+        a = number.get(u)
+        if a is None:
+            a = number[u] = len(parent)
+            parent.append(a)
+        b = number.get(v)
+        if b is None:
+            b = number[v] = len(parent)
+            parent.append(b)
+        ends.append((a, b))
+    for a, b in ends:
+        while parent[a] != a:
+            parent[a] = a = parent[parent[a]]
+        while parent[b] != b:
+            parent[b] = b = parent[parent[b]]
+        if a != b:
+            parent[a] = b
+    groups: dict[int, list[tuple]] = {}
+    for edge, (a, _) in zip(edges, ends, strict=True):
+        while parent[a] != a:
+            a = parent[a]
+        group = groups.get(a)
+        if group is None:
+            groups[a] = [edge]
+        else:
+            group.append(edge)
+    return list(groups.values())
 
 
 def _degrees(nv: int, ends: list[tuple[int, int]]) -> tuple[list[int], list[int]]:

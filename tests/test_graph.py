@@ -244,6 +244,23 @@ def test_longest_trail_disconnected_pieces():
     assert trail_both_ways(edges[:-1]) == 8
 
 
+def test_longest_trail_skips_components_that_cannot_hold_a_longer_trail(monkeypatch):
+    # Pieces searched from the largest sum of weights: once the best trail found weighs as
+    # much as a piece's every edge, that piece and the smaller ones are not searched.
+    searched = []
+    search = graph._component_trail
+    monkeypatch.setattr(graph, "_component_trail", lambda g: searched.append(len(g)) or search(g))
+    star = [(0, 1, 3), (0, 2, 3), (0, 3, 3), (0, 4, 3)]  # best trail 6 of 12
+    small = [(10, 11, 2), (11, 12, 2), (11, 13, 1)]  # 5 in all: cannot beat 6
+    tied = [(20, 21, 2), (21, 22, 2), (21, 23, 2)]  # 6 in all: cannot beat 6 either
+    assert longest_trail(small + tied + star) == 6
+    assert searched == [4]
+    searched.clear()
+    bigger = [(30, 31, 5), (31, 32, 5), (31, 33, 5)]  # 15 in all, best trail 10
+    assert longest_trail(small + star + bigger) == 10
+    assert searched == [3, 4]  # the star's 12 might beat 10: searched; the small piece's 5 not
+
+
 def test_longest_trail_self_loop():
     assert trail_both_ways([(1, 1, 4)]) == 4
     assert trail_both_ways([(1, 2, 1), (2, 2, 5), (2, 3, 1)]) == 7
