@@ -5,9 +5,10 @@ Inlined functions bring constants into the code that reads them: `min(size(ROWS[
 `C_SEATS if (C_SEATS > 0) else S.n` tests a constant. The stage evaluates such parts with the
 values the module is written with (a constant is written as the literal of its value, so Python
 computes the same thing at run time) and writes a number, truth value, text or none in their
-place; a conditional whose test is known keeps only the branch it takes. Aggregates over constant values are computed too (`max(len(C_ROWS[r]) for r in range(0,
-3))`), up to FOLD_STEPS values a part. A part that fails (an index out of range, a division by
-zero, the maximum of nothing) is left to fail when run.
+place; a conditional whose test is known keeps only the branch it takes. Aggregates over
+constant values are computed too (`max(len(C_ROWS[r]) for r in range(0, 3))`), up to
+FOLD_STEPS values a part. A part that fails (an index out of range, a division by zero, the
+maximum of nothing) is left to fail when run.
 """
 
 from __future__ import annotations

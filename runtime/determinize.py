@@ -117,40 +117,18 @@ def _blanked_history(history: list, player: int) -> list:
 
 def hidden_containers(state: State, player: int) -> list[Container]:
     """The collections of `state` whose items `player` cannot see and the sampler re-deals."""
-    fields, player_fields = _hidden_fields(state.game.module)
+    return _containers(_sources(state.game.module), state, player)
+
+
+def _containers(sources, state: State, player: int) -> list[Container]:
+    """The containers of these sources in `state` that `player` cannot see, in their order."""
     found: list[Container] = []
-    for attr, desc in fields:
-        _collect(getattr(state, attr), desc, found)
-    for attr, desc, owner in player_fields:
-        values = getattr(state, attr)
-        for p in range(state.n):
-            if not owner or p != player:
-                _collect(values[p], desc, found)
+    values: list = []
+    for source in sources:
+        source.gather(state, player, values)
+        found += [Container(value, source.leaf) for value in values]
+        values.clear()
     return found
-
-
-# A compiled module's fields that are not public, as _hidden_fields finds them.
-_HIDDEN_FIELDS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
-def _hidden_fields(module) -> tuple[tuple, tuple]:
-    """The module's hidden state fields (attribute, descriptor) and its per-player fields that
-    are not public (attribute, descriptor, whether owner-only), in their declared order."""
-    known = _HIDDEN_FIELDS.get(module)
-    if known is not None:
-        return known
-    fields = tuple(
-        (attr, desc)
-        for name, attr, desc in module.SAVE_FIELDS
-        if module.STATE_VISIBILITY.get(name, "public") != "public"
-    )
-    player_fields = tuple(
-        (attr, desc, module.PLAYER_VISIBILITY[name] == "owner")
-        for name, attr, desc in module.SAVE_PLAYER_FIELDS
-        if module.PLAYER_VISIBILITY.get(name, "public") != "public"
-    )
-    _HIDDEN_FIELDS[module] = known = (fields, player_fields)
-    return known
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,8 +142,8 @@ class _Source:
     leaf: ListD | SetD | BagD
 
     def gather(self, state: State, player: int, out: list) -> None:
-        """Append this field's containers (their values) in `state` to `out`, as
-        hidden_containers finds them."""
+        """Append this field's containers in `state` that `player` cannot see (their values;
+        a table's entries each, in key order) to `out`."""
         value = getattr(state, self.attr)
         if not self.per_player:
             _gather(value, self.desc, out)
@@ -176,7 +154,7 @@ class _Source:
 
 
 def _gather(value, desc: Desc, out: list) -> None:
-    """_collect for a descriptor known to lead to pooled containers: their values."""
+    """Append the containers a value of `desc` holds (a table's entries each) to `out`."""
     if isinstance(desc, MapD):
         entries = value if desc.n is not None else [value[k] for k in sorted(value)]
         inner = desc.value
@@ -198,17 +176,12 @@ class _Pool:
 
     def deal(self, state: State, player: int, stream: int) -> int:
         """Re-deal this pool's containers in `state` (as `deal` does); the new stream."""
+        if not self.lists:
+            return deal(_containers(self.sources, state, player), stream)
         values: list = []
-        if self.lists:
-            for source in self.sources:
-                source.gather(state, player, values)
-            return _deal_lists(values, stream)
-        containers: list[Container] = []
         for source in self.sources:
             source.gather(state, player, values)
-            containers += [Container(value, source.leaf) for value in values]
-            values.clear()
-        return deal(containers, stream)
+        return _deal_lists(values, stream)
 
 
 def _deal_lists(lists: list[list], stream: int) -> int:
@@ -225,24 +198,44 @@ def _deal_lists(lists: list[list], stream: int) -> int:
     return stream
 
 
-# A compiled module's pools, in the order they are dealt (their names'), as _pools finds them.
+# A compiled module's hidden fields that hold pooled containers (_sources), and its pools in the
+# order they are dealt (_pools).
+_SOURCES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _POOLS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
+def _sources(module) -> tuple[_Source, ...]:
+    """The module's state fields that are not public, then its per-player ones, in their
+    declared order: those holding collections the sampler re-deals."""
+    known = _SOURCES.get(module)
+    if known is not None:
+        return known
+    found = []
+    for name, attr, desc in module.SAVE_FIELDS:
+        if module.STATE_VISIBILITY.get(name, "public") != "public":
+            found.append((attr, desc, False, False))
+    for name, attr, desc in module.SAVE_PLAYER_FIELDS:
+        visibility = module.PLAYER_VISIBILITY.get(name, "public")
+        if visibility != "public":
+            found.append((attr, desc, True, visibility == "owner"))
+    known = tuple(
+        _Source(attr, desc, per_player, owner, leaf)
+        for attr, desc, per_player, owner in found
+        if (leaf := _leaf(desc)) is not None
+    )
+    _SOURCES[module] = known
+    return known
+
+
 def _pools(module) -> tuple[_Pool, ...]:
-    """The module's pools of hidden items, in the order sample_position deals them."""
+    """The module's pools of hidden items, in the order sample_position deals them (their
+    names'), each with its sources in their declared order."""
     known = _POOLS.get(module)
     if known is not None:
         return known
-    fields, player_fields = _hidden_fields(module)
-    sources = [(attr, desc, False, False) for attr, desc in fields]
-    sources += [(attr, desc, True, owner) for attr, desc, owner in player_fields]
     named: dict[str, list[_Source]] = {}
-    for attr, desc, per_player, owner in sources:
-        leaf = _leaf(desc)
-        if leaf is not None:
-            source = _Source(attr, desc, per_player, owner, leaf)
-            named.setdefault(_pool_name(leaf.item), []).append(source)
+    for source in _sources(module):
+        named.setdefault(_pool_name(source.leaf.item), []).append(source)
     known = tuple(
         _Pool(tuple(named[name]), all(type(s.leaf) is ListD for s in named[name]))
         for name in sorted(named)
@@ -284,17 +277,6 @@ def _pool_name(desc: Desc) -> str:
     name = repr(element_key(desc))
     _POOL_NAMES[id(desc)] = (desc, name)
     return name
-
-
-def _collect(value, desc: Desc, found: list[Container]) -> None:
-    """Add the pooled collections of one value (a table's entries each) to `found`."""
-    if isinstance(desc, ListD | SetD | BagD):
-        if not desc.item.mutable:  # a list of lists is not pooled
-            found.append(Container(value, desc))
-    elif isinstance(desc, MapD):
-        entries = value if desc.n is not None else [value[k] for k in sorted(value)]
-        for entry in entries:
-            _collect(entry, desc.value, found)
 
 
 def deal(containers: list[Container], stream: int) -> int:

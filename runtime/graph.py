@@ -282,36 +282,15 @@ def longest_trail(edges: Sequence[tuple]) -> int:
 
 
 def _components_of(edges: Sequence[tuple]) -> list[list[tuple]]:
-    """The edges split by connected component (union-find over the vertices, numbered as met),
-    each component's edges in their order, the components in the order their first edges come."""
-    number: dict[Any, int] = {}
-    parent: list[int] = []
-    ends = []
+    """The edges split by connected component (`connected`'s labels, kept for the same list:
+    rules ask a network's longest trail and its goals of one list)."""
+    labels = _LAST_LABELS.of(edges, _component_labels)
+    groups: dict[Any, list[tuple]] = {}
     for edge in edges:
-        u, v = edge[0], edge[1]
-        a = number.get(u)
-        if a is None:
-            a = number[u] = len(parent)
-            parent.append(a)
-        b = number.get(v)
-        if b is None:
-            b = number[v] = len(parent)
-            parent.append(b)
-        ends.append((a, b))
-    for a, b in ends:
-        while parent[a] != a:
-            parent[a] = a = parent[parent[a]]
-        while parent[b] != b:
-            parent[b] = b = parent[parent[b]]
-        if a != b:
-            parent[a] = b
-    groups: dict[int, list[tuple]] = {}
-    for edge, (a, _) in zip(edges, ends, strict=True):
-        while parent[a] != a:
-            a = parent[a]
-        group = groups.get(a)
+        label = labels[edge[0]]
+        group = groups.get(label)
         if group is None:
-            groups[a] = [edge]
+            groups[label] = [edge]
         else:
             group.append(edge)
     return list(groups.values())

@@ -2,10 +2,10 @@
 
 Importing this module also registers the game `metro` with OpenSpiel, so that
 `pyspiel.load_game("metro(game=NAME,players=3)")` works (NAME a shipped game's name), and with
-it OpenSpiel's serialisation of games and states (`pyspiel.serialize_game_and_state`). Parameters: `game`
-(a shipped game's name or a path), `players`, `variants` and `expansions` (names or paths
-joined by `+`), `chance` (`explicit` or `sampled`), `seed` (sampled chance only) and
-`max_actions`.
+it OpenSpiel's serialisation of games and states (`pyspiel.serialize_game_and_state`).
+Parameters: `game` (a shipped game's name or a path), `players`, `variants` and `expansions`
+(names or paths joined by `+`), `chance` (`explicit` or `sampled`), `seed` (sampled chance
+only) and `max_actions`.
 
 A sequential game of imperfect information: the player to act is the first of those to move
 (at a simultaneous choice each chooses in turn, and no observation shows the others'
