@@ -12,6 +12,7 @@ checked in the server's database.
 from __future__ import annotations
 
 import random
+import re
 import time
 from dataclasses import dataclass, field
 
@@ -145,6 +146,22 @@ class ClickingPerson:
                 if key in wanted:
                     wanted.remove(key)
             button = picker.locator("button.subset-choice")
+            assert button.inner_text() == choice["label"]
+            button.click()
+            return
+        group = self.page.locator(
+            "#choices .group",
+            has=self.page.locator("h3", has_text=re.compile(f"^{re.escape(choice['group'])}$")),
+        )
+        arguments = group.locator(".arguments")
+        if arguments.count():  # a drop-down list per argument, then the button
+            for at, words in enumerate(choice["words"]):
+                listed = arguments.locator(f"select.argument[data-argument='{at}']")
+                if listed.is_hidden():  # a list left with one value: not shown, already it
+                    assert listed.input_value() == words
+                else:
+                    listed.select_option(value=words)
+            button = arguments.locator("button.argument-choice")
             assert button.inner_text() == choice["label"]
             button.click()
             return

@@ -465,3 +465,74 @@ def test_tickets_to_keep_are_checked_in_boxes(browser, server):
         assert time.monotonic() < deadline, server.stored_decisions(match_id)
         time.sleep(0.1)
     assert (0, every["id"]) in server.stored_decisions(match_id)[:2]
+
+
+def test_a_long_group_of_claims_is_chosen_argument_by_argument(browser, server):
+    """A long group of choices that take several arguments (a route, a colour, how many
+    locomotives) is a drop-down list per argument, each offering what the ones before it leave,
+    and one button saying the choice they make; the button makes that very choice."""
+    created = server.create("ticket_to_ride", [{"human": True}, {"bot": "random"}], seed=4)
+    match_id, token = created["match"], created["seats"][0]["token"]
+    path = f"/api/matches/{match_id}?token={token}"
+    doc = server.get(path)
+    keep = doc["choices"][0]["id"]
+    body = {
+        "token": token,
+        "action": keep,
+        "decisions": doc["decisions"],
+        "version": doc["version"],
+    }
+    assert server.call("POST", f"/api/matches/{match_id}/actions", body).status == 200
+    deadline = time.monotonic() + WAIT_MS / 1000
+    while not any(c["id"].startswith("claim_route(") for c in doc["choices"]):
+        assert time.monotonic() < deadline, doc["choices"][:3]
+        time.sleep(0.1)
+        doc = server.get(path)
+    claims = [c for c in doc["choices"] if c["id"].startswith("claim_route(")]
+    assert len(claims) > 12 and all(len(c["words"]) == 3 for c in claims)
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    page.goto(server.base + created["seats"][0]["url"])
+    page.wait_for_selector("#choices .arguments", timeout=WAIT_MS)
+    picker = page.locator("#choices .group", has=page.locator("h3", has_text=claims[0]["group"]))
+    picker = picker.locator(".arguments")
+    lists = [picker.locator(f"select.argument[data-argument='{at}']") for at in range(3)]
+    button = picker.locator("button.argument-choice")
+
+    def offered(at: int, before: list[str]) -> list[str]:
+        """The words the list at `at` offers once the lists before it hold `before`."""
+        out = []
+        for claim in claims:
+            if claim["words"][:at] == before and claim["words"][at] not in out:
+                out.append(claim["words"][at])
+        return out
+
+    routes = offered(0, [])
+    assert lists[0].locator("option").all_inner_texts() == routes
+    assert button.inner_text() == claims[0]["label"]  # the first choice at first
+    # a gray route, in a colour other than its first, with a locomotive if one can stand in
+    gray = [c for c in claims if "gray" in c["words"][0]]
+    target = max(gray, key=lambda c: (c["words"][2] != "0", c["words"][1] != gray[0]["words"][1]))
+    route, colour, locos = target["words"]
+    lists[0].select_option(value=route)
+    assert lists[1].locator("option").all_inner_texts() == offered(1, [route])
+    lists[1].select_option(value=colour)
+    counts = offered(2, [route, colour])
+    assert lists[2].is_hidden() == (len(counts) == 1)
+    if len(counts) > 1:
+        assert lists[2].locator("option").all_inner_texts() == counts
+        lists[2].select_option(value=locos)
+    assert button.inner_text() == target["label"]
+    # another route keeps the colour chosen when that route can be paid in it
+    other = next(c for c in claims if c["words"][0] != route and c["words"][1] == colour)
+    lists[0].select_option(value=other["words"][0])
+    assert lists[1].input_value() == colour
+    lists[0].select_option(value=route)
+    lists[1].select_option(value=colour)
+    if len(counts) > 1:
+        lists[2].select_option(value=locos)
+    assert button.inner_text() == target["label"]
+    button.click()
+    deadline = time.monotonic() + WAIT_MS / 1000
+    while (0, target["id"]) not in server.stored_decisions(match_id):
+        assert time.monotonic() < deadline, server.stored_decisions(match_id)
+        time.sleep(0.1)

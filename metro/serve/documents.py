@@ -39,6 +39,12 @@ def choice_groups(legal: list[Action]) -> dict[str, str]:
     }
 
 
+def argument_words(action: Action) -> list[str]:
+    """Each argument of an action in words, as its label writes it (`Boston–New York (2, gray)`,
+    `red`, `0`): what the play page's drop-down list for that argument shows."""
+    return [desc.display(value) for desc, value in zip(action[3], action.args, strict=True)]
+
+
 def match_document(
     match_id: str,
     game: str,
@@ -73,6 +79,7 @@ def match_document(
                 "elements": namer.keys(a),
                 "arguments": namer.choice_keys(a),
                 "items": namer.items(a),
+                "words": argument_words(a),
             }
             for a in legal
         ],

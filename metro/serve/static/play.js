@@ -80,29 +80,55 @@ function showChoices(doc) {
     }
     if (choices.length > 1 && choices.every((choice) => choice.items)) {
       group.append(subsetPicker(choices));
-    } else if (choices.length <= MENU_BUTTONS) {
-      for (const choice of choices) {
-        const button = element("button", choice.label);
-        button.className = "choice";
-        button.addEventListener("click", () => choose(choice.id));
-        group.append(button);
-      }
-    } else {
-      const select = element("select");
-      select.className = "choice-list";
-      for (const choice of choices) {
-        const option = element("option", choice.label);
-        option.value = choice.id;
-        select.append(option);
-      }
-      const button = element("button", "choose");
-      button.className = "choice";
-      button.addEventListener("click", () => choose(select.value));
-      group.append(select, button);
+      box.append(group);
+      continue;
     }
+    // an action's long share of the group is picked argument by argument, the rest as before
+    let rest = choices;
+    for (const [, own] of byAction(choices)) {
+      if (own.length > MENU_BUTTONS && byArguments(own)) {
+        group.append(argumentPicker(own));
+        rest = rest.filter((choice) => !own.includes(choice));
+      }
+    }
+    if (rest.length) group.append(...menu(rest));
     box.append(group);
   }
   document.getElementById("choices-section").hidden = doc.seat === null;
+}
+
+function menu(choices) {
+  // A button per choice, or a drop-down list and one button for a long group.
+  if (choices.length <= MENU_BUTTONS) {
+    return choices.map((choice) => {
+      const button = element("button", choice.label);
+      button.className = "choice";
+      button.addEventListener("click", () => choose(choice.id));
+      return button;
+    });
+  }
+  const select = element("select");
+  select.className = "choice-list";
+  for (const choice of choices) {
+    const option = element("option", choice.label);
+    option.value = choice.id;
+    select.append(option);
+  }
+  const button = element("button", "choose");
+  button.className = "choice";
+  button.addEventListener("click", () => choose(select.value));
+  return [select, button];
+}
+
+function byAction(choices) {
+  // The choices of each action, by its name (an id is `name(arguments)`), in their order.
+  const actions = new Map();
+  for (const choice of choices) {
+    const name = choice.id.split("(")[0];
+    if (!actions.has(name)) actions.set(name, []);
+    actions.get(name).push(choice);
+  }
+  return actions;
 }
 
 function itemKeys(choice) {
@@ -158,6 +184,60 @@ function subsetPicker(choices) {
   });
   update();
   picker.append(element("br"), button);
+  return picker;
+}
+
+function byArguments(choices) {
+  // Whether a long group can be picked argument by argument: every choice takes the same
+  // number of arguments (two or more), and no two choices have the same words for all of them.
+  const arity = choices[0].words.length;
+  const seen = new Set(choices.map((choice) => JSON.stringify(choice.words)));
+  return arity >= 2 && choices.every((choice) => choice.words.length === arity) && seen.size === choices.length;
+}
+
+function argumentPicker(choices) {
+  // A long group of choices of several arguments (a route, a colour, how many locomotives): a
+  // drop-down list per argument, each offering what the lists before it leave, and one button
+  // making the choice they pick out, its label on the button. A list left with one value is
+  // not shown (the button says it).
+  const picker = element("div");
+  picker.className = "arguments";
+  const arity = choices[0].words.length;
+  const lists = [];
+  const button = element("button");
+  button.className = "choice argument-choice";
+  const matching = (upTo) =>
+    choices.filter((choice) => lists.slice(0, upTo).every((list, at) => choice.words[at] === list.value));
+  const refill = (from) => {
+    for (let at = from; at < arity; at++) {
+      const values = [];
+      for (const choice of matching(at)) {
+        if (!values.includes(choice.words[at])) values.push(choice.words[at]);
+      }
+      const kept = values.includes(lists[at].value) ? lists[at].value : values[0];
+      lists[at].replaceChildren(
+        ...values.map((words) => {
+          const option = element("option", words);
+          option.value = words;
+          return option;
+        }),
+      );
+      lists[at].value = kept;
+      lists[at].hidden = values.length === 1;
+    }
+    button.textContent = matching(arity)[0].label;
+  };
+  for (let at = 0; at < arity; at++) {
+    const list = element("select");
+    list.className = "argument";
+    list.dataset.argument = String(at);
+    list.addEventListener("change", () => refill(at + 1));
+    lists.push(list);
+    picker.append(list);
+  }
+  button.addEventListener("click", () => choose(matching(arity)[0].id));
+  refill(0);
+  picker.append(button);
   return picker;
 }
 
