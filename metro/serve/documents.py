@@ -39,10 +39,27 @@ def choice_groups(legal: list[Action]) -> dict[str, str]:
     }
 
 
-def argument_words(action: Action) -> list[str]:
-    """Each argument of an action in words, as its label writes it (`Boston–New York (2, gray)`,
-    `red`, `0`): what the play page's drop-down list for that argument shows."""
-    return [desc.display(value) for desc, value in zip(action[3], action.args, strict=True)]
+def argument_words(legal: list[Action]) -> list[list[str]]:
+    """Each argument of each action in words, as its label writes it (`Boston–New York (2,
+    gray)`, `red`, `0`): what the play page's drop-down list for that argument shows. Where two
+    values of one action's argument read alike (two offers both `Speculate (2 chips)`), each is
+    told apart by its id (`Speculate (2 chips) (SE1a)`)."""
+    words = [[desc.display(value) for desc, value in zip(a[3], a.args, strict=True)] for a in legal]
+    values: dict[tuple[str, int, str], set[str]] = {}  # (action, position, words): values' ids
+    for action, said in zip(legal, words, strict=True):
+        for at, desc in enumerate(action[3]):
+            key = (action.name, at, said[at])
+            values.setdefault(key, set()).add(_value_id(desc, action.args[at]))
+    for action, said in zip(legal, words, strict=True):
+        for at, desc in enumerate(action[3]):
+            if len(values[(action.name, at, said[at])]) > 1:
+                said[at] += f" ({_value_id(desc, action.args[at])})"
+    return words
+
+
+def _value_id(desc, value) -> str:
+    """A value as action ids write it (an element's or enum value's id, a number)."""
+    return desc.label(value)
 
 
 def match_document(
@@ -59,6 +76,7 @@ def match_document(
     """The match as `viewer` (a seat, or None: a spectator) may see it, as JSON-able data."""
     legal = state.legal_actions(viewer) if viewer is not None else []
     groups = choice_groups(legal)
+    words = argument_words(legal)
     over = state.is_over
     return {
         "match": match_id,
@@ -79,9 +97,9 @@ def match_document(
                 "elements": namer.keys(a),
                 "arguments": namer.choice_keys(a),
                 "items": namer.items(a),
-                "words": argument_words(a),
+                "words": said,
             }
-            for a in legal
+            for a, said in zip(legal, words, strict=True)
         ],
         "view": state.view(viewer) if viewer is not None else state.public_view(),
         "screen": asdict(state.display(viewer)),
