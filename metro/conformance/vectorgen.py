@@ -90,7 +90,6 @@ def suite_manifest(
 ) -> dict:
     """The manifest of a vector set whose files are `texts` (name -> text)."""
     required = sum(v.requirement == REQUIRED for v in vector_set.vectors)
-    game_dir = os.path.dirname(find_game_file(game_path))
     return {
         "format": MANIFEST_FORMAT,
         "version": VERSION,
@@ -109,7 +108,7 @@ def suite_manifest(
                 "note": probe.note,
                 "vectors": [v.id for v in vector_set.vectors if probe.name in v.conventions],
             }
-            for probe in probes(game_dir)
+            for probe in vector_set.probes
         ],
     }
 
@@ -133,6 +132,7 @@ def build_vectors(
     except ValueError as error:
         raise VectorError(str(error)) from None
     vector_set.unordered = unordered
+    vector_set.probes = found
     for vector in vector_set.vectors:
         vector.unordered = unordered
         vector.steps = [

@@ -170,6 +170,8 @@ class VectorSet:
     vectors: list[Vector]
     not_applicable: list[Skipped] = field(default_factory=list)
     unordered: list[str] = field(default_factory=list)  # fields views show as multisets
+    # the convention probes it was checked against (suite.Probe)
+    probes: list = field(default_factory=list)
 
     def header(self, kind: str) -> dict:
         """The part of a file's JSON shared by every kind."""
