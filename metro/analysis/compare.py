@@ -24,8 +24,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from loader.games import game_path
+from metro.analysis.compare_records import MEASURES, RATES, SCORES, Record, is_rate
+from metro.analysis.compare_words import describe
 from metro.analysis.executors import STALL_SECONDS, Backend, open_backend, run_tasks
-from metro.analysis.measures import GameMeasures, score_spread
 from metro.analysis.power import (
     PILOT,
     Design,
@@ -47,7 +48,7 @@ from metro.analysis.simulate import (
     run_records,
     wilson_interval,
 )
-from metro.analysis.skill import SKILL_PREFIX, SkillPlan, SkillRound, run_skill, skill_round
+from metro.analysis.skill import SkillPlan, SkillRound, run_skill, skill_round
 from metro.analysis.stats import (
     ALPHA,
     POWER,
@@ -57,7 +58,6 @@ from metro.analysis.stats import (
     mean_interval,
     paired_difference,
 )
-from runtime.values import PLAYER
 
 if TYPE_CHECKING:
     from runtime.machine import Game
@@ -95,105 +95,6 @@ def _names(text: str) -> tuple[str, ...]:
     if not all(names):
         raise ValueError(f"'{text}' names an empty variant or expansion")
     return names
-
-
-@dataclass(frozen=True)
-class Record:
-    """One game of one configuration: what `--json` writes for further analysis."""
-
-    config: str
-    index: int
-    result: GameResult
-    bots: tuple[str, ...]
-
-    @property
-    def top_scores(self) -> list[int]:
-        """The scores, best first."""
-        return sorted(self.result.scores, reverse=True)
-
-    @property
-    def margin(self) -> int:
-        """The winner's lead over the next score (0 with one player or a tie)."""
-        top = self.top_scores
-        return top[0] - top[1] if len(top) > 1 else 0
-
-    @property
-    def measures(self) -> GameMeasures | None:
-        """The game's recorded measures (None if it was played without recording)."""
-        return self.result.measures
-
-    @property
-    def draw(self) -> float:
-        """1 if the game's first place is shared, else 0."""
-        return float(len(self.result.winners) > 1)
-
-    def win_share(self, seat: int) -> float:
-        """1 for a sole win, 1/k for a win shared by k, else 0."""
-        winners = self.result.winners
-        return 1 / len(winners) if seat in winners else 0.0
-
-    def to_dict(self) -> dict:
-        """JSON-able fields."""
-        r = self.result
-        return {
-            "config": self.config,
-            "index": self.index,
-            "seed": str(r.seed),
-            "bots": list(self.bots),
-            "scores": r.scores,
-            "ranking": r.ranking,
-            "winners": [PLAYER.label(p) for p in r.winners],
-            "decisions": r.decisions,
-            "over": r.over,
-            "metrics": r.metrics,
-            "measures": None if r.measures is None else r.measures.to_dict(),
-        }
-
-
-def _kept(attribute: str) -> Callable[[Record], float | None]:
-    """The measure of a game kept in its GameMeasures (None without a recording)."""
-
-    def value(record: Record) -> float | None:
-        measures = record.measures
-        return None if measures is None else getattr(measures, attribute)
-
-    return value
-
-
-def _rounds(record: Record) -> float | None:
-    measures = record.measures
-    return None if measures is None else measures.turns / len(record.result.scores)
-
-
-# Per-game measures compared between configurations: name -> value of a game (in order shown);
-# None where a game has no value (docs/compare.md: e.g. decisiveness after a shared win).
-MEASURES: dict[str, Callable[[Record], float | None]] = {
-    "mean score": lambda r: sum(r.result.scores) / len(r.result.scores),
-    "winning score": lambda r: r.top_scores[0],
-    "margin of victory": lambda r: r.margin,
-    "score spread": lambda r: score_spread(r.result.scores),
-    "draws": lambda r: r.draw,
-    "game length (decisions)": lambda r: r.result.decisions,
-    "game length (turns)": _kept("turns"),
-    "game length (rounds)": _rounds,
-    "branching factor (mean)": _kept("branching_mean"),
-    "branching factor (max)": _kept("branching_max"),
-    "decision moves": _kept("decision_moves"),
-    "lead changes": _kept("lead_changes"),
-    "decisiveness": _kept("decisiveness"),
-    "drama": _kept("drama"),
-    "stability": _kept("stability"),
-}
-# Measures that are shares (shown in percent, their differences in percentage points).
-RATES = frozenset({"draws", "decision moves"})
-
-
-def is_rate(name: str) -> bool:
-    """True for a quantity shown in percent: a seat's win rate, a skill round's, draws, decision moves."""
-    return name in RATES or name.endswith("win rate")
-
-
-SCORES = "score (every seat)"
 
 
 def table_rows(results: Sequence[ConfigResult]) -> list[str]:
@@ -689,107 +590,3 @@ def compare_with_base(
     differences = adjust(differences)
     words = describe(other.config.label, differences, detect)
     return Comparison(other.config.label, differences, words)
-
-
-def describe(label: str, differences: list[Difference], detect: Detect | None = None) -> list[str]:
-    """The differences in words: what changed beyond the noise, then what did not, and whether
-    the games were enough to tell (the change `detect` asks for, else the smallest detectable)."""
-    changed = [d for d in differences if d.significant]
-    same = [d for d in differences if not d.significant and not d.identical]
-    identical = [d for d in differences if d.identical]
-    words = []
-    for d in changed:
-        verb = "raises" if d.mean > 0 else "lowers"
-        words.append(
-            f"{label} {verb} the {_what(d.name)} by {_amount(d, abs(d.mean))} "
-            f"(from {_value(d, d.base)} to {_value(d, d.other)}; {p_text(d.adjusted_p)})."
-        )
-    if same:
-        listed = ", ".join(f"{_what(d.name)} ({_amount(d, d.mean, signed=True)})" for d in same)
-        words.append(f"Unchanged within the noise: {listed}.")
-        words += _detectable_words(same, detect)
-    if identical:
-        words.append(f"The same in every game: {', '.join(_what(d.name) for d in identical)}.")
-    if not changed:
-        words.insert(0, f"{label} changes nothing measured beyond the noise.")
-    return words
-
-
-def _detectable_words(same: list[Difference], detect: Detect | None) -> list[str]:
-    """Whether the games could have seen a change: a run too small to tell says so plainly."""
-    games = max(d.n for d in same)
-    could = (
-        f"{games} games could only have detected (power {POWER:.0%} at α = {ALPHA:g}) a change of"
-    )
-    if detect is None:
-        return [f"But {could} {', '.join(_detectable(d, games) for d in same)}."]
-    small, enough = [], []
-    for d in same:
-        threshold = detect.threshold(d.base, _is_rate(d))
-        (enough if threshold is not None and d.detectable <= threshold else small).append(d)
-    words = []
-    if small:
-        listed = ", ".join(f"{_detectable(d, games)} (asked: {_size(d, detect)})" for d in small)
-        words.append(f"Too small to tell: {could} {listed}.")
-    if enough:
-        listed = ", ".join(_what(d.name) for d in enough)
-        words.append(
-            f"Enough games to have detected the asked change ({detect.text}) in: {listed}."
-        )
-    return words
-
-
-def _detectable(d: Difference, games: int) -> str:
-    """'12 or more in the mean score': the smallest change these games detect."""
-    where = f"in the {_what(d.name)}"
-    if d.n != games:  # a measure some games lack (decisiveness after a shared win)
-        where += f" (over its {d.n} games)"
-    if not math.isfinite(d.detectable):
-        return f"no finite size {where}"
-    scale, unit = (100, " percentage points") if _is_rate(d) else (1, "")
-    return f"{scale * d.detectable:.2g}{unit} or more {where}"
-
-
-def _size(d: Difference, detect: Detect) -> str:
-    """The change `detect` asks for this quantity, in its unit."""
-    threshold = detect.threshold(d.base, _is_rate(d))
-    if threshold is None:
-        return f"{detect.text} of a mean of 0"
-    if _is_rate(d):
-        return f"{100 * threshold:.2g} percentage points"
-    return f"{threshold:.3g}" + (f", {detect.text} of {d.base:.3g}" if detect.relative else "")
-
-
-def p_text(p: float) -> str:
-    """A p-value in words; one too small for a float is said to be so."""
-    return "p < 1e-300" if p == 0 else f"p = {p:.2g}"
-
-
-def _what(name: str) -> str:
-    if name == "seat 1 win rate":
-        return "first seat's win rate (first-player advantage)"
-    if name.startswith("seat "):
-        return f"seat {name.split()[1]}'s win rate"
-    if name in MEASURES:
-        return name
-    if name.startswith(SKILL_PREFIX):  # "skill: LARGE vs SMALL win rate"
-        large, _, small = (
-            name.removeprefix(SKILL_PREFIX).removesuffix(" win rate").partition(" vs ")
-        )
-        return f"win rate of {large} against {small} (skill trace)"
-    return f"'{name}' per player"
-
-
-def _is_rate(d: Difference) -> bool:
-    return is_rate(d.name)
-
-
-def _amount(d: Difference, value: float, signed: bool = False) -> str:
-    """A difference and its ± half interval, in percentage points for a win rate."""
-    scale, unit = (100, " percentage points") if _is_rate(d) else (1, "")
-    number = f"{scale * value:+.3g}" if signed else f"{scale * value:.3g}"
-    return f"{number} ± {scale * d.half_width:.2g}{unit}"
-
-
-def _value(d: Difference, value: float) -> str:
-    return f"{100 * value:.1f}%" if _is_rate(d) else f"{value:.3g}"

@@ -7,7 +7,8 @@ from rich.markup import escape
 from rich.table import Table
 
 from dsl.terminal import printable
-from metro.analysis.compare import MEASURES, SCORES, CompareResult, is_rate, table_rows
+from metro.analysis.compare import CompareResult, table_rows
+from metro.analysis.compare_records import MEASURES, SCORES, is_rate
 from metro.analysis.power import UNDECIDED, Plan, Sequential
 from metro.analysis.stats import ALPHA, POWER, Difference, Summary
 

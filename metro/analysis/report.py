@@ -10,7 +10,8 @@ from __future__ import annotations
 import math
 
 from metro.analysis import pages
-from metro.analysis.compare import MEASURES, CompareResult, is_rate, table_rows
+from metro.analysis.compare import CompareResult, table_rows
+from metro.analysis.compare_records import MEASURES, is_rate
 from metro.analysis.pages import environment, figure_uri, require_plots
 from metro.analysis.stats import ALPHA, POWER, Difference
 
