@@ -536,3 +536,41 @@ def test_a_long_group_of_claims_is_chosen_argument_by_argument(browser, server):
     while (0, target["id"]) not in server.stored_decisions(match_id):
         assert time.monotonic() < deadline, server.stored_decisions(match_id)
         time.sleep(0.1)
+
+
+def test_choices_being_made_stay_when_another_player_decides_meanwhile(browser, server):
+    """Boxes checked but not yet sent stay checked when the page is sent the same choices again
+    (here the other player keeps their tickets at the same time), and the button sends them."""
+    created = server.create("ticket_to_ride", [{"human": True}, {"human": True}], seed=4)
+    match_id = created["match"]
+    tokens = {seat["seat"]: seat["token"] for seat in created["seats"]}
+    doc = server.get(f"/api/matches/{match_id}?token={tokens[0]}")
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    page.goto(server.base + created["seats"][0]["url"])
+    page.wait_for_selector("#choices .subset", timeout=WAIT_MS)
+    boxes = page.locator("#choices .subset input.subset-item")
+    wanted = [boxes.count() - 2, boxes.count() - 1]  # the last two, not the first choice's
+    for n in range(boxes.count()):
+        boxes.nth(n).set_checked(n in wanted)
+    keys = sorted(boxes.nth(n).get_attribute("data-key") for n in wanted)
+    (mine,) = [c for c in doc["choices"] if sorted(i["key"] for i in c["items"]) == keys]
+    button = page.locator("#choices button.subset-choice")
+    assert button.inner_text() == mine["label"]
+    other = server.get(f"/api/matches/{match_id}?token={tokens[1]}")
+    body = {
+        "token": tokens[1],
+        "action": other["choices"][0]["id"],
+        "decisions": other["decisions"],
+        "version": other["version"],
+    }
+    assert server.call("POST", f"/api/matches/{match_id}/actions", body).status == 200
+    page.wait_for_function(f"document.body.dataset.decisions > {doc['decisions']}", timeout=WAIT_MS)
+    assert [boxes.nth(n).is_checked() for n in range(boxes.count())] == [
+        n in wanted for n in range(boxes.count())
+    ]
+    assert button.inner_text() == mine["label"]
+    button.click()
+    deadline = time.monotonic() + WAIT_MS / 1000
+    while (0, mine["id"]) not in server.stored_decisions(match_id):
+        assert time.monotonic() < deadline, server.stored_decisions(match_id)
+        time.sleep(0.1)

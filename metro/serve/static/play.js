@@ -9,6 +9,7 @@ const token = new URLSearchParams(location.search).get("token");
 const query = token ? `?token=${encodeURIComponent(token)}` : "";
 let current = null;
 let boardShown = -1;
+let choicesShown = null; // the seat and legal choices the menus show
 
 function element(tag, text) {
   const node = document.createElement(tag);
@@ -479,7 +480,14 @@ function show(doc) {
   document.getElementById("seats").textContent = doc.seats.map(seatText(doc)).join(" · ");
   document.getElementById("replay").hidden = !doc.over;
   document.getElementById("replay-link").href = `/replay/${matchId}${query}`;
-  showChoices(doc);
+  // The same choices sent again (the websocket's first message, a seat's person leaving or
+  // coming back, another player's decision at a simultaneous choice) leave them as the person
+  // is making them: boxes checked, lists picked.
+  const choices = JSON.stringify([doc.seat, doc.legal]);
+  if (choices !== choicesShown) {
+    choicesShown = choices;
+    showChoices(doc);
+  }
   document.getElementById("undo").hidden = !doc.undo;
   if (moved) {
     offered = null;
