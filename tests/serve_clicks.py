@@ -153,7 +153,8 @@ class ClickingPerson:
             "#choices .group",
             has=self.page.locator("h3", has_text=re.compile(f"^{re.escape(choice['group'])}$")),
         )
-        arguments = group.locator(".arguments")
+        action = choice["id"].split("(")[0]
+        arguments = group.locator(f".arguments[data-action={_css_string(action)}]")
         if arguments.count():  # a drop-down list per argument, then the button
             for at, words in enumerate(choice["words"]):
                 listed = arguments.locator(f"select.argument[data-argument='{at}']")

@@ -494,7 +494,7 @@ def test_a_long_group_of_claims_is_chosen_argument_by_argument(browser, server):
     page.goto(server.base + created["seats"][0]["url"])
     page.wait_for_selector("#choices .arguments", timeout=WAIT_MS)
     picker = page.locator("#choices .group", has=page.locator("h3", has_text=claims[0]["group"]))
-    picker = picker.locator(".arguments")
+    picker = picker.locator(".arguments[data-action=claim_route]")
     lists = [picker.locator(f"select.argument[data-argument='{at}']") for at in range(3)]
     button = picker.locator("button.argument-choice")
 

@@ -36,3 +36,15 @@ def test_values_that_read_alike_are_told_apart_by_their_ids():
     assert words[3] == ["Speculate (SE2a)", "2"]
     assert words[4] == ["Invest", "1"]
     assert words[6] == ["Invest"]
+
+
+def test_an_action_whose_argument_has_no_words_of_its_own_has_none():
+    state = metro.load_game("tokyo_jutaku").new_game(2, 3)
+    for _ in range(200):
+        legal = state.legal_actions(state.to_move[0])
+        if any(a.name == "place_piece" for a in legal):
+            break
+        state.apply(state.to_move[0], legal[0])
+    words = argument_words(legal)
+    placed = [w for a, w in zip(legal, words, strict=True) if a.name == "place_piece"]
+    assert placed and all(w is None for w in placed)  # a placement's numbers: the label says it

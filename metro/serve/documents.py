@@ -15,6 +15,7 @@ from metro.play.menus import heading
 from metro.play.moves import MoveLog
 from metro.render.marks import ActionNames
 from runtime.machine import Action, State
+from runtime.values import BagD, BoolD, IntD, ListD, NamedD, OptD, PlayerD, SetD, StrD
 
 
 @dataclass(frozen=True)
@@ -39,22 +40,38 @@ def choice_groups(legal: list[Action]) -> dict[str, str]:
     }
 
 
-def argument_words(legal: list[Action]) -> list[list[str]]:
+def argument_words(legal: list[Action]) -> list[list[str] | None]:
     """Each argument of each action in words, as its label writes it (`Boston–New York (2,
     gray)`, `red`, `0`): what the play page's drop-down list for that argument shows. Where two
     values of one action's argument read alike (two offers both `Speculate (2 chips)`), each is
-    told apart by its id (`Speculate (2 chips) (SE1a)`)."""
-    words = [[desc.display(value) for desc, value in zip(a[3], a.args, strict=True)] for a in legal]
+    told apart by its id (`Speculate (2 chips) (SE1a)`). None for an action with an argument
+    that has no words of its own (a placement's numbers: only the label says where it is)."""
+    words = [
+        [desc.display(value) for desc, value in zip(a[3], a.args, strict=True)]
+        if all(map(_has_words, a[3]))
+        else None
+        for a in legal
+    ]
     values: dict[tuple[str, int, str], set[str]] = {}  # (action, position, words): values' ids
     for action, said in zip(legal, words, strict=True):
-        for at, desc in enumerate(action[3]):
+        for at, desc in enumerate(action[3] if said is not None else ()):
             key = (action.name, at, said[at])
             values.setdefault(key, set()).add(_value_id(desc, action.args[at]))
     for action, said in zip(legal, words, strict=True):
-        for at, desc in enumerate(action[3]):
+        for at, desc in enumerate(action[3] if said is not None else ()):
             if len(values[(action.name, at, said[at])]) > 1:
                 said[at] += f" ({_value_id(desc, action.args[at])})"
     return words
+
+
+def _has_words(desc) -> bool:
+    """Whether a value of this kind reads as itself: a thing, a number, a truth value, a text,
+    or a collection of those (not a tuple of numbers, a table or a geometric value)."""
+    if isinstance(desc, OptD):
+        return _has_words(desc.inner)
+    if isinstance(desc, ListD | SetD | BagD):
+        return _has_words(desc.item)
+    return isinstance(desc, NamedD | PlayerD | IntD | BoolD | StrD)
 
 
 def _value_id(desc, value) -> str:

@@ -86,9 +86,11 @@ function showChoices(doc) {
     }
     // an action's long share of the group is picked argument by argument, the rest as before
     let rest = choices;
-    for (const [, own] of byAction(choices)) {
+    for (const [name, own] of byAction(choices)) {
       if (own.length > MENU_BUTTONS && byArguments(own)) {
-        group.append(argumentPicker(own));
+        const picker = argumentPicker(own);
+        picker.dataset.action = name;
+        group.append(picker);
         rest = rest.filter((choice) => !own.includes(choice));
       }
     }
@@ -189,8 +191,9 @@ function subsetPicker(choices) {
 }
 
 function byArguments(choices) {
-  // Whether a long group can be picked argument by argument: every choice takes the same
-  // number of arguments (two or more), and no two choices have the same words for all of them.
+  // Whether a long group can be picked argument by argument: every choice has its arguments in
+  // words, as many (two or more), and no two choices have the same words for all of them.
+  if (!choices.every((choice) => choice.words)) return false; // a placement: its label says it
   const arity = choices[0].words.length;
   const seen = new Set(choices.map((choice) => JSON.stringify(choice.words)));
   return arity >= 2 && choices.every((choice) => choice.words.length === arity) && seen.size === choices.length;
