@@ -475,14 +475,7 @@ def test_a_long_group_of_claims_is_chosen_argument_by_argument(browser, server):
     match_id, token = created["match"], created["seats"][0]["token"]
     path = f"/api/matches/{match_id}?token={token}"
     doc = server.get(path)
-    keep = doc["choices"][0]["id"]
-    body = {
-        "token": token,
-        "action": keep,
-        "decisions": doc["decisions"],
-        "version": doc["version"],
-    }
-    assert server.call("POST", f"/api/matches/{match_id}/actions", body).status == 200
+    decide_first(server, match_id, token, doc)  # keep tickets
     deadline = time.monotonic() + WAIT_MS / 1000
     while not any(c["id"].startswith("claim_route(") for c in doc["choices"]):
         assert time.monotonic() < deadline, doc["choices"][:3]
@@ -532,10 +525,7 @@ def test_a_long_group_of_claims_is_chosen_argument_by_argument(browser, server):
         lists[2].select_option(value=locos)
     assert button.inner_text() == target["label"]
     button.click()
-    deadline = time.monotonic() + WAIT_MS / 1000
-    while (0, target["id"]) not in server.stored_decisions(match_id):
-        assert time.monotonic() < deadline, server.stored_decisions(match_id)
-        time.sleep(0.1)
+    wait_until_stored(server, match_id, 0, target["id"])
 
 
 def test_choices_being_made_stay_when_another_player_decides_meanwhile(browser, server):
@@ -557,20 +547,30 @@ def test_choices_being_made_stay_when_another_player_decides_meanwhile(browser, 
     button = page.locator("#choices button.subset-choice")
     assert button.inner_text() == mine["label"]
     other = server.get(f"/api/matches/{match_id}?token={tokens[1]}")
-    body = {
-        "token": tokens[1],
-        "action": other["choices"][0]["id"],
-        "decisions": other["decisions"],
-        "version": other["version"],
-    }
-    assert server.call("POST", f"/api/matches/{match_id}/actions", body).status == 200
+    decide_first(server, match_id, tokens[1], other)
     page.wait_for_function(f"document.body.dataset.decisions > {doc['decisions']}", timeout=WAIT_MS)
     assert [boxes.nth(n).is_checked() for n in range(boxes.count())] == [
         n in wanted for n in range(boxes.count())
     ]
     assert button.inner_text() == mine["label"]
     button.click()
+    wait_until_stored(server, match_id, 0, mine["id"])
+
+
+def decide_first(server: Server, match_id: str, token: str, doc: dict) -> None:
+    """The seat of `token` takes the first of its choices in `doc` through the API."""
+    body = {
+        "token": token,
+        "action": doc["choices"][0]["id"],
+        "decisions": doc["decisions"],
+        "version": doc["version"],
+    }
+    assert server.call("POST", f"/api/matches/{match_id}/actions", body).status == 200
+
+
+def wait_until_stored(server: Server, match_id: str, seat: int, action: str) -> None:
+    """Wait for the seat's decision to reach the server's database."""
     deadline = time.monotonic() + WAIT_MS / 1000
-    while (0, mine["id"]) not in server.stored_decisions(match_id):
+    while (seat, action) not in server.stored_decisions(match_id):
         assert time.monotonic() < deadline, server.stored_decisions(match_id)
         time.sleep(0.1)

@@ -56,11 +56,11 @@ def argument_words(legal: list[Action]) -> list[list[str] | None]:
     for action, said in zip(legal, words, strict=True):
         for at, desc in enumerate(action[3] if said is not None else ()):
             key = (action.name, at, said[at])
-            values.setdefault(key, set()).add(_value_id(desc, action.args[at]))
+            values.setdefault(key, set()).add(desc.label(action.args[at]))  # as ids write it
     for action, said in zip(legal, words, strict=True):
         for at, desc in enumerate(action[3] if said is not None else ()):
             if len(values[(action.name, at, said[at])]) > 1:
-                said[at] += f" ({_value_id(desc, action.args[at])})"
+                said[at] += f" ({desc.label(action.args[at])})"
     return words
 
 
@@ -72,11 +72,6 @@ def _has_words(desc) -> bool:
     if isinstance(desc, ListD | SetD | BagD):
         return _has_words(desc.item)
     return isinstance(desc, NamedD | PlayerD | IntD | BoolD | StrD)
-
-
-def _value_id(desc, value) -> str:
-    """A value as action ids write it (an element's or enum value's id, a number)."""
-    return desc.label(value)
 
 
 def match_document(
