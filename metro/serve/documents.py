@@ -41,11 +41,11 @@ def choice_groups(legal: list[Action]) -> dict[str, str]:
 
 
 def argument_words(legal: list[Action]) -> list[list[str] | None]:
-    """Each argument of each action in words, as its label writes it (`Boston–New York (2,
-    gray)`, `red`, `0`): what the play page's drop-down list for that argument shows. Where two
-    values of one action's argument read alike (two offers both `Speculate (2 chips)`), each is
-    told apart by its id (`Speculate (2 chips) (SE1a)`). None for an action with an argument
-    that has no words of its own (a placement's numbers: only the label says where it is)."""
+    """Each argument of each action in words, as its label writes it (a map element's or enum
+    value's words, a number): what the play page's drop-down list for that argument shows.
+    Where two values of one action's argument read alike, each is told apart by its id after
+    the words, in brackets. None for an action with an argument that has no words of its own (a
+    placement's numbers: only the label says where it is)."""
     words = [
         [desc.display(value) for desc, value in zip(a[3], a.args, strict=True)]
         if all(map(_has_words, a[3]))

@@ -200,7 +200,7 @@ function byArguments(choices) {
 }
 
 function argumentPicker(choices) {
-  // A long group of choices of several arguments (a route, a colour, how many locomotives): a
+  // A long group of one action's choices of several arguments (a place, a kind, a number): a
   // drop-down list per argument, each offering what the lists before it leave, and one button
   // making the choice they pick out, its label on the button. A list left with one value is
   // not shown (the button says it).
