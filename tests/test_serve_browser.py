@@ -558,14 +558,23 @@ def test_choices_being_made_stay_when_another_player_decides_meanwhile(browser, 
 
 
 def decide_first(server: Server, match_id: str, token: str, doc: dict) -> None:
-    """The seat of `token` takes the first of its choices in `doc` through the API."""
-    body = {
-        "token": token,
-        "action": doc["choices"][0]["id"],
-        "decisions": doc["decisions"],
-        "version": doc["version"],
-    }
-    assert server.call("POST", f"/api/matches/{match_id}/actions", body).status == 200
+    """The seat of `token` takes the first of its choices in `doc` through the API; as the play
+    page does, it sends the choice again when a bot decided meanwhile at the same simultaneous
+    choice (409) and the seat's choices are unchanged."""
+    action = doc["choices"][0]["id"]
+    for _ in range(len(doc["to_move"])):  # each other seat to move decides once at most
+        body = {
+            "token": token,
+            "action": action,
+            "decisions": doc["decisions"],
+            "version": doc["version"],
+        }
+        answer = server.call("POST", f"/api/matches/{match_id}/actions", body)
+        if answer.status != 409:
+            break
+        doc = server.get(f"/api/matches/{match_id}?token={token}")
+        assert action in doc["legal"], doc["legal"]
+    assert answer.status == 200, answer.doc
 
 
 def wait_until_stored(server: Server, match_id: str, seat: int, action: str) -> None:
