@@ -624,6 +624,11 @@ class CodeGenerator(ProcWriter, StrictVisitor):
                 )
         w.line("}")
         self.registry("ACTION_WHY = {", [f"{a.name!r}: {a.why.name}" for a in module.actions], "}")
+        self.registry(
+            "ACTION_HEADINGS = {",
+            [f"{name!r}: {words!r}" for name, words in module.argument_headings.items()],
+            "}",
+        )
         w.line("ACTION_DESCS = {")
         with w.indented():
             for name, (descs, rank) in module.action_descs.items():

@@ -347,6 +347,7 @@ class Module:
     breakdown: Function | None = None
     display: Function | None = None  # the rules' `display` entries of a player
     field_display: list[tuple] = field(default_factory=list)  # name, heading, internal, key kind
+    argument_headings: dict[str, tuple[str, ...]] = field(default_factory=dict)  # by action
     estimate: Function | None = None  # a position's value for a player, as bots judge it
     metrics: list[tuple[str, Function]] = field(default_factory=list)  # metric name, function
     guard_tables: list[GuardTable] = field(default_factory=list)
@@ -451,4 +452,5 @@ _HOLDERS = (Module, Stmt, Branch, Function, FrameProc, Site, Action, Field)
 _DATA = frozenset(
     {"enums", "tables", "consts", "action_descs", "desc_lines", "named_values", "enum_words"}
     | {"element_labels", "arg_desc_lines", "field_display", "guard_tables", "indexes", "views"}
+    | {"argument_headings"}
 )

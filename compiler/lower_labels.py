@@ -309,7 +309,31 @@ def field_display(gen: ExprLowerer) -> list[tuple]:
     return out
 
 
+def argument_headings(gen: ExprLowerer) -> dict[str, tuple[str, ...]]:
+    """The words heading each action parameter's values where people pick them: its declared
+    heading, else its kind's or enum's name in words, else its own name in words."""
+    out = {}
+    for name, versions in gen.p.actions.items():
+        params = versions.active.params
+        types = [gen.cp.signatures[name].params[i][1] for i in range(len(params))]
+        out[name] = tuple(
+            param.heading if param.heading is not None else _heading_of(param.name, t)
+            for param, t in zip(params, types, strict=True)
+        )
+    return out
+
+
+def _heading_of(name: str, t) -> str:
+    """A parameter's words without a declared heading."""
+    if isinstance(t, ElemT):
+        return v.plain_words(t.kind)
+    if isinstance(t, EnumT):
+        return v.plain_words(t.name)
+    return v.plain_words(name)
+
+
 __all__ = [
+    "argument_headings",
     "breakdown_function",
     "declares_words",
     "display_function",

@@ -44,6 +44,7 @@ from compiler.lower import FrameLowerer, lower_action
 from compiler.lower_draws import lower_draws
 from compiler.lower_exprs import Env, ExprLowerer, spot
 from compiler.lower_labels import (
+    argument_headings,
     breakdown_function,
     declares_words,
     display_function,
@@ -146,6 +147,7 @@ def lower_program(
         breakdown=breakdown,
         display=display_function(ctx),
         field_display=field_display(ctx.gen),
+        argument_headings=argument_headings(ctx.gen),
         estimate=_estimate(ctx),
         metrics=_metrics(ctx),
         guard_tables=ctx.guard_tables().constants,

@@ -227,7 +227,8 @@ class AstBuilder:
         return ast.Param(str(ch[0]), ch[1], self.here)
 
     def action_param(self, ch):
-        return ast.ActionParam(str(ch[0]), ch[1], ch[2], self.here)
+        heading = unquote(ch[2]) if ch[2] is not None else None
+        return ast.ActionParam(str(ch[0]), ch[1], ch[3], self.here, heading=heading)
 
     def function_expr_decl(self, ch):
         return ast.FunctionDecl(str(ch[0]), ch[1] or (), ch[2], None, ch[3], self.here)

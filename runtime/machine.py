@@ -70,6 +70,8 @@ class Game:
         self.levels: dict[str, str] = dict(module.LEVELS)  # a level of play -> the bot it names
         self.has_estimate: bool = module.ESTIMATE is not None
         self.metric_names: list[str] = [name for name, _ in module.METRICS]
+        # The words heading each action parameter's values where people pick them, by action.
+        self.argument_headings: dict[str, tuple[str, ...]] = module.ACTION_HEADINGS
         self.variants = variants
         self.source_file: str = module.SOURCE_FILE
         for index in module.PRIVATE_SITES:

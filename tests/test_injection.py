@@ -31,7 +31,7 @@ game @GAME {
   per player { points: int public }
   function @FUNC(n: int) -> int = n + 1
   procedure @PROC(p: player) { p.points += @FUNC(0) }
-  action @ACTION(c: @ENUM) { @PROC(me) }
+  action @ACTION(c: @ENUM @HEADING) { @PROC(me) }
   action stop() { end game }
   flow { loop { choose by seat(1) { @ACTION, stop } } }
   score(p) = p.points
@@ -42,7 +42,7 @@ game @GAME {
 MAP = 'map "M" for @GAME { @KIND @ELEMENT(x: 1) @KIND plain(x: 2) }\n'
 VARIANT = "variant @VARIANT for @GAME { override const @CONST = @TEXT }\n"
 
-STRING_SLOTS = ("GAME", "TEXT", "CHECK", "INVARIANT", "SCENARIO", "ELEMENT", "VARIANT")
+STRING_SLOTS = ("GAME", "TEXT", "CHECK", "INVARIANT", "SCENARIO", "ELEMENT", "VARIANT", "HEADING")
 NAME_SLOTS = ("ENUM", "VALUE", "KIND", "CONST", "FIELD", "FUNC", "PROC", "ACTION")
 DEFAULTS = {
     "GAME": "Base",
@@ -52,6 +52,7 @@ DEFAULTS = {
     "SCENARIO": "a scenario",
     "ELEMENT": "elem",
     "VARIANT": "a variant",
+    "HEADING": "a colour",
     "ENUM": "Colour",
     "VALUE": "red",
     "KIND": "city",
@@ -341,7 +342,7 @@ def check_module(ctx, values: dict[str, str]) -> Game:
     problems = audit(both)
     assert problems == [], "\n".join(problems)
     literals = _strings(both)
-    for slot in ("GAME", "TEXT", "INVARIANT", "SCENARIO", "ELEMENT"):
+    for slot in ("GAME", "TEXT", "INVARIANT", "SCENARIO", "ELEMENT", "HEADING"):
         assert values[slot] in literals, (
             f"{slot} {values[slot]!r:.80} is not a literal of the module"
         )
@@ -354,6 +355,7 @@ def check_module(ctx, values: dict[str, str]) -> Game:
     assert getattr(module, f"K_{values['KIND']}") == (values["ELEMENT"], "plain")
     assert getattr(module, f"E_{values['ENUM']}") == (values["VALUE"], "plain")
     assert values["FIELD"] in module.STATE_VISIBILITY and values["ACTION"] in module.ACTION_DESCS
+    assert game.argument_headings[values["ACTION"]] == (values["HEADING"],)
     assert any(values["VARIANT"] in entry for entry in ctx.program.applied)
     state = game.new_game(1, 1)
     action = f"{values['ACTION']}({values['VALUE']})"

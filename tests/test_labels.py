@@ -78,6 +78,15 @@ def test_without_labels_elements_and_actions_read_as_their_names(tmp_path):
     assert [a.label for a in game.new_game(2, 1).legal_actions(0)] == ["claim R1", "claim R2"]
 
 
+def test_an_actions_parameters_are_headed_as_declared_else_by_their_kind_or_name(tmp_path):
+    claim = (
+        '  action claim(r: route where owner[r] is none, c: Color "colour of the cards",'
+        " extra: 0..1, spent in me.hand) { owner[r] = me }\n"
+    )
+    game = load_game(write(tmp_path, rules(claim)), use_cache=False)
+    assert game.argument_headings == {"claim": ("route", "colour of the cards", "extra", "Color")}
+
+
 def test_a_conditional_label_and_braces(tmp_path):
     action = (
         "  action claim(r: route where owner[r] is none)\n"

@@ -490,6 +490,10 @@ def test_a_long_group_of_claims_is_chosen_argument_by_argument(browser, server):
     picker = picker.locator(".arguments[data-action=claim_route]")
     lists = [picker.locator(f"select.argument[data-argument='{at}']") for at in range(3)]
     button = picker.locator("button.argument-choice")
+    # each list under its heading: the words the rules declare, else the parameter's kind
+    headings = "p => [...p.querySelectorAll('label.argument-heading')].map(l => l.firstChild.data)"
+    assert picker.evaluate(headings) == doc["headings"]["claim_route"]
+    assert doc["headings"]["claim_route"] == ["route", "color", "locomotives"]
 
     def offered(at: int, before: list[str]) -> list[str]:
         """The words the list at `at` offers once the lists before it hold `before`."""

@@ -273,12 +273,13 @@ class ProcedureDecl(Decl):
 
 @dataclass(frozen=True, slots=True)
 class ActionParam(Node):
-    """An action parameter: `name: domain [where g]`."""
+    """An action parameter: `name: domain ["heading"] [where g]`."""
 
     name: str
     domain: Domain
     where: Expr | None
     span: Span = span_field()
+    heading: str | None = None  # the words heading its values where people pick them
 
 
 @dataclass(frozen=True, slots=True)

@@ -310,6 +310,9 @@ class DeclarationRules:
     def rule_action_param(self, kids):
         name, domain, *where = kids
         head = Concat(self.fmt(name), self.fmt(domain))
+        if where and not is_token(where[0], "where"):  # the words heading its values
+            head = Concat(head, " ", self.fmt(where[0]))
+            where = where[1:]
         if not where:
             return head
         return Group(head, Nest(Concat(LINE, self.fmt(where[0]), " ", self.fmt(where[1]))))

@@ -64,6 +64,13 @@ def argument_words(legal: list[Action]) -> list[list[str] | None]:
     return words
 
 
+def argument_headings(state: State, legal: list[Action]) -> dict[str, list[str]]:
+    """The words heading each argument of the legal actions (not choices), by action: what the
+    play page writes over each drop-down list of an action picked argument by argument."""
+    headings = state.game.argument_headings
+    return {a.name: list(headings[a.name]) for a in legal if a.name in headings}
+
+
 def _has_words(desc) -> bool:
     """Whether a value of this kind reads as itself: a thing, a number, a truth value, a text,
     or a collection of those (not a tuple of numbers, a table or a geometric value)."""
@@ -113,6 +120,7 @@ def match_document(
             }
             for a, said in zip(legal, words, strict=True)
         ],
+        "headings": argument_headings(state, legal),
         "view": state.view(viewer) if viewer is not None else state.public_view(),
         "screen": asdict(state.display(viewer)),
         "log": [move.line(viewer) for move in log.moves],

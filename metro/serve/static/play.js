@@ -88,7 +88,7 @@ function showChoices(doc) {
     let rest = choices;
     for (const [name, own] of byAction(choices)) {
       if (own.length > MENU_BUTTONS && byArguments(own)) {
-        const picker = argumentPicker(own);
+        const picker = argumentPicker(own, doc.headings[name]);
         picker.dataset.action = name;
         group.append(picker);
         rest = rest.filter((choice) => !own.includes(choice));
@@ -199,11 +199,11 @@ function byArguments(choices) {
   return arity >= 2 && choices.every((choice) => choice.words.length === arity) && seen.size === choices.length;
 }
 
-function argumentPicker(choices) {
+function argumentPicker(choices, headings) {
   // A long group of one action's choices of several arguments (a place, a kind, a number): a
-  // drop-down list per argument, each offering what the lists before it leave, and one button
-  // making the choice they pick out, its label on the button. A list left with one value is
-  // not shown (the button says it).
+  // drop-down list per argument under its heading, each offering what the lists before it
+  // leave, and one button making the choice they pick out, its label on the button. A list left
+  // with one value is not shown (the button says it).
   const picker = element("div");
   picker.className = "arguments";
   const arity = choices[0].words.length;
@@ -227,7 +227,7 @@ function argumentPicker(choices) {
         }),
       );
       lists[at].value = kept;
-      lists[at].hidden = values.length === 1;
+      lists[at].parentElement.hidden = values.length === 1;
     }
     button.textContent = matching(arity)[0].label;
   };
@@ -237,7 +237,10 @@ function argumentPicker(choices) {
     list.dataset.argument = String(at);
     list.addEventListener("change", () => refill(at + 1));
     lists.push(list);
-    picker.append(list);
+    const heading = element("label", headings[at]);
+    heading.className = "argument-heading";
+    heading.append(list);
+    picker.append(heading);
   }
   button.addEventListener("click", () => choose(matching(arity)[0].id));
   refill(0);
