@@ -80,6 +80,67 @@ def test_a_match_made_in_the_lobby_is_played_by_clicking_its_menus(browser, serv
     assert errors == []
 
 
+def test_the_lobby_lists_the_matches_this_browser_created_or_opened(browser, server):
+    """A match created in the lobby, and one whose seat's link was opened, are listed in the
+    lobby with their links and where they stand, after the pages are closed; forgotten on asking."""
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    lobby = context.new_page()
+    lobby.goto(server.base + "/")
+    lobby.wait_for_selector("body[data-ready=yes]", timeout=WAIT_MS)
+    assert lobby.locator("#kept").is_hidden()  # nothing kept yet
+    lobby.fill("#seed", "4")
+    lobby.click("#create-button")
+    lobby.wait_for_selector("#created:not([hidden]) a.seat-link", timeout=WAIT_MS)
+    made = lobby.get_attribute("a.seat-link", "href")
+    # a match made elsewhere (by a friend), whose P2 link is opened in this browser
+    created = server.create("ticket_to_ride", [{"human": True}, {"human": True}], seed=5)
+    play = context.new_page()
+    play.goto(server.base + created["seats"][1]["url"])
+    play.wait_for_selector("#status:not(:empty)", timeout=WAIT_MS)
+    play.close()
+    lobby.reload()
+    lobby.wait_for_selector("body[data-ready=yes]", timeout=WAIT_MS)
+    entries = lobby.locator("#kept-matches li.kept-match")
+    assert entries.count() == 2
+    opened, mine = entries.nth(0), entries.nth(1)  # the most recently kept first
+    assert opened.get_attribute("data-match") == created["match"]
+    assert opened.locator("a.kept-link").all_inner_texts() == ["P2"]
+    assert opened.locator("a.kept-link").get_attribute("href") == created["seats"][1]["url"]
+    assert mine.locator("a.kept-link").all_inner_texts() == ["P1", "watch"]  # a bot in P2
+    assert mine.locator("a.kept-link").first.get_attribute("href") == made
+    status = opened.locator(".kept-status")
+    lobby.wait_for_function(
+        "match => document.querySelector(`li[data-match='${match}'] .kept-status`).dataset"
+        ".decisions !== undefined",
+        arg=created["match"],
+        timeout=WAIT_MS,
+    )
+    assert status.inner_text() == "decision 1, to move: P1, P2"  # both choose tickets at first
+    assert "Ticket to Ride" in opened.inner_text()
+    # following a kept link opens that seat's page
+    mine.locator("a.kept-link").first.click()
+    lobby.wait_for_selector("button.choice, #choices .subset", timeout=WAIT_MS)
+    assert "you are P1" in lobby.inner_text("#status")
+    lobby.go_back()
+    lobby.wait_for_selector("body[data-ready=yes]", timeout=WAIT_MS)
+    lobby.locator(f"li[data-match='{created['match']}'] button.forget").click()
+    assert lobby.locator("#kept-matches li.kept-match").count() == 1
+    lobby.reload()
+    lobby.wait_for_selector("body[data-ready=yes]", timeout=WAIT_MS)
+    assert lobby.locator("#kept-matches li.kept-match").count() == 1
+    # storage written by something else is ignored, not a failure
+    errors = []
+    lobby.on("pageerror", lambda error: errors.append(str(error)))
+    bad = (
+        '[{"match": "x", "title": "t", "kept": "k", "links": [{"seat": 0, "url": "javascript:1"}]}]'
+    )
+    lobby.evaluate("bad => localStorage.setItem('metro.matches', bad)", bad)
+    lobby.reload()
+    lobby.wait_for_selector("body[data-ready=yes]", timeout=WAIT_MS)
+    assert lobby.locator("#kept").is_hidden() and errors == []
+    context.close()
+
+
 HOSTILE_RULES = """\
 game "<script>window.pwned = 1</script> Hostile" {
   players 1..2

@@ -137,6 +137,60 @@ async function create(event) {
   item.append(link);
   links.append(item);
   document.getElementById("created").hidden = false;
+  const seats = doc.seats.map((seat) => ({ seat: seat.seat, url: seat.url }));
+  keepMatch(doc.match, chosenGame().title, [...seats, { seat: null, url: doc.spectate }]);
+  showKept();
+}
+
+function placesText(doc) {
+  const order = doc.places.map((place, seat) => [place, seat]).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  return order.map(([place, seat]) => `${place}. P${seat + 1} (${doc.scores[seat]})`).join(", ");
+}
+
+async function keptStatus(entry, into) {
+  // Where the match stands, as everyone may see it (the spectators' document: no secret).
+  const answer = await fetch(`/api/matches/${encodeURIComponent(entry.match)}`);
+  if (answer.status === 404) {
+    into.textContent = "no longer on this server";
+    return;
+  }
+  if (!answer.ok) return;
+  const doc = await answer.json();
+  into.textContent = doc.over
+    ? `game over: ${placesText(doc)}`
+    : `decision ${doc.decisions + 1}, to move: ${doc.to_move.map((seat) => `P${seat + 1}`).join(", ")}`;
+  into.dataset.decisions = doc.decisions;
+}
+
+function showKept() {
+  const kept = keptMatches();
+  const list = document.getElementById("kept-matches");
+  list.replaceChildren();
+  for (const entry of kept) {
+    const item = element("li");
+    item.className = "kept-match";
+    item.dataset.match = entry.match;
+    const state = element("span", "…");
+    state.className = "kept-status";
+    item.append(element("strong", entry.title), " (", element("span", entry.kept.slice(0, 10)), "): ", state, " ");
+    for (const link of entry.links) {
+      const anchor = element("a", link.seat === null ? "watch" : `P${link.seat + 1}`);
+      anchor.href = link.url;
+      anchor.className = "kept-link";
+      item.append(anchor, " ");
+    }
+    const forget = element("button", "forget");
+    forget.type = "button";
+    forget.className = "forget";
+    forget.addEventListener("click", () => {
+      forgetMatch(entry.match);
+      showKept();
+    });
+    item.append(forget);
+    list.append(item);
+    keptStatus(entry, state);
+  }
+  document.getElementById("kept").hidden = kept.length === 0;
 }
 
 async function start() {
@@ -152,6 +206,7 @@ async function start() {
   document.getElementById("create").addEventListener("submit", create);
   showSeats();
   showPatches();
+  showKept();
   document.body.dataset.ready = "yes";
 }
 

@@ -479,6 +479,7 @@ function seatText(doc) {
 function show(doc) {
   if (current && doc.version < current.version) return; // an older answer arriving late
   const moved = !current || doc.version !== current.version;
+  if (!current) keepMatch(matchId, doc.title, [{ seat: doc.seat, url: location.pathname + location.search }]);
   current = doc;
   document.getElementById("title").textContent = doc.title;
   document.getElementById("status").textContent = status(doc);

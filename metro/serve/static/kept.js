@@ -1,0 +1,51 @@
+// The matches this browser has created or opened, kept in its local storage so that a person who
+// closed the page (and lost the link with its seat's token) finds the match again in the lobby.
+// The links stay in this browser, as they do in its history; nothing is sent anywhere.
+"use strict";
+
+const KEPT_KEY = "metro.matches";
+const KEPT_MOST = 50; // the newest kept; older ones are forgotten
+
+function keptMatches() {
+  // [{match, title, links: [{seat, url}], kept}], the most recently kept first.
+  try {
+    const kept = JSON.parse(localStorage.getItem(KEPT_KEY) || "[]");
+    return Array.isArray(kept) ? kept.filter(wellFormed) : [];
+  } catch {
+    return []; // unreadable (written by something else): nothing kept
+  }
+}
+
+function wellFormed(entry) {
+  // An entry as keepMatch writes it, its links to this server's play pages only.
+  const isLink = (link) =>
+    link && (link.seat === null || Number.isInteger(link.seat)) &&
+    typeof link.url === "string" && link.url.startsWith("/play/");
+  return (
+    entry && typeof entry.match === "string" && typeof entry.title === "string" &&
+    typeof entry.kept === "string" && Array.isArray(entry.links) && entry.links.every(isLink)
+  );
+}
+
+function saveKept(kept) {
+  try {
+    localStorage.setItem(KEPT_KEY, JSON.stringify(kept.slice(0, KEPT_MOST)));
+  } catch {
+    // storage full or refused (a private window): the match is simply not kept
+  }
+}
+
+function keepMatch(match, title, links) {
+  // Keep (or move to the front) a match with these seats' links ({seat, url}; seat null: watching).
+  const kept = keptMatches();
+  const before = kept.find((entry) => entry.match === match);
+  const known = before ? before.links : [];
+  const merged = [...known.filter((old) => !links.some((link) => link.seat === old.seat)), ...links];
+  merged.sort((a, b) => (a.seat === null) - (b.seat === null) || a.seat - b.seat);
+  const entry = { match, title, links: merged, kept: new Date().toISOString() };
+  saveKept([entry, ...kept.filter((other) => other.match !== match)]);
+}
+
+function forgetMatch(match) {
+  saveKept(keptMatches().filter((entry) => entry.match !== match));
+}
