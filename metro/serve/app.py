@@ -28,6 +28,7 @@ from metro.serve.requests import (
     action_request,
     json_body,
     match_request,
+    seat_token,
     undo_request,
 )
 from metro.serve.service import MatchService
@@ -100,6 +101,12 @@ def create_app(service: MatchService, hosts: list[str]) -> Starlette:
         asked = undo_request(json_body(await _body(request)))
         return JSONResponse(await service.undo(request.path_params["match_id"], asked))
 
+    async def play_again(request: Request) -> Response:
+        match_id = request.path_params["match_id"]
+        token = seat_token(json_body(await _body(request)))
+        next_id = await service.play_again(match_id, token)
+        return JSONResponse({"match": next_id, "url": f"/play/{next_id}?token={token}"})
+
     async def board(request: Request) -> Response:
         match = await service.match(request.path_params["match_id"])
         viewer = service.viewer(match, request.query_params.get("token"))
@@ -156,6 +163,7 @@ def create_app(service: MatchService, hosts: list[str]) -> Starlette:
             Route("/api/matches/{match_id}", show),
             Route("/api/matches/{match_id}/actions", act, methods=["POST"]),
             Route("/api/matches/{match_id}/undo", undo, methods=["POST"]),
+            Route("/api/matches/{match_id}/again", play_again, methods=["POST"]),
             Route("/api/matches/{match_id}/board", board),
             WebSocketRoute("/api/matches/{match_id}/ws", socket),
             Mount("/static", StaticFiles(packages=[("metro.serve", "static")]), name="static"),

@@ -91,6 +91,7 @@ def match_document(
     viewer: int | None,
     version: int,
     undo: bool,
+    next_match: str | None = None,
 ) -> dict:
     """The match as `viewer` (a seat, or None: a spectator) may see it, as JSON-able data."""
     legal = state.legal_actions(viewer) if viewer is not None else []
@@ -127,4 +128,5 @@ def match_document(
         "over": over,
         "scores": state.scores() if over else None,
         "places": state.ranking() if over else None,
+        "next": next_match,
     }

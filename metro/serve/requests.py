@@ -166,5 +166,10 @@ def undo_request(doc: dict) -> UndoRequest:
     return UndoRequest(_text(doc, "token"), _count(doc, "decisions"), _version(doc))
 
 
+def seat_token(doc: dict) -> str:
+    """The token of a request that only names its seat (to play a finished match again)."""
+    return _text(doc, "token")
+
+
 def _version(doc: dict) -> int | None:
     return None if doc.get("version") is None else _count(doc, "version")

@@ -23,7 +23,7 @@ import logging
 import secrets
 import time
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import anyio.to_thread
 
@@ -213,6 +213,37 @@ class MatchService:
         seats = [SeatToken(seat, token) for seat, token in enumerate(tokens) if token is not None]
         return record.id, seats
 
+    async def play_again(self, match_id: str, token: str) -> str:
+        """The match a finished match's seats play next (begun now, unless one already is):
+        the same game, setup, bots and people, each person's token taking the same seat, a new
+        seed; only a seat of the match may ask, once it is over."""
+        match = await self.match(match_id)
+        self.viewer(match, token)
+        if not match.state.is_over:
+            raise BadRequest(409, "a match is played again once it is over")
+        if match.record.next_match is None:
+            opened = await anyio.to_thread.run_sync(
+                self.store.open_matches, time.time() - IDLE_SECONDS
+            )
+            if opened >= MAX_OPEN_MATCHES:
+                raise BadRequest(503, f"this server runs at most {MAX_OPEN_MATCHES} open matches")
+            old = match.record
+            seed = secrets.randbits(SEED_BITS)
+            record = replace(old, id=new_match_id(), seed=seed, next_match=None)
+            next_id = await anyio.to_thread.run_sync(self.store.add_next_match, old.id, record)
+            if next_id == record.id:
+                begun = await self._set_up(record, [])
+                self._keep(begun)
+                self._wake_bots(begun)
+            self._played_next(match, next_id)
+        return match.record.next_match
+
+    def _played_next(self, match: Match, next_id: str) -> None:
+        """Tell everyone following `match` that its seats play `next_id` next."""
+        if match.record.next_match is None:
+            match.record = replace(match.record, next_match=next_id)
+            match.notify()
+
     async def match(self, match_id: str) -> Match:
         """A match by id, caught up with the database (set up from it if not in memory); 404 if none."""
         found = self.live.get(match_id)
@@ -256,6 +287,7 @@ class MatchService:
             viewer,
             match.version,
             undo,
+            record.next_match,
         )
 
     def undo_refusal(self, match: Match, seat: int) -> str | None:
@@ -327,11 +359,16 @@ class MatchService:
         return self.document(match, seat)
 
     async def catch_up(self, match: Match) -> None:
-        """Take the decisions other server processes wrote for this match since it last looked."""
+        """Take the decisions other server processes wrote for this match since it last looked
+        (and, once it is over, whether one of them began the match its seats play next)."""
         async with match.lock:
             match.checked = time.monotonic()
             newer = await anyio.to_thread.run_sync(self.store.rows, match.record.id, match.version)
             if not newer:
+                if match.state.is_over and match.record.next_match is None:
+                    stored = await anyio.to_thread.run_sync(self.store.match, match.record.id)
+                    if stored is not None and stored.next_match is not None:
+                        self._played_next(match, stored.next_match)
                 return
             for row in newer:
                 if row.takes_back is None:

@@ -51,6 +51,7 @@ matches = Table(
     Column("over", Integer, nullable=False, default=0),
     Column("created", Float, nullable=False),
     Column("updated", Float, nullable=False),  # the time of its last decision (or creation)
+    Column("next_match", String(32), nullable=True),  # the match its seats played next, if any
 )
 decisions = Table(
     "decisions",
@@ -64,13 +65,20 @@ decisions = Table(
     Column("stand_in", Integer, nullable=False, server_default="0"),
 )
 ADDED_COLUMNS = {  # columns a database from an earlier server lacks, and how they are added
-    "takes_back": "takes_back INTEGER",  # before undo: its rows are decisions
-    "stand_in": "stand_in INTEGER NOT NULL DEFAULT 0",  # before: no decision was a stand-in's
+    "decisions": {
+        "takes_back": "takes_back INTEGER",  # before undo: its rows are decisions
+        "stand_in": "stand_in INTEGER NOT NULL DEFAULT 0",  # before: no decision was a stand-in's
+    },
+    "matches": {"next_match": "next_match VARCHAR(32)"},  # before: no match was played again
 }
 
 
 class MatchChanged(Exception):
     """Another writer already recorded a row with this number for this match."""
+
+
+class _AlreadyNext(Exception):
+    """Another writer already recorded the match played after this one."""
 
 
 @dataclass(frozen=True)
@@ -92,6 +100,7 @@ class MatchRecord:
     variants: tuple[str, ...]
     expansions: tuple[str, ...]
     seats: tuple[SeatRecord, ...]
+    next_match: str | None = None  # the match its seats began once it was over ("play again")
 
 
 @dataclass(frozen=True)
@@ -116,6 +125,23 @@ def live_decisions(rows: list[DecisionRecord]) -> list[DecisionRecord]:
         else:
             raise ValueError(f"row {row.number} takes back {row.takes_back}, not the last decision")
     return standing
+
+
+def _new_match(record: MatchRecord):
+    """The statement writing a new match."""
+    seats = [{"bot": s.bot, "token_hash": s.token_hash} for s in record.seats]
+    return insert(matches).values(
+        id=record.id,
+        game=record.game,
+        players=record.players,
+        seed=json.dumps(record.seed),
+        variants=json.dumps(list(record.variants)),
+        expansions=json.dumps(list(record.expansions)),
+        seats=json.dumps(seats),
+        over=0,
+        created=time.time(),
+        updated=time.time(),
+    )
 
 
 def default_url() -> str:
@@ -147,30 +173,38 @@ class Store:
         if self.engine.dialect.name == "sqlite":
             event.listen(self.engine, "connect", _write_ahead)
         metadata.create_all(self.engine)
-        columns = {c["name"] for c in inspect(self.engine).get_columns("decisions")}
-        for name, column in ADDED_COLUMNS.items():
-            if name not in columns:
-                with self.engine.begin() as db:
-                    db.execute(text(f"ALTER TABLE decisions ADD COLUMN {column}"))
+        for table, added in ADDED_COLUMNS.items():
+            columns = {c["name"] for c in inspect(self.engine).get_columns(table)}
+            for name, column in added.items():
+                if name not in columns:
+                    with self.engine.begin() as db:
+                        db.execute(text(f"ALTER TABLE {table} ADD COLUMN {column}"))
 
     def add_match(self, record: MatchRecord) -> None:
         """Write a new match."""
-        seats = [{"bot": s.bot, "token_hash": s.token_hash} for s in record.seats]
         with self.engine.begin() as db:
-            db.execute(
-                insert(matches).values(
-                    id=record.id,
-                    game=record.game,
-                    players=record.players,
-                    seed=json.dumps(record.seed),
-                    variants=json.dumps(list(record.variants)),
-                    expansions=json.dumps(list(record.expansions)),
-                    seats=json.dumps(seats),
-                    over=0,
-                    created=time.time(),
-                    updated=time.time(),
+            db.execute(_new_match(record))
+
+    def add_next_match(self, before: str, record: MatchRecord) -> str:
+        """Write `record` as the match played after match `before`, unless one already is; the
+        id of the match that is (written in one transaction: two asking at once make one)."""
+        try:
+            with self.engine.begin() as db:
+                db.execute(_new_match(record))
+                taken = db.execute(
+                    update(matches)
+                    .where(matches.c.id == before, matches.c.next_match.is_(None))
+                    .values(next_match=record.id)
                 )
-            )
+                if taken.rowcount != 1:
+                    raise _AlreadyNext  # leaving the block rolls the new match back
+            return record.id
+        except _AlreadyNext:
+            pass
+        known = self.match(before)
+        if known is None or known.next_match is None:
+            raise LookupError(f"no match {before} to play again")
+        return known.next_match
 
     def add_row(self, match_id: str, row: DecisionRecord, over: bool) -> None:
         """Write a decision or an undo (committed when this returns); MatchChanged if its
@@ -209,6 +243,7 @@ class Store:
             variants=tuple(json.loads(row.variants)),
             expansions=tuple(json.loads(row.expansions)),
             seats=tuple(SeatRecord(**seat) for seat in json.loads(row.seats)),
+            next_match=row.next_match,
         )
 
     def rows(self, match_id: str, start: int = 0) -> list[DecisionRecord]:

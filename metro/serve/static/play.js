@@ -37,6 +37,27 @@ async function undo() {
   if (answer.ok) show(doc);
 }
 
+async function playAgain() {
+  // The same seats play a new match (begun now, or the one another seat began): go to it.
+  const answer = await post("again", {});
+  const doc = await answer.json();
+  if (answer.ok) location.assign(doc.url);
+  else document.getElementById("error").textContent = doc.error;
+}
+
+function showAgain(doc) {
+  // Once the match is over: a seat may begin a new one with the same seats; once one is begun,
+  // every page of this match offers the way to it (the same token takes the same seat there).
+  document.getElementById("again").hidden = !doc.over;
+  document.getElementById("again-button").hidden = doc.seat === null || doc.next !== null;
+  const link = document.getElementById("next-link");
+  link.hidden = doc.next === null;
+  if (doc.next !== null) {
+    link.href = `/play/${encodeURIComponent(doc.next)}${query}`;
+    link.textContent = doc.seat === null ? "Watch the next match of these seats" : "The same seats play again: go to the new match";
+  }
+}
+
 function sameSight(a, b) {
   // Nothing the person could see differs: their view (but whose turn it is) and their choices.
   const seen = (doc) => JSON.stringify([doc.view.state, doc.view.player_state, doc.legal]);
@@ -487,6 +508,7 @@ function show(doc) {
   document.getElementById("seats").textContent = doc.seats.map(seatText(doc)).join(" · ");
   document.getElementById("replay").hidden = !doc.over;
   document.getElementById("replay-link").href = `/replay/${matchId}${query}`;
+  showAgain(doc);
   // The same choices sent again (the websocket's first message, a seat's person leaving or
   // coming back, another player's decision at a simultaneous choice) leave them as the person
   // is making them: boxes checked, lists picked.
@@ -545,6 +567,7 @@ function start() {
   document.getElementById("board").addEventListener("click", boardClicked);
   document.getElementById("board").addEventListener("mouseover", boardHovered);
   document.getElementById("undo").addEventListener("click", undo);
+  document.getElementById("again-button").addEventListener("click", playAgain);
   follow();
 }
 
