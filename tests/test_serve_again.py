@@ -165,11 +165,13 @@ def test_a_person_plays_again_from_the_page_and_the_other_follows_the_link(
                 "#again:not([hidden]) #again-button:not([hidden])", timeout=WAIT_MS
             )
             assert page.locator("#next-link").is_hidden()
+            assert page.title() == "Short · metro"  # nobody's decision once it is over
         pages[0].click("#again-button")
         pages[0].wait_for_url(lambda url: match_id not in url, timeout=WAIT_MS)
         pages[0].wait_for_selector("#status:not(:empty)", timeout=WAIT_MS)
         next_id = pages[0].get_attribute("body", "data-match")
         assert next_id != match_id and "you are P1" in pages[0].inner_text("#status")
+        assert pages[0].title() == "Your decision · Short · metro"
         # the other page hears of it over its websocket: a link to the new match, in its seat
         pages[1].wait_for_selector("#next-link:not([hidden])", timeout=WAIT_MS)
         assert pages[1].locator("#again-button").is_hidden()

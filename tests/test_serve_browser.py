@@ -46,6 +46,7 @@ def test_a_match_made_in_the_lobby_is_played_by_clicking_its_menus(browser, serv
     page.wait_for_selector("button.choice", timeout=WAIT_MS)
     match_id = page.get_attribute("body", "data-match")
     assert page.inner_text("#title") == "Ticket to Ride"
+    assert page.title() == "Your decision · Ticket to Ride · metro"  # the tab says so too
     for move in range(MOVES):
         page.wait_for_selector("#board svg", timeout=WAIT_MS)
         page.wait_for_function(

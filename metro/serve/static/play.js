@@ -503,6 +503,9 @@ function show(doc) {
   if (!current) keepMatch(matchId, doc.title, [{ seat: doc.seat, url: location.pathname + location.search }]);
   current = doc;
   document.getElementById("title").textContent = doc.title;
+  // The tab says when the seat is to decide, so a person in another tab sees it is their turn.
+  const yours = doc.seat !== null && !doc.over && doc.to_move.includes(doc.seat);
+  document.title = `${yours ? "Your decision · " : ""}${doc.title} · metro`;
   document.getElementById("status").textContent = status(doc);
   document.body.dataset.decisions = doc.decisions;
   document.getElementById("seats").textContent = doc.seats.map(seatText(doc)).join(" · ");
