@@ -142,6 +142,27 @@ def test_the_lobby_lists_the_matches_this_browser_created_or_opened(browser, ser
     context.close()
 
 
+def test_on_a_phone_the_board_takes_the_width_and_the_choices_follow_it(browser, server):
+    """A narrow screen stacks the play page: the board as wide as the page, the choices below
+    it, nothing wider than the screen (the lobby too)."""
+    created = server.create("ticket_to_ride", [{"human": True}, {"bot": "random"}], seed=4)
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
+    page = context.new_page()
+    page.goto(server.base + created["seats"][0]["url"])
+    page.wait_for_selector("#board svg", timeout=WAIT_MS)
+    page.wait_for_selector("#choices .subset", timeout=WAIT_MS)
+    width = page.evaluate("innerWidth")
+    board = page.locator("#board svg").bounding_box()
+    choices = page.locator("#choices-section").bounding_box()
+    assert board["width"] >= 0.9 * width
+    assert choices["y"] >= board["y"] + board["height"]
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    page.goto(server.base + "/")
+    page.wait_for_selector("body[data-ready=yes]", timeout=WAIT_MS)
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    context.close()
+
+
 HOSTILE_RULES = """\
 game "<script>window.pwned = 1</script> Hostile" {
   players 1..2
