@@ -199,3 +199,28 @@ def _user_exists(name: str) -> bool:
 def jsonable(value):
     """A value as it comes back from JSON (tuples as lists, keys as texts)."""
     return json.loads(json.dumps(value))
+
+
+# A match of two decisions: each seat says a number; the larger wins.
+SHORT_RULES = """\
+game "Short" {
+  players 2..2
+  max decisions 10
+  per player { points: int public "Points" }
+  action say(n: 1..3) label "say {n}" { me.points += n }
+  flow {
+    choose by seat(1) { say }
+    choose by seat(2) { say }
+  }
+  score(p) = p.points
+}
+"""
+
+
+def short_game(folder) -> str:
+    """The folder of a game named `short` (SHORT_RULES), written under `folder`."""
+    game = os.path.join(str(folder), "short")
+    os.makedirs(game, exist_ok=True)
+    with open(os.path.join(game, "rules.metro"), "w", encoding="utf-8") as rules:
+        rules.write(SHORT_RULES)
+    return game

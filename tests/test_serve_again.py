@@ -14,33 +14,15 @@ pytest.importorskip("sqlalchemy")
 
 from sqlalchemy import create_engine, text
 
-from tests.serve_helpers import Server
+from tests.serve_helpers import Server, short_game
 from tests.test_serve import HUMAN, STEP_WAIT, valid
 from tests.test_serve_browser import WAIT_MS
-
-# A match of two decisions: each seat says a number; the larger wins.
-SHORT_RULES = """\
-game "Short" {
-  players 2..2
-  max decisions 10
-  per player { points: int public "Points" }
-  action say(n: 1..3) label "say {n}" { me.points += n }
-  flow {
-    choose by seat(1) { say }
-    choose by seat(2) { say }
-  }
-  score(p) = p.points
-}
-"""
 
 
 @pytest.fixture()
 def short(tmp_path):
     """The folder of the short game."""
-    game = tmp_path / "short"
-    game.mkdir()
-    (game / "rules.metro").write_text(SHORT_RULES, encoding="utf-8")
-    return str(game)
+    return short_game(tmp_path)
 
 
 def finished(server: Server, seats: list[dict], seed=1) -> tuple[str, dict[int, str]]:

@@ -28,6 +28,7 @@ from metro.serve.requests import (
     action_request,
     json_body,
     match_request,
+    message_request,
     seat_token,
     undo_request,
 )
@@ -107,6 +108,10 @@ def create_app(service: MatchService, hosts: list[str]) -> Starlette:
         next_id = await service.play_again(match_id, token)
         return JSONResponse({"match": next_id, "url": f"/play/{next_id}?token={token}"})
 
+    async def say(request: Request) -> Response:
+        asked = message_request(json_body(await _body(request)))
+        return JSONResponse(await service.say(request.path_params["match_id"], asked))
+
     async def board(request: Request) -> Response:
         match = await service.match(request.path_params["match_id"])
         viewer = service.viewer(match, request.query_params.get("token"))
@@ -164,6 +169,7 @@ def create_app(service: MatchService, hosts: list[str]) -> Starlette:
             Route("/api/matches/{match_id}/actions", act, methods=["POST"]),
             Route("/api/matches/{match_id}/undo", undo, methods=["POST"]),
             Route("/api/matches/{match_id}/again", play_again, methods=["POST"]),
+            Route("/api/matches/{match_id}/chat", say, methods=["POST"]),
             Route("/api/matches/{match_id}/board", board),
             WebSocketRoute("/api/matches/{match_id}/ws", socket),
             Mount("/static", StaticFiles(packages=[("metro.serve", "static")]), name="static"),

@@ -9,13 +9,18 @@ game is over (while it runs a score may count hidden things).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING
 
 from metro.play.menus import heading
 from metro.play.moves import MoveLog
 from metro.render.marks import ActionNames
 from runtime.machine import Action, State
 from runtime.values import BagD, BoolD, IntD, ListD, NamedD, OptD, PlayerD, SetD, StrD
+
+if TYPE_CHECKING:  # the store (and SQLAlchemy) is not needed to build a document
+    from metro.serve.store import MessageRecord
 
 
 @dataclass(frozen=True)
@@ -92,6 +97,7 @@ def match_document(
     version: int,
     undo: bool,
     next_match: str | None = None,
+    messages: Sequence[MessageRecord] = (),
 ) -> dict:
     """The match as `viewer` (a seat, or None: a spectator) may see it, as JSON-able data."""
     legal = state.legal_actions(viewer) if viewer is not None else []
@@ -129,4 +135,5 @@ def match_document(
         "scores": state.scores() if over else None,
         "places": state.ranking() if over else None,
         "next": next_match,
+        "chat": [{"seat": m.seat, "text": m.text} for m in messages],
     }

@@ -16,6 +16,10 @@ MAX_BOT_SAMPLES = 64  # a greedy bot's sampled positions per action
 MAX_SEED_CHARS = 64  # a seed given as text
 MAX_SEED = 2**63 - 1  # a seed given as a number, in absolute value
 MAX_PATCHES = 16  # variants plus expansions of one match
+MAX_MESSAGE_CHARS = 500  # a message of a match's chat
+MAX_MESSAGES = 2_000  # messages of one match's chat; more are refused
+MESSAGES_SHOWN = 100  # the newest messages in each match document
+MESSAGES_PER_MINUTE = 20  # what one seat may say in a minute (on one server process)
 ABSENT_SECONDS = (
     60.0  # a person gone this long (every websocket of their seat closed) gets a stand-in bot
 )

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import unicodedata
 from dataclasses import dataclass
 
 from metro.serve.limits import (
     BOT_BUDGETS,
     MAX_BODY_BYTES,
+    MAX_MESSAGE_CHARS,
     MAX_PATCHES,
     MAX_SEED,
     MAX_SEED_CHARS,
@@ -54,6 +56,14 @@ class UndoRequest:
     token: str
     decisions: int
     version: int | None
+
+
+@dataclass(frozen=True)
+class MessageRequest:
+    """A seat's message to the match's chat."""
+
+    token: str
+    text: str
 
 
 def json_body(body: bytes) -> dict:
@@ -164,6 +174,22 @@ def action_request(doc: dict) -> ActionRequest:
 def undo_request(doc: dict) -> UndoRequest:
     """An undo's request, checked for form."""
     return UndoRequest(_text(doc, "token"), _count(doc, "decisions"), _version(doc))
+
+
+def message_request(doc: dict) -> MessageRequest:
+    """A chat message's request, checked for form: a text of 1 to MAX_MESSAGE_CHARS characters
+    (blanks around it dropped), without control characters but line breaks."""
+    text = doc.get("text")
+    if not isinstance(text, str):
+        raise BadRequest(400, "'text' must be a string")
+    text = text.strip()
+    if not text:
+        raise BadRequest(400, "a message says something")
+    if len(text) > MAX_MESSAGE_CHARS:
+        raise BadRequest(400, f"a message holds at most {MAX_MESSAGE_CHARS} characters")
+    if any(unicodedata.category(c) == "Cc" and c != "\n" for c in text):
+        raise BadRequest(400, "a message holds no control characters (but line breaks)")
+    return MessageRequest(_text(doc, "token"), text)
 
 
 def seat_token(doc: dict) -> str:

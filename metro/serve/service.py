@@ -22,7 +22,7 @@ import contextlib
 import logging
 import secrets
 import time
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from dataclasses import dataclass, field, replace
 
 import anyio.to_thread
@@ -39,13 +39,17 @@ from metro.serve.limits import (
     CATCH_UP_SECONDS,
     IDLE_SECONDS,
     MAX_LIVE_MATCHES,
+    MAX_MESSAGES,
     MAX_OPEN_MATCHES,
+    MESSAGES_PER_MINUTE,
+    MESSAGES_SHOWN,
     STAND_IN_BOT,
 )
 from metro.serve.requests import (
     ActionRequest,
     BadRequest,
     MatchRequest,
+    MessageRequest,
     UndoRequest,
     check_bot_budget,
 )
@@ -53,6 +57,7 @@ from metro.serve.store import (
     DecisionRecord,
     MatchChanged,
     MatchRecord,
+    MessageRecord,
     SeatRecord,
     Store,
     live_decisions,
@@ -99,6 +104,8 @@ class Match:
     refusals: dict[tuple[int, int], str | None] = field(default_factory=dict)  # undo verdicts
     stand_ins: set[int] = field(default_factory=set)  # rows of decisions stand-ins made
     failures: dict[int, str] = field(default_factory=dict)  # seat -> why its bot was replaced
+    messages: list[MessageRecord] = field(default_factory=list)  # its chat, in order
+    spoke: dict[int, deque] = field(default_factory=dict)  # seat -> when it said its last ones
 
     def bot_of(self, seat: int) -> Bot | None:
         """Who decides for a seat on the server: its bot, a stand-in, or None (a person)."""
@@ -288,6 +295,7 @@ class MatchService:
             match.version,
             undo,
             record.next_match,
+            match.messages[-MESSAGES_SHOWN:],
         )
 
     def undo_refusal(self, match: Match, seat: int) -> str | None:
@@ -358,11 +366,50 @@ class MatchService:
         self._wake_bots(match)
         return self.document(match, seat)
 
+    async def say(self, match_id: str, request: MessageRequest) -> dict:
+        """Add a seat's message to the match's chat; the match as the seat then sees it."""
+        match = await self.match(match_id)
+        seat = self.viewer(match, request.token)
+        now = time.monotonic()
+        said = match.spoke.setdefault(seat, deque())
+        while said and now - said[0] > 60:
+            said.popleft()
+        if len(said) >= MESSAGES_PER_MINUTE:
+            raise BadRequest(429, f"a seat says at most {MESSAGES_PER_MINUTE} messages a minute")
+        async with match.lock:
+            for _ in range(3):  # another server process may take the number first
+                if len(match.messages) >= MAX_MESSAGES:
+                    raise BadRequest(409, f"a match's chat holds at most {MAX_MESSAGES} messages")
+                message = MessageRecord(len(match.messages), seat, request.text)
+                try:
+                    await anyio.to_thread.run_sync(self.store.add_message, match.record.id, message)
+                    break
+                except MatchChanged:
+                    await self._hear(match)
+            else:
+                raise BadRequest(409, "the chat changed meanwhile: say it again")
+            match.messages.append(message)
+            said.append(now)
+            match.notify()
+        return self.document(match, seat)
+
+    async def _hear(self, match: Match) -> bool:
+        """Take the messages other server processes wrote to the match's chat (the caller holds
+        its lock); whether there were any."""
+        newer = await anyio.to_thread.run_sync(
+            self.store.messages, match.record.id, len(match.messages)
+        )
+        match.messages.extend(newer)
+        return bool(newer)
+
     async def catch_up(self, match: Match) -> None:
-        """Take the decisions other server processes wrote for this match since it last looked
-        (and, once it is over, whether one of them began the match its seats play next)."""
+        """Take the decisions and messages other server processes wrote for this match since it
+        last looked (and, once it is over, whether one of them began the match its seats play
+        next)."""
         async with match.lock:
             match.checked = time.monotonic()
+            if await self._hear(match):
+                match.notify()
             newer = await anyio.to_thread.run_sync(self.store.rows, match.record.id, match.version)
             if not newer:
                 if match.state.is_over and match.record.next_match is None:
@@ -547,6 +594,7 @@ class MatchService:
         numbers = [decision.number for decision in decisions]
         match = Match(record, state, log, bots, pictures, len(rows), numbers, previous)
         match.stand_ins = {decision.number for decision in decisions if decision.stand_in}
+        match.messages = await anyio.to_thread.run_sync(self.store.messages, record.id)
         return match
 
     def _keep(self, match: Match) -> None:

@@ -64,6 +64,15 @@ decisions = Table(
     # a decision a stand-in bot made for an absent person (which the person may not undo)
     Column("stand_in", Integer, nullable=False, server_default="0"),
 )
+messages = Table(
+    "messages",
+    metadata,
+    Column("match_id", String(32), ForeignKey("matches.id"), primary_key=True),
+    Column("number", Integer, primary_key=True),  # 0 for the first message of the match
+    Column("seat", Integer, nullable=False),
+    Column("text", Text, nullable=False),
+    Column("at", Float, nullable=False),  # when it was said
+)
 ADDED_COLUMNS = {  # columns a database from an earlier server lacks, and how they are added
     "decisions": {
         "takes_back": "takes_back INTEGER",  # before undo: its rows are decisions
@@ -101,6 +110,15 @@ class MatchRecord:
     expansions: tuple[str, ...]
     seats: tuple[SeatRecord, ...]
     next_match: str | None = None  # the match its seats began once it was over ("play again")
+
+
+@dataclass(frozen=True)
+class MessageRecord:
+    """What a seat said in the match's chat, numbered from 0 in the order it was said."""
+
+    number: int
+    seat: int
+    text: str
 
 
 @dataclass(frozen=True)
@@ -258,6 +276,32 @@ class Store:
                 DecisionRecord(r.number, r.seat, r.action, r.takes_back, bool(r.stand_in))
                 for r in db.execute(query)
             ]
+
+    def add_message(self, match_id: str, message: MessageRecord) -> None:
+        """Write a message of a match's chat; MatchChanged if its number is taken."""
+        try:
+            with self.engine.begin() as db:
+                db.execute(
+                    insert(messages).values(
+                        match_id=match_id,
+                        number=message.number,
+                        seat=message.seat,
+                        text=message.text,
+                        at=time.time(),
+                    )
+                )
+        except IntegrityError as error:
+            raise MatchChanged(f"message {message.number} of {match_id} is taken") from error
+
+    def messages(self, match_id: str, start: int = 0) -> list[MessageRecord]:
+        """A match's chat from message number `start` on, in order."""
+        query = (
+            select(messages)
+            .where(messages.c.match_id == match_id, messages.c.number >= start)
+            .order_by(messages.c.number)
+        )
+        with self.engine.connect() as db:
+            return [MessageRecord(r.number, r.seat, r.text) for r in db.execute(query)]
 
     def open_matches(self, since: float) -> int:
         """How many stored matches are not over and had a decision (or began) after `since`."""

@@ -58,6 +58,31 @@ function showAgain(doc) {
   }
 }
 
+async function say(event) {
+  event.preventDefault();
+  const input = document.getElementById("chat-text");
+  const error = document.getElementById("chat-error");
+  const answer = await post("chat", { text: input.value });
+  const doc = await answer.json();
+  error.textContent = answer.ok ? "" : doc.error;
+  if (!answer.ok) return;
+  input.value = "";
+  show(doc);
+}
+
+function showChat(doc) {
+  const chat = document.getElementById("chat");
+  const lines = doc.chat.map((message) => {
+    const who = `P${message.seat + 1}${message.seat === doc.seat ? " (you)" : ""}: `;
+    const line = element("li");
+    line.append(element("strong", who), document.createTextNode(message.text));
+    return line;
+  });
+  chat.replaceChildren(...lines);
+  chat.scrollTop = chat.scrollHeight;
+  document.getElementById("chat-form").hidden = doc.seat === null; // spectators read only
+}
+
 function sameSight(a, b) {
   // Nothing the person could see differs: their view (but whose turn it is) and their choices.
   const seen = (doc) => JSON.stringify([doc.view.state, doc.view.player_state, doc.legal]);
@@ -530,6 +555,7 @@ function show(doc) {
   const log = document.getElementById("log");
   log.replaceChildren(...doc.log.map((line) => element("li", line)));
   log.scrollTop = log.scrollHeight;
+  showChat(doc);
   if (doc.version !== boardShown) {
     boardShown = doc.version;
     showBoard(doc);
@@ -571,6 +597,7 @@ function start() {
   document.getElementById("board").addEventListener("mouseover", boardHovered);
   document.getElementById("undo").addEventListener("click", undo);
   document.getElementById("again-button").addEventListener("click", playAgain);
+  document.getElementById("chat-form").addEventListener("submit", say);
   follow();
 }
 
