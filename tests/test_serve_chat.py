@@ -10,7 +10,12 @@ pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
 pytest.importorskip("sqlalchemy")
 
-from metro.serve.limits import MAX_MESSAGE_CHARS, MESSAGES_PER_MINUTE, MESSAGES_SHOWN
+from metro.serve.limits import (
+    MAX_MESSAGE_CHARS,
+    MAX_MESSAGES,
+    MESSAGES_PER_MINUTE,
+    MESSAGES_SHOWN,
+)
 from metro.serve.store import MessageRecord, Store
 from tests.serve_helpers import Server, short_game
 from tests.test_serve import HUMAN, valid
@@ -75,20 +80,24 @@ def test_a_seat_says_a_bounded_number_of_messages_a_minute(tmp_path, short):
         server.stop()
 
 
-def test_a_document_holds_the_newest_messages(tmp_path, short):
-    """A match whose chat is longer than a document shows: the newest, oldest first."""
+def test_a_document_holds_the_newest_messages_and_a_full_chat_takes_no_more(tmp_path, short):
+    """A match whose chat is longer than a document shows: the newest, oldest first; once it
+    holds the most a chat may, another message is refused."""
     database = str(tmp_path / "matches.sqlite3")
     server = Server(database, (short,))
     created = server.create("short", [HUMAN, HUMAN])
     server.stop()
     store = Store(f"sqlite:///{database}")
-    for number in range(MESSAGES_SHOWN + 20):
+    for number in range(MAX_MESSAGES):
         store.add_message(created["match"], MessageRecord(number, number % 2, f"m{number}"))
     store.engine.dispose()
     server = Server(database, (short,))
     try:
         shown = chat(server.get(f"/api/matches/{created['match']}"))
-        assert shown == [(n % 2, f"m{n}") for n in range(20, MESSAGES_SHOWN + 20)]
+        newest = range(MAX_MESSAGES - MESSAGES_SHOWN, MAX_MESSAGES)
+        assert shown == [(n % 2, f"m{n}") for n in newest]
+        refused = say(server, created["match"], created["seats"][0]["token"], "one too many")
+        assert refused.status == 409 and "at most" in refused.doc["error"]
     finally:
         server.stop()
 

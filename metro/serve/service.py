@@ -104,7 +104,9 @@ class Match:
     refusals: dict[tuple[int, int], str | None] = field(default_factory=dict)  # undo verdicts
     stand_ins: set[int] = field(default_factory=set)  # rows of decisions stand-ins made
     failures: dict[int, str] = field(default_factory=dict)  # seat -> why its bot was replaced
-    messages: list[MessageRecord] = field(default_factory=list)  # its chat, in order
+    # the newest messages of its chat, in order (a document shows no more), and how many it has
+    messages: deque = field(default_factory=lambda: deque(maxlen=MESSAGES_SHOWN))
+    said: int = 0
     spoke: dict[int, deque] = field(default_factory=dict)  # seat -> when it said its last ones
 
     def bot_of(self, seat: int) -> Bot | None:
@@ -125,6 +127,11 @@ class Match:
             SeatInfo(seat, r.bot, seat in self.absent, self.failures.get(seat))
             for seat, r in enumerate(self.record.seats)
         ]
+
+    def hear(self, messages: list[MessageRecord]) -> None:
+        """Add the next messages of its chat (numbered from `said` on)."""
+        self.messages.extend(messages)
+        self.said += len(messages)
 
     def notify(self) -> None:
         """Wake everyone waiting for this match to change."""
@@ -295,7 +302,7 @@ class MatchService:
             match.version,
             undo,
             record.next_match,
-            match.messages[-MESSAGES_SHOWN:],
+            list(match.messages),
         )
 
     def undo_refusal(self, match: Match, seat: int) -> str | None:
@@ -378,9 +385,9 @@ class MatchService:
             raise BadRequest(429, f"a seat says at most {MESSAGES_PER_MINUTE} messages a minute")
         async with match.lock:
             for _ in range(3):  # another server process may take the number first
-                if len(match.messages) >= MAX_MESSAGES:
+                if match.said >= MAX_MESSAGES:
                     raise BadRequest(409, f"a match's chat holds at most {MAX_MESSAGES} messages")
-                message = MessageRecord(len(match.messages), seat, request.text)
+                message = MessageRecord(match.said, seat, request.text)
                 try:
                     await anyio.to_thread.run_sync(self.store.add_message, match.record.id, message)
                     break
@@ -388,7 +395,7 @@ class MatchService:
                     await self._hear(match)
             else:
                 raise BadRequest(409, "the chat changed meanwhile: say it again")
-            match.messages.append(message)
+            match.hear([message])
             said.append(now)
             match.notify()
         return self.document(match, seat)
@@ -396,10 +403,8 @@ class MatchService:
     async def _hear(self, match: Match) -> bool:
         """Take the messages other server processes wrote to the match's chat (the caller holds
         its lock); whether there were any."""
-        newer = await anyio.to_thread.run_sync(
-            self.store.messages, match.record.id, len(match.messages)
-        )
-        match.messages.extend(newer)
+        newer = await anyio.to_thread.run_sync(self.store.messages, match.record.id, match.said)
+        match.hear(newer)
         return bool(newer)
 
     async def catch_up(self, match: Match) -> None:
@@ -594,7 +599,7 @@ class MatchService:
         numbers = [decision.number for decision in decisions]
         match = Match(record, state, log, bots, pictures, len(rows), numbers, previous)
         match.stand_ins = {decision.number for decision in decisions if decision.stand_in}
-        match.messages = await anyio.to_thread.run_sync(self.store.messages, record.id)
+        match.hear(await anyio.to_thread.run_sync(self.store.messages, record.id))
         return match
 
     def _keep(self, match: Match) -> None:
