@@ -497,6 +497,51 @@ def test_a_piece_is_placed_by_clicking_the_board_in_izakaya(browser, tmp_path):
         server.stop()
 
 
+def test_on_a_touch_screen_a_placement_is_shown_by_a_tap_and_made_by_another(browser, tmp_path):
+    """Without a pointer to hover, a tap on a cell offers the placements covering it (one too)
+    and shows the first on the board; a tap on another shows that one; a tap on the one shown
+    makes it."""
+    server = Server(str(tmp_path / "matches.sqlite3"), ("izakaya",))
+    try:
+        created = server.create("izakaya", [{"human": True}, {"human": True}], seed=5)
+        created["seed"] = 5
+        game = metro.load_game("izakaya")
+        doc = reach_a_placement(server, game, created, "build_at", ("build_piece", "build_area"))
+        context = browser.new_context(viewport={"width": 1024, "height": 768}, has_touch=True)
+        page = context.new_page()
+        page.goto(server.base + created["seats"][0]["url"])
+        page.wait_for_function(SHOWN, arg=doc["decisions"], timeout=WAIT_MS)
+        _, x, y = page.evaluate(CELLS)[0]
+        page.touchscreen.tap(x, y)
+        offered = page.locator("#board-choices button.board-choice")
+        offered.first.wait_for(timeout=WAIT_MS)
+        shown = "s => s.map((shape) => shape.dataset.chooses)"
+
+        def showing(n: int) -> None:
+            """The offered placement `n` is the one pressed and painted on the board."""
+            pressed = [offered.nth(i).get_attribute("aria-pressed") for i in range(offered.count())]
+            assert pressed == ["true" if i == n else "false" for i in range(offered.count())]
+            (choice,) = [c for c in doc["choices"] if c["label"] == offered.nth(n).inner_text()]
+            painted = page.eval_on_selector_all("#board .item.choice.preview", shown)
+            assert painted and all(set(k.split()) <= set(choice["arguments"]) for k in painted)
+
+        showing(0)
+        last = offered.count() - 1
+        if last:
+            offered.nth(last).tap()
+            showing(last)
+        (chosen,) = [c for c in doc["choices"] if c["label"] == offered.nth(last).inner_text()]
+        assert len(server.stored_decisions(created["match"])) == doc["decisions"]  # none yet
+        offered.nth(last).tap()
+        page.wait_for_function(
+            f"document.body.dataset.decisions > {doc['decisions']}", timeout=WAIT_MS
+        )
+        assert server.stored_decisions(created["match"])[doc["decisions"]] == (0, chosen["id"])
+        context.close()
+    finally:
+        server.stop()
+
+
 def test_a_piece_is_placed_by_clicking_the_board_in_tokyo_jutaku(browser, tmp_path):
     """A kind of piece clicked in the supply leaves only its places; a cell of one is clicked."""
     server = Server(str(tmp_path / "matches.sqlite3"), ("tokyo_jutaku",))

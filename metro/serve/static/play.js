@@ -455,8 +455,13 @@ function choicesUnder(event) {
   return found;
 }
 
+// Whether the last press was a finger's (or a pen's): a touch screen has no hovering to show a
+// placement before it is made, so there a first tap shows it and a second tap makes it.
+let touching = false;
+
 function offer(choices, heading) {
-  // The choices a click leaves, beside the board: hovering one shows it on the board.
+  // The choices a click leaves, beside the board: hovering one shows it on the board (on a touch
+  // screen a tap shows it, the first offered shown at once; a tap on the one shown makes it).
   const box = document.getElementById("board-choices");
   box.replaceChildren();
   offered = choices.length ? choices : null;
@@ -464,14 +469,29 @@ function offer(choices, heading) {
   preview(null);
   if (!offered) return;
   box.append(element("h3", heading));
+  const show = (button, choice) => {
+    for (const other of box.querySelectorAll("button.board-choice")) other.setAttribute("aria-pressed", "false");
+    button.setAttribute("aria-pressed", "true");
+    preview(choice);
+  };
   for (const choice of choices) {
     const button = element("button", choice.label);
     button.className = "board-choice";
-    button.addEventListener("click", () => { clearOffer(); choose(choice.id); });
-    button.addEventListener("mouseenter", () => preview(choice));
-    button.addEventListener("focus", () => preview(choice));
+    button.setAttribute("aria-pressed", "false");
+    button.addEventListener("click", () => {
+      if (touching && button.getAttribute("aria-pressed") !== "true") {
+        show(button, choice);
+        return;
+      }
+      clearOffer();
+      choose(choice.id);
+    });
+    // a tap also sends the mouse's enter and a focus before its click: only the tap shows it
+    button.addEventListener("mouseenter", () => touching || show(button, choice));
+    button.addEventListener("focus", () => touching || show(button, choice));
     box.append(button);
   }
+  if (touching) show(box.querySelector("button.board-choice"), choices[0]);
   const back = element("button", "cancel");
   back.className = "board-cancel";
   back.addEventListener("click", clearOffer);
@@ -488,13 +508,14 @@ function clearOffer() {
 function boardClicked(event) {
   if (!current) return;
   const placed = choicesUnder(event);
-  if (placed.length === 1) {
+  if (placed.length === 1 && !touching) {
     clearOffer();
     choose(placed[0].id);
     return;
   }
-  if (placed.length > 1) {
-    offer(placed, `${placed.length} choices here (hover one to see it)`);
+  if (placed.length > 0) {
+    const how = touching ? "tap one to see it, tap it again to choose it" : "hover one to see it";
+    offer(placed, `${placed.length} choice${placed.length > 1 ? "s" : ""} here (${how})`);
     preview(placed[0]);
     return;
   }
@@ -595,6 +616,7 @@ function start() {
   document.getElementById("zoom-fit").addEventListener("click", () => zoomTo(0));
   document.getElementById("board").addEventListener("click", boardClicked);
   document.getElementById("board").addEventListener("mouseover", boardHovered);
+  document.addEventListener("pointerdown", (event) => { touching = event.pointerType !== "mouse"; }, true);
   document.getElementById("undo").addEventListener("click", undo);
   document.getElementById("again-button").addEventListener("click", playAgain);
   document.getElementById("chat-form").addEventListener("submit", say);
