@@ -26,13 +26,14 @@ from metro.serve.limits import (
 from metro.serve.requests import (
     BadRequest,
     action_request,
+    invitation,
     json_body,
     match_request,
     message_request,
     seat_token,
     undo_request,
 )
-from metro.serve.service import MatchService
+from metro.serve.service import MatchService, SeatToken
 
 POLICY_VIOLATION = 1008  # websocket close code: the request broke a rule (a bad token)
 TRY_AGAIN_LATER = 1013  # websocket close code: too many connections
@@ -77,17 +78,27 @@ def create_app(service: MatchService, hosts: list[str]) -> Starlette:
         return JSONResponse(listed)
 
     async def create(request: Request) -> Response:
-        match_id, seats = await service.create(match_request(json_body(await _body(request))))
+        asked = match_request(json_body(await _body(request)))
+        match_id, seats, invite = await service.create(asked)
         return JSONResponse(
             {
                 "match": match_id,
-                "seats": [
-                    {"seat": s.seat, "token": s.token, "url": f"/play/{match_id}?token={s.token}"}
-                    for s in seats
-                ],
+                "seats": [_seat_link(match_id, seat) for seat in seats],
                 "spectate": f"/play/{match_id}",
+                "invite": None if invite is None else f"/join/{match_id}?code={invite}",
             }
         )
+
+    async def join(request: Request) -> Response:
+        code = invitation(json_body(await _body(request)))
+        match_id = request.path_params["match_id"]
+        return JSONResponse(_seat_link(match_id, await service.join(match_id, code)))
+
+    async def join_page(request: Request) -> Response:
+        match = await service.match(request.path_params["match_id"])
+        title = match.state.game.name
+        html = pages.get_template("join.html.jinja").render(match_id=match.record.id, title=title)
+        return HTMLResponse(html)
 
     async def show(request: Request) -> Response:
         match = await service.match(request.path_params["match_id"])
@@ -170,6 +181,8 @@ def create_app(service: MatchService, hosts: list[str]) -> Starlette:
             Route("/api/matches/{match_id}/undo", undo, methods=["POST"]),
             Route("/api/matches/{match_id}/again", play_again, methods=["POST"]),
             Route("/api/matches/{match_id}/chat", say, methods=["POST"]),
+            Route("/api/matches/{match_id}/join", join, methods=["POST"]),
+            Route("/join/{match_id}", join_page),
             Route("/api/matches/{match_id}/board", board),
             WebSocketRoute("/api/matches/{match_id}/ws", socket),
             Mount("/static", StaticFiles(packages=[("metro.serve", "static")]), name="static"),
@@ -179,6 +192,11 @@ def create_app(service: MatchService, hosts: list[str]) -> Starlette:
         # (DNS rebinding): requests name one of the server's hosts.
         middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=hosts)],
     )
+
+
+def _seat_link(match_id: str, seat: SeatToken) -> dict:
+    """A person's seat as a client receives it: its number, its token and its page."""
+    return {"seat": seat.seat, "token": seat.token, "url": f"/play/{match_id}?token={seat.token}"}
 
 
 async def _body(request: Request) -> bytes:

@@ -31,6 +31,7 @@ class SeatInfo:
     bot: str | None
     absent: bool  # a person gone, their seat played by a stand-in bot until they return
     failed: str | None = None  # why the seat's bot was replaced by a fallback, in words
+    open: bool = False  # waiting for someone with the match's invitation to take it
 
 
 def choice_groups(legal: list[Action]) -> dict[str, str]:

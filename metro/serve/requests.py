@@ -37,6 +37,7 @@ class MatchRequest:
     variants: tuple[str, ...]
     expansions: tuple[str, ...]
     seats: tuple[str | None, ...]
+    invited: tuple[int, ...] = ()  # people's seats left to whoever has the match's invitation
 
 
 @dataclass(frozen=True)
@@ -117,14 +118,16 @@ def _seed(doc: dict) -> int | str | None:
 
 
 def _seat(seat) -> str | None:
-    if seat == {"human": True}:
+    if seat in ({"human": True}, {"invited": True}):
         return None
     if isinstance(seat, dict) and set(seat) == {"bot"} and isinstance(seat["bot"], str):
         spec = seat["bot"]
         if 0 < len(spec) <= TEXT_LIMIT:
             check_bot_budget(spec)
             return spec
-    raise BadRequest(400, 'a seat is {"human": true} or {"bot": "name[:budget]"}')
+    raise BadRequest(
+        400, 'a seat is {"human": true}, {"invited": true} or {"bot": "name[:budget]"}'
+    )
 
 
 def check_bot_budget(spec: str) -> None:
@@ -161,6 +164,7 @@ def match_request(doc: dict) -> MatchRequest:
         variants,
         expansions,
         tuple(_seat(seat) for seat in seats),
+        tuple(at for at, seat in enumerate(seats) if seat == {"invited": True}),
     )
 
 
@@ -195,6 +199,11 @@ def message_request(doc: dict) -> MessageRequest:
 def seat_token(doc: dict) -> str:
     """The token of a request that only names its seat (to play a finished match again)."""
     return _text(doc, "token")
+
+
+def invitation(doc: dict) -> str:
+    """The invitation's code of a request to take a seat a match leaves to the invited."""
+    return _text(doc, "code")
 
 
 def _version(doc: dict) -> int | None:

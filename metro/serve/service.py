@@ -124,7 +124,7 @@ class Match:
     def seat_infos(self) -> list[SeatInfo]:
         """Who sits where, as everyone may know it."""
         return [
-            SeatInfo(seat, r.bot, seat in self.absent, self.failures.get(seat))
+            SeatInfo(seat, r.bot, seat in self.absent, self.failures.get(seat), r.open)
             for seat, r in enumerate(self.record.seats)
         ]
 
@@ -181,8 +181,9 @@ class MatchService:
 
     # ------------------------------------------------------------ matches
 
-    async def create(self, request: MatchRequest) -> tuple[str, list[SeatToken]]:
-        """Start a new match; the tokens of its human seats."""
+    async def create(self, request: MatchRequest) -> tuple[str, list[SeatToken], str | None]:
+        """Start a new match; the tokens of its people's seats (but those left to the invited),
+        and the invitation's code if it leaves any."""
         entry = self.catalog.entries.get(request.game)
         if entry is None:
             raise BadRequest(404, f"this server offers no game '{request.game}'")
@@ -207,7 +208,11 @@ class MatchService:
         if opened >= MAX_OPEN_MATCHES:
             raise BadRequest(503, f"this server runs at most {MAX_OPEN_MATCHES} open matches")
         seed = request.seed if request.seed is not None else secrets.randbits(SEED_BITS)
-        tokens = [None if spec is not None else new_token() for spec in request.seats]
+        tokens = [
+            None if spec is not None or seat in request.invited else new_token()
+            for seat, spec in enumerate(request.seats)
+        ]
+        invite = new_token() if request.invited else None
         record = MatchRecord(
             new_match_id(),
             request.game,
@@ -219,13 +224,42 @@ class MatchService:
                 SeatRecord(bot=spec, token_hash=None if token is None else token_hash(token))
                 for spec, token in zip(request.seats, tokens, strict=True)
             ),
+            invite_hash=None if invite is None else token_hash(invite),
         )
         await anyio.to_thread.run_sync(self.store.add_match, record)
         match = await self._set_up(record, [])
         self._keep(match)
         self._wake_bots(match)
         seats = [SeatToken(seat, token) for seat, token in enumerate(tokens) if token is not None]
-        return record.id, seats
+        return record.id, seats, invite
+
+    async def join(self, match_id: str, code: str) -> SeatToken:
+        """Give the first seat a match leaves to the invited to whoever brings its invitation:
+        a new token taking that seat (403 for another code, 409 once every seat is taken)."""
+        match = await self.match(match_id)
+        invite_hash = match.record.invite_hash
+        if invite_hash is None or not secrets.compare_digest(invite_hash, token_hash(code)):
+            raise BadRequest(403, "this is not an invitation to this match")
+        for _ in range(5):  # someone may take the seat first, here or in another process
+            stored = await anyio.to_thread.run_sync(self.store.match, match_id)
+            open_seats = [seat for seat, record in enumerate(stored.seats) if record.open]
+            if not open_seats:
+                self._seated(match, stored.seats)
+                raise BadRequest(409, "every seat of this match is taken")
+            token = new_token()
+            taken = await anyio.to_thread.run_sync(
+                self.store.take_seat, match_id, open_seats[0], token_hash(token)
+            )
+            if taken is not None:
+                self._seated(match, taken)
+                return SeatToken(open_seats[0], token)
+        raise BadRequest(409, "the seats were being taken meanwhile: try again")
+
+    def _seated(self, match: Match, seats: tuple[SeatRecord, ...]) -> None:
+        """Take the match's seats as the database now holds them (someone invited sat down)."""
+        if seats != match.record.seats:
+            match.record = replace(match.record, seats=seats)
+            match.notify()
 
     async def play_again(self, match_id: str, token: str) -> str:
         """The match a finished match's seats play next (begun now, unless one already is):
@@ -415,6 +449,10 @@ class MatchService:
             match.checked = time.monotonic()
             if await self._hear(match):
                 match.notify()
+            if any(seat.open for seat in match.record.seats):  # another process may seat someone
+                stored = await anyio.to_thread.run_sync(self.store.match, match.record.id)
+                if stored is not None:
+                    self._seated(match, stored.seats)
             newer = await anyio.to_thread.run_sync(self.store.rows, match.record.id, match.version)
             if not newer:
                 if match.state.is_over and match.record.next_match is None:

@@ -52,6 +52,7 @@ matches = Table(
     Column("created", Float, nullable=False),
     Column("updated", Float, nullable=False),  # the time of its last decision (or creation)
     Column("next_match", String(32), nullable=True),  # the match its seats played next, if any
+    Column("invite_hash", String(64), nullable=True),  # its invitation's hash, if it has one
 )
 decisions = Table(
     "decisions",
@@ -78,7 +79,10 @@ ADDED_COLUMNS = {  # columns a database from an earlier server lacks, and how th
         "takes_back": "takes_back INTEGER",  # before undo: its rows are decisions
         "stand_in": "stand_in INTEGER NOT NULL DEFAULT 0",  # before: no decision was a stand-in's
     },
-    "matches": {"next_match": "next_match VARCHAR(32)"},  # before: no match was played again
+    "matches": {  # before: no match was played again, nobody was invited
+        "next_match": "next_match VARCHAR(32)",
+        "invite_hash": "invite_hash VARCHAR(64)",
+    },
 }
 
 
@@ -92,10 +96,16 @@ class _AlreadyNext(Exception):
 
 @dataclass(frozen=True)
 class SeatRecord:
-    """A seat as stored: a bot's spec, or the hash of a person's token."""
+    """A seat as stored: a bot's spec, or the hash of a person's token (neither: a seat the
+    match's invitation still offers)."""
 
     bot: str | None = None
     token_hash: str | None = None
+
+    @property
+    def open(self) -> bool:
+        """Whether the seat waits for someone invited to take it."""
+        return self.bot is None and self.token_hash is None
 
 
 @dataclass(frozen=True)
@@ -110,6 +120,7 @@ class MatchRecord:
     expansions: tuple[str, ...]
     seats: tuple[SeatRecord, ...]
     next_match: str | None = None  # the match its seats began once it was over ("play again")
+    invite_hash: str | None = None  # the hash of the invitation that takes its open seats
 
 
 @dataclass(frozen=True)
@@ -145,9 +156,13 @@ def live_decisions(rows: list[DecisionRecord]) -> list[DecisionRecord]:
     return standing
 
 
+def _seats_json(seats) -> str:
+    """Seats as the `seats` column holds them."""
+    return json.dumps([{"bot": s.bot, "token_hash": s.token_hash} for s in seats])
+
+
 def _new_match(record: MatchRecord):
     """The statement writing a new match."""
-    seats = [{"bot": s.bot, "token_hash": s.token_hash} for s in record.seats]
     return insert(matches).values(
         id=record.id,
         game=record.game,
@@ -155,10 +170,11 @@ def _new_match(record: MatchRecord):
         seed=json.dumps(record.seed),
         variants=json.dumps(list(record.variants)),
         expansions=json.dumps(list(record.expansions)),
-        seats=json.dumps(seats),
+        seats=_seats_json(record.seats),
         over=0,
         created=time.time(),
         updated=time.time(),
+        invite_hash=record.invite_hash,
     )
 
 
@@ -262,6 +278,7 @@ class Store:
             expansions=tuple(json.loads(row.expansions)),
             seats=tuple(SeatRecord(**seat) for seat in json.loads(row.seats)),
             next_match=row.next_match,
+            invite_hash=row.invite_hash,
         )
 
     def rows(self, match_id: str, start: int = 0) -> list[DecisionRecord]:
@@ -276,6 +293,26 @@ class Store:
                 DecisionRecord(r.number, r.seat, r.action, r.takes_back, bool(r.stand_in))
                 for r in db.execute(query)
             ]
+
+    def take_seat(self, match_id: str, seat: int, token_hash: str) -> tuple[SeatRecord, ...] | None:
+        """Give an open seat of a match to the person whose token hashes to `token_hash`; the
+        match's seats then, or None if the seat was no longer open (two asking at once: one
+        gets it; the seats are written only if they are still as they were read)."""
+        with self.engine.begin() as db:
+            before = db.execute(select(matches.c.seats).where(matches.c.id == match_id)).scalar()
+            if before is None:
+                return None
+            seats = [SeatRecord(**entry) for entry in json.loads(before)]
+            if not 0 <= seat < len(seats) or not seats[seat].open:
+                return None
+            seats[seat] = SeatRecord(token_hash=token_hash)
+            after = _seats_json(seats)
+            taken = db.execute(
+                update(matches)
+                .where(matches.c.id == match_id, matches.c.seats == before)
+                .values(seats=after)
+            )
+            return tuple(seats) if taken.rowcount == 1 else None
 
     def add_message(self, match_id: str, message: MessageRecord) -> None:
         """Write a message of a match's chat; MatchChanged if its number is taken."""

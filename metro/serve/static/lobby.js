@@ -3,6 +3,7 @@
 "use strict";
 
 let games = [];
+const INVITED = "@invited"; // a seat's value for a person coming by the invitation (no bot's name)
 
 function element(tag, text) {
   const node = document.createElement(tag);
@@ -21,7 +22,9 @@ function seatRow(game, index) {
   select.name = `seat-${index}`;
   const human = element("option", "a person");
   human.value = "";
-  select.append(human);
+  const invited = element("option", "someone invited (one link for all)");
+  invited.value = INVITED;
+  select.append(human, invited);
   // The levels of play first ("easy (random)"), then every bot by its own name.
   const levelNames = game.levels.map((level) => level.name);
   for (const level of game.levels) {
@@ -105,6 +108,7 @@ async function create(event) {
       const budget = s.parentNode.querySelector("input.budget").value.trim();
       const suffix = s.parentNode.querySelector("select.budget-unit").value;
       if (!s.value) return { human: true };
+      if (s.value === INVITED) return { invited: true };
       return { bot: budget ? `${s.value}:${budget}${suffix}` : s.value };
     }),
     variants: checked.filter((b) => b.dataset.kind === "variant").map((b) => b.value),
@@ -130,6 +134,14 @@ async function create(event) {
     link.className = "seat-link";
     item.append(link);
     links.append(item);
+  }
+  if (doc.invite) {
+    const invite = element("li", "Invitation (each person who opens it takes the next invited seat): ");
+    const link = element("a", new URL(doc.invite, location.href).href);
+    link.href = doc.invite;
+    link.className = "invite-link";
+    invite.append(link);
+    links.append(invite);
   }
   const item = element("li", "Spectators: ");
   const link = element("a", new URL(doc.spectate, location.href).href);

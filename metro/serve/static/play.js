@@ -537,7 +537,7 @@ function boardClicked(event) {
 
 function seatText(doc) {
   return (seat) => {
-    const who = seat.bot !== null ? `bot ${seat.bot}` : seat.absent ? "away (a bot plays meanwhile)" : "a person";
+    const who = seat.bot !== null ? `bot ${seat.bot}` : seat.open ? "waiting for someone invited" : seat.absent ? "away (a bot plays meanwhile)" : "a person";
     const failed = seat.failed === null ? "" : ` (${seat.failed})`;
     return `P${seat.seat + 1}: ${who}${seat.seat === doc.seat ? " (you)" : ""}${failed}`;
   };
