@@ -481,13 +481,20 @@ def place_by_clicking(page, server: Server, created: dict, doc: dict, first=None
     assert page.inner_text("#error") == ""
 
 
+def izakaya_placement(server: Server) -> tuple[dict, dict]:
+    """A new Izakaya match of two people played until P1 is to place a piece: the match as
+    created (with its seed) and P1's document then."""
+    created = server.create("izakaya", [{"human": True}, {"human": True}], seed=5)
+    created["seed"] = 5
+    game = metro.load_game("izakaya")
+    doc = reach_a_placement(server, game, created, "build_at", ("build_piece", "build_area"))
+    return created, doc
+
+
 def test_a_piece_is_placed_by_clicking_the_board_in_izakaya(browser, tmp_path):
     server = Server(str(tmp_path / "matches.sqlite3"), ("izakaya",))
     try:
-        created = server.create("izakaya", [{"human": True}, {"human": True}], seed=5)
-        created["seed"] = 5
-        game = metro.load_game("izakaya")
-        doc = reach_a_placement(server, game, created, "build_at", ("build_piece", "build_area"))
+        created, doc = izakaya_placement(server)
         page = browser.new_page(viewport={"width": 1400, "height": 900})
         errors = []
         page.on("pageerror", lambda error: errors.append(str(error)))
@@ -503,10 +510,7 @@ def test_on_a_touch_screen_a_placement_is_shown_by_a_tap_and_made_by_another(bro
     makes it."""
     server = Server(str(tmp_path / "matches.sqlite3"), ("izakaya",))
     try:
-        created = server.create("izakaya", [{"human": True}, {"human": True}], seed=5)
-        created["seed"] = 5
-        game = metro.load_game("izakaya")
-        doc = reach_a_placement(server, game, created, "build_at", ("build_piece", "build_area"))
+        created, doc = izakaya_placement(server)
         context = browser.new_context(viewport={"width": 1024, "height": 768}, has_touch=True)
         page = context.new_page()
         page.goto(server.base + created["seats"][0]["url"])

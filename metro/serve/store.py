@@ -243,25 +243,30 @@ class Store:
     def add_row(self, match_id: str, row: DecisionRecord, over: bool) -> None:
         """Write a decision or an undo (committed when this returns); MatchChanged if its
         number is taken."""
+        self._write_numbered(
+            f"row {row.number} of {match_id}",
+            insert(decisions).values(
+                match_id=match_id,
+                number=row.number,
+                seat=row.seat,
+                action=row.action,
+                takes_back=row.takes_back,
+                stand_in=int(row.stand_in),
+            ),
+            update(matches)
+            .where(matches.c.id == match_id)
+            .values(over=int(over), updated=time.time()),
+        )
+
+    def _write_numbered(self, what: str, *statements) -> None:
+        """Run `statements` in one transaction, the first writing a numbered row; MatchChanged
+        (naming `what`) if another writer took its number first."""
         try:
             with self.engine.begin() as db:
-                db.execute(
-                    insert(decisions).values(
-                        match_id=match_id,
-                        number=row.number,
-                        seat=row.seat,
-                        action=row.action,
-                        takes_back=row.takes_back,
-                        stand_in=int(row.stand_in),
-                    )
-                )
-                db.execute(
-                    update(matches)
-                    .where(matches.c.id == match_id)
-                    .values(over=int(over), updated=time.time())
-                )
+                for statement in statements:
+                    db.execute(statement)
         except IntegrityError as error:
-            raise MatchChanged(f"row {row.number} of {match_id} is taken") from error
+            raise MatchChanged(f"{what} is taken") from error
 
     def match(self, match_id: str) -> MatchRecord | None:
         """A stored match, or None."""
@@ -283,16 +288,20 @@ class Store:
 
     def rows(self, match_id: str, start: int = 0) -> list[DecisionRecord]:
         """A match's rows (decisions and undos) from number `start` on, in order."""
+        return [
+            DecisionRecord(r.number, r.seat, r.action, r.takes_back, bool(r.stand_in))
+            for r in self._numbered(decisions, match_id, start)
+        ]
+
+    def _numbered(self, table: Table, match_id: str, start: int) -> list:
+        """The rows of a table numbered per match (decisions, messages) from `start` on."""
         query = (
-            select(decisions)
-            .where(decisions.c.match_id == match_id, decisions.c.number >= start)
-            .order_by(decisions.c.number)
+            select(table)
+            .where(table.c.match_id == match_id, table.c.number >= start)
+            .order_by(table.c.number)
         )
         with self.engine.connect() as db:
-            return [
-                DecisionRecord(r.number, r.seat, r.action, r.takes_back, bool(r.stand_in))
-                for r in db.execute(query)
-            ]
+            return list(db.execute(query))
 
     def take_seat(self, match_id: str, seat: int, token_hash: str) -> tuple[SeatRecord, ...] | None:
         """Give an open seat of a match to the person whose token hashes to `token_hash`; the
@@ -316,29 +325,23 @@ class Store:
 
     def add_message(self, match_id: str, message: MessageRecord) -> None:
         """Write a message of a match's chat; MatchChanged if its number is taken."""
-        try:
-            with self.engine.begin() as db:
-                db.execute(
-                    insert(messages).values(
-                        match_id=match_id,
-                        number=message.number,
-                        seat=message.seat,
-                        text=message.text,
-                        at=time.time(),
-                    )
-                )
-        except IntegrityError as error:
-            raise MatchChanged(f"message {message.number} of {match_id} is taken") from error
+        self._write_numbered(
+            f"message {message.number} of {match_id}",
+            insert(messages).values(
+                match_id=match_id,
+                number=message.number,
+                seat=message.seat,
+                text=message.text,
+                at=time.time(),
+            ),
+        )
 
     def messages(self, match_id: str, start: int = 0) -> list[MessageRecord]:
         """A match's chat from message number `start` on, in order."""
-        query = (
-            select(messages)
-            .where(messages.c.match_id == match_id, messages.c.number >= start)
-            .order_by(messages.c.number)
-        )
-        with self.engine.connect() as db:
-            return [MessageRecord(r.number, r.seat, r.text) for r in db.execute(query)]
+        return [
+            MessageRecord(r.number, r.seat, r.text)
+            for r in self._numbered(messages, match_id, start)
+        ]
 
     def open_matches(self, since: float) -> int:
         """How many stored matches are not over and had a decision (or began) after `since`."""
