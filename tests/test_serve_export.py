@@ -75,6 +75,21 @@ def test_a_running_match_saved_by_the_operator_continues_in_metro_play(tmp_path)
     assert state.to_json() == replayed(game, 2, 7, taken)[0].to_json()
 
 
+def test_a_seat_kept_for_someone_invited_is_a_persons_in_the_save(tmp_path):
+    database = str(tmp_path / "matches.sqlite3")
+    server = Server(database, (TTR,))
+    try:
+        seats = [{"invited": True}, {"bot": "random"}, HUMAN]
+        match_id = server.call("POST", "/api/matches", {"game": TTR, "seats": seats}).doc["match"]
+    finally:
+        server.stop()
+    save = tmp_path / "match.json"
+    done = export(database, match_id, str(save))
+    assert done.returncode == 0, done.stderr
+    saved = read_save(str(save))
+    assert saved["humans"] == [1, 3] and saved["bots"] == {"2": "random"}
+
+
 def test_exporting_no_such_match_says_so(tmp_path):
     done = export(str(tmp_path / "empty.sqlite3"), "0000000000000000", str(tmp_path / "x.json"))
     assert done.returncode == 1 and "no match '0000000000000000'" in done.stderr + done.stdout

@@ -25,7 +25,8 @@ def export_match(store: Store, catalog: Catalog, match_id: str, path: str) -> No
     entry = catalog.entries.get(record.game)
     if entry is None:
         raise ExportError(f"the match plays '{record.game}': name it among the games to serve")
-    humans = tuple(seat for seat, s in enumerate(record.seats) if s.token_hash is not None)
+    # people, also in a seat kept for someone invited and not yet taken: at the terminal, a person
+    humans = tuple(seat for seat, s in enumerate(record.seats) if s.bot is None)
     if not humans:
         raise ExportError("a match of bots alone has nobody to continue it in `metro play`")
     game = catalog.game(record.game, record.variants, record.expansions)
