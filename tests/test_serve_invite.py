@@ -112,6 +112,9 @@ def test_a_person_invited_takes_a_seat_from_the_invitations_page(browser, tmp_pa
         lobby.wait_for_selector("#created:not([hidden]) a.invite-link", timeout=WAIT_MS)
         invite = lobby.get_attribute("a.invite-link", "href")
         assert lobby.locator("a.seat-link").count() == 1  # P1's own link; P2 is invited
+        lobby.reload()  # the lobby keeps the invitation with the match, for whoever lost it
+        lobby.wait_for_selector("body[data-ready=yes]", timeout=WAIT_MS)
+        assert lobby.get_attribute("#kept-matches a.kept-invite", "href") == invite
         friend = browser.new_context(viewport={"width": 1200, "height": 800})
         page = friend.new_page()
         page.goto(server.base + invite)

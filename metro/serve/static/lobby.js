@@ -150,7 +150,7 @@ async function create(event) {
   links.append(item);
   document.getElementById("created").hidden = false;
   const seats = doc.seats.map((seat) => ({ seat: seat.seat, url: seat.url }));
-  keepMatch(doc.match, chosenGame().title, [...seats, { seat: null, url: doc.spectate }]);
+  keepMatch(doc.match, chosenGame().title, [...seats, { seat: null, url: doc.spectate }], doc.invite);
   showKept();
 }
 
@@ -189,6 +189,12 @@ function showKept() {
       const anchor = element("a", link.seat === null ? "watch" : `P${link.seat + 1}`);
       anchor.href = link.url;
       anchor.className = "kept-link";
+      item.append(anchor, " ");
+    }
+    if (entry.invite) {
+      const anchor = element("a", "invitation");
+      anchor.href = entry.invite;
+      anchor.className = "kept-invite";
       item.append(anchor, " ");
     }
     const forget = element("button", "forget");
