@@ -10,6 +10,7 @@ const query = token ? `?token=${encodeURIComponent(token)}` : "";
 let current = null;
 let boardShown = -1;
 let choicesShown = null; // the seat and legal choices the menus show
+let chatShown = null; // the chat's messages as shown
 
 function element(tag, text) {
   const node = document.createElement(tag);
@@ -71,6 +72,10 @@ async function say(event) {
 }
 
 function showChat(doc) {
+  // Redrawn only when it changed, so a person reading older messages is not moved at each move.
+  const said = JSON.stringify(doc.chat);
+  if (said === chatShown) return;
+  chatShown = said;
   const chat = document.getElementById("chat");
   const lines = doc.chat.map((message) => {
     const who = `P${message.seat + 1}${message.seat === doc.seat ? " (you)" : ""}: `;
@@ -80,7 +85,6 @@ function showChat(doc) {
   });
   chat.replaceChildren(...lines);
   chat.scrollTop = chat.scrollHeight;
-  document.getElementById("chat-form").hidden = doc.seat === null; // spectators read only
 }
 
 function sameSight(a, b) {
@@ -577,6 +581,7 @@ function show(doc) {
   log.replaceChildren(...doc.log.map((line) => element("li", line)));
   log.scrollTop = log.scrollHeight;
   showChat(doc);
+  document.getElementById("chat-form").hidden = doc.seat === null; // spectators read only
   if (doc.version !== boardShown) {
     boardShown = doc.version;
     showBoard(doc);
