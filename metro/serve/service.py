@@ -107,6 +107,7 @@ class Match:
     # the newest messages of its chat, in order (a document shows no more), and how many it has
     messages: deque = field(default_factory=lambda: deque(maxlen=MESSAGES_SHOWN))
     said: int = 0
+    heard: float = 0.0  # when it last looked for other processes' messages (monotonic)
     spoke: dict[int, deque] = field(default_factory=dict)  # seat -> when it said its last ones
 
     def bot_of(self, seat: int) -> Bot | None:
@@ -447,9 +448,14 @@ class MatchService:
         next)."""
         async with match.lock:
             match.checked = time.monotonic()
-            if await self._hear(match):
-                match.notify()
-            if any(seat.open for seat in match.record.seats):  # another process may seat someone
+            # Messages are looked for at most every CATCH_UP_SECONDS, not at every request (a
+            # decision's requests would pay a read each); one said here is numbered after them.
+            if match.checked - match.heard >= CATCH_UP_SECONDS:
+                match.heard = match.checked
+                if await self._hear(match):
+                    match.notify()
+            # while seats wait for the invited, at every request: its token may be new here
+            if any(seat.open for seat in match.record.seats):
                 stored = await anyio.to_thread.run_sync(self.store.match, match.record.id)
                 if stored is not None:
                     self._seated(match, stored.seats)

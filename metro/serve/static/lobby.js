@@ -161,13 +161,19 @@ function placesText(doc) {
 
 async function keptStatus(entry, into) {
   // Where the match stands, as everyone may see it (the spectators' document: no secret).
-  const answer = await fetch(`/api/matches/${encodeURIComponent(entry.match)}`);
+  let answer, doc;
+  try {
+    answer = await fetch(`/api/matches/${encodeURIComponent(entry.match)}`);
+    doc = await answer.json();
+  } catch {
+    into.textContent = "the server did not answer"; // or the page moved on meanwhile
+    return;
+  }
   if (answer.status === 404) {
     into.textContent = "no longer on this server";
     return;
   }
   if (!answer.ok) return;
-  const doc = await answer.json();
   into.textContent = doc.over
     ? `game over: ${placesText(doc)}`
     : `decision ${doc.decisions + 1}, to move: ${doc.to_move.map((seat) => `P${seat + 1}`).join(", ")}`;
